@@ -1,0 +1,178 @@
+//! Command-line conventions both programs share, the way git does them:
+//! exit statuses, `fatal:`/`error:`/`warning:`/`hint:` messages, color,
+//! configuration keys, and the `main` wrapper that turns errors into messages.
+//! Nothing here knows about plans or branches.
+
+pub mod color;
+pub mod config;
+mod exit;
+pub mod generate;
+pub mod table;
+
+use std::fmt::Display;
+use std::io::Write;
+
+pub use exit::Exit;
+
+/// The options every command of both programs takes.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct GlobalArgs {
+    /// Only print errors and the primary output (no progress, notes or hints).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// When to color the output: always, never or auto (the default, honouring
+    /// color.ui, NO_COLOR and TERM=dumb).
+    #[arg(long, value_name = "WHEN", global = true)]
+    pub color: Option<color::ColorWhen>,
+}
+
+/// Where a command writes its chatter (stderr): warnings always, notes and
+/// hints unless `-q`. Primary output goes to stdout and is the command's own.
+#[derive(Clone, Copy, Debug)]
+pub struct Ui {
+    pub quiet: bool,
+}
+
+impl Ui {
+    pub fn warning(&self, message: impl Display) {
+        eprintln_quiet(format_args!("warning: {message}"));
+    }
+
+    pub fn error(&self, message: impl Display) {
+        eprintln_quiet(format_args!("error: {message}"));
+    }
+
+    pub fn hint(&self, message: impl Display) {
+        if !self.quiet {
+            for line in message.to_string().lines() {
+                eprintln_quiet(format_args!("hint: {line}"));
+            }
+        }
+    }
+
+    /// Informational chatter, silenced by `-q`.
+    pub fn note(&self, message: impl Display) {
+        if !self.quiet {
+            eprintln_quiet(format_args!("{message}"));
+        }
+    }
+}
+
+/// Writes a line to stderr, ignoring a closed stream as git does.
+fn eprintln_quiet(args: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr().lock(), "{args}");
+}
+
+/// A fatal error that carries advice: printed as `fatal: …` followed by
+/// `hint: …` lines.
+#[derive(Debug)]
+pub struct FatalWithHint {
+    pub message: String,
+    pub hint: String,
+}
+
+impl Display for FatalWithHint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for FatalWithHint {}
+
+/// Runs a program: parses the command line with `command` (clap errors exit
+/// 129, `-h`/`--help`/`--version` exit 0), calls `dispatch`, and prints any
+/// error once as `fatal: <chain>` with exit 128. A closed stdout ends quietly.
+pub fn main_with<T: clap::FromArgMatches>(
+    command: clap::Command,
+    dispatch: impl FnOnce(T) -> anyhow::Result<Exit>,
+) -> std::process::ExitCode {
+    let parsed = command
+        .try_get_matches()
+        .and_then(|matches| T::from_arg_matches(&matches));
+    let args = match parsed {
+        Ok(args) => args,
+        Err(err) => return usage_error(err),
+    };
+    match dispatch(args) {
+        Ok(exit) => exit.into(),
+        Err(err) if is_broken_pipe(&err) => Exit::Done.into(),
+        Err(err) => {
+            eprintln_quiet(format_args!("fatal: {}", fatal_message(&err)));
+            if let Some(hinted) = err.chain().find_map(|e| e.downcast_ref::<FatalWithHint>()) {
+                for line in hinted.hint.lines() {
+                    eprintln_quiet(format_args!("hint: {line}"));
+                }
+            }
+            Exit::Fatal.into()
+        }
+    }
+}
+
+fn usage_error(err: clap::Error) -> std::process::ExitCode {
+    use clap::error::ErrorKind;
+    let _ = err.print();
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => Exit::Done.into(),
+        _ => Exit::Usage.into(),
+    }
+}
+
+/// The error chain joined with `: `, without Rust's `(os error N)` suffixes,
+/// so it reads like git's own messages.
+pub fn fatal_message(err: &anyhow::Error) -> String {
+    let text = format!("{err:#}");
+    strip_os_error(&text)
+}
+
+fn strip_os_error(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(" (os error ") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find(')') {
+            Some(end) => rest = &rest[start + end + 1..],
+            None => {
+                rest = &rest[start..];
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain()
+        .filter_map(|e| e.downcast_ref::<std::io::Error>())
+        .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn os_error_suffixes_are_dropped() {
+        assert_eq!(
+            strip_os_error("cannot read 'x': No such file or directory (os error 2)"),
+            "cannot read 'x': No such file or directory"
+        );
+        assert_eq!(strip_os_error("a (os error 2): b (os error 13)"), "a: b");
+        assert_eq!(strip_os_error("plain"), "plain");
+    }
+
+    #[test]
+    fn exit_codes_follow_git() {
+        let codes: Vec<u8> = Exit::DOCUMENTED.iter().map(|(e, _)| e.code()).collect();
+        assert_eq!(codes, vec![0, 1, 3, 128, 129]);
+    }
+
+    #[test]
+    fn broken_pipe_is_recognised_through_context() {
+        let err =
+            anyhow::Error::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe)).context("writing the report");
+        assert!(is_broken_pipe(&err));
+        assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
+    }
+}

@@ -1,0 +1,100 @@
+//! The one room where the program meets git.
+//!
+//! gix reads and writes objects, refs and configuration; where gix lacks
+//! something, this module calls the `git` binary and says why next to the call.
+//! Nothing outside `src/git/` names gix: the rest of the program asks for what it
+//! needs in the domain's words.
+
+mod config;
+mod config_params;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Result};
+
+pub use config::GitConfig;
+pub use config_params::{parse_config_parameters, ConfigParameter};
+
+/// Where a command runs: the repository around the current directory (if any),
+/// the effective configuration, and the directory that plan paths are relative to.
+pub struct Workspace {
+    repo: Option<gix::Repository>,
+    config: GitConfig,
+    cwd: PathBuf,
+}
+
+impl Workspace {
+    /// Finds the repository the way git does, honouring `GIT_DIR`,
+    /// `GIT_WORK_TREE`, `GIT_CEILING_DIRECTORIES` and
+    /// `GIT_DISCOVERY_ACROSS_FILESYSTEM`, with `git -c` overrides applied to its
+    /// configuration. Outside a repository the workspace still has the global
+    /// configuration and the current directory as its root.
+    pub fn discover() -> Result<Self> {
+        let cwd = std::env::current_dir().map_err(|e| anyhow!("cannot read the current directory: {e}"))?;
+        Self::discover_in(&cwd)
+    }
+
+    /// [`Workspace::discover`] starting from `cwd` instead of the process's directory.
+    pub fn discover_in(cwd: &Path) -> Result<Self> {
+        let overrides = config::command_line_overrides()?;
+        let cli: Vec<String> = overrides.iter().map(ConfigParameter::to_override).collect();
+        let mut trust = gix::sec::trust::Mapping::<gix::open::Options>::default();
+        trust.full = trust.full.cli_overrides(cli.clone());
+        trust.reduced = trust.reduced.cli_overrides(cli);
+        // Like git, a GIT_CEILING_DIRECTORIES entry that does not match is not an error.
+        let discover_opts = gix::discover::upwards::Options {
+            match_ceiling_dir_or_error: false,
+            ..Default::default()
+        };
+        match gix::ThreadSafeRepository::discover_with_environment_overrides_opts(cwd, discover_opts, trust) {
+            Ok(repo) => {
+                let repo = repo.to_thread_local();
+                let config = GitConfig::from_repository(&repo);
+                Ok(Workspace {
+                    repo: Some(repo),
+                    config,
+                    cwd: cwd.to_owned(),
+                })
+            }
+            Err(err) if is_not_a_repository(&err) => Ok(Workspace {
+                repo: None,
+                config: GitConfig::without_repository(&overrides)?,
+                cwd: cwd.to_owned(),
+            }),
+            Err(err) => Err(anyhow!("{err}")),
+        }
+    }
+
+    /// Whether the current directory is inside a repository.
+    pub fn in_repository(&self) -> bool {
+        self.repo.is_some()
+    }
+
+    /// The top of the working tree; the current directory outside a repository
+    /// (or in a bare one), so that plan paths still have something to resolve against.
+    pub fn root(&self) -> &Path {
+        self.repo.as_ref().and_then(|r| r.workdir()).unwrap_or(&self.cwd)
+    }
+
+    /// The directory the command was started in.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The effective configuration (git's precedence, `-c` last).
+    pub fn config(&self) -> &GitConfig {
+        &self.config
+    }
+}
+
+fn is_not_a_repository(err: &gix::Error) -> bool {
+    use gix::discover::upwards::Error as Upwards;
+    matches!(
+        err.downcast_any_ref::<Upwards>(),
+        Some(
+            Upwards::NoGitRepository { .. }
+                | Upwards::NoGitRepositoryWithinCeiling { .. }
+                | Upwards::NoGitRepositoryWithinFs { .. }
+        )
+    )
+}
