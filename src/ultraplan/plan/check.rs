@@ -1,0 +1,216 @@
+//! `check`: a parsed plan measured against the repository it will run in —
+//! file references (exists, new, not found), paths that leave the repository
+//! through symbolic links — and the verdict. Reads the filesystem, writes nothing.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::pattern::{is_glob, safe_relative_path};
+use super::{Diagnostic, Plan, Severity};
+
+/// What a step's file reference points at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reference {
+    Exists,
+    /// Not there yet, but marked as created (by this step or an earlier one).
+    New,
+    NotFound,
+    /// A glob, not a single file.
+    Pattern,
+}
+
+impl Reference {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Reference::Exists => "EXISTS",
+            Reference::New => "NEW (marked as new file)",
+            Reference::NotFound => "NOT FOUND (unexpected — may be missing)",
+            Reference::Pattern => "PATTERN",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FileReference {
+    pub step: u32,
+    pub path: String,
+    pub status: Reference,
+    pub line: usize,
+}
+
+/// How a plan will run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct StrategySummary {
+    pub sessions: usize,
+    /// Sessions in waves of two or more.
+    pub parallel: usize,
+    /// Sessions alone in their wave.
+    pub sequential: usize,
+}
+
+impl std::fmt::Display for StrategySummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.sessions < 2 {
+            f.write_str("single session")
+        } else {
+            write!(
+                f,
+                "{} sessions ({} parallel, {} sequential)",
+                self.sessions, self.parallel, self.sequential
+            )
+        }
+    }
+}
+
+impl Plan {
+    pub fn strategy(&self) -> StrategySummary {
+        if !self.is_multi_session() {
+            return StrategySummary {
+                sessions: 1,
+                parallel: 0,
+                sequential: 1,
+            };
+        }
+        let parallel = self.waves.iter().filter(|w| w.len() >= 2).map(Vec::len).sum();
+        let in_waves: usize = self.waves.iter().map(Vec::len).sum();
+        StrategySummary {
+            sessions: self.sessions.len(),
+            parallel,
+            sequential: in_waves - parallel + (self.sessions.len() - in_waves),
+        }
+    }
+}
+
+/// The verdict of a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Verdict {
+    #[serde(rename = "READY")]
+    Ready,
+    #[serde(rename = "NEEDS ATTENTION")]
+    NeedsAttention,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Ready => "READY",
+            Verdict::NeedsAttention => "NEEDS ATTENTION",
+        }
+    }
+}
+
+/// Everything `check` reports about a plan.
+#[derive(Clone, Debug)]
+pub struct CheckReport {
+    pub file_references: Vec<FileReference>,
+    /// The plan's diagnostics and the repository's, by line.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl CheckReport {
+    pub fn problems(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Problem)
+    }
+
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning)
+    }
+
+    pub fn verdict(&self) -> Verdict {
+        if self.problems().next().is_none() {
+            Verdict::Ready
+        } else {
+            Verdict::NeedsAttention
+        }
+    }
+}
+
+/// Checks `plan` against the working tree at `root` (the repository's top
+/// level): where each file reference stands, and that no path leaves the
+/// repository through a symbolic link.
+pub fn check(plan: &Plan, root: &Path) -> CheckReport {
+    let mut diagnostics = plan.diagnostics.clone();
+    let mut file_references = Vec::new();
+    let mut announced_new: Vec<String> = Vec::new();
+    for step in &plan.steps {
+        let creates = creates_files(step);
+        for file in &step.files {
+            let Ok(path) = safe_relative_path(&file.path) else {
+                continue; // already a problem of the plan
+            };
+            let status = if is_glob(&file.path) {
+                Reference::Pattern
+            } else if let Some(outside) = leaves_root(root, &path) {
+                diagnostics.push(Diagnostic {
+                    line: file.line,
+                    severity: Severity::Problem,
+                    message: format!(
+                        "step {}: Files path '{}' leads outside the repository through the symbolic link '{}'",
+                        step.number,
+                        file.path,
+                        outside.display()
+                    ),
+                });
+                continue;
+            } else if root.join(&path).symlink_metadata().is_ok() {
+                Reference::Exists
+            } else if file.new || creates || announced_new.contains(&path) {
+                Reference::New
+            } else {
+                diagnostics.push(Diagnostic {
+                    line: file.line,
+                    severity: Severity::Warning,
+                    message: format!(
+                        "step {}: '{}' not found (not marked as a new file)",
+                        step.number, file.path
+                    ),
+                });
+                Reference::NotFound
+            };
+            if file.new || creates {
+                announced_new.push(path);
+            }
+            file_references.push(FileReference {
+                step: step.number,
+                path: file.path.clone(),
+                status,
+                line: file.line,
+            });
+        }
+    }
+    diagnostics.sort_by_key(|d| (d.line, d.severity));
+    CheckReport {
+        file_references,
+        diagnostics,
+    }
+}
+
+/// Whether the step says it creates its files: Changes (or a task's action)
+/// starting with "create" or "new", or mentioning a new file.
+fn creates_files(step: &super::Step) -> bool {
+    let changes = step.changes.trim_start().to_lowercase();
+    changes.starts_with("create") || changes.starts_with("new ") || changes.contains("new file")
+}
+
+/// The first existing ancestor of `root/relative` that resolves outside `root`
+/// (a symbolic link pointing away), if any.
+fn leaves_root(root: &Path, relative: &str) -> Option<PathBuf> {
+    let root = root.canonicalize().ok()?;
+    let mut current = root.clone();
+    for part in relative.split('/') {
+        current.push(part);
+        match current.symlink_metadata() {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let resolved = current.canonicalize().ok()?;
+                if !resolved.starts_with(&root) {
+                    return Some(current.strip_prefix(&root).map(Path::to_path_buf).unwrap_or(current));
+                }
+            }
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    None
+}

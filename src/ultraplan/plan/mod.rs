@@ -1,0 +1,496 @@
+//! Plans: the three formats (DESIGN §4) read into one model.
+//!
+//! [`parse`] recognises an ultraplan (§4.1), a session spec (§4.2) or a task plan
+//! (§4.3), reads it leniently (bold or plain labels, list markers, dash kinds,
+//! `->` for `→`) and validates its structure strictly (§4.4), recording every
+//! problem and warning with its line. It never touches the filesystem and never
+//! panics; [`check::check`] adds what needs the repository (file references,
+//! symbolic links).
+
+pub mod check;
+mod fields;
+mod markdown;
+pub mod pattern;
+mod session_spec;
+mod task_plan;
+mod ultraplan;
+mod validate;
+
+use serde::Serialize;
+
+pub use markdown::CodeBlock;
+
+/// Which of the three formats a file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlanKind {
+    /// An ultraplan: `## Implementation Plan` with `### Step N:` headings.
+    Plan,
+    /// One session of a master plan: `# Session N:`, `## Scope Fence`, `## Exit Condition`.
+    SessionSpec,
+    /// `<task>` elements in Markdown, as in the result capture protocol.
+    TaskPlan,
+}
+
+impl PlanKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanKind::Plan => "plan",
+            PlanKind::SessionSpec => "session-spec",
+            PlanKind::TaskPlan => "task-plan",
+        }
+    }
+}
+
+/// A parsed plan, whatever its format.
+#[derive(Clone, Debug, Serialize)]
+pub struct Plan {
+    #[serde(rename = "type")]
+    pub kind: PlanKind,
+    /// From front matter, a `NN-NN-PLAN.md` file name, or the file name's stem.
+    pub plan_id: String,
+    pub title: Option<String>,
+    pub plan_version: Option<String>,
+    pub steps: Vec<Step>,
+    pub sessions: Vec<Session>,
+    /// Session numbers per wave, in order (declared, or derived from dependencies).
+    pub waves: Vec<Vec<u32>>,
+    /// The plan's `## Verification` checks, run after everything merged.
+    pub verification: Vec<Check>,
+    /// Session-spec parts: dependencies, entry and exit conditions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_spec: Option<SessionSpec>,
+    /// Task-plan parts: the `<success_criteria>` checklist.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub success_criteria: Option<Vec<Criterion>>,
+    #[serde(skip)]
+    pub diagnostics: Vec<Diagnostic>,
+    /// `### Execution Order` as written, checked against the sessions' waves.
+    #[serde(skip)]
+    pub(crate) execution_order: Vec<ultraplan::WaveDecl>,
+}
+
+impl Plan {
+    pub fn problems(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Problem)
+    }
+
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning)
+    }
+
+    pub fn step(&self, number: u32) -> Option<&Step> {
+        self.steps.iter().find(|s| s.number == number)
+    }
+
+    pub fn session(&self, number: u32) -> Option<&Session> {
+        self.sessions.iter().find(|s| s.number == number)
+    }
+
+    /// Whether `run` without a mode orchestrates sessions (an Execution
+    /// Strategy with two or more sessions).
+    pub fn is_multi_session(&self) -> bool {
+        self.kind == PlanKind::Plan && self.sessions.len() >= 2
+    }
+
+    /// Finds the step a result's `task_name` means: by its `Task N:` number,
+    /// noting whether the name also agrees (equal, or one a prefix of the other).
+    pub fn match_task(&self, task_name: &str) -> TaskMatch<'_> {
+        let Some(number) = task_number(task_name) else {
+            return TaskMatch::NoTaskNumber;
+        };
+        match self.step(number) {
+            None => TaskMatch::Unknown(number),
+            Some(step) => {
+                let wanted = step.task_name();
+                let given = task_name.trim();
+                if given == wanted {
+                    TaskMatch::Exact(step)
+                } else if wanted.starts_with(given) || given.starts_with(&wanted) {
+                    TaskMatch::Prefix(step)
+                } else {
+                    TaskMatch::NumberOnly(step)
+                }
+            }
+        }
+    }
+
+    fn sorted_diagnostics(mut self) -> Self {
+        self.diagnostics.sort_by_key(|d| (d.line, d.severity));
+        self.diagnostics.dedup();
+        self
+    }
+}
+
+/// How a result's task name matched the plan.
+#[derive(Debug)]
+pub enum TaskMatch<'a> {
+    Exact(&'a Step),
+    /// Same `Task N:`, and one name is a prefix of the other.
+    Prefix(&'a Step),
+    /// Same `Task N:` but a different name.
+    NumberOnly(&'a Step),
+    /// `Task N:` names no step of the plan.
+    Unknown(u32),
+    /// The name lacks the required `Task N:` prefix.
+    NoTaskNumber,
+}
+
+/// The `N` of a `Task N: …` name.
+pub fn task_number(name: &str) -> Option<u32> {
+    let rest = name.trim_start().strip_prefix("Task")?;
+    let rest = rest.trim_start();
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let after = rest[digits.len()..].trim_start();
+    if digits.is_empty() || !after.starts_with(':') {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// One step (a task, for task plans).
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    pub number: u32,
+    pub title: String,
+    #[serde(serialize_with = "serialize_paths")]
+    pub files: Vec<FileRef>,
+    /// What to do, as written (fenced blocks included).
+    pub changes: String,
+    /// The Changes field's fenced blocks, for the shell executor.
+    #[serde(skip)]
+    pub code_blocks: Vec<CodeBlock>,
+    pub reuses: Option<String>,
+    pub test_first: Option<TestFirst>,
+    pub verify: Option<Verify>,
+    pub on_failure: OnFailure,
+    pub checkpoint: Option<Checkpoint>,
+    pub manifest: Option<Manifest>,
+    /// A task plan's `<done>` criteria.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub done: Option<String>,
+    /// A task plan's `<task type="…">`; `checkpoint:*` types need a person.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_type: Option<String>,
+    /// The exact `<name>` of a task; other steps are named `Task N: <title>`.
+    #[serde(skip)]
+    pub name: Option<String>,
+    pub line: usize,
+}
+
+impl Step {
+    /// The name a result's `task_name` must carry.
+    pub fn task_name(&self) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| format!("Task {}: {}", self.number, self.title))
+    }
+}
+
+fn serialize_paths<S: serde::Serializer>(files: &[FileRef], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(files.iter().map(|f| &f.path))
+}
+
+/// A path a step may create or modify.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FileRef {
+    pub path: String,
+    /// Marked as a file the step creates (`(new)`, or Changes says so).
+    pub new: bool,
+    pub line: usize,
+}
+
+/// The Test first field: one line, or nested `File:`/`Verifies:`/`Pattern:` items.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TestFirst {
+    pub text: Option<String>,
+    pub file: Option<String>,
+    pub verifies: Option<String>,
+    pub pattern: Option<String>,
+}
+
+/// A command ultraplan runs itself, and what its output must show.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verify {
+    pub command: String,
+    pub expected: Option<String>,
+    pub expected_kind: Option<ExpectedKind>,
+}
+
+/// How an `→ expected:` text is checked (DESIGN §6.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExpectedKind {
+    /// A backticked literal the output must contain.
+    Literal,
+    /// A backticked comparison such as `>= 1` applied to a numeric output.
+    Comparison,
+    /// Prose ("exit 0", "non-77 exit code"): the exit code decides.
+    Prose,
+}
+
+/// A verification item of `## Verification` or an exit condition.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Check {
+    pub command: String,
+    pub expected: Option<String>,
+    pub expected_kind: Option<ExpectedKind>,
+    pub line: usize,
+}
+
+/// What to do when a step fails (DESIGN §6.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailurePolicy {
+    Revert,
+    Retry,
+    Skip,
+    Escalate,
+}
+
+impl FailurePolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailurePolicy::Revert => "revert",
+            FailurePolicy::Retry => "retry",
+            FailurePolicy::Skip => "skip",
+            FailurePolicy::Escalate => "escalate",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OnFailure {
+    pub action: FailurePolicy,
+    pub instructions: Option<String>,
+}
+
+/// The step's Checkpoint: a commit ultraplan makes itself, or a command.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Checkpoint {
+    /// `git commit -m "<message>"`: ultraplan stages the allowed observed paths and commits.
+    Commit { message: String },
+    /// Anything else, run with `sh -c` as written.
+    Command { command: String },
+}
+
+/// A step's optional Manifest audit.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Manifest {
+    pub expected_paths: Vec<String>,
+    pub forbidden_paths: Vec<String>,
+    pub must_contain: Vec<MustContain>,
+    pub min_file_count: Option<u64>,
+    pub commit_message_pattern: Option<String>,
+    pub bash_syntax_check: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct MustContain {
+    pub path: String,
+    pub pattern: String,
+}
+
+/// A session of an Execution Strategy, or the one session a session spec is.
+#[derive(Clone, Debug, Serialize)]
+pub struct Session {
+    pub number: u32,
+    pub title: String,
+    pub steps: Vec<u32>,
+    /// The wave it runs in: declared, or derived from its dependencies.
+    pub wave: Option<u32>,
+    pub depends_on: Vec<u32>,
+    #[serde(serialize_with = "serialize_patterns")]
+    pub touch: Vec<pattern::PathPattern>,
+    #[serde(serialize_with = "serialize_patterns")]
+    pub never_touch: Vec<pattern::PathPattern>,
+    pub line: usize,
+    #[serde(skip)]
+    pub declared_wave: Option<u32>,
+}
+
+fn serialize_patterns<S: serde::Serializer>(patterns: &[pattern::PathPattern], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(patterns.iter().map(|p| &p.text))
+}
+
+/// What a session spec adds to the steps.
+#[derive(Clone, Debug, Serialize)]
+pub struct SessionSpec {
+    pub session: u32,
+    pub master_plan: Option<String>,
+    pub blocks: Vec<u32>,
+    pub entry_condition: Option<Condition>,
+    pub exit_conditions: Vec<Condition>,
+}
+
+/// An entry or exit condition: a command to run, or prose for a person.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Condition {
+    pub text: String,
+    pub check: Option<Check>,
+    pub line: usize,
+}
+
+/// A `- [ ] Task N: …` line of a task plan's `<success_criteria>`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Criterion {
+    pub task: Option<u32>,
+    pub text: String,
+    pub checked: bool,
+    pub line: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Problem,
+    Warning,
+}
+
+/// A problem (the plan needs attention) or a warning, at a line of the file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub line: usize,
+    #[serde(skip)]
+    pub severity: Severity,
+    pub message: String,
+}
+
+/// Collects diagnostics while a plan is read.
+#[derive(Default)]
+pub(crate) struct Diagnostics(Vec<Diagnostic>);
+
+impl Diagnostics {
+    pub fn problem(&mut self, line: usize, message: impl Into<String>) {
+        self.0.push(Diagnostic {
+            line: line.max(1),
+            severity: Severity::Problem,
+            message: message.into(),
+        });
+    }
+
+    pub fn warning(&mut self, line: usize, message: impl Into<String>) {
+        self.0.push(Diagnostic {
+            line: line.max(1),
+            severity: Severity::Warning,
+            message: message.into(),
+        });
+    }
+
+    pub fn into_vec(self) -> Vec<Diagnostic> {
+        self.0
+    }
+}
+
+/// The file is none of the three formats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unrecognised;
+
+impl std::fmt::Display for Unrecognised {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(EXPECTED_FORMATS)
+    }
+}
+
+impl std::error::Error for Unrecognised {}
+
+/// What [`parse`] looks for, for the message of an unrecognised file.
+pub const EXPECTED_FORMATS: &str = "expected an ultraplan ('## Implementation Plan' with '### Step N:' headings), \
+a session spec ('# Session N:' with '## Scope Fence' and '## Exit Condition') \
+or a task plan ('<task>' elements with '<name>Task N: …</name>')";
+
+/// Reads `text` (the contents of the file named `file_name`) as one of the three
+/// formats and validates its structure.
+pub fn parse(text: &str, file_name: &str) -> Result<Plan, Unrecognised> {
+    let front = task_plan::front_matter(text);
+    let doc = markdown::Document::new(front.body, front.body_first_line);
+    let mut diags = Diagnostics::default();
+    front.check(&mut diags);
+    if let Some(line) = doc.unclosed_fence {
+        diags.warning(line, "code fence is never closed; the rest of the file is read as code");
+    }
+    let kind = detect(&doc).ok_or(Unrecognised)?;
+    let mut plan = match kind {
+        PlanKind::Plan => ultraplan::parse(&doc, &mut diags),
+        PlanKind::SessionSpec => session_spec::parse(&doc, &mut diags),
+        PlanKind::TaskPlan => task_plan::parse(&doc, &front, &mut diags),
+    };
+    plan.plan_id = plan_id(&front, file_name);
+    if kind == PlanKind::TaskPlan {
+        // A task's checkpoint commit is named after the plan and the task.
+        for step in &mut plan.steps {
+            if let Some(Checkpoint::Commit { message }) = &mut step.checkpoint {
+                *message = format!("{} {message}", plan.plan_id);
+            }
+        }
+    }
+    plan.plan_version = front.value("plan_version").or_else(|| ultraplan::plan_version(&doc));
+    if plan.title.is_none() {
+        plan.title = front.value("title");
+    }
+    validate::validate(&mut plan, &mut diags);
+    plan.diagnostics = diags.into_vec();
+    Ok(plan.sorted_diagnostics())
+}
+
+/// Decides the format (seed 004's rules, plus task plans): a session spec has
+/// at least two of `## Dependencies`, `## Scope Fence` and `## Exit Condition`;
+/// an ultraplan has `## Implementation Plan`; a task plan has `<task>` elements.
+fn detect(doc: &markdown::Document<'_>) -> Option<PlanKind> {
+    let has = |name: &str| doc.find_section(2, name).is_some();
+    let spec_sections = ["dependencies", "scope fence", "exit condition"]
+        .iter()
+        .filter(|n| has(n))
+        .count();
+    if spec_sections >= 2 {
+        Some(PlanKind::SessionSpec)
+    } else if has("implementation plan") {
+        Some(PlanKind::Plan)
+    } else if task_plan::has_tasks(doc) {
+        Some(PlanKind::TaskPlan)
+    } else {
+        None
+    }
+}
+
+/// Front matter `plan_id`, or `phase`/`plan` (`03-executor` and `01` give `03-01`), else a
+/// `NN-NN-PLAN.md` file name, else the file name without extension.
+fn plan_id(front: &task_plan::FrontMatter<'_>, file_name: &str) -> String {
+    let stem = std::path::Path::new(file_name)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if let Some(id) = front.value("plan_id") {
+        return id;
+    }
+    if let (Some(phase), Some(plan)) = (front.value("phase"), front.value("plan")) {
+        let phase_number: String = phase.chars().take_while(|c| c.is_ascii_digit()).collect();
+        let phase_id = if phase_number.is_empty() {
+            phase.clone()
+        } else {
+            phase_number
+        };
+        return format!("{}-{}", pad2(&phase_id), pad2(&plan));
+    }
+    if let Some(id) = stem.strip_suffix("-PLAN").filter(|id| {
+        let mut parts = id.split('-');
+        matches!((parts.next(), parts.next(), parts.next()), (Some(a), Some(b), None)
+            if !a.is_empty() && !b.is_empty() && a.chars().chain(b.chars()).all(|c| c.is_ascii_digit()))
+    }) {
+        return id.to_owned();
+    }
+    stem
+}
+
+fn pad2(s: &str) -> String {
+    if s.len() == 1 && s.chars().all(|c| c.is_ascii_digit()) {
+        format!("0{s}")
+    } else {
+        s.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests;

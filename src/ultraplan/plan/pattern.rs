@@ -1,0 +1,319 @@
+//! Paths and path patterns from plans: safety (relative, inside the
+//! repository, not in `.git`) and glob matching for scope fences.
+//!
+//! Patterns are relative to the repository root. `**` matches any number of
+//! directories, `*` and `?` stay within one name, `[…]` is a character class.
+//! A pattern without wildcards also covers everything below it (`src/server`
+//! covers `src/server/mod.rs`), as does one ending in `/`.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+/// A path pattern as written in a plan, with its line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PathPattern {
+    pub text: String,
+    pub line: usize,
+}
+
+/// Why a path from a plan or result cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UnsafePath {
+    Empty,
+    Absolute,
+    Escapes,
+    InsideGitDir,
+    ControlCharacter,
+}
+
+impl std::fmt::Display for UnsafePath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            UnsafePath::Empty => "is empty",
+            UnsafePath::Absolute => "is absolute; paths must be relative to the repository root",
+            UnsafePath::Escapes => "leaves the repository through '..'",
+            UnsafePath::InsideGitDir => "is inside the .git directory",
+            UnsafePath::ControlCharacter => "contains a control character",
+        })
+    }
+}
+
+/// Checks that `path` is relative and stays inside the repository, and returns
+/// it normalised (`./a/../b` becomes `b`).
+pub fn safe_relative_path(path: &str) -> Result<String, UnsafePath> {
+    let trimmed = path.trim();
+    if trimmed.is_empty() {
+        return Err(UnsafePath::Empty);
+    }
+    if trimmed.chars().any(|c| c.is_control()) {
+        return Err(UnsafePath::ControlCharacter);
+    }
+    let bytes = trimmed.as_bytes();
+    let windows_drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if trimmed.starts_with(['/', '\\', '~']) || windows_drive {
+        return Err(UnsafePath::Absolute);
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in trimmed.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return Err(UnsafePath::Escapes);
+                }
+            }
+            p => parts.push(p),
+        }
+    }
+    if parts.is_empty() {
+        return Err(UnsafePath::Empty);
+    }
+    if parts.iter().any(|p| p.eq_ignore_ascii_case(".git")) {
+        return Err(UnsafePath::InsideGitDir);
+    }
+    Ok(parts.join("/"))
+}
+
+/// Whether `text` has glob characters.
+pub fn is_glob(text: &str) -> bool {
+    text.contains(['*', '?', '['])
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Segment {
+    /// `**`: any number of names.
+    AnyDepth,
+    /// One name without wildcards.
+    Literal(String),
+    /// One name with `*`, `?` or `[…]`.
+    Glob(String),
+}
+
+fn segments(pattern: &str) -> Vec<Segment> {
+    let normalized = pattern.trim().trim_start_matches("./");
+    let mut segs: Vec<Segment> = normalized
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .map(|s| {
+            if s == "**" {
+                Segment::AnyDepth
+            } else if is_glob(s) {
+                Segment::Glob(s.replace("**", "*"))
+            } else {
+                Segment::Literal(s.to_owned())
+            }
+        })
+        .collect();
+    // A plain path, or one ending in '/', covers its whole subtree.
+    if !is_glob(normalized) || normalized.ends_with('/') {
+        segs.push(Segment::AnyDepth);
+    }
+    segs
+}
+
+/// Whether `pattern` covers the file `path`.
+pub fn matches(pattern: &str, path: &str) -> bool {
+    let path_segs: Vec<Segment> = path
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .map(|s| Segment::Literal(s.to_owned()))
+        .collect();
+    overlap_segments(&segments(pattern), &path_segs)
+}
+
+/// Whether some path could be covered by both patterns (conservative for two
+/// wildcards in the same name: `*.rs` and `*.md` cannot overlap, `a*` and `*b` can).
+pub fn overlap(a: &str, b: &str) -> bool {
+    overlap_segments(&segments(a), &segments(b))
+}
+
+fn overlap_segments(a: &[Segment], b: &[Segment]) -> bool {
+    let mut memo = HashMap::new();
+    overlap_from(a, b, 0, 0, &mut memo)
+}
+
+fn overlap_from(a: &[Segment], b: &[Segment], i: usize, j: usize, memo: &mut HashMap<(usize, usize), bool>) -> bool {
+    if let Some(&known) = memo.get(&(i, j)) {
+        return known;
+    }
+    let result = match (a.get(i), b.get(j)) {
+        (None, None) => true,
+        (Some(Segment::AnyDepth), _) => {
+            overlap_from(a, b, i + 1, j, memo) || (j < b.len() && overlap_from(a, b, i, j + 1, memo))
+        }
+        (_, Some(Segment::AnyDepth)) => {
+            overlap_from(a, b, i, j + 1, memo) || (i < a.len() && overlap_from(a, b, i + 1, j, memo))
+        }
+        (None, _) | (_, None) => false,
+        (Some(x), Some(y)) => names_overlap(x, y) && overlap_from(a, b, i + 1, j + 1, memo),
+    };
+    memo.insert((i, j), result);
+    result
+}
+
+fn names_overlap(x: &Segment, y: &Segment) -> bool {
+    match (x, y) {
+        (Segment::Literal(x), Segment::Literal(y)) => x == y,
+        (Segment::Glob(g), Segment::Literal(name)) | (Segment::Literal(name), Segment::Glob(g)) => glob_name(g, name),
+        (Segment::Glob(x), Segment::Glob(y)) => {
+            let (px, sx) = literal_ends(x);
+            let (py, sy) = literal_ends(y);
+            (px.starts_with(&py) || py.starts_with(&px)) && (sx.ends_with(&sy) || sy.ends_with(&sx))
+        }
+        // `**` is handled by the caller.
+        _ => true,
+    }
+}
+
+/// The literal text before the first and after the last wildcard.
+fn literal_ends(glob: &str) -> (String, String) {
+    let first = glob.find(['*', '?', '[']).unwrap_or(glob.len());
+    let last = glob.rfind(['*', '?', ']']).map_or(glob.len(), |i| i + 1);
+    (glob[..first].to_owned(), glob[last.max(first)..].to_owned())
+}
+
+/// Matches one name against a one-name glob (`*`, `?`, `[…]`, `[!…]`).
+fn glob_name(glob: &str, name: &str) -> bool {
+    let g: Vec<char> = glob.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    let (mut gi, mut ni) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        if gi < g.len() {
+            match g[gi] {
+                '*' => {
+                    star = Some((gi, ni));
+                    gi += 1;
+                    continue;
+                }
+                '?' => {
+                    gi += 1;
+                    ni += 1;
+                    continue;
+                }
+                '[' => {
+                    if let Some((matched, next)) = class(&g, gi, n[ni]) {
+                        if matched {
+                            gi = next;
+                            ni += 1;
+                            continue;
+                        }
+                    } else if n[ni] == '[' {
+                        gi += 1;
+                        ni += 1;
+                        continue;
+                    }
+                }
+                c if c == n[ni] => {
+                    gi += 1;
+                    ni += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        match star {
+            Some((sg, sn)) => {
+                gi = sg + 1;
+                ni = sn + 1;
+                star = Some((sg, sn + 1));
+            }
+            None => return false,
+        }
+    }
+    g[gi..].iter().all(|&c| c == '*')
+}
+
+/// Evaluates the class starting at `g[start] == '['` against `c`: (matched,
+/// index after the class), or `None` when the class is not closed.
+fn class(g: &[char], start: usize, c: char) -> Option<(bool, usize)> {
+    let mut i = start + 1;
+    let negated = matches!(g.get(i), Some('!' | '^'));
+    if negated {
+        i += 1;
+    }
+    let mut matched = false;
+    let mut first = true;
+    while i < g.len() {
+        if g[i] == ']' && !first {
+            return Some((matched != negated, i + 1));
+        }
+        first = false;
+        if i + 2 < g.len() && g[i + 1] == '-' && g[i + 2] != ']' {
+            if g[i] <= c && c <= g[i + 2] {
+                matched = true;
+            }
+            i += 3;
+        } else {
+            if g[i] == c {
+                matched = true;
+            }
+            i += 1;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safety() {
+        assert_eq!(safe_relative_path("./src/../src/a.rs"), Ok("src/a.rs".into()));
+        assert_eq!(safe_relative_path("/etc/passwd"), Err(UnsafePath::Absolute));
+        assert_eq!(safe_relative_path("~/.ssh/id_rsa"), Err(UnsafePath::Absolute));
+        assert_eq!(safe_relative_path("C:\\x"), Err(UnsafePath::Absolute));
+        assert_eq!(safe_relative_path("../outside"), Err(UnsafePath::Escapes));
+        assert_eq!(safe_relative_path("a/../../b"), Err(UnsafePath::Escapes));
+        assert_eq!(safe_relative_path("a\\..\\..\\b"), Err(UnsafePath::Escapes));
+        assert_eq!(safe_relative_path(".git/config"), Err(UnsafePath::InsideGitDir));
+        assert_eq!(safe_relative_path("sub/.GIT/hooks/x"), Err(UnsafePath::InsideGitDir));
+        assert_eq!(safe_relative_path("."), Err(UnsafePath::Empty));
+        assert_eq!(safe_relative_path("a\u{0}b"), Err(UnsafePath::ControlCharacter));
+        assert_eq!(safe_relative_path("src/.gitignore"), Ok("src/.gitignore".into()));
+    }
+
+    #[test]
+    fn matching() {
+        assert!(matches("src/server/**", "src/server/mod.rs"));
+        assert!(matches("src/server/**", "src/server/a/b.rs"));
+        assert!(!matches("src/server/**", "src/serverx/a.rs"));
+        assert!(matches("src/server", "src/server/mod.rs"));
+        assert!(matches("src/cli.rs", "src/cli.rs"));
+        assert!(!matches("src/cli.rs", "src/cli.rsx"));
+        assert!(matches("src/*.rs", "src/a.rs"));
+        assert!(!matches("src/*.rs", "src/a/b.rs"));
+        assert!(matches("**/*.md", "README.md"));
+        assert!(matches("**/*.md", "docs/a/b.md"));
+        assert!(matches("tests/**", "tests/x.rs"));
+        assert!(matches("src/[ab].rs", "src/b.rs"));
+        assert!(!matches("src/[!ab].rs", "src/b.rs"));
+        assert!(matches("a?c", "abc"));
+        assert!(matches("weird[", "weird["));
+        assert!(matches("src/a.rs", "src/a.rs"), "a literal pattern");
+        assert!(matches("src/*", "src/[x]"), "a name with brackets is still one name");
+    }
+
+    #[test]
+    fn overlaps() {
+        assert!(overlap("src/server/**", "src/server/mod.rs"));
+        assert!(overlap("src/**", "src/server/**"));
+        assert!(overlap("src/a.rs", "src/a.rs"));
+        assert!(!overlap("src/a.rs", "src/b.rs"));
+        assert!(!overlap("src/**", "tests/**"));
+        assert!(!overlap("src/*.rs", "src/*.md"));
+        assert!(overlap("src/a*", "src/*b"));
+        assert!(overlap("**/mod.rs", "src/server/**"));
+        assert!(!overlap("src/config.rs", "src/server/**"));
+    }
+
+    #[test]
+    fn many_double_stars_stay_fast() {
+        let p = "**/".repeat(40) + "x.rs";
+        let q = "a/".repeat(40) + "*.md";
+        assert!(!overlap(&p, &q));
+        assert!(overlap(&p, &("a/".repeat(40) + "x.rs")));
+    }
+}
