@@ -1,0 +1,302 @@
+//! `git ultraplan check <plan>`: parse, validate and preview, writing nothing.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::cli::color::{use_color, Paint, Terminal};
+use crate::cli::{table, Exit, GlobalArgs, Ui};
+use crate::git::Workspace;
+use crate::ultraplan::plan::check::{check, CheckReport, Reference, Verdict};
+use crate::ultraplan::plan::{Checkpoint, Diagnostic, Plan};
+
+/// Parse, validate and preview a plan, writing nothing.
+///
+/// Reads an ultraplan, a session spec or a task plan and prints the dry-run
+/// report: the plan's type and steps, how it will run (`single session` or
+/// `N sessions (M parallel, K sequential)`), a table of steps, where each file
+/// reference stands (exists, new, not found), the waves of sessions, and a
+/// verdict. Checks step numbering, sessions and their steps, dependencies and
+/// cycles, waves, Touch overlaps within a wave, scope fences, and that every
+/// path is relative and stays inside the repository.
+///
+/// Paths are resolved against the top of the working tree (the current
+/// directory outside a repository).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The plan file: an ultraplan, a session spec or a task plan.
+    #[arg(value_hint = clap::ValueHint::FilePath)]
+    pub plan: PathBuf,
+
+    /// Print the report as one JSON object instead.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub const EXIT_STATUS: [(Exit, &str); 4] = [
+    (Exit::Done, "the plan is READY"),
+    (
+        Exit::Failed,
+        "the plan NEEDS ATTENTION: it has problems (listed with their lines)",
+    ),
+    (
+        Exit::Fatal,
+        "the file cannot be read or is none of the three plan formats",
+    ),
+    (Exit::Usage, "the command line was wrong"),
+];
+
+pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
+    let ui = Ui { quiet: global.quiet };
+    let workspace = Workspace::discover()?;
+    let (_, plan) = super::load_plan(&args.plan)?;
+    if !workspace.in_repository() {
+        ui.note(format_args!(
+            "note: not in a git repository; checking paths against '{}'",
+            workspace.root().display()
+        ));
+    }
+    let report = check(&plan, workspace.root());
+    let file = args.plan.display().to_string();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let json = serde_json::to_string_pretty(&CheckJson::new(&file, &plan, &report))?;
+        writeln!(out, "{json}")?;
+    } else {
+        let paint = Paint::new(use_color(
+            global.color,
+            workspace.config(),
+            "ultraplan",
+            Terminal::stdout(),
+        ));
+        out.write_all(render(&file, &plan, &report, paint).as_bytes())?;
+    }
+    out.flush()?;
+    Ok(match report.verdict() {
+        Verdict::Ready => Exit::Done,
+        Verdict::NeedsAttention => Exit::Failed,
+    })
+}
+
+/// The `--json` document: the plan model plus the report.
+#[derive(Serialize)]
+struct CheckJson<'a> {
+    file: &'a str,
+    #[serde(flatten)]
+    plan: &'a Plan,
+    strategy: String,
+    file_references: &'a [crate::ultraplan::plan::check::FileReference],
+    problems: Vec<&'a Diagnostic>,
+    warnings: Vec<&'a Diagnostic>,
+    verdict: Verdict,
+}
+
+impl<'a> CheckJson<'a> {
+    fn new(file: &'a str, plan: &'a Plan, report: &'a CheckReport) -> Self {
+        CheckJson {
+            file,
+            plan,
+            strategy: plan.strategy().to_string(),
+            file_references: &report.file_references,
+            problems: report.problems().collect(),
+            warnings: report.warnings().collect(),
+            verdict: report.verdict(),
+        }
+    }
+}
+
+/// Seed 004's dry-run report, as plain text.
+fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String {
+    let mut out = String::new();
+    let mut line = |s: &str| {
+        out.push_str(s);
+        out.push('\n');
+    };
+    line(&paint.bold(format!("Dry run report: {file}")));
+    line("");
+    line(&format!("Type: {}", plan.kind.as_str()));
+    line(&format!("Plan: {}", plan.plan_id));
+    if let Some(title) = &plan.title {
+        line(&format!("Title: {title}"));
+    }
+    if let Some(version) = &plan.plan_version {
+        line(&format!("Plan version: {version}"));
+    }
+    line(&format!("Steps: {}", plan.steps.len()));
+    line(&format!("Strategy: {}", plan.strategy()));
+    if let Some(spec) = &plan.session_spec {
+        let session = plan.sessions.first();
+        line(&format!(
+            "Scope fence: {} touch, {} never-touch",
+            session.map_or(0, |s| s.touch.len()),
+            session.map_or(0, |s| s.never_touch.len())
+        ));
+        if let Some(master) = &spec.master_plan {
+            line(&format!("Master plan: {master}"));
+        }
+    }
+
+    line("");
+    line(&paint.bold("Step validation"));
+    let rows: Vec<Vec<String>> = plan
+        .steps
+        .iter()
+        .map(|step| {
+            vec![
+                step.number.to_string(),
+                step.title.clone(),
+                step.verify.as_ref().map_or("—".into(), |v| v.command.clone()),
+                step.on_failure.action.as_str().to_owned(),
+                match &step.checkpoint {
+                    Some(Checkpoint::Commit { message }) => message.clone(),
+                    Some(Checkpoint::Command { command }) => command.clone(),
+                    None => "none".into(),
+                },
+                step_issues(step.number, report),
+            ]
+        })
+        .collect();
+    let table = table::render(
+        &["Step", "Description", "Verify", "On failure", "Checkpoint", "Issues"],
+        &rows,
+        40,
+        2,
+    );
+    out.push_str(&table);
+
+    if !report.file_references.is_empty() {
+        out.push('\n');
+        out.push_str(&paint.bold("File references"));
+        out.push('\n');
+        for r in &report.file_references {
+            let status = match r.status {
+                Reference::NotFound => paint.yellow(r.status.describe()),
+                _ => r.status.describe().to_owned(),
+            };
+            out.push_str(&format!("  {}: {status}\n", r.path));
+        }
+    }
+
+    if let Some(spec) = &plan.session_spec {
+        out.push('\n');
+        out.push_str(&paint.bold("Entry / exit conditions"));
+        out.push('\n');
+        match &spec.entry_condition {
+            Some(c) => out.push_str(&format!("  Entry: {}\n", describe_condition(c))),
+            None => out.push_str("  Entry: none\n"),
+        }
+        for c in &spec.exit_conditions {
+            out.push_str(&format!("  Exit:  {}\n", describe_condition(c)));
+        }
+    }
+
+    if plan.is_multi_session() {
+        out.push('\n');
+        out.push_str(&paint.bold("Execution preview"));
+        out.push('\n');
+        out.push_str(&format!(
+            "  Sessions: {} across {} waves\n",
+            plan.sessions.len(),
+            plan.waves.len()
+        ));
+        let mut rows = Vec::new();
+        for session in &plan.sessions {
+            let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+            rows.push(vec![
+                session.wave.map_or("?".into(), |w| w.to_string()),
+                format!("Session {}: {}", session.number, session.title),
+                list(&session.steps),
+                if session.depends_on.is_empty() {
+                    "none".into()
+                } else {
+                    list(&session.depends_on)
+                },
+                format!("git ultraplan run --session {} {file}", session.number),
+            ]);
+        }
+        rows.sort_by_key(|r| r[0].parse::<u32>().unwrap_or(u32::MAX));
+        out.push_str(&table::render(
+            &["Wave", "Session", "Steps", "Depends on", "Command"],
+            &rows,
+            60,
+            2,
+        ));
+    }
+
+    if !plan.verification.is_empty() {
+        out.push('\n');
+        out.push_str(&paint.bold("Verification"));
+        out.push('\n');
+        for check in &plan.verification {
+            match &check.expected {
+                Some(e) => out.push_str(&format!("  {} → expected: {e}\n", check.command)),
+                None => out.push_str(&format!("  {}\n", check.command)),
+            }
+        }
+    }
+
+    let problems: Vec<_> = report.problems().collect();
+    let warnings: Vec<_> = report.warnings().collect();
+    if !problems.is_empty() {
+        out.push('\n');
+        out.push_str(&paint.red(paint.bold(format!("Problems ({})", problems.len()))));
+        out.push('\n');
+        for d in &problems {
+            out.push_str(&format!("  line {}: {}\n", d.line, d.message));
+        }
+    }
+    if !warnings.is_empty() {
+        out.push('\n');
+        out.push_str(&paint.yellow(paint.bold(format!("Warnings ({})", warnings.len()))));
+        out.push('\n');
+        for d in &warnings {
+            out.push_str(&format!("  line {}: {}\n", d.line, d.message));
+        }
+    }
+
+    out.push('\n');
+    let verdict = match report.verdict() {
+        Verdict::Ready => paint.green(paint.bold("READY")),
+        Verdict::NeedsAttention => paint.red(paint.bold(format!(
+            "NEEDS ATTENTION — {} problem{} found",
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" }
+        ))),
+    };
+    out.push_str(&format!("Verdict: {verdict}\n"));
+    out
+}
+
+fn describe_condition(c: &crate::ultraplan::plan::Condition) -> String {
+    match &c.check {
+        Some(check) => match &check.expected {
+            Some(e) => format!("run `{}` → expected: {e}", check.command),
+            None => format!("run `{}` (exit code decides)", check.command),
+        },
+        None => format!("{} (prose; checked by a person)", c.text),
+    }
+}
+
+/// "none", or how many problems and warnings name the step.
+fn step_issues(number: u32, report: &CheckReport) -> String {
+    let names = |d: &&Diagnostic| {
+        let prefix = format!("step {number}");
+        d.message
+            .strip_prefix(&prefix)
+            .is_some_and(|rest| rest.starts_with([':', ' ']))
+    };
+    let problems = report.problems().filter(names).count();
+    let warnings = report.warnings().filter(names).count();
+    match (problems, warnings) {
+        (0, 0) => "none".into(),
+        (p, 0) => plural(p, "problem"),
+        (0, w) => plural(w, "warning"),
+        (p, w) => format!("{}, {}", plural(p, "problem"), plural(w, "warning")),
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}

@@ -1,0 +1,78 @@
+//! One file per subcommand: its clap `Args` and its `run`. A command turns
+//! arguments into the library's options, calls the library and renders the
+//! outcome (human or `--json`).
+
+mod check;
+mod load;
+mod result;
+
+use clap::{CommandFactory, Parser, Subcommand};
+
+use crate::cli::{Exit, GlobalArgs};
+
+pub use load::load_plan;
+
+/// Run implementation plans step by step with verified checkpoints.
+///
+/// git-ultraplan reads a Markdown plan — an ultraplan with `### Step N:`
+/// steps, a session spec, or a task plan with `<task>` elements — and executes
+/// it step by step. It never trusts an executor's word: it runs each step's
+/// Verify command itself (exit code is truth), applies the step's failure
+/// policy, commits a checkpoint per passed step and records every result in
+/// git notes and refs.
+///
+/// Available now: `check` (parse, validate and preview a plan) and
+/// `result check` (validate an executor's result YAML).
+#[derive(Debug, Parser)]
+#[command(
+    name = "git-ultraplan",
+    version,
+    bin_name = "git ultraplan",
+    display_name = "git-ultraplan",
+    disable_help_subcommand = true,
+    subcommand_required = true,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Check(check::Args),
+    #[command(subcommand)]
+    Result(result::ResultCommand),
+}
+
+/// The whole command-line definition, with every subcommand named for its man
+/// page (`git-ultraplan-check`) and its usage line (`git ultraplan check`).
+pub fn command() -> clap::Command {
+    crate::cli::generate::name_subcommands(Cli::command())
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<Exit> {
+    match cli.command {
+        Command::Check(args) => check::run(args, &cli.global),
+        Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
+    }
+}
+
+/// Exit statuses of each command, for its man page.
+pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
+    match path {
+        ["check"] => check::EXIT_STATUS.to_vec(),
+        ["result", "check"] => result::EXIT_STATUS.to_vec(),
+        _ => Exit::DOCUMENTED.to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn cli_definition_is_consistent() {
+        super::command().debug_assert();
+    }
+}

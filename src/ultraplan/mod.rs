@@ -1,0 +1,17 @@
+//! git-ultraplan: executes implementation plans with verified checkpoints.
+//! This part reads plans ([`plan`]), validates executor results ([`result`])
+//! and holds one file per subcommand ([`commands`]).
+
+pub mod commands;
+pub mod plan;
+pub mod result;
+
+/// The clap definition, for parsing, man pages and completions.
+pub fn command() -> clap::Command {
+    commands::command()
+}
+
+/// Entry point of the `git-ultraplan` binary.
+pub fn main() -> std::process::ExitCode {
+    crate::cli::main_with(command(), commands::run)
+}
