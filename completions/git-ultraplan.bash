@@ -1,0 +1,79 @@
+# bash completion for git-ultraplan: `git ultraplan <TAB>`.
+# Generated from the command-line definition; do not edit.
+# Source it after git's own completion (git-completion.bash), e.g. from ~/.bashrc.
+
+_git_ultraplan ()
+{
+	local subcommands="check result"
+	local subcommand1="$(__git_find_on_cmdline "$subcommands")"
+	if [ -z "$subcommand1" ]; then
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--quiet --color= --help --version"
+			;;
+		*)
+			__gitcomp "$subcommands"
+			;;
+		esac
+		return
+	fi
+	case "$subcommand1" in
+	check)
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--json --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	result)
+		local subcommands="check"
+		local subcommand2="$(__git_find_on_cmdline "$subcommands")"
+		if [ -z "$subcommand2" ]; then
+			case "$cur" in
+			--color=*)
+				__gitcomp "always never auto" "" "${cur##--color=}"
+				return
+				;;
+			-*)
+				__gitcomp "--quiet --color= --help"
+				;;
+			*)
+				__gitcomp "$subcommands"
+				;;
+			esac
+			return
+		fi
+		case "$subcommand2" in
+		check)
+			case "$cur" in
+			--color=*)
+				__gitcomp "always never auto" "" "${cur##--color=}"
+				return
+				;;
+			-*)
+				__gitcomp "--plan= --json --quiet --color= --help"
+				return
+				;;
+			esac
+			compopt -o filenames +o nospace 2>/dev/null
+			COMPREPLY=( $(compgen -f -- "$cur") )
+			;;
+		esac
+		;;
+	esac
+}
+
+if declare -F __git_complete >/dev/null 2>&1; then
+	__git_complete git-ultraplan _git_ultraplan
+fi
