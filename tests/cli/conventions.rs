@@ -1,0 +1,221 @@
+//! Git's conventions: exit statuses, `fatal:` messages, `-h`/`--version`,
+//! repository discovery (GIT_DIR, GIT_WORK_TREE, subdirectories), `git -c`
+//! configuration, color and `-q`.
+
+use crate::support::*;
+
+const PLAN: &str = "# Demo\n\n## Implementation Plan\n\n### Step 1: Touch the readme\n\
+- **Files:** `README.md`\n- **Verify:** `true`\n- **On failure:** revert\n- **Checkpoint:** none\n";
+
+fn repo_with_plan(env: &TestEnv) -> std::path::PathBuf {
+    let repo = env.repo("repo");
+    std::fs::write(repo.join("plan.md"), PLAN).unwrap();
+    repo
+}
+
+#[test]
+fn version_and_short_help() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let out = env.run(&repo, &["ultraplan", "--version"]).expect_code(0);
+    assert_eq!(out.stdout, format!("git-ultraplan {}\n", env!("CARGO_PKG_VERSION")));
+    let out = env.run(&repo, &["historian", "--version"]).expect_code(0);
+    assert_eq!(out.stdout, format!("git-historian {}\n", env!("CARGO_PKG_VERSION")));
+    let out = env.run(&repo, &["ultraplan", "-h"]).expect_code(0);
+    assert!(out.stdout.contains("Usage: git ultraplan [OPTIONS] <COMMAND>"), "{out}");
+    assert!(out.stdout.contains("check"), "{out}");
+    let out = env.run(&repo, &["ultraplan", "check", "-h"]).expect_code(0);
+    assert!(
+        out.stdout.contains("Usage: git ultraplan check [OPTIONS] <PLAN>"),
+        "{out}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_129() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let out = env.run(&repo, &["ultraplan"]).expect_code(129);
+    assert!(out.stderr.contains("Usage: git ultraplan"), "{out}");
+    assert!(out.stdout.is_empty());
+    let out = env.run(&repo, &["ultraplan", "frobnicate"]).expect_code(129);
+    assert!(
+        out.stderr.starts_with("error: unrecognized subcommand 'frobnicate'"),
+        "{out}"
+    );
+    let out = env.run(&repo, &["ultraplan", "check"]).expect_code(129);
+    assert!(out.stderr.contains("<PLAN>"), "{out}");
+    let out = env.run(&repo, &["ultraplan", "check", "--bogus", "x"]).expect_code(129);
+    assert!(out.stderr.starts_with("error: unexpected argument '--bogus'"), "{out}");
+    let _ = env
+        .run(&repo, &["ultraplan", "--color=sometimes", "check", "x"])
+        .expect_code(129);
+}
+
+#[test]
+fn unreadable_plans_are_fatal() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let out = env.run(&repo, &["ultraplan", "check", "nope.md"]).expect_code(128);
+    assert_eq!(
+        out.stderr,
+        "fatal: cannot read plan 'nope.md': No such file or directory\n"
+    );
+    assert!(out.stdout.is_empty());
+
+    std::fs::create_dir(repo.join("dir.md")).unwrap();
+    let out = env.run(&repo, &["ultraplan", "check", "dir.md"]).expect_code(128);
+    assert_eq!(out.stderr, "fatal: cannot read plan 'dir.md': it is a directory\n");
+
+    std::fs::write(repo.join("bin.md"), [0xff, 0xfe, 0x00, 0x41]).unwrap();
+    let out = env.run(&repo, &["ultraplan", "check", "bin.md"]).expect_code(128);
+    assert_eq!(out.stderr, "fatal: cannot read plan 'bin.md': it is not UTF-8 text\n");
+
+    std::fs::write(repo.join("notes.md"), "# Notes\n\nJust thoughts.\n").unwrap();
+    let out = env
+        .run(&repo, &["ultraplan", "check", "--json", "notes.md"])
+        .expect_code(128);
+    assert!(out.stdout.is_empty(), "{out}");
+    assert!(out.stderr.starts_with("fatal: 'notes.md' is not a plan: expected an ultraplan ('## Implementation Plan' with '### Step N:' headings), a session spec"), "{out}");
+    assert!(out.stderr.contains("or a task plan ('<task>' elements"), "{out}");
+    assert_eq!(out.stderr.lines().count(), 1, "{out}");
+}
+
+#[test]
+fn outside_a_repository_paths_resolve_against_the_current_directory() {
+    let env = TestEnv::new();
+    let dir = env.root().join("plain");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("plan.md"), PLAN).unwrap();
+    std::fs::write(dir.join("README.md"), "x").unwrap();
+    let out = env.run(&dir, &["ultraplan", "check", "plan.md"]).expect_code(0);
+    assert!(out.stdout.contains("README.md: EXISTS"), "{out}");
+    assert!(out.stderr.starts_with("note: not in a git repository"), "{out}");
+    let out = env.run(&dir, &["ultraplan", "-q", "check", "plan.md"]).expect_code(0);
+    assert!(out.stderr.is_empty(), "-q silences notes: {out}");
+    assert!(
+        out.stdout.contains("Verdict: READY"),
+        "-q keeps the primary output: {out}"
+    );
+}
+
+#[test]
+fn discovery_from_a_subdirectory_and_through_git_dir() {
+    let env = TestEnv::new();
+    let repo = repo_with_plan(&env);
+    std::fs::create_dir(repo.join("sub")).unwrap();
+    let out = env
+        .run(&repo.join("sub"), &["ultraplan", "check", "--json", "../plan.md"])
+        .expect_code(0);
+    assert_eq!(out.json()["file_references"][0]["status"], "exists", "{out}");
+
+    let elsewhere = env.root().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let plan = repo.join("plan.md").display().to_string();
+    let git_dir = repo.join(".git").display().to_string();
+    let work_tree = repo.display().to_string();
+    let out = env
+        .run_with(
+            &elsewhere,
+            &["ultraplan", "check", "--json", &plan],
+            &[("GIT_DIR", &git_dir), ("GIT_WORK_TREE", &work_tree)],
+        )
+        .expect_code(0);
+    assert_eq!(out.json()["file_references"][0]["status"], "exists", "{out}");
+    assert!(out.stderr.is_empty(), "found the repository: {out}");
+    // Without them the same directory is not a repository.
+    let out = env
+        .run(&elsewhere, &["ultraplan", "check", "--json", &plan])
+        .expect_code(0);
+    assert_eq!(out.json()["file_references"][0]["status"], "not-found", "{out}");
+}
+
+fn colored(out: &Output) -> bool {
+    out.stdout.contains("\x1b[")
+}
+
+#[test]
+fn color_follows_flag_config_and_environment() {
+    let env = TestEnv::new();
+    let repo = repo_with_plan(&env);
+    let check = |args: &[&str], extra: &[(&str, &str)]| {
+        let mut full: Vec<&str> = args.to_vec();
+        full.extend(["check", "plan.md"]);
+        env.run_with(&repo, &full, extra).expect_code(0)
+    };
+    assert!(!colored(&check(&["ultraplan"], &[])), "not a terminal: no color");
+    assert!(colored(&check(&["ultraplan", "--color=always"], &[])));
+    assert!(
+        colored(&check(&["-c", "color.ui=always", "ultraplan"], &[])),
+        "git -c reaches us"
+    );
+    assert!(!colored(&check(
+        &["-c", "color.ui=always", "-c", "color.ultraplan=never", "ultraplan"],
+        &[]
+    )));
+    assert!(
+        !colored(&check(&["-c", "color.ui=always", "ultraplan", "--color=never"], &[])),
+        "the flag wins"
+    );
+    assert!(
+        colored(&check(&["ultraplan"], &[("GIT_PAGER_IN_USE", "true")])),
+        "auto under git's pager"
+    );
+    assert!(!colored(&check(
+        &["ultraplan"],
+        &[("GIT_PAGER_IN_USE", "true"), ("NO_COLOR", "1")]
+    )));
+    assert!(!colored(&check(
+        &["ultraplan"],
+        &[("GIT_PAGER_IN_USE", "true"), ("TERM", "dumb")]
+    )));
+    assert!(
+        colored(&check(&["ultraplan", "--color=always"], &[("NO_COLOR", "1")])),
+        "the flag beats NO_COLOR"
+    );
+    env.git(&repo, &["config", "color.ultraplan", "always"]);
+    assert!(colored(&check(&["ultraplan"], &[])), "repository config");
+    assert!(
+        !colored(&check(&["-c", "color.ultraplan=false", "ultraplan"], &[])),
+        "-c beats the repository"
+    );
+}
+
+/// git refuses a broken `GIT_CONFIG_PARAMETERS` before it runs a subcommand;
+/// run directly, the binary refuses it the same way.
+#[test]
+fn bogus_config_parameters_are_fatal_like_git() {
+    let env = TestEnv::new();
+    let repo = repo_with_plan(&env);
+    let mut cmd = env.command(bin_dir().join("git-ultraplan"), &repo);
+    cmd.args(["check", "plan.md"])
+        .env("GIT_CONFIG_PARAMETERS", "'unterminated");
+    let out = capture(cmd).expect_code(128);
+    assert_eq!(out.stderr, "fatal: bogus format in GIT_CONFIG_PARAMETERS\n");
+    // Well-formed parameters set by hand work too (git's own format).
+    let mut cmd = env.command(bin_dir().join("git-ultraplan"), &repo);
+    cmd.args(["check", "plan.md"])
+        .env("GIT_CONFIG_PARAMETERS", "'color.ui'='always'");
+    assert!(capture(cmd).expect_code(0).stdout.contains("\x1b["));
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let mut plan = String::from("# Big\n\n## Implementation Plan\n\n");
+    for n in 1..=3000 {
+        plan.push_str(&format!(
+            "### Step {n}: Step number {n}\n- **Files:** `f{n}.txt` (new)\n- **Verify:** `true`\n- **On failure:** skip\n- **Checkpoint:** none\n\n"
+        ));
+    }
+    std::fs::write(repo.join("big.md"), plan).unwrap();
+    let mut cmd = env.command("bash", &repo);
+    cmd.args([
+        "-c",
+        "git ultraplan check --json big.md | head -c 10 >/dev/null; echo \"status=${PIPESTATUS[0]}\"",
+    ]);
+    let out = capture(cmd);
+    assert_eq!(out.stdout, "status=0\n", "{out}");
+    assert!(out.stderr.is_empty(), "no panic, no message: {out}");
+}

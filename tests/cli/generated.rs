@@ -1,0 +1,161 @@
+//! Man pages and completions are generated from the CLI definition; these
+//! tests fail when the committed copies are stale (set ULTRAPLAN_REGENERATE=1
+//! to rewrite them), and check that they work with `man` and git's bash
+//! completion where those are installed.
+
+use std::path::Path;
+
+use crate::support::{repo_root, TestEnv};
+
+#[test]
+fn generated_files_are_fresh() {
+    let regenerate = std::env::var_os("ULTRAPLAN_REGENERATE").is_some();
+    let mut stale = Vec::new();
+    let expected: Vec<_> = ultraplan::cli::generate::all();
+    for file in &expected {
+        let path = repo_root().join(&file.path);
+        let current = std::fs::read(&path).ok();
+        if current.as_deref() != Some(file.contents.as_slice()) {
+            if regenerate {
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, &file.contents).unwrap();
+            } else {
+                stale.push(file.path.display().to_string());
+            }
+        }
+    }
+    // Nothing generated may linger after a subcommand is renamed or removed.
+    for dir in ["man", "completions"] {
+        for entry in std::fs::read_dir(repo_root().join(dir)).into_iter().flatten().flatten() {
+            let relative = Path::new(dir).join(entry.file_name());
+            let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+            if !is_link && !expected.iter().any(|f| f.path == relative) {
+                if regenerate {
+                    std::fs::remove_file(entry.path()).unwrap();
+                } else {
+                    stale.push(format!("{} (no longer generated)", relative.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "generated files are stale: {stale:?}\nrun: ULTRAPLAN_REGENERATE=1 cargo test --test cli generated"
+    );
+}
+
+#[test]
+fn man_pages_have_the_git_sections() {
+    for file in ultraplan::cli::generate::all()
+        .iter()
+        .filter(|f| f.path.starts_with("man"))
+    {
+        let text = String::from_utf8_lossy(&file.contents);
+        for section in [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+            "CONFIGURATION",
+            "EXIT STATUS",
+            "SEE ALSO",
+        ] {
+            assert!(
+                text.contains(&format!(".SH {section}")) || text.contains(&format!(".SH \"{section}\"")),
+                "{} lacks {section}",
+                file.path.display()
+            );
+        }
+    }
+    let names: Vec<String> = ultraplan::cli::generate::all()
+        .iter()
+        .map(|f| f.path.display().to_string())
+        .collect();
+    for page in [
+        "man/git-ultraplan.1",
+        "man/git-ultraplan-check.1",
+        "man/git-ultraplan-result-check.1",
+        "man/git-historian.1",
+    ] {
+        assert!(names.iter().any(|n| n == page), "{page} missing from {names:?}");
+    }
+}
+
+/// `git ultraplan --help` makes git open `man git-ultraplan`; with `man/` on
+/// MANPATH that is our page.
+#[test]
+fn git_help_opens_the_man_page() {
+    if which::which("man").is_err() {
+        eprintln!("skipped: no man program on this machine");
+        return;
+    }
+    let mut env = TestEnv::new();
+    env.set("MANPATH", repo_root().join("man").display().to_string());
+    env.set("MANPAGER", "cat");
+    env.set("PAGER", "cat");
+    env.set("MANWIDTH", "100");
+    let repo = env.repo("repo");
+    let out = env.run(&repo, &["ultraplan", "--help"]).expect_code(0);
+    assert!(out.stdout.contains("git-ultraplan - Run implementation plans"), "{out}");
+    assert!(out.stdout.contains("EXIT STATUS"), "{out}");
+    let out = env.run(&repo, &["historian", "--help"]).expect_code(0);
+    assert!(
+        out.stdout.contains("git-historian - Rewrite a messy feature branch"),
+        "{out}"
+    );
+}
+
+fn git_completion_script() -> Option<std::path::PathBuf> {
+    [
+        "/usr/share/bash-completion/completions/git",
+        "/usr/share/git/completion/git-completion.bash",
+        "/usr/local/share/git-core/contrib/completion/git-completion.bash",
+        "/etc/bash_completion.d/git",
+    ]
+    .iter()
+    .map(std::path::PathBuf::from)
+    .find(|p| p.is_file())
+}
+
+/// Completes `line` (cursor at the end) with git's bash completion and ours.
+fn complete(env: &TestEnv, script: &Path, line: &str) -> Vec<String> {
+    let ours = repo_root().join("completions");
+    let program = format!(
+        r#"
+source "{git}"
+source "{ours}/git-ultraplan.bash"
+source "{ours}/git-historian.bash"
+COMP_LINE='{line}'
+COMP_POINT=${{#COMP_LINE}}
+read -ra COMP_WORDS <<< "$COMP_LINE"
+case "$COMP_LINE" in *' ') COMP_WORDS+=(""); esac
+COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
+__git_wrap__git_main
+printf '%s\n' "${{COMPREPLY[@]}}"
+"#,
+        git = script.display(),
+        ours = ours.display(),
+    );
+    let mut cmd = env.command("bash", env.root());
+    cmd.args(["--norc", "--noprofile", "-c", &program]);
+    let out = crate::support::capture(cmd);
+    assert_eq!(out.code, 0, "{out}");
+    let mut words: Vec<String> = out.stdout.split_whitespace().map(String::from).collect();
+    words.sort();
+    words
+}
+
+#[test]
+fn bash_completion_through_git() {
+    let Some(script) = git_completion_script() else {
+        eprintln!("skipped: git's bash completion is not installed");
+        return;
+    };
+    let env = TestEnv::new();
+    assert_eq!(complete(&env, &script, "git ultraplan "), vec!["check", "result"]);
+    assert_eq!(complete(&env, &script, "git ultraplan result "), vec!["check"]);
+    assert!(complete(&env, &script, "git ultraplan check --").contains(&"--json".to_owned()));
+    assert_eq!(
+        complete(&env, &script, "git ultraplan --color="),
+        vec!["always", "auto", "never"]
+    );
+}

@@ -1,0 +1,11 @@
+//! Integration tests: the real binaries, driven through the real `git` (build
+//! directory first on PATH, so `git ultraplan …` dispatches as for a user), in
+//! hermetic temporary repositories, with outcomes checked by the real `git`.
+
+mod support;
+
+mod check;
+mod conventions;
+mod generated;
+mod historian;
+mod result;

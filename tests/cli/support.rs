@@ -1,0 +1,175 @@
+//! The test environment: a temporary directory with its own HOME, no system or
+//! global git configuration, fixed identities and dates, `TZ=UTC`, `LC_ALL=C`,
+//! and the build directory first on PATH.
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub struct TestEnv {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    vars: BTreeMap<String, String>,
+}
+
+/// What a command printed and how it ended, shown together in failures.
+#[must_use]
+#[derive(Debug)]
+pub struct Output {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl std::fmt::Display for Output {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+impl Output {
+    /// Asserts the exit code, showing everything when it differs.
+    pub fn expect_code(self, code: i32) -> Self {
+        assert_eq!(self.code, code, "unexpected exit status:\n{self}");
+        self
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{self}"))
+    }
+}
+
+/// The directory holding the built `git-ultraplan` and `git-historian`.
+pub fn bin_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_git-ultraplan"))
+        .parent()
+        .expect("binary has a directory")
+        .to_owned()
+}
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixture(relative: &str) -> PathBuf {
+    repo_root().join("tests/fixtures").join(relative)
+}
+
+impl TestEnv {
+    pub fn new() -> TestEnv {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let root = dir.path().canonicalize().expect("canonical temp dir");
+        let home = root.join("home");
+        std::fs::create_dir_all(&home).expect("home");
+        let system_path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
+        let mut vars = BTreeMap::new();
+        let mut set = |k: &str, v: String| {
+            vars.insert(k.to_owned(), v);
+        };
+        set("PATH", format!("{}:{system_path}", bin_dir().display()));
+        set("HOME", home.display().to_string());
+        set("XDG_CONFIG_HOME", home.join(".config").display().to_string());
+        set("XDG_DATA_HOME", home.join(".local/share").display().to_string());
+        set("GIT_CONFIG_NOSYSTEM", "1".into());
+        set("GIT_CONFIG_GLOBAL", "/dev/null".into());
+        set("GIT_CEILING_DIRECTORIES", root.display().to_string());
+        set("GIT_AUTHOR_NAME", "Ada Author".into());
+        set("GIT_AUTHOR_EMAIL", "ada@example.com".into());
+        set("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z".into());
+        set("GIT_COMMITTER_NAME", "Carl Committer".into());
+        set("GIT_COMMITTER_EMAIL", "carl@example.com".into());
+        set("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z".into());
+        set("TZ", "UTC".into());
+        set("LC_ALL", "C".into());
+        set("LANG", "C".into());
+        TestEnv { _dir: dir, root, vars }
+    }
+
+    /// A new repository `name` under the test directory with one commit.
+    pub fn repo(&self, name: &str) -> PathBuf {
+        let path = self.root.join(name);
+        std::fs::create_dir_all(&path).expect("repo dir");
+        self.git(&path, &["init", "-q", "-b", "main"]);
+        std::fs::write(path.join("README.md"), "# demo\n").expect("write");
+        self.git(&path, &["add", "README.md"]);
+        self.git(&path, &["commit", "-q", "-m", "initial"]);
+        path
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn set(&mut self, key: &str, value: impl Into<String>) {
+        self.vars.insert(key.to_owned(), value.into());
+    }
+
+    pub fn command(&self, program: impl AsRef<OsStr>, cwd: &Path) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.env_clear().envs(&self.vars).current_dir(cwd).stdin(Stdio::null());
+        cmd
+    }
+
+    /// Runs `git <args>` in `cwd` (so `git ultraplan …` dispatches to the build).
+    pub fn run(&self, cwd: &Path, args: &[&str]) -> Output {
+        self.run_with(cwd, args, &[])
+    }
+
+    /// Like [`TestEnv::run`] with extra environment variables.
+    pub fn run_with(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut cmd = self.command("git", cwd);
+        cmd.args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        capture(cmd)
+    }
+
+    /// Runs plain git and insists that it succeeds; returns its stdout.
+    pub fn git(&self, cwd: &Path, args: &[&str]) -> String {
+        let out = capture({
+            let mut cmd = self.command("git", cwd);
+            cmd.args(args);
+            cmd
+        });
+        assert_eq!(out.code, 0, "git {args:?} failed:\n{out}");
+        out.stdout
+    }
+}
+
+pub fn capture(mut cmd: Command) -> Output {
+    let out = cmd.output().expect("command runs");
+    Output {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// Every file under `dir` with its size and contents hash, to show that a
+/// command wrote nothing.
+pub fn tree_state(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("read_dir") {
+            let entry = entry.expect("entry");
+            let path = entry.path();
+            let meta = entry.metadata().expect("metadata");
+            if meta.is_dir() {
+                stack.push(path);
+            } else {
+                out.insert(
+                    path.strip_prefix(dir).unwrap().to_owned(),
+                    std::fs::read(&path).unwrap_or_default(),
+                );
+            }
+        }
+    }
+    out
+}
