@@ -404,6 +404,8 @@ or a task plan ('<task>' elements with '<name>Task N: …</name>')";
 /// Reads `text` (the contents of the file named `file_name`) as one of the three
 /// formats and validates its structure.
 pub fn parse(text: &str, file_name: &str) -> Result<Plan, Unrecognised> {
+    // Editors on some systems start files with a byte-order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let front = task_plan::front_matter(text);
     let doc = markdown::Document::new(front.body, front.body_first_line);
     let mut diags = Diagnostics::default();

@@ -442,6 +442,30 @@ fn headings_and_fields_inside_code_blocks_are_ignored() {
 }
 
 #[test]
+fn byte_order_mark_and_crlf() {
+    let text = "\u{feff}---\r\nplan_version: 2\r\n---\r\n# Title\r\n\r\n## Implementation Plan\r\n\r\n### Step 1: A\r\n- **Verify:** `true`\r\n- **On failure:** skip\r\n";
+    let plan = parsed(text);
+    assert_eq!(plan.title.as_deref(), Some("Title"));
+    assert_eq!(plan.plan_version.as_deref(), Some("2"));
+    assert_eq!(plan.steps[0].verify.as_ref().unwrap().command, "true");
+    assert_eq!(plan.steps[0].line, 8);
+}
+
+#[test]
+fn misplaced_step_headings_are_pointed_at() {
+    let plan = parsed("# T\n\n## Implementation Plan\n\nSee below.\n\n## Step 1: A\n- **Verify:** `true`\n");
+    assert!(
+        has_problem(
+            &plan,
+            7,
+            "step heading 'Step 1: A' must be '### Step N: <title>' under '## Implementation Plan'"
+        ),
+        "{:?}",
+        problems(&plan)
+    );
+}
+
+#[test]
 fn unrecognised_files() {
     for text in [
         "",

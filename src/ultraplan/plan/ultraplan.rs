@@ -20,10 +20,20 @@ pub(crate) fn parse(doc: &Document<'_>, diags: &mut Diagnostics) -> Plan {
     if let Some(heading) = doc.find_section(2, "implementation plan") {
         plan.steps = steps_in(doc, heading, diags);
         if plan.steps.is_empty() {
-            diags.problem(
-                heading.no,
-                "no '### Step N: <title>' headings under '## Implementation Plan'",
-            );
+            // Point at a step heading in the wrong place, if there is one.
+            match doc.headings.iter().find(|h| is_step_heading(h.text)) {
+                Some(h) => diags.problem(
+                    h.no,
+                    format!(
+                        "step heading '{}' must be '### Step N: <title>' under '## Implementation Plan'",
+                        plain(h.text)
+                    ),
+                ),
+                None => diags.problem(
+                    heading.no,
+                    "no '### Step N: <title>' headings under '## Implementation Plan'",
+                ),
+            }
         }
     }
     if let Some(heading) = doc.find_section(2, "execution strategy") {
