@@ -7,6 +7,8 @@
 
 mod config;
 mod config_params;
+mod repo;
+mod worktree;
 
 use std::path::{Path, PathBuf};
 
@@ -14,11 +16,13 @@ use anyhow::{anyhow, Result};
 
 pub use config::GitConfig;
 pub use config_params::{parse_config_parameters, ConfigParameter};
+pub use repo::{CommitInfo, EntryKind, Expect, Head, Oid, RefConflict, Repo, TreeEdit};
+pub use worktree::{FileChange, Snapshot};
 
 /// Where a command runs: the repository around the current directory (if any),
 /// the effective configuration, and the directory that plan paths are relative to.
 pub struct Workspace {
-    repo: Option<gix::Repository>,
+    repo: Option<Repo>,
     config: GitConfig,
     cwd: PathBuf,
 }
@@ -51,7 +55,7 @@ impl Workspace {
                 let repo = repo.to_thread_local();
                 let config = GitConfig::from_repository(&repo);
                 Ok(Workspace {
-                    repo: Some(repo),
+                    repo: Some(Repo::new(repo)),
                     config,
                     cwd: cwd.to_owned(),
                 })
@@ -73,7 +77,14 @@ impl Workspace {
     /// The top of the working tree; the current directory outside a repository
     /// (or in a bare one), so that plan paths still have something to resolve against.
     pub fn root(&self) -> &Path {
-        self.repo.as_ref().and_then(|r| r.workdir()).unwrap_or(&self.cwd)
+        self.repo.as_ref().and_then(|r| r.workdir().ok()).unwrap_or(&self.cwd)
+    }
+
+    /// The repository, or git's own fatal error when there is none.
+    pub fn repo(&self) -> Result<&Repo> {
+        self.repo
+            .as_ref()
+            .ok_or_else(|| anyhow!("not a git repository (or any of the parent directories): .git"))
     }
 
     /// The directory the command was started in.
@@ -98,3 +109,6 @@ fn is_not_a_repository(err: &gix::Error) -> bool {
         )
     )
 }
+
+#[cfg(test)]
+mod tests;

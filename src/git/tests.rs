@@ -1,0 +1,233 @@
+//! The git layer against the real `git`: snapshots see dirty and untracked
+//! files (not ignored ones), restores bring back exactly a snapshot, staging
+//! and committing given paths leave `git status` clean for them and everything
+//! else as it was, and compare-and-swap refuses a stale expectation.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::*;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "A")
+        .env("GIT_AUTHOR_EMAIL", "a@example.com")
+        .env("GIT_COMMITTER_NAME", "C")
+        .env("GIT_COMMITTER_EMAIL", "c@example.com")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().canonicalize().unwrap();
+    git(&path, &["init", "-q", "-b", "main"]);
+    std::fs::write(path.join("a.txt"), "a\n").unwrap();
+    std::fs::write(path.join(".gitignore"), "ignored/\n").unwrap();
+    std::fs::create_dir(path.join("src")).unwrap();
+    std::fs::write(path.join("src/lib.rs"), "lib\n").unwrap();
+    git(&path, &["add", "."]);
+    git(&path, &["commit", "-q", "-m", "init"]);
+    Fixture { _dir: dir, path }
+}
+
+fn open(path: &Path) -> Repo {
+    std::env::set_var("GIT_AUTHOR_NAME", "A");
+    std::env::set_var("GIT_AUTHOR_EMAIL", "a@example.com");
+    std::env::set_var("GIT_COMMITTER_NAME", "C");
+    std::env::set_var("GIT_COMMITTER_EMAIL", "c@example.com");
+    let repo = gix::open(path).unwrap();
+    Repo::new(repo)
+}
+
+fn files(repo: &Repo, tree: Oid) -> Vec<String> {
+    repo.tree_files(tree).unwrap().into_iter().map(|(p, _, _)| p).collect()
+}
+
+#[test]
+fn snapshot_sees_dirty_and_untracked_but_not_ignored() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let clean = repo.snapshot().unwrap();
+    assert_eq!(clean.tree, repo.commit_tree(clean.head.unwrap()).unwrap());
+
+    std::fs::write(f.path.join("a.txt"), "changed\n").unwrap();
+    std::fs::write(f.path.join("new.txt"), "new\n").unwrap();
+    std::fs::remove_file(f.path.join("src/lib.rs")).unwrap();
+    std::fs::create_dir(f.path.join("ignored")).unwrap();
+    std::fs::write(f.path.join("ignored/x"), "x").unwrap();
+    let dirty = repo.snapshot().unwrap();
+    assert_eq!(files(&repo, dirty.tree), vec![".gitignore", "a.txt", "new.txt"]);
+    let changes = repo.changes(clean.tree, dirty.tree).unwrap();
+    let paths: Vec<_> = changes.iter().map(|c| (c.path.as_str(), c.new.is_some())).collect();
+    assert_eq!(paths, vec![("a.txt", true), ("new.txt", true), ("src/lib.rs", false)]);
+    assert_eq!(repo.read_path(dirty.tree, "a.txt").unwrap().unwrap(), b"changed\n");
+}
+
+#[test]
+fn restore_brings_back_a_snapshot_exactly() {
+    let f = fixture();
+    let repo = open(&f.path);
+    std::fs::write(f.path.join("dirty.txt"), "user's work\n").unwrap();
+    let before = repo.snapshot().unwrap();
+    // A step makes a mess.
+    std::fs::write(f.path.join("a.txt"), "broken\n").unwrap();
+    std::fs::remove_file(f.path.join("dirty.txt")).unwrap();
+    std::fs::create_dir_all(f.path.join("deep/er")).unwrap();
+    std::fs::write(f.path.join("deep/er/junk.txt"), "junk").unwrap();
+    std::fs::create_dir(f.path.join("ignored")).unwrap();
+    std::fs::write(f.path.join("ignored/build.log"), "ignored: left alone").unwrap();
+    let after = repo.snapshot().unwrap();
+    let restored = repo.restore(&after, before.tree, None).unwrap();
+    assert_eq!(restored, vec!["deep/er/junk.txt", "a.txt", "dirty.txt"]);
+    assert_eq!(std::fs::read_to_string(f.path.join("a.txt")).unwrap(), "a\n");
+    assert_eq!(
+        std::fs::read_to_string(f.path.join("dirty.txt")).unwrap(),
+        "user's work\n"
+    );
+    assert!(!f.path.join("deep").exists(), "emptied directories are removed");
+    assert!(
+        f.path.join("ignored/build.log").exists(),
+        "ignored files are never touched"
+    );
+    assert_eq!(repo.snapshot().unwrap().tree, before.tree);
+}
+
+#[test]
+fn restore_only_given_paths() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let before = repo.snapshot().unwrap();
+    std::fs::write(f.path.join("a.txt"), "x\n").unwrap();
+    std::fs::write(f.path.join("src/lib.rs"), "y\n").unwrap();
+    let after = repo.snapshot().unwrap();
+    let only: std::collections::BTreeSet<String> = ["src/lib.rs".to_owned()].into();
+    repo.restore(&after, before.tree, Some(&only)).unwrap();
+    assert_eq!(std::fs::read_to_string(f.path.join("src/lib.rs")).unwrap(), "lib\n");
+    assert_eq!(std::fs::read_to_string(f.path.join("a.txt")).unwrap(), "x\n");
+}
+
+#[test]
+fn stage_and_commit_exactly_the_given_paths() {
+    let f = fixture();
+    let repo = open(&f.path);
+    // The user has something staged and something untracked before the step.
+    std::fs::write(f.path.join("staged.txt"), "staged by the user\n").unwrap();
+    git(&f.path, &["add", "staged.txt"]);
+    std::fs::write(f.path.join("untracked.txt"), "mine\n").unwrap();
+    let before = repo.snapshot().unwrap();
+    // The step changes a.txt, adds src/new.rs, deletes src/lib.rs.
+    std::fs::write(f.path.join("a.txt"), "step\n").unwrap();
+    std::fs::write(f.path.join("src/new.rs"), "new\n").unwrap();
+    std::fs::remove_file(f.path.join("src/lib.rs")).unwrap();
+    let after = repo.snapshot().unwrap();
+    let changes = repo.changes(before.tree, after.tree).unwrap();
+    assert_eq!(changes.len(), 3);
+    let head = repo.head().unwrap().commit;
+    let commit = repo.commit_changes(head, &changes, "feat: the step").unwrap();
+    repo.advance_head(head, commit, "commit: feat: the step").unwrap();
+    repo.stage(&changes, &after).unwrap();
+
+    assert_eq!(git(&f.path, &["log", "-1", "--format=%s"]), "feat: the step\n");
+    assert_eq!(
+        git(&f.path, &["show", "--name-status", "--format=", "HEAD"]),
+        "M\ta.txt\nD\tsrc/lib.rs\nA\tsrc/new.rs\n"
+    );
+    // What the user had stays as it was: staged stays staged, untracked stays untracked.
+    assert_eq!(
+        git(&f.path, &["status", "--porcelain"]),
+        "A  staged.txt\n?? untracked.txt\n"
+    );
+    assert_eq!(
+        git(&f.path, &["reflog", "-1", "--format=%gs", "main"]),
+        "commit: feat: the step\n"
+    );
+    git(&f.path, &["fsck", "--strict"]);
+    // A stale expectation loses.
+    let err = repo.advance_head(head, commit, "again").unwrap_err();
+    assert!(err.downcast_ref::<RefConflict>().is_some(), "{err:#}");
+}
+
+#[test]
+fn refs_compare_and_swap_and_notes() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let blob = repo.write_blob("one").unwrap();
+    let other = repo.write_blob("two").unwrap();
+    repo.update_ref("refs/ultraplan/x/lock", blob, Expect::Absent, "lock")
+        .unwrap();
+    let again = repo
+        .update_ref("refs/ultraplan/x/lock", blob, Expect::Absent, "lock")
+        .unwrap_err();
+    assert!(again.downcast_ref::<RefConflict>().is_some(), "{again:#}");
+    let stale = repo
+        .update_ref("refs/ultraplan/x/lock", other, Expect::Value(other), "x")
+        .unwrap_err();
+    assert!(stale.downcast_ref::<RefConflict>().is_some(), "{stale:#}");
+    repo.update_ref("refs/ultraplan/x/lock", other, Expect::Value(blob), "x")
+        .unwrap();
+    assert_eq!(repo.read_ref("refs/ultraplan/x/lock").unwrap(), Some(other));
+    repo.delete_ref("refs/ultraplan/x/lock", Some(other)).unwrap();
+    assert_eq!(repo.read_ref("refs/ultraplan/x/lock").unwrap(), None);
+
+    let head = repo.head().unwrap().commit.unwrap();
+    repo.set_note("refs/notes/ultraplan", head, "status: success\n")
+        .unwrap();
+    assert_eq!(
+        git(&f.path, &["notes", "--ref=ultraplan", "show", "HEAD"]),
+        "status: success\n"
+    );
+    assert_eq!(
+        repo.note("refs/notes/ultraplan", head).unwrap().as_deref(),
+        Some("status: success\n")
+    );
+    git(&f.path, &["fsck", "--strict"]);
+}
+
+#[test]
+fn state_trees_hold_subtrees() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let snapshot = repo.snapshot().unwrap();
+    let blob = repo.write_blob("{}").unwrap();
+    let tree = repo
+        .edit_tree(
+            None,
+            &[
+                TreeEdit::Blob {
+                    path: "progress.json".into(),
+                    id: blob,
+                    executable: false,
+                },
+                TreeEdit::Tree {
+                    path: "steps/1/snapshot".into(),
+                    id: snapshot.tree,
+                },
+            ],
+        )
+        .unwrap();
+    assert_eq!(
+        repo.tree_entry(tree, "steps/1/snapshot").unwrap().unwrap().0,
+        snapshot.tree
+    );
+    assert_eq!(repo.read_path(tree, "steps/1/snapshot/a.txt").unwrap().unwrap(), b"a\n");
+    let commit = repo.write_commit(tree, &[], "state").unwrap();
+    repo.update_ref("refs/ultraplan/x/run", commit, Expect::Absent, "state")
+        .unwrap();
+    git(&f.path, &["fsck", "--strict", "--no-dangling"]);
+}

@@ -1,0 +1,372 @@
+//! The working tree as git objects.
+//!
+//! A [`Snapshot`] is HEAD's tree with every modified, deleted and
+//! untracked-but-not-ignored file as it is on disk, hashed into the object
+//! database (through git's clean filters, as `git add` would). Two snapshots
+//! tell what changed in between; a snapshot's tree is what a revert restores.
+//! Staging writes index entries for exactly the paths asked for — never the
+//! whole tree — and commits are built from HEAD's tree plus those paths, so
+//! whatever else the user had staged stays staged and out of the commit.
+//!
+//! Ignored files are never looked at, hashed or touched.
+
+use std::collections::{BTreeSet, HashMap};
+
+use anyhow::{anyhow, Context as _, Result};
+use gix::bstr::ByteSlice;
+
+use super::repo::{bstr, EntryKind, Oid, Repo, TreeEdit};
+
+/// The working tree at one moment, as a tree object.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// The commit `HEAD` pointed at.
+    pub head: Option<Oid>,
+    /// HEAD's tree with the working tree's differences applied.
+    pub tree: Oid,
+    /// Stat data of the files hashed for this snapshot, for staging them.
+    stats: HashMap<String, gix::index::entry::Stat>,
+}
+
+/// One path that differs between two trees: its new entry, or `None` when deleted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: String,
+    pub new: Option<(Oid, EntryKind)>,
+}
+
+impl Snapshot {
+    /// A snapshot known only by its trees (from recorded state): staging from
+    /// it writes zeroed stat data, which makes git compare contents.
+    pub fn recorded(head: Option<Oid>, tree: Oid) -> Snapshot {
+        Snapshot {
+            head,
+            tree,
+            stats: HashMap::new(),
+        }
+    }
+}
+
+impl Repo {
+    /// Takes a snapshot of the working tree.
+    pub fn snapshot(&self) -> Result<Snapshot> {
+        let head = self.head()?.commit;
+        let head_tree = match head {
+            Some(commit) => self.commit_tree(commit)?,
+            None => self.empty_tree(),
+        };
+        let paths = self.dirty_paths()?;
+        if paths.is_empty() {
+            return Ok(Snapshot {
+                head,
+                tree: head_tree,
+                stats: HashMap::new(),
+            });
+        }
+        let (mut pipeline, index) = self
+            .inner
+            .filter_pipeline(None)
+            .map_err(|e| anyhow!("cannot prepare git's filters: {e}"))?;
+        let mut edits = Vec::with_capacity(paths.len());
+        let mut stats = HashMap::new();
+        let root = self.workdir()?.to_owned();
+        for path in paths {
+            // Stat before hashing: a file that changes meanwhile then looks
+            // modified to git, never falsely clean.
+            let before = gix::index::fs::Metadata::from_path_no_follow(&root.join(&path))
+                .ok()
+                .and_then(|m| gix::index::entry::Stat::from_fs(&m).ok());
+            let hashed = pipeline
+                .worktree_file_to_object(bstr(&path), &index)
+                .map_err(|e| anyhow!("cannot hash '{path}': {e}"))?;
+            use gix::object::tree::EntryKind as K;
+            match hashed {
+                None => edits.push(TreeEdit::Remove { path }),
+                Some((id, kind, metadata)) => {
+                    if let Some(stat) = before.filter(|s| u64::from(s.size) == metadata.len() & 0xffff_ffff) {
+                        stats.insert(path.clone(), stat);
+                    }
+                    edits.push(match kind {
+                        K::Blob => TreeEdit::Blob {
+                            path,
+                            id,
+                            executable: false,
+                        },
+                        K::BlobExecutable => TreeEdit::Blob {
+                            path,
+                            id,
+                            executable: true,
+                        },
+                        K::Link => TreeEdit::Link { path, id },
+                        // Submodules and nested repositories keep what HEAD records.
+                        K::Commit | K::Tree => continue,
+                    });
+                }
+            }
+        }
+        let tree = self.edit_tree(Some(head_tree), &edits)?;
+        Ok(Snapshot { head, tree, stats })
+    }
+
+    /// Paths where the working tree may differ from HEAD: staged, modified,
+    /// deleted and untracked (not ignored) files.
+    fn dirty_paths(&self) -> Result<BTreeSet<String>> {
+        use gix::status::index_worktree::Item as Worktree;
+        use gix::status::Item;
+        let iter = self
+            .inner
+            .status(gix::progress::Discard)
+            .map_err(|e| anyhow!("cannot read the status: {e}"))?
+            .untracked_files(gix::status::UntrackedFiles::Files)
+            .index_worktree_rewrites(None)
+            .index_worktree_submodules(gix::status::Submodule::Given {
+                ignore: gix::submodule::config::Ignore::All,
+                check_dirty: false,
+            })
+            .into_iter(None)
+            .map_err(|e| anyhow!("cannot read the status: {e}"))?;
+        let mut paths = BTreeSet::new();
+        for item in iter {
+            let item = item.map_err(|e| anyhow!("cannot read the status: {e}"))?;
+            match item {
+                Item::TreeIndex(change) => {
+                    paths.insert(change.location().to_str_lossy().into_owned());
+                }
+                Item::IndexWorktree(Worktree::Modification { rela_path, status, .. }) => {
+                    use gix::status::plumbing::index_as_worktree::EntryStatus;
+                    if !matches!(status, EntryStatus::NeedsUpdate(_)) {
+                        paths.insert(rela_path.to_str_lossy().into_owned());
+                    }
+                }
+                Item::IndexWorktree(Worktree::DirectoryContents { entry, .. }) => {
+                    if entry.status == gix::dir::entry::Status::Untracked {
+                        paths.insert(entry.rela_path.to_str_lossy().into_owned());
+                    }
+                }
+                Item::IndexWorktree(Worktree::Rewrite {
+                    source, dirwalk_entry, ..
+                }) => {
+                    paths.insert(source.rela_path().to_str_lossy().into_owned());
+                    paths.insert(dirwalk_entry.rela_path.to_str_lossy().into_owned());
+                }
+            }
+        }
+        Ok(paths)
+    }
+
+    /// What differs from tree `from` to tree `to`.
+    pub fn changes(&self, from: Oid, to: Oid) -> Result<Vec<FileChange>> {
+        Ok(self
+            .diff_trees(from, to)?
+            .into_iter()
+            .map(|(path, new)| FileChange { path, new })
+            .collect())
+    }
+
+    /// Makes the working tree hold `target`'s version of every path where
+    /// `current` differs from it (only the paths in `only`, when given). Files
+    /// `target` lacks are deleted, with directories left empty by that; ignored
+    /// files and submodules are never touched. Returns the paths written.
+    pub fn restore(&self, current: &Snapshot, target: Oid, only: Option<&BTreeSet<String>>) -> Result<Vec<String>> {
+        let mut changes = self.changes(current.tree, target)?;
+        if let Some(only) = only {
+            changes.retain(|c| only.contains(&c.path));
+        }
+        if changes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let root = self.workdir()?.to_owned();
+        // Deletions first: a file may be replaced by a directory or the reverse.
+        changes.sort_by_key(|c| c.new.is_some());
+        let (mut pipeline, _) = self
+            .inner
+            .filter_pipeline(None)
+            .map_err(|e| anyhow!("cannot prepare git's filters: {e}"))?;
+        let mut written = Vec::new();
+        for change in &changes {
+            let path = root.join(&change.path);
+            match change.new {
+                None => {
+                    remove_path(&path).with_context(|| format!("cannot remove '{}'", change.path))?;
+                    prune_empty_parents(&root, &path);
+                }
+                Some((id, kind @ (EntryKind::Blob | EntryKind::Executable))) => {
+                    let data = self.read_blob(id)?;
+                    let mut outcome = pipeline
+                        .convert_to_worktree(&data, bstr(&change.path), Default::default())
+                        .map_err(|e| anyhow!("cannot convert '{}' for the worktree: {e}", change.path))?;
+                    let mut bytes = Vec::new();
+                    match outcome.as_bytes() {
+                        Some(b) => bytes.extend_from_slice(b),
+                        None => {
+                            if let Some(read) = outcome.as_read() {
+                                std::io::Read::read_to_end(read, &mut bytes)
+                                    .with_context(|| format!("cannot convert '{}'", change.path))?;
+                            }
+                        }
+                    }
+                    write_file(&path, &bytes, kind == EntryKind::Executable)
+                        .with_context(|| format!("cannot write '{}'", change.path))?;
+                }
+                Some((id, EntryKind::Link)) => {
+                    let target = self.read_blob(id)?;
+                    let _ = remove_path(&path);
+                    if let Some(parent) = path.parent() {
+                        std::fs::create_dir_all(parent)?;
+                    }
+                    #[cfg(unix)]
+                    std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes_lossy(&target), &path)
+                        .with_context(|| format!("cannot create the symbolic link '{}'", change.path))?;
+                }
+                Some((_, EntryKind::Tree | EntryKind::Commit)) => continue,
+            }
+            written.push(change.path.clone());
+        }
+        Ok(written)
+    }
+
+    /// Builds a commit on `parent` whose tree is the parent's with `changes`
+    /// applied; no reference moves.
+    pub fn commit_changes(&self, parent: Option<Oid>, changes: &[FileChange], message: &str) -> Result<Oid> {
+        let base = match parent {
+            Some(p) => self.commit_tree(p)?,
+            None => self.empty_tree(),
+        };
+        let edits: Vec<TreeEdit> = changes.iter().filter_map(tree_edit).collect();
+        let tree = self.edit_tree(Some(base), &edits)?;
+        let parents: Vec<Oid> = parent.into_iter().collect();
+        self.write_commit(tree, &parents, message)
+    }
+
+    /// Writes index entries for exactly `changes` (removing deleted paths),
+    /// with the stat data `observed` recorded when the files were hashed, so
+    /// `git status` agrees without re-reading them. Other entries are kept.
+    pub fn stage(&self, changes: &[FileChange], observed: &Snapshot) -> Result<()> {
+        use gix::index::entry::{Flags, Mode, Stage};
+        let path = self.inner.index_path();
+        let mut index = match self.inner.open_index() {
+            Ok(index) => index,
+            Err(_) if !path.exists() => {
+                gix::index::File::from_state(gix::index::State::new(self.inner.object_hash()), path.clone())
+            }
+            Err(e) => return Err(anyhow!("cannot read the index: {e}")),
+        };
+        let touched: BTreeSet<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+        // Remove every entry of a changed path (all stages), and entries that
+        // a new file or directory replaces (a/b for file a, a for file a/b).
+        let mut removing: Vec<String> = Vec::new();
+        for change in changes {
+            if change.new.is_some() {
+                let mut parent = change.path.as_str();
+                while let Some((p, _)) = parent.rsplit_once('/') {
+                    removing.push(p.to_owned());
+                    parent = p;
+                }
+            }
+        }
+        index.remove_entries(|_, entry_path, _| {
+            let p = entry_path.to_str_lossy();
+            touched.contains(p.as_ref())
+                || removing.iter().any(|r| r == p.as_ref())
+                || touched.iter().any(|t| p.starts_with(&format!("{t}/")))
+        });
+        for change in changes {
+            let Some((id, kind)) = change.new else { continue };
+            let mode = match kind {
+                EntryKind::Blob => Mode::FILE,
+                EntryKind::Executable => Mode::FILE_EXECUTABLE,
+                EntryKind::Link => Mode::SYMLINK,
+                EntryKind::Commit => Mode::COMMIT,
+                EntryKind::Tree => continue,
+            };
+            let stat = observed.stats.get(&change.path).copied().unwrap_or_default();
+            index.dangerously_push_entry(stat, id, Flags::empty(), mode, bstr(&change.path));
+        }
+        index.sort_entries();
+        debug_assert!(index
+            .entries()
+            .windows(2)
+            .all(|w| w[0].path(&index) <= w[1].path(&index) || w[0].stage() != Stage::Unconflicted));
+        // The tree cache would still claim the old trees (gix does not recompute it).
+        index.remove_tree();
+        index.remove_resolve_undo();
+        index
+            .write(gix::index::write::Options::default())
+            .map_err(|e| anyhow!("cannot write the index: {e}"))?;
+        Ok(())
+    }
+}
+
+fn tree_edit(change: &FileChange) -> Option<TreeEdit> {
+    let path = change.path.clone();
+    Some(match change.new {
+        None => TreeEdit::Remove { path },
+        Some((id, EntryKind::Blob)) => TreeEdit::Blob {
+            path,
+            id,
+            executable: false,
+        },
+        Some((id, EntryKind::Executable)) => TreeEdit::Blob {
+            path,
+            id,
+            executable: true,
+        },
+        Some((id, EntryKind::Link)) => TreeEdit::Link { path, id },
+        Some((_, EntryKind::Tree | EntryKind::Commit)) => return None,
+    })
+}
+
+fn remove_path(path: &std::path::Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            // Only an empty directory; anything inside belongs to someone.
+            std::fs::remove_dir(path)
+        }
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+fn prune_empty_parents(root: &std::path::Path, path: &std::path::Path) {
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d == root || !d.starts_with(root) || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
+
+fn write_file(path: &std::path::Path, bytes: &[u8], executable: bool) -> std::io::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        std::fs::remove_file(path)?;
+    }
+    std::fs::write(path, bytes)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mut perms = std::fs::metadata(path)?.permissions();
+        let mode = perms.mode();
+        let new_mode = if executable { mode | 0o111 } else { mode & !0o111 };
+        if new_mode != mode {
+            perms.set_mode(new_mode);
+            std::fs::set_permissions(path, perms)?;
+        }
+    }
+    Ok(())
+}
+
+trait OsStrExt {
+    fn from_bytes_lossy(bytes: &[u8]) -> &std::ffi::OsStr;
+}
+
+impl OsStrExt for std::ffi::OsStr {
+    fn from_bytes_lossy(bytes: &[u8]) -> &std::ffi::OsStr {
+        use std::os::unix::ffi::OsStrExt as _;
+        std::ffi::OsStr::from_bytes(bytes)
+    }
+}
