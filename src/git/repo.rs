@@ -10,6 +10,8 @@ use gix::refs::Target;
 
 pub use gix::ObjectId as Oid;
 
+use super::worktree::FileChange;
+
 /// An opened repository. Cheap to share by reference; not `Sync`.
 pub struct Repo {
     pub(crate) inner: gix::Repository,
@@ -285,9 +287,9 @@ impl Repo {
         Ok(out)
     }
 
-    /// The paths that differ between two trees (no rename detection), with the
-    /// new entry (`None` when deleted).
-    pub fn diff_trees(&self, old: Oid, new: Oid) -> Result<Vec<(String, Option<(Oid, EntryKind)>)>> {
+    /// The paths that differ from tree `old` to tree `new` (no rename
+    /// detection), each with its new entry (`None` when deleted).
+    pub fn changes(&self, old: Oid, new: Oid) -> Result<Vec<FileChange>> {
         if old == new {
             return Ok(Vec::new());
         }
@@ -323,21 +325,27 @@ impl Repo {
                     ..
                 } => {
                     if !entry_mode.is_tree() {
-                        out.push((location.to_str_lossy().into_owned(), Some((id, kind(entry_mode)))));
+                        out.push(FileChange {
+                            path: location.to_str_lossy().into_owned(),
+                            new: Some((id, kind(entry_mode))),
+                        });
                     }
                 }
                 C::Deletion {
                     location, entry_mode, ..
                 } => {
                     if !entry_mode.is_tree() {
-                        out.push((location.to_str_lossy().into_owned(), None));
+                        out.push(FileChange {
+                            path: location.to_str_lossy().into_owned(),
+                            new: None,
+                        });
                     }
                 }
                 C::Rewrite { .. } => {}
             }
         }
-        out.sort_by(|a, b| a.0.cmp(&b.0));
-        out.dedup_by(|a, b| a.0 == b.0);
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out.dedup_by(|a, b| a.path == b.path);
         Ok(out)
     }
 

@@ -154,15 +154,6 @@ impl Repo {
         Ok(paths)
     }
 
-    /// What differs from tree `from` to tree `to`.
-    pub fn changes(&self, from: Oid, to: Oid) -> Result<Vec<FileChange>> {
-        Ok(self
-            .diff_trees(from, to)?
-            .into_iter()
-            .map(|(path, new)| FileChange { path, new })
-            .collect())
-    }
-
     /// Makes the working tree hold `target`'s version of every path where
     /// `current` differs from it (only the paths in `only`, when given). Files
     /// `target` lacks are deleted, with directories left empty by that; ignored
