@@ -1,0 +1,255 @@
+//! The lock ref `refs/ultraplan/<slug>/lock`: a blob naming the pid, host,
+//! start and heartbeat time and command of the process running the plan.
+//!
+//! It is created only if absent (compare-and-swap), refreshed every 30 s by a
+//! heartbeat thread, and released by deleting it only if it is still ours. It
+//! is stale when its host is this host and its pid is gone, or when its
+//! heartbeat is older than `ultraplan.lockTimeout`; a stale lock is taken over,
+//! a live one refused with who holds it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use anyhow::{anyhow, Result};
+
+use super::progress::now;
+use crate::git::{Expect, Oid, RefConflict, Repo};
+
+const HEARTBEAT: Duration = Duration::from_secs(30);
+
+/// What a lock blob says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockInfo {
+    pub pid: u32,
+    pub host: String,
+    pub started_at: String,
+    pub heartbeat_at: String,
+    pub command: String,
+}
+
+impl LockInfo {
+    fn ours(command: &str) -> LockInfo {
+        let t = now();
+        LockInfo {
+            pid: std::process::id(),
+            host: hostname(),
+            started_at: t.clone(),
+            heartbeat_at: t,
+            command: command.to_owned(),
+        }
+    }
+
+    pub fn render(&self) -> String {
+        format!(
+            "pid: {}\nhost: {}\nstarted_at: {}\nheartbeat_at: {}\ncommand: {}\n",
+            self.pid, self.host, self.started_at, self.heartbeat_at, self.command
+        )
+    }
+
+    pub fn parse(text: &str) -> LockInfo {
+        let field = |name: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(name).and_then(|r| r.strip_prefix(':')))
+                .map(|v| v.trim().to_owned())
+                .unwrap_or_default()
+        };
+        LockInfo {
+            pid: field("pid").parse().unwrap_or(0),
+            host: field("host"),
+            started_at: field("started_at"),
+            heartbeat_at: field("heartbeat_at"),
+            command: field("command"),
+        }
+    }
+
+    /// Whether the holder is gone: same host and no such process, or silent
+    /// for longer than `timeout`.
+    pub fn status(&self, timeout: Duration) -> LockStatus {
+        if self.host == hostname() && !process_alive(self.pid) {
+            return LockStatus::Stale(format!("process {} on this host is gone", self.pid));
+        }
+        match chrono::DateTime::parse_from_rfc3339(&self.heartbeat_at) {
+            Ok(beat) => {
+                let age = chrono::Utc::now().signed_duration_since(beat);
+                if age.to_std().unwrap_or_default() > timeout {
+                    LockStatus::Stale(format!("no heartbeat for {}s", age.num_seconds()))
+                } else {
+                    LockStatus::Live
+                }
+            }
+            Err(_) => LockStatus::Stale("the heartbeat time is unreadable".into()),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LockStatus {
+    Live,
+    Stale(String),
+}
+
+/// A held lock; dropping it without [`Lock::release`] leaves it to go stale.
+pub struct Lock {
+    name: String,
+    current: Arc<Mutex<Oid>>,
+    stop: Arc<AtomicBool>,
+    heartbeat: Option<JoinHandle<()>>,
+    /// Set when a stale lock was taken over: whose it was and why.
+    pub took_over: Option<(LockInfo, String)>,
+}
+
+impl Lock {
+    /// Takes the lock `name` for `command`, taking over a stale one.
+    pub fn acquire(repo: &Repo, name: &str, command: &str, timeout: Duration) -> Result<Lock> {
+        let info = LockInfo::ours(command);
+        let blob = repo.write_blob(info.render())?;
+        let mut took_over = None;
+        match repo.read_ref(name)? {
+            None => repo
+                .update_ref(name, blob, Expect::Absent, "ultraplan: lock")
+                .map_err(|e| lost(e, name))?,
+            Some(existing) => {
+                let holder = LockInfo::parse(&String::from_utf8_lossy(&repo.read_blob(existing)?));
+                match holder.status(timeout) {
+                    LockStatus::Live => return Err(held(name, &holder)),
+                    LockStatus::Stale(why) => {
+                        repo.update_ref(name, blob, Expect::Value(existing), "ultraplan: take over stale lock")
+                            .map_err(|e| lost(e, name))?;
+                        took_over = Some((holder, why));
+                    }
+                }
+            }
+        }
+        let current = Arc::new(Mutex::new(blob));
+        let stop = Arc::new(AtomicBool::new(false));
+        let heartbeat = {
+            let shared = repo.share();
+            let (current, stop, name) = (current.clone(), stop.clone(), name.to_owned());
+            std::thread::Builder::new()
+                .name("ultraplan-heartbeat".into())
+                .spawn(move || beat(shared.open(), &name, info, &current, &stop))
+                .ok()
+        };
+        Ok(Lock {
+            name: name.to_owned(),
+            current,
+            stop,
+            heartbeat,
+            took_over,
+        })
+    }
+
+    /// Stops the heartbeat and deletes the lock if it is still ours.
+    pub fn release(mut self, repo: &Repo) -> Result<()> {
+        self.stop_heartbeat();
+        let ours = *self.current.lock().map_err(|_| anyhow!("lock state poisoned"))?;
+        match repo.delete_ref(&self.name, Some(ours)) {
+            Ok(()) => Ok(()),
+            Err(e) if e.downcast_ref::<RefConflict>().is_some() => Ok(()), // taken over meanwhile: not ours to delete
+            Err(e) => Err(e),
+        }
+    }
+
+    fn stop_heartbeat(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(handle) = self.heartbeat.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        self.stop_heartbeat();
+    }
+}
+
+fn beat(repo: Repo, name: &str, mut info: LockInfo, current: &Mutex<Oid>, stop: &AtomicBool) {
+    let tick = Duration::from_millis(50);
+    let mut waited = Duration::ZERO;
+    while !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(tick);
+        waited += tick;
+        if waited < HEARTBEAT {
+            continue;
+        }
+        waited = Duration::ZERO;
+        info.heartbeat_at = now();
+        let Ok(mut guard) = current.lock() else { return };
+        let Ok(blob) = repo.write_blob(info.render()) else {
+            continue;
+        };
+        match repo.update_ref(name, blob, Expect::Value(*guard), "ultraplan: heartbeat") {
+            Ok(()) => *guard = blob,
+            // Someone took the lock: stop claiming it.
+            Err(_) => return,
+        }
+    }
+}
+
+fn held(name: &str, holder: &LockInfo) -> anyhow::Error {
+    crate::cli::FatalWithHint {
+        message: format!(
+            "another git ultraplan holds '{name}': pid {} on {} since {} ({})",
+            holder.pid, holder.host, holder.started_at, holder.command
+        ),
+        hint: "wait for it to finish; if it is gone, run 'git ultraplan clean --force-unlock <plan>'".into(),
+    }
+    .into()
+}
+
+fn lost(e: anyhow::Error, name: &str) -> anyhow::Error {
+    if e.downcast_ref::<RefConflict>().is_some() {
+        anyhow!("another git ultraplan took '{name}' at the same moment")
+    } else {
+        e
+    }
+}
+
+pub(crate) fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates
+    // within it or truncates, and we stop at the first NUL.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return "localhost".into();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+/// Whether a process with `pid` exists (on this host).
+pub fn process_alive(pid: u32) -> bool {
+    if pid == 0 || pid > i32::MAX as u32 {
+        return false;
+    }
+    // SAFETY: signal 0 checks for existence and permission without sending anything.
+    let rc = unsafe { libc::kill(pid as i32, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn render_parse_round_trip_and_staleness() {
+        let mut info = LockInfo::ours("git ultraplan run plan.md");
+        assert_eq!(LockInfo::parse(&info.render()), info);
+        assert_eq!(info.status(Duration::from_secs(600)), LockStatus::Live);
+        info.pid = 999_999_999;
+        assert!(matches!(info.status(Duration::from_secs(600)), LockStatus::Stale(_)));
+        let mut old = LockInfo::ours("x");
+        old.host = "elsewhere".into();
+        old.heartbeat_at = "2020-01-01T00:00:00Z".into();
+        assert!(matches!(old.status(Duration::from_secs(600)), LockStatus::Stale(_)));
+        old.heartbeat_at = now();
+        assert_eq!(
+            old.status(Duration::from_secs(600)),
+            LockStatus::Live,
+            "another host: trust the heartbeat"
+        );
+    }
+}

@@ -1,0 +1,18 @@
+//! Run state in git (DESIGN §8): the state commit chain under
+//! `refs/ultraplan/<slug>/run` (or `…/session-<N>`), one note per checkpoint
+//! commit under `refs/notes/ultraplan`, and the lock ref.
+//!
+//! Every change is one compare-and-swap ref update, so a process killed at any
+//! instant leaves either the old state or the new one. Everything written here
+//! passes through [`crate::redact::redact`] first.
+
+pub mod catalog;
+mod lock;
+mod names;
+mod progress;
+mod run_state;
+
+pub use lock::{process_alive, Lock, LockInfo, LockStatus};
+pub use names::{slug, Refs, NOTES_REF};
+pub use progress::{now, Progress, RunStatus, StepProgress, StepStatus, Summary};
+pub use run_state::RunState;

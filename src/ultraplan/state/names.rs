@@ -1,0 +1,94 @@
+//! Where a plan's state lives: its slug and reference names.
+
+use std::path::Path;
+
+/// The notes reference holding one note per checkpoint commit.
+pub const NOTES_REF: &str = "refs/notes/ultraplan";
+
+/// The plan file's name without extension, made safe for reference names:
+/// anything but letters, digits, `.`, `_` and `-` becomes `-`.
+pub fn slug(plan: &Path) -> String {
+    let stem = plan
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut out = String::with_capacity(stem.len());
+    for c in stem.chars() {
+        let safe = if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+            c
+        } else {
+            '-'
+        };
+        let doubled = (safe == '-' || safe == '.') && out.ends_with(safe);
+        if !doubled {
+            out.push(safe);
+        }
+    }
+    let mut slug = out.trim_matches(['-', '.']).to_owned();
+    while slug.ends_with(".lock") {
+        slug.truncate(slug.len() - ".lock".len());
+    }
+    if slug.is_empty() {
+        "plan".into()
+    } else {
+        slug
+    }
+}
+
+/// The references of one plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refs {
+    pub slug: String,
+}
+
+impl Refs {
+    pub fn new(slug: impl Into<String>) -> Refs {
+        Refs { slug: slug.into() }
+    }
+
+    pub fn prefix(&self) -> String {
+        format!("refs/ultraplan/{}/", self.slug)
+    }
+
+    /// The foreground or orchestrating run's state.
+    pub fn run(&self) -> String {
+        format!("refs/ultraplan/{}/run", self.slug)
+    }
+
+    /// Session `n`'s state.
+    pub fn session(&self, n: u32) -> String {
+        format!("refs/ultraplan/{}/session-{n}", self.slug)
+    }
+
+    /// The state ref of a run: the session's, or the plan's.
+    pub fn state(&self, session: Option<u32>) -> String {
+        session.map_or_else(|| self.run(), |n| self.session(n))
+    }
+
+    pub fn lock(&self) -> String {
+        format!("refs/ultraplan/{}/lock", self.slug)
+    }
+
+    /// Session `n`'s branch while its wave runs.
+    pub fn branch(&self, n: u32) -> String {
+        format!("refs/heads/ultraplan/{}/session-{n}", self.slug)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_safe_ref_components() {
+        assert_eq!(
+            slug(Path::new("plans/ultraplan-multi-session.md")),
+            "ultraplan-multi-session"
+        );
+        assert_eq!(slug(Path::new("03-01-PLAN.md")), "03-01-PLAN");
+        assert_eq!(slug(Path::new("my plan (v2)!.md")), "my-plan-v2");
+        assert_eq!(slug(Path::new("..weird...name.lock.md")), "weird.name");
+        assert_eq!(slug(Path::new("~^:?*[\\.md")), "plan");
+        assert_eq!(slug(Path::new("Ünïcode.md")), "n-code");
+    }
+}

@@ -1,0 +1,174 @@
+//! `progress.json`: seed 004's progress schema (plan, plan_type, mode,
+//! status, current_step, per-step status/attempts/error/completed_at/commit,
+//! entry and exit condition flags, summary), plus the run id, session,
+//! executor and plan blob id.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// A run's status (DESIGN §6.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunStatus {
+    InProgress,
+    Completed,
+    Failed,
+    Stopped,
+    Waiting,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::InProgress => "in-progress",
+            RunStatus::Completed => "completed",
+            RunStatus::Failed => "failed",
+            RunStatus::Stopped => "stopped",
+            RunStatus::Waiting => "waiting",
+        }
+    }
+}
+
+/// A step's status (DESIGN §6.1, plus `waiting` for a manual step).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepStatus {
+    Pending,
+    Running,
+    Passed,
+    Failed,
+    Skipped,
+    Escalated,
+    Blocked,
+    Waiting,
+}
+
+impl StepStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Pending => "pending",
+            StepStatus::Running => "running",
+            StepStatus::Passed => "passed",
+            StepStatus::Failed => "failed",
+            StepStatus::Skipped => "skipped",
+            StepStatus::Escalated => "escalated",
+            StepStatus::Blocked => "blocked",
+            StepStatus::Waiting => "waiting",
+        }
+    }
+
+    /// Passed or skipped: nothing left to do.
+    pub fn is_done(self) -> bool {
+        matches!(self, StepStatus::Passed | StepStatus::Skipped)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepProgress {
+    pub status: StepStatus,
+    pub attempts: u32,
+    pub error: Option<String>,
+    pub completed_at: Option<String>,
+    pub commit: Option<String>,
+}
+
+impl Default for StepProgress {
+    fn default() -> Self {
+        StepProgress {
+            status: StepStatus::Pending,
+            attempts: 0,
+            error: None,
+            completed_at: None,
+            commit: None,
+        }
+    }
+}
+
+/// The summary written when a run ends.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    pub result: String,
+    pub steps_total: usize,
+    pub steps_passed: usize,
+    pub steps_failed: usize,
+    pub steps_skipped: usize,
+    pub steps_not_reached: usize,
+    pub failed_at_step: Option<u32>,
+    pub exit_condition: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    pub schema_version: String,
+    pub plan: String,
+    pub plan_type: String,
+    pub started_at: String,
+    pub updated_at: String,
+    pub mode: String,
+    pub total_steps: usize,
+    pub current_step: u32,
+    pub status: RunStatus,
+    /// Keyed by step number (serialized as `"1"`, `"2"`, … in numeric order).
+    pub steps: BTreeMap<u32, StepProgress>,
+    pub entry_condition_checked: bool,
+    pub exit_condition_checked: bool,
+    pub summary: Option<Summary>,
+    pub run_id: String,
+    pub session: Option<u32>,
+    pub executor: String,
+    pub plan_blob: String,
+}
+
+impl Progress {
+    pub fn step(&self, number: u32) -> StepProgress {
+        self.steps.get(&number).cloned().unwrap_or_default()
+    }
+
+    pub fn step_mut(&mut self, number: u32) -> &mut StepProgress {
+        self.steps.entry(number).or_default()
+    }
+}
+
+/// The current time as RFC 3339 in UTC, seconds precision.
+pub fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_serialize_keyed_by_number_in_order() {
+        let mut p = Progress {
+            schema_version: "1".into(),
+            plan: "plan.md".into(),
+            plan_type: "plan".into(),
+            started_at: "t".into(),
+            updated_at: "t".into(),
+            mode: "execute".into(),
+            total_steps: 2,
+            current_step: 0,
+            status: RunStatus::InProgress,
+            steps: BTreeMap::new(),
+            entry_condition_checked: false,
+            exit_condition_checked: false,
+            summary: None,
+            run_id: "r".into(),
+            session: None,
+            executor: "shell".into(),
+            plan_blob: "b".into(),
+        };
+        p.step_mut(10).status = StepStatus::Passed;
+        p.step_mut(2).attempts = 1;
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(json["steps"]["2"]["status"], "pending");
+        assert_eq!(json["steps"]["10"]["status"], "passed");
+        assert_eq!(json["status"], "in-progress");
+        let text = serde_json::to_string(&p).unwrap();
+        assert!(text.find("\"2\"").unwrap() < text.find("\"10\"").unwrap());
+        let back: Progress = serde_json::from_value(json).unwrap();
+        assert_eq!(back, p);
+    }
+}
