@@ -1,0 +1,310 @@
+//! Executors (DESIGN §5): what makes a step's changes. An executor never
+//! commits, never verifies for ultraplan and never touches git state; what it
+//! says about its work is recorded and cross-checked, never trusted.
+//!
+//! * `shell` (default) runs the Changes field's fenced `sh`/`bash`/`shell`
+//!   blocks and applies its `diff`/`patch` blocks;
+//! * `claude` runs the Claude Code CLI headless;
+//! * `manual` prints what the step asks for and stops for a person;
+//! * anything else is a command speaking the command protocol.
+
+mod claude;
+mod command;
+mod manual;
+pub mod process;
+mod shell;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::ultraplan::plan::{Plan, Step};
+
+pub use claude::ClaudeSettings;
+
+/// Which executor runs the steps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Executor {
+    Shell,
+    Claude,
+    Manual,
+    /// A command line run with `sh -c` in the worktree root.
+    Command(String),
+}
+
+impl Executor {
+    pub fn parse(name: &str) -> Executor {
+        match name.trim() {
+            "" | "shell" => Executor::Shell,
+            "claude" => Executor::Claude,
+            "manual" => Executor::Manual,
+            other => Executor::Command(other.to_owned()),
+        }
+    }
+
+    /// The name recorded as `executor_id`.
+    pub fn id(&self) -> String {
+        match self {
+            Executor::Shell => "shell".into(),
+            Executor::Claude => "claude".into(),
+            Executor::Manual => "manual".into(),
+            Executor::Command(cmd) => format!("command: {cmd}"),
+        }
+    }
+
+    /// Whether it runs a billed coding agent (for the billing safety check).
+    pub fn is_billed_agent(&self) -> bool {
+        matches!(self, Executor::Claude)
+    }
+}
+
+/// What the executor says it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    Success,
+    Failure,
+    Blocked,
+    /// A person has to do the work (the manual executor).
+    Waiting,
+}
+
+impl Claim {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Claim::Success => "success",
+            Claim::Failure => "failure",
+            Claim::Blocked => "blocked",
+            Claim::Waiting => "waiting",
+        }
+    }
+}
+
+/// Token usage reported by an agent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+}
+
+/// What came back from an executor.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub claim: Claim,
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    pub interrupted: bool,
+    /// Everything it printed, capped (not yet redacted).
+    pub transcript: String,
+    pub duration: Duration,
+    /// The result YAML it wrote or printed, if any.
+    pub result_yaml: Option<String>,
+    pub evidence: Option<String>,
+    pub error: Option<String>,
+    pub cost_usd: Option<f64>,
+    pub tokens: Option<Tokens>,
+    /// What a person is asked to do (the manual executor).
+    pub instructions: Option<String>,
+}
+
+impl Outcome {
+    /// No executor ran: a person's work in the worktree is being verified.
+    pub fn verified_in_place() -> Outcome {
+        let mut outcome = Outcome::new(Claim::Success);
+        outcome.evidence = Some("verified the worktree as a person left it".into());
+        outcome
+    }
+
+    fn new(claim: Claim) -> Outcome {
+        Outcome {
+            claim,
+            exit_code: None,
+            timed_out: false,
+            interrupted: false,
+            transcript: String::new(),
+            duration: Duration::ZERO,
+            result_yaml: None,
+            evidence: None,
+            error: None,
+            cost_usd: None,
+            tokens: None,
+            instructions: None,
+        }
+    }
+}
+
+/// Everything an executor is told about the attempt.
+pub struct Request<'a> {
+    pub plan: &'a Plan,
+    pub plan_path: &'a str,
+    pub step: &'a Step,
+    pub attempt: u32,
+    pub max_attempts: u32,
+    pub feedback: Option<String>,
+    pub touch: Vec<String>,
+    pub never_touch: Vec<String>,
+    pub session: Option<u32>,
+}
+
+/// Where and how long an executor may run.
+pub struct Context<'a> {
+    pub workdir: &'a Path,
+    pub timeout: Duration,
+    pub cap: usize,
+    /// Where the executor may write its result YAML (outside the worktree).
+    pub result_file: PathBuf,
+    pub claude: &'a ClaudeSettings,
+}
+
+impl Request<'_> {
+    /// The JSON object on the executor's stdin (DESIGN §5.1).
+    pub fn json(&self) -> serde_json::Value {
+        let step = self.step;
+        serde_json::json!({
+            "plan": self.plan_path,
+            "plan_id": self.plan.plan_id,
+            "task_name": step.task_name(),
+            "step": {
+                "number": step.number,
+                "title": step.title,
+                "files": step.files.iter().map(|f| &f.path).collect::<Vec<_>>(),
+                "changes": step.changes,
+                "reuses": step.reuses,
+                "test_first": step.test_first,
+                "verify": step.verify.as_ref().map(|v| serde_json::json!({"command": v.command, "expected": v.expected})),
+                "on_failure": {"action": step.on_failure.action, "instructions": step.on_failure.instructions},
+                "checkpoint": step.checkpoint,
+                "done": step.done,
+            },
+            "attempt": self.attempt,
+            "max_attempts": self.max_attempts,
+            "feedback": self.feedback,
+            "scope": {"touch": self.touch, "never_touch": self.never_touch},
+            "session": self.session,
+        })
+    }
+
+    /// The environment variables of the command protocol.
+    pub fn env(&self, ctx: &Context<'_>) -> Vec<(String, String)> {
+        vec![
+            ("ULTRAPLAN_PLAN".into(), self.plan_path.into()),
+            ("ULTRAPLAN_STEP".into(), self.step.number.to_string()),
+            ("ULTRAPLAN_TASK_NAME".into(), self.step.task_name()),
+            ("ULTRAPLAN_ATTEMPT".into(), self.attempt.to_string()),
+            ("ULTRAPLAN_RESULT_FILE".into(), ctx.result_file.display().to_string()),
+            ("ULTRAPLAN_WORKTREE".into(), ctx.workdir.display().to_string()),
+        ]
+    }
+}
+
+/// Runs one attempt of `request` with `executor`.
+pub fn run(executor: &Executor, request: &Request<'_>, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let _ = std::fs::remove_file(&ctx.result_file);
+    let mut outcome = match executor {
+        Executor::Shell => shell::run(request, ctx)?,
+        Executor::Claude => claude::run(request, ctx)?,
+        Executor::Manual => manual::run(request),
+        Executor::Command(command) => command::run(command, request, ctx)?,
+    };
+    if outcome.result_yaml.is_none() {
+        outcome.result_yaml = std::fs::read_to_string(&ctx.result_file)
+            .ok()
+            .filter(|t| !t.trim().is_empty());
+    }
+    if let Some(yaml) = outcome.result_yaml.clone() {
+        apply_claims(&mut outcome, &yaml);
+    }
+    let _ = std::fs::remove_file(&ctx.result_file);
+    Ok(outcome)
+}
+
+/// Takes status, evidence and error from a result YAML the executor gave.
+fn apply_claims(outcome: &mut Outcome, yaml: &str) {
+    let Ok(serde_yaml::Value::Mapping(map)) = serde_yaml::from_str::<serde_yaml::Value>(yaml) else {
+        return;
+    };
+    let text = |k: &str| map.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+    match text("status").as_deref() {
+        Some("success") => outcome.claim = Claim::Success,
+        Some("failure") => outcome.claim = Claim::Failure,
+        Some("blocked") => outcome.claim = Claim::Blocked,
+        _ => {}
+    }
+    if let Some(evidence) = text("evidence") {
+        outcome.evidence = Some(evidence);
+    }
+    if let Some(error) = text("error") {
+        outcome.error = Some(error);
+    }
+    if let Some(meta) = map.get("metadata").and_then(|m| m.as_mapping()) {
+        if let Some(cost) = meta.get("cost_usd").and_then(|v| v.as_f64()) {
+            outcome.cost_usd.get_or_insert(cost);
+        }
+    }
+}
+
+/// The last YAML document in an executor's stdout: the last fenced ```yaml
+/// block, else the last `---` document that is a mapping with a `status`.
+pub fn last_yaml_document(stdout: &str) -> Option<String> {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let mut found = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let t = lines[i].trim_start();
+        if t.starts_with("```yaml") || t.starts_with("```yml") {
+            let start = i + 1;
+            let mut j = start;
+            while j < lines.len() && !lines[j].trim_start().starts_with("```") {
+                j += 1;
+            }
+            found = Some(lines[start..j.min(lines.len())].join("\n"));
+            i = j + 1;
+        } else {
+            i += 1;
+        }
+    }
+    if found.is_some() {
+        return found;
+    }
+    let mut docs: Vec<Vec<&str>> = vec![Vec::new()];
+    for line in &lines {
+        if line.trim_end() == "---" {
+            docs.push(Vec::new());
+        } else if line.trim_end() == "..." {
+            continue;
+        } else if let Some(doc) = docs.last_mut() {
+            doc.push(line);
+        }
+    }
+    docs.into_iter().rev().map(|d| d.join("\n")).find(|text| {
+        matches!(serde_yaml::from_str::<serde_yaml::Value>(text),
+            Ok(serde_yaml::Value::Mapping(ref m)) if m.contains_key("status"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_from_stdout() {
+        let fenced = "working...\n```yaml\nstatus: failure\n```\nmore\n```yaml\nstatus: success\nerror: null\n```\n";
+        assert_eq!(last_yaml_document(fenced).unwrap(), "status: success\nerror: null");
+        let docs = "log line\n---\nstatus: failure\n---\nstatus: success\nevidence: done\n";
+        assert_eq!(last_yaml_document(docs).unwrap(), "status: success\nevidence: done");
+        assert_eq!(last_yaml_document("no yaml here\n"), None);
+        assert_eq!(last_yaml_document("---\njust: text\n"), None);
+    }
+
+    #[test]
+    fn executor_names() {
+        assert_eq!(Executor::parse("shell"), Executor::Shell);
+        assert_eq!(Executor::parse("claude"), Executor::Claude);
+        assert_eq!(
+            Executor::parse("./agent.sh --fast"),
+            Executor::Command("./agent.sh --fast".into())
+        );
+        assert!(Executor::Claude.is_billed_agent());
+        assert!(!Executor::parse("aider --yes").is_billed_agent());
+    }
+}

@@ -1,0 +1,334 @@
+//! Running a child the way executors and Verify commands need: in its own
+//! process group (so a timeout or Ctrl-C reaches everything it started), stdin
+//! fed from memory, stdout and stderr captured up to a cap (the head and the
+//! tail kept), and a deadline after which the whole group is killed.
+
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Result};
+
+/// What to run.
+pub struct Spec<'a> {
+    pub program: &'a str,
+    pub args: Vec<String>,
+    pub cwd: &'a Path,
+    pub env: Vec<(String, String)>,
+    pub stdin: Option<Vec<u8>>,
+    pub timeout: Duration,
+    /// Bytes kept per stream (half from the start, half from the end).
+    pub cap: usize,
+}
+
+/// How it ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    Exited(i32),
+    /// Killed by this signal (not by us).
+    Signalled(i32),
+    TimedOut,
+    Interrupted,
+}
+
+impl Ending {
+    /// The exit code as a shell reports it: the code, or 128 + signal.
+    pub fn code(self) -> i32 {
+        match self {
+            Ending::Exited(c) => c,
+            Ending::Signalled(s) => 128 + s,
+            Ending::TimedOut => 124,
+            Ending::Interrupted => 130,
+        }
+    }
+
+    pub fn success(self) -> bool {
+        self == Ending::Exited(0)
+    }
+
+    pub fn describe(self) -> String {
+        match self {
+            Ending::Exited(c) => format!("exit {c}"),
+            Ending::Signalled(s) => format!("killed by signal {s}"),
+            Ending::TimedOut => "timed out".into(),
+            Ending::Interrupted => "interrupted".into(),
+        }
+    }
+}
+
+pub struct Finished {
+    pub ending: Ending,
+    pub stdout: String,
+    pub stderr: String,
+    pub duration: Duration,
+}
+
+impl Finished {
+    /// stdout and stderr, for `→ expected:` checks and output summaries.
+    pub fn output(&self) -> String {
+        match (self.stdout.is_empty(), self.stderr.is_empty()) {
+            (_, true) => self.stdout.clone(),
+            (true, false) => self.stderr.clone(),
+            (false, false) => format!("{}\n{}", self.stdout.trim_end_matches('\n'), self.stderr),
+        }
+    }
+}
+
+/// Captures a stream, keeping the first and last `cap / 2` bytes.
+struct Capture {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    omitted: usize,
+    half: usize,
+}
+
+impl Capture {
+    fn new(cap: usize) -> Capture {
+        Capture {
+            head: Vec::new(),
+            tail: VecDeque::new(),
+            omitted: 0,
+            half: (cap / 2).max(1),
+        }
+    }
+
+    fn push(&mut self, mut data: &[u8]) {
+        if self.head.len() < self.half {
+            let take = (self.half - self.head.len()).min(data.len());
+            self.head.extend_from_slice(&data[..take]);
+            data = &data[take..];
+        }
+        self.tail.extend(data);
+        while self.tail.len() > self.half {
+            let extra = self.tail.len() - self.half;
+            self.tail.drain(..extra);
+            self.omitted += extra;
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut bytes = self.head.clone();
+        if self.omitted > 0 {
+            bytes.extend_from_slice(format!("\n[… {} bytes omitted …]\n", self.omitted).as_bytes());
+        }
+        bytes.extend(self.tail.iter());
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+static CURRENT_GROUP: AtomicI32 = AtomicI32::new(0);
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether SIGINT, SIGTERM or SIGHUP arrived.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+extern "C" fn on_signal(signal: libc::c_int) {
+    // Only async-signal-safe work: atomics, killpg, signal, raise.
+    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        // A second signal: stop being polite.
+        // SAFETY: restoring the default disposition and re-raising are async-signal-safe.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+        return;
+    }
+    let group = CURRENT_GROUP.load(Ordering::SeqCst);
+    if group > 0 {
+        // SAFETY: killpg is async-signal-safe; the group is our own child's.
+        unsafe {
+            libc::killpg(group, signal);
+        }
+    }
+}
+
+/// Routes SIGINT, SIGTERM and SIGHUP to the running child's process group and
+/// remembers them, so the run can record where it stopped and clean up.
+pub fn install_interrupt_handler() {
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: installing a handler that only touches atomics and calls
+        // async-signal-safe functions.
+        unsafe {
+            libc::signal(signal, on_signal as *const () as libc::sighandler_t);
+        }
+    }
+}
+
+/// Runs `spec` to its end (or its deadline).
+pub fn run(spec: Spec<'_>) -> Result<Finished> {
+    let start = Instant::now();
+    let mut command = Command::new(spec.program);
+    command
+        .args(&spec.args)
+        .current_dir(spec.cwd)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = command
+        .spawn()
+        .map_err(|e| anyhow!("cannot run '{}': {e}", spec.program))?;
+    let pgid = child.id() as i32;
+    CURRENT_GROUP.store(pgid, Ordering::SeqCst);
+
+    if let (Some(data), Some(mut stdin)) = (spec.stdin, child.stdin.take()) {
+        // A child that does not read its stdin must not block us.
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&data);
+        });
+    }
+    let readers: Vec<_> = [
+        child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>),
+    ]
+    .into_iter()
+    .map(|stream| {
+        let capture = Arc::new(Mutex::new(Capture::new(spec.cap)));
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        if let Some(mut stream) = stream {
+            let capture = capture.clone();
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 16 * 1024];
+                while let Ok(n) = stream.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    if let Ok(mut c) = capture.lock() {
+                        c.push(&buf[..n]);
+                    }
+                }
+                let _ = done_tx.send(());
+            });
+        }
+        (capture, done_rx)
+    })
+    .collect();
+
+    let (wait_tx, wait_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = wait_tx.send(child.wait());
+    });
+    let status = match wait_rx.recv_timeout(spec.timeout) {
+        Ok(status) => Some(status),
+        Err(_) => {
+            // SAFETY: killing our own child's process group.
+            unsafe {
+                libc::killpg(pgid, libc::SIGKILL);
+            }
+            let _ = wait_rx.recv();
+            None
+        }
+    };
+    CURRENT_GROUP.store(0, Ordering::SeqCst);
+    // Background processes the child left may hold the pipes open: wait a
+    // little for the streams to end, then take what was captured.
+    for (_, done) in &readers {
+        let _ = done.recv_timeout(Duration::from_millis(500));
+    }
+    let text = |i: usize| readers[i].0.lock().map(|c| c.text()).unwrap_or_default();
+    let ending = match status {
+        None => Ending::TimedOut,
+        Some(Err(e)) => return Err(anyhow!("cannot wait for '{}': {e}", spec.program)),
+        Some(Ok(status)) => {
+            use std::os::unix::process::ExitStatusExt as _;
+            match (status.code(), status.signal()) {
+                _ if interrupted() => Ending::Interrupted,
+                (Some(code), _) => Ending::Exited(code),
+                (None, Some(signal)) => Ending::Signalled(signal),
+                (None, None) => Ending::Exited(-1),
+            }
+        }
+    };
+    Ok(Finished {
+        ending,
+        stdout: text(0),
+        stderr: text(1),
+        duration: start.elapsed(),
+    })
+}
+
+/// `sh -c <command>` in `cwd`.
+pub fn shell(command: &str, cwd: &Path, env: Vec<(String, String)>, timeout: Duration, cap: usize) -> Result<Finished> {
+    run(Spec {
+        program: "sh",
+        args: vec!["-c".into(), command.into()],
+        cwd,
+        env,
+        stdin: None,
+        timeout,
+        cap,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(cmd: &str, timeout: Duration, cap: usize) -> Finished {
+        shell(cmd, Path::new("."), Vec::new(), timeout, cap).unwrap()
+    }
+
+    #[test]
+    fn exit_codes_and_output() {
+        let f = sh("echo out; echo err >&2; exit 3", Duration::from_secs(10), 1024);
+        assert_eq!(f.ending, Ending::Exited(3));
+        assert_eq!(f.stdout, "out\n");
+        assert_eq!(f.stderr, "err\n");
+        assert_eq!(f.output(), "out\nerr\n");
+    }
+
+    #[test]
+    fn timeout_kills_the_whole_group() {
+        let start = Instant::now();
+        let f = sh("sleep 30 & sleep 30; echo never", Duration::from_millis(300), 1024);
+        assert_eq!(f.ending, Ending::TimedOut);
+        assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+        assert!(!f.stdout.contains("never"));
+    }
+
+    #[test]
+    fn capture_keeps_head_and_tail() {
+        let f = sh("seq 1 100000", Duration::from_secs(10), 64);
+        assert!(f.stdout.starts_with("1\n2\n3\n"), "{}", f.stdout);
+        assert!(f.stdout.ends_with("99999\n100000\n"), "{}", f.stdout);
+        assert!(f.stdout.contains("bytes omitted"));
+    }
+
+    #[test]
+    fn stdin_is_fed_and_a_non_reader_does_not_block() {
+        let f = run(Spec {
+            program: "sh",
+            args: vec!["-c".into(), "cat".into()],
+            cwd: Path::new("."),
+            env: Vec::new(),
+            stdin: Some(b"{\"step\":1}".to_vec()),
+            timeout: Duration::from_secs(10),
+            cap: 1024,
+        })
+        .unwrap();
+        assert_eq!(f.stdout, "{\"step\":1}");
+        let f = run(Spec {
+            program: "true",
+            args: Vec::new(),
+            cwd: Path::new("."),
+            env: Vec::new(),
+            stdin: Some(vec![b'x'; 1 << 20]),
+            timeout: Duration::from_secs(10),
+            cap: 1024,
+        })
+        .unwrap();
+        assert!(f.ending.success());
+    }
+}

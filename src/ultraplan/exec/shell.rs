@@ -1,0 +1,81 @@
+//! The built-in `shell` executor: runs the Changes field's fenced blocks in
+//! order — `sh`/`shell` with `sh -e`, `bash` with `bash -e`, `diff`/`patch`
+//! applied to the worktree with `git apply` — stopping at the first failure.
+//! Blocks in other languages are examples and are not run; a step without a
+//! runnable block is `blocked`.
+
+use super::{process, Claim, Context, Outcome, Request};
+
+pub(super) fn run(request: &Request<'_>, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let blocks: Vec<_> = request
+        .step
+        .code_blocks
+        .iter()
+        .filter(|b| matches!(b.lang.as_str(), "sh" | "shell" | "bash" | "diff" | "patch"))
+        .collect();
+    if blocks.is_empty() {
+        let mut outcome = Outcome::new(Claim::Blocked);
+        outcome.error = Some("no runnable changes for the shell executor".into());
+        return Ok(outcome);
+    }
+    let env = request.env(ctx);
+    let mut outcome = Outcome::new(Claim::Success);
+    let mut transcript = String::new();
+    for (i, block) in blocks.iter().enumerate() {
+        let (program, args, stdin) = match block.lang.as_str() {
+            "bash" => ("bash", vec!["-e".into(), "-c".into(), block.code.clone()], None),
+            "diff" | "patch" => (
+                "git",
+                vec!["apply".into(), "--whitespace=nowarn".into(), "-".into()],
+                Some(format!("{}\n", block.code.trim_end()).into_bytes()),
+            ),
+            _ => ("sh", vec!["-e".into(), "-c".into(), block.code.clone()], None),
+        };
+        transcript.push_str(&format!("$ [{} block {} at line {}]\n", block.lang, i + 1, block.line));
+        let finished = process::run(process::Spec {
+            program,
+            args,
+            cwd: ctx.workdir,
+            env: env.clone(),
+            stdin,
+            timeout: ctx.timeout.saturating_sub(outcome.duration),
+            cap: ctx.cap,
+        })?;
+        outcome.duration += finished.duration;
+        transcript.push_str(&finished.output());
+        outcome.exit_code = Some(finished.ending.code());
+        match finished.ending {
+            e if e.success() => {}
+            process::Ending::TimedOut => {
+                outcome.timed_out = true;
+                outcome.claim = Claim::Failure;
+                outcome.error = Some(format!("{} block at line {} timed out", block.lang, block.line));
+                break;
+            }
+            process::Ending::Interrupted => {
+                outcome.interrupted = true;
+                outcome.claim = Claim::Failure;
+                outcome.error = Some("interrupted".into());
+                break;
+            }
+            e => {
+                outcome.claim = Claim::Failure;
+                outcome.error = Some(format!(
+                    "{} block at line {} failed ({})",
+                    block.lang,
+                    block.line,
+                    e.describe()
+                ));
+                break;
+            }
+        }
+    }
+    if outcome.claim == Claim::Success {
+        outcome.evidence = Some(format!(
+            "the shell executor ran {} block(s) of the Changes field",
+            blocks.len()
+        ));
+    }
+    outcome.transcript = transcript;
+    Ok(outcome)
+}
