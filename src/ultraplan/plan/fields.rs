@@ -315,7 +315,7 @@ fn stages_everything(words: &[String]) -> bool {
 /// Splits a command into words the way `sh` would for simple commands:
 /// quotes and backslashes; `None` for anything with shell operators,
 /// substitutions or unbalanced quotes.
-pub(crate) fn shell_words(command: &str) -> Option<Vec<String>> {
+pub fn shell_words(command: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;

@@ -12,12 +12,14 @@ mod fields;
 mod markdown;
 pub mod pattern;
 mod session_spec;
+pub mod sync;
 mod task_plan;
 mod ultraplan;
 mod validate;
 
 use serde::Serialize;
 
+pub use fields::shell_words;
 pub use markdown::CodeBlock;
 
 /// Which of the three formats a file is.
