@@ -30,14 +30,55 @@ auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -s V -l version -d 'Print version'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "run" -d 'Execute a plan step by step, verifying and committing each step'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "check" -d 'Parse, validate and preview a plan, writing nothing'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "status" -d 'Show the progress of one plan, or of every plan with state in this repository'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "log" -d 'List every step attempt of every run: status, duration and commit'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "show" -d 'Show the recorded result (YAML) of a step, or of a checkpoint commit'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "result" -d 'Work with executor result files'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "clean" -d 'Remove stale locks (and the temporary files of runs that are gone)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l step -d 'Run only step N' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l session -d 'Run only session N\'s steps, inside its scope fence, in this worktree' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l executor -d 'The executor: shell, claude, manual, or a command line (default: ultraplan.executor, else shell)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l max-attempts -d 'Attempts per step (default: ultraplan.maxAttempts, else 3)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l fg -d 'Run every step here, one after another, ignoring the Execution Strategy'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l resume -d 'Continue the recorded run at its first step not passed or skipped (an escalated or waiting step is verified first)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l dry-run -d 'Validate and preview the plan, running nothing (the report of \'git ultraplan check\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l allow-unverified -d 'Let a step without a Verify command pass on the executor\'s word'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s y -l yes -d 'Do not ask: accept API billing when ANTHROPIC_API_KEY is set'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l json -d 'Print only the machine summary, as JSON'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -l json -d 'Print the report as one JSON object instead'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand status" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand status" -l json -d 'Print one JSON object instead'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand status" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand log" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand log" -l json -d 'Print one JSON object instead'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand log" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand show" -l step -d 'The step whose result to show' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand show" -l session -d 'Read session N\'s state instead of the plan\'s run' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand show" -l attempt -d 'The attempt to show (default: the latest)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand show" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand show" -l json -d 'Print the result as JSON instead of YAML'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand show" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand result; and not __fish_seen_subcommand_from check" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"
@@ -51,3 +92,10 @@ auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand result; and __fish_seen_subcommand_from check" -l json -d 'Print the validation as one JSON object instead'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand result; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand result; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -l force-unlock -d 'Remove locks even when their holder seems alive'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -l json -d 'Print what was removed as JSON'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -s h -l help -d 'Print help (see more with \'--help\')'

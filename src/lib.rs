@@ -14,4 +14,5 @@
 pub mod cli;
 pub mod git;
 pub mod historian;
+pub mod redact;
 pub mod ultraplan;

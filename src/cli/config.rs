@@ -46,8 +46,111 @@ pub const COLOR_HISTORIAN: Key = Key {
     program: Program::Historian,
 };
 
+macro_rules! ultraplan_key {
+    ($const:ident, $name:literal, [$($cmd:literal),*], $default:literal, $doc:literal) => {
+        pub const $const: Key = Key {
+            name: $name,
+            commands: &[$($cmd),*],
+            default: $default,
+            doc: $doc,
+            program: Program::Ultraplan,
+        };
+    };
+}
+
+ultraplan_key!(EXECUTOR, "ultraplan.executor", ["run"], "shell",
+    "The executor that makes each step's changes: shell, claude, manual, or a command line speaking the command protocol. --executor beats it.");
+ultraplan_key!(
+    MAX_ATTEMPTS,
+    "ultraplan.maxAttempts",
+    ["run"],
+    "3",
+    "Attempts per step before its failure policy gives up. --max-attempts beats it."
+);
+ultraplan_key!(
+    EXECUTOR_TIMEOUT,
+    "ultraplan.executorTimeout",
+    ["run"],
+    "30m",
+    "How long one executor attempt may run (seconds, or with s, m or h); its whole process group is killed after that."
+);
+ultraplan_key!(
+    VERIFY_TIMEOUT,
+    "ultraplan.verifyTimeout",
+    ["run"],
+    "10m",
+    "How long a Verify command (and a Checkpoint command or condition) may run."
+);
+ultraplan_key!(
+    LOCK_TIMEOUT,
+    "ultraplan.lockTimeout",
+    ["run", "clean", "status"],
+    "10m",
+    "A lock whose heartbeat is older than this is stale and is taken over."
+);
+ultraplan_key!(
+    TRANSCRIPT_CAP,
+    "ultraplan.transcriptCap",
+    ["run"],
+    "1m",
+    "Bytes of executor and verify output kept per stream (head and tail), with k, m or g suffixes."
+);
+ultraplan_key!(ALLOW_API_BILLING, "ultraplan.allowApiBilling", ["run"], "false",
+    "Run the claude executor with ANTHROPIC_API_KEY set without asking (the key bills the API account, not a subscription).");
+ultraplan_key!(
+    CLAUDE_PATH,
+    "ultraplan.claudePath",
+    ["run"],
+    "(claude on PATH)",
+    "The Claude Code CLI used by the claude executor."
+);
+ultraplan_key!(
+    CLAUDE_ARGS,
+    "ultraplan.claudeArgs",
+    ["run"],
+    "--permission-mode acceptEdits",
+    "Extra arguments for the claude executor, after -p <prompt> --output-format json."
+);
+
 /// Every key, in the order the man pages list them.
-pub const ALL: &[Key] = &[COLOR_UI, COLOR_ULTRAPLAN, COLOR_HISTORIAN];
+pub const ALL: &[Key] = &[
+    COLOR_UI,
+    COLOR_ULTRAPLAN,
+    COLOR_HISTORIAN,
+    EXECUTOR,
+    MAX_ATTEMPTS,
+    EXECUTOR_TIMEOUT,
+    VERIFY_TIMEOUT,
+    LOCK_TIMEOUT,
+    TRANSCRIPT_CAP,
+    ALLOW_API_BILLING,
+    CLAUDE_PATH,
+    CLAUDE_ARGS,
+];
+
+/// Reads a duration: seconds, or a number with `s`, `m` or `h`.
+pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    let t = text.trim();
+    let (number, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit() && *c != '.') {
+        Some((i, _)) => (&t[..i], t[i..].trim()),
+        None => (t, "s"),
+    };
+    let value: f64 = number.parse().ok()?;
+    let seconds = match unit {
+        "s" | "sec" | "secs" => value,
+        "m" | "min" | "mins" => value * 60.0,
+        "h" | "hour" | "hours" => value * 3600.0,
+        "ms" => value / 1000.0,
+        _ => return None,
+    };
+    (seconds.is_finite() && seconds >= 0.0).then(|| std::time::Duration::from_secs_f64(seconds))
+}
+
+/// A key read as a duration, or its default; a bad value is an error naming the key.
+pub fn duration(config: &crate::git::GitConfig, key: &Key) -> anyhow::Result<std::time::Duration> {
+    let text = config.string(key.name).unwrap_or_else(|| key.default.to_owned());
+    parse_duration(&text).ok_or_else(|| anyhow::anyhow!("bad duration config value '{text}' for '{}'", key.name))
+}
 
 /// The keys `program` reads; with `command`, only those that command reads.
 pub fn keys_for(program: Program, command: Option<&str>) -> impl Iterator<Item = &'static Key> + '_ {
@@ -57,4 +160,33 @@ pub fn keys_for(program: Program, command: Option<&str>) -> impl Iterator<Item =
             None => true,
             Some(c) => k.commands.is_empty() || k.commands.contains(&c),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        use std::time::Duration;
+        assert_eq!(parse_duration("30m"), Some(Duration::from_secs(1800)));
+        assert_eq!(parse_duration("90"), Some(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1.5h"), Some(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("250ms"), Some(Duration::from_millis(250)));
+        assert_eq!(parse_duration("soon"), None);
+        assert_eq!(parse_duration("-1s"), None);
+    }
+
+    #[test]
+    fn keys_are_section_camel_case_and_unique() {
+        let mut names: Vec<&str> = ALL.iter().map(|k| k.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ALL.len());
+        for key in ALL {
+            let (section, name) = key.name.split_once('.').unwrap();
+            assert!(section.chars().all(|c| c.is_ascii_lowercase()), "{}", key.name);
+            assert!(name.starts_with(|c: char| c.is_ascii_lowercase()), "{}", key.name);
+        }
+    }
 }

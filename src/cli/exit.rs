@@ -16,6 +16,8 @@ pub enum Exit {
     Fatal,
     /// The command line was wrong.
     Usage,
+    /// Interrupted by Ctrl-C (SIGINT), after recording where it stopped.
+    Interrupted,
 }
 
 impl Exit {
@@ -26,6 +28,7 @@ impl Exit {
             Exit::Stopped => 3,
             Exit::Fatal => 128,
             Exit::Usage => 129,
+            Exit::Interrupted => 130,
         }
     }
 

@@ -16,7 +16,7 @@ use anyhow::{anyhow, Result};
 
 pub use config::GitConfig;
 pub use config_params::{parse_config_parameters, ConfigParameter};
-pub use repo::{CommitInfo, EntryKind, Expect, Head, Oid, RefConflict, Repo, TreeEdit};
+pub use repo::{CommitInfo, EntryKind, Expect, Head, Oid, RefConflict, Repo, SharedRepo, TreeEdit};
 pub use worktree::{FileChange, Snapshot};
 
 /// Where a command runs: the repository around the current directory (if any),

@@ -97,9 +97,23 @@ pub enum EntryKind {
     Commit,
 }
 
+/// A repository handle that can move to another thread.
+pub struct SharedRepo(gix::ThreadSafeRepository);
+
+impl SharedRepo {
+    pub fn open(&self) -> Repo {
+        Repo::new(self.0.to_thread_local())
+    }
+}
+
 impl Repo {
     pub(crate) fn new(inner: gix::Repository) -> Repo {
         Repo { inner }
+    }
+
+    /// A handle for another thread (a heartbeat, a parallel scan).
+    pub fn share(&self) -> SharedRepo {
+        SharedRepo(self.inner.clone().into_sync())
     }
 
     /// The top of the working tree.

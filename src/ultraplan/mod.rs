@@ -3,8 +3,11 @@
 //! and holds one file per subcommand ([`commands`]).
 
 pub mod commands;
+pub mod engine;
+pub mod exec;
 pub mod plan;
 pub mod result;
+pub mod state;
 
 /// The clap definition, for parsing, man pages and completions.
 pub fn command() -> clap::Command {

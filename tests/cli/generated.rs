@@ -151,7 +151,11 @@ fn bash_completion_through_git() {
         return;
     };
     let env = TestEnv::new();
-    assert_eq!(complete(&env, &script, "git ultraplan "), vec!["check", "result"]);
+    assert_eq!(
+        complete(&env, &script, "git ultraplan "),
+        vec!["check", "clean", "log", "result", "run", "show", "status"]
+    );
+    assert!(complete(&env, &script, "git ultraplan run --").contains(&"--resume".to_owned()));
     assert_eq!(complete(&env, &script, "git ultraplan result "), vec!["check"]);
     assert!(complete(&env, &script, "git ultraplan check --").contains(&"--json".to_owned()));
     assert_eq!(

@@ -3,8 +3,14 @@
 //! outcome (human or `--json`).
 
 mod check;
+mod clean;
 mod load;
+mod log;
 mod result;
+mod run;
+mod run_report;
+mod show;
+mod status;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
@@ -42,9 +48,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    Run(run::Args),
     Check(check::Args),
+    Status(status::Args),
+    Log(log::Args),
+    Show(show::Args),
     #[command(subcommand)]
     Result(result::ResultCommand),
+    Clean(clean::Args),
 }
 
 /// The whole command-line definition, with every subcommand named for its man
@@ -55,7 +66,12 @@ pub fn command() -> clap::Command {
 
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
+        Command::Run(args) => run::run(args, &cli.global),
         Command::Check(args) => check::run(args, &cli.global),
+        Command::Status(args) => status::run(args, &cli.global),
+        Command::Log(args) => log::run(args, &cli.global),
+        Command::Show(args) => show::run(args, &cli.global),
+        Command::Clean(args) => clean::run(args, &cli.global),
         Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
     }
 }
@@ -63,7 +79,12 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
 /// Exit statuses of each command, for its man page.
 pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
     match path {
+        ["run"] => run::EXIT_STATUS.to_vec(),
         ["check"] => check::EXIT_STATUS.to_vec(),
+        ["status"] => status::EXIT_STATUS.to_vec(),
+        ["log"] => log::EXIT_STATUS.to_vec(),
+        ["show"] => show::EXIT_STATUS.to_vec(),
+        ["clean"] => clean::EXIT_STATUS.to_vec(),
         ["result", "check"] => result::EXIT_STATUS.to_vec(),
         _ => Exit::DOCUMENTED.to_vec(),
     }

@@ -1,0 +1,147 @@
+//! `git ultraplan log [<plan>]`: every step attempt of every run.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::cli::{Exit, GlobalArgs};
+use crate::git::{Repo, Workspace};
+use crate::ultraplan::state::{catalog, slug};
+
+/// List every step attempt of every run: status, duration and commit.
+///
+/// Reads the run-state chains under refs/ultraplan/ (each run's last state
+/// holds its attempts); `git log refs/ultraplan/<plan>/run` shows the same
+/// history commit by commit.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Only this plan's runs.
+    #[arg(value_hint = clap::ValueHint::FilePath)]
+    pub plan: Option<PathBuf>,
+
+    /// Print one JSON object instead.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub const EXIT_STATUS: [(Exit, &str); 3] = [
+    (Exit::Done, "the log was shown"),
+    (Exit::Fatal, "not a git repository, or unreadable state"),
+    (Exit::Usage, "the command line was wrong"),
+];
+
+#[derive(Serialize)]
+struct AttemptRow {
+    step: u32,
+    attempt: u32,
+    status: String,
+    duration_ms: Option<u64>,
+    commit: Option<String>,
+}
+
+#[derive(Serialize)]
+struct RunRow {
+    run_id: String,
+    plan: String,
+    session: Option<u32>,
+    mode: String,
+    status: String,
+    started_at: String,
+    updated_at: String,
+    state: String,
+    attempts: Vec<AttemptRow>,
+}
+
+pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
+    let workspace = Workspace::discover()?;
+    let repo = workspace.repo()?;
+    let slugs = match &args.plan {
+        Some(plan) => vec![slug(plan)],
+        None => catalog::slugs(repo)?,
+    };
+    let mut runs = Vec::new();
+    for s in &slugs {
+        for state in catalog::states(repo, s)? {
+            for past in catalog::history(repo, &state.ref_name)? {
+                runs.push(run_row(repo, &state.ref_name, past)?);
+            }
+        }
+    }
+    runs.sort_by(|a, b| b.started_at.cmp(&a.started_at));
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "runs": runs }))?
+        )?;
+        return Ok(Exit::Done);
+    }
+    for run in &runs {
+        let session = run.session.map(|n| format!(" session {n}")).unwrap_or_default();
+        writeln!(
+            out,
+            "run {} {}{session} ({}, {}) {}: {}",
+            run.run_id, run.plan, run.mode, run.state, run.started_at, run.status
+        )?;
+        for a in &run.attempts {
+            writeln!(
+                out,
+                "  step {:<3} attempt {}  {:<8} {:>8}  {}",
+                a.step,
+                a.attempt,
+                a.status,
+                a.duration_ms.map(|d| format!("{d} ms")).unwrap_or_default(),
+                a.commit.as_deref().map(|c| &c[..c.len().min(7)]).unwrap_or("")
+            )?;
+        }
+    }
+    Ok(Exit::Done)
+}
+
+fn run_row(repo: &Repo, state_ref: &str, past: catalog::PastRun) -> Result<RunRow> {
+    let tree = repo.commit_tree(past.last_commit)?;
+    let mut attempts = Vec::new();
+    for (step, progress) in &past.progress.steps {
+        for a in 1..=progress.attempts {
+            let Some(bytes) = repo.read_path(tree, &format!("steps/{step}/attempt-{a}.yaml"))? else {
+                continue;
+            };
+            let record: serde_yaml::Value = serde_yaml::from_slice(&bytes).unwrap_or_default();
+            let result = record.get("result");
+            let status = result
+                .and_then(|r| r.get("status"))
+                .and_then(|s| s.as_str())
+                .unwrap_or("unknown")
+                .to_owned();
+            let duration_ms = result
+                .and_then(|r| r.get("metadata"))
+                .and_then(|m| m.get("duration_ms"))
+                .and_then(|d| d.as_u64());
+            let commit = (a == progress.attempts && status == "success")
+                .then(|| progress.commit.clone())
+                .flatten();
+            attempts.push(AttemptRow {
+                step: *step,
+                attempt: a,
+                status,
+                duration_ms,
+                commit,
+            });
+        }
+    }
+    let p = past.progress;
+    Ok(RunRow {
+        run_id: p.run_id,
+        plan: p.plan,
+        session: p.session,
+        mode: p.mode,
+        status: p.status.as_str().into(),
+        started_at: p.started_at,
+        updated_at: p.updated_at,
+        state: state_ref.into(),
+        attempts,
+    })
+}

@@ -1,0 +1,274 @@
+//! `git ultraplan run [MODE] <plan>`: execute a plan.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Result};
+
+use super::run_report;
+use crate::cli::config::{self, duration};
+use crate::cli::progress::StatusLine;
+use crate::cli::{Exit, GlobalArgs, Ui};
+use crate::git::Workspace;
+use crate::ultraplan::engine::{self, Event, Mode, Observer, PlanInput, RunOptions, RunResult};
+use crate::ultraplan::exec::{process, ClaudeSettings, Executor};
+use crate::ultraplan::plan::shell_words;
+use crate::ultraplan::state::StepStatus;
+
+/// Execute a plan step by step, verifying and committing each step.
+///
+/// Each step is carried out by an executor (the built-in shell by default, a
+/// coding agent, or a person); then git-ultraplan runs the step's Verify command
+/// itself — the exit code decides — applies the step's On failure policy,
+/// commits a checkpoint of exactly the step's files, and records the result in
+/// the run state (refs/ultraplan/<plan>/run) and as a note on the checkpoint
+/// commit (refs/notes/ultraplan). A run killed at any moment continues with
+/// --resume.
+///
+/// Without a mode, a plan whose Execution Strategy has two or more sessions
+/// runs them in worktrees; every other plan runs in the foreground.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The plan: an ultraplan, a session spec or a task plan.
+    #[arg(value_hint = clap::ValueHint::FilePath)]
+    pub plan: PathBuf,
+
+    /// Run every step here, one after another, ignoring the Execution Strategy.
+    #[arg(long, group = "mode")]
+    pub fg: bool,
+
+    /// Continue the recorded run at its first step not passed or skipped
+    /// (an escalated or waiting step is verified first).
+    #[arg(long, group = "mode")]
+    pub resume: bool,
+
+    /// Validate and preview the plan, running nothing (the report of 'git ultraplan check').
+    #[arg(long, group = "mode")]
+    pub dry_run: bool,
+
+    /// Run only step N.
+    #[arg(long, value_name = "N", group = "mode")]
+    pub step: Option<u32>,
+
+    /// Run only session N's steps, inside its scope fence, in this worktree.
+    #[arg(long, value_name = "N", group = "mode")]
+    pub session: Option<u32>,
+
+    /// The executor: shell, claude, manual, or a command line (default: ultraplan.executor, else shell).
+    #[arg(long, value_name = "NAME|COMMAND")]
+    pub executor: Option<String>,
+
+    /// Attempts per step (default: ultraplan.maxAttempts, else 3).
+    #[arg(long, value_name = "N")]
+    pub max_attempts: Option<u32>,
+
+    /// Let a step without a Verify command pass on the executor's word.
+    #[arg(long)]
+    pub allow_unverified: bool,
+
+    /// Do not ask: accept API billing when ANTHROPIC_API_KEY is set.
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+
+    /// Print only the machine summary, as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub const EXIT_STATUS: [(Exit, &str); 6] = [
+    (Exit::Done, "every step passed or was skipped"),
+    (Exit::Failed, "a step failed (after its failure policy), or an exit condition failed"),
+    (
+        Exit::Stopped,
+        "stopped for a person: a step escalated, is blocked or waits for a manual change, or API billing was not confirmed",
+    ),
+    (Exit::Fatal, "not a repository, an unreadable or invalid plan, a live lock, or bad state"),
+    (Exit::Usage, "the command line was wrong"),
+    (Exit::Interrupted, "interrupted (Ctrl-C); the run continues with --resume"),
+];
+
+pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
+    if args.dry_run {
+        return super::check::run(
+            super::check::Args {
+                plan: args.plan,
+                json: args.json,
+            },
+            global,
+        );
+    }
+    let ui = Ui { quiet: global.quiet };
+    let workspace = Workspace::discover()?;
+    let repo = workspace.repo()?;
+    let workdir = repo.workdir()?.to_owned();
+    let (text, plan) = super::load_plan(&args.plan)?;
+    let (path, in_worktree) = plan_location(&args.plan, &workdir);
+    let cfg = workspace.config();
+
+    let mode = match (args.resume, args.step, args.session) {
+        (true, _, _) => Mode::Resume,
+        (_, Some(n), _) => Mode::Step(n),
+        (_, _, Some(n)) => Mode::Session(n),
+        _ if args.fg || !plan.is_multi_session() => Mode::Execute,
+        _ => {
+            return Err(crate::cli::FatalWithHint {
+                message: format!(
+                    "'{path}' has {} sessions in its Execution Strategy",
+                    plan.sessions.len()
+                ),
+                hint: "run them one after another here with --fg, or one session with --session N".into(),
+            }
+            .into())
+        }
+    };
+    let executor = Executor::parse(
+        &args
+            .executor
+            .clone()
+            .or_else(|| cfg.string(config::EXECUTOR.name))
+            .unwrap_or_else(|| "shell".into()),
+    );
+    if executor.is_billed_agent() && !billing_confirmed(&args, cfg, &ui)? {
+        return Ok(Exit::Stopped);
+    }
+    let max_attempts = match args.max_attempts {
+        Some(n) => n,
+        None => cfg.integer(config::MAX_ATTEMPTS.name)?.map_or(Ok(3), |n| {
+            u32::try_from(n).map_err(|_| anyhow!("bad ultraplan.maxAttempts '{n}'"))
+        })?,
+    }
+    .max(1);
+    let cap = cfg
+        .integer(config::TRANSCRIPT_CAP.name)?
+        .unwrap_or(1 << 20)
+        .clamp(1024, 1 << 30) as usize;
+    let claude_args = cfg
+        .string(config::CLAUDE_ARGS.name)
+        .unwrap_or_else(|| config::CLAUDE_ARGS.default.into());
+    let options = RunOptions {
+        mode,
+        executor,
+        max_attempts,
+        executor_timeout: duration(cfg, &config::EXECUTOR_TIMEOUT)?,
+        verify_timeout: duration(cfg, &config::VERIFY_TIMEOUT)?,
+        transcript_cap: cap,
+        allow_unverified: args.allow_unverified,
+        lock_timeout: duration(cfg, &config::LOCK_TIMEOUT)?,
+        claude: ClaudeSettings {
+            path: cfg.string(config::CLAUDE_PATH.name),
+            args: shell_words(&claude_args)
+                .ok_or_else(|| anyhow!("cannot split ultraplan.claudeArgs '{claude_args}'"))?,
+        },
+        command_line: std::env::args().collect::<Vec<_>>().join(" "),
+    };
+    let input = PlanInput {
+        plan: &plan,
+        text: &text,
+        path,
+        in_worktree,
+    };
+    process::install_interrupt_handler();
+    let status = StatusLine::new(!global.quiet && std::io::stderr().is_terminal());
+    let mut observer = LiveProgress { status: &status, ui };
+    let report = engine::run(repo, &input, &options, &mut observer)?;
+    drop(status);
+    run_report::append_stats(&report);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&run_report::summary_json(&report))?
+        )?;
+    } else {
+        out.write_all(run_report::render(&report, &input.path).as_bytes())?;
+    }
+    out.flush()?;
+    Ok(match report.result {
+        RunResult::Completed => Exit::Done,
+        RunResult::Failed => Exit::Failed,
+        RunResult::Stopped => Exit::Stopped,
+        RunResult::Interrupted => Exit::Interrupted,
+    })
+}
+
+/// The plan's name for state and messages (relative to the top of the
+/// worktree when inside it), and that relative path.
+fn plan_location(plan: &Path, workdir: &Path) -> (String, Option<String>) {
+    let absolute = plan.canonicalize().unwrap_or_else(|_| plan.to_owned());
+    let root = workdir.canonicalize().unwrap_or_else(|_| workdir.to_owned());
+    match absolute.strip_prefix(&root) {
+        Ok(rel) => {
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            (rel.clone(), Some(rel))
+        }
+        Err(_) => (absolute.display().to_string(), None),
+    }
+}
+
+/// DESIGN §5.2: with ANTHROPIC_API_KEY set, the claude CLI bills the API
+/// account. Ask once on a terminal; elsewhere stop unless told yes.
+fn billing_confirmed(args: &Args, cfg: &crate::git::GitConfig, ui: &Ui) -> Result<bool> {
+    if std::env::var_os("ANTHROPIC_API_KEY").is_none_or(|v| v.is_empty()) {
+        return Ok(true);
+    }
+    if args.yes || cfg.boolean(config::ALLOW_API_BILLING.name)?.unwrap_or(false) {
+        ui.warning("ANTHROPIC_API_KEY is set: the claude executor bills your API account");
+        return Ok(true);
+    }
+    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        eprint!(
+            "ANTHROPIC_API_KEY is set: the claude executor will bill your API account (pay per token), not your Claude subscription.\nContinue? [y/N] "
+        );
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if matches!(answer.trim().to_lowercase().as_str(), "y" | "yes") {
+            return Ok(true);
+        }
+        ui.error("stopped before running anything: API billing was not confirmed");
+        return Ok(false);
+    }
+    ui.error("ANTHROPIC_API_KEY is set: the claude executor would bill your API account, not your subscription");
+    ui.hint("unset ANTHROPIC_API_KEY to use your subscription, or confirm with --yes or 'git config ultraplan.allowApiBilling true'");
+    Ok(false)
+}
+
+/// Live progress on a terminal; warnings always.
+struct LiveProgress<'a> {
+    status: &'a StatusLine,
+    ui: Ui,
+}
+
+impl Observer for LiveProgress<'_> {
+    fn event(&mut self, event: Event<'_>) {
+        match event {
+            Event::Step {
+                number,
+                title,
+                position,
+                total,
+            } => self.status.set(format!("step {number} ({position}/{total}): {title}")),
+            Event::Attempt { number, attempt, max } => {
+                if attempt > 1 {
+                    self.status.set(format!("step {number}: attempt {attempt}/{max}"));
+                }
+            }
+            Event::Verifying { number } => self.status.set(format!("step {number}: verifying")),
+            Event::StepDone { number, status } => {
+                self.status.clear();
+                if !self.ui.quiet && std::io::stderr().is_terminal() {
+                    let word = match status {
+                        StepStatus::Passed => "passed",
+                        other => other.as_str(),
+                    };
+                    self.status.println(&format!("step {number}: {word}"));
+                }
+            }
+            Event::Warning(message) => {
+                self.status.clear();
+                self.ui.warning(message);
+            }
+        }
+    }
+}

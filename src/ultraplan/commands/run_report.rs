@@ -1,0 +1,184 @@
+//! The final report of a run (DESIGN §9.2, seed 004 Phase 8), its
+//! `ultraexecute_summary` machine block, and the stats line.
+
+use std::io::Write as _;
+
+use serde_json::json;
+
+use crate::cli::table;
+use crate::ultraplan::engine::{RunReport, RunResult};
+
+/// `{"ultraexecute_summary": {…}}`.
+pub fn summary_json(report: &RunReport) -> serde_json::Value {
+    json!({
+        "ultraexecute_summary": {
+            "plan": report.plan,
+            "plan_type": report.plan_type,
+            "mode": report.mode,
+            "result": match report.result {
+                RunResult::Interrupted => "stopped",
+                other => other.as_str(),
+            },
+            "steps_total": report.steps.len(),
+            "steps_passed": report.count("passed"),
+            "steps_failed": report.count("failed"),
+            "steps_skipped": report.count("skipped"),
+            "steps_not_reached": report.not_reached(),
+            "failed_at_step": report.failed_at_step,
+            "exit_condition": report.exit_condition,
+            "progress_ref": report.progress_ref,
+            "steps": report.steps,
+        }
+    })
+}
+
+pub fn render(report: &RunReport, plan_arg: &str) -> String {
+    let mut out = String::new();
+    let mut line = |s: String| {
+        out.push_str(&s);
+        out.push('\n');
+    };
+    line("Ultraplan run complete".into());
+    line(String::new());
+    line(format!("Plan: {}", report.plan));
+    line(format!("Type: {}", report.plan_type));
+    line(format!("Mode: {}", report.mode));
+    let at = report
+        .failed_at_step
+        .map(|n| format!(" at step {n}"))
+        .unwrap_or_default();
+    let result = match report.result {
+        RunResult::Completed => "COMPLETED".to_owned(),
+        RunResult::Failed => format!("FAILED{at}"),
+        RunResult::Stopped => match report.failure.as_ref().map(|f| f.status.as_str()) {
+            Some("escalated") => format!("STOPPED (escalation){at}"),
+            Some("waiting") => format!("STOPPED (waiting for a person){at}"),
+            Some("blocked") => format!("STOPPED (blocked){at}"),
+            _ => format!("STOPPED{at}"),
+        },
+        RunResult::Interrupted => "STOPPED (interrupted)".into(),
+    };
+    line(format!("Result: {result}"));
+    line(String::new());
+    line("Step results".into());
+    let rows: Vec<Vec<String>> = report
+        .steps
+        .iter()
+        .map(|s| {
+            vec![
+                s.number.to_string(),
+                s.title.clone(),
+                word(s.result).into(),
+                s.attempts.to_string(),
+                s.commit.as_deref().map_or("—".into(), |c| c.chars().take(7).collect()),
+            ]
+        })
+        .collect();
+    out.push_str(&table::render(
+        &["Step", "Description", "Result", "Attempts", "Commit"],
+        &rows,
+        48,
+        2,
+    ));
+    out.push('\n');
+    out.push_str("Summary\n");
+    out.push_str(&format!(
+        "  Passed: {}/{}\n  Skipped: {}\n  Failed: {}\n  Not reached: {}\n",
+        report.count("passed"),
+        report.steps.len(),
+        report.count("skipped"),
+        report.count("failed"),
+        report.not_reached()
+    ));
+    if report.exit_condition != "n/a" {
+        out.push_str(&format!("  Exit condition: {}\n", report.exit_condition.to_uppercase()));
+    }
+    if let Some(f) = &report.failure {
+        out.push_str("\nFailure details\n");
+        out.push_str(&format!(
+            "  Step {}: {}\n  Status: {}\n  On failure: {}\n  Attempts: {}\n",
+            f.step,
+            f.title,
+            f.status.as_str(),
+            f.policy,
+            f.attempts
+        ));
+        let error: Vec<&str> = f.error.lines().take(20).collect();
+        out.push_str(&format!("  Error: {}\n", error.join("\n         ")));
+    }
+    if let Some(text) = &report.instructions {
+        out.push_str("\nWaiting for you\n");
+        for l in text.lines() {
+            out.push_str(&format!("  {l}\n"));
+        }
+        out.push_str("  Make the change, then run the resume command below; git-ultraplan verifies it.\n");
+    }
+    let remaining: Vec<_> = report
+        .steps
+        .iter()
+        .filter(|s| !matches!(s.result, "passed" | "skipped"))
+        .collect();
+    if !remaining.is_empty() && report.result != RunResult::Completed {
+        out.push_str("\nWhat remains\n");
+        for (i, s) in remaining.iter().enumerate() {
+            out.push_str(&format!("  {}. Step {}: {}\n", i + 1, s.number, s.title));
+        }
+        out.push_str(&format!("\nTo resume: git ultraplan run --resume {plan_arg}\n"));
+    }
+    if !report.warnings.is_empty() {
+        out.push_str("\nWarnings\n");
+        for w in &report.warnings {
+            out.push_str(&format!("  {w}\n"));
+        }
+    }
+    out.push('\n');
+    out.push_str(&serde_json::to_string(&summary_json(report)).unwrap_or_default());
+    out.push('\n');
+    out
+}
+
+fn word(status: &str) -> &'static str {
+    match status {
+        "passed" => "PASS",
+        "failed" => "FAIL",
+        "skipped" => "SKIPPED",
+        "escalated" => "ESCALATED",
+        "blocked" => "BLOCKED",
+        "waiting" => "WAITING",
+        "running" => "RUNNING",
+        _ => "—",
+    }
+}
+
+/// Appends seed 004's stats line to `$XDG_DATA_HOME/git-ultraplan/stats.jsonl`;
+/// never fails the run.
+pub fn append_stats(report: &RunReport) {
+    let Some(dir) = std::env::var_os("XDG_DATA_HOME")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/share")))
+    else {
+        return;
+    };
+    let dir = dir.join("git-ultraplan");
+    let summary = &summary_json(report)["ultraexecute_summary"];
+    let line = json!({
+        "ts": crate::ultraplan::state::now(),
+        "plan": std::path::Path::new(&report.plan).file_name().map(|n| n.to_string_lossy().into_owned()),
+        "plan_type": report.plan_type,
+        "mode": report.mode,
+        "result": summary["result"],
+        "steps_total": summary["steps_total"],
+        "steps_passed": summary["steps_passed"],
+        "steps_failed": summary["steps_failed"],
+        "steps_skipped": summary["steps_skipped"],
+        "failed_at_step": report.failed_at_step,
+    });
+    let _ = std::fs::create_dir_all(&dir).and_then(|_| {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("stats.jsonl"))?;
+        writeln!(file, "{line}")
+    });
+}

@@ -1,0 +1,94 @@
+//! `git ultraplan show <plan> --step N` / `git ultraplan show <commit>`.
+
+use std::io::Write;
+
+use anyhow::{anyhow, Result};
+
+use crate::cli::{Exit, GlobalArgs};
+use crate::git::Workspace;
+use crate::ultraplan::state::{slug, Refs, RunState, NOTES_REF};
+
+/// Show the recorded result (YAML) of a step, or of a checkpoint commit.
+///
+/// With --step, the latest attempt of step N in the plan's run state (or a
+/// session's, with --session); otherwise the argument is a commit and its
+/// note in refs/notes/ultraplan is shown — the same text as
+/// `git notes --ref=ultraplan show <commit>`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A plan (with --step) or a commit.
+    pub target: String,
+
+    /// The step whose result to show.
+    #[arg(long, value_name = "N")]
+    pub step: Option<u32>,
+
+    /// Read session N's state instead of the plan's run.
+    #[arg(long, value_name = "N", requires = "step")]
+    pub session: Option<u32>,
+
+    /// The attempt to show (default: the latest).
+    #[arg(long, value_name = "A", requires = "step")]
+    pub attempt: Option<u32>,
+
+    /// Print the result as JSON instead of YAML.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub const EXIT_STATUS: [(Exit, &str); 3] = [
+    (Exit::Done, "the result was shown"),
+    (Exit::Fatal, "no such plan state, step, attempt, commit or note"),
+    (Exit::Usage, "the command line was wrong"),
+];
+
+pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
+    let workspace = Workspace::discover()?;
+    let repo = workspace.repo()?;
+    let yaml = match args.step {
+        Some(step) => {
+            let refs = Refs::new(slug(std::path::Path::new(&args.target)));
+            let ref_name = refs.state(args.session);
+            let state = RunState::load(repo, &ref_name)?
+                .ok_or_else(|| anyhow!("no run of '{}' is recorded ({ref_name} does not exist)", args.target))?;
+            let attempts = state.progress.step(step).attempts;
+            let attempt = args.attempt.unwrap_or(attempts);
+            state
+                .read_text(&format!("steps/{step}/attempt-{attempt}.yaml"))?
+                .ok_or_else(|| {
+                    if attempts == 0 {
+                        anyhow!("step {step} of '{}' has not run", args.target)
+                    } else {
+                        anyhow!(
+                            "step {step} of '{}' has no attempt {attempt} (it has {attempts})",
+                            args.target
+                        )
+                    }
+                })?
+        }
+        None => {
+            if std::path::Path::new(&args.target).is_file() && repo.rev_parse(&args.target).is_err() {
+                return Err(crate::cli::FatalWithHint {
+                    message: format!("'{}' is a plan; say which step", args.target),
+                    hint: format!("git ultraplan show {} --step N", args.target),
+                }
+                .into());
+            }
+            let commit = repo.rev_parse(&format!("{}^{{commit}}", args.target))?;
+            repo.note(NOTES_REF, commit)?
+                .ok_or_else(|| anyhow!("no git-ultraplan result is recorded for {}", repo.short(commit)))?
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let value: serde_json::Value =
+            serde_yaml::from_str(&yaml).map_err(|e| anyhow!("the recorded result is not YAML: {e}"))?;
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+    } else {
+        out.write_all(yaml.as_bytes())?;
+        if !yaml.ends_with('\n') {
+            writeln!(out)?;
+        }
+    }
+    Ok(Exit::Done)
+}

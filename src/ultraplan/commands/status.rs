@@ -1,0 +1,134 @@
+//! `git ultraplan status [<plan>]`: where runs stand.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::cli::config::{self, duration};
+use crate::cli::{table, Exit, GlobalArgs};
+use crate::git::Workspace;
+use crate::ultraplan::state::{catalog, slug, LockStatus, RunState};
+
+/// Show the progress of one plan, or of every plan with state in this repository.
+///
+/// Reads the run state under refs/ultraplan/<plan>/ (the foreground run and
+/// each session) and the plan's lock, writing nothing.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The plan (its file name selects the state; the file need not exist).
+    #[arg(value_hint = clap::ValueHint::FilePath)]
+    pub plan: Option<PathBuf>,
+
+    /// Print one JSON object instead.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub const EXIT_STATUS: [(Exit, &str); 3] = [
+    (Exit::Done, "the status was shown (also when there is none)"),
+    (Exit::Fatal, "not a git repository, or unreadable state"),
+    (Exit::Usage, "the command line was wrong"),
+];
+
+pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
+    let workspace = Workspace::discover()?;
+    let repo = workspace.repo()?;
+    let timeout = duration(workspace.config(), &config::LOCK_TIMEOUT)?;
+    let slugs = match &args.plan {
+        Some(plan) => vec![slug(plan)],
+        None => catalog::slugs(repo)?,
+    };
+    let mut plans = Vec::new();
+    for s in &slugs {
+        let states = catalog::states(repo, s)?;
+        let locks = catalog::locks(repo, s)?;
+        plans.push((s.clone(), states, locks));
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let value = json!({
+            "plans": plans.iter().map(|(slug, states, locks)| json!({
+                "slug": slug,
+                "states": states.iter().map(|st| json!({
+                    "ref": st.ref_name,
+                    "progress": st.progress,
+                })).collect::<Vec<_>>(),
+                "locks": locks.iter().map(|(name, _, info)| json!({
+                    "ref": name,
+                    "pid": info.pid,
+                    "host": info.host,
+                    "started_at": info.started_at,
+                    "heartbeat_at": info.heartbeat_at,
+                    "command": info.command,
+                    "stale": matches!(info.status(timeout), LockStatus::Stale(_)),
+                })).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>()
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        return Ok(Exit::Done);
+    }
+    if plans
+        .iter()
+        .all(|(_, states, locks)| states.is_empty() && locks.is_empty())
+    {
+        match &args.plan {
+            Some(plan) => writeln!(out, "no run of '{}' is recorded", plan.display())?,
+            None => writeln!(out, "no plan has run in this repository")?,
+        }
+        return Ok(Exit::Done);
+    }
+    let detailed = args.plan.is_some();
+    for (_, states, locks) in &plans {
+        for state in states {
+            writeln!(out, "{}", headline(state))?;
+            if detailed {
+                let rows: Vec<Vec<String>> = state
+                    .progress
+                    .steps
+                    .iter()
+                    .map(|(n, s)| {
+                        vec![
+                            n.to_string(),
+                            s.status.as_str().into(),
+                            s.attempts.to_string(),
+                            s.commit.as_deref().map_or("—".into(), |c| c.chars().take(7).collect()),
+                            s.error.as_deref().and_then(|e| e.lines().next()).unwrap_or("").into(),
+                        ]
+                    })
+                    .collect();
+                out.write_all(
+                    table::render(&["Step", "Status", "Attempts", "Commit", "Error"], &rows, 60, 2).as_bytes(),
+                )?;
+            }
+        }
+        for (name, _, info) in locks {
+            let state = match info.status(timeout) {
+                LockStatus::Live => "held".to_owned(),
+                LockStatus::Stale(why) => format!("stale: {why}"),
+            };
+            writeln!(
+                out,
+                "lock {name}: pid {} on {} since {} ({state})",
+                info.pid, info.host, info.started_at
+            )?;
+        }
+    }
+    Ok(Exit::Done)
+}
+
+fn headline(state: &RunState<'_>) -> String {
+    let p = &state.progress;
+    let passed = p.steps.values().filter(|s| s.status.is_done()).count();
+    let session = p.session.map(|n| format!(" session {n}")).unwrap_or_default();
+    format!(
+        "{}{session}: {} ({passed}/{} steps done, current step {}) — run {}, updated {}",
+        p.plan,
+        p.status.as_str(),
+        p.steps.len(),
+        p.current_step,
+        p.run_id,
+        p.updated_at
+    )
+}

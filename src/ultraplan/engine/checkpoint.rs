@@ -1,0 +1,263 @@
+//! Checkpoints (DESIGN §6.4) and a session spec's entry and exit conditions.
+//!
+//! A `git commit -m` checkpoint is made by ultraplan: the commit is built from
+//! HEAD's tree plus exactly the step's allowed observed changes, its id is
+//! saved in the run state ("pending"), then the branch moves (compare-and-swap),
+//! the index learns the committed paths, and the note is written. Resuming a
+//! pending checkpoint repeats whichever of those had not happened, so a step is
+//! never run again after its checkpoint.
+
+use anyhow::{anyhow, Result};
+
+use super::step::{Attempt, StepEnd};
+use super::verify::run_check;
+use super::{fault, Failure, Run};
+use crate::git::{FileChange, Oid, Snapshot};
+use crate::ultraplan::exec::process;
+use crate::ultraplan::plan::{sync, Checkpoint, PlanKind, Step};
+use crate::ultraplan::state::{now, StepStatus, NOTES_REF};
+
+impl Run<'_> {
+    pub(super) fn checkpoint(&mut self, step: &Step, a: u32, done: &Attempt) -> Result<StepEnd> {
+        let n = step.number;
+        let mut changes = done.changes.clone();
+        if let Some(plan_change) = self.sync_checkbox(step)? {
+            changes.push(plan_change);
+        }
+        match &step.checkpoint {
+            None => self.passed(step, None),
+            Some(Checkpoint::Command { command }) => {
+                let before = self.repo.head()?.commit;
+                let finished = process::shell(
+                    command,
+                    &self.workdir,
+                    Vec::new(),
+                    self.opts.verify_timeout,
+                    self.opts.transcript_cap,
+                )?;
+                if !finished.ending.success() {
+                    self.warn(format!(
+                        "step {n}: the checkpoint command '{command}' ended with {}; the step still passed",
+                        finished.ending.describe()
+                    ));
+                }
+                let after = self.repo.head()?.commit;
+                let commit = after.filter(|c| Some(*c) != before);
+                if let Some(c) = commit {
+                    self.repo.set_note(NOTES_REF, c, &done.record)?;
+                }
+                self.passed(step, commit)
+            }
+            Some(Checkpoint::Commit { message }) => {
+                if changes.is_empty() {
+                    self.warn(format!("step {n}: nothing changed, so there is no checkpoint commit"));
+                    return self.passed(step, None);
+                }
+                let parent = self.repo.head()?.commit;
+                let commit = self.repo.commit_changes(parent, &changes, message)?;
+                self.state
+                    .put_text(&format!("steps/{n}/checkpoint"), &format!("{commit}\n"))?;
+                self.state
+                    .save(&format!("step {n} attempt {a}: checkpoint {}", self.repo.short(commit)))?;
+                fault::point("checkpoint-pending");
+                self.land(step, commit, parent, &changes, &done.observed, &done.record)
+            }
+        }
+    }
+
+    /// Finishes a checkpoint recorded as pending by a killed process.
+    pub(super) fn resume_checkpoint(&mut self, step: &Step, commit: Oid) -> Result<StepEnd> {
+        let n = step.number;
+        let info = self.repo.commit_info(commit)?;
+        let parent = info.parents.first().copied();
+        let base = match parent {
+            Some(p) => self.repo.commit_tree(p)?,
+            None => self.repo.empty_tree(),
+        };
+        let changes = self.repo.changes(base, info.tree)?;
+        let a = self.state.progress.step(n).attempts;
+        let record = self
+            .state
+            .read_text(&format!("steps/{n}/attempt-{a}.yaml"))?
+            .unwrap_or_default();
+        // Stat data is unknown after a crash: zeroed entries make git compare contents.
+        self.land(
+            step,
+            commit,
+            parent,
+            &changes,
+            &Snapshot::recorded(parent, info.tree),
+            &record,
+        )
+    }
+
+    fn land(
+        &mut self,
+        step: &Step,
+        commit: Oid,
+        parent: Option<Oid>,
+        changes: &[FileChange],
+        observed: &Snapshot,
+        record: &str,
+    ) -> Result<StepEnd> {
+        let head = self.repo.head()?.commit;
+        if head == parent {
+            let message = self.repo.commit_info(commit)?.message;
+            let subject = message.lines().next().unwrap_or("").to_owned();
+            self.repo.advance_head(parent, commit, &format!("commit: {subject}"))?;
+        } else if !head.is_some_and(|h| self.repo.is_ancestor(commit, h).unwrap_or(false)) {
+            return Err(anyhow!(
+                "HEAD moved while step {} was being committed; its checkpoint is commit {}",
+                step.number,
+                self.repo.short(commit)
+            ));
+        }
+        fault::point("branch-moved");
+        self.repo.stage(changes, observed)?;
+        fault::point("index-staged");
+        self.repo.set_note(NOTES_REF, commit, record)?;
+        fault::point("note-written");
+        self.passed(step, Some(commit))
+    }
+
+    fn passed(&mut self, step: &Step, commit: Option<Oid>) -> Result<StepEnd> {
+        let n = step.number;
+        let p = self.state.progress.step_mut(n);
+        p.status = StepStatus::Passed;
+        p.error = None;
+        p.completed_at = Some(now());
+        p.commit = commit.map(|c| c.to_string());
+        let suffix = commit.map(|c| format!(" ({})", self.repo.short(c))).unwrap_or_default();
+        self.state.save(&format!("step {n}: passed{suffix}"))?;
+        fault::point("step-done");
+        Ok(StepEnd::Passed)
+    }
+
+    /// A task plan's checkbox and `<task>` status for a passed task, written to
+    /// the plan file; returned as a change to commit when the plan is tracked.
+    /// Never inside a session's worktree (the orchestrator syncs after merging).
+    fn sync_checkbox(&mut self, step: &Step) -> Result<Option<FileChange>> {
+        if self.plan.kind != PlanKind::TaskPlan || self.session.is_some() {
+            return Ok(None);
+        }
+        let Some(relative) = self.input.in_worktree.clone() else {
+            return Ok(None);
+        };
+        let path = self.workdir.join(&relative);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(None);
+        };
+        let date = chrono::Utc::now().format("%Y-%m-%d").to_string();
+        let Some(updated) = sync::mark_task_done(&text, step.number, &date, &now()) else {
+            return Ok(None);
+        };
+        std::fs::write(&path, &updated).map_err(|e| anyhow!("cannot update '{relative}': {e}"))?;
+        let head_tree = match self.repo.head()?.commit {
+            Some(c) => self.repo.commit_tree(c)?,
+            None => return Ok(None),
+        };
+        if self.repo.tree_entry(head_tree, &relative)?.is_none() {
+            return Ok(None); // untracked plan: updated on disk, not committed
+        }
+        let id = self.repo.write_blob(updated.as_bytes())?;
+        Ok(Some(FileChange {
+            path: relative,
+            new: Some((id, crate::git::EntryKind::Blob)),
+        }))
+    }
+
+    /// A session spec's entry condition; `Some` when it stops the run.
+    pub(super) fn entry_condition(&mut self) -> Result<Option<Failure>> {
+        let Some(condition) = self.plan.session_spec.as_ref().and_then(|s| s.entry_condition.clone()) else {
+            return Ok(None);
+        };
+        match &condition.check {
+            None => self.warn(format!(
+                "the entry condition '{}' cannot be checked automatically; assuming it holds",
+                condition.text
+            )),
+            Some(check) => {
+                let expected = check.expected.as_deref().zip(check.expected_kind);
+                let checked = run_check(
+                    &check.command,
+                    expected,
+                    &self.workdir,
+                    Vec::new(),
+                    self.opts.verify_timeout,
+                    self.opts.transcript_cap,
+                )?;
+                if let Some(why) = checked.failure.clone() {
+                    self.state.progress.status = crate::ultraplan::state::RunStatus::Stopped;
+                    self.state.save(&format!("entry condition failed: {why}"))?;
+                    return Ok(Some(Failure {
+                        step: 0,
+                        title: "entry condition".into(),
+                        status: StepStatus::Blocked,
+                        policy: "stop".into(),
+                        error: format!(
+                            "entry condition '{}' failed: {why}\n{}",
+                            condition.text,
+                            checked.tail(10)
+                        ),
+                        attempts: 0,
+                    }));
+                }
+            }
+        }
+        self.state.progress.entry_condition_checked = true;
+        self.state.save("entry condition: passed")?;
+        Ok(None)
+    }
+
+    /// A session spec's exit conditions: whether every command passed (prose
+    /// items are reported, not checked).
+    pub(super) fn exit_conditions(&mut self) -> Result<bool> {
+        let conditions = self
+            .plan
+            .session_spec
+            .as_ref()
+            .map(|s| s.exit_conditions.clone())
+            .unwrap_or_default();
+        let mut all = true;
+        let mut log = String::new();
+        for condition in conditions {
+            match &condition.check {
+                None => log.push_str(&format!("- not checked (prose): {}\n", condition.text)),
+                Some(check) => {
+                    let expected = check.expected.as_deref().zip(check.expected_kind);
+                    let checked = run_check(
+                        &check.command,
+                        expected,
+                        &self.workdir,
+                        Vec::new(),
+                        self.opts.verify_timeout,
+                        self.opts.transcript_cap,
+                    )?;
+                    let verdict = if checked.passed() { "PASS" } else { "FAIL" };
+                    all &= checked.passed();
+                    log.push_str(&format!(
+                        "- {verdict}: {} ({})\n",
+                        check.command,
+                        checked.ending.describe()
+                    ));
+                    if !checked.passed() {
+                        self.failure = Some(Failure {
+                            step: 0,
+                            title: "exit condition".into(),
+                            status: StepStatus::Failed,
+                            policy: "stop".into(),
+                            error: format!(
+                                "exit condition `{}` failed: {}",
+                                check.command,
+                                checked.failure.unwrap_or_default()
+                            ),
+                            attempts: 0,
+                        });
+                    }
+                }
+            }
+        }
+        self.state.put_text("exit-conditions.log", &log)?;
+        Ok(all)
+    }
+}

@@ -1,0 +1,556 @@
+//! The step engine (DESIGN §6): runs a plan's steps in one worktree — the
+//! foreground run, `--resume`, `--step N` and `--session N` — recording every
+//! state change in git before acting on it, so a run killed at any instant can
+//! be resumed to the same result.
+//!
+//! It never prints: progress goes to an [`Observer`], the outcome comes back as
+//! a [`RunReport`] the command renders.
+
+mod checkpoint;
+mod fault;
+mod record;
+mod step;
+pub mod verify;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{anyhow, Result};
+use serde::Serialize;
+
+use crate::git::Repo;
+use crate::redact::redact;
+use crate::ultraplan::exec::{process, ClaudeSettings, Executor};
+use crate::ultraplan::plan::{Plan, PlanKind, Session, Step};
+use crate::ultraplan::state::{now, slug, Lock, Progress, Refs, RunState, RunStatus, StepStatus, Summary};
+
+/// Which steps a run takes (the seed's modes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Every step, in order (`--fg`, or a plan without an Execution Strategy).
+    Execute,
+    /// Continue the recorded run at its first step not passed or skipped.
+    Resume,
+    /// Only step N.
+    Step(u32),
+    /// Only session N's steps, inside its scope fence.
+    Session(u32),
+}
+
+impl Mode {
+    pub fn name(self) -> String {
+        match self {
+            Mode::Execute => "execute".into(),
+            Mode::Resume => "resume".into(),
+            Mode::Step(n) => format!("step {n}"),
+            Mode::Session(n) => format!("session {n}"),
+        }
+    }
+}
+
+/// Everything a run needs to know besides the plan.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub mode: Mode,
+    pub executor: Executor,
+    pub max_attempts: u32,
+    pub executor_timeout: Duration,
+    pub verify_timeout: Duration,
+    pub transcript_cap: usize,
+    pub allow_unverified: bool,
+    pub lock_timeout: Duration,
+    pub claude: ClaudeSettings,
+    /// The command line, for the lock.
+    pub command_line: String,
+}
+
+/// The plan being run.
+pub struct PlanInput<'a> {
+    pub plan: &'a Plan,
+    pub text: &'a str,
+    /// How the plan is named in state and messages: relative to the top of the
+    /// worktree when inside it.
+    pub path: String,
+    /// Its path relative to the top of the worktree, if it is inside it.
+    pub in_worktree: Option<String>,
+}
+
+/// What a run reports while it goes.
+pub enum Event<'a> {
+    Step {
+        number: u32,
+        title: &'a str,
+        position: usize,
+        total: usize,
+    },
+    Attempt {
+        number: u32,
+        attempt: u32,
+        max: u32,
+    },
+    Verifying {
+        number: u32,
+    },
+    StepDone {
+        number: u32,
+        status: StepStatus,
+    },
+    Warning(String),
+}
+
+pub trait Observer {
+    fn event(&mut self, event: Event<'_>);
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunResult {
+    Completed,
+    Failed,
+    /// Stopped for a person: escalated, blocked, waiting or refused.
+    Stopped,
+    Interrupted,
+}
+
+impl RunResult {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunResult::Completed => "completed",
+            RunResult::Failed => "failed",
+            RunResult::Stopped => "stopped",
+            RunResult::Interrupted => "interrupted",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StepReport {
+    pub number: u32,
+    pub title: String,
+    pub result: &'static str,
+    pub attempts: u32,
+    pub commit: Option<String>,
+}
+
+/// Why a run stopped at a step.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub step: u32,
+    pub title: String,
+    pub status: StepStatus,
+    pub policy: String,
+    pub error: String,
+    pub attempts: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    pub plan: String,
+    pub plan_type: &'static str,
+    pub mode: String,
+    pub result: RunResult,
+    pub steps: Vec<StepReport>,
+    pub failed_at_step: Option<u32>,
+    pub exit_condition: &'static str,
+    pub progress_ref: String,
+    pub failure: Option<Failure>,
+    /// What a person is asked to do (manual executor).
+    pub instructions: Option<String>,
+    pub warnings: Vec<String>,
+    pub run_id: String,
+}
+
+impl RunReport {
+    pub fn count(&self, status: &str) -> usize {
+        self.steps.iter().filter(|s| s.result == status).count()
+    }
+
+    pub fn not_reached(&self) -> usize {
+        self.steps
+            .iter()
+            .filter(|s| matches!(s.result, "pending" | "running"))
+            .count()
+    }
+}
+
+/// The run in progress: everything the step lifecycle touches.
+pub(crate) struct Run<'a> {
+    pub repo: &'a Repo,
+    pub plan: &'a Plan,
+    pub input: &'a PlanInput<'a>,
+    pub opts: &'a RunOptions,
+    pub state: RunState<'a>,
+    pub observer: &'a mut dyn Observer,
+    pub session: Option<&'a Session>,
+    pub workdir: PathBuf,
+    pub result_file: PathBuf,
+    pub warnings: Vec<String>,
+    pub failure: Option<Failure>,
+    pub instructions: Option<String>,
+}
+
+impl Run<'_> {
+    pub fn warn(&mut self, message: String) {
+        self.observer.event(Event::Warning(message.clone()));
+        self.warnings.push(message);
+    }
+}
+
+/// Runs `input.plan` in `repo`'s worktree.
+pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut dyn Observer) -> Result<RunReport> {
+    let plan = input.plan;
+    let problems: Vec<_> = plan.problems().collect();
+    if let Some(first) = problems.first() {
+        return Err(crate::cli::FatalWithHint {
+            message: format!(
+                "'{}' has {} problem{}; first: line {}: {}",
+                input.path,
+                problems.len(),
+                if problems.len() == 1 { "" } else { "s" },
+                first.line,
+                first.message
+            ),
+            hint: format!("run 'git ultraplan check {}' for the full report", input.path),
+        }
+        .into());
+    }
+    repo.check_identity()?;
+    repo.check_index_supported()?;
+    if let Some(operation) = repo.operation_in_progress() {
+        return Err(anyhow!(
+            "an operation is in progress ({operation}); finish or abort it first"
+        ));
+    }
+    let workdir = repo.workdir()?.to_owned();
+    let (steps, session) = select(plan, opts.mode)?;
+    let refs = Refs::new(slug(std::path::Path::new(&input.path)));
+    let session_number = match opts.mode {
+        Mode::Session(n) => Some(n),
+        _ => None,
+    };
+    let state_ref = refs.state(session_number);
+    let lock_ref = match session_number {
+        Some(n) => format!("{}lock-session-{n}", refs.prefix()),
+        None => refs.lock(),
+    };
+    let lock = Lock::acquire(repo, &lock_ref, &opts.command_line, opts.lock_timeout)?;
+    let mut warnings = Vec::new();
+    if let Some((holder, why)) = &lock.took_over {
+        warnings.push(format!(
+            "took over a stale lock of pid {} on {} ({why})",
+            holder.pid, holder.host
+        ));
+    }
+    for w in &warnings {
+        observer.event(Event::Warning(w.clone()));
+    }
+    let outcome = (|| {
+        let state = open_state(
+            repo,
+            input,
+            opts,
+            &state_ref,
+            &steps,
+            session_number,
+            &mut warnings,
+            observer,
+        )?;
+        let tmp = repo.common_dir().join("ultraplan").join("tmp");
+        std::fs::create_dir_all(&tmp).map_err(|e| anyhow!("cannot create '{}': {e}", tmp.display()))?;
+        let result_file = tmp.join(format!("result-{}.yaml", std::process::id()));
+        let mut run = Run {
+            repo,
+            plan,
+            input,
+            opts,
+            state,
+            observer,
+            session,
+            workdir,
+            result_file,
+            warnings,
+            failure: None,
+            instructions: None,
+        };
+        run.run_steps(&steps)
+    })();
+    let released = lock.release(repo);
+    let report = outcome?;
+    released?;
+    Ok(report)
+}
+
+/// The steps `mode` runs, and the session whose fence applies.
+fn select(plan: &Plan, mode: Mode) -> Result<(Vec<&Step>, Option<&Session>)> {
+    let spec_session = (plan.kind == PlanKind::SessionSpec)
+        .then(|| plan.sessions.first())
+        .flatten();
+    match mode {
+        Mode::Execute | Mode::Resume => Ok((plan.steps.iter().collect(), spec_session)),
+        Mode::Step(n) => match plan.step(n) {
+            Some(step) => Ok((
+                vec![step],
+                spec_session.or_else(|| plan.sessions.iter().find(|s| s.steps.contains(&n))),
+            )),
+            None => Err(anyhow!("the plan has no step {n}")),
+        },
+        Mode::Session(n) => {
+            let session = match spec_session {
+                Some(s) if s.number == n => s,
+                _ => plan.session(n).ok_or_else(|| anyhow!("the plan has no session {n}"))?,
+            };
+            let steps = session.steps.iter().filter_map(|s| plan.step(*s)).collect();
+            Ok((steps, Some(session)))
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn open_state<'r>(
+    repo: &'r Repo,
+    input: &PlanInput<'_>,
+    opts: &RunOptions,
+    state_ref: &str,
+    steps: &[&Step],
+    session: Option<u32>,
+    warnings: &mut Vec<String>,
+    observer: &mut dyn Observer,
+) -> Result<RunState<'r>> {
+    let mut warn = |w: String, warnings: &mut Vec<String>| {
+        observer.event(Event::Warning(w.clone()));
+        warnings.push(w);
+    };
+    let existing = RunState::load(repo, state_ref)?;
+    if let Some(previous) = &existing {
+        if previous.progress.plan != input.path {
+            return Err(crate::cli::FatalWithHint {
+                message: format!(
+                    "'{}' and '{}' share the state '{state_ref}'",
+                    input.path, previous.progress.plan
+                ),
+                hint: "plan files with the same name share their state; rename one of them".into(),
+            }
+            .into());
+        }
+    }
+    let continuing = matches!(opts.mode, Mode::Resume | Mode::Step(_));
+    let plan_text = redact(input.text).into_owned();
+    match existing {
+        Some(mut state) if continuing => {
+            if state.read_text("plan.md")?.as_deref() != Some(plan_text.as_str()) {
+                warn(
+                    "the plan changed since the run started; its steps are matched by number".into(),
+                    warnings,
+                );
+                for step in steps {
+                    let recorded = state.progress.step(step.number);
+                    if recorded.status == StepStatus::Passed {
+                        if let Some(old) = old_title(&state, step.number)? {
+                            if old != step.title {
+                                warn(
+                                    format!(
+                                        "step {} passed as '{old}' and is now titled '{}'; it is not run again",
+                                        step.number, step.title
+                                    ),
+                                    warnings,
+                                );
+                            }
+                        }
+                    }
+                }
+                state.put_text("plan.md", input.text)?;
+            }
+            state.progress.mode = opts.mode.name();
+            state.progress.status = RunStatus::InProgress;
+            state.progress.summary = None;
+            state.progress.plan_blob = repo.write_blob(plan_text.as_bytes())?.to_string();
+            for step in steps {
+                state.progress.steps.entry(step.number).or_default();
+            }
+            state.progress.total_steps = state.progress.steps.len();
+            Ok(state)
+        }
+        previous => {
+            if let Some(previous) = previous {
+                if !matches!(previous.progress.status, RunStatus::Completed) {
+                    warn(
+                        format!(
+                            "a previous run of this plan ended {} at step {}; starting over (use --resume to continue it)",
+                            previous.progress.status.as_str(),
+                            previous.progress.current_step
+                        ),
+                        warnings,
+                    );
+                }
+            }
+            let t = now();
+            let progress = Progress {
+                schema_version: "1".into(),
+                plan: input.path.clone(),
+                plan_type: input.plan.kind.as_str().into(),
+                started_at: t.clone(),
+                updated_at: t,
+                mode: opts.mode.name(),
+                total_steps: steps.len(),
+                current_step: 0,
+                status: RunStatus::InProgress,
+                steps: steps.iter().map(|s| (s.number, Default::default())).collect(),
+                entry_condition_checked: false,
+                exit_condition_checked: false,
+                summary: None,
+                run_id: run_id(),
+                session,
+                executor: opts.executor.id(),
+                plan_blob: repo.write_blob(plan_text.as_bytes())?.to_string(),
+            };
+            let mut state = RunState::start(repo, state_ref, progress, input.text)?;
+            state.save(&format!(
+                "run {}: started ({})",
+                state.progress.run_id,
+                opts.mode.name()
+            ))?;
+            Ok(state)
+        }
+    }
+}
+
+/// The title step `number` had in the recorded plan.
+fn old_title(state: &RunState<'_>, number: u32) -> Result<Option<String>> {
+    let Some(text) = state.read_text("plan.md")? else {
+        return Ok(None);
+    };
+    Ok(crate::ultraplan::plan::parse(&text, "plan.md")
+        .ok()
+        .and_then(|p| p.step(number).map(|s| s.title.clone())))
+}
+
+/// A run id: UTC time and pid, unique enough to tell runs apart in one repository.
+fn run_id() -> String {
+    format!("{}-{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"), std::process::id())
+}
+
+impl Run<'_> {
+    fn run_steps(&mut self, steps: &[&Step]) -> Result<RunReport> {
+        let mut result = RunResult::Completed;
+        if !self.state.progress.entry_condition_checked {
+            if let Some(failure) = self.entry_condition()? {
+                self.failure = Some(failure);
+                result = RunResult::Stopped;
+            }
+        }
+        if result == RunResult::Completed {
+            let total = steps.len();
+            for (i, step) in steps.iter().enumerate() {
+                let recorded = self.state.progress.step(step.number).status;
+                let forced = self.opts.mode == Mode::Step(step.number);
+                if recorded.is_done() && !forced {
+                    continue;
+                }
+                if process::interrupted() {
+                    result = RunResult::Interrupted;
+                    break;
+                }
+                self.observer.event(Event::Step {
+                    number: step.number,
+                    title: &step.title,
+                    position: i + 1,
+                    total,
+                });
+                let end = self.run_step(step)?;
+                let status = self.state.progress.step(step.number).status;
+                self.observer.event(Event::StepDone {
+                    number: step.number,
+                    status,
+                });
+                match end {
+                    step::StepEnd::Passed | step::StepEnd::Skipped => {}
+                    step::StepEnd::Failed => {
+                        result = RunResult::Failed;
+                        break;
+                    }
+                    step::StepEnd::Interrupted => {
+                        result = RunResult::Interrupted;
+                        break;
+                    }
+                    _ => {
+                        result = RunResult::Stopped;
+                        break;
+                    }
+                }
+            }
+        }
+        let mut exit_condition = "n/a";
+        if result == RunResult::Completed && self.plan.kind == PlanKind::SessionSpec {
+            exit_condition = if self.exit_conditions()? { "pass" } else { "fail" };
+            if exit_condition == "fail" {
+                result = RunResult::Failed;
+            }
+        }
+        self.finish(result, exit_condition)
+    }
+
+    fn finish(&mut self, result: RunResult, exit_condition: &'static str) -> Result<RunReport> {
+        let progress = &mut self.state.progress;
+        progress.status = match result {
+            RunResult::Completed => RunStatus::Completed,
+            RunResult::Failed => RunStatus::Failed,
+            RunResult::Stopped | RunResult::Interrupted => {
+                if progress.steps.values().any(|s| s.status == StepStatus::Waiting) {
+                    RunStatus::Waiting
+                } else {
+                    RunStatus::Stopped
+                }
+            }
+        };
+        progress.exit_condition_checked = exit_condition != "n/a";
+        let steps: Vec<StepReport> = progress
+            .steps
+            .iter()
+            .map(|(n, s)| StepReport {
+                number: *n,
+                title: self.plan.step(*n).map(|st| st.title.clone()).unwrap_or_default(),
+                result: s.status.as_str(),
+                attempts: s.attempts,
+                commit: s.commit.clone(),
+            })
+            .collect();
+        let failed_at_step = progress
+            .steps
+            .iter()
+            .find(|(_, s)| {
+                matches!(
+                    s.status,
+                    StepStatus::Failed | StepStatus::Escalated | StepStatus::Blocked | StepStatus::Waiting
+                )
+            })
+            .map(|(n, _)| *n);
+        let count = |st: StepStatus| progress.steps.values().filter(|s| s.status == st).count();
+        progress.summary = Some(Summary {
+            result: result.as_str().into(),
+            steps_total: steps.len(),
+            steps_passed: count(StepStatus::Passed),
+            steps_failed: count(StepStatus::Failed),
+            steps_skipped: count(StepStatus::Skipped),
+            steps_not_reached: count(StepStatus::Pending) + count(StepStatus::Running),
+            failed_at_step,
+            exit_condition: exit_condition.into(),
+        });
+        let message = format!("run {}: {}", progress.run_id, result.as_str());
+        self.state.save(&message)?;
+        Ok(RunReport {
+            plan: self.input.path.clone(),
+            plan_type: self.plan.kind.as_str(),
+            mode: self.opts.mode.name(),
+            result,
+            steps,
+            failed_at_step,
+            exit_condition,
+            progress_ref: self.state.ref_name.clone(),
+            failure: self.failure.clone(),
+            instructions: self.instructions.clone(),
+            warnings: self.warnings.clone(),
+            run_id: self.state.progress.run_id.clone(),
+        })
+    }
+}

@@ -1,0 +1,195 @@
+//! What an attempt leaves behind (DESIGN §8.3): the result in seed 000's
+//! schema — the executor's claims plus ultraplan's observations — validated
+//! with the result validator, under a metadata header. The same document is
+//! the attempt's `attempt-<A>.yaml` in the run state and, for a passed step,
+//! the note on its checkpoint commit.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::ultraplan::exec::{Claim, Executor, Outcome, Tokens};
+use crate::ultraplan::plan::{Plan, Step};
+use crate::ultraplan::result::{validate, Outcome as Validity, ValidationContext};
+
+#[derive(Serialize)]
+struct Verification {
+    command: Option<String>,
+    exit_code: Option<i64>,
+    output_summary: String,
+}
+
+#[derive(Serialize)]
+struct Metadata {
+    duration_ms: u64,
+    attempt: u32,
+    executor_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost_usd: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tokens: Option<Tokens>,
+}
+
+#[derive(Serialize)]
+struct ResultDoc {
+    status: &'static str,
+    task_name: String,
+    files_modified: Vec<String>,
+    verification: Verification,
+    done_criteria_met: bool,
+    evidence: String,
+    error: Option<String>,
+    metadata: Metadata,
+}
+
+#[derive(Serialize)]
+struct Record<'a> {
+    logged_at: String,
+    plan: &'a str,
+    plan_id: &'a str,
+    task_index: u32,
+    session: Option<u32>,
+    run_id: &'a str,
+    attempt: u32,
+    validation: &'static str,
+    warnings: Vec<String>,
+    result: serde_yaml::Value,
+}
+
+/// The facts of one attempt.
+pub struct AttemptFacts<'a> {
+    pub plan: &'a Plan,
+    pub plan_path: &'a str,
+    pub step: &'a Step,
+    pub session: Option<u32>,
+    pub run_id: &'a str,
+    pub attempt: u32,
+    pub executor: &'a Executor,
+    pub outcome: &'a Outcome,
+    /// The paths observed to change (the truth, not the executor's list).
+    pub changed: Vec<String>,
+    pub verify_exit: Option<i32>,
+    pub verify_summary: String,
+    pub passed: bool,
+    pub blocked: bool,
+    /// Why it failed (None when passed).
+    pub reason: Option<String>,
+    pub duration_ms: u64,
+    pub warnings: Vec<String>,
+    pub root: &'a Path,
+}
+
+/// Builds the record's YAML; returns it with the validation outcome word.
+pub fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
+    let step = facts.step;
+    let status = if facts.passed {
+        "success"
+    } else if facts.blocked && facts.changed.is_empty() {
+        "blocked"
+    } else {
+        "failure"
+    };
+    let evidence = facts
+        .outcome
+        .evidence
+        .clone()
+        .unwrap_or_else(|| match facts.outcome.claim {
+            Claim::Success => format!("{} finished without a result of its own", facts.executor.id()),
+            claim => format!("{} reported {}", facts.executor.id(), claim.as_str()),
+        });
+    let result = ResultDoc {
+        status,
+        task_name: step.task_name(),
+        files_modified: if status == "blocked" {
+            Vec::new()
+        } else {
+            facts.changed.clone()
+        },
+        verification: Verification {
+            command: if status == "blocked" {
+                None
+            } else {
+                step.verify.as_ref().map(|v| v.command.clone())
+            },
+            exit_code: if status == "blocked" {
+                None
+            } else {
+                facts.verify_exit.map(i64::from)
+            },
+            output_summary: facts.verify_summary.clone(),
+        },
+        done_criteria_met: facts.passed,
+        evidence,
+        error: if facts.passed {
+            None
+        } else {
+            Some(facts.reason.clone().unwrap_or_else(|| "the step did not pass".into()))
+        },
+        metadata: Metadata {
+            duration_ms: facts.duration_ms,
+            attempt: facts.attempt,
+            executor_id: facts.executor.id(),
+            cost_usd: facts.outcome.cost_usd,
+            tokens: facts.outcome.tokens,
+        },
+    };
+    let result_yaml = serde_yaml::to_string(&result).unwrap_or_default();
+    let validation = validate(
+        &result_yaml,
+        ValidationContext {
+            plan: Some(facts.plan),
+            root: Some(facts.root),
+        },
+    );
+    let mut warnings = facts.warnings;
+    warnings.extend(validation.violations.iter().map(|f| format!("result: {}", f.message)));
+    warnings.extend(validation.warnings.iter().map(|f| format!("result: {}", f.message)));
+    // Cross-check the executor's own claims.
+    if facts.outcome.claim == Claim::Success && !facts.passed && facts.reason.is_some() {
+        warnings.push(format!(
+            "{} claimed success, but the step did not pass",
+            facts.executor.id()
+        ));
+    }
+    if let Some(claimed) = &facts.outcome.result_yaml {
+        let own = validate(
+            claimed,
+            ValidationContext {
+                plan: Some(facts.plan),
+                root: Some(facts.root),
+            },
+        );
+        if own.outcome == Validity::Invalid {
+            warnings.extend(
+                own.violations
+                    .iter()
+                    .map(|f| format!("executor's result: {}", f.message)),
+            );
+        }
+        if let Ok(serde_yaml::Value::Mapping(m)) = serde_yaml::from_str::<serde_yaml::Value>(claimed) {
+            if let Some(claimed_files) = m.get("files_modified").and_then(|v| v.as_sequence()) {
+                for f in claimed_files.iter().filter_map(|v| v.as_str()) {
+                    if !facts.changed.iter().any(|c| c == f) {
+                        warnings.push(format!("executor listed '{f}' as modified, but it did not change"));
+                    }
+                }
+            }
+        }
+    }
+    let record = Record {
+        logged_at: crate::ultraplan::state::now(),
+        plan: facts.plan_path,
+        plan_id: &facts.plan.plan_id,
+        task_index: step.number,
+        session: facts.session,
+        run_id: facts.run_id,
+        attempt: facts.attempt,
+        validation: validation.outcome.as_str(),
+        warnings,
+        result: serde_yaml::from_str(&result_yaml).unwrap_or(serde_yaml::Value::Null),
+    };
+    (
+        serde_yaml::to_string(&record).unwrap_or_default(),
+        validation.outcome.as_str(),
+    )
+}

@@ -1,0 +1,605 @@
+//! One step (DESIGN §6.2–6.5): snapshot, scope, Test first, attempts with
+//! feedback, observed changes as the truth, Verify run by ultraplan, the
+//! result recorded, then a checkpoint or the failure policy. Every phase is
+//! saved in the run state before the next begins; [`Run::recover`] picks a
+//! step up from whatever phase a killed process left it in.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use anyhow::{anyhow, Result};
+
+use super::record::{self, AttemptFacts};
+use super::verify::{self, run_check};
+use super::{fault, Event, Failure, Run};
+use crate::git::{FileChange, Oid, Snapshot, TreeEdit};
+use crate::ultraplan::exec::{self, process, Claim, Outcome};
+use crate::ultraplan::plan::{pattern, FailurePolicy, PlanKind, Step};
+use crate::ultraplan::state::{now, StepProgress, StepStatus};
+
+pub(super) enum StepEnd {
+    Passed,
+    Skipped,
+    Failed,
+    Escalated,
+    Blocked,
+    Waiting,
+    Interrupted,
+}
+
+/// A recorded attempt.
+pub(super) struct Attempt {
+    pub passed: bool,
+    pub reason: Option<String>,
+    /// The working tree after the attempt (scope violations already undone).
+    pub observed: Snapshot,
+    /// Observed changes since the step's snapshot, all allowed.
+    pub changes: Vec<FileChange>,
+    pub record: String,
+    /// The executor could not start (and Verify did not pass either).
+    pub blocked: bool,
+    /// A session spec's Step 0 exited 77.
+    pub sandbox_blocked: bool,
+}
+
+enum AttemptEnd {
+    Done(Box<Attempt>),
+    Waiting(String),
+    Interrupted,
+}
+
+enum Next {
+    Retry { base: Oid, feedback: String },
+    End(StepEnd),
+}
+
+impl Run<'_> {
+    pub(super) fn run_step(&mut self, step: &Step) -> Result<StepEnd> {
+        match self.state.progress.step(step.number).status {
+            StepStatus::Running => self.recover(step),
+            StepStatus::Escalated | StepStatus::Waiting => self.verify_in_place(step),
+            _ => self.start(step),
+        }
+    }
+
+    fn start(&mut self, step: &Step) -> Result<StepEnd> {
+        fault::point("step-start");
+        let n = step.number;
+        let snapshot = self.repo.snapshot()?;
+        self.state.remove(&format!("steps/{n}"));
+        self.state.put_tree(&format!("steps/{n}/snapshot"), snapshot.tree);
+        *self.state.progress.step_mut(n) = StepProgress {
+            status: StepStatus::Running,
+            ..Default::default()
+        };
+        self.state.progress.current_step = n;
+        self.state.save(&format!("step {n}: running"))?;
+        fault::point("after-snapshot");
+        if let Some(reason) = self.declared_scope_violation(step) {
+            return self.end(step, StepStatus::Escalated, Some(reason));
+        }
+        if step.test_first.is_some() {
+            self.test_first(step)?;
+        }
+        self.attempts(step, snapshot.tree, 1, snapshot.tree, None)
+    }
+
+    fn attempts(
+        &mut self,
+        step: &Step,
+        snapshot: Oid,
+        first: u32,
+        base: Oid,
+        feedback: Option<String>,
+    ) -> Result<StepEnd> {
+        let (mut base, mut feedback) = (base, feedback);
+        let max = self.opts.max_attempts.max(1);
+        let mut a = first;
+        loop {
+            match self.attempt(step, snapshot, a, Some(base), feedback.take())? {
+                AttemptEnd::Interrupted => return Ok(StepEnd::Interrupted),
+                AttemptEnd::Waiting(text) => {
+                    self.instructions = Some(text);
+                    return self.end(
+                        step,
+                        StepStatus::Waiting,
+                        Some("waiting for a person to make the change".into()),
+                    );
+                }
+                AttemptEnd::Done(done) if done.passed => return self.checkpoint(step, a, &done),
+                AttemptEnd::Done(done) => match self.after_failure(step, snapshot, a, a >= max, &done)? {
+                    Next::End(end) => return Ok(end),
+                    Next::Retry { base: b, feedback: f } => {
+                        base = b;
+                        feedback = Some(f);
+                        a += 1;
+                    }
+                },
+            }
+        }
+    }
+
+    /// One attempt: the executor (unless `base` is `None`: then the worktree
+    /// as a person left it is verified), observation, scope, Verify, Manifest,
+    /// the recorded result.
+    fn attempt(
+        &mut self,
+        step: &Step,
+        snapshot: Oid,
+        a: u32,
+        base: Option<Oid>,
+        feedback: Option<String>,
+    ) -> Result<AttemptEnd> {
+        let n = step.number;
+        self.state.progress.step_mut(n).attempts = a;
+        self.state.progress.step_mut(n).status = StepStatus::Running;
+        match base {
+            Some(base) => self.state.put_tree(&format!("steps/{n}/attempt-{a}.base"), base),
+            None => self.state.put_text(
+                &format!("steps/{n}/attempt-{a}.in-place"),
+                "verify the worktree as it is\n",
+            )?,
+        }
+        if let Some(f) = &feedback {
+            self.state.put_text(&format!("steps/{n}/attempt-{a}.feedback"), f)?;
+        }
+        self.state.save(&format!("step {n} attempt {a}: started"))?;
+        self.observer.event(Event::Attempt {
+            number: n,
+            attempt: a,
+            max: self.opts.max_attempts,
+        });
+        let started = Instant::now();
+        let outcome = match base {
+            Some(_) => {
+                let (touch, never) = self.fence_lists(step);
+                let request = exec::Request {
+                    plan: self.plan,
+                    plan_path: &self.input.path,
+                    step,
+                    attempt: a,
+                    max_attempts: self.opts.max_attempts,
+                    feedback,
+                    touch,
+                    never_touch: never,
+                    session: self.session.map(|s| s.number),
+                };
+                let ctx = exec::Context {
+                    workdir: &self.workdir,
+                    timeout: self.opts.executor_timeout,
+                    cap: self.opts.transcript_cap,
+                    result_file: self.result_file.clone(),
+                    claude: &self.opts.claude,
+                };
+                exec::run(&self.opts.executor, &request, &ctx)?
+            }
+            None => Outcome::verified_in_place(),
+        };
+        fault::point("after-executor");
+        if outcome.interrupted || process::interrupted() {
+            return Ok(AttemptEnd::Interrupted);
+        }
+        if outcome.claim == Claim::Waiting {
+            return Ok(AttemptEnd::Waiting(outcome.instructions.clone().unwrap_or_default()));
+        }
+        let mut observed = self.repo.snapshot()?;
+        fault::point("after-observe");
+        let mut changes = self.repo.changes(snapshot, observed.tree)?;
+        let (violations, mut warnings) = self.scope_check(step, &changes);
+        let mut reason = None;
+        if !violations.is_empty() {
+            let paths: BTreeSet<String> = violations.iter().map(|(p, _)| p.clone()).collect();
+            self.repo.restore(&observed, snapshot, Some(&paths))?;
+            observed = self.overlay(&observed, snapshot, &paths)?;
+            changes.retain(|c| !paths.contains(&c.path));
+            let why: Vec<String> = violations.into_iter().map(|(_, w)| w).collect();
+            reason = Some(format!("scope violation: {} (restored)", why.join("; ")));
+        }
+        let mut verify_exit = None;
+        let mut verify_summary = "not run".to_owned();
+        let mut verify_output = String::new();
+        let mut sandbox_blocked = false;
+        if reason.is_none() {
+            match &step.verify {
+                Some(v) => {
+                    self.observer.event(Event::Verifying { number: n });
+                    let expected = v.expected.as_deref().zip(v.expected_kind);
+                    let checked = run_check(
+                        &v.command,
+                        expected,
+                        &self.workdir,
+                        Vec::new(),
+                        self.opts.verify_timeout,
+                        self.opts.transcript_cap,
+                    )?;
+                    fault::point("after-verify");
+                    if process::interrupted() {
+                        return Ok(AttemptEnd::Interrupted);
+                    }
+                    verify_exit = Some(checked.ending.code());
+                    verify_summary = summary(&checked.tail(10), &checked.ending.describe());
+                    verify_output = checked.output.clone();
+                    if let Some(note) = &checked.note {
+                        warnings.push(note.clone());
+                    }
+                    if let Some(failure) = checked.failure {
+                        sandbox_blocked =
+                            self.plan.kind == PlanKind::SessionSpec && n == 0 && checked.ending.code() == 77;
+                        reason = Some(if sandbox_blocked {
+                            "Step 0 exited 77: this sandbox cannot do what the session needs".into()
+                        } else {
+                            failure
+                        });
+                    }
+                }
+                None if self.opts.allow_unverified && outcome.claim == Claim::Success => {
+                    verify_exit = Some(0);
+                    verify_summary = "no Verify command; accepted on the executor's word (--allow-unverified)".into();
+                    warnings.push(verify_summary.clone());
+                }
+                None => {
+                    reason = Some(
+                        "the step has no Verify command (pass --allow-unverified to accept the executor's word)".into(),
+                    );
+                }
+            }
+        }
+        if reason.is_none() {
+            if let Some(manifest) = &step.manifest {
+                let misses = verify::audit_manifest(manifest, &self.workdir, &changes, step.checkpoint.as_ref());
+                if !misses.is_empty() {
+                    reason = Some(misses.join("; "));
+                }
+            }
+        }
+        let blocked = reason.is_some() && outcome.claim == Claim::Blocked;
+        if blocked {
+            if let Some(err) = &outcome.error {
+                reason = Some(format!("{err}; {}", reason.unwrap_or_default()));
+            }
+        }
+        let passed = reason.is_none();
+        let paths: Vec<String> = changes.iter().map(|c| c.path.clone()).collect();
+        let (record, _) = record::build(AttemptFacts {
+            plan: self.plan,
+            plan_path: &self.input.path,
+            step,
+            session: self.session.map(|s| s.number),
+            run_id: &self.state.progress.run_id.clone(),
+            attempt: a,
+            executor: &self.opts.executor,
+            outcome: &outcome,
+            changed: paths,
+            verify_exit,
+            verify_summary,
+            passed,
+            blocked,
+            reason: reason.clone(),
+            duration_ms: started.elapsed().as_millis() as u64,
+            warnings,
+            root: &self.workdir,
+        });
+        let mut log = outcome.transcript.clone();
+        if let Some(v) = &step.verify {
+            log.push_str(&format!("\n--- verify: {}\n{verify_output}", v.command));
+        }
+        self.state.put_text(&format!("steps/{n}/attempt-{a}.yaml"), &record)?;
+        self.state.put_text(&format!("steps/{n}/attempt-{a}.log"), &log)?;
+        self.state
+            .put_tree(&format!("steps/{n}/attempt-{a}.tree"), observed.tree);
+        self.state.progress.step_mut(n).error = reason.clone();
+        let verdict = match &reason {
+            None => "passed".to_owned(),
+            Some(r) => format!("failed ({})", r.lines().next().unwrap_or("")),
+        };
+        self.state.save(&format!("step {n} attempt {a}: {verdict}"))?;
+        fault::point("after-record");
+        Ok(AttemptEnd::Done(Box::new(Attempt {
+            passed,
+            reason,
+            observed,
+            changes,
+            record,
+            blocked,
+            sandbox_blocked,
+        })))
+    }
+
+    /// The failure policy (DESIGN §6.5) after attempt `a`.
+    fn after_failure(&mut self, step: &Step, snapshot: Oid, a: u32, last: bool, done: &Attempt) -> Result<Next> {
+        let reason = done.reason.clone().unwrap_or_else(|| "the step did not pass".into());
+        if done.sandbox_blocked {
+            return self.end(step, StepStatus::Blocked, Some(reason)).map(Next::End);
+        }
+        let policy = step.on_failure.action;
+        if done.blocked && policy != FailurePolicy::Skip {
+            // Trying again cannot help an executor that could not start.
+            return self.end(step, StepStatus::Blocked, Some(reason)).map(Next::End);
+        }
+        let feedback = || {
+            let mut f = format!("Attempt {a} failed: {reason}");
+            if let Some(instructions) = &step.on_failure.instructions {
+                f.push_str(&format!("\nOn failure ({}): {instructions}", policy.as_str()));
+            }
+            f
+        };
+        match policy {
+            FailurePolicy::Escalate => self.end(step, StepStatus::Escalated, Some(reason)).map(Next::End),
+            FailurePolicy::Skip => {
+                self.restore_step(&done.observed, snapshot)?;
+                self.end(step, StepStatus::Skipped, Some(reason)).map(Next::End)
+            }
+            FailurePolicy::Revert | FailurePolicy::Retry if last => {
+                self.restore_step(&done.observed, snapshot)?;
+                self.end(step, StepStatus::Failed, Some(reason)).map(Next::End)
+            }
+            FailurePolicy::Revert => {
+                self.restore_step(&done.observed, snapshot)?;
+                Ok(Next::Retry {
+                    base: snapshot,
+                    feedback: feedback(),
+                })
+            }
+            FailurePolicy::Retry => Ok(Next::Retry {
+                base: done.observed.tree,
+                feedback: feedback(),
+            }),
+        }
+    }
+
+    fn restore_step(&mut self, current: &Snapshot, snapshot: Oid) -> Result<()> {
+        self.repo.restore(current, snapshot, None)?;
+        fault::point("after-restore");
+        Ok(())
+    }
+
+    /// Ends the step with `status`, keeping the worktree as it is.
+    pub(super) fn end(&mut self, step: &Step, status: StepStatus, reason: Option<String>) -> Result<StepEnd> {
+        let n = step.number;
+        let p = self.state.progress.step_mut(n);
+        p.status = status;
+        p.error = reason.clone();
+        if status == StepStatus::Skipped {
+            p.completed_at = Some(now());
+        }
+        let attempts = p.attempts;
+        if !matches!(status, StepStatus::Passed | StepStatus::Skipped) {
+            self.failure = Some(Failure {
+                step: n,
+                title: step.title.clone(),
+                status,
+                policy: step.on_failure.action.as_str().into(),
+                error: reason.clone().unwrap_or_default(),
+                attempts,
+            });
+        }
+        let why = reason.as_deref().and_then(|r| r.lines().next()).unwrap_or("");
+        self.state
+            .save(format!("step {n}: {} {why}", status.as_str()).trim_end())?;
+        Ok(match status {
+            StepStatus::Passed => StepEnd::Passed,
+            StepStatus::Skipped => StepEnd::Skipped,
+            StepStatus::Failed => StepEnd::Failed,
+            StepStatus::Escalated => StepEnd::Escalated,
+            StepStatus::Blocked => StepEnd::Blocked,
+            _ => StepEnd::Waiting,
+        })
+    }
+
+    /// An escalated or waiting step on `--resume`: verify what a person left
+    /// in the worktree, like any attempt.
+    fn verify_in_place(&mut self, step: &Step) -> Result<StepEnd> {
+        let n = step.number;
+        let previous = self.state.progress.step(n).status;
+        let Some(snapshot) = self.state.read_tree(&format!("steps/{n}/snapshot"))? else {
+            return self.start(step);
+        };
+        let a = self.state.progress.step(n).attempts + 1;
+        match self.attempt(step, snapshot, a, None, None)? {
+            AttemptEnd::Done(done) if done.passed => self.checkpoint(step, a, &done),
+            AttemptEnd::Done(done) => self.end(step, previous, done.reason.clone()),
+            AttemptEnd::Waiting(_) => self.end(step, previous, None),
+            AttemptEnd::Interrupted => Ok(StepEnd::Interrupted),
+        }
+    }
+
+    /// Picks up a step a killed process left `running`.
+    fn recover(&mut self, step: &Step) -> Result<StepEnd> {
+        let n = step.number;
+        let Some(snapshot) = self.state.read_tree(&format!("steps/{n}/snapshot"))? else {
+            return self.start(step);
+        };
+        if let Some(commit) = self.state.read_text(&format!("steps/{n}/checkpoint"))? {
+            let commit: Oid = commit
+                .trim()
+                .parse()
+                .map_err(|_| anyhow!("unreadable checkpoint id in the run state"))?;
+            return self.resume_checkpoint(step, commit);
+        }
+        let a = self.state.progress.step(n).attempts;
+        if a == 0 {
+            return self.attempts(step, snapshot, 1, snapshot, None);
+        }
+        let in_place = self
+            .state
+            .read_text(&format!("steps/{n}/attempt-{a}.in-place"))?
+            .is_some();
+        let feedback = self.state.read_text(&format!("steps/{n}/attempt-{a}.feedback"))?;
+        match self.state.read_text(&format!("steps/{n}/attempt-{a}.yaml"))? {
+            None if in_place => {
+                self.state.progress.step_mut(n).attempts = a - 1;
+                self.verify_in_place(step)
+            }
+            None => {
+                // The attempt was cut short: keep what it left, then start it again from its base.
+                let current = self.repo.snapshot()?;
+                self.state
+                    .put_tree(&format!("steps/{n}/attempt-{a}.interrupted"), current.tree);
+                let base = self
+                    .state
+                    .read_tree(&format!("steps/{n}/attempt-{a}.base"))?
+                    .unwrap_or(snapshot);
+                self.repo.restore(&current, base, None)?;
+                self.state
+                    .save(&format!("step {n} attempt {a}: interrupted; starting it again"))?;
+                self.attempts(step, snapshot, a, base, feedback)
+            }
+            Some(record) => {
+                let passed = record_status(&record).as_deref() == Some("success");
+                let observed_tree = self
+                    .state
+                    .read_tree(&format!("steps/{n}/attempt-{a}.tree"))?
+                    .ok_or_else(|| anyhow!("the run state lacks attempt {a}'s tree of step {n}"))?;
+                if passed {
+                    let done = Attempt {
+                        passed: true,
+                        reason: None,
+                        observed: Snapshot::recorded(None, observed_tree),
+                        changes: self.repo.changes(snapshot, observed_tree)?,
+                        record,
+                        blocked: false,
+                        sandbox_blocked: false,
+                    };
+                    return self.checkpoint(step, a, &done);
+                }
+                let reason = self.state.progress.step(n).error.clone();
+                let done = Attempt {
+                    passed: false,
+                    sandbox_blocked: reason.as_deref().is_some_and(|r| r.starts_with("Step 0 exited 77")),
+                    blocked: record_status(&record).as_deref() == Some("blocked"),
+                    reason,
+                    observed: self.repo.snapshot()?,
+                    changes: Vec::new(),
+                    record,
+                };
+                let last = a >= self.opts.max_attempts.max(1);
+                match self.after_failure(step, snapshot, a, last, &done)? {
+                    Next::End(end) => Ok(end),
+                    Next::Retry { base, feedback } => self.attempts(step, snapshot, a + 1, base, Some(feedback)),
+                }
+            }
+        }
+    }
+
+    /// Declared files in Never touch: a scope violation before anything runs.
+    fn declared_scope_violation(&self, step: &Step) -> Option<String> {
+        let (_, never) = self.fence_lists(step);
+        let hits: Vec<String> = step
+            .files
+            .iter()
+            .filter_map(|f| {
+                never
+                    .iter()
+                    .find(|p| pattern::matches(p, &f.path))
+                    .map(|p| format!("'{}' is in Never touch ('{p}')", f.path))
+            })
+            .collect();
+        (!hits.is_empty()).then(|| format!("scope violation: the step declares {}", hits.join(", ")))
+    }
+
+    /// The session's Touch list and everything never to be touched: its Never
+    /// touch list, the Manifest's forbidden paths and the plan file itself.
+    fn fence_lists(&self, step: &Step) -> (Vec<String>, Vec<String>) {
+        let mut touch = Vec::new();
+        let mut never = Vec::new();
+        if let Some(session) = self.session {
+            touch.extend(session.touch.iter().map(|p| p.text.clone()));
+            never.extend(session.never_touch.iter().map(|p| p.text.clone()));
+        }
+        if let Some(manifest) = &step.manifest {
+            never.extend(manifest.forbidden_paths.iter().cloned());
+        }
+        if let Some(plan) = &self.input.in_worktree {
+            never.push(plan.clone());
+        }
+        (touch, never)
+    }
+
+    /// Violations (path, why) and warnings for the observed changes.
+    fn scope_check(&self, step: &Step, changes: &[FileChange]) -> (Vec<(String, String)>, Vec<String>) {
+        let (touch, never) = self.fence_lists(step);
+        let mut violations = Vec::new();
+        let mut warnings = Vec::new();
+        for change in changes {
+            let path = &change.path;
+            if let Some(p) = never.iter().find(|p| pattern::matches(p, path)) {
+                violations.push((path.clone(), format!("'{path}' is in Never touch ('{p}')")));
+            } else if !touch.is_empty() && !touch.iter().any(|p| pattern::matches(p, path)) {
+                violations.push((path.clone(), format!("'{path}' is outside the Touch list")));
+            } else if !step.files.is_empty() && !step.files.iter().any(|f| pattern::matches(&f.path, path)) {
+                warnings.push(format!("'{path}' changed but is not in the step's Files"));
+            }
+        }
+        (violations, warnings)
+    }
+
+    /// `observed` with `paths` put back to their `snapshot` version, without
+    /// scanning the worktree again.
+    fn overlay(&self, observed: &Snapshot, snapshot: Oid, paths: &BTreeSet<String>) -> Result<Snapshot> {
+        let mut edits = Vec::new();
+        for path in paths {
+            edits.push(match self.repo.tree_entry(snapshot, path)? {
+                Some((id, crate::git::EntryKind::Executable)) => TreeEdit::Blob {
+                    path: path.clone(),
+                    id,
+                    executable: true,
+                },
+                Some((id, crate::git::EntryKind::Link)) => TreeEdit::Link { path: path.clone(), id },
+                Some((id, _)) => TreeEdit::Blob {
+                    path: path.clone(),
+                    id,
+                    executable: false,
+                },
+                None => TreeEdit::Remove { path: path.clone() },
+            });
+        }
+        let tree = self.repo.edit_tree(Some(observed.tree), &edits)?;
+        Ok(Snapshot::recorded(observed.head, tree))
+    }
+
+    fn test_first(&mut self, step: &Step) -> Result<()> {
+        let n = step.number;
+        let Some(v) = &step.verify else {
+            self.warn(format!(
+                "step {n}: Test first is given but there is no Verify to run it"
+            ));
+            return Ok(());
+        };
+        let expected = v.expected.as_deref().zip(v.expected_kind);
+        let checked = run_check(
+            &v.command,
+            expected,
+            &self.workdir,
+            Vec::new(),
+            self.opts.verify_timeout,
+            self.opts.transcript_cap,
+        )?;
+        let verdict = if checked.passed() {
+            self.warn(format!("step {n}: Verify already passes before the step (Test first expects it to fail); the step may already be done"));
+            "GREEN (unexpected: already passes)"
+        } else {
+            "RED (fails as expected)"
+        };
+        self.state.put_text(
+            &format!("steps/{n}/test-first.log"),
+            &format!("test first: {verdict}\n--- verify: {}\n{}", v.command, checked.output),
+        )?;
+        Ok(())
+    }
+}
+
+/// The `result.status` of a recorded attempt.
+fn record_status(record: &str) -> Option<String> {
+    let value: serde_yaml::Value = serde_yaml::from_str(record).ok()?;
+    value.get("result")?.get("status")?.as_str().map(str::to_owned)
+}
+
+fn summary(tail: &str, ending: &str) -> String {
+    let tail = tail.trim();
+    if tail.is_empty() {
+        format!("{ending}, no output")
+    } else {
+        let cut: String = tail.chars().take(500).collect();
+        format!("{ending}: {cut}")
+    }
+}

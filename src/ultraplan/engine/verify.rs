@@ -1,0 +1,222 @@
+//! Verify (DESIGN §6.3): ultraplan runs the command itself; the exit code
+//! decides. A backticked literal expectation must also appear in the output;
+//! a comparison (`>= 1`) applies when the output is a number; prose is
+//! recorded and the exit code alone decides. The Manifest audit (§6.2.d) is
+//! checked here too.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::git::FileChange;
+use crate::ultraplan::exec::process::{self, Ending, Finished};
+use crate::ultraplan::plan::pattern;
+use crate::ultraplan::plan::{Checkpoint, ExpectedKind, Manifest};
+
+/// The outcome of running a check.
+pub struct Checked {
+    pub ending: Ending,
+    pub output: String,
+    pub duration: Duration,
+    /// `None` when it passed, else why not.
+    pub failure: Option<String>,
+    /// A note about an expectation that could not apply.
+    pub note: Option<String>,
+}
+
+impl Checked {
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+
+    /// The last lines of the output, for summaries and feedback.
+    pub fn tail(&self, lines: usize) -> String {
+        tail(&self.output, lines)
+    }
+}
+
+pub fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Runs `command` with `sh -c` in `cwd` and judges it against `expected`.
+pub fn run_check(
+    command: &str,
+    expected: Option<(&str, ExpectedKind)>,
+    cwd: &Path,
+    env: Vec<(String, String)>,
+    timeout: Duration,
+    cap: usize,
+) -> anyhow::Result<Checked> {
+    let finished = process::shell(command, cwd, env, timeout, cap)?;
+    Ok(judge(&finished, expected))
+}
+
+pub fn judge(finished: &Finished, expected: Option<(&str, ExpectedKind)>) -> Checked {
+    let output = finished.output();
+    let mut note = None;
+    let failure = if !finished.ending.success() {
+        Some(format!("verify {}", finished.ending.describe()))
+    } else {
+        match expected {
+            Some((literal, ExpectedKind::Literal)) if !output.contains(literal) => {
+                Some(format!("verify output does not contain '{literal}'"))
+            }
+            Some((comparison, ExpectedKind::Comparison)) => match compare(&output, comparison) {
+                Some(true) => None,
+                Some(false) => Some(format!("verify output '{}' is not {comparison}", output.trim())),
+                None => {
+                    note = Some(format!("output is not a number, so '{comparison}' does not apply"));
+                    None
+                }
+            },
+            _ => None,
+        }
+    };
+    Checked {
+        ending: finished.ending,
+        output,
+        duration: finished.duration,
+        failure,
+        note,
+    }
+}
+
+/// Applies `>= 1` and friends to a numeric output (its last line); `None`
+/// when the output is not a number.
+pub fn compare(output: &str, comparison: &str) -> Option<bool> {
+    let value: f64 = output.trim().lines().last()?.trim().parse().ok()?;
+    let c = comparison.trim();
+    let (op, rest) = ["<=", ">=", "==", "!=", "<", ">", "="]
+        .iter()
+        .find_map(|op| c.strip_prefix(op).map(|r| (*op, r)))?;
+    let target: f64 = rest.trim().parse().ok()?;
+    Some(match op {
+        "<=" => value <= target,
+        ">=" => value >= target,
+        "<" => value < target,
+        ">" => value > target,
+        "!=" => value != target,
+        _ => value == target,
+    })
+}
+
+/// Checks a step's Manifest against the attempt (forbidden paths are scope,
+/// checked before): expected paths exist, patterns are found, enough files
+/// changed, the checkpoint message matches, shell files parse. Returns every miss.
+pub fn audit_manifest(
+    manifest: &Manifest,
+    root: &Path,
+    changes: &[FileChange],
+    checkpoint: Option<&Checkpoint>,
+) -> Vec<String> {
+    let mut misses = Vec::new();
+    for path in &manifest.expected_paths {
+        if pattern::safe_relative_path(path).is_ok() && root.join(path).symlink_metadata().is_err() {
+            misses.push(format!("manifest: expected path '{path}' does not exist"));
+        }
+    }
+    for rule in &manifest.must_contain {
+        let Ok(safe) = pattern::safe_relative_path(&rule.path) else {
+            continue;
+        };
+        match regex::Regex::new(&rule.pattern) {
+            Err(e) => misses.push(format!(
+                "manifest: pattern '{}' is not a valid regex: {e}",
+                rule.pattern
+            )),
+            Ok(re) => match std::fs::read_to_string(root.join(&safe)) {
+                Ok(text) if re.is_match(&text) => {}
+                Ok(_) => misses.push(format!("manifest: '{}' does not contain /{}/", rule.path, rule.pattern)),
+                Err(_) => misses.push(format!(
+                    "manifest: cannot read '{}' to look for /{}/",
+                    rule.path, rule.pattern
+                )),
+            },
+        }
+    }
+    if let Some(min) = manifest.min_file_count {
+        if (changes.len() as u64) < min {
+            misses.push(format!(
+                "manifest: {} file(s) changed, at least {min} expected",
+                changes.len()
+            ));
+        }
+    }
+    if let (Some(pattern), Some(Checkpoint::Commit { message })) = (&manifest.commit_message_pattern, checkpoint) {
+        match regex::Regex::new(pattern) {
+            Ok(re) if !re.is_match(message) => misses.push(format!(
+                "manifest: checkpoint message '{message}' does not match /{pattern}/"
+            )),
+            Err(e) => misses.push(format!("manifest: commit_message_pattern is not a valid regex: {e}")),
+            _ => {}
+        }
+    }
+    for file in &manifest.bash_syntax_check {
+        let Ok(safe) = pattern::safe_relative_path(file) else {
+            continue;
+        };
+        let finished = process::run(process::Spec {
+            program: "bash",
+            args: vec!["-n".into(), safe.clone()],
+            cwd: root,
+            env: Vec::new(),
+            stdin: None,
+            timeout: Duration::from_secs(60),
+            cap: 64 * 1024,
+        });
+        match finished {
+            Ok(f) if f.ending.success() => {}
+            Ok(f) => misses.push(format!("manifest: bash -n '{file}' failed: {}", tail(&f.output(), 3))),
+            Err(e) => misses.push(format!("manifest: cannot run bash -n '{file}': {e}")),
+        }
+    }
+    misses
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finished(code: i32, out: &str) -> Finished {
+        Finished {
+            ending: Ending::Exited(code),
+            stdout: out.into(),
+            stderr: String::new(),
+            duration: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn exit_code_is_truth() {
+        assert!(judge(&finished(0, "anything"), None).passed());
+        assert!(!judge(
+            &finished(1, "test result: ok"),
+            Some(("test result: ok", ExpectedKind::Literal))
+        )
+        .passed());
+        assert!(!judge(&finished(0, "nope"), Some(("test result: ok", ExpectedKind::Literal))).passed());
+        assert!(judge(
+            &finished(0, "x test result: ok. 1 passed"),
+            Some(("test result: ok", ExpectedKind::Literal))
+        )
+        .passed());
+        assert!(judge(
+            &finished(0, "whatever"),
+            Some(("non-77 exit code", ExpectedKind::Prose))
+        )
+        .passed());
+    }
+
+    #[test]
+    fn comparisons_apply_to_numbers() {
+        assert!(judge(&finished(0, "3\n"), Some((">= 1", ExpectedKind::Comparison))).passed());
+        assert!(!judge(&finished(0, "0\n"), Some((">= 1", ExpectedKind::Comparison))).passed());
+        let not_a_number = judge(&finished(0, "many\n"), Some((">= 1", ExpectedKind::Comparison)));
+        assert!(not_a_number.passed());
+        assert!(not_a_number.note.is_some());
+        assert_eq!(compare("2.5", "< 3"), Some(true));
+        assert_eq!(compare("2", "== 2"), Some(true));
+        assert_eq!(compare("2", "!= 2"), Some(false));
+    }
+}
