@@ -216,6 +216,31 @@ impl Repo {
         Ok(written)
     }
 
+    /// `tree` with every file that differs from `base` passed through
+    /// `rewrite` (which returns `None` to keep a file as it is); binary files
+    /// are kept. Used to store snapshots without the secrets they may hold.
+    pub fn rewrite_tree(&self, base: Oid, tree: Oid, rewrite: impl Fn(&str) -> Option<String>) -> Result<Oid> {
+        let mut edits = Vec::new();
+        for change in self.changes(base, tree)? {
+            let Some((id, kind @ (EntryKind::Blob | EntryKind::Executable))) = change.new else {
+                continue;
+            };
+            let data = self.read_blob(id)?;
+            let Ok(text) = std::str::from_utf8(&data) else { continue };
+            if let Some(new) = rewrite(text) {
+                edits.push(TreeEdit::Blob {
+                    path: change.path,
+                    id: self.write_blob(new)?,
+                    executable: kind == EntryKind::Executable,
+                });
+            }
+        }
+        if edits.is_empty() {
+            return Ok(tree);
+        }
+        self.edit_tree(Some(tree), &edits)
+    }
+
     /// Builds a commit on `parent` whose tree is the parent's with `changes`
     /// applied; no reference moves.
     pub fn commit_changes(&self, parent: Option<Oid>, changes: &[FileChange], message: &str) -> Result<Oid> {

@@ -2,10 +2,15 @@
 //! directory first on PATH, so `git ultraplan …` dispatches as for a user), in
 //! hermetic temporary repositories, with outcomes checked by the real `git`.
 
+mod plans;
 mod support;
 
 mod check;
 mod conventions;
+mod executors;
 mod generated;
 mod historian;
 mod result;
+mod run;
+mod sessions;
+mod state;

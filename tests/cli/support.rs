@@ -173,3 +173,44 @@ pub fn tree_state(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     }
     out
 }
+
+/// Every file of a working tree (not `.git`) with its contents.
+pub fn worktree_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    tree_state(dir)
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with(".git"))
+        .collect()
+}
+
+pub fn write(path: &Path, contents: &str) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("create dirs");
+    }
+    std::fs::write(path, contents).expect("write");
+}
+
+pub fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+impl TestEnv {
+    /// `git fsck --strict` finds nothing wrong (dangling objects are fine).
+    pub fn assert_fsck(&self, repo: &Path) {
+        let out = self.run(repo, &["fsck", "--strict", "--no-progress"]);
+        assert_eq!(out.code, 0, "git fsck failed:\n{out}");
+        for line in out.stdout.lines().chain(out.stderr.lines()) {
+            assert!(
+                line.starts_with("dangling ") || line.starts_with("notice"),
+                "git fsck: {line}"
+            );
+        }
+    }
+
+    /// Subjects of the current branch, newest first.
+    pub fn subjects(&self, repo: &Path) -> Vec<String> {
+        self.git(repo, &["log", "--format=%s"])
+            .lines()
+            .map(String::from)
+            .collect()
+    }
+}

@@ -7,7 +7,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::cli::{Exit, GlobalArgs};
-use crate::git::{Repo, Workspace};
+use crate::git::Workspace;
 use crate::ultraplan::state::{catalog, slug};
 
 /// List every step attempt of every run: status, duration and commit.
@@ -65,7 +65,7 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
     for s in &slugs {
         for state in catalog::states(repo, s)? {
             for past in catalog::history(repo, &state.ref_name)? {
-                runs.push(run_row(repo, &state.ref_name, past)?);
+                runs.push(run_row(&state.ref_name, past));
             }
         }
     }
@@ -101,39 +101,31 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
     Ok(Exit::Done)
 }
 
-fn run_row(repo: &Repo, state_ref: &str, past: catalog::PastRun) -> Result<RunRow> {
-    let tree = repo.commit_tree(past.last_commit)?;
-    let mut attempts = Vec::new();
-    for (step, progress) in &past.progress.steps {
-        for a in 1..=progress.attempts {
-            let Some(bytes) = repo.read_path(tree, &format!("steps/{step}/attempt-{a}.yaml"))? else {
-                continue;
-            };
-            let record: serde_yaml::Value = serde_yaml::from_slice(&bytes).unwrap_or_default();
+fn run_row(state_ref: &str, past: catalog::PastRun) -> RunRow {
+    let attempts = past
+        .attempts
+        .into_iter()
+        .map(|a| {
+            let record: serde_yaml::Value = serde_yaml::from_str(&a.record).unwrap_or_default();
             let result = record.get("result");
-            let status = result
-                .and_then(|r| r.get("status"))
-                .and_then(|s| s.as_str())
-                .unwrap_or("unknown")
-                .to_owned();
-            let duration_ms = result
-                .and_then(|r| r.get("metadata"))
-                .and_then(|m| m.get("duration_ms"))
-                .and_then(|d| d.as_u64());
-            let commit = (a == progress.attempts && status == "success")
-                .then(|| progress.commit.clone())
-                .flatten();
-            attempts.push(AttemptRow {
-                step: *step,
-                attempt: a,
-                status,
-                duration_ms,
-                commit,
-            });
-        }
-    }
+            AttemptRow {
+                step: a.step,
+                attempt: a.attempt,
+                status: result
+                    .and_then(|r| r.get("status"))
+                    .and_then(|s| s.as_str())
+                    .unwrap_or("unknown")
+                    .to_owned(),
+                duration_ms: result
+                    .and_then(|r| r.get("metadata"))
+                    .and_then(|m| m.get("duration_ms"))
+                    .and_then(|d| d.as_u64()),
+                commit: a.commit,
+            }
+        })
+        .collect();
     let p = past.progress;
-    Ok(RunRow {
+    RunRow {
         run_id: p.run_id,
         plan: p.plan,
         session: p.session,
@@ -143,5 +135,5 @@ fn run_row(repo: &Repo, state_ref: &str, past: catalog::PastRun) -> Result<RunRo
         updated_at: p.updated_at,
         state: state_ref.into(),
         attempts,
-    })
+    }
 }

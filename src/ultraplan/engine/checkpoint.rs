@@ -15,7 +15,7 @@ use super::{fault, Failure, Run};
 use crate::git::{FileChange, Oid, Snapshot};
 use crate::ultraplan::exec::process;
 use crate::ultraplan::plan::{sync, Checkpoint, PlanKind, Step};
-use crate::ultraplan::state::{now, StepStatus, NOTES_REF};
+use crate::ultraplan::state::{now, write_note, StepStatus};
 
 impl Run<'_> {
     pub(super) fn checkpoint(&mut self, step: &Step, a: u32, done: &Attempt) -> Result<StepEnd> {
@@ -44,7 +44,7 @@ impl Run<'_> {
                 let after = self.repo.head()?.commit;
                 let commit = after.filter(|c| Some(*c) != before);
                 if let Some(c) = commit {
-                    self.repo.set_note(NOTES_REF, c, &done.record)?;
+                    write_note(self.repo, c, &done.record)?;
                 }
                 self.passed(step, commit)
             }
@@ -115,7 +115,7 @@ impl Run<'_> {
         fault::point("branch-moved");
         self.repo.stage(changes, observed)?;
         fault::point("index-staged");
-        self.repo.set_note(NOTES_REF, commit, record)?;
+        write_note(self.repo, commit, record)?;
         fault::point("note-written");
         self.passed(step, Some(commit))
     }

@@ -554,3 +554,50 @@ impl Run<'_> {
         })
     }
 }
+
+impl Run<'_> {
+    /// Records `tree` (a snapshot of the user's worktree) at `path` in the run
+    /// state, with secrets redacted: the state may be pushed, the user's
+    /// untracked files must not leak through it. The raw tree stays in the
+    /// local object database; a file under `<git-common-dir>/ultraplan/trees/`
+    /// maps the redacted tree back to it for restores and checkpoints.
+    pub(crate) fn keep_tree(&mut self, path: &str, tree: crate::git::Oid) -> Result<()> {
+        let base = match self.repo.head()?.commit {
+            Some(c) => self.repo.commit_tree(c)?,
+            None => self.repo.empty_tree(),
+        };
+        let clean = self.repo.rewrite_tree(base, tree, |text| match redact(text) {
+            std::borrow::Cow::Owned(redacted) => Some(redacted),
+            std::borrow::Cow::Borrowed(_) => None,
+        })?;
+        if clean != tree {
+            let dir = self.repo.common_dir().join("ultraplan").join("trees");
+            std::fs::create_dir_all(&dir).map_err(|e| anyhow!("cannot create '{}': {e}", dir.display()))?;
+            std::fs::write(dir.join(clean.to_string()), format!("{tree}\n"))
+                .map_err(|e| anyhow!("cannot record the snapshot {tree}: {e}"))?;
+        }
+        self.state.put_tree(path, clean);
+        Ok(())
+    }
+
+    /// The raw tree recorded at `path` (see [`Run::keep_tree`]).
+    pub(crate) fn kept_tree(&self, path: &str) -> Result<Option<crate::git::Oid>> {
+        let Some(clean) = self.state.read_tree(path)? else {
+            return Ok(None);
+        };
+        let mapping = self
+            .repo
+            .common_dir()
+            .join("ultraplan")
+            .join("trees")
+            .join(clean.to_string());
+        match std::fs::read_to_string(&mapping) {
+            Ok(raw) => {
+                Ok(Some(raw.trim().parse().map_err(|_| {
+                    anyhow!("unreadable snapshot mapping '{}'", mapping.display())
+                })?))
+            }
+            Err(_) => Ok(Some(clean)),
+        }
+    }
+}

@@ -66,10 +66,15 @@ impl Run<'_> {
         fault::point("step-start");
         let n = step.number;
         let snapshot = self.repo.snapshot()?;
-        self.state.remove(&format!("steps/{n}"));
-        self.state.put_tree(&format!("steps/{n}/snapshot"), snapshot.tree);
+        // A step run again keeps its earlier attempts; their numbers go on.
+        let first = self.state.progress.step(n).attempts + 1;
+        self.state.remove(&format!("steps/{n}/checkpoint"));
+        self.state
+            .put_text(&format!("steps/{n}/execution"), &format!("{first}\n"))?;
+        self.keep_tree(&format!("steps/{n}/snapshot"), snapshot.tree)?;
         *self.state.progress.step_mut(n) = StepProgress {
             status: StepStatus::Running,
+            attempts: first - 1,
             ..Default::default()
         };
         self.state.progress.current_step = n;
@@ -81,7 +86,17 @@ impl Run<'_> {
         if step.test_first.is_some() {
             self.test_first(step)?;
         }
-        self.attempts(step, snapshot.tree, 1, snapshot.tree, None)
+        self.attempts(step, snapshot.tree, first, snapshot.tree, None)
+    }
+
+    /// The last attempt this execution of the step may make.
+    fn attempt_limit(&self, step: &Step) -> Result<u32> {
+        let first = self
+            .state
+            .read_text(&format!("steps/{}/execution", step.number))?
+            .and_then(|t| t.trim().parse::<u32>().ok())
+            .unwrap_or(1);
+        Ok(first + self.opts.max_attempts.max(1) - 1)
     }
 
     fn attempts(
@@ -93,7 +108,7 @@ impl Run<'_> {
         feedback: Option<String>,
     ) -> Result<StepEnd> {
         let (mut base, mut feedback) = (base, feedback);
-        let max = self.opts.max_attempts.max(1);
+        let max = self.attempt_limit(step)?;
         let mut a = first;
         loop {
             match self.attempt(step, snapshot, a, Some(base), feedback.take())? {
@@ -134,7 +149,7 @@ impl Run<'_> {
         self.state.progress.step_mut(n).attempts = a;
         self.state.progress.step_mut(n).status = StepStatus::Running;
         match base {
-            Some(base) => self.state.put_tree(&format!("steps/{n}/attempt-{a}.base"), base),
+            Some(base) => self.keep_tree(&format!("steps/{n}/attempt-{a}.base"), base)?,
             None => self.state.put_text(
                 &format!("steps/{n}/attempt-{a}.in-place"),
                 "verify the worktree as it is\n",
@@ -186,6 +201,9 @@ impl Run<'_> {
         fault::point("after-observe");
         let mut changes = self.repo.changes(snapshot, observed.tree)?;
         let (violations, mut warnings) = self.scope_check(step, &changes);
+        for w in &warnings {
+            self.warn(format!("step {n}: {w}"));
+        }
         let mut reason = None;
         if !violations.is_empty() {
             let paths: BTreeSet<String> = violations.iter().map(|(p, _)| p.clone()).collect();
@@ -252,6 +270,11 @@ impl Run<'_> {
                 }
             }
         }
+        if let (Some(r), Some(err)) = (&reason, &outcome.error) {
+            if outcome.claim != Claim::Success && outcome.claim != Claim::Blocked {
+                reason = Some(format!("{r}; the executor said: {err}"));
+            }
+        }
         let blocked = reason.is_some() && outcome.claim == Claim::Blocked;
         if blocked {
             if let Some(err) = &outcome.error {
@@ -285,8 +308,7 @@ impl Run<'_> {
         }
         self.state.put_text(&format!("steps/{n}/attempt-{a}.yaml"), &record)?;
         self.state.put_text(&format!("steps/{n}/attempt-{a}.log"), &log)?;
-        self.state
-            .put_tree(&format!("steps/{n}/attempt-{a}.tree"), observed.tree);
+        self.keep_tree(&format!("steps/{n}/attempt-{a}.tree"), observed.tree)?;
         self.state.progress.step_mut(n).error = reason.clone();
         let verdict = match &reason {
             None => "passed".to_owned(),
@@ -391,7 +413,7 @@ impl Run<'_> {
     fn verify_in_place(&mut self, step: &Step) -> Result<StepEnd> {
         let n = step.number;
         let previous = self.state.progress.step(n).status;
-        let Some(snapshot) = self.state.read_tree(&format!("steps/{n}/snapshot"))? else {
+        let Some(snapshot) = self.kept_tree(&format!("steps/{n}/snapshot"))? else {
             return self.start(step);
         };
         let a = self.state.progress.step(n).attempts + 1;
@@ -406,7 +428,7 @@ impl Run<'_> {
     /// Picks up a step a killed process left `running`.
     fn recover(&mut self, step: &Step) -> Result<StepEnd> {
         let n = step.number;
-        let Some(snapshot) = self.state.read_tree(&format!("steps/{n}/snapshot"))? else {
+        let Some(snapshot) = self.kept_tree(&format!("steps/{n}/snapshot"))? else {
             return self.start(step);
         };
         if let Some(commit) = self.state.read_text(&format!("steps/{n}/checkpoint"))? {
@@ -417,8 +439,9 @@ impl Run<'_> {
             return self.resume_checkpoint(step, commit);
         }
         let a = self.state.progress.step(n).attempts;
-        if a == 0 {
-            return self.attempts(step, snapshot, 1, snapshot, None);
+        let first = self.attempt_limit(step)? + 1 - self.opts.max_attempts.max(1);
+        if a < first {
+            return self.attempts(step, snapshot, first, snapshot, None);
         }
         let in_place = self
             .state
@@ -433,11 +456,9 @@ impl Run<'_> {
             None => {
                 // The attempt was cut short: keep what it left, then start it again from its base.
                 let current = self.repo.snapshot()?;
-                self.state
-                    .put_tree(&format!("steps/{n}/attempt-{a}.interrupted"), current.tree);
+                self.keep_tree(&format!("steps/{n}/attempt-{a}.interrupted"), current.tree)?;
                 let base = self
-                    .state
-                    .read_tree(&format!("steps/{n}/attempt-{a}.base"))?
+                    .kept_tree(&format!("steps/{n}/attempt-{a}.base"))?
                     .unwrap_or(snapshot);
                 self.repo.restore(&current, base, None)?;
                 self.state
@@ -447,8 +468,7 @@ impl Run<'_> {
             Some(record) => {
                 let passed = record_status(&record).as_deref() == Some("success");
                 let observed_tree = self
-                    .state
-                    .read_tree(&format!("steps/{n}/attempt-{a}.tree"))?
+                    .kept_tree(&format!("steps/{n}/attempt-{a}.tree"))?
                     .ok_or_else(|| anyhow!("the run state lacks attempt {a}'s tree of step {n}"))?;
                 if passed {
                     let done = Attempt {
@@ -472,7 +492,7 @@ impl Run<'_> {
                     changes: Vec::new(),
                     record,
                 };
-                let last = a >= self.opts.max_attempts.max(1);
+                let last = a >= self.attempt_limit(step)?;
                 match self.after_failure(step, snapshot, a, last, &done)? {
                     Next::End(end) => Ok(end),
                     Next::Retry { base, feedback } => self.attempts(step, snapshot, a + 1, base, Some(feedback)),

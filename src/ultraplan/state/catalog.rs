@@ -56,35 +56,95 @@ pub fn locks(repo: &Repo, slug: &str) -> Result<Vec<(String, Oid, LockInfo)>> {
     Ok(out)
 }
 
-/// One run found in a state chain: its last state commit and progress.
-pub struct PastRun {
-    pub last_commit: Oid,
-    pub progress: Progress,
+/// One recorded attempt found in a state chain.
+pub struct RecordedAttempt {
+    pub step: u32,
+    pub attempt: u32,
+    /// The attempt's YAML (the note format).
+    pub record: String,
+    /// The checkpoint commit, when this attempt passed and was committed.
+    pub commit: Option<String>,
 }
 
-/// Every run recorded in the chain at `ref_name`, newest first: each run's
-/// last state commit (the chain marks a run's start with `run <id>: started`).
+/// One run found in a state chain.
+pub struct PastRun {
+    /// Its latest progress.
+    pub progress: Progress,
+    /// Every attempt it recorded, oldest first.
+    pub attempts: Vec<RecordedAttempt>,
+}
+
+/// Every run recorded in the chain at `ref_name`, newest first, with every
+/// attempt it recorded (also those a later re-run of the step superseded).
+/// The chain marks a run's start with `run <id>: started`; attempts with
+/// `step N attempt A: passed|failed …`.
 pub fn history(repo: &Repo, ref_name: &str) -> Result<Vec<PastRun>> {
-    let mut out = Vec::new();
+    let mut runs = Vec::new();
+    let mut current: Option<PastRun> = None;
+    let mut committed: std::collections::HashMap<u32, Option<String>> = std::collections::HashMap::new();
     let mut next = repo.read_ref(ref_name)?;
-    let mut run_end = next;
     while let Some(commit) = next {
         let info = repo.commit_info(commit)?;
-        if info.message.starts_with("run ") && info.message.contains(": started") {
-            if let Some(last) = run_end.take() {
-                let tree = repo.commit_tree(last)?;
-                if let Some(bytes) = repo.read_path(tree, "progress.json")? {
-                    if let Ok(progress) = serde_json::from_slice(&bytes) {
-                        out.push(PastRun {
-                            last_commit: last,
-                            progress,
-                        });
+        next = info.parents.first().copied();
+        let subject = info.message.lines().next().unwrap_or("");
+        if current.is_none() {
+            let Some(bytes) = repo.read_path(info.tree, "progress.json")? else {
+                continue;
+            };
+            let Ok(progress) = serde_json::from_slice::<Progress>(&bytes) else {
+                continue;
+            };
+            current = Some(PastRun {
+                progress,
+                attempts: Vec::new(),
+            });
+            committed.clear();
+        }
+        if let Some((step, rest)) = subject.strip_prefix("step ").and_then(|r| r.split_once(' ')) {
+            let Ok(step) = step.trim_end_matches(':').parse::<u32>() else {
+                continue;
+            };
+            if rest.starts_with("passed") && subject.starts_with(&format!("step {step}: ")) {
+                let commit = repo
+                    .read_path(info.tree, "progress.json")?
+                    .and_then(|b| serde_json::from_slice::<Progress>(&b).ok())
+                    .and_then(|p| p.step(step).commit);
+                committed.insert(step, commit);
+            } else if let Some(after) = rest.strip_prefix("attempt ") {
+                if let Some((attempt, verdict)) = after.split_once(": ") {
+                    let Ok(attempt) = attempt.parse::<u32>() else { continue };
+                    if verdict.starts_with("passed") || verdict.starts_with("failed") {
+                        if let Some(record) =
+                            repo.read_path(info.tree, &format!("steps/{step}/attempt-{attempt}.yaml"))?
+                        {
+                            let commit = if verdict.starts_with("passed") {
+                                committed.remove(&step).flatten()
+                            } else {
+                                None
+                            };
+                            if let Some(run) = current.as_mut() {
+                                run.attempts.push(RecordedAttempt {
+                                    step,
+                                    attempt,
+                                    record: String::from_utf8_lossy(&record).into_owned(),
+                                    commit,
+                                });
+                            }
+                        }
                     }
                 }
             }
-            run_end = info.parents.first().copied();
         }
-        next = info.parents.first().copied();
+        if subject.starts_with("run ") && subject.contains(": started") {
+            if let Some(mut run) = current.take() {
+                run.attempts.reverse();
+                runs.push(run);
+            }
+        }
     }
-    Ok(out)
+    if let Some(mut run) = current {
+        run.attempts.reverse();
+        runs.push(run);
+    }
+    Ok(runs)
 }

@@ -1,0 +1,270 @@
+//! Executors: the command protocol, the manual executor, a stub `claude`
+//! speaking the real CLI's headless JSON, billing safety, timeouts.
+
+use crate::plans::{plan, StepSpec};
+use crate::support::*;
+
+fn repo_with_plan(env: &TestEnv, body: &str) -> std::path::PathBuf {
+    let repo = env.repo("repo");
+    write(&repo.join("plan.md"), body);
+    repo
+}
+
+fn one_step() -> String {
+    plan(&[StepSpec::new(1, "`a.txt`", "echo from-shell > a.txt", "test -f a.txt").policy("retry — look again")])
+}
+
+#[test]
+fn the_command_protocol_gets_json_and_variables_and_its_result_is_recorded() {
+    let env = TestEnv::new();
+    let repo = repo_with_plan(&env, &one_step());
+    let seen = env.root().join("seen");
+    let agent = env.root().join("agent.sh");
+    write(
+        &agent,
+        &format!(
+            "#!/bin/sh\ncat > {s}.json\nenv | grep ^ULTRAPLAN_ | sort > {s}.env\necho agent-wrote > a.txt\n\
+             cat > \"$ULTRAPLAN_RESULT_FILE\" <<EOF\nstatus: success\ntask_name: \"$ULTRAPLAN_TASK_NAME\"\nfiles_modified: [a.txt, ghost.txt]\n\
+             verification: {{command: \"test -f a.txt\", exit_code: 0, output_summary: ok}}\ndone_criteria_met: true\n\
+             evidence: \"wrote a.txt with care\"\nerror: null\nEOF\n",
+            s = seen.display()
+        ),
+    );
+    let executor = format!("sh {}", agent.display());
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--executor", &executor, "plan.md"])
+        .expect_code(0);
+    let request: serde_json::Value = serde_json::from_str(&read(&seen.with_extension("json"))).unwrap();
+    assert_eq!(request["plan"], "plan.md");
+    assert_eq!(request["task_name"], "Task 1: Step 1");
+    assert_eq!(request["step"]["number"], 1);
+    assert_eq!(request["step"]["files"], serde_json::json!(["a.txt"]));
+    assert_eq!(request["step"]["verify"]["command"], "test -f a.txt");
+    assert_eq!(request["step"]["on_failure"]["action"], "retry");
+    assert_eq!(request["attempt"], 1);
+    assert_eq!(request["max_attempts"], 3);
+    let vars = read(&seen.with_extension("env"));
+    for var in [
+        "ULTRAPLAN_ATTEMPT=1",
+        "ULTRAPLAN_PLAN=plan.md",
+        "ULTRAPLAN_STEP=1",
+        "ULTRAPLAN_TASK_NAME=Task 1: Step 1",
+    ] {
+        assert!(vars.contains(var), "{var} in {vars}");
+    }
+    assert!(
+        vars.contains("ULTRAPLAN_RESULT_FILE=") && vars.contains("ULTRAPLAN_WORKTREE="),
+        "{vars}"
+    );
+    assert_eq!(read(&repo.join("a.txt")), "agent-wrote\n");
+    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
+    assert!(note.contains("evidence: wrote a.txt with care"), "{note}");
+    assert!(
+        note.contains("executor listed 'ghost.txt' as modified, but it did not change"),
+        "{note}"
+    );
+    assert!(note.contains("executor_id: 'command: sh "), "{note}");
+    assert!(
+        !std::fs::read_dir(repo.join(".git/ultraplan/tmp"))
+            .unwrap()
+            .any(|_| true),
+        "no result file left"
+    );
+}
+
+#[test]
+fn yaml_on_stdout_and_results_from_exit_codes() {
+    let env = TestEnv::new();
+    let repo = repo_with_plan(&env, &one_step());
+    let printer =
+        "echo done > a.txt; printf 'working\\n```yaml\\nstatus: success\\nevidence: printed on stdout\\n```\\n'";
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--executor", printer, "plan.md"])
+        .expect_code(0);
+    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
+    assert!(note.contains("evidence: printed on stdout"), "{note}");
+    // No result at all: one is made from the exit code; the executor's word is not trusted.
+    let liar = "echo claims-success > other.txt; exit 0";
+    let out = env.run(
+        &repo,
+        &["ultraplan", "run", "--max-attempts", "1", "--executor", liar, "plan.md"],
+    );
+    let _ = out.expect_code(0); // a.txt still exists from before, so Verify passes
+    let failing = "exit 7";
+    write(
+        &repo.join("plan.md"),
+        &one_step().replace("test -f a.txt", "test -f never.txt"),
+    );
+    let out = env
+        .run(
+            &repo,
+            &[
+                "ultraplan",
+                "run",
+                "--max-attempts",
+                "1",
+                "--executor",
+                failing,
+                "plan.md",
+            ],
+        )
+        .expect_code(1);
+    assert!(out.stdout.contains("verify exit 1"), "{out}");
+    let record = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/1/attempt-1.yaml"]);
+    assert!(
+        record.contains("evidence: 'command: exit 7 reported failure'"),
+        "{record}"
+    );
+    assert!(
+        record.contains("the executor said: the executor command ended with exit 7"),
+        "{record}"
+    );
+}
+
+#[test]
+fn an_executor_past_its_timeout_is_killed_with_its_children() {
+    let env = TestEnv::new();
+    let repo = repo_with_plan(&env, &one_step());
+    env.git(&repo, &["config", "ultraplan.executorTimeout", "1s"]);
+    let start = std::time::Instant::now();
+    let out = env
+        .run(
+            &repo,
+            &[
+                "ultraplan",
+                "run",
+                "--max-attempts",
+                "1",
+                "--executor",
+                "sleep 60 & sleep 60",
+                "plan.md",
+            ],
+        )
+        .expect_code(1);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+    let log = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/1/attempt-1.yaml"]);
+    assert!(
+        log.contains("the executor said: the executor command ended with timed out"),
+        "{log}\n{out}"
+    );
+}
+
+#[test]
+fn the_manual_executor_waits_for_a_person() {
+    let env = TestEnv::new();
+    let repo = repo_with_plan(&env, &one_step());
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--executor", "manual", "plan.md"])
+        .expect_code(3);
+    assert!(
+        out.stdout.contains("Result: STOPPED (waiting for a person) at step 1"),
+        "{out}"
+    );
+    assert!(out.stdout.contains("Waiting for you"), "{out}");
+    assert!(out.stdout.contains("Verify: test -f a.txt"), "{out}");
+    let progress = env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"]);
+    assert!(progress.contains("\"status\": \"waiting\""), "{progress}");
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(3);
+    assert!(out.stdout.contains("STOPPED"), "still not done: {out}");
+    write(&repo.join("a.txt"), "made by hand\n");
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert_eq!(env.git(&repo, &["show", "HEAD:a.txt"]), "made by hand\n");
+}
+
+/// A stand-in for the Claude Code CLI: edits the file it is asked for and
+/// prints the headless JSON report with cost and usage.
+fn install_claude_stub(env: &TestEnv) -> std::path::PathBuf {
+    let bin = env.root().join("stub-bin");
+    write(
+        &bin.join("claude"),
+        "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$(dirname \"$0\")/args.txt\"\necho by-claude > a.txt\n\
+         echo '{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"duration_ms\":1200,\"num_turns\":3,\"result\":\"Done.\",\"session_id\":\"abc\",\"total_cost_usd\":0.0123,\"usage\":{\"input_tokens\":100,\"cache_read_input_tokens\":20,\"output_tokens\":30}}'\n",
+    );
+    std::process::Command::new("chmod")
+        .args(["+x", bin.join("claude").to_str().unwrap()])
+        .status()
+        .unwrap();
+    bin
+}
+
+#[test]
+fn the_claude_executor_records_cost_and_tokens() {
+    let mut env = TestEnv::new();
+    let bin = install_claude_stub(&env);
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    env.set("PATH", format!("{}:{path}", bin_dir().display()));
+    let repo = repo_with_plan(&env, &one_step());
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--executor", "claude", "plan.md"])
+        .expect_code(0);
+    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
+    assert!(note.contains("cost_usd: 0.0123"), "{note}");
+    assert!(note.contains("input: 120"), "{note}");
+    assert!(note.contains("output: 30"), "{note}");
+    assert!(note.contains("executor_id: claude"), "{note}");
+    let args = read(&bin.join("args.txt"));
+    assert!(args.starts_with("-p\n"), "{args}");
+    assert!(args.contains("Do not commit"), "{args}");
+    assert!(
+        args.contains("--output-format\njson\n--permission-mode\nacceptEdits\n"),
+        "{args}"
+    );
+    assert_eq!(env.git(&repo, &["show", "HEAD:a.txt"]), "by-claude\n");
+}
+
+#[test]
+fn billing_safety_stops_a_non_interactive_run_unless_confirmed() {
+    let mut env = TestEnv::new();
+    let bin = install_claude_stub(&env);
+    env.set(
+        "PATH",
+        format!(
+            "{}:{}:{}",
+            bin_dir().display(),
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        ),
+    );
+    env.set("ANTHROPIC_API_KEY", "sk-ant-api03-not-a-real-key-000000000000000000");
+    let repo = repo_with_plan(&env, &one_step());
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--executor", "claude", "plan.md"])
+        .expect_code(3);
+    assert!(out.stderr.contains("error: ANTHROPIC_API_KEY is set"), "{out}");
+    assert!(out.stderr.contains("hint: unset ANTHROPIC_API_KEY"), "{out}");
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "refs/ultraplan/"]),
+        "",
+        "nothing ran, nothing written"
+    );
+    assert!(!repo.join("a.txt").exists());
+    // The shell executor is not billed: no question.
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--step", "1", "plan.md"])
+        .expect_code(0);
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--executor", "claude", "--yes", "plan.md"])
+        .expect_code(0);
+    let _ = env
+        .run(
+            &repo,
+            &[
+                "-c",
+                "ultraplan.allowApiBilling=true",
+                "ultraplan",
+                "run",
+                "--executor",
+                "claude",
+                "plan.md",
+            ],
+        )
+        .expect_code(0);
+}

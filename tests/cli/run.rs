@@ -1,0 +1,411 @@
+//! `git ultraplan run`: the step lifecycle through the real `git`, checked
+//! with the real `git` (log, show, notes, status, fsck).
+
+use crate::plans::{plan, StepSpec};
+use crate::support::*;
+
+fn setup(env: &TestEnv) -> std::path::PathBuf {
+    let repo = env.repo("repo");
+    write(&repo.join("tracked.txt"), "original\n");
+    env.git(&repo, &["add", "tracked.txt"]);
+    env.git(&repo, &["commit", "-q", "-m", "tracked"]);
+    repo
+}
+
+#[test]
+fn demo_plan_runs_and_everything_reads_back_with_git() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    std::fs::copy(repo_root().join("examples/demo-plan.md"), repo.join("plan.md")).unwrap();
+    // The user's own work: a modified tracked file and an untracked one.
+    write(&repo.join("tracked.txt"), "my local edit\n");
+    write(&repo.join("scratch.txt"), "my notes\n");
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
+    assert_eq!(
+        env.subjects(&repo),
+        vec![
+            "docs: explain the greeting script",
+            "feat: add greeting script",
+            "tracked",
+            "initial"
+        ]
+    );
+    assert_eq!(
+        env.git(&repo, &["show", "--name-only", "--format=", "HEAD~1"]),
+        "greet.sh\n"
+    );
+    assert_eq!(
+        env.git(&repo, &["show", "--name-only", "--format=", "HEAD"]),
+        "GREETING.md\n"
+    );
+    // The user's files are untouched and uncommitted.
+    assert_eq!(read(&repo.join("tracked.txt")), "my local edit\n");
+    assert_eq!(
+        env.git(&repo, &["status", "--porcelain"]),
+        " M tracked.txt\n?? plan.md\n?? scratch.txt\n"
+    );
+    // Notes and state read back with plain git.
+    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
+    assert!(note.contains("task_index: 3"), "{note}");
+    assert!(note.contains("validation: VALID"), "{note}");
+    assert!(note.contains("status: success"), "{note}");
+    assert!(note.contains("- GREETING.md"), "{note}");
+    assert!(note.contains("command: grep -c greet GREETING.md"), "{note}");
+    let progress: serde_json::Value =
+        serde_json::from_str(&env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"])).unwrap();
+    assert_eq!(progress["status"], "completed");
+    assert_eq!(progress["steps"]["1"]["status"], "passed");
+    assert_eq!(progress["steps"]["2"]["commit"], serde_json::Value::Null);
+    assert_eq!(progress["steps"]["3"]["attempts"], 1);
+    assert_eq!(
+        progress["steps"]["3"]["commit"].as_str().unwrap(),
+        env.git(&repo, &["rev-parse", "HEAD"]).trim()
+    );
+    let log = env.git(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"]);
+    assert!(log.contains("step 1 attempt 1: passed"), "{log}");
+    assert!(log.ends_with(": started (execute)\n"), "{log}");
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/"]),
+        "refs/ultraplan/plan/run\n"
+    );
+    env.assert_fsck(&repo);
+}
+
+#[test]
+fn retry_feeds_back_and_records_every_attempt() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    let counter = env.root().join("counter");
+    let script = format!(
+        "n=$(cat {c} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c}\nif [ $n -ge 2 ]; then echo good > a.txt; else echo bad > a.txt; fi",
+        c = counter.display()
+    );
+    write(
+        &repo.join("plan.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`", &script, "grep -q good a.txt").policy("retry — try again")]),
+    );
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert!(out.stdout.contains("  1     Step 1       PASS    2"), "{out}");
+    assert_eq!(read(&repo.join("a.txt")), "good\n");
+    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
+    assert!(note.contains("attempt: 2"), "{note}");
+    let first = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/1/attempt-1.yaml"]);
+    assert!(first.contains("status: failure"), "{first}");
+    assert!(first.contains("exit_code: 1"), "{first}");
+    let feedback = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/1/attempt-2.feedback"]);
+    assert!(feedback.contains("Attempt 1 failed: verify exit 1"), "{feedback}");
+    assert!(feedback.contains("On failure (retry): try again"), "{feedback}");
+    env.assert_fsck(&repo);
+}
+
+#[test]
+fn revert_restores_the_worktree_exactly_and_fails_after_the_last_attempt() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(&repo.join("tracked.txt"), "user's uncommitted edit\n");
+    write(&repo.join("untracked.txt"), "user's untracked file\n");
+    write(
+        &repo.join("plan.md"),
+        &plan(&[StepSpec::new(
+            1,
+            "`tracked.txt`, `new/file.txt`",
+            "echo broken > tracked.txt\nmkdir -p new && echo x > new/file.txt\nrm untracked.txt",
+            "false",
+        )
+        .policy("revert — put it back")]),
+    );
+    let before = worktree_files(&repo);
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
+    assert!(out.stdout.contains("Result: FAILED at step 1"), "{out}");
+    assert!(out.stdout.contains("  1     Step 1       FAIL    3"), "{out}");
+    assert_eq!(
+        worktree_files(&repo),
+        before,
+        "the worktree is exactly as before the step"
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head);
+    // Nothing is lost: every attempt's tree is kept in the run state.
+    let attempt = env.git(
+        &repo,
+        &["show", "refs/ultraplan/plan/run:steps/1/attempt-3.tree/new/file.txt"],
+    );
+    assert_eq!(attempt, "x\n");
+    let progress = env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"]);
+    assert!(progress.contains("\"status\": \"failed\""), "{progress}");
+    env.assert_fsck(&repo);
+}
+
+#[test]
+fn skip_restores_and_the_run_continues() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(
+        &repo.join("plan.md"),
+        &plan(&[
+            StepSpec::new(1, "`one.txt`", "echo 1 > one.txt", "test -f one.txt"),
+            StepSpec::new(2, "`two.txt`", "echo 2 > two.txt", "false").policy("skip — optional"),
+            StepSpec::new(3, "`three.txt`", "echo 3 > three.txt", "test -f three.txt"),
+        ]),
+    );
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--json", "plan.md"])
+        .expect_code(0);
+    let summary = &out.json()["ultraexecute_summary"];
+    assert_eq!(summary["result"], "completed");
+    assert_eq!(summary["steps_passed"], 2);
+    assert_eq!(summary["steps_skipped"], 1);
+    assert_eq!(summary["steps"][1]["result"], "skipped");
+    assert_eq!(summary["steps"][1]["attempts"], 1, "skip does not retry");
+    assert!(!repo.join("two.txt").exists());
+    assert_eq!(env.subjects(&repo)[..2], ["step 3", "step 1"]);
+}
+
+#[test]
+fn escalation_leaves_the_changes_and_resume_verifies_the_fix() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(
+        &repo.join("plan.md"),
+        &plan(&[
+            StepSpec::new(
+                1,
+                "`config.txt`",
+                "echo 'mode = wrong' > config.txt",
+                "grep -q 'mode = right' config.txt",
+            )
+            .policy("escalate — a person must decide"),
+            StepSpec::new(2, "`after.txt`", "echo after > after.txt", "test -f after.txt"),
+        ]),
+    );
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(3);
+    assert!(out.stdout.contains("Result: STOPPED (escalation) at step 1"), "{out}");
+    assert!(
+        out.stdout.contains("To resume: git ultraplan run --resume plan.md"),
+        "{out}"
+    );
+    assert_eq!(read(&repo.join("config.txt")), "mode = wrong\n", "left for the person");
+    // The person fixes it and resumes: the worktree is verified, not re-executed.
+    write(&repo.join("config.txt"), "mode = right\n");
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert!(out.stdout.contains("Mode: resume"), "{out}");
+    assert_eq!(read(&repo.join("config.txt")), "mode = right\n");
+    assert_eq!(env.subjects(&repo)[..2], ["step 2", "step 1"]);
+    assert_eq!(env.git(&repo, &["show", "HEAD~1:config.txt"]), "mode = right\n");
+    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD~1"]);
+    assert!(note.contains("verified the worktree as a person left it"), "{note}");
+}
+
+#[test]
+fn a_failed_run_resumes_at_the_failed_step_with_the_fixed_plan() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    let steps = |verify: &'static str| {
+        plan(&[
+            StepSpec::new(1, "`one.txt`", "echo 1 > one.txt", "test -f one.txt"),
+            StepSpec::new(2, "`two.txt`", "echo 2 > two.txt", verify),
+        ])
+    };
+    write(&repo.join("plan.md"), &steps("grep -q 3 two.txt"));
+    let _ = env
+        .run(
+            &repo,
+            &["ultraplan", "--quiet", "run", "--max-attempts", "1", "plan.md"],
+        )
+        .expect_code(1);
+    write(&repo.join("plan.md"), &steps("grep -q 2 two.txt"));
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert!(out.stderr.contains("the plan changed since the run started"), "{out}");
+    assert_eq!(
+        env.subjects(&repo)[..2],
+        ["step 2", "step 1"],
+        "step 1 is not run again"
+    );
+}
+
+#[test]
+fn checkpoints_commit_only_the_steps_files() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(&repo.join("staged.txt"), "staged by the user\n");
+    env.git(&repo, &["add", "staged.txt"]);
+    write(
+        &repo.join("plan.md"),
+        &plan(&[StepSpec::new(
+            1,
+            "`a.txt`",
+            "echo a > a.txt\necho b > b.txt",
+            "test -f a.txt",
+        )]),
+    );
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert!(
+        out.stderr
+            .contains("warning: step 1: 'b.txt' changed but is not in the step's Files"),
+        "{out}"
+    );
+    assert!(
+        out.stdout.contains("'b.txt' changed but is not in the step's Files"),
+        "{out}"
+    );
+    assert_eq!(
+        env.git(&repo, &["show", "--name-only", "--format=", "HEAD"]),
+        "a.txt\nb.txt\n"
+    );
+    assert_eq!(
+        env.git(&repo, &["status", "--porcelain"]),
+        "A  staged.txt\n?? plan.md\n",
+        "the user's staged file stays staged and out of the checkpoint"
+    );
+}
+
+#[test]
+fn verify_expectations_decide_with_the_exit_code() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    let body = "# T\n\n## Implementation Plan\n\n\
+        ### Step 1: Literal\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  echo hello > a.txt\n  ```\n\
+        - **Verify:** `cat a.txt` → expected: `goodbye`\n- **On failure:** revert\n- **Checkpoint:** none\n";
+    write(&repo.join("plan.md"), body);
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "plan.md"])
+        .expect_code(1);
+    assert!(out.stdout.contains("verify output does not contain 'goodbye'"), "{out}");
+    let count = body
+        .replace(
+            "`cat a.txt` → expected: `goodbye`",
+            "`wc -l < a.txt` → expected: `>= 1`",
+        )
+        .replace("Literal", "Count");
+    write(&repo.join("plan.md"), &count);
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+}
+
+#[test]
+fn a_step_without_verify_fails_unless_allowed() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(
+        &repo.join("plan.md"),
+        "# T\n\n## Implementation Plan\n\n### Step 1: Unverified\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  echo a > a.txt\n  ```\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"unverified\"`\n",
+    );
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "plan.md"])
+        .expect_code(1);
+    assert!(out.stdout.contains("has no Verify command"), "{out}");
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--allow-unverified", "plan.md"])
+        .expect_code(0);
+    assert_eq!(env.subjects(&repo)[0], "unverified");
+}
+
+#[test]
+fn plans_with_problems_and_multi_session_plans_need_a_mode() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(
+        &repo.join("bad.md"),
+        "# T\n\n## Implementation Plan\n\n### Step 1: A\n- **Files:** `/etc/passwd`\n- **Verify:** `true`\n",
+    );
+    let out = env.run(&repo, &["ultraplan", "run", "bad.md"]).expect_code(128);
+    assert!(
+        out.stderr.starts_with("fatal: 'bad.md' has 1 problem; first: line 6:"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("hint: run 'git ultraplan check bad.md'"), "{out}");
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--dry-run", "bad.md"])
+        .expect_code(1);
+    assert!(out.stdout.contains("Verdict: NEEDS ATTENTION"), "{out}");
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "refs/ultraplan/"]),
+        "",
+        "nothing written"
+    );
+}
+
+#[test]
+fn step_mode_runs_one_step() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(
+        &repo.join("plan.md"),
+        &plan(&[
+            StepSpec::new(1, "`one.txt`", "echo 1 > one.txt", "test -f one.txt"),
+            StepSpec::new(2, "`two.txt`", "echo 2 > two.txt", "test -f two.txt"),
+        ]),
+    );
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--step", "2", "--json", "plan.md"])
+        .expect_code(0);
+    assert_eq!(out.json()["ultraexecute_summary"]["mode"], "step 2");
+    assert!(!repo.join("one.txt").exists());
+    assert_eq!(env.subjects(&repo)[0], "step 2");
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert!(out.stdout.contains("Passed: 2/2"), "{out}");
+    assert_eq!(env.subjects(&repo)[..2], ["step 1", "step 2"]);
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--step", "9", "plan.md"])
+        .expect_code(128);
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--step", "1", "--resume", "plan.md"])
+        .expect_code(129);
+}
+
+#[test]
+fn a_live_lock_is_refused_and_a_stale_one_taken_over() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(
+        &repo.join("plan.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "true")]),
+    );
+    let host = env.git(&repo, &["var", "GIT_COMMITTER_IDENT"]); // any command works; we need the hostname
+    let _ = host;
+    let hostname = String::from_utf8(std::process::Command::new("uname").arg("-n").output().unwrap().stdout).unwrap();
+    let hostname = hostname.trim();
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let lock = |pid: u32| {
+        let blob = format!("pid: {pid}\nhost: {hostname}\nstarted_at: {now}\nheartbeat_at: {now}\ncommand: git ultraplan run plan.md\n");
+        let path = env.root().join("lock.txt");
+        write(&path, &blob);
+        let id = env.git(&repo, &["hash-object", "-w", path.to_str().unwrap()]);
+        env.git(&repo, &["update-ref", "refs/ultraplan/plan/lock", id.trim()]);
+    };
+    lock(std::process::id());
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    assert!(
+        out.stderr
+            .contains("fatal: another git ultraplan holds 'refs/ultraplan/plan/lock': pid"),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("hint: wait for it to finish; if it is gone, run 'git ultraplan clean --force-unlock <plan>'"),
+        "{out}"
+    );
+    let status = env.run(&repo, &["ultraplan", "status", "plan.md"]).expect_code(0);
+    assert!(status.stdout.contains("(held)"), "{status}");
+    let _ = env.run(&repo, &["ultraplan", "clean", "plan.md"]).expect_code(1);
+    lock(999_999_999);
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert!(
+        out.stderr.contains("warning: took over a stale lock of pid 999999999"),
+        "{out}"
+    );
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "refs/ultraplan/plan/lock"]),
+        "",
+        "released"
+    );
+    lock(999_999_999);
+    let out = env.run(&repo, &["ultraplan", "clean", "--json"]).expect_code(0);
+    assert_eq!(out.json()["removed"][0]["ref"], "refs/ultraplan/plan/lock");
+}

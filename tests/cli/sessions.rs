@@ -1,0 +1,185 @@
+//! Session specs and `--session N`: scope fences, entry and exit conditions,
+//! Step 0's sandbox convention; task plans: checkbox sync.
+
+use crate::support::*;
+
+fn spec(entry: &str, step0_verify: &str, step_script: &str, exit_check: &str) -> String {
+    format!(
+        "# Session 2: Server\n\n## Dependencies\n\n- **Depends on:** none\n- **Entry condition:** `{entry}` passes\n\n\
+         ## Scope Fence\n\n- **Touch:** `src/server/**`\n- **Never touch:** `src/cli.rs`\n\n\
+         ## Steps\n\n### Step 0: Sandbox pre-flight\n\n- **Files:** none\n- **Changes:** none\n- **Verify:**\n  ```bash\n  {step0_verify}\n  ```\n  → expected: non-77 exit code\n- **On failure:** `escalate` — 77 means no sandbox\n- **Checkpoint:** none\n\n\
+         ### Step 3: Handler\n\n- **Files:** `src/server/status.rs`\n- **Changes:**\n  ```sh\n  {step_script}\n  ```\n- **Verify:** `test -f src/server/status.rs`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"feat(server): status\"`\n\n\
+         ## Exit Condition\n\n- [ ] `{exit_check}` → expected: `ok`\n- [ ] All changes committed\n"
+    )
+}
+
+fn repo(env: &TestEnv) -> std::path::PathBuf {
+    let repo = env.repo("repo");
+    write(&repo.join("src/cli.rs"), "cli\n");
+    env.git(&repo, &["add", "."]);
+    env.git(&repo, &["commit", "-q", "-m", "cli"]);
+    repo
+}
+
+const WRITE: &str = "mkdir -p src/server && echo status > src/server/status.rs";
+
+#[test]
+fn a_session_spec_runs_inside_its_fence_with_its_conditions() {
+    let env = TestEnv::new();
+    let repo = repo(&env);
+    write(&repo.join("spec.md"), &spec("true", "exit 0", WRITE, "echo ok"));
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--json", "spec.md"])
+        .expect_code(0);
+    let s = &out.json()["ultraexecute_summary"];
+    assert_eq!(s["plan_type"], "session-spec");
+    assert_eq!(s["exit_condition"], "pass");
+    assert_eq!(s["steps_passed"], 2);
+    assert_eq!(env.subjects(&repo)[0], "feat(server): status");
+    let progress = env.git(&repo, &["show", "refs/ultraplan/spec/run:progress.json"]);
+    assert!(progress.contains("\"entry_condition_checked\": true"), "{progress}");
+    assert!(progress.contains("\"exit_condition_checked\": true"), "{progress}");
+}
+
+#[test]
+fn never_touch_changes_are_restored_and_fail_the_attempt() {
+    let env = TestEnv::new();
+    let repo = repo(&env);
+    let script = format!("{WRITE}; echo hacked > src/cli.rs; echo stray > outside.txt");
+    write(&repo.join("spec.md"), &spec("true", "exit 0", &script, "echo ok"));
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "spec.md"])
+        .expect_code(1);
+    assert!(out.stdout.contains("scope violation: 'outside.txt' is outside the Touch list; 'src/cli.rs' is in Never touch ('src/cli.rs') (restored)"), "{out}");
+    assert_eq!(
+        read(&repo.join("src/cli.rs")),
+        "cli\n",
+        "the never-touch file is restored"
+    );
+    assert!(!repo.join("outside.txt").exists());
+    assert!(
+        !repo.join("src/server/status.rs").exists(),
+        "revert after the last attempt"
+    );
+}
+
+#[test]
+fn declared_never_touch_files_escalate_before_anything_runs() {
+    let env = TestEnv::new();
+    let repo = repo(&env);
+    let body = spec("true", "exit 0", "touch ran.marker", "echo ok").replace(
+        "- **Files:** `src/server/status.rs`",
+        "- **Files:** `src/server/status.rs`, `src/cli.rs`",
+    );
+    write(&repo.join("spec.md"), &body);
+    let out = env.run(&repo, &["ultraplan", "check", "spec.md"]).expect_code(1);
+    assert!(
+        out.stdout.contains("'src/cli.rs' is in session 2's Never touch list"),
+        "{out}"
+    );
+    // check refuses; the engine's own pre-check guards plans edited after a check:
+    // the fence of --session runs is tested through a strategy plan below.
+}
+
+#[test]
+fn entry_condition_and_step_zero_can_stop_a_session() {
+    let env = TestEnv::new();
+    let repo = repo(&env);
+    write(&repo.join("spec.md"), &spec("false", "exit 0", WRITE, "echo ok"));
+    let out = env.run(&repo, &["ultraplan", "run", "spec.md"]).expect_code(3);
+    assert!(
+        out.stdout
+            .contains("Error: entry condition 'false passes' failed: verify exit 1"),
+        "{out}"
+    );
+    assert!(!repo.join("src/server").exists());
+
+    write(&repo.join("spec.md"), &spec("true", "exit 77", WRITE, "echo ok"));
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--json", "spec.md"])
+        .expect_code(3);
+    let s = &out.json()["ultraexecute_summary"];
+    assert_eq!(s["steps"][0]["result"], "blocked");
+    assert_eq!(s["result"], "stopped");
+    assert!(!repo.join("src/server").exists());
+
+    write(&repo.join("spec.md"), &spec("true", "exit 0", WRITE, "echo nope"));
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--json", "spec.md"])
+        .expect_code(1);
+    assert_eq!(out.json()["ultraexecute_summary"]["exit_condition"], "fail");
+}
+
+#[test]
+fn session_mode_enforces_the_session_fence() {
+    let env = TestEnv::new();
+    let repo = repo(&env);
+    let body = "# Two sessions\n\n## Implementation Plan\n\n\
+        ### Step 1: Server\n- **Files:** `src/server/a.rs`\n- **Changes:**\n  ```sh\n  mkdir -p src/server && echo a > src/server/a.rs && echo x > src/cli.rs\n  ```\n- **Verify:** `true`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"server\"`\n\n\
+        ### Step 2: Cli\n- **Files:** `src/cli.rs`\n- **Changes:**\n  ```sh\n  echo cli2 > src/cli.rs\n  ```\n- **Verify:** `true`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"cli\"`\n\n\
+        ## Execution Strategy\n\n### Session 1: Server\n- **Steps:** 1\n- **Wave:** 1\n- **Scope fence:** Touch: `src/server/**` — Never touch: `src/cli.rs`\n\n\
+        ### Session 2: Cli\n- **Steps:** 2\n- **Wave:** 1\n- **Scope fence:** Touch: `src/cli.rs`\n";
+    write(&repo.join("plan.md"), body);
+    let out = env
+        .run(
+            &repo,
+            &["ultraplan", "run", "--session", "1", "--max-attempts", "1", "plan.md"],
+        )
+        .expect_code(1);
+    assert!(out.stdout.contains("'src/cli.rs' is in Never touch"), "{out}");
+    assert_eq!(read(&repo.join("src/cli.rs")), "cli\n");
+    assert!(env
+        .git(&repo, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/"])
+        .contains("refs/ultraplan/plan/session-1"));
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--session", "2", "plan.md"])
+        .expect_code(0);
+    assert_eq!(env.subjects(&repo)[0], "cli");
+    // --fg runs every step here, ignoring the strategy's fences.
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--fg", "--json", "plan.md"])
+        .expect_code(0);
+    assert_eq!(out.json()["ultraexecute_summary"]["steps_passed"], 2);
+}
+
+#[test]
+fn task_plan_checkboxes_are_committed_with_the_checkpoint() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let body = "---\nphase: 03-exec\nplan: 01\n---\n\n<tasks>\n<task type=\"auto\">\n  <name>Task 1: Create the file</name>\n  <files>made.txt</files>\n  <action>Create it.\n  ```sh\n  echo made > made.txt\n  ```\n  </action>\n  <verify>grep -q made made.txt</verify>\n  <done>It exists.</done>\n</task>\n</tasks>\n\n<success_criteria>\n- [ ] Task 1: Create the file\n</success_criteria>\n";
+    write(&repo.join("03-01-PLAN.md"), body);
+    env.git(&repo, &["add", "03-01-PLAN.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "plan"]);
+    let out = env
+        .run(
+            &repo,
+            &[
+                "ultraplan",
+                "run",
+                "--executor",
+                "echo made > made.txt",
+                "03-01-PLAN.md",
+            ],
+        )
+        .expect_code(0);
+    assert!(out.stdout.contains("COMPLETED"), "{out}");
+    assert_eq!(env.subjects(&repo)[0], "03-01 Task 1: Create the file");
+    assert_eq!(
+        env.git(&repo, &["show", "--name-only", "--format=", "HEAD"]),
+        "03-01-PLAN.md\nmade.txt\n"
+    );
+    let committed = env.git(&repo, &["show", "HEAD:03-01-PLAN.md"]);
+    assert!(
+        committed.contains("- [x] Task 1: Create the file (completed 20"),
+        "{committed}"
+    );
+    assert!(
+        committed.contains("<task type=\"auto\" status=\"completed\" completed_at=\"20"),
+        "{committed}"
+    );
+    assert_eq!(
+        env.git(&repo, &["status", "--porcelain"]),
+        "",
+        "the plan on disk is what was committed"
+    );
+}
