@@ -7,6 +7,7 @@ mod support;
 
 mod check;
 mod conventions;
+mod crash;
 mod executors;
 mod generated;
 mod historian;

@@ -177,6 +177,16 @@ pub fn run(spec: Spec<'_>) -> Result<Finished> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl is async-signal-safe and only affects the child being
+    // spawned: if we are killed (kill -9), it is killed too instead of going
+    // on editing the worktree that --resume will restore.
+    unsafe {
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
     let mut child = command
         .spawn()
         .map_err(|e| anyhow!("cannot run '{}': {e}", spec.program))?;
