@@ -125,8 +125,9 @@ impl Repo {
             })
             .into_iter(None)
             .map_err(|e| anyhow!("cannot read the status: {e}"))?;
+        let mut iter = iter;
         let mut paths = BTreeSet::new();
-        for item in iter {
+        for item in &mut iter {
             let item = item.map_err(|e| anyhow!("cannot read the status: {e}"))?;
             match item {
                 Item::TreeIndex(change) => {
@@ -148,6 +149,16 @@ impl Repo {
                 }) => {
                     paths.insert(source.rela_path().to_str_lossy().into_owned());
                     paths.insert(dirwalk_entry.rela_path.to_str_lossy().into_owned());
+                }
+            }
+        }
+        // Like `git status`, keep the stat data it refreshed, so the next scan
+        // does not hash the same files again; opportunistic, as in git: a busy
+        // index.lock or GIT_OPTIONAL_LOCKS=0 skips it.
+        if std::env::var("GIT_OPTIONAL_LOCKS").map_or(true, |v| v != "0") {
+            if let Some(mut outcome) = iter.into_outcome() {
+                if outcome.has_changes() {
+                    let _ = outcome.write_changes();
                 }
             }
         }
@@ -260,32 +271,38 @@ impl Repo {
     pub fn stage(&self, changes: &[FileChange], observed: &Snapshot) -> Result<()> {
         use gix::index::entry::{Flags, Mode, Stage};
         let path = self.inner.index_path();
-        let mut index = match self.inner.open_index() {
-            Ok(index) => index,
+        let mut index: gix::index::File = match self.inner.index() {
+            Ok(shared) => (**shared).clone(),
             Err(_) if !path.exists() => {
                 gix::index::File::from_state(gix::index::State::new(self.inner.object_hash()), path.clone())
             }
             Err(e) => return Err(anyhow!("cannot read the index: {e}")),
         };
-        let touched: BTreeSet<&str> = changes.iter().map(|c| c.path.as_str()).collect();
-        // Remove every entry of a changed path (all stages), and entries that
-        // a new file or directory replaces (a/b for file a, a for file a/b).
-        let mut removing: Vec<String> = Vec::new();
+        // Entries to drop: every stage of a changed path, a file that a new
+        // path's directory replaces (`a` for `a/b`), and whatever lived under
+        // a path that is now a file (`a/b` for `a`).
+        let mut drop: BTreeSet<usize> = BTreeSet::new();
         for change in changes {
+            if let Some(range) = index.entry_range(bstr(&change.path)) {
+                drop.extend(range);
+            }
             if change.new.is_some() {
                 let mut parent = change.path.as_str();
                 while let Some((p, _)) = parent.rsplit_once('/') {
-                    removing.push(p.to_owned());
+                    if let Some(range) = index.entry_range(bstr(p)) {
+                        drop.extend(range);
+                    }
                     parent = p;
+                }
+                if let Some(range) = index.prefixed_entries_range(bstr(&format!("{}/", change.path))) {
+                    drop.extend(range);
                 }
             }
         }
-        index.remove_entries(|_, entry_path, _| {
-            let p = entry_path.to_str_lossy();
-            touched.contains(p.as_ref())
-                || removing.iter().any(|r| r == p.as_ref())
-                || touched.iter().any(|t| p.starts_with(&format!("{t}/")))
-        });
+        if !drop.is_empty() {
+            index.remove_entries(|i, _, _| drop.contains(&i));
+        }
+        let mut pushed = false;
         for change in changes {
             let Some((id, kind)) = change.new else { continue };
             let mode = match kind {
@@ -297,8 +314,11 @@ impl Repo {
             };
             let stat = observed.stats.get(&change.path).copied().unwrap_or_default();
             index.dangerously_push_entry(stat, id, Flags::empty(), mode, bstr(&change.path));
+            pushed = true;
         }
-        index.sort_entries();
+        if pushed {
+            index.sort_entries();
+        }
         debug_assert!(index
             .entries()
             .windows(2)
