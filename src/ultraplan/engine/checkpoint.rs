@@ -24,6 +24,29 @@ impl Run<'_> {
         if let Some(plan_change) = self.sync_checkbox(step)? {
             changes.push(plan_change);
         }
+        let commit_message = match &step.checkpoint {
+            Some(Checkpoint::Commit { message }) if !changes.is_empty() => Some(message),
+            _ => None,
+        };
+        let Some(message) = commit_message else {
+            self.state.save(&format!("step {n} attempt {a}: passed"))?;
+            fault::point("after-record");
+            return self.finish_checkpoint(step, done, &changes);
+        };
+        // The commit exists before anything points at it; the state records
+        // it (with the attempt) before the branch moves.
+        let parent = self.repo.head()?.commit;
+        let commit = self.repo.commit_changes(parent, &changes, message)?;
+        self.state.put_text(&format!("steps/{n}/checkpoint"), &format!("{commit}\n"))?;
+        self.state.save(&format!("step {n} attempt {a}: passed; checkpoint {}", self.repo.short(commit)))?;
+        fault::point("after-record");
+        fault::point("checkpoint-pending");
+        self.land(step, commit, parent, &changes, &done.observed, &done.record)
+    }
+
+    /// A passed step whose checkpoint is not a commit of changes.
+    fn finish_checkpoint(&mut self, step: &Step, done: &Attempt, changes: &[FileChange]) -> Result<StepEnd> {
+        let n = step.number;
         match &step.checkpoint {
             None => self.passed(step, None),
             Some(Checkpoint::Command { command }) => {
@@ -48,19 +71,10 @@ impl Run<'_> {
                 }
                 self.passed(step, commit)
             }
-            Some(Checkpoint::Commit { message }) => {
-                if changes.is_empty() {
-                    self.warn(format!("step {n}: nothing changed, so there is no checkpoint commit"));
-                    return self.passed(step, None);
-                }
-                let parent = self.repo.head()?.commit;
-                let commit = self.repo.commit_changes(parent, &changes, message)?;
-                self.state
-                    .put_text(&format!("steps/{n}/checkpoint"), &format!("{commit}\n"))?;
-                self.state
-                    .save(&format!("step {n} attempt {a}: checkpoint {}", self.repo.short(commit)))?;
-                fault::point("checkpoint-pending");
-                self.land(step, commit, parent, &changes, &done.observed, &done.record)
+            Some(Checkpoint::Commit { .. }) => {
+                debug_assert!(changes.is_empty());
+                self.warn(format!("step {n}: nothing changed, so there is no checkpoint commit"));
+                self.passed(step, None)
             }
         }
     }

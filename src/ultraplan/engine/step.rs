@@ -78,7 +78,7 @@ impl Run<'_> {
             ..Default::default()
         };
         self.state.progress.current_step = n;
-        self.state.save(&format!("step {n}: running"))?;
+        // Saved with the first attempt's start, before anything runs.
         fault::point("after-snapshot");
         if let Some(reason) = self.declared_scope_violation(step) {
             return self.end(step, StepStatus::Escalated, Some(reason));
@@ -122,7 +122,7 @@ impl Run<'_> {
                     );
                 }
                 AttemptEnd::Done(done) if done.passed => return self.checkpoint(step, a, &done),
-                AttemptEnd::Done(done) => match self.after_failure(step, snapshot, a, a >= max, &done)? {
+                AttemptEnd::Done(done) => match self.record_failure(step, a, &done).and_then(|_| self.after_failure(step, snapshot, a, a >= max, &done))? {
                     Next::End(end) => return Ok(end),
                     Next::Retry { base: b, feedback: f } => {
                         base = b;
@@ -310,12 +310,7 @@ impl Run<'_> {
         self.state.put_text(&format!("steps/{n}/attempt-{a}.log"), &log)?;
         self.keep_tree(&format!("steps/{n}/attempt-{a}.tree"), observed.tree)?;
         self.state.progress.step_mut(n).error = reason.clone();
-        let verdict = match &reason {
-            None => "passed".to_owned(),
-            Some(r) => format!("failed ({})", r.lines().next().unwrap_or("")),
-        };
-        self.state.save(&format!("step {n} attempt {a}: {verdict}"))?;
-        fault::point("after-record");
+        // Saved by the caller: with the pending checkpoint when it passed.
         Ok(AttemptEnd::Done(Box::new(Attempt {
             passed,
             reason,
@@ -325,6 +320,14 @@ impl Run<'_> {
             blocked,
             sandbox_blocked,
         })))
+    }
+
+    /// Saves a failed attempt's record.
+    fn record_failure(&mut self, step: &Step, a: u32, done: &Attempt) -> Result<()> {
+        let why = done.reason.as_deref().and_then(|r| r.lines().next()).unwrap_or("");
+        self.state.save(&format!("step {} attempt {a}: failed ({why})", step.number))?;
+        fault::point("after-record");
+        Ok(())
     }
 
     /// The failure policy (DESIGN §6.5) after attempt `a`.
@@ -419,7 +422,10 @@ impl Run<'_> {
         let a = self.state.progress.step(n).attempts + 1;
         match self.attempt(step, snapshot, a, None, None)? {
             AttemptEnd::Done(done) if done.passed => self.checkpoint(step, a, &done),
-            AttemptEnd::Done(done) => self.end(step, previous, done.reason.clone()),
+            AttemptEnd::Done(done) => {
+                self.record_failure(step, a, &done)?;
+                self.end(step, previous, done.reason.clone())
+            }
             AttemptEnd::Waiting(_) => self.end(step, previous, None),
             AttemptEnd::Interrupted => Ok(StepEnd::Interrupted),
         }
