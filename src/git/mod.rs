@@ -8,6 +8,8 @@
 mod config;
 mod config_params;
 mod repo;
+mod scan;
+mod watch;
 mod worktree;
 
 use std::path::{Path, PathBuf};
@@ -17,6 +19,7 @@ use anyhow::{anyhow, Result};
 pub use config::GitConfig;
 pub use config_params::{parse_config_parameters, ConfigParameter};
 pub use repo::{CommitInfo, EntryKind, Expect, Head, Oid, RefConflict, Repo, SharedRepo, TreeEdit};
+pub use scan::Tracker;
 pub use worktree::{FileChange, Snapshot};
 
 /// Where a command runs: the repository around the current directory (if any),

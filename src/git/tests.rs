@@ -231,3 +231,149 @@ fn state_trees_hold_subtrees() {
         .unwrap();
     git(&f.path, &["fsck", "--strict", "--no-dangling"]);
 }
+
+/// A small deterministic random source for the operation sequences.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n
+    }
+}
+
+/// Applies one random file-system operation inside the worktree.
+fn random_op(root: &Path, rng: &mut Lcg) -> String {
+    let dirs = ["", "src", "src/deep", "docs", "ignored", "newdir", "newdir/sub"];
+    let names = ["a.txt", "b.rs", "c", "x.log"];
+    let dir = dirs[rng.next(dirs.len())];
+    let name = names[rng.next(names.len())];
+    let rel = if dir.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{dir}/{name}")
+    };
+    let path = root.join(&rel);
+    let op = rng.next(9);
+    let _ = std::fs::create_dir_all(path.parent().unwrap());
+    match op {
+        0 | 1 => {
+            if path.is_dir() {
+                let _ = std::fs::remove_dir_all(&path);
+            }
+            let _ = std::fs::write(&path, format!("content {}\n", rng.next(1000)));
+            format!("write {rel}")
+        }
+        2 => {
+            let _ = std::fs::remove_file(&path);
+            format!("rm {rel}")
+        }
+        3 => {
+            let target = root.join(dirs[rng.next(dirs.len())]).join(names[rng.next(names.len())]);
+            let _ = std::fs::create_dir_all(target.parent().unwrap());
+            let _ = std::fs::rename(&path, &target);
+            format!("mv {rel} {}", target.strip_prefix(root).unwrap().display())
+        }
+        4 => {
+            let d = root.join(dir);
+            if !dir.is_empty() && dir != "src" {
+                let _ = std::fs::remove_dir_all(&d);
+            }
+            format!("rm -r {dir}")
+        }
+        5 => {
+            use std::os::unix::fs::PermissionsExt;
+            if let Ok(meta) = std::fs::metadata(&path) {
+                let mut p = meta.permissions();
+                p.set_mode(p.mode() ^ 0o111);
+                let _ = std::fs::set_permissions(&path, p);
+            }
+            format!("chmod {rel}")
+        }
+        6 => {
+            let _ = std::fs::remove_file(&path);
+            let _ = std::os::unix::fs::symlink("a.txt", &path);
+            format!("ln -s {rel}")
+        }
+        7 => {
+            // A file replaced by a directory with something in it.
+            let _ = std::fs::remove_file(&path);
+            let _ = std::fs::create_dir_all(&path);
+            let _ = std::fs::write(path.join("inner.txt"), "inner\n");
+            format!("file->dir {rel}")
+        }
+        _ => {
+            let from = root.join("newdir");
+            let to = root.join(format!("moved{}", rng.next(3)));
+            let _ = std::fs::remove_dir_all(&to);
+            let _ = std::fs::rename(&from, &to);
+            format!("mv newdir {}", to.strip_prefix(root).unwrap().display())
+        }
+    }
+}
+
+#[test]
+fn incremental_scans_agree_with_full_scans() {
+    for seed in [7, 11, 23] {
+        incremental_with_seed(seed, 100);
+    }
+}
+
+/// Random file operations; after each batch the incremental scan must give
+/// exactly the tree a full scan gives.
+fn incremental_with_seed(seed: u64, rounds: usize) {
+    let f = fixture();
+    let repo = open(&f.path);
+    std::fs::create_dir_all(f.path.join("src/deep")).unwrap();
+    std::fs::write(f.path.join("src/deep/tracked.rs"), "t\n").unwrap();
+    std::fs::write(f.path.join(".gitignore"), "ignored/\n*.log\n").unwrap();
+    git(&f.path, &["add", "."]);
+    git(&f.path, &["commit", "-q", "-m", "more"]);
+    let mut tracker = Tracker::default();
+    let mut rng = Lcg(seed);
+    let mut history = Vec::new();
+    for round in 0..rounds {
+        for _ in 0..=rng.next(3) {
+            history.push(random_op(&f.path, &mut rng));
+        }
+        let scanned = repo.scan(&mut tracker).unwrap();
+        let full = repo.snapshot().unwrap();
+        assert_eq!(
+            files(&repo, scanned.tree),
+            files(&repo, full.tree),
+            "seed {seed} round {round} after: {:?}",
+            &history[history.len().saturating_sub(8)..]
+        );
+        assert_eq!(scanned.tree, full.tree, "seed {seed} round {round}");
+    }
+    #[cfg(target_os = "linux")]
+    assert!(
+        tracker.incremental_scans > rounds * 3 / 4,
+        "{} incremental scans",
+        tracker.incremental_scans
+    );
+}
+
+#[test]
+fn ignore_rule_changes_and_foreign_head_moves_force_a_full_scan() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let mut tracker = Tracker::default();
+    std::fs::write(f.path.join("debug.log"), "x\n").unwrap();
+    let first = repo.scan(&mut tracker).unwrap();
+    assert!(files(&repo, first.tree).contains(&"debug.log".to_owned()));
+    // A new ignore rule changes what counts, though debug.log did not change.
+    std::fs::write(f.path.join(".gitignore"), "ignored/\n*.log\n").unwrap();
+    let second = repo.scan(&mut tracker).unwrap();
+    assert!(!files(&repo, second.tree).contains(&"debug.log".to_owned()));
+    assert_eq!(second.tree, repo.snapshot().unwrap().tree);
+    // Someone else commits: HEAD moves, the next scan looks at everything.
+    std::fs::write(f.path.join("a.txt"), "committed elsewhere\n").unwrap();
+    git(&f.path, &["commit", "-q", "-am", "elsewhere"]);
+    let third = repo.scan(&mut tracker).unwrap();
+    assert_eq!(third.tree, repo.snapshot().unwrap().tree);
+    assert_eq!(third.head, repo.head().unwrap().commit);
+}

@@ -25,7 +25,7 @@ pub struct Snapshot {
     /// HEAD's tree with the working tree's differences applied.
     pub tree: Oid,
     /// Stat data of the files hashed for this snapshot, for staging them.
-    stats: HashMap<String, gix::index::entry::Stat>,
+    pub(crate) stats: HashMap<String, gix::index::entry::Stat>,
 }
 
 /// One path that differs between two trees: its new entry, or `None` when deleted.
@@ -44,6 +44,14 @@ impl Snapshot {
             tree,
             stats: HashMap::new(),
         }
+    }
+
+    pub(crate) fn with_stats(
+        head: Option<Oid>,
+        tree: Oid,
+        stats: HashMap<String, gix::index::entry::Stat>,
+    ) -> Snapshot {
+        Snapshot { head, tree, stats }
     }
 }
 
@@ -71,41 +79,59 @@ impl Repo {
         let mut stats = HashMap::new();
         let root = self.workdir()?.to_owned();
         for path in paths {
-            // Stat before hashing: a file that changes meanwhile then looks
-            // modified to git, never falsely clean.
-            let before = gix::index::fs::Metadata::from_path_no_follow(&root.join(&path))
-                .ok()
-                .and_then(|m| gix::index::entry::Stat::from_fs(&m).ok());
-            let hashed = pipeline
-                .worktree_file_to_object(bstr(&path), &index)
-                .map_err(|e| anyhow!("cannot hash '{path}': {e}"))?;
-            use gix::object::tree::EntryKind as K;
-            match hashed {
+            match self.hash_file(&mut pipeline, &index, &root, &path)? {
                 None => edits.push(TreeEdit::Remove { path }),
-                Some((id, kind, metadata)) => {
-                    if let Some(stat) = before.filter(|s| u64::from(s.size) == metadata.len() & 0xffff_ffff) {
+                Some((edit, stat)) => {
+                    if let Some(stat) = stat {
                         stats.insert(path.clone(), stat);
                     }
-                    edits.push(match kind {
-                        K::Blob => TreeEdit::Blob {
-                            path,
-                            id,
-                            executable: false,
-                        },
-                        K::BlobExecutable => TreeEdit::Blob {
-                            path,
-                            id,
-                            executable: true,
-                        },
-                        K::Link => TreeEdit::Link { path, id },
-                        // Submodules and nested repositories keep what HEAD records.
-                        K::Commit | K::Tree => continue,
-                    });
+                    edits.extend(edit);
                 }
             }
         }
         let tree = self.edit_tree(Some(head_tree), &edits)?;
         Ok(Snapshot { head, tree, stats })
+    }
+
+    /// Hashes the worktree file `path` into the object database as `git add`
+    /// would: `None` when it is gone; otherwise the tree edit (none for
+    /// submodules and nested repositories, which keep what HEAD records) and
+    /// the stat data, taken before hashing so that a file changing meanwhile
+    /// looks modified to git, never falsely clean.
+    pub(crate) fn hash_file(
+        &self,
+        pipeline: &mut gix::filter::Pipeline<'_>,
+        index: &gix::index::State,
+        root: &std::path::Path,
+        path: &str,
+    ) -> Result<Option<(Option<TreeEdit>, Option<gix::index::entry::Stat>)>> {
+        let before = gix::index::fs::Metadata::from_path_no_follow(&root.join(path))
+            .ok()
+            .and_then(|m| gix::index::entry::Stat::from_fs(&m).ok());
+        let hashed = pipeline
+            .worktree_file_to_object(bstr(path), index)
+            .map_err(|e| anyhow!("cannot hash '{path}': {e}"))?;
+        use gix::object::tree::EntryKind as K;
+        let Some((id, kind, metadata)) = hashed else {
+            return Ok(None);
+        };
+        let stat = before.filter(|s| u64::from(s.size) == metadata.len() & 0xffff_ffff);
+        let path = path.to_owned();
+        let edit = match kind {
+            K::Blob => Some(TreeEdit::Blob {
+                path,
+                id,
+                executable: false,
+            }),
+            K::BlobExecutable => Some(TreeEdit::Blob {
+                path,
+                id,
+                executable: true,
+            }),
+            K::Link => Some(TreeEdit::Link { path, id }),
+            K::Commit | K::Tree => None,
+        };
+        Ok(Some((edit, stat)))
     }
 
     /// Paths where the working tree may differ from HEAD: staged, modified,

@@ -37,8 +37,12 @@ impl Run<'_> {
         // it (with the attempt) before the branch moves.
         let parent = self.repo.head()?.commit;
         let commit = self.repo.commit_changes(parent, &changes, message)?;
-        self.state.put_text(&format!("steps/{n}/checkpoint"), &format!("{commit}\n"))?;
-        self.state.save(&format!("step {n} attempt {a}: passed; checkpoint {}", self.repo.short(commit)))?;
+        self.state
+            .put_text(&format!("steps/{n}/checkpoint"), &format!("{commit}\n"))?;
+        self.state.save(&format!(
+            "step {n} attempt {a}: passed; checkpoint {}",
+            self.repo.short(commit)
+        ))?;
         fault::point("after-record");
         fault::point("checkpoint-pending");
         self.land(step, commit, parent, &changes, &done.observed, &done.record)
@@ -119,6 +123,7 @@ impl Run<'_> {
             let message = self.repo.commit_info(commit)?.message;
             let subject = message.lines().next().unwrap_or("").to_owned();
             self.repo.advance_head(parent, commit, &format!("commit: {subject}"))?;
+            self.tracker.moved_head(commit);
         } else if !head.is_some_and(|h| self.repo.is_ancestor(commit, h).unwrap_or(false)) {
             return Err(anyhow!(
                 "HEAD moved while step {} was being committed; its checkpoint is commit {}",

@@ -188,6 +188,8 @@ pub(crate) struct Run<'a> {
     pub warnings: Vec<String>,
     pub failure: Option<Failure>,
     pub instructions: Option<String>,
+    /// Carries scans from one to the next (incremental when it can).
+    pub tracker: crate::git::Tracker,
 }
 
 impl Run<'_> {
@@ -272,6 +274,7 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
             warnings,
             failure: None,
             instructions: None,
+            tracker: Default::default(),
         };
         run.run_steps(&steps)
     })();

@@ -65,7 +65,7 @@ impl Run<'_> {
     fn start(&mut self, step: &Step) -> Result<StepEnd> {
         fault::point("step-start");
         let n = step.number;
-        let snapshot = self.repo.snapshot()?;
+        let snapshot = self.repo.scan(&mut self.tracker)?;
         // A step run again keeps its earlier attempts; their numbers go on.
         let first = self.state.progress.step(n).attempts + 1;
         self.state.remove(&format!("steps/{n}/checkpoint"));
@@ -122,7 +122,10 @@ impl Run<'_> {
                     );
                 }
                 AttemptEnd::Done(done) if done.passed => return self.checkpoint(step, a, &done),
-                AttemptEnd::Done(done) => match self.record_failure(step, a, &done).and_then(|_| self.after_failure(step, snapshot, a, a >= max, &done))? {
+                AttemptEnd::Done(done) => match self
+                    .record_failure(step, a, &done)
+                    .and_then(|_| self.after_failure(step, snapshot, a, a >= max, &done))?
+                {
                     Next::End(end) => return Ok(end),
                     Next::Retry { base: b, feedback: f } => {
                         base = b;
@@ -197,7 +200,7 @@ impl Run<'_> {
         if outcome.claim == Claim::Waiting {
             return Ok(AttemptEnd::Waiting(outcome.instructions.clone().unwrap_or_default()));
         }
-        let mut observed = self.repo.snapshot()?;
+        let mut observed = self.repo.scan(&mut self.tracker)?;
         fault::point("after-observe");
         let mut changes = self.repo.changes(snapshot, observed.tree)?;
         let (violations, mut warnings) = self.scope_check(step, &changes);
@@ -325,7 +328,8 @@ impl Run<'_> {
     /// Saves a failed attempt's record.
     fn record_failure(&mut self, step: &Step, a: u32, done: &Attempt) -> Result<()> {
         let why = done.reason.as_deref().and_then(|r| r.lines().next()).unwrap_or("");
-        self.state.save(&format!("step {} attempt {a}: failed ({why})", step.number))?;
+        self.state
+            .save(&format!("step {} attempt {a}: failed ({why})", step.number))?;
         fault::point("after-record");
         Ok(())
     }
@@ -461,7 +465,7 @@ impl Run<'_> {
             }
             None => {
                 // The attempt was cut short: keep what it left, then start it again from its base.
-                let current = self.repo.snapshot()?;
+                let current = self.repo.scan(&mut self.tracker)?;
                 self.keep_tree(&format!("steps/{n}/attempt-{a}.interrupted"), current.tree)?;
                 let base = self
                     .kept_tree(&format!("steps/{n}/attempt-{a}.base"))?
@@ -494,7 +498,7 @@ impl Run<'_> {
                     sandbox_blocked: reason.as_deref().is_some_and(|r| r.starts_with("Step 0 exited 77")),
                     blocked: record_status(&record).as_deref() == Some("blocked"),
                     reason,
-                    observed: self.repo.snapshot()?,
+                    observed: self.repo.scan(&mut self.tracker)?,
                     changes: Vec::new(),
                     record,
                 };

@@ -1,0 +1,251 @@
+//! Scans over a run: the first one looks at everything; later ones look only
+//! at what the [`Watcher`] saw change since, starting from the previous
+//! snapshot's tree. A snapshot's tree is the working tree's content (HEAD's
+//! files with every difference applied), so it stays valid when HEAD moves to
+//! a commit this program made from that same content.
+//!
+//! Anything that could change what git considers (a `.gitignore` or
+//! `.gitattributes` edited, HEAD moved by someone else, lost events) makes the
+//! next scan a full one. `ULTRAPLAN_FULL_SCANS=1` turns the shortcut off.
+
+use std::collections::BTreeSet;
+
+use anyhow::{anyhow, Result};
+
+use super::repo::{bstr, Oid, Repo, TreeEdit};
+use super::watch::{Changed, Watcher};
+use super::worktree::Snapshot;
+
+/// What a run carries from scan to scan.
+#[derive(Default)]
+pub struct Tracker {
+    watcher: Option<Watcher>,
+    last: Option<Snapshot>,
+    /// A HEAD this program moved to itself (a checkpoint).
+    own_head: Option<Oid>,
+    /// How many scans were incremental (for tests and benchmarks).
+    pub incremental_scans: usize,
+}
+
+impl Tracker {
+    /// This program moved HEAD to `commit` (from the last snapshot's content).
+    pub fn moved_head(&mut self, commit: Oid) {
+        self.own_head = Some(commit);
+    }
+}
+
+fn full_scans_forced() -> bool {
+    std::env::var_os("ULTRAPLAN_FULL_SCANS").is_some_and(|v| v != "0" && !v.is_empty())
+}
+
+impl Repo {
+    /// A snapshot of the working tree, incremental when `tracker` allows.
+    pub fn scan(&self, tracker: &mut Tracker) -> Result<Snapshot> {
+        let head = self.head()?.commit;
+        if let (Some(watcher), Some(last)) = (tracker.watcher.as_mut(), tracker.last.as_ref()) {
+            if head == last.head || (head.is_some() && head == tracker.own_head) {
+                if let Some(changes) = watcher.drain() {
+                    if let Some(snapshot) = self.incremental(last, head, changes, watcher)? {
+                        tracker.incremental_scans += 1;
+                        tracker.last = Some(snapshot.clone());
+                        tracker.own_head = None;
+                        return Ok(snapshot);
+                    }
+                }
+            }
+        }
+        // Watch first, then look at everything: nothing changes unseen in between.
+        tracker.watcher = None;
+        if !full_scans_forced() {
+            if let Some(mut watcher) = Watcher::new(self.workdir()?) {
+                if self.watch_all(&mut watcher).unwrap_or(false) {
+                    tracker.watcher = Some(watcher);
+                }
+            }
+        }
+        let snapshot = self.snapshot()?;
+        tracker.last = Some(snapshot.clone());
+        tracker.own_head = None;
+        Ok(snapshot)
+    }
+
+    /// Watches every directory git would look into: not `.git`, not ignored
+    /// directories, not nested repositories.
+    fn watch_all(&self, watcher: &mut Watcher) -> Result<bool> {
+        let root = self.workdir()?.to_owned();
+        let index = self
+            .inner
+            .index_or_empty()
+            .map_err(|e| anyhow!("cannot read the index: {e}"))?;
+        let mut excludes = self
+            .inner
+            .excludes(&index, None, Default::default())
+            .map_err(|e| anyhow!("cannot read the ignore rules: {e}"))?;
+        let mut pending = vec![String::new()];
+        while let Some(dir) = pending.pop() {
+            if !watcher.add(&dir) {
+                return Ok(false);
+            }
+            let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let Ok(kind) = entry.file_type() else { continue };
+                if !kind.is_dir() {
+                    continue;
+                }
+                let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                    return Ok(false); // a name git-ultraplan cannot represent: no shortcut
+                };
+                let rel = if dir.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{dir}/{name}")
+                };
+                if name == ".git" || entry.path().join(".git").exists() {
+                    continue;
+                }
+                let ignored = excludes
+                    .at_path(&rel, Some(gix::index::entry::Mode::DIR))
+                    .map(|p| p.is_excluded())
+                    .unwrap_or(false);
+                if !ignored {
+                    pending.push(rel);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// `last` updated with the changed paths; `None` when only a full scan will do.
+    fn incremental(
+        &self,
+        last: &Snapshot,
+        head: Option<Oid>,
+        changes: Vec<Changed>,
+        watcher: &mut Watcher,
+    ) -> Result<Option<Snapshot>> {
+        if changes.is_empty() {
+            let mut same = last.clone();
+            same.head = head;
+            return Ok(Some(same));
+        }
+        let root = self.workdir()?.to_owned();
+        let index = self
+            .inner
+            .index_or_empty()
+            .map_err(|e| anyhow!("cannot read the index: {e}"))?;
+        let mut excludes = self
+            .inner
+            .excludes(&index, None, Default::default())
+            .map_err(|e| anyhow!("cannot read the ignore rules: {e}"))?;
+        let head_tree = match head {
+            Some(c) => self.commit_tree(c)?,
+            None => self.empty_tree(),
+        };
+        let mut paths: BTreeSet<String> = BTreeSet::new();
+        let mut new_dirs: Vec<String> = Vec::new();
+        for change in changes {
+            let name = change.path.rsplit('/').next().unwrap_or("");
+            if name == ".gitignore" || name == ".gitattributes" {
+                return Ok(None);
+            }
+            if change.dir {
+                new_dirs.push(change.path.clone());
+            }
+            paths.insert(change.path);
+        }
+        // Directories created or moved in: watch them and look at all they
+        // hold, replacing whatever the previous snapshot had below them.
+        let mut resets: Vec<String> = Vec::new();
+        while let Some(dir) = new_dirs.pop() {
+            let full = root.join(&dir);
+            if !full.is_dir() || full.join(".git").exists() || watcher.watches(&dir) {
+                continue;
+            }
+            let ignored = excludes
+                .at_path(&dir, Some(gix::index::entry::Mode::DIR))
+                .map(|p| p.is_excluded())
+                .unwrap_or(false);
+            if ignored {
+                continue;
+            }
+            if !watcher.add(&dir) {
+                return Ok(None);
+            }
+            resets.push(dir.clone());
+            let Ok(entries) = std::fs::read_dir(&full) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                    return Ok(None);
+                };
+                let rel = format!("{dir}/{name}");
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    new_dirs.push(rel.clone());
+                }
+                paths.insert(rel);
+            }
+        }
+        let mut removals: Vec<TreeEdit> = resets.into_iter().map(|path| TreeEdit::Remove { path }).collect();
+        let mut files = Vec::new();
+        for path in paths {
+            match std::fs::symlink_metadata(root.join(&path)) {
+                Err(_) => removals.push(TreeEdit::Remove { path }),
+                Ok(meta) if meta.is_dir() => {
+                    // A file that became a directory: drop the file; the
+                    // directory's contents were collected above.
+                    if self
+                        .tree_entry(last.tree, &path)?
+                        .is_some_and(|(_, k)| k != super::EntryKind::Tree)
+                    {
+                        removals.push(TreeEdit::Remove { path });
+                    }
+                }
+                Ok(meta) => {
+                    let tracked =
+                        index.entry_by_path(bstr(&path)).is_some() || self.tree_entry(head_tree, &path)?.is_some();
+                    let mode = if meta.file_type().is_symlink() {
+                        gix::index::entry::Mode::SYMLINK
+                    } else {
+                        gix::index::entry::Mode::FILE
+                    };
+                    let ignored = !tracked
+                        && excludes
+                            .at_path(&path, Some(mode))
+                            .map(|p| p.is_excluded())
+                            .unwrap_or(false);
+                    if ignored {
+                        removals.push(TreeEdit::Remove { path });
+                    } else {
+                        files.push(path);
+                    }
+                }
+            }
+        }
+        let mut stats = last.stats.clone();
+        let mut edits = removals;
+        if !files.is_empty() {
+            let (mut pipeline, index) = self
+                .inner
+                .filter_pipeline(None)
+                .map_err(|e| anyhow!("cannot prepare git's filters: {e}"))?;
+            for path in files {
+                match self.hash_file(&mut pipeline, &index, &root, &path)? {
+                    None => edits.push(TreeEdit::Remove { path }),
+                    Some((edit, stat)) => {
+                        if let Some(stat) = stat {
+                            stats.insert(path.clone(), stat);
+                        }
+                        edits.extend(edit);
+                    }
+                }
+            }
+        }
+        // Removals come first: a path may turn from a file into a directory.
+        edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));
+        let tree = self.edit_tree(Some(last.tree), &edits)?;
+        Ok(Some(Snapshot::with_stats(head, tree, stats)))
+    }
+}
