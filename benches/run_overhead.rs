@@ -94,7 +94,12 @@ fn script(repo: &Path) -> Duration {
         ));
     }
     let start = Instant::now();
-    let status = Command::new("bash").args(["-c", &body]).current_dir(repo).envs(env()).status().unwrap();
+    let status = Command::new("bash")
+        .args(["-c", &body])
+        .current_dir(repo)
+        .envs(env())
+        .status()
+        .unwrap();
     let elapsed = start.elapsed();
     assert!(status.success());
     elapsed
@@ -124,7 +129,18 @@ fn main() {
     let (u, s) = (median(ours), median(theirs));
     let per = |d: Duration| d.as_secs_f64() * 1000.0 / STEPS as f64;
     println!("run_overhead: {FILES} files, {STEPS} steps, median of {ROUNDS} rounds");
-    println!("  git ultraplan run : {:7.1} ms/step ({:.2} s total)", per(u), u.as_secs_f64());
-    println!("  plain git script  : {:7.1} ms/step ({:.2} s total)", per(s), s.as_secs_f64());
-    println!("  ratio             : {:.2}x the script's time", u.as_secs_f64() / s.as_secs_f64());
+    println!(
+        "  git ultraplan run : {:7.1} ms/step ({:.2} s total)",
+        per(u),
+        u.as_secs_f64()
+    );
+    println!(
+        "  plain git script  : {:7.1} ms/step ({:.2} s total)",
+        per(s),
+        s.as_secs_f64()
+    );
+    println!(
+        "  ratio             : {:.2}x the script's time",
+        u.as_secs_f64() / s.as_secs_f64()
+    );
 }

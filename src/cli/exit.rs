@@ -33,7 +33,7 @@ impl Exit {
     }
 
     /// What each status means, for man pages and `--help`.
-    pub const DOCUMENTED: [(Exit, &'static str); 5] = [
+    pub const DOCUMENTED: [(Exit, &'static str); 6] = [
         (Exit::Done, "the work is done: the plan is READY, the result VALID, the run completed"),
         (
             Exit::Failed,
@@ -48,6 +48,7 @@ impl Exit {
             "fatal: not a git repository, an unreadable or unrecognised file, or bad state",
         ),
         (Exit::Usage, "the command line was wrong"),
+        (Exit::Interrupted, "interrupted (Ctrl-C) after recording where it stopped"),
     ];
 }
 

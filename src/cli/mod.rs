@@ -166,7 +166,7 @@ mod tests {
     #[test]
     fn exit_codes_follow_git() {
         let codes: Vec<u8> = Exit::DOCUMENTED.iter().map(|(e, _)| e.code()).collect();
-        assert_eq!(codes, vec![0, 1, 3, 128, 129]);
+        assert_eq!(codes, vec![0, 1, 3, 128, 129, 130]);
     }
 
     #[test]

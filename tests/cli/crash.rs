@@ -276,3 +276,55 @@ fn killed_from_outside_mid_executor() {
     assert_eq!(kept, "half\n");
     env.assert_fsck(&repo);
 }
+
+/// Ctrl-C reaches the running executor; the run records where it stopped,
+/// releases its lock, exits 130, and `--resume` finishes it.
+#[test]
+fn sigint_stops_cleanly_and_resume_finishes() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let marker = env.root().join("started");
+    let once = env.root().join("once");
+    let body = format!(
+        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  if [ ! -e {once} ]; then touch {once} {marker}; sleep 30; fi\n  echo done > a.txt\n  ```\n- **Verify:** `test -f a.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"slow\"`\n",
+        once = once.display(),
+        marker = marker.display()
+    );
+    write(&repo.join("plan.md"), &body);
+    let child = env
+        .command(bin_dir().join("git-ultraplan"), &repo)
+        .args(["run", "plan.md"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !marker.exists() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "the executor never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "the sleeping executor was interrupted too"
+    );
+    let progress = env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"]);
+    assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "refs/ultraplan/plan/lock"]),
+        "",
+        "lock released"
+    );
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert_eq!(env.subjects(&repo)[0], "slow");
+}

@@ -409,3 +409,20 @@ fn a_live_lock_is_refused_and_a_stale_one_taken_over() {
     let out = env.run(&repo, &["ultraplan", "clean", "--json"]).expect_code(0);
     assert_eq!(out.json()["removed"][0]["ref"], "refs/ultraplan/plan/lock");
 }
+
+/// The README's first command ends in examples/demo.sh: it must keep working.
+#[test]
+fn the_demo_script_shows_pass_retry_revert_and_skip() {
+    let env = TestEnv::new();
+    let mut cmd = env.command("bash", env.root());
+    cmd.arg(repo_root().join("examples/demo.sh")).env("TMPDIR", env.root());
+    let out = capture(cmd).expect_code(0);
+    assert!(out.stdout.contains("Verdict: READY"), "{out}");
+    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
+    assert!(out.stdout.contains("Passed: 3/4"), "{out}");
+    assert!(out.stdout.contains("Skipped: 1"), "{out}");
+    assert!(out.stdout.contains("step 2   attempt 1  failure"), "{out}");
+    assert!(out.stdout.contains("step 3   attempt 2  success"), "{out}");
+    assert!(out.stdout.contains("task_index: 2"), "the note is shown: {out}");
+    assert!(out.stdout.contains("feat: add farewell script"), "{out}");
+}

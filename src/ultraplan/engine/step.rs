@@ -402,9 +402,11 @@ impl Run<'_> {
                 attempts,
             });
         }
-        let why = reason.as_deref().and_then(|r| r.lines().next()).unwrap_or("");
-        self.state
-            .save(format!("step {n}: {} {why}", status.as_str()).trim_end())?;
+        let message = match reason.as_deref().and_then(|r| r.lines().next()) {
+            Some(why) if !why.is_empty() => format!("step {n}: {} ({why})", status.as_str()),
+            _ => format!("step {n}: {}", status.as_str()),
+        };
+        self.state.save(&message)?;
         Ok(match status {
             StepStatus::Passed => StepEnd::Passed,
             StepStatus::Skipped => StepEnd::Skipped,
