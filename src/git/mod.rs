@@ -11,6 +11,7 @@ mod repo;
 mod scan;
 mod watch;
 mod worktree;
+mod worktrees;
 
 use std::path::{Path, PathBuf};
 
@@ -21,6 +22,7 @@ pub use config_params::{parse_config_parameters, ConfigParameter};
 pub use repo::{CommitInfo, EntryKind, Expect, Head, Oid, RefConflict, Repo, SharedRepo, TreeEdit};
 pub use scan::Tracker;
 pub use worktree::{FileChange, Snapshot};
+pub use worktrees::{Dirt, LinkedWorktree, MergePlan};
 
 /// Where a command runs: the repository around the current directory (if any),
 /// the effective configuration, and the directory that plan paths are relative to.

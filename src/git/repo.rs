@@ -492,20 +492,30 @@ impl Repo {
     }
 
     /// Adds or replaces the note for `object` in `notes_ref`, committed with
-    /// git's own notes commit message.
+    /// git's own notes commit message. Parallel sessions share the notes ref:
+    /// losing its compare-and-swap means trying again on a fresh view.
     pub fn set_note(&self, notes_ref: &str, object: Oid, text: &str) -> Result<()> {
-        let mut notes = self
-            .inner
-            .notes()
-            .map_err(|e| anyhow!("cannot open notes: {e}"))?
-            .with_commit_message("Notes added by 'git ultraplan'");
         let name: &gix::refs::FullNameRef = notes_ref
             .try_into()
             .map_err(|e| anyhow!("invalid notes reference '{notes_ref}': {e}"))?;
-        notes
-            .replace_at_ref(name, object, text.as_bytes())
-            .map_err(|e| anyhow!("cannot write the note for {object}: {e}"))?;
-        Ok(())
+        let mut tries = 0u64;
+        loop {
+            let mut notes = self
+                .inner
+                .notes()
+                .map_err(|e| anyhow!("cannot open notes: {e}"))?
+                .with_commit_message("Notes added by 'git ultraplan'");
+            match notes.replace_at_ref(name, object, text.as_bytes()) {
+                Ok(_) => return Ok(()),
+                Err(e) if (e.is_conflict() || e.is_not_found()) && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(
+                        2 + (tries * 7 + u64::from(std::process::id())) % 20,
+                    ));
+                }
+                Err(e) => return Err(anyhow!("cannot write the note for {object}: {e}")),
+            }
+        }
     }
 
     /// The note for `object` in `notes_ref`.

@@ -377,3 +377,121 @@ fn ignore_rule_changes_and_foreign_head_moves_force_a_full_scan() {
     assert_eq!(third.tree, repo.snapshot().unwrap().tree);
     assert_eq!(third.head, repo.head().unwrap().commit);
 }
+
+#[test]
+fn worktrees_branches_and_merges() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let base = repo.head().unwrap().commit.unwrap();
+    let wt = f.path.join(".git/ultraplan/worktrees/plan/session-1");
+    repo.create_branch("refs/heads/ultraplan/plan/session-1", base).unwrap();
+    repo.add_worktree(&wt, "refs/heads/ultraplan/plan/session-1").unwrap();
+    assert!(git(&f.path, &["worktree", "list"]).contains("session-1"));
+    assert_eq!(std::fs::read_to_string(wt.join("a.txt")).unwrap(), "a\n");
+    let linked = repo.linked_worktrees().unwrap();
+    assert_eq!(linked.len(), 1);
+    assert_eq!(linked[0].branch.as_deref(), Some("refs/heads/ultraplan/plan/session-1"));
+
+    // The session commits in its worktree; the main branch moves on too.
+    std::fs::write(wt.join("b.txt"), "from the session\n").unwrap();
+    git(&wt, &["add", "b.txt"]);
+    git(&wt, &["commit", "-q", "-m", "session work"]);
+    std::fs::write(f.path.join("c.txt"), "main work\n").unwrap();
+    git(&f.path, &["add", "c.txt"]);
+    git(&f.path, &["commit", "-q", "-m", "main work"]);
+    let ours = repo.head().unwrap().commit.unwrap();
+    let theirs = repo.read_ref("refs/heads/ultraplan/plan/session-1").unwrap().unwrap();
+    let MergePlan::Clean(merge) = repo
+        .plan_merge(ours, theirs, "session-1", "merge: ultraplan session 1 — S")
+        .unwrap()
+    else {
+        panic!("expected a clean merge")
+    };
+    assert_eq!(repo.apply_merge(ours, merge, "merge: session 1").unwrap(), Ok(()));
+    assert_eq!(
+        git(&f.path, &["log", "-1", "--format=%p"]).split_whitespace().count(),
+        2,
+        "two parents"
+    );
+    assert_eq!(
+        git(&f.path, &["log", "-1", "--format=%s"]),
+        "merge: ultraplan session 1 — S\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.path.join("b.txt")).unwrap(),
+        "from the session\n"
+    );
+    assert_eq!(git(&f.path, &["status", "--porcelain"]), "");
+
+    repo.remove_worktree(&wt).unwrap();
+    repo.delete_ref("refs/heads/ultraplan/plan/session-1", None).unwrap();
+    repo.prune_worktrees().unwrap();
+    assert!(!wt.exists());
+    assert_eq!(git(&f.path, &["worktree", "list"]).lines().count(), 1);
+    git(&f.path, &["fsck", "--strict"]);
+}
+
+#[test]
+fn conflicts_and_untracked_files_change_nothing() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let base = repo.head().unwrap().commit.unwrap();
+    git(&f.path, &["checkout", "-q", "-b", "other"]);
+    std::fs::write(f.path.join("a.txt"), "theirs\n").unwrap();
+    std::fs::write(f.path.join("new.txt"), "theirs new\n").unwrap();
+    git(&f.path, &["add", "."]);
+    git(&f.path, &["commit", "-q", "-m", "theirs"]);
+    let theirs = repo.head().unwrap().commit.unwrap();
+    git(&f.path, &["checkout", "-q", "main"]);
+    std::fs::write(f.path.join("a.txt"), "ours\n").unwrap();
+    git(&f.path, &["commit", "-q", "-am", "ours"]);
+    let ours = repo.head().unwrap().commit.unwrap();
+    assert_eq!(
+        repo.plan_merge(ours, theirs, "other", "m").unwrap(),
+        MergePlan::Conflicts(vec!["a.txt".into()])
+    );
+    assert_eq!(git(&f.path, &["status", "--porcelain"]), "");
+
+    // No conflict, but an untracked file stands where the merge writes.
+    git(&f.path, &["reset", "-q", "--hard", &base.to_string()]);
+    std::fs::write(f.path.join("new.txt"), "mine, untracked\n").unwrap();
+    let before = std::fs::read(f.path.join(".git/index")).unwrap();
+    let MergePlan::Clean(merge) = repo.plan_merge(base, theirs, "other", "m").unwrap() else {
+        panic!()
+    };
+    let refused = repo.apply_merge(base, merge, "m").unwrap().unwrap_err();
+    assert!(refused.contains("new.txt"), "{refused}");
+    assert_eq!(
+        std::fs::read_to_string(f.path.join("new.txt")).unwrap(),
+        "mine, untracked\n"
+    );
+    assert_eq!(std::fs::read_to_string(f.path.join("a.txt")).unwrap(), "a\n");
+    assert_eq!(repo.head().unwrap().commit, Some(base));
+    assert_eq!(
+        std::fs::read(f.path.join(".git/index")).unwrap(),
+        before,
+        "the index is untouched"
+    );
+    assert!(!f.path.join(".git/MERGE_HEAD").exists());
+}
+
+#[test]
+fn diff_stat_and_dirt() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let before = repo.commit_tree(repo.head().unwrap().commit.unwrap()).unwrap();
+    std::fs::write(f.path.join("a.txt"), "a\nb\nc\n").unwrap();
+    std::fs::write(f.path.join("bin"), [0u8, 1, 2]).unwrap();
+    std::fs::write(f.path.join("untracked.txt"), "u").unwrap();
+    git(&f.path, &["add", "a.txt", "bin"]);
+    let dirt = repo.dirt().unwrap();
+    assert_eq!(dirt.tracked, vec!["a.txt", "bin"]);
+    assert_eq!(dirt.untracked, vec!["untracked.txt"]);
+    git(&f.path, &["commit", "-q", "-m", "x"]);
+    let after = repo.commit_tree(repo.head().unwrap().commit.unwrap()).unwrap();
+    assert_eq!(
+        repo.diff_stat(before, after).unwrap(),
+        (2, 2),
+        "two files, two added lines, binary counts none"
+    );
+}
