@@ -124,6 +124,65 @@ impl Capture {
 static CURRENT_GROUP: AtomicI32 = AtomicI32::new(0);
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
+/// Process groups of long-running children (parallel sessions) that a signal
+/// must reach too; a fixed table, because a signal handler cannot lock.
+static GROUPS: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
+
+/// Spawns `command` (one of our own binaries) in its own process group and
+/// registers the group so Ctrl-C reaches it.
+///
+/// On Linux the child gets SIGTERM when we die, even by SIGKILL: unlike
+/// SIGKILL it can catch that and take its executor's whole process group
+/// down with it before it exits. Must be called from the main thread (the
+/// death signal follows the spawning thread).
+pub fn spawn_registered(command: &mut Command) -> Result<std::process::Child> {
+    command.process_group(0);
+    #[cfg(target_os = "linux")]
+    let parent = std::process::id();
+    #[cfg(target_os = "linux")]
+    // SAFETY: as in run(): prctl only affects the child being spawned.
+    unsafe {
+        command.pre_exec(move || die_with_parent(parent, libc::SIGTERM));
+    }
+    let child = command
+        .spawn()
+        .map_err(|e| anyhow!("cannot start {:?}: {e}", command.get_program()))?;
+    let pgid = child.id() as i32;
+    // A full table only means this child misses Ctrl-C forwarding (it still
+    // dies with us on Linux).
+    let _registered = GROUPS
+        .iter()
+        .any(|s| s.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok());
+    if interrupted() {
+        // SAFETY: our own child's group.
+        unsafe {
+            libc::killpg(pgid, libc::SIGINT);
+        }
+    }
+    Ok(child)
+}
+
+/// In a freshly forked child: asks for `signal` when the parent dies, and
+/// gives up at once if it died before the request could take effect.
+#[cfg(target_os = "linux")]
+fn die_with_parent(parent: u32, signal: libc::c_int) -> std::io::Result<()> {
+    // SAFETY: prctl and getppid are async-signal-safe and touch only this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, signal);
+        if libc::getppid() as u32 != parent {
+            return Err(std::io::Error::other("the parent process is gone"));
+        }
+    }
+    Ok(())
+}
+
+/// Forgets a group registered by [`spawn_registered`] once its child ended.
+pub fn unregister(pgid: u32) {
+    for slot in &GROUPS {
+        let _ = slot.compare_exchange(pgid as i32, 0, Ordering::SeqCst, Ordering::SeqCst);
+    }
+}
+
 /// Whether SIGINT, SIGTERM or SIGHUP arrived.
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
@@ -145,6 +204,15 @@ extern "C" fn on_signal(signal: libc::c_int) {
         // SAFETY: killpg is async-signal-safe; the group is our own child's.
         unsafe {
             libc::killpg(group, signal);
+        }
+    }
+    for slot in &GROUPS {
+        let group = slot.load(Ordering::SeqCst);
+        if group > 0 {
+            // SAFETY: as above, a registered child's group.
+            unsafe {
+                libc::killpg(group, signal);
+            }
         }
     }
 }
@@ -178,14 +246,13 @@ pub fn run(spec: Spec<'_>) -> Result<Finished> {
         .stderr(Stdio::piped())
         .process_group(0);
     #[cfg(target_os = "linux")]
+    let parent = std::process::id();
+    #[cfg(target_os = "linux")]
     // SAFETY: prctl is async-signal-safe and only affects the child being
     // spawned: if we are killed (kill -9), it is killed too instead of going
     // on editing the worktree that --resume will restore.
     unsafe {
-        command.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
-        });
+        command.pre_exec(move || die_with_parent(parent, libc::SIGKILL));
     }
     let mut child = command
         .spawn()

@@ -227,7 +227,25 @@ pub fn process_alive(pid: u32) -> bool {
     }
     // SAFETY: signal 0 checks for existence and permission without sending anything.
     let rc = unsafe { libc::kill(pid as i32, 0) };
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    let exists = rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    exists && !zombie(pid)
+}
+
+/// A process that exited but was not reaped (its parent died and no init
+/// reaps it, as in some containers) still answers signal 0, yet is gone.
+fn zombie(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            // "pid (comm) S …": the state follows the last ')'.
+            return stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .is_some_and(|state| state == "Z" || state == "X");
+        }
+    }
+    let _ = pid;
+    false
 }
 
 #[cfg(test)]
