@@ -112,6 +112,35 @@ ultraplan_key!(
     "Extra arguments for the claude executor, after -p <prompt> --output-format json."
 );
 
+ultraplan_key!(
+    JOBS,
+    "ultraplan.jobs",
+    ["run"],
+    "(all sessions of a wave)",
+    "How many sessions of a wave run at once. --jobs beats it."
+);
+ultraplan_key!(
+    WORKTREE_DIR,
+    "ultraplan.worktreeDir",
+    ["run", "clean"],
+    "<git-common-dir>/ultraplan/worktrees",
+    "Where session worktrees are created (relative to the top of the worktree, or absolute)."
+);
+ultraplan_key!(
+    WORKTREE_INCLUDE,
+    "ultraplan.worktreeInclude",
+    ["run"],
+    "(none)",
+    "Files to copy into each session worktree, such as .env (patterns; repeat the key or separate with spaces)."
+);
+ultraplan_key!(
+    WORKTREE_SETUP,
+    "ultraplan.worktreeSetup",
+    ["run"],
+    "(none)",
+    "A command run with sh -c in each new session worktree before its session starts (npm ci, …)."
+);
+
 /// Every key, in the order the man pages list them.
 pub const ALL: &[Key] = &[
     COLOR_UI,
@@ -126,6 +155,10 @@ pub const ALL: &[Key] = &[
     ALLOW_API_BILLING,
     CLAUDE_PATH,
     CLAUDE_ARGS,
+    JOBS,
+    WORKTREE_DIR,
+    WORKTREE_INCLUDE,
+    WORKTREE_SETUP,
 ];
 
 /// Reads a duration: seconds, or a number with `s`, `m` or `h`.

@@ -69,6 +69,16 @@ impl StatusLine {
         }
     }
 
+    /// Changes the text but keeps the elapsed time running.
+    pub fn set_text(&self, text: impl Into<String>) {
+        if let Some(shared) = &self.shared {
+            if let Ok(mut s) = shared.lock() {
+                let since = s.text.as_ref().map_or_else(std::time::Instant::now, |(_, t)| *t);
+                s.text = Some((text.into(), since));
+            }
+        }
+    }
+
     /// Prints a line above the status line (or plainly, when disabled).
     pub fn println(&self, line: &str) {
         match &self.shared {

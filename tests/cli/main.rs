@@ -15,3 +15,4 @@ mod result;
 mod run;
 mod sessions;
 mod state;
+mod waves;

@@ -9,14 +9,19 @@ use serde_json::json;
 
 use crate::cli::config::{self, duration};
 use crate::cli::{Exit, GlobalArgs};
+use crate::git::Repo;
 use crate::git::Workspace;
+use crate::ultraplan::engine::leftovers::{worktree_dir, Leftovers};
 use crate::ultraplan::state::{catalog, slug, LockStatus};
 
-/// Remove stale locks (and the temporary files of runs that are gone).
+/// Remove stale locks, leftover session worktrees and branches, and the
+/// temporary files of runs that are gone.
 ///
 /// A lock is stale when its process is gone from this host or its heartbeat
 /// is older than ultraplan.lockTimeout; a live lock is kept unless
-/// --force-unlock is given. Run states and notes are never removed.
+/// --force-unlock is given, and so are the worktrees and `ultraplan/<plan>/*`
+/// branches of a plan whose lock is live. Run states and notes are never
+/// removed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only this plan (default: every plan with state here).
@@ -48,16 +53,24 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let timeout = duration(workspace.config(), &config::LOCK_TIMEOUT)?;
     let slugs = match &args.plan {
         Some(plan) => vec![slug(plan)],
-        None => catalog::slugs(repo)?,
+        None => every_slug(repo)?,
     };
+    let configured = workspace
+        .config()
+        .string(config::WORKTREE_DIR.name)
+        .map(std::path::PathBuf::from);
     let mut removed = Vec::new();
     let mut kept = Vec::new();
+    let mut worktrees = Vec::new();
+    let mut branches = Vec::new();
     for s in &slugs {
+        let mut live = false;
         for (name, id, info) in catalog::locks(repo, s)? {
             let why = match info.status(timeout) {
                 LockStatus::Stale(why) => why,
                 LockStatus::Live if args.force_unlock => "forced".into(),
                 LockStatus::Live => {
+                    live = true;
                     kept.push(json!({"ref": name, "pid": info.pid, "host": info.host}));
                     continue;
                 }
@@ -67,6 +80,17 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 removed.push(json!({"ref": name, "pid": info.pid, "host": info.host, "why": why}));
             }
         }
+        if live {
+            continue; // a run is going on: its worktrees are in use
+        }
+        let leftovers = Leftovers {
+            repo,
+            slug: s.clone(),
+            dir: worktree_dir(repo, configured.as_deref(), s),
+        };
+        let gone = leftovers.remove()?;
+        worktrees.extend(gone.worktrees.iter().map(|p| p.display().to_string()));
+        branches.extend(gone.branches);
     }
     let tmp = repo.common_dir().join("ultraplan").join("tmp");
     if let Ok(entries) = std::fs::read_dir(&tmp) {
@@ -88,7 +112,12 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         writeln!(
             out,
             "{}",
-            serde_json::to_string_pretty(&json!({"removed": removed, "kept": kept}))?
+            serde_json::to_string_pretty(&json!({
+                "removed": removed,
+                "kept": kept,
+                "worktrees": worktrees,
+                "branches": branches,
+            }))?
         )?;
     } else {
         for r in &removed {
@@ -100,6 +129,12 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 r["host"].as_str().unwrap_or(""),
                 r["why"].as_str().unwrap_or("")
             )?;
+        }
+        for path in &worktrees {
+            writeln!(out, "removed worktree {path}")?;
+        }
+        for branch in &branches {
+            writeln!(out, "removed branch {}", branch.trim_start_matches("refs/heads/"))?;
         }
         for k in &kept {
             let name = k["ref"].as_str().unwrap_or("");
@@ -115,4 +150,20 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         }
     }
     Ok(if kept.is_empty() { Exit::Done } else { Exit::Failed })
+}
+
+/// Every plan with something of ours: state, locks, session branches.
+fn every_slug(repo: &Repo) -> Result<Vec<String>> {
+    let mut slugs = catalog::slugs(repo)?;
+    for (name, _) in repo.refs_with_prefix("refs/heads/ultraplan/")? {
+        if let Some(s) = name
+            .strip_prefix("refs/heads/ultraplan/")
+            .and_then(|r| r.split('/').next())
+        {
+            slugs.push(s.to_owned());
+        }
+    }
+    slugs.sort();
+    slugs.dedup();
+    Ok(slugs)
 }

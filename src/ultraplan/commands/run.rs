@@ -70,6 +70,10 @@ pub struct Args {
     #[arg(short = 'y', long)]
     pub yes: bool,
 
+    /// Run at most N sessions of a wave at once (default: ultraplan.jobs, else all).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+
     /// Print only the machine summary, as JSON.
     #[arg(long)]
     pub json: bool,
@@ -109,18 +113,9 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         (true, _, _) => Mode::Resume,
         (_, Some(n), _) => Mode::Step(n),
         (_, _, Some(n)) => Mode::Session(n),
-        _ if args.fg || !plan.is_multi_session() => Mode::Execute,
-        _ => {
-            return Err(crate::cli::FatalWithHint {
-                message: format!(
-                    "'{path}' has {} sessions in its Execution Strategy",
-                    plan.sessions.len()
-                ),
-                hint: "run them one after another here with --fg, or one session with --session N".into(),
-            }
-            .into())
-        }
+        _ => Mode::Execute,
     };
+    let in_waves = mode == Mode::Execute && !args.fg && plan.is_multi_session();
     let executor = Executor::parse(
         &args
             .executor
@@ -128,6 +123,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             .or_else(|| cfg.string(config::EXECUTOR.name))
             .unwrap_or_else(|| "shell".into()),
     );
+    // Asked once, before anything (any session) starts.
     if executor.is_billed_agent() && !billing_confirmed(&args, cfg, &ui)? {
         return Ok(Exit::Stopped);
     }
@@ -170,18 +166,25 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     process::install_interrupt_handler();
     let status = StatusLine::new(!global.quiet && std::io::stderr().is_terminal());
     let mut observer = LiveProgress { status: &status, ui };
-    let report = engine::run(repo, &input, &options, &mut observer)?;
+    let (report, waves) = if in_waves {
+        let wave_options = wave_options(&args, cfg, &options)?;
+        let waves = engine::waves::run_waves(repo, &input, &options, &wave_options, &mut observer)?;
+        (waves.run.clone(), Some(waves))
+    } else {
+        (engine::run(repo, &input, &options, &mut observer)?, None)
+    };
     drop(status);
     run_report::append_stats(&report);
     let mut out = std::io::stdout().lock();
-    if args.json {
-        writeln!(
+    match (&waves, args.json) {
+        (Some(w), true) => writeln!(out, "{}", serde_json::to_string_pretty(&run_report::waves_json(w))?)?,
+        (Some(w), false) => out.write_all(run_report::render_waves(w, &input.path).as_bytes())?,
+        (None, true) => writeln!(
             out,
             "{}",
             serde_json::to_string_pretty(&run_report::summary_json(&report))?
-        )?;
-    } else {
-        out.write_all(run_report::render(&report, &input.path).as_bytes())?;
+        )?,
+        (None, false) => out.write_all(run_report::render(&report, &input.path).as_bytes())?,
     }
     out.flush()?;
     Ok(match report.result {
@@ -189,6 +192,48 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         RunResult::Failed => Exit::Failed,
         RunResult::Stopped => Exit::Stopped,
         RunResult::Interrupted => Exit::Interrupted,
+    })
+}
+
+/// How sessions run: worktree place, include files, setup, jobs, and the
+/// options every session gets from this command line.
+fn wave_options(args: &Args, cfg: &crate::git::GitConfig, options: &RunOptions) -> Result<engine::waves::WaveOptions> {
+    let jobs = match args.jobs {
+        Some(n) => Some(n),
+        None => cfg.integer(config::JOBS.name)?.map(|n| n.max(1) as usize),
+    };
+    let include: Vec<String> = cfg
+        .strings(config::WORKTREE_INCLUDE.name)
+        .iter()
+        .flat_map(|v| {
+            v.split([' ', ','])
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut child_args = vec![
+        "--executor".to_owned(),
+        match &options.executor {
+            crate::ultraplan::exec::Executor::Command(cmd) => cmd.clone(),
+            other => other.id(),
+        },
+        "--max-attempts".into(),
+        options.max_attempts.to_string(),
+    ];
+    if options.allow_unverified {
+        child_args.push("--allow-unverified".into());
+    }
+    // Billing was settled once, for the whole run.
+    child_args.push("--yes".into());
+    Ok(engine::waves::WaveOptions {
+        jobs,
+        worktree_dir: cfg.string(config::WORKTREE_DIR.name).map(PathBuf::from),
+        include,
+        setup: cfg.string(config::WORKTREE_SETUP.name).filter(|s| !s.trim().is_empty()),
+        child_args,
+        program: std::env::current_exe().map_err(|e| anyhow!("cannot find the git-ultraplan binary: {e}"))?,
     })
 }
 
@@ -269,6 +314,7 @@ impl Observer for LiveProgress<'_> {
                 self.status.clear();
                 self.ui.warning(message);
             }
+            Event::Progress(line) => self.status.set_text(line),
         }
     }
 }

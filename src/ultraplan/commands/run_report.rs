@@ -182,3 +182,114 @@ pub fn append_stats(report: &RunReport) {
         writeln!(file, "{line}")
     });
 }
+
+/// The summary of a multi-session run: the usual block plus `sessions`,
+/// `conflicts` and `risk`.
+pub fn waves_json(w: &crate::ultraplan::engine::waves::WavesReport) -> serde_json::Value {
+    let mut value = summary_json(&w.run);
+    let summary = &mut value["ultraexecute_summary"];
+    summary["sessions"] = json!(w
+        .sessions
+        .iter()
+        .map(|s| json!({
+            "number": s.number,
+            "title": s.title,
+            "wave": s.wave,
+            "result": s.result,
+            "merged": s.merged,
+            "merge_commit": s.merge_commit,
+            "log": s.log,
+        }))
+        .collect::<Vec<_>>());
+    summary["conflicts"] = json!(w.conflicts);
+    summary["risk"] = json!(w.risk.as_ref().map(|r| json!({
+        "level": r.level,
+        "files_changed": r.files_changed,
+        "lines_changed": r.lines_changed,
+        "action": r.action,
+    })));
+    summary["verification"] = json!(w.verification);
+    value
+}
+
+pub fn render_waves(w: &crate::ultraplan::engine::waves::WavesReport, plan_arg: &str) -> String {
+    let mut out = render(&w.run, plan_arg);
+    // The machine block stays last: the session sections go before it...
+    let block_at = out.rfind("\n{\"ultraexecute_summary\"").unwrap_or(out.len());
+    let mut sections = String::from("\nSessions\n");
+    let rows: Vec<Vec<String>> = w
+        .sessions
+        .iter()
+        .map(|s| {
+            vec![
+                s.wave.to_string(),
+                format!("Session {}: {}", s.number, s.title),
+                s.result.to_uppercase(),
+                if s.merged { "yes".into() } else { "no".into() },
+                s.merge_commit
+                    .as_deref()
+                    .map_or("—".into(), |c| c.chars().take(7).collect()),
+            ]
+        })
+        .collect();
+    sections.push_str(&table::render(
+        &["Wave", "Session", "Result", "Merged", "Merge commit"],
+        &rows,
+        48,
+        2,
+    ));
+    for c in &w.conflicts {
+        match &c.refused {
+            Some(_) => sections.push_str(&format!(
+                "\nMerge refused: session {} would overwrite untracked files:\n",
+                c.session
+            )),
+            None => sections.push_str(&format!(
+                "\nMerge conflict: session {} conflicts with the merged work in:\n",
+                c.session
+            )),
+        }
+        for p in &c.paths {
+            sections.push_str(&format!("  {p}\n"));
+        }
+        sections.push_str("Nothing was changed by this merge: HEAD, index and working tree are as they were.\n");
+    }
+    if !w.verification.is_empty() {
+        sections.push_str("\nVerification\n");
+        for c in &w.verification {
+            sections.push_str(&format!(
+                "  {} {} ({})\n",
+                if c.passed { "PASS" } else { "FAIL" },
+                c.command,
+                c.detail
+            ));
+        }
+    }
+    if let Some(r) = &w.risk {
+        sections.push_str("\nRisk assessment\n");
+        sections.push_str(&table::render(
+            &["Factor", "Value", "Risk"],
+            &[
+                vec![
+                    "Files changed".into(),
+                    r.files_changed.to_string(),
+                    crate::ultraplan::engine::risk::assess(r.files_changed, 0).level.into(),
+                ],
+                vec![
+                    "Lines changed".into(),
+                    r.lines_changed.to_string(),
+                    crate::ultraplan::engine::risk::assess(0, r.lines_changed).level.into(),
+                ],
+                vec!["Overall risk".into(), String::new(), r.level.to_uppercase()],
+            ],
+            40,
+            2,
+        ));
+        sections.push_str(&format!("  Recommended action: {}\n", r.action));
+    }
+    // ...and carries the sessions, conflicts and risk as --json does.
+    out.truncate(block_at);
+    out.push_str(&sections);
+    out.push_str(&format!("\n{}\n", waves_json(w)));
+    out
+}

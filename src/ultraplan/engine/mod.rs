@@ -8,9 +8,12 @@
 
 mod checkpoint;
 mod fault;
+pub mod leftovers;
 mod record;
+pub mod risk;
 mod step;
 pub mod verify;
+pub mod waves;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -96,6 +99,8 @@ pub enum Event<'a> {
         status: StepStatus,
     },
     Warning(String),
+    /// The current state of running sessions, for a live line.
+    Progress(String),
 }
 
 pub trait Observer {
@@ -199,10 +204,9 @@ impl Run<'_> {
     }
 }
 
-/// Runs `input.plan` in `repo`'s worktree.
-pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut dyn Observer) -> Result<RunReport> {
-    let plan = input.plan;
-    let problems: Vec<_> = plan.problems().collect();
+/// A plan with problems does not run: fatal, naming the first.
+pub(crate) fn refuse_problems(input: &PlanInput<'_>) -> Result<()> {
+    let problems: Vec<_> = input.plan.problems().collect();
     if let Some(first) = problems.first() {
         return Err(crate::cli::FatalWithHint {
             message: format!(
@@ -217,6 +221,13 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
         }
         .into());
     }
+    Ok(())
+}
+
+/// Runs `input.plan` in `repo`'s worktree.
+pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut dyn Observer) -> Result<RunReport> {
+    let plan = input.plan;
+    refuse_problems(input)?;
     repo.check_identity()?;
     repo.check_index_supported()?;
     if let Some(operation) = repo.operation_in_progress() {
@@ -429,7 +440,7 @@ fn old_title(state: &RunState<'_>, number: u32) -> Result<Option<String>> {
 }
 
 /// A run id: UTC time and pid, unique enough to tell runs apart in one repository.
-fn run_id() -> String {
+pub(crate) fn run_id() -> String {
     format!("{}-{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"), std::process::id())
 }
 

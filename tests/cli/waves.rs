@@ -1,0 +1,732 @@
+//! Parallel sessions: waves of worktrees, `--no-ff` merges one at a time, a
+//! conflict or an untracked file in the way changing nothing, pre-flight, and
+//! cleanup on every exit path — checked with `git worktree list`,
+//! `git branch --list 'ultraplan/*'` and `git fsck`.
+
+use std::process::Command;
+
+use crate::plans::StepSpec;
+use crate::support::*;
+
+struct Sess<'a> {
+    n: u32,
+    title: &'a str,
+    wave: u32,
+    deps: &'a str,
+    touch: &'a str,
+}
+
+fn plan(steps: &[StepSpec<'_>], sessions: &[Sess<'_>], verification: &str) -> String {
+    let body: String = steps.iter().map(StepSpec::render).collect();
+    let mut strategy = String::from("## Execution Strategy\n\n");
+    for s in sessions {
+        strategy.push_str(&format!(
+            "### Session {}: {}\n- **Steps:** {}\n- **Wave:** {}\n- **Depends on:** {}\n{}\n",
+            s.n,
+            s.title,
+            s.n,
+            s.wave,
+            s.deps,
+            if s.touch.is_empty() {
+                String::new()
+            } else {
+                format!("- **Scope fence:** Touch: {}\n", s.touch)
+            }
+        ));
+    }
+    format!("# Sessions\n\n## Implementation Plan\n\n{body}{strategy}{verification}")
+}
+
+fn setup(env: &TestEnv, body: &str) -> std::path::PathBuf {
+    let repo = env.repo("repo");
+    write(&repo.join("shared.txt"), "one\ntwo\nthree\n");
+    env.git(&repo, &["add", "shared.txt"]);
+    env.git(&repo, &["commit", "-q", "-m", "shared"]);
+    write(&repo.join("plan.md"), body);
+    repo
+}
+
+fn assert_clean(env: &TestEnv, repo: &std::path::Path) {
+    assert_eq!(
+        env.git(repo, &["worktree", "list"]).lines().count(),
+        1,
+        "only the main worktree"
+    );
+    assert_eq!(
+        env.git(repo, &["branch", "--list", "ultraplan/*"]),
+        "",
+        "no session branch"
+    );
+    assert!(
+        !repo.join(".git/ultraplan/worktrees/plan").exists(),
+        "no worktree directory"
+    );
+    assert_eq!(
+        env.git(repo, &["for-each-ref", "refs/ultraplan/plan/lock"]),
+        "",
+        "no lock"
+    );
+    env.assert_fsck(repo);
+}
+
+fn three_sessions() -> String {
+    plan(
+        &[
+            StepSpec::new(
+                1,
+                "`config.txt`",
+                "echo port=8080 > config.txt",
+                "grep -q port config.txt",
+            ),
+            StepSpec::new(
+                2,
+                "`server/main.txt`",
+                "mkdir -p server && echo serve > server/main.txt",
+                "test -f server/main.txt",
+            ),
+            StepSpec::new(
+                3,
+                "`tests/check.txt`",
+                "mkdir -p tests && cat config.txt server/main.txt > tests/check.txt",
+                "grep -q serve tests/check.txt",
+            ),
+        ],
+        &[
+            Sess {
+                n: 1,
+                title: "Config",
+                wave: 1,
+                deps: "none",
+                touch: "`config.txt`",
+            },
+            Sess {
+                n: 2,
+                title: "Server",
+                wave: 1,
+                deps: "none",
+                touch: "`server/**`",
+            },
+            Sess {
+                n: 3,
+                title: "Tests",
+                wave: 2,
+                deps: "Sessions 1, 2",
+                touch: "`tests/**`",
+            },
+        ],
+        "## Verification\n\n- `cat tests/check.txt` → expected: `port=8080`\n",
+    )
+}
+
+#[test]
+fn three_sessions_in_two_waves_merge_one_at_a_time() {
+    let env = TestEnv::new();
+    let repo = setup(&env, &three_sessions());
+    write(&repo.join("notes.txt"), "untracked, mine\n");
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--json", "plan.md"])
+        .expect_code(0);
+    assert!(
+        out.stderr
+            .contains("untracked files stay in this worktree, unseen by the sessions: notes.txt"),
+        "{out}"
+    );
+    let s = &out.json()["ultraexecute_summary"];
+    assert_eq!(s["result"], "completed");
+    assert_eq!(s["steps_passed"], 3);
+    let sessions = s["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 3);
+    for (i, session) in sessions.iter().enumerate() {
+        assert_eq!(session["number"], i + 1);
+        assert_eq!(session["result"], "completed");
+        assert_eq!(session["merged"], true);
+    }
+    assert_eq!(sessions[2]["wave"], 2);
+    assert_eq!(s["conflicts"], serde_json::json!([]));
+    assert_eq!(s["risk"]["level"], "low");
+    assert_eq!(s["risk"]["files_changed"], 3);
+    // The history: the plan committed alone, then one --no-ff merge per session.
+    let log = env.git(&repo, &["log", "--first-parent", "--format=%s|%p"]);
+    let subjects: Vec<(&str, usize)> = log
+        .lines()
+        .map(|l| {
+            let (s, p) = l.split_once('|').unwrap();
+            (s, p.split_whitespace().count())
+        })
+        .collect();
+    assert_eq!(
+        subjects[..4],
+        [
+            ("merge: ultraplan session 3 — Tests", 2),
+            ("merge: ultraplan session 2 — Server", 2),
+            ("merge: ultraplan session 1 — Config", 2),
+            ("chore: track plan file for parallel execution", 1),
+        ]
+    );
+    assert_eq!(
+        sessions[2]["merge_commit"].as_str().unwrap(),
+        env.git(&repo, &["rev-parse", "HEAD"]).trim()
+    );
+    // Wave 2 read wave 1's merged work.
+    assert_eq!(env.git(&repo, &["show", "HEAD:tests/check.txt"]), "port=8080\nserve\n");
+    assert_eq!(
+        env.git(&repo, &["show", "--name-only", "--format=", "HEAD~1^2"]),
+        "server/main.txt\n"
+    );
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "?? notes.txt\n");
+    // Each session's own state and notes are in git.
+    let session2 = env.git(&repo, &["show", "refs/ultraplan/plan/session-2:progress.json"]);
+    assert!(session2.contains("\"status\": \"completed\""), "{session2}");
+    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD^2"]);
+    assert!(note.contains("session: 3"), "{note}");
+    let log_file = repo.join(".git/ultraplan/logs/plan/session-1.log");
+    assert!(read(&log_file).contains("ultraexecute_summary"));
+    assert_clean(&env, &repo);
+}
+
+fn conflicting() -> String {
+    plan(
+        &[
+            StepSpec::new(
+                1,
+                "`shared.txt`",
+                "sed -i 's/two/TWO from one/' shared.txt",
+                "grep -q TWO shared.txt",
+            ),
+            StepSpec::new(
+                2,
+                "`shared.txt`",
+                "sed -i 's/two/2 from two/' shared.txt",
+                "grep -q 2 shared.txt",
+            ),
+        ],
+        &[
+            Sess {
+                n: 1,
+                title: "One",
+                wave: 1,
+                deps: "none",
+                touch: "",
+            },
+            Sess {
+                n: 2,
+                title: "Two",
+                wave: 1,
+                deps: "none",
+                touch: "",
+            },
+        ],
+        "",
+    )
+}
+
+#[test]
+fn a_conflicting_merge_changes_nothing() {
+    let env = TestEnv::new();
+    let repo = setup(&env, &conflicting());
+    env.git(&repo, &["add", "plan.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "plan"]);
+    write(&repo.join("untracked.txt"), "mine\n");
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--json", "plan.md"])
+        .expect_code(1);
+    let s = &out.json()["ultraexecute_summary"];
+    assert_eq!(s["result"], "failed");
+    assert_eq!(s["sessions"][0]["merged"], true);
+    assert_eq!(s["sessions"][1]["merged"], false);
+    assert_eq!(s["sessions"][1]["result"], "merge-failed");
+    assert_eq!(
+        s["conflicts"],
+        serde_json::json!([{"session": 2, "paths": ["shared.txt"]}])
+    );
+    // Session 1 stays merged; what session 2 would have done is nowhere:
+    // HEAD, index and working tree are exactly session 1's merge.
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    assert_eq!(s["sessions"][0]["merge_commit"].as_str().unwrap(), head.trim());
+    assert_eq!(read(&repo.join("shared.txt")), "one\nTWO from one\nthree\n");
+    assert_eq!(
+        env.git(&repo, &["write-tree"]),
+        env.git(&repo, &["rev-parse", "HEAD^{tree}"]),
+        "index == HEAD"
+    );
+    // The index holds exactly the entries a fresh read of HEAD gives (no conflict stages).
+    let fresh = env.root().join("fresh-index");
+    let fresh_str = fresh.to_str().unwrap();
+    let mut cmd = env.command("git", &repo);
+    cmd.args(["read-tree", "HEAD"]).env("GIT_INDEX_FILE", fresh_str);
+    let _ = capture(cmd).expect_code(0);
+    let mut cmd = env.command("git", &repo);
+    cmd.args(["ls-files", "-s"]).env("GIT_INDEX_FILE", fresh_str);
+    let expected = capture(cmd).expect_code(0).stdout;
+    assert_eq!(env.git(&repo, &["ls-files", "-s"]), expected);
+    for (path, bytes) in worktree_files(&repo) {
+        if path != std::path::Path::new("untracked.txt") {
+            let committed = env.git(&repo, &["show", &format!("HEAD:{}", path.display())]);
+            assert_eq!(String::from_utf8_lossy(&bytes), committed, "{}", path.display());
+        }
+    }
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "?? untracked.txt\n");
+    assert!(!repo.join(".git/MERGE_HEAD").exists() && !repo.join(".git/MERGE_MSG").exists());
+    let human = env.run(&repo, &["ultraplan", "run", "plan.md"]);
+    assert_eq!(human.code, 1, "{human}");
+    assert_clean(&env, &repo);
+}
+
+#[test]
+fn an_untracked_file_in_the_way_refuses_the_merge() {
+    let env = TestEnv::new();
+    let body = plan(
+        &[
+            StepSpec::new(1, "`out.txt`", "echo from the session > out.txt", "test -f out.txt"),
+            StepSpec::new(2, "`other.txt`", "echo other > other.txt", "true"),
+        ],
+        &[
+            Sess {
+                n: 1,
+                title: "Out",
+                wave: 1,
+                deps: "none",
+                touch: "`out.txt`",
+            },
+            Sess {
+                n: 2,
+                title: "Other",
+                wave: 1,
+                deps: "none",
+                touch: "`other.txt`",
+            },
+        ],
+        "",
+    );
+    let repo = setup(&env, &body);
+    env.git(&repo, &["add", "plan.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "plan"]);
+    write(&repo.join("out.txt"), "the user's own, untracked\n");
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    let index = std::fs::read(repo.join(".git/index")).unwrap();
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--json", "plan.md"])
+        .expect_code(1);
+    let s = &out.json()["ultraexecute_summary"];
+    assert_eq!(s["conflicts"][0]["session"], 1);
+    assert_eq!(s["conflicts"][0]["paths"], serde_json::json!(["out.txt"]));
+    assert!(s["conflicts"][0]["refused"]
+        .as_str()
+        .unwrap()
+        .contains("would be overwritten"));
+    assert_eq!(s["sessions"][1]["result"], "merge-failed");
+    assert_eq!(read(&repo.join("out.txt")), "the user's own, untracked\n");
+    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head);
+    assert_eq!(std::fs::read(repo.join(".git/index")).unwrap(), index);
+    assert!(!repo.join("other.txt").exists());
+    assert_clean(&env, &repo);
+}
+
+#[test]
+fn preflight_refuses_tracked_changes_and_a_live_lock_changing_nothing() {
+    let env = TestEnv::new();
+    let repo = setup(&env, &three_sessions());
+    write(&repo.join("shared.txt"), "edited\n");
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    assert!(
+        out.stderr
+            .starts_with("fatal: uncommitted changes to tracked files: shared.txt"),
+        "{out}"
+    );
+    assert!(
+        out.stderr.contains("hint: session worktrees see only committed work"),
+        "{out}"
+    );
+    assert_eq!(env.git(&repo, &["for-each-ref", "refs/ultraplan/"]), "");
+    assert_eq!(env.subjects(&repo)[0], "shared", "nothing committed");
+    assert_eq!(
+        env.git(&repo, &["status", "--porcelain"]),
+        " M shared.txt\n?? plan.md\n"
+    );
+    env.git(&repo, &["checkout", "--", "shared.txt"]);
+    // A plan under way elsewhere holds the lock.
+    let hostname = String::from_utf8(Command::new("uname").arg("-n").output().unwrap().stdout).unwrap();
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let lock = env.root().join("lock");
+    write(
+        &lock,
+        &format!(
+            "pid: {}\nhost: {}\nstarted_at: {now}\nheartbeat_at: {now}\ncommand: x\n",
+            std::process::id(),
+            hostname.trim()
+        ),
+    );
+    let id = env.git(&repo, &["hash-object", "-w", lock.to_str().unwrap()]);
+    env.git(&repo, &["update-ref", "refs/ultraplan/plan/lock", id.trim()]);
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    assert!(out.stderr.contains("another git ultraplan holds"), "{out}");
+    assert_eq!(env.subjects(&repo)[0], "shared");
+}
+
+#[test]
+fn a_failed_session_stops_before_merging() {
+    let env = TestEnv::new();
+    let body = three_sessions().replace("test -f server/main.txt", "false");
+    let repo = setup(&env, &body);
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--json", "--max-attempts", "1", "plan.md"])
+        .expect_code(1);
+    let s = &out.json()["ultraexecute_summary"];
+    assert_eq!(s["sessions"][0]["result"], "completed");
+    assert_eq!(
+        s["sessions"][0]["merged"], false,
+        "no merge of a wave with a failed session"
+    );
+    assert_eq!(s["sessions"][1]["result"], "failed");
+    assert_eq!(s["sessions"][2]["result"], "pending", "later waves do not run");
+    assert_eq!(env.subjects(&repo)[0], "chore: track plan file for parallel execution");
+    assert!(!repo.join("config.txt").exists());
+    assert_clean(&env, &repo);
+}
+
+#[test]
+fn include_files_and_setup_reach_every_worktree() {
+    let env = TestEnv::new();
+    let body = plan(
+        &[
+            StepSpec::new(
+                1,
+                "`a.txt`",
+                "cat .env > a.txt",
+                "grep -q SECRET_CONFIG a.txt && test -f .setup-ran",
+            ),
+            StepSpec::new(2, "`b.txt`", "cp .env b.txt", "test -f .setup-ran"),
+        ],
+        &[
+            Sess {
+                n: 1,
+                title: "A",
+                wave: 1,
+                deps: "none",
+                touch: "`a.txt`",
+            },
+            Sess {
+                n: 2,
+                title: "B",
+                wave: 1,
+                deps: "none",
+                touch: "`b.txt`",
+            },
+        ],
+        "",
+    );
+    let repo = setup(&env, &body);
+    write(&repo.join(".gitignore"), ".env\n.setup-ran\n");
+    env.git(&repo, &["add", ".gitignore", "plan.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "ignore"]);
+    write(&repo.join(".env"), "SECRET_CONFIG=1\n");
+    env.git(&repo, &["config", "ultraplan.worktreeInclude", ".env"]);
+    env.git(&repo, &["config", "ultraplan.worktreeSetup", "touch .setup-ran"]);
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--jobs", "1", "plan.md"])
+        .expect_code(0);
+    assert_eq!(env.git(&repo, &["show", "HEAD:a.txt"]), "SECRET_CONFIG=1\n");
+    assert_clean(&env, &repo);
+}
+
+fn slow_waves(marker_dir: &std::path::Path) -> String {
+    let wait = |n: u32| {
+        format!(
+            "touch {}/started-{n}; sleep 30; echo {n} > s{n}.txt",
+            marker_dir.display()
+        )
+    };
+    plan(
+        &[
+            StepSpec::new(1, "`s1.txt`", &wait(1), "test -f s1.txt"),
+            StepSpec::new(2, "`s2.txt`", &wait(2), "test -f s2.txt"),
+        ],
+        &[
+            Sess {
+                n: 1,
+                title: "Slow one",
+                wave: 1,
+                deps: "none",
+                touch: "`s1.txt`",
+            },
+            Sess {
+                n: 2,
+                title: "Slow two",
+                wave: 1,
+                deps: "none",
+                touch: "`s2.txt`",
+            },
+        ],
+        "",
+    )
+}
+
+fn wait_for(paths: &[std::path::PathBuf]) {
+    let start = std::time::Instant::now();
+    while !paths.iter().all(|p| p.exists()) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "sessions never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Waits (up to 10 s) until no live process has its working directory in
+/// `repo` (sessions and their executors run in worktrees under it); fails
+/// naming the survivors. Zombies do not count: they run nothing.
+fn wait_until_no_process_in(repo: &std::path::Path) {
+    let repo = repo.canonicalize().unwrap();
+    let start = std::time::Instant::now();
+    loop {
+        let mut survivors = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) else {
+                continue;
+            };
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            let zombie = stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z'));
+            if cwd.starts_with(&repo) && !zombie {
+                let args = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+                survivors.push(String::from_utf8_lossy(&args).replace('\0', " "));
+            }
+        }
+        if survivors.is_empty() {
+            return;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "still running: {survivors:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn ctrl_c_during_a_wave_cleans_up_and_a_fresh_run_works() {
+    let env = TestEnv::new();
+    let markers = env.root().join("markers");
+    std::fs::create_dir_all(&markers).unwrap();
+    let repo = setup(&env, &slow_waves(&markers));
+    let child = env
+        .command(bin_dir().join("git-ultraplan"), &repo)
+        .args(["run", "plan.md"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
+    assert_eq!(
+        env.git(&repo, &["worktree", "list"]).lines().count(),
+        3,
+        "both sessions have worktrees"
+    );
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_clean(&env, &repo);
+    let progress = env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"]);
+    assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
+    // A fresh run (fast this time) completes.
+    write(&repo.join("plan.md"), &slow_waves(&markers).replace("sleep 30; ", ""));
+    env.git(&repo, &["commit", "-q", "-am", "faster"]);
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert_eq!(
+        env.subjects(&repo)[..2],
+        [
+            "merge: ultraplan session 2 — Slow two",
+            "merge: ultraplan session 1 — Slow one"
+        ]
+    );
+    assert_clean(&env, &repo);
+}
+
+#[test]
+fn sigkill_during_a_wave_then_clean_then_a_fresh_run() {
+    let env = TestEnv::new();
+    let markers = env.root().join("markers");
+    std::fs::create_dir_all(&markers).unwrap();
+    let repo = setup(&env, &slow_waves(&markers));
+    let mut child = env
+        .command(bin_dir().join("git-ultraplan"), &repo)
+        .args(["run", "plan.md"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
+    Command::new("kill")
+        .args(["-9", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let _ = child.wait();
+    // Killed: its worktrees, branches and lock are left behind...
+    assert_eq!(env.git(&repo, &["worktree", "list"]).lines().count(), 3);
+    assert_eq!(env.git(&repo, &["branch", "--list", "ultraplan/*"]).lines().count(), 2);
+    // ...its sessions died with it (no executor keeps going)...
+    wait_until_no_process_in(&repo);
+    // ...and clean removes them all.
+    let out = env.run(&repo, &["ultraplan", "clean", "plan.md"]).expect_code(0);
+    assert!(out.stdout.contains("removed worktree"), "{out}");
+    assert!(out.stdout.contains("removed branch ultraplan/plan/session-1"), "{out}");
+    assert!(out.stdout.contains("removed lock refs/ultraplan/plan/lock"), "{out}");
+    assert_clean(&env, &repo);
+    write(&repo.join("plan.md"), &slow_waves(&markers).replace("sleep 30; ", ""));
+    env.git(&repo, &["commit", "-q", "-am", "faster"]);
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert_clean(&env, &repo);
+}
+
+#[test]
+fn leftovers_are_removed_by_the_next_runs_preflight() {
+    let env = TestEnv::new();
+    let markers = env.root().join("markers");
+    std::fs::create_dir_all(&markers).unwrap();
+    let repo = setup(&env, &slow_waves(&markers));
+    let mut child = env
+        .command(bin_dir().join("git-ultraplan"), &repo)
+        .args(["run", "plan.md"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
+    Command::new("kill")
+        .args(["-9", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let _ = child.wait();
+    write(&repo.join("plan.md"), &slow_waves(&markers).replace("sleep 30; ", ""));
+    env.git(&repo, &["commit", "-q", "-am", "faster"]);
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert!(out.stderr.contains("took over a stale lock"), "{out}");
+    assert!(
+        out.stderr
+            .contains("removed 2 worktree(s) and 2 branch(es) left by an earlier run"),
+        "{out}"
+    );
+    assert_clean(&env, &repo);
+}
+
+#[test]
+fn a_touch_overlap_within_a_wave_is_refused_before_anything() {
+    let env = TestEnv::new();
+    let body = plan(
+        &[
+            StepSpec::new(1, "`shared.txt`", "echo a > shared.txt", "true"),
+            StepSpec::new(2, "`shared.txt`", "echo b > shared.txt", "true"),
+        ],
+        &[
+            Sess {
+                n: 1,
+                title: "A",
+                wave: 1,
+                deps: "none",
+                touch: "`*.txt`",
+            },
+            Sess {
+                n: 2,
+                title: "B",
+                wave: 1,
+                deps: "none",
+                touch: "`shared.txt`",
+            },
+        ],
+        "",
+    );
+    let repo = setup(&env, &body);
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    assert!(out.stderr.contains("shared.txt"), "{out}");
+    assert!(out.stderr.contains("sessions 1 and 2 are both in wave 1"), "{out}");
+    assert_eq!(env.git(&repo, &["for-each-ref", "refs/ultraplan/"]), "");
+    assert_eq!(env.subjects(&repo)[0], "shared", "the plan was not committed");
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "?? plan.md\n");
+    assert_clean(&env, &repo);
+}
+
+/// A claude stand-in that writes `claude-<worktree name>.txt` and reports a
+/// success in claude's JSON.
+fn session_claude_stub(env: &TestEnv) -> std::path::PathBuf {
+    let bin = env.root().join("stub-bin");
+    write(
+        &bin.join("claude"),
+        "#!/bin/sh\necho by-claude > \"claude-$(basename \"$PWD\").txt\"\n\
+         echo '{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"Done.\",\"total_cost_usd\":0.01}'\n",
+    );
+    Command::new("chmod")
+        .args(["+x", bin.join("claude").to_str().unwrap()])
+        .status()
+        .unwrap();
+    bin
+}
+
+#[test]
+fn billing_is_asked_once_before_any_session_starts() {
+    let mut env = TestEnv::new();
+    let bin = session_claude_stub(&env);
+    env.set(
+        "PATH",
+        format!(
+            "{}:{}:{}",
+            bin_dir().display(),
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        ),
+    );
+    env.set("ANTHROPIC_API_KEY", "sk-ant-api03-not-a-real-key-000000000000000000");
+    let body = plan(
+        &[
+            StepSpec::new(1, "`claude-session-1.txt`", "write it", "test -f claude-session-1.txt"),
+            StepSpec::new(2, "`claude-session-2.txt`", "write it", "test -f claude-session-2.txt"),
+        ],
+        &[
+            Sess {
+                n: 1,
+                title: "One",
+                wave: 1,
+                deps: "none",
+                touch: "`claude-session-1.txt`",
+            },
+            Sess {
+                n: 2,
+                title: "Two",
+                wave: 1,
+                deps: "none",
+                touch: "`claude-session-2.txt`",
+            },
+        ],
+        "",
+    );
+    let repo = setup(&env, &body);
+    // Not confirmed and nobody to ask: stopped before any worktree or commit.
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--executor", "claude", "plan.md"])
+        .expect_code(3);
+    assert_eq!(out.stderr.matches("ANTHROPIC_API_KEY is set").count(), 1, "{out}");
+    assert_eq!(env.git(&repo, &["for-each-ref", "refs/ultraplan/"]), "");
+    assert_eq!(env.subjects(&repo)[0], "shared");
+    assert_clean(&env, &repo);
+    // Confirmed once: no session asks again.
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--executor", "claude", "--yes", "plan.md"])
+        .expect_code(0);
+    assert_eq!(out.stderr.matches("ANTHROPIC_API_KEY is set").count(), 1, "{out}");
+    let block = out.stdout.lines().last().unwrap();
+    assert!(block.starts_with("{\"ultraexecute_summary\""), "{out}");
+    let summary: serde_json::Value = serde_json::from_str(block).unwrap();
+    assert_eq!(summary["ultraexecute_summary"]["sessions"][1]["merged"], true);
+    assert_eq!(summary["ultraexecute_summary"]["risk"]["level"], "low");
+    let subjects = env.subjects(&repo);
+    assert_eq!(
+        subjects[..2],
+        ["merge: ultraplan session 2 — Two", "merge: ultraplan session 1 — One"]
+    );
+    assert!(subjects
+        .iter()
+        .any(|s| s == "chore: track plan file for parallel execution"));
+    assert_eq!(env.git(&repo, &["show", "HEAD:claude-session-2.txt"]), "by-claude\n");
+    assert_clean(&env, &repo);
+}
