@@ -9,51 +9,21 @@
 //!
 //! Run with `cargo bench --bench run_overhead`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+
+use common::{copy, env, median, repository_of};
 
 const FILES: usize = 10_000;
 const STEPS: usize = 30;
 const ROUNDS: usize = 5;
 
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .envs(env())
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?}");
-}
-
-fn env() -> Vec<(&'static str, &'static str)> {
-    vec![
-        ("GIT_CONFIG_NOSYSTEM", "1"),
-        ("GIT_CONFIG_GLOBAL", "/dev/null"),
-        ("GIT_AUTHOR_NAME", "Bench"),
-        ("GIT_AUTHOR_EMAIL", "bench@example.com"),
-        ("GIT_COMMITTER_NAME", "Bench"),
-        ("GIT_COMMITTER_EMAIL", "bench@example.com"),
-    ]
-}
-
 fn template(root: &Path) -> PathBuf {
     let repo = root.join("template");
-    std::fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    for d in 0..FILES / 100 {
-        let dir = repo.join(format!("src/d{d:02}"));
-        std::fs::create_dir_all(&dir).unwrap();
-        for f in 0..100 {
-            std::fs::write(dir.join(format!("f{f:02}.txt")), format!("file {d} {f}\n").repeat(5)).unwrap();
-        }
-    }
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-q", "-m", "10,000 files"]);
-    // Let the files age past the index's timestamp so neither side pays for racy entries.
-    std::thread::sleep(Duration::from_millis(1100));
-    git(&repo, &["update-index", "--really-refresh", "-q"]);
+    repository_of(&repo, FILES);
     let mut plan = String::from("# Bench\n\n## Implementation Plan\n\n");
     for n in 1..=STEPS {
         plan.push_str(&format!(
@@ -62,11 +32,6 @@ fn template(root: &Path) -> PathBuf {
     }
     std::fs::write(root.join("plan.md"), plan).unwrap();
     repo
-}
-
-fn copy(template: &Path, to: &Path) {
-    let status = Command::new("cp").arg("-a").arg(template).arg(to).status().unwrap();
-    assert!(status.success());
 }
 
 fn ultraplan(repo: &Path, plan: &Path) -> Duration {
@@ -103,11 +68,6 @@ fn script(repo: &Path) -> Duration {
     let elapsed = start.elapsed();
     assert!(status.success());
     elapsed
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
 
 fn main() {
