@@ -46,6 +46,19 @@ impl Snapshot {
         }
     }
 
+    /// Takes `path`'s stat data from the disk as it is now: for a file just
+    /// written by us with content we know (a synced plan), so that the index
+    /// entry staged for it is as fresh as `git add` would make it.
+    pub fn refresh_stat(&mut self, root: &std::path::Path, path: &str) {
+        let stat = gix::index::fs::Metadata::from_path_no_follow(&root.join(path))
+            .ok()
+            .and_then(|m| gix::index::entry::Stat::from_fs(&m).ok());
+        match stat {
+            Some(stat) => self.stats.insert(path.to_owned(), stat),
+            None => self.stats.remove(path),
+        };
+    }
+
     pub(crate) fn with_stats(
         head: Option<Oid>,
         tree: Oid,

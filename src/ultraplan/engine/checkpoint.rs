@@ -21,7 +21,11 @@ impl Run<'_> {
     pub(super) fn checkpoint(&mut self, step: &Step, a: u32, done: &Attempt) -> Result<StepEnd> {
         let n = step.number;
         let mut changes = done.changes.clone();
+        let mut observed = done.observed.clone();
         if let Some(plan_change) = self.sync_checkbox(step)? {
+            // Staged with the stat of the file as synced, not as observed.
+            observed.refresh_stat(&self.workdir, &plan_change.path);
+            changes.retain(|c| c.path != plan_change.path);
             changes.push(plan_change);
         }
         let commit_message = match &step.checkpoint {
@@ -45,7 +49,7 @@ impl Run<'_> {
         ))?;
         fault::point("after-record");
         fault::point("checkpoint-pending");
-        self.land(step, commit, parent, &changes, &done.observed, &done.record)
+        self.land(step, commit, parent, &changes, &observed, &done.record)
     }
 
     /// A passed step whose checkpoint is not a commit of changes.

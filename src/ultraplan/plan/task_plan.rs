@@ -141,17 +141,24 @@ struct Element {
 
 /// The first `<name>…</name>` inside `scope` (byte offsets into `text`).
 fn element(text: &str, name: &str, scope: (usize, usize), first_line: usize) -> Option<Element> {
+    element_in(text, text, name, scope, first_line)
+}
+
+/// Like [`element`], but found in `visible` (fences blanked) and read from
+/// `raw` (the same text with its fences), which have the same offsets: the
+/// content keeps its code blocks.
+fn element_in(visible: &str, raw: &str, name: &str, scope: (usize, usize), first_line: usize) -> Option<Element> {
     let (from, to) = scope;
-    let open = find_open_tag(&text[..to], name, from)?;
-    let content_start = open + text[open..to].find('>')? + 1;
+    let open = find_open_tag(&visible[..to], name, from)?;
+    let content_start = open + visible[open..to].find('>')? + 1;
     let close_tag = format!("</{name}>");
-    let close = content_start + text[content_start..to].find(&close_tag)?;
-    let raw = &text[content_start..close];
-    let lead = raw.len() - raw.trim_start().len();
+    let close = content_start + visible[content_start..to].find(&close_tag)?;
+    let content = raw.get(content_start..close)?;
+    let lead = content.len() - content.trim_start().len();
     Some(Element {
-        content: decode_entities(raw.trim()),
-        line: first_line + text[..open].matches('\n').count(),
-        content_line: first_line + text[..content_start + lead].matches('\n').count(),
+        content: decode_entities(content.trim()),
+        line: first_line + visible[..open].matches('\n').count(),
+        content_line: first_line + visible[..content_start + lead].matches('\n').count(),
     })
 }
 
@@ -185,6 +192,7 @@ fn attributes(tag: &str) -> Vec<(String, String)> {
 pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Diagnostics) -> Plan {
     let mut plan = empty_plan(PlanKind::TaskPlan, doc);
     let text = visible_text(doc);
+    let raw: String = doc.lines.iter().map(|l| l.text).collect::<Vec<_>>().join("\n");
     let first_line = front.body_first_line;
     let mut at = 0;
     let mut index = 0u32;
@@ -202,7 +210,7 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
         let attrs = attributes(&text[open + "<task".len()..tag_end]);
         let scope = (tag_end + 1, close);
         plan.steps
-            .push(task(&text, scope, line, index, &attrs, first_line, diags));
+            .push(task((&text, &raw), scope, line, index, &attrs, first_line, diags));
         at = close + "</task>".len();
     }
     if plan.steps.is_empty() {
@@ -218,7 +226,7 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
 }
 
 fn task(
-    text: &str,
+    (text, raw): (&str, &str),
     scope: (usize, usize),
     line: usize,
     index: u32,
@@ -274,17 +282,23 @@ fn task(
             None
         }
     };
-    let action = element(text, "action", scope, first_line);
+    let action = element_in(text, raw, "action", scope, first_line);
     if action.is_none() {
         diags.warning(line, format!("task {number} has no <action>"));
     }
     let task_type = attrs.iter().find(|(k, _)| k == "type").map(|(_, v)| v.clone());
+    // Fenced blocks in <action> are what the shell executor runs, as in a
+    // step's Changes.
+    let code_blocks = action
+        .as_ref()
+        .map(|a| super::markdown::code_blocks(&super::markdown::Document::new(&a.content, a.content_line).lines))
+        .unwrap_or_default();
     Step {
         number,
         title,
         files,
         changes: action.map(|a| a.content).unwrap_or_default(),
-        code_blocks: Vec::new(),
+        code_blocks,
         reuses: None,
         test_first: None,
         verify,
