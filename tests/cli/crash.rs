@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::plans::{self, StepSpec};
 use crate::support::*;
 
 /// A plan with a commit, a retry, a step without checkpoint and a revert;
@@ -236,7 +237,7 @@ fn killed_from_outside_mid_executor() {
     let once = env.root().join("once");
     // The first time, the executor writes half its work and hangs; later it finishes.
     let body = format!(
-        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  echo half > a.txt\n  if [ ! -e {once} ]; then touch {once} {marker}; sleep 30; fi\n  echo whole > a.txt\n  ```\n- **Verify:** `grep -q whole a.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"slow\"`\n",
+        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  echo half > a.txt\n  if [ ! -e {once} ]; then (while sleep 0.2; do echo on >> orphan.txt; done) & touch {once} {marker}; sleep 30; fi\n  echo whole > a.txt\n  ```\n- **Verify:** `grep -q whole a.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"slow\"`\n",
         once = once.display(),
         marker = marker.display()
     );
@@ -266,6 +267,13 @@ fn killed_from_outside_mid_executor() {
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(0);
     assert!(out.stderr.contains("took over a stale lock"), "{out}");
+    // The executor's background loop outlived it; the resume stopped it.
+    assert!(out.stderr.contains("process(es) it left running"), "{out}");
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    assert!(
+        !repo.join("orphan.txt").exists(),
+        "nothing edits the worktree after the resume"
+    );
     assert_eq!(env.git(&repo, &["show", "HEAD:a.txt"]), "whole\n");
     assert_eq!(env.subjects(&repo)[0], "slow");
     // Nothing lost: what the killed attempt left is kept in the run state.
@@ -327,4 +335,42 @@ fn sigint_stops_cleanly_and_resume_finishes() {
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(0);
     assert_eq!(env.subjects(&repo)[0], "slow");
+}
+
+/// A file holding a secret is redacted in the run state, yet restored byte
+/// for byte after a crash — even once `git gc` pruned every unreachable object.
+#[test]
+fn a_secret_bearing_file_survives_a_crash_and_gc() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let creds = "user=me\npassword=hunter2-but-longer\n";
+    write(&repo.join("creds.txt"), creds);
+    let body = plans::plan(&[StepSpec::new(1, "`creds.txt`", "echo overwritten > creds.txt", "false")]);
+    write(&repo.join("plan.md"), &body);
+    let mut cmd = env.command(bin_dir().join("git-ultraplan"), &repo);
+    cmd.args(["run", "--max-attempts", "1", "plan.md"])
+        .env("ULTRAPLAN_TEST_FAULT", "after-executor");
+    let killed = capture(cmd);
+    assert_eq!(killed.code, -1, "{killed}");
+    assert_eq!(read(&repo.join("creds.txt")), "overwritten\n");
+    let _ = env.git(&repo, &["gc", "-q", "--prune=now"]);
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(1);
+    assert!(out.stdout.contains("Result: FAILED"), "{out}");
+    assert_eq!(
+        read(&repo.join("creds.txt")),
+        creds,
+        "reverted to the user's exact bytes"
+    );
+    // The state only has the redacted copy.
+    let snapshot = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/1/snapshot/creds.txt"]);
+    assert_eq!(snapshot, "user=me\npassword=[REDACTED:password]\n");
+    env.assert_fsck(&repo);
+    // Once no state refers to the run, clean removes the raw copies.
+    let secrets = repo.join(".git/ultraplan/secrets");
+    assert_eq!(std::fs::read_dir(&secrets).unwrap().count(), 1);
+    env.git(&repo, &["update-ref", "-d", "refs/ultraplan/plan/run"]);
+    let _ = env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
+    assert_eq!(std::fs::read_dir(&secrets).unwrap().count(), 0);
 }

@@ -77,7 +77,14 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             };
             // Only if it still holds what we read: a new run may have taken it meanwhile.
             if repo.delete_ref(&name, Some(id)).is_ok() {
-                removed.push(json!({"ref": name, "pid": info.pid, "host": info.host, "why": why}));
+                let killed = info.kill_leftovers();
+                removed.push(json!({
+                    "ref": name,
+                    "pid": info.pid,
+                    "host": info.host,
+                    "why": why,
+                    "processes_stopped": killed,
+                }));
             }
         }
         if live {
@@ -92,6 +99,13 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         worktrees.extend(gone.worktrees.iter().map(|p| p.display().to_string()));
         branches.extend(gone.branches);
     }
+    // Raw snapshot files of runs no state refers to any more (started over,
+    // or their state was deleted). A run saves its state before it keeps any.
+    let mut live = Vec::new();
+    for s in catalog::slugs(repo)? {
+        live.extend(catalog::states(repo, &s)?.into_iter().map(|st| st.progress.run_id));
+    }
+    crate::ultraplan::engine::secrets::prune(repo, &live);
     let tmp = repo.common_dir().join("ultraplan").join("tmp");
     if let Ok(entries) = std::fs::read_dir(&tmp) {
         for entry in entries.flatten() {
@@ -121,9 +135,13 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         )?;
     } else {
         for r in &removed {
+            let stopped = match r["processes_stopped"].as_u64().unwrap_or(0) {
+                0 => String::new(),
+                n => format!("; stopped {n} process(es) it left running"),
+            };
             writeln!(
                 out,
-                "removed lock {} (pid {} on {}: {})",
+                "removed lock {} (pid {} on {}: {}{stopped})",
                 r["ref"].as_str().unwrap_or(""),
                 r["pid"],
                 r["host"].as_str().unwrap_or(""),

@@ -121,6 +121,54 @@ impl Capture {
     }
 }
 
+/// The environment variable naming the run (its lock's token) in every
+/// process a run starts, so that the processes a killed run left behind can
+/// be found and stopped by the run that takes its lock over.
+pub const RUN_TOKEN_VAR: &str = "GIT_ULTRAPLAN_RUN";
+
+static RUN_TOKEN: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Tags the processes started from now on with `token`.
+pub fn set_run_token(token: String) {
+    if let Ok(mut t) = RUN_TOKEN.lock() {
+        *t = Some(token);
+    }
+}
+
+fn run_token() -> Option<String> {
+    RUN_TOKEN.lock().ok().and_then(|t| t.clone())
+}
+
+/// Kills (SIGKILL) every process of ours whose environment carries
+/// `RUN_TOKEN_VAR=token`; returns how many. Linux only (reads /proc).
+pub fn kill_tagged(token: &str) -> usize {
+    let wanted = format!("{RUN_TOKEN_VAR}={token}");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let me = std::process::id();
+    let mut killed = 0;
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        // Unreadable for processes of other users: those are not ours.
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if environ.split(|b| *b == 0).any(|var| var == wanted.as_bytes()) {
+            // SAFETY: kill only sends a signal; the pid carries our run's token.
+            if unsafe { libc::kill(pid as i32, libc::SIGKILL) } == 0 {
+                killed += 1;
+            }
+        }
+    }
+    killed
+}
+
 static CURRENT_GROUP: AtomicI32 = AtomicI32::new(0);
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -137,6 +185,9 @@ static GROUPS: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
 /// death signal follows the spawning thread).
 pub fn spawn_registered(command: &mut Command) -> Result<std::process::Child> {
     command.process_group(0);
+    if let Some(token) = run_token() {
+        command.env(RUN_TOKEN_VAR, token);
+    }
     #[cfg(target_os = "linux")]
     let parent = std::process::id();
     #[cfg(target_os = "linux")]
@@ -245,6 +296,9 @@ pub fn run(spec: Spec<'_>) -> Result<Finished> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    if let Some(token) = run_token() {
+        command.env(RUN_TOKEN_VAR, token);
+    }
     #[cfg(target_os = "linux")]
     let parent = std::process::id();
     #[cfg(target_os = "linux")]

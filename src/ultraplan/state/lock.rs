@@ -37,7 +37,8 @@ impl LockInfo {
             host: hostname(),
             started_at: t.clone(),
             heartbeat_at: t,
-            command: command.to_owned(),
+            // Redacted like everything written into git, on one line.
+            command: crate::redact::redact(command).replace(['\n', '\r'], " "),
         }
     }
 
@@ -62,6 +63,22 @@ impl LockInfo {
             heartbeat_at: field("heartbeat_at"),
             command: field("command"),
         }
+    }
+
+    /// What every process this holder started carries in its environment as
+    /// [`process::RUN_TOKEN_VAR`](crate::ultraplan::exec::process::RUN_TOKEN_VAR).
+    pub fn token(&self) -> String {
+        format!("{}@{}@{}", self.pid, self.host, self.started_at)
+    }
+
+    /// After this holder died on this host: stops what it left running (an
+    /// executor's background children outlive it; they must not go on editing
+    /// the worktree a resume restores). Returns how many processes were killed.
+    pub fn kill_leftovers(&self) -> usize {
+        if self.host != hostname() || process_alive(self.pid) {
+            return 0;
+        }
+        crate::ultraplan::exec::process::kill_tagged(&self.token())
     }
 
     /// Whether the holder is gone: same host and no such process, or silent
@@ -117,11 +134,17 @@ impl Lock {
                     LockStatus::Stale(why) => {
                         repo.update_ref(name, blob, Expect::Value(existing), "ultraplan: take over stale lock")
                             .map_err(|e| lost(e, name))?;
+                        let killed = holder.kill_leftovers();
+                        let why = match killed {
+                            0 => why,
+                            n => format!("{why}; stopped {n} process(es) it left running"),
+                        };
                         took_over = Some((holder, why));
                     }
                 }
             }
         }
+        crate::ultraplan::exec::process::set_run_token(info.token());
         let current = Arc::new(Mutex::new(blob));
         let stop = Arc::new(AtomicBool::new(false));
         let heartbeat = {

@@ -1,0 +1,198 @@
+//! The raw bytes of snapshot files that redaction changed, kept in this
+//! repository only: `<git-common-dir>/ultraplan/secrets/<run-id>/<state path>`.
+//!
+//! The run state holds snapshot trees with secrets redacted, because it may
+//! be pushed. A restore needs the user's exact bytes back (their `.env`
+//! included), so each redacted file's original content is written here, with
+//! owner-only permissions, beside the object database rather than in it:
+//! nothing unredacted is reachable from a ref, and `git gc` cannot prune what
+//! a resume needs. `git ultraplan clean` removes the directories of runs no
+//! state refers to any more.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+
+use crate::git::Repo;
+
+/// One file's raw content.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub path: String,
+    pub executable: bool,
+    pub bytes: Vec<u8>,
+}
+
+/// The kept files of one run.
+pub struct Store {
+    dir: PathBuf,
+}
+
+/// Where every run's kept files live.
+pub fn root(repo: &Repo) -> PathBuf {
+    repo.common_dir().join("ultraplan").join("secrets")
+}
+
+impl Store {
+    pub fn new(repo: &Repo, run_id: &str) -> Store {
+        Store {
+            dir: root(repo).join(run_id),
+        }
+    }
+
+    fn file(&self, state_path: &str) -> PathBuf {
+        self.dir.join(state_path.replace('/', "%"))
+    }
+
+    /// Keeps `entries` for the tree at `state_path` (replacing what was there).
+    pub fn keep(&self, state_path: &str, entries: &[Entry]) -> Result<()> {
+        create_private_dir(&self.dir)?;
+        let target = self.file(state_path);
+        let tmp = target.with_extension("tmp");
+        let mut data = Vec::new();
+        for e in entries {
+            data.extend_from_slice(
+                format!(
+                    "{} {} {}\n",
+                    if e.executable { 'x' } else { '-' },
+                    e.path.len(),
+                    e.bytes.len()
+                )
+                .as_bytes(),
+            );
+            data.extend_from_slice(e.path.as_bytes());
+            data.extend_from_slice(&e.bytes);
+            data.push(b'\n');
+        }
+        let write = || -> std::io::Result<()> {
+            let mut file = private_file(&tmp)?;
+            file.write_all(&data)?;
+            file.sync_all()?;
+            std::fs::rename(&tmp, &target)
+        };
+        write().map_err(|e| anyhow!("cannot keep the snapshot's files in '{}': {e}", target.display()))
+    }
+
+    /// What was kept for `state_path` (nothing when no file was redacted).
+    pub fn read(&self, state_path: &str) -> Result<Vec<Entry>> {
+        let path = self.file(state_path);
+        let data = match std::fs::read(&path) {
+            Ok(data) => data,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(anyhow!("cannot read '{}': {e}", path.display())),
+        };
+        parse(&data).ok_or_else(|| anyhow!("'{}' is damaged", path.display()))
+    }
+
+    /// Forgets what was kept for `state_path` (its tree had no secret).
+    pub fn forget(&self, state_path: &str) -> Result<()> {
+        match std::fs::remove_file(self.file(state_path)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(anyhow!("cannot remove a kept snapshot: {e}")),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn parse(mut data: &[u8]) -> Option<Vec<Entry>> {
+    let mut out = Vec::new();
+    while !data.is_empty() {
+        let eol = data.iter().position(|b| *b == b'\n')?;
+        let header = std::str::from_utf8(&data[..eol]).ok()?;
+        let mut fields = header.split(' ');
+        let executable = fields.next()? == "x";
+        let path_len: usize = fields.next()?.parse().ok()?;
+        let len: usize = fields.next()?.parse().ok()?;
+        let rest = &data[eol + 1..];
+        if rest.len() < path_len + len + 1 || rest[path_len + len] != b'\n' {
+            return None;
+        }
+        out.push(Entry {
+            path: String::from_utf8(rest[..path_len].to_vec()).ok()?,
+            executable,
+            bytes: rest[path_len..path_len + len].to_vec(),
+        });
+        data = &rest[path_len + len + 1..];
+    }
+    Some(out)
+}
+
+/// Removes the kept files of every run not in `live` (run ids some state
+/// still refers to); returns the run ids removed.
+pub fn prune(repo: &Repo, live: &[String]) -> Vec<String> {
+    let mut removed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(root(repo)) else {
+        return removed;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !live.contains(&name) && std::fs::remove_dir_all(entry.path()).is_ok() {
+            removed.push(name);
+        }
+    }
+    removed
+}
+
+fn create_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+fn private_file(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_whatever_their_bytes() {
+        let entries = vec![
+            Entry {
+                path: "a b/.env".into(),
+                executable: false,
+                bytes: b"password=hunter2\n\n".to_vec(),
+            },
+            Entry {
+                path: "bin/run\nweird".into(),
+                executable: true,
+                bytes: vec![0, 159, 146, 150, b'\n'],
+            },
+            Entry {
+                path: "empty".into(),
+                executable: false,
+                bytes: Vec::new(),
+            },
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store {
+            dir: dir.path().join("run"),
+        };
+        store.keep("steps/1/snapshot", &entries).unwrap();
+        assert_eq!(store.read("steps/1/snapshot").unwrap(), entries);
+        assert_eq!(store.read("steps/2/snapshot").unwrap(), vec![]);
+        store.forget("steps/1/snapshot").unwrap();
+        assert_eq!(store.read("steps/1/snapshot").unwrap(), vec![]);
+        store.forget("steps/1/snapshot").unwrap();
+    }
+
+    #[test]
+    fn damaged_files_are_errors_not_panics() {
+        for data in [&b"x 3 10\nab"[..], b"- a b\n", b"- 1 1\nabc", b"\n"] {
+            assert_eq!(parse(data), None, "{data:?}");
+        }
+    }
+}
