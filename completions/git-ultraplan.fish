@@ -38,7 +38,7 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "show" -
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "result" -d 'Work with executor result files'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "clean" -d 'Remove stale locks, leftover session worktrees and branches, and the temporary files of runs that are gone'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l step -d 'Run only step N' -r
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l session -d 'Run only session N\'s steps, inside its scope fence, in this worktree' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l session -d 'Run only session N\'s steps, inside its scope fence, in this worktree (with --resume: continue session N\'s recorded run)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l executor -d 'The executor: shell, claude, manual, or a command line (default: ultraplan.executor, else shell)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l max-attempts -d 'Attempts per step (default: ultraplan.maxAttempts, else 3)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s j -l jobs -d 'Run at most N sessions of a wave at once (default: ultraplan.jobs, else all)' -r

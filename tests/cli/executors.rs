@@ -156,7 +156,13 @@ fn an_executor_past_its_timeout_is_killed_with_its_children() {
 #[test]
 fn the_manual_executor_waits_for_a_person() {
     let env = TestEnv::new();
-    let repo = repo_with_plan(&env, &one_step());
+    let repo = repo_with_plan(
+        &env,
+        &plan(&[
+            StepSpec::new(1, "`a.txt`", "echo from-shell > a.txt", "test -f a.txt"),
+            StepSpec::new(2, "`b.txt`", "echo from-shell > b.txt", "test -f b.txt"),
+        ]),
+    );
     let out = env
         .run(&repo, &["ultraplan", "run", "--executor", "manual", "plan.md"])
         .expect_code(3);
@@ -173,10 +179,21 @@ fn the_manual_executor_waits_for_a_person() {
         .expect_code(3);
     assert!(out.stdout.contains("STOPPED"), "still not done: {out}");
     write(&repo.join("a.txt"), "made by hand\n");
+    // Resumed, the run stays manual: step 2 waits for the person too.
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(3);
+    assert!(
+        out.stdout.contains("Result: STOPPED (waiting for a person) at step 2"),
+        "{out}"
+    );
+    assert!(!repo.join("b.txt").exists(), "the shell block did not run");
+    assert_eq!(env.git(&repo, &["show", "HEAD:a.txt"]), "made by hand\n");
+    write(&repo.join("b.txt"), "also by hand\n");
     let _ = env
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(0);
-    assert_eq!(env.git(&repo, &["show", "HEAD:a.txt"]), "made by hand\n");
+    assert_eq!(env.git(&repo, &["show", "HEAD:b.txt"]), "also by hand\n");
 }
 
 /// A stand-in for the Claude Code CLI: edits the file it is asked for and

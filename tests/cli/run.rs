@@ -200,6 +200,37 @@ fn escalation_leaves_the_changes_and_resume_verifies_the_fix() {
 }
 
 #[test]
+fn a_person_fixing_the_plan_of_an_escalated_step_is_not_a_violation() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    let steps = |verify: &'static str| {
+        plan(&[
+            StepSpec::new(1, "`a.txt`", "echo a > a.txt", verify).policy("escalate"),
+            StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt"),
+        ])
+    };
+    write(&repo.join("plan.md"), &steps("test -f wrong.txt"));
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(3);
+    // The person sees the Verify was wrong and fixes the plan, not the code.
+    write(&repo.join("plan.md"), &steps("test -f a.txt"));
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert!(!out.stdout.contains("scope violation"), "{out}");
+    assert_eq!(
+        read(&repo.join("plan.md")),
+        steps("test -f a.txt"),
+        "the person's fix stays"
+    );
+    assert_eq!(env.subjects(&repo)[..2], ["step 2", "step 1"]);
+    assert_eq!(
+        env.git(&repo, &["show", "--name-only", "--format=", "HEAD~1"]),
+        "a.txt\n"
+    );
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "?? plan.md\n");
+}
+
+#[test]
 fn a_failed_run_resumes_at_the_failed_step_with_the_fixed_plan() {
     let env = TestEnv::new();
     let repo = setup(&env);

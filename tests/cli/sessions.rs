@@ -67,18 +67,41 @@ fn never_touch_changes_are_restored_and_fail_the_attempt() {
 fn declared_never_touch_files_escalate_before_anything_runs() {
     let env = TestEnv::new();
     let repo = repo(&env);
-    let body = spec("true", "exit 0", "touch ran.marker", "echo ok").replace(
+    let body = spec("true", "exit 0", "touch ran.marker", "echo ok")
+        .replace("- **Verify:** `test -f src/server/status.rs`", "- **Verify:** `true`");
+    let body = body.replace(
         "- **Files:** `src/server/status.rs`",
         "- **Files:** `src/server/status.rs`, `src/cli.rs`",
     );
     write(&repo.join("spec.md"), &body);
-    let out = env.run(&repo, &["ultraplan", "check", "spec.md"]).expect_code(1);
+    let out = env.run(&repo, &["ultraplan", "check", "spec.md"]).expect_code(0);
     assert!(
         out.stdout.contains("'src/cli.rs' is in session 2's Never touch list"),
         "{out}"
     );
-    // check refuses; the engine's own pre-check guards plans edited after a check:
-    // the fence of --session runs is tested through a strategy plan below.
+    // Step 0 runs; step 3 escalates before its executor runs, touching nothing.
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--json", "spec.md"])
+        .expect_code(3);
+    let s = &out.json()["ultraexecute_summary"];
+    assert_eq!(s["steps"][0]["result"], "passed");
+    assert_eq!(s["steps"][1]["result"], "escalated");
+    // Every step is counted once: an escalated step counts as failed.
+    assert_eq!(
+        (s["steps_passed"].as_u64(), s["steps_failed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(
+        (s["steps_skipped"].as_u64(), s["steps_not_reached"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert!(!repo.join("ran.marker").exists(), "the executor never ran");
+    // Resuming does not let it through: the declared file is still fenced off.
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "--json", "spec.md"])
+        .expect_code(3);
+    assert_eq!(out.json()["ultraexecute_summary"]["steps"][1]["result"], "escalated");
+    assert!(!repo.join("ran.marker").exists());
 }
 
 #[test]
@@ -135,11 +158,38 @@ fn session_mode_enforces_the_session_fence() {
         .run(&repo, &["ultraplan", "run", "--session", "2", "plan.md"])
         .expect_code(0);
     assert_eq!(env.subjects(&repo)[0], "cli");
-    // --fg runs every step here, ignoring the strategy's fences.
+    // --fg runs every step here, each inside its own session's fence.
     let out = env
-        .run(&repo, &["ultraplan", "run", "--fg", "--json", "plan.md"])
-        .expect_code(0);
-    assert_eq!(out.json()["ultraexecute_summary"]["steps_passed"], 2);
+        .run(
+            &repo,
+            &["ultraplan", "run", "--fg", "--max-attempts", "1", "--json", "plan.md"],
+        )
+        .expect_code(1);
+    assert_eq!(out.json()["ultraexecute_summary"]["steps"][0]["result"], "failed");
+    assert_eq!(
+        read(&repo.join("src/cli.rs")),
+        "cli2\n",
+        "session 2's commit is untouched"
+    );
+}
+
+#[test]
+fn a_single_session_strategy_still_fences_its_steps() {
+    let env = TestEnv::new();
+    let repo = repo(&env);
+    let body = "# One session\n\n## Implementation Plan\n\n\
+        ### Step 1: Server\n- **Files:** `src/server/a.rs`\n- **Changes:**\n  ```sh\n  mkdir -p src/server secret && echo a > src/server/a.rs && echo key > secret/key.txt\n  ```\n- **Verify:** `true`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"server\"`\n\n\
+        ## Execution Strategy\n\n### Session 1: Server\n- **Steps:** 1\n- **Wave:** 1\n- **Scope fence:** Touch: `src/**` — Never touch: `secret/**`\n";
+    write(&repo.join("plan.md"), body);
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "plan.md"])
+        .expect_code(1);
+    assert!(
+        out.stdout.contains("'secret/key.txt' is in Never touch ('secret/**')"),
+        "{out}"
+    );
+    assert!(!repo.join("secret/key.txt").exists());
+    assert_eq!(env.subjects(&repo)[0], "cli", "nothing committed");
 }
 
 #[test]
@@ -182,4 +232,80 @@ fn task_plan_checkboxes_are_committed_with_the_checkpoint() {
         "",
         "the plan on disk is what was committed"
     );
+    assert_eq!(
+        env.git(&repo, &["diff-files", "--name-only"]),
+        "",
+        "and its index entry is fresh"
+    );
+}
+
+#[test]
+fn the_shell_executor_runs_the_fenced_blocks_of_a_task_action() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let body = "---\nphase: 03-exec\nplan: 01\n---\n\n<tasks>\n<task type=\"auto\">\n  <name>Task 1: Create the file</name>\n  <files>made.txt</files>\n  <action>Create it.\n  ```sh\n  echo made > made.txt\n  ```\n  </action>\n  <verify>grep -q made made.txt</verify>\n  <done>It exists.</done>\n</task>\n<task type=\"auto\">\n  <name>Task 2: Append</name>\n  <files>made.txt</files>\n  <action>\n  ```bash\n  echo more >> made.txt\n  ```\n  </action>\n  <verify>grep -q more made.txt</verify>\n</task>\n</tasks>\n\n<success_criteria>\n- [ ] Task 1: Create the file\n- [ ] Task 2: Append\n</success_criteria>\n";
+    write(&repo.join("03-01-PLAN.md"), body);
+    env.git(&repo, &["add", "03-01-PLAN.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "plan"]);
+    let out = env.run(&repo, &["ultraplan", "run", "03-01-PLAN.md"]).expect_code(0);
+    assert!(out.stdout.contains("COMPLETED"), "{out}");
+    assert_eq!(
+        env.subjects(&repo)[..2],
+        ["03-01 Task 2: Append", "03-01 Task 1: Create the file"]
+    );
+    assert_eq!(env.git(&repo, &["show", "HEAD:made.txt"]), "made\nmore\n");
+    let plan = read(&repo.join("03-01-PLAN.md"));
+    assert!(plan.contains("- [x] Task 2: Append (completed 20"), "{plan}");
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+    assert_eq!(env.git(&repo, &["diff-files", "--name-only"]), "");
+}
+
+#[test]
+fn a_session_run_resumes_with_resume_and_session() {
+    let env = TestEnv::new();
+    let repo = repo(&env);
+    let body = |verify: &str| {
+        format!(
+            "# Two sessions\n\n## Implementation Plan\n\n\
+        ### Step 1: One\n- **Files:** `src/server/a.rs`\n- **Changes:**\n  ```sh\n  mkdir -p src/server && echo a > src/server/a.rs\n  ```\n- **Verify:** `true`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"one\"`\n\n\
+        ### Step 2: Two\n- **Files:** `src/server/b.rs`\n- **Changes:**\n  ```sh\n  echo b > src/server/b.rs\n  ```\n- **Verify:** `{verify}`\n- **On failure:** escalate\n- **Checkpoint:** `git commit -m \"two\"`\n\n\
+        ### Step 3: Cli\n- **Files:** `src/cli.rs`\n- **Changes:**\n  ```sh\n  echo cli2 > src/cli.rs\n  ```\n- **Verify:** `true`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"cli\"`\n\n\
+        ## Execution Strategy\n\n### Session 1: Server\n- **Steps:** 1, 2\n- **Wave:** 1\n- **Scope fence:** Touch: `src/server/**`\n\n\
+        ### Session 2: Cli\n- **Steps:** 3\n- **Wave:** 1\n- **Scope fence:** Touch: `src/cli.rs`\n"
+        )
+    };
+    write(&repo.join("plan.md"), &body("grep -q B src/server/b.rs"));
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--session", "1", "plan.md"])
+        .expect_code(3);
+    assert!(
+        out.stdout
+            .contains("To resume: git ultraplan run --resume --session 1 plan.md"),
+        "{out}"
+    );
+    // The person fixes the file; resume verifies it and does not run step 1 again.
+    write(&repo.join("src/server/b.rs"), "B\n");
+    let out = env
+        .run(
+            &repo,
+            &["ultraplan", "run", "--resume", "--session", "1", "--json", "plan.md"],
+        )
+        .expect_code(0);
+    let s = &out.json()["ultraexecute_summary"];
+    assert_eq!(s["mode"], "resume session 1");
+    assert_eq!(s["steps_total"], 2, "only session 1's steps");
+    assert_eq!(env.subjects(&repo)[..3], ["two", "one", "cli"]);
+    assert_eq!(env.git(&repo, &["show", "HEAD:src/server/b.rs"]), "B\n");
+    let progress = env.git(&repo, &["show", "refs/ultraplan/plan/session-1:progress.json"]);
+    assert!(progress.contains("\"status\": \"completed\""), "{progress}");
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "refs/ultraplan/plan/run"]),
+        "",
+        "the session's own state only"
+    );
+    // Bad combinations are usage errors.
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--step", "1", "--session", "1", "plan.md"])
+        .expect_code(129);
+    assert!(out.stderr.contains("cannot be used with"), "{out}");
 }

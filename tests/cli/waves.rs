@@ -730,3 +730,44 @@ fn billing_is_asked_once_before_any_session_starts() {
     assert_eq!(env.git(&repo, &["show", "HEAD:claude-session-2.txt"]), "by-claude\n");
     assert_clean(&env, &repo);
 }
+
+#[test]
+fn resume_keeps_merged_sessions_and_runs_the_rest_with_the_fixed_plan() {
+    let env = TestEnv::new();
+    let broken = three_sessions().replace("grep -q serve tests/check.txt", "grep -q nothing tests/check.txt");
+    let repo = setup(&env, &broken);
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "--json", "plan.md"])
+        .expect_code(1);
+    let s = &out.json()["ultraexecute_summary"];
+    assert_eq!(s["sessions"][0]["merged"], true);
+    assert_eq!(s["sessions"][2]["result"], "failed");
+    let wave_one = env.git(&repo, &["rev-parse", "HEAD"]);
+    assert_clean(&env, &repo);
+    // A person fixes the Verify in the plan (tracked now) and resumes.
+    write(&repo.join("plan.md"), &three_sessions());
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "--json", "plan.md"])
+        .expect_code(0);
+    let s = &out.json()["ultraexecute_summary"];
+    assert_eq!(s["mode"], "resume");
+    assert_eq!(s["sessions"][2]["merged"], true);
+    let log = env.git(
+        &repo,
+        &[
+            "log",
+            "--first-parent",
+            "--format=%s",
+            &format!("{}..HEAD", wave_one.trim()),
+        ],
+    );
+    assert_eq!(
+        log, "merge: ultraplan session 3 — Tests\nchore: update plan file for parallel execution\n",
+        "wave 1 is not run again"
+    );
+    assert_eq!(env.git(&repo, &["show", "HEAD:tests/check.txt"]), "port=8080\nserve\n");
+    let audit = env.git(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"]);
+    assert!(audit.contains("resumed; merged sessions kept: 1, 2"), "{audit}");
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+    assert_clean(&env, &repo);
+}

@@ -50,8 +50,9 @@ pub struct Args {
     #[arg(long, value_name = "N", group = "mode")]
     pub step: Option<u32>,
 
-    /// Run only session N's steps, inside its scope fence, in this worktree.
-    #[arg(long, value_name = "N", group = "mode")]
+    /// Run only session N's steps, inside its scope fence, in this worktree
+    /// (with --resume: continue session N's recorded run).
+    #[arg(long, value_name = "N", conflicts_with_all = ["fg", "dry_run", "step"])]
     pub session: Option<u32>,
 
     /// The executor: shell, claude, manual, or a command line (default: ultraplan.executor, else shell).
@@ -110,19 +111,41 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let cfg = workspace.config();
 
     let mode = match (args.resume, args.step, args.session) {
-        (true, _, _) => Mode::Resume,
+        (true, _, Some(n)) => Mode::ResumeSession(n),
+        (true, _, None) => Mode::Resume,
         (_, Some(n), _) => Mode::Step(n),
         (_, _, Some(n)) => Mode::Session(n),
         _ => Mode::Execute,
     };
-    let in_waves = mode == Mode::Execute && !args.fg && plan.is_multi_session();
-    let executor = Executor::parse(
-        &args
-            .executor
-            .clone()
-            .or_else(|| cfg.string(config::EXECUTOR.name))
-            .unwrap_or_else(|| "shell".into()),
-    );
+    let in_waves = !args.fg
+        && plan.is_multi_session()
+        && match mode {
+            Mode::Execute => true,
+            Mode::Resume => engine::waves::resumes_sessions(
+                repo,
+                &PlanInput {
+                    plan: &plan,
+                    text: &text,
+                    path: path.clone(),
+                    in_worktree: in_worktree.clone(),
+                },
+            )?,
+            _ => false,
+        };
+    let recorded = match mode {
+        Mode::Resume | Mode::ResumeSession(_) if args.executor.is_none() => recorded_executor(repo, &path, mode)?,
+        _ => None,
+    };
+    let executor = match recorded {
+        Some(executor) => executor,
+        None => Executor::parse(
+            &args
+                .executor
+                .clone()
+                .or_else(|| cfg.string(config::EXECUTOR.name))
+                .unwrap_or_else(|| "shell".into()),
+        ),
+    };
     // Asked once, before anything (any session) starts.
     if executor.is_billed_agent() && !billing_confirmed(&args, cfg, &ui)? {
         return Ok(Exit::Stopped);
@@ -193,6 +216,27 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         RunResult::Stopped => Exit::Stopped,
         RunResult::Interrupted => Exit::Interrupted,
     })
+}
+
+/// The executor the run being resumed used: a resumed run goes on with it
+/// unless --executor says otherwise (a person's manual run stays manual).
+fn recorded_executor(repo: &crate::git::Repo, plan_path: &str, mode: Mode) -> Result<Option<Executor>> {
+    let refs = crate::ultraplan::state::Refs::new(crate::ultraplan::state::slug(std::path::Path::new(plan_path)));
+    let Some(state) = crate::ultraplan::state::RunState::load(repo, &refs.state(mode.session()))? else {
+        return Ok(None);
+    };
+    let id = state.progress.executor.as_str();
+    Ok(Some(match id.strip_prefix("command: ") {
+        Some(command) if command.contains("[REDACTED:") => {
+            return Err(crate::cli::FatalWithHint {
+                message: format!("the recorded executor '{id}' had a secret redacted from it"),
+                hint: "pass the executor again with --executor".into(),
+            }
+            .into())
+        }
+        Some(command) => Executor::Command(command.to_owned()),
+        None => Executor::parse(id),
+    }))
 }
 
 /// How sessions run: worktree place, include files, setup, jobs, and the

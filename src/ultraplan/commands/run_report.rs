@@ -21,7 +21,7 @@ pub fn summary_json(report: &RunReport) -> serde_json::Value {
             },
             "steps_total": report.steps.len(),
             "steps_passed": report.count("passed"),
-            "steps_failed": report.count("failed"),
+            "steps_failed": report.failed(),
             "steps_skipped": report.count("skipped"),
             "steps_not_reached": report.not_reached(),
             "failed_at_step": report.failed_at_step,
@@ -83,11 +83,15 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
     out.push('\n');
     out.push_str("Summary\n");
     out.push_str(&format!(
-        "  Passed: {}/{}\n  Skipped: {}\n  Failed: {}\n  Not reached: {}\n",
+        "  Passed: {}/{}\n  Skipped: {}\n  Failed: {}{}\n  Not reached: {}\n",
         report.count("passed"),
         report.steps.len(),
         report.count("skipped"),
-        report.count("failed"),
+        report.failed(),
+        match report.failed() - report.count("failed") {
+            0 => String::new(),
+            n => format!(" ({n} stopped for a person)"),
+        },
         report.not_reached()
     ));
     if report.exit_condition != "n/a" {
@@ -123,7 +127,10 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
         for (i, s) in remaining.iter().enumerate() {
             out.push_str(&format!("  {}. Step {}: {}\n", i + 1, s.number, s.title));
         }
-        out.push_str(&format!("\nTo resume: git ultraplan run --resume {plan_arg}\n"));
+        let session = report.session.map(|n| format!("--session {n} ")).unwrap_or_default();
+        out.push_str(&format!(
+            "\nTo resume: git ultraplan run --resume {session}{plan_arg}\n"
+        ));
     }
     if !report.warnings.is_empty() {
         out.push_str("\nWarnings\n");

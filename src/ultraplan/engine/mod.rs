@@ -11,6 +11,7 @@ mod fault;
 pub mod leftovers;
 mod record;
 pub mod risk;
+pub mod secrets;
 mod step;
 pub mod verify;
 pub mod waves;
@@ -38,6 +39,8 @@ pub enum Mode {
     Step(u32),
     /// Only session N's steps, inside its scope fence.
     Session(u32),
+    /// Continue session N's recorded run (`--resume --session N`).
+    ResumeSession(u32),
 }
 
 impl Mode {
@@ -47,6 +50,15 @@ impl Mode {
             Mode::Resume => "resume".into(),
             Mode::Step(n) => format!("step {n}"),
             Mode::Session(n) => format!("session {n}"),
+            Mode::ResumeSession(n) => format!("resume session {n}"),
+        }
+    }
+
+    /// The session this mode runs, if any.
+    pub fn session(self) -> Option<u32> {
+        match self {
+            Mode::Session(n) | Mode::ResumeSession(n) => Some(n),
+            _ => None,
         }
     }
 }
@@ -164,11 +176,23 @@ pub struct RunReport {
     pub instructions: Option<String>,
     pub warnings: Vec<String>,
     pub run_id: String,
+    /// The session a `--session N` run ran (its resume command names it).
+    pub session: Option<u32>,
 }
 
 impl RunReport {
     pub fn count(&self, status: &str) -> usize {
         self.steps.iter().filter(|s| s.result == status).count()
+    }
+
+    /// Steps reached that did not pass: failed, and stopped for a person
+    /// (escalated, blocked, waiting) — with passed, skipped and not reached,
+    /// every step is counted once.
+    pub fn failed(&self) -> usize {
+        self.steps
+            .iter()
+            .filter(|s| matches!(s.result, "failed" | "escalated" | "blocked" | "waiting"))
+            .count()
     }
 
     pub fn not_reached(&self) -> usize {
@@ -238,10 +262,7 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
     let workdir = repo.workdir()?.to_owned();
     let (steps, session) = select(plan, opts.mode)?;
     let refs = Refs::new(slug(std::path::Path::new(&input.path)));
-    let session_number = match opts.mode {
-        Mode::Session(n) => Some(n),
-        _ => None,
-    };
+    let session_number = opts.mode.session();
     let state_ref = refs.state(session_number);
     let lock_ref = match session_number {
         Some(n) => format!("{}lock-session-{n}", refs.prefix()),
@@ -309,7 +330,7 @@ fn select(plan: &Plan, mode: Mode) -> Result<(Vec<&Step>, Option<&Session>)> {
             )),
             None => Err(anyhow!("the plan has no step {n}")),
         },
-        Mode::Session(n) => {
+        Mode::Session(n) | Mode::ResumeSession(n) => {
             let session = match spec_session {
                 Some(s) if s.number == n => s,
                 _ => plan.session(n).ok_or_else(|| anyhow!("the plan has no session {n}"))?,
@@ -348,7 +369,7 @@ fn open_state<'r>(
             .into());
         }
     }
-    let continuing = matches!(opts.mode, Mode::Resume | Mode::Step(_));
+    let continuing = matches!(opts.mode, Mode::Resume | Mode::ResumeSession(_) | Mode::Step(_));
     let plan_text = redact(input.text).into_owned();
     match existing {
         Some(mut state) if continuing => {
@@ -544,7 +565,10 @@ impl Run<'_> {
             result: result.as_str().into(),
             steps_total: steps.len(),
             steps_passed: count(StepStatus::Passed),
-            steps_failed: count(StepStatus::Failed),
+            steps_failed: count(StepStatus::Failed)
+                + count(StepStatus::Escalated)
+                + count(StepStatus::Blocked)
+                + count(StepStatus::Waiting),
             steps_skipped: count(StepStatus::Skipped),
             steps_not_reached: count(StepStatus::Pending) + count(StepStatus::Running),
             failed_at_step,
@@ -565,6 +589,7 @@ impl Run<'_> {
             instructions: self.instructions.clone(),
             warnings: self.warnings.clone(),
             run_id: self.state.progress.run_id.clone(),
+            session: self.opts.mode.session(),
         })
     }
 }
@@ -572,9 +597,10 @@ impl Run<'_> {
 impl Run<'_> {
     /// Records `tree` (a snapshot of the user's worktree) at `path` in the run
     /// state, with secrets redacted: the state may be pushed, the user's
-    /// untracked files must not leak through it. The raw tree stays in the
-    /// local object database; a file under `<git-common-dir>/ultraplan/trees/`
-    /// maps the redacted tree back to it for restores and checkpoints.
+    /// untracked files must not leak through it. The raw bytes of the files
+    /// redaction changed are kept beside, in this repository only (see
+    /// [`secrets`]), so restores and checkpoints get them back exactly — even
+    /// after `git gc` has pruned the unreachable raw objects.
     pub(crate) fn keep_tree(&mut self, path: &str, tree: crate::git::Oid) -> Result<()> {
         let base = match self.repo.head()?.commit {
             Some(c) => self.repo.commit_tree(c)?,
@@ -584,11 +610,21 @@ impl Run<'_> {
             std::borrow::Cow::Owned(redacted) => Some(redacted),
             std::borrow::Cow::Borrowed(_) => None,
         })?;
-        if clean != tree {
-            let dir = self.repo.common_dir().join("ultraplan").join("trees");
-            std::fs::create_dir_all(&dir).map_err(|e| anyhow!("cannot create '{}': {e}", dir.display()))?;
-            std::fs::write(dir.join(clean.to_string()), format!("{tree}\n"))
-                .map_err(|e| anyhow!("cannot record the snapshot {tree}: {e}"))?;
+        let store = secrets::Store::new(self.repo, &self.state.progress.run_id);
+        if clean == tree {
+            store.forget(path)?;
+        } else {
+            let mut raw = Vec::new();
+            for change in self.repo.changes(clean, tree)? {
+                if let Some((id, kind)) = change.new {
+                    raw.push(secrets::Entry {
+                        path: change.path,
+                        executable: kind == crate::git::EntryKind::Executable,
+                        bytes: self.repo.read_blob(id)?,
+                    });
+                }
+            }
+            store.keep(path, &raw)?;
         }
         self.state.put_tree(path, clean);
         Ok(())
@@ -599,19 +635,18 @@ impl Run<'_> {
         let Some(clean) = self.state.read_tree(path)? else {
             return Ok(None);
         };
-        let mapping = self
-            .repo
-            .common_dir()
-            .join("ultraplan")
-            .join("trees")
-            .join(clean.to_string());
-        match std::fs::read_to_string(&mapping) {
-            Ok(raw) => {
-                Ok(Some(raw.trim().parse().map_err(|_| {
-                    anyhow!("unreadable snapshot mapping '{}'", mapping.display())
-                })?))
-            }
-            Err(_) => Ok(Some(clean)),
+        let raw = secrets::Store::new(self.repo, &self.state.progress.run_id).read(path)?;
+        if raw.is_empty() {
+            return Ok(Some(clean));
         }
+        let mut edits = Vec::new();
+        for entry in raw {
+            edits.push(crate::git::TreeEdit::Blob {
+                id: self.repo.write_blob(&entry.bytes)?,
+                path: entry.path,
+                executable: entry.executable,
+            });
+        }
+        Ok(Some(self.repo.edit_tree(Some(clean), &edits)?))
     }
 }

@@ -180,7 +180,7 @@ impl Run<'_> {
                     feedback,
                     touch,
                     never_touch: never,
-                    session: self.session.map(|s| s.number),
+                    session: self.step_session(step).map(|s| s.number),
                 };
                 let ctx = exec::Context {
                     workdir: &self.workdir,
@@ -203,6 +203,12 @@ impl Run<'_> {
         let mut observed = self.repo.scan(&mut self.tracker)?;
         fault::point("after-observe");
         let mut changes = self.repo.changes(snapshot, observed.tree)?;
+        if base.is_none() {
+            // Verifying what a person left: their edits to the plan itself
+            // (a fixed Verify command) are theirs, neither the step's change
+            // nor a violation; resume reads the plan as it is now.
+            changes.retain(|c| Some(&c.path) != self.input.in_worktree.as_ref());
+        }
         let (violations, mut warnings) = self.scope_check(step, &changes);
         for w in &warnings {
             self.warn(format!("step {n}: {w}"));
@@ -290,7 +296,7 @@ impl Run<'_> {
             plan: self.plan,
             plan_path: &self.input.path,
             step,
-            session: self.session.map(|s| s.number),
+            session: self.step_session(step).map(|s| s.number),
             run_id: &self.state.progress.run_id.clone(),
             attempt: a,
             executor: &self.opts.executor,
@@ -425,6 +431,10 @@ impl Run<'_> {
         let Some(snapshot) = self.kept_tree(&format!("steps/{n}/snapshot"))? else {
             return self.start(step);
         };
+        if let Some(reason) = self.declared_scope_violation(step) {
+            // Still fenced off: what a person did cannot make it pass.
+            return self.end(step, StepStatus::Escalated, Some(reason));
+        }
         let a = self.state.progress.step(n).attempts + 1;
         match self.attempt(step, snapshot, a, None, None)? {
             AttemptEnd::Done(done) if done.passed => self.checkpoint(step, a, &done),
@@ -529,12 +539,20 @@ impl Run<'_> {
         (!hits.is_empty()).then(|| format!("scope violation: the step declares {}", hits.join(", ")))
     }
 
+    /// The session whose fence applies to `step`: the one being run, else the
+    /// one the Execution Strategy gives the step (a foreground run of a plan
+    /// with sessions fences each step like its session would).
+    pub(super) fn step_session(&self, step: &Step) -> Option<&'_ crate::ultraplan::plan::Session> {
+        self.session
+            .or_else(|| self.plan.sessions.iter().find(|s| s.steps.contains(&step.number)))
+    }
+
     /// The session's Touch list and everything never to be touched: its Never
     /// touch list, the Manifest's forbidden paths and the plan file itself.
     fn fence_lists(&self, step: &Step) -> (Vec<String>, Vec<String>) {
         let mut touch = Vec::new();
         let mut never = Vec::new();
-        if let Some(session) = self.session {
+        if let Some(session) = self.step_session(step) {
             touch.extend(session.touch.iter().map(|p| p.text.clone()));
             never.extend(session.never_touch.iter().map(|p| p.text.clone()));
         }

@@ -82,7 +82,18 @@ pub struct WavesReport {
     pub cleaned: Removed,
 }
 
-/// Runs `input.plan`'s sessions in worktrees, wave by wave.
+/// Whether `--resume` of this plan continues a multi-session run (rather
+/// than a foreground one): its run state records sessions.
+pub fn resumes_sessions(repo: &Repo, input: &PlanInput<'_>) -> Result<bool> {
+    let refs = Refs::new(slug(Path::new(&input.path)));
+    Ok(match RunState::load(repo, &refs.run())? {
+        Some(state) => state.read_text("sessions.json")?.is_some(),
+        None => false,
+    })
+}
+
+/// Runs `input.plan`'s sessions in worktrees, wave by wave (or, in
+/// [`super::Mode::Resume`], the sessions a recorded run did not merge).
 pub fn run_waves(
     repo: &Repo,
     input: &PlanInput<'_>,
@@ -197,7 +208,10 @@ impl<'a> Waves<'a> {
                 },
             );
         }
-        let mut state = self.start_state()?;
+        let mut state = match self.resumable()? {
+            Some(state) => self.continue_state(state, base)?,
+            None => self.start_state()?,
+        };
         let mut result = RunResult::Completed;
         'waves: for (w, wave) in plan.waves.iter().enumerate() {
             let sessions: Vec<&Session> = wave.iter().filter_map(|n| plan.session(*n)).collect();
@@ -205,6 +219,13 @@ impl<'a> Waves<'a> {
                 continue;
             }
             let wave_number = w + 1;
+            let sessions: Vec<&Session> = sessions
+                .into_iter()
+                .filter(|s| self.sessions.get(&s.number).is_some_and(|r| !r.merged))
+                .collect();
+            if sessions.is_empty() {
+                continue; // merged by the run this one resumes
+            }
             self.create_worktrees(&sessions)?;
             self.launch(&sessions, wave_number, plan.waves.len())?;
             self.collect(&sessions, &mut state)?;
@@ -291,13 +312,16 @@ impl<'a> Waves<'a> {
     /// committed (alone) when it is not tracked yet.
     fn preflight(&mut self) -> Result<Vec<String>> {
         let dirt = self.repo.dirt()?;
-        if !dirt.tracked.is_empty() {
-            let shown: Vec<&str> = dirt.tracked.iter().take(10).map(String::as_str).collect();
+        // The plan itself may differ from its commit (a person fixed it
+        // before --resume): it is committed alone below, like an untracked one.
+        let tracked: Vec<&String> = dirt.tracked.iter().filter(|p| *p != self.plan_rel).collect();
+        if !tracked.is_empty() {
+            let shown: Vec<&str> = tracked.iter().take(10).map(|p| p.as_str()).collect();
             return Err(crate::cli::FatalWithHint {
                 message: format!(
                     "uncommitted changes to tracked files: {}{}",
                     shown.join(", "),
-                    if dirt.tracked.len() > 10 { ", …" } else { "" }
+                    if tracked.len() > 10 { ", …" } else { "" }
                 ),
                 hint: "session worktrees see only committed work: commit or stash these first,\nor run the steps here with --fg".into(),
             }
@@ -318,14 +342,23 @@ impl<'a> Waves<'a> {
             .commit
             .ok_or_else(|| anyhow!("the repository has no commits yet"))?;
         let head_tree = self.repo.commit_tree(head)?;
-        if self.repo.tree_entry(head_tree, self.plan_rel)?.is_none() {
-            let text = std::fs::read(self.repo.workdir()?.join(self.plan_rel))
-                .map_err(|e| anyhow!("cannot read '{}': {e}", self.plan_rel))?;
+        let text = std::fs::read(self.repo.workdir()?.join(self.plan_rel))
+            .map_err(|e| anyhow!("cannot read '{}': {e}", self.plan_rel))?;
+        let blob = self.repo.write_blob(&text)?;
+        let committed = self.repo.tree_entry(head_tree, self.plan_rel)?;
+        if committed.is_none_or(|(id, _)| id != blob) {
+            let kind = match committed {
+                Some((_, EntryKind::Executable)) => EntryKind::Executable,
+                _ => EntryKind::Blob,
+            };
             let change = FileChange {
                 path: self.plan_rel.to_owned(),
-                new: Some((self.repo.write_blob(&text)?, EntryKind::Blob)),
+                new: Some((blob, kind)),
             };
-            let message = "chore: track plan file for parallel execution";
+            let message = match committed {
+                None => "chore: track plan file for parallel execution",
+                Some(_) => "chore: update plan file for parallel execution",
+            };
             let commit = self
                 .repo
                 .commit_changes(Some(head), std::slice::from_ref(&change), message)?;
@@ -341,6 +374,55 @@ impl<'a> Waves<'a> {
             ));
         }
         Ok(untracked)
+    }
+
+    /// The recorded multi-session run `--resume` continues, if any.
+    fn resumable(&self) -> Result<Option<RunState<'a>>> {
+        if self.opts.mode != super::Mode::Resume {
+            return Ok(None);
+        }
+        let Some(state) = RunState::load(self.repo, &self.refs.run())? else {
+            return Ok(None);
+        };
+        Ok(state.read_text("sessions.json")?.is_some().then_some(state))
+    }
+
+    /// Resumes a recorded run: a session whose merge is still in HEAD's
+    /// history stays merged; every other session runs again from the start in
+    /// a fresh worktree (its old worktree and branch were removed when that
+    /// run ended), and its own state says it started over.
+    fn continue_state(&mut self, mut state: RunState<'a>, head: crate::git::Oid) -> Result<RunState<'a>> {
+        let text = state.read_text("sessions.json")?.unwrap_or_default();
+        let recorded: Vec<SessionRecord> =
+            serde_json::from_str(&text).map_err(|e| anyhow!("unreadable sessions.json in the run state: {e}"))?;
+        let mut kept = Vec::new();
+        for old in recorded {
+            let Some(record) = self.sessions.get_mut(&old.number) else {
+                continue;
+            };
+            let still_merged = old.merged
+                && match old.merge_commit.as_deref().map(str::parse::<crate::git::Oid>) {
+                    Some(Ok(commit)) => self.repo.is_ancestor(commit, head)?,
+                    Some(Err(_)) => false,
+                    None => true, // it had nothing to merge
+                };
+            if still_merged {
+                record.result = old.result;
+                record.merged = true;
+                record.merge_commit = old.merge_commit;
+                kept.push(old.number.to_string());
+            }
+        }
+        state.progress.mode = "resume".into();
+        state.progress.status = RunStatus::InProgress;
+        state.progress.summary = None;
+        state.put_text("plan.md", self.input.text)?;
+        let message = match kept.is_empty() {
+            true => "resumed; no session is merged yet".to_owned(),
+            false => format!("resumed; merged sessions kept: {}", kept.join(", ")),
+        };
+        self.save(&mut state, &message)?;
+        Ok(state)
     }
 
     fn start_state(&mut self) -> Result<RunState<'a>> {
@@ -704,7 +786,7 @@ impl<'a> Waves<'a> {
             result: result.as_str().into(),
             steps_total: steps.len(),
             steps_passed: count("passed"),
-            steps_failed: count("failed"),
+            steps_failed: count("failed") + count("escalated") + count("blocked") + count("waiting"),
             steps_skipped: count("skipped"),
             steps_not_reached: count("pending") + count("running"),
             failed_at_step,
@@ -725,6 +807,7 @@ impl<'a> Waves<'a> {
             instructions: None,
             warnings: self.warnings.clone(),
             run_id: state.progress.run_id.clone(),
+            session: None,
         })
     }
 }

@@ -398,8 +398,11 @@ fn wave_number(plan: &Plan, session: u32) -> Option<u32> {
     plan.session(session).and_then(|s| s.wave)
 }
 
-/// A step's declared files must respect its session's scope fence: nothing in
-/// Never touch, and (when there is a Touch list) nothing outside it.
+/// A step's declared files should respect its session's scope fence: nothing
+/// in Never touch, and (when there is a Touch list) nothing outside it. These
+/// are warnings, not problems: the plan still runs, and the engine stops that
+/// step (DESIGN §6.2.2: escalate before doing anything) rather than the
+/// whole plan.
 fn fences(plan: &Plan, diags: &mut Diagnostics) {
     for session in &plan.sessions {
         for &number in &session.steps {
@@ -413,20 +416,20 @@ fn fences(plan: &Plan, diags: &mut Diagnostics) {
                     .iter()
                     .find(|p| pattern::matches(&p.text, &file.path))
                 {
-                    diags.problem(
+                    diags.warning(
                         file.line,
                         format!(
-                            "step {number}: '{}' is in session {}'s Never touch list ('{}')",
+                            "step {number}: '{}' is in session {}'s Never touch list ('{}'); the step will escalate before it runs",
                             file.path, session.number, p.text
                         ),
                     );
                 } else if !session.touch.is_empty()
                     && !session.touch.iter().any(|p| pattern::matches(&p.text, &file.path))
                 {
-                    diags.problem(
+                    diags.warning(
                         file.line,
                         format!(
-                            "step {number}: '{}' is outside session {}'s Touch list",
+                            "step {number}: '{}' is outside session {}'s Touch list; changing it will be a scope violation",
                             file.path, session.number
                         ),
                     );
