@@ -59,6 +59,12 @@ impl Snapshot {
         };
     }
 
+    /// Forgets `path`'s stat data: its index entry will make git compare
+    /// contents (for a file staged with content other than the worktree's).
+    pub fn forget_stat(&mut self, path: &str) {
+        self.stats.remove(path);
+    }
+
     pub(crate) fn with_stats(
         head: Option<Oid>,
         tree: Oid,

@@ -184,6 +184,35 @@ impl Repo {
         Ok(Ok(()))
     }
 
+    /// `ours` with the changes from `base` to `theirs` applied (a three-way
+    /// text merge, git's algorithm, in memory); `None` when they conflict or a
+    /// side is binary.
+    pub fn merge_text(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Vec<u8>> {
+        if [base, ours, theirs].iter().any(|b| b.contains(&0)) {
+            return None;
+        }
+        use gix::merge::blob::builtin_driver::{self, text};
+        let mut out = Vec::new();
+        let mut input = gix::diff::blob::InternedInput::new(&[][..], &[]);
+        let labels = text::Labels {
+            ancestor: None,
+            current: None,
+            other: None,
+        };
+        match builtin_driver::text(
+            &mut out,
+            &mut input,
+            labels,
+            ours,
+            base,
+            theirs,
+            text::Options::default(),
+        ) {
+            gix::merge::blob::Resolution::Complete => Some(out),
+            _ => None,
+        }
+    }
+
     /// Files and lines changed from tree `old` to tree `new` (lines added plus
     /// removed; binary files count no lines).
     pub fn diff_stat(&self, old: Oid, new: Oid) -> Result<(usize, usize)> {

@@ -457,3 +457,76 @@ fn the_demo_script_shows_pass_retry_revert_and_skip() {
     assert!(out.stdout.contains("task_index: 2"), "the note is shown: {out}");
     assert!(out.stdout.contains("feat: add farewell script"), "{out}");
 }
+
+#[test]
+fn uncommitted_edits_in_a_steps_file_stay_uncommitted() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(&repo.join("t.txt"), "a\nb\nc\nd\ne\n");
+    env.git(&repo, &["add", "t.txt"]);
+    env.git(&repo, &["commit", "-q", "-m", "t"]);
+    write(
+        &repo.join("plan.md"),
+        &plan(&[
+            StepSpec::new(1, "`t.txt`", "echo f >> t.txt", "grep -q f t.txt"),
+            StepSpec::new(2, "`t.txt`", "sed -i 's/^e$/E2/' t.txt", "grep -q E2 t.txt"),
+        ]),
+    );
+    // The user's own edit on the first line, staged and then edited again.
+    write(&repo.join("t.txt"), "A\nb\nc\nd\ne\n");
+    env.git(&repo, &["add", "t.txt"]);
+    write(&repo.join("t.txt"), "AA\nb\nc\nd\ne\n");
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    // Step 1's commit holds only its own line; the user's edit is not in it.
+    assert_eq!(env.git(&repo, &["show", "HEAD~1:t.txt"]), "a\nb\nc\nd\ne\nf\n");
+    assert_eq!(env.git(&repo, &["show", "HEAD:t.txt"]), "a\nb\nc\nd\nE2\nf\n");
+    assert!(!out.stderr.contains("commits the whole file"), "{out}");
+    // ...and it is still there, uncommitted, for the user.
+    assert_eq!(read(&repo.join("t.txt")), "AA\nb\nc\nd\nE2\nf\n");
+    assert_eq!(env.git(&repo, &["status", "--porcelain", "t.txt"]), " M t.txt\n");
+    assert_eq!(
+        env.git(&repo, &["diff", "--no-color", "-U0", "t.txt"])
+            .lines()
+            .filter(|l| l.starts_with(['-', '+']))
+            .collect::<Vec<_>>(),
+        ["--- a/t.txt", "+++ b/t.txt", "-a", "+AA"]
+    );
+}
+
+#[test]
+fn overlapping_edits_are_committed_whole_with_a_warning_and_self_commits_are_not_repeated() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(&repo.join("t.txt"), "a\nb\n");
+    env.git(&repo, &["add", "t.txt"]);
+    env.git(&repo, &["commit", "-q", "-m", "t"]);
+    write(
+        &repo.join("plan.md"),
+        &plan(&[
+            StepSpec::new(1, "`t.txt`", "sed -i 's/^b$/b-step/' t.txt", "grep -q b-step t.txt"),
+            StepSpec::new(
+                2,
+                "`u.txt`",
+                "echo u > u.txt && git add u.txt && git commit -q -m self",
+                "test -f u.txt",
+            ),
+        ]),
+    );
+    write(&repo.join("t.txt"), "a\nb\nmine\n");
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert!(
+        out.stderr.contains("step 1: 't.txt' had uncommitted changes before the step that overlap the step's; the checkpoint commits the whole file"),
+        "{out}"
+    );
+    assert_eq!(env.git(&repo, &["show", "HEAD~1:t.txt"]), "a\nb-step\nmine\n");
+    assert!(
+        out.stderr
+            .contains("step 2: HEAD already has u.txt (did the executor commit by itself?)"),
+        "{out}"
+    );
+    assert_eq!(
+        env.subjects(&repo)[..2],
+        ["self", "step 1"],
+        "no empty checkpoint commit"
+    );
+}

@@ -20,8 +20,8 @@ use crate::ultraplan::state::{now, write_note, StepStatus};
 impl Run<'_> {
     pub(super) fn checkpoint(&mut self, step: &Step, a: u32, done: &Attempt) -> Result<StepEnd> {
         let n = step.number;
-        let mut changes = done.changes.clone();
         let mut observed = done.observed.clone();
+        let mut changes = self.step_edits_only(step, &done.changes, &mut observed)?;
         if let Some(plan_change) = self.sync_checkbox(step)? {
             // Staged with the stat of the file as synced, not as observed.
             observed.refresh_stat(&self.workdir, &plan_change.path);
@@ -50,6 +50,91 @@ impl Run<'_> {
         fault::point("after-record");
         fault::point("checkpoint-pending");
         self.land(step, commit, parent, &changes, &observed, &done.record)
+    }
+
+    /// The changes to commit for a passed step: only what the step did.
+    ///
+    /// * A change HEAD already has is dropped (an executor that committed by
+    ///   itself, against the protocol, gets a warning instead of an empty
+    ///   checkpoint commit).
+    /// * A file that had uncommitted edits of the user's before the step is
+    ///   committed as HEAD's version plus the step's own edits (a three-way
+    ///   merge); the user's edits stay in the worktree, uncommitted, as they
+    ///   were. When the two cannot be told apart, the whole file is committed
+    ///   and a warning says so.
+    fn step_edits_only(
+        &mut self,
+        step: &Step,
+        changes: &[FileChange],
+        observed: &mut Snapshot,
+    ) -> Result<Vec<FileChange>> {
+        use crate::git::EntryKind;
+        let n = step.number;
+        let head_tree = match self.repo.head()?.commit {
+            Some(c) => self.repo.commit_tree(c)?,
+            None => self.repo.empty_tree(),
+        };
+        let snapshot = self.kept_tree(&format!("steps/{n}/snapshot"))?;
+        let mut out = Vec::new();
+        let mut already = Vec::new();
+        for change in changes {
+            let head = self.repo.tree_entry(head_tree, &change.path)?;
+            if head == change.new {
+                already.push(change.path.clone());
+                continue;
+            }
+            let before = match snapshot {
+                Some(tree) => self.repo.tree_entry(tree, &change.path)?,
+                None => head,
+            };
+            let (Some((new_id, kind @ (EntryKind::Blob | EntryKind::Executable))), Some((before_id, _))) =
+                (change.new, before)
+            else {
+                out.push(change.clone());
+                continue;
+            };
+            match head {
+                Some((head_id, EntryKind::Blob | EntryKind::Executable)) if head_id != before_id => {
+                    let (base, ours, theirs) = (
+                        self.repo.read_blob(before_id)?,
+                        self.repo.read_blob(head_id)?,
+                        self.repo.read_blob(new_id)?,
+                    );
+                    match crate::git::Repo::merge_text(&base, &ours, &theirs) {
+                        Some(merged) => {
+                            let id = self.repo.write_blob(&merged)?;
+                            observed.forget_stat(&change.path);
+                            out.push(FileChange {
+                                path: change.path.clone(),
+                                new: Some((id, kind)),
+                            });
+                        }
+                        None => {
+                            self.warn(format!(
+                                "step {n}: '{}' had uncommitted changes before the step that overlap the step's; the checkpoint commits the whole file",
+                                change.path
+                            ));
+                            out.push(change.clone());
+                        }
+                    }
+                }
+                None => {
+                    self.warn(format!(
+                        "step {n}: '{}' was an untracked file before the step; the checkpoint commits all of it",
+                        change.path
+                    ));
+                    out.push(change.clone());
+                }
+                _ => out.push(change.clone()),
+            }
+        }
+        if !already.is_empty() {
+            self.warn(format!(
+                "step {n}: HEAD already has {} (did the executor commit by itself?); not committed again",
+                already.join(", ")
+            ));
+        }
+        Ok(out)
     }
 
     /// A passed step whose checkpoint is not a commit of changes.
