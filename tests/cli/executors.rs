@@ -64,6 +64,9 @@ fn the_command_protocol_gets_json_and_variables_and_its_result_is_recorded() {
         "{note}"
     );
     assert!(note.contains("executor_id: 'command: sh "), "{note}");
+    // Its own result is judged apart from ultraplan's.
+    assert!(note.contains("validation: VALID\n"), "{note}");
+    assert!(note.contains("executor_result: VALID_WITH_WARNINGS\n"), "{note}");
     assert!(
         !std::fs::read_dir(repo.join(".git/ultraplan/tmp"))
             .unwrap()

@@ -204,3 +204,31 @@ fn status_outside_any_state_and_outside_a_repository() {
         "fatal: not a git repository (or any of the parent directories): .git\n"
     );
 }
+
+#[test]
+fn a_plan_sharing_a_name_is_not_shown_anothers_state() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let body = plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "true")]);
+    write(&repo.join("plan.md"), &body);
+    write(&repo.join("other/plan.md"), &body);
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let out = env.run(&repo, &["ultraplan", "status", "other/plan.md"]).expect_code(0);
+    assert_eq!(out.stdout, "no run of 'other/plan.md' is recorded\n");
+    assert!(
+        out.stderr
+            .contains("warning: the state under this name belongs to 'plan.md', not to 'other/plan.md'"),
+        "{out}"
+    );
+    let out = env
+        .run(&repo, &["ultraplan", "log", "--json", "other/plan.md"])
+        .expect_code(0);
+    assert_eq!(out.json()["runs"], serde_json::json!([]));
+    let out = env.run(&repo, &["ultraplan", "status", "plan.md"]).expect_code(0);
+    assert!(out.stdout.contains("completed"), "{out}");
+    // From a subdirectory, the same plan is still itself.
+    let out = env
+        .run(&repo.join("other"), &["ultraplan", "status", "../plan.md"])
+        .expect_code(0);
+    assert!(out.stdout.contains("completed"), "{out}");
+}

@@ -54,16 +54,24 @@ struct RunRow {
     attempts: Vec<AttemptRow>,
 }
 
-pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
+pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
     let slugs = match &args.plan {
         Some(plan) => vec![slug(plan)],
         None => catalog::slugs(repo)?,
     };
+    let wanted = args
+        .plan
+        .as_ref()
+        .map(|p| super::load::plan_location(p, repo.workdir().unwrap_or(std::path::Path::new("."))).0);
+    let ui = crate::cli::Ui { quiet: global.quiet };
     let mut runs = Vec::new();
     for s in &slugs {
         for state in catalog::states(repo, s)? {
+            if !super::load::state_belongs(&state.progress.plan, wanted.as_deref(), &ui) {
+                continue;
+            }
             for past in catalog::history(repo, &state.ref_name)? {
                 runs.push(run_row(&state.ref_name, past));
             }

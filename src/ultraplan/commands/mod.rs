@@ -27,8 +27,11 @@ pub use load::load_plan;
 /// policy, commits a checkpoint per passed step and records every result in
 /// git notes and refs.
 ///
-/// Available now: `check` (parse, validate and preview a plan) and
-/// `result check` (validate an executor's result YAML).
+/// A plan whose Execution Strategy has two or more sessions runs them in
+/// parallel, each in its own linked worktree, and merges them back one at a
+/// time as `--no-ff` merge commits; a conflict changes nothing. `status`,
+/// `log` and `show` read the recorded state; `clean` removes what a killed
+/// run left behind.
 #[derive(Debug, Parser)]
 #[command(
     name = "git-ultraplan",

@@ -1,10 +1,11 @@
 //! `git ultraplan run [MODE] <plan>`: execute a plan.
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 
+use super::load::plan_location;
 use super::run_report;
 use crate::cli::config::{self, duration};
 use crate::cli::progress::StatusLine;
@@ -283,18 +284,6 @@ fn wave_options(args: &Args, cfg: &crate::git::GitConfig, options: &RunOptions) 
 
 /// The plan's name for state and messages (relative to the top of the
 /// worktree when inside it), and that relative path.
-fn plan_location(plan: &Path, workdir: &Path) -> (String, Option<String>) {
-    let absolute = plan.canonicalize().unwrap_or_else(|_| plan.to_owned());
-    let root = workdir.canonicalize().unwrap_or_else(|_| workdir.to_owned());
-    match absolute.strip_prefix(&root) {
-        Ok(rel) => {
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            (rel.clone(), Some(rel))
-        }
-        Err(_) => (absolute.display().to_string(), None),
-    }
-}
-
 /// DESIGN §5.2: with ANTHROPIC_API_KEY set, the claude CLI bills the API
 /// account. Ask once on a terminal; elsewhere stop unless told yes.
 fn billing_confirmed(args: &Args, cfg: &crate::git::GitConfig, ui: &Ui) -> Result<bool> {

@@ -32,7 +32,7 @@ pub const EXIT_STATUS: [(Exit, &str); 3] = [
     (Exit::Usage, "the command line was wrong"),
 ];
 
-pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
+pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
     let timeout = duration(workspace.config(), &config::LOCK_TIMEOUT)?;
@@ -40,9 +40,17 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
         Some(plan) => vec![slug(plan)],
         None => catalog::slugs(repo)?,
     };
+    let wanted = args
+        .plan
+        .as_ref()
+        .map(|p| super::load::plan_location(p, repo.workdir().unwrap_or(std::path::Path::new("."))).0);
+    let ui = crate::cli::Ui { quiet: global.quiet };
     let mut plans = Vec::new();
     for s in &slugs {
-        let states = catalog::states(repo, s)?;
+        let states: Vec<_> = catalog::states(repo, s)?
+            .into_iter()
+            .filter(|st| super::load::state_belongs(&st.progress.plan, wanted.as_deref(), &ui))
+            .collect();
         let locks = catalog::locks(repo, s)?;
         plans.push((s.clone(), states, locks));
     }

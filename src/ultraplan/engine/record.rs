@@ -51,7 +51,13 @@ struct Record<'a> {
     session: Option<u32>,
     run_id: &'a str,
     attempt: u32,
+    /// The validation of ultraplan's own result (below), built from what was
+    /// observed.
     validation: &'static str,
+    /// The validation of the result the executor wrote itself, when it wrote
+    /// one (its violations are listed in `warnings` as "executor's result").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    executor_result: Option<&'static str>,
     warnings: Vec<String>,
     result: serde_yaml::Value,
 }
@@ -151,6 +157,7 @@ pub fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
             facts.executor.id()
         ));
     }
+    let mut executor_result = None;
     if let Some(claimed) = &facts.outcome.result_yaml {
         let own = validate(
             claimed,
@@ -159,6 +166,7 @@ pub fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
                 root: Some(facts.root),
             },
         );
+        executor_result = Some(own.outcome.as_str());
         if own.outcome == Validity::Invalid {
             warnings.extend(
                 own.violations
@@ -185,6 +193,7 @@ pub fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
         run_id: facts.run_id,
         attempt: facts.attempt,
         validation: validation.outcome.as_str(),
+        executor_result,
         warnings,
         result: serde_yaml::from_str(&result_yaml).unwrap_or(serde_yaml::Value::Null),
     };

@@ -101,8 +101,8 @@ pub(crate) fn split_expected(text: &str) -> (&str, Option<&str>) {
     (text, None)
 }
 
-/// Classifies an expectation: a backticked comparison (`>= 1`), a backticked
-/// literal, or prose.
+/// Classifies an expectation: a comparison (`>= 1`, backticked or not), a
+/// backticked literal, or prose.
 pub(crate) fn expectation(text: &str) -> (String, ExpectedKind) {
     let trimmed = text.trim();
     let spans = code_spans(trimmed);
@@ -116,6 +116,7 @@ pub(crate) fn expectation(text: &str) -> (String, ExpectedKind) {
             };
             (literal, kind)
         }
+        _ if is_comparison(trimmed) => (trimmed.to_owned(), ExpectedKind::Comparison),
         _ => (plain(trimmed), ExpectedKind::Prose),
     }
 }

@@ -108,7 +108,11 @@ impl Plan {
                 let given = task_name.trim();
                 if given == wanted {
                     TaskMatch::Exact(step)
-                } else if wanted.starts_with(given) || given.starts_with(&wanted) {
+                } else if wanted.starts_with(given)
+                    || given.starts_with(&wanted)
+                    || words_in_order(given, &wanted)
+                    || words_in_order(&wanted, given)
+                {
                     TaskMatch::Prefix(step)
                 } else {
                     TaskMatch::NumberOnly(step)
@@ -124,13 +128,29 @@ impl Plan {
     }
 }
 
+/// Whether every word of `short` appears in `long`, in order (case
+/// ignored): seed 000's "Task 1: Create file" naming "Task 1: Create
+/// configuration file".
+fn words_in_order(short: &str, long: &str) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let long = words(long);
+    let mut rest = long.iter();
+    words(short).iter().all(|w| rest.any(|l| l == w))
+}
+
 /// How a result's task name matched the plan.
 #[derive(Debug)]
 pub enum TaskMatch<'a> {
     Exact(&'a Step),
-    /// Same `Task N:`, and one name is a prefix of the other.
+    /// Same `Task N:`, and one name is a prefix of the other, or its words
+    /// appear in the other in order.
     Prefix(&'a Step),
-    /// Same `Task N:` but a different name.
+    /// Same `Task N:` but another name: it names no task of the plan.
     NumberOnly(&'a Step),
     /// `Task N:` names no step of the plan.
     Unknown(u32),

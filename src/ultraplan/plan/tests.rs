@@ -103,6 +103,16 @@ fn verbose_flag_fixture_nested_test_first_and_manifest() {
 }
 
 #[test]
+fn comparisons_need_no_backticks_but_prose_stays_prose() {
+    use super::fields::expectation;
+    assert_eq!(expectation(">= 1"), (">= 1".into(), ExpectedKind::Comparison));
+    assert_eq!(expectation("`< 10`"), ("< 10".into(), ExpectedKind::Comparison));
+    assert_eq!(expectation("`ok`"), ("ok".into(), ExpectedKind::Literal));
+    assert_eq!(expectation("non-77 exit code").1, ExpectedKind::Prose);
+    assert_eq!(expectation("> than before").1, ExpectedKind::Prose);
+}
+
+#[test]
 fn session_spec_fixture() {
     let plan = parse(&fixture("session-2-status-endpoint.md"), "session-2-status-endpoint.md").unwrap();
     assert_eq!(plan.kind, PlanKind::SessionSpec);

@@ -260,9 +260,23 @@ fn task_names() {
     let unknown = check(&with("Task 1: Create executor agent", "Task 7: Create executor agent"));
     assert_eq!(unknown.outcome, Outcome::Invalid);
     assert!(messages(&unknown.violations)[0].contains("matches no task of the plan"));
-    let by_number = check(&with("Task 1: Create executor agent", "Task 1: Something else"));
-    assert_eq!(by_number.outcome, Outcome::ValidWithWarnings);
-    assert_eq!(by_number.task.unwrap().how, "number");
+    let by_number = check(&with("Task 1: Create executor agent", "Task 1: Delete everything"));
+    assert_eq!(by_number.outcome, Outcome::Invalid);
+    assert!(
+        messages(&by_number.violations)[0].contains("(task 1 is 'Task 1: Create executor agent')"),
+        "{:?}",
+        by_number.violations
+    );
+    // Seed 000's prefix rule: the words of one name in the other, in order.
+    for name in [
+        "Task 1: Create agent",
+        "Task 1: create the executor agent",
+        "Task 1: Create",
+    ] {
+        let v = check(&with("Task 1: Create executor agent", name));
+        assert_eq!(v.outcome, Outcome::Valid, "{name}: {:?}", v.violations);
+        assert_eq!(v.task.unwrap().how, "prefix", "{name}");
+    }
     // Without a plan only the `Task N:` form is checked.
     let alone = validate(
         &with("Task 1: Create executor agent", "Task 7: Whatever"),

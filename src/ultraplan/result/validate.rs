@@ -4,10 +4,11 @@
 //! types, inconsistent status (success needs exit code 0, done criteria met and
 //! no error; failure needs an error and done criteria false; blocked needs an
 //! error, no files and no verification command), a task name without
-//! `Task N:` or naming no task of the plan, and paths that are absolute or
-//! leave the repository. Warnings (VALID_WITH_WARNINGS): unknown fields,
-//! missing optional metadata, files that do not exist, files outside the task's
-//! list, and a task name that agrees with the plan only by its number.
+//! `Task N:` or naming no task of the plan (same number but another name
+//! included: a name matches exactly, as a prefix, or by its words in order),
+//! and paths that are absolute or leave the repository. Warnings
+//! (VALID_WITH_WARNINGS): unknown fields, missing optional metadata, files
+//! that do not exist, and files outside the task's list.
 
 use std::path::Path;
 
@@ -61,7 +62,7 @@ pub struct Finding {
 pub struct MatchedTask {
     pub number: u32,
     pub name: String,
-    /// `exact`, `prefix` or `number`.
+    /// `exact` or `prefix`.
     #[serde(rename = "match")]
     pub how: &'static str,
 }
@@ -558,11 +559,16 @@ fn match_task(c: &mut Checker<'_>, name: &str) -> Option<MatchedTask> {
         TaskMatch::Exact(step) => (step, "exact"),
         TaskMatch::Prefix(step) => (step, "prefix"),
         TaskMatch::NumberOnly(step) => {
-            c.warning(
+            // Seed 000: a name matching no task is a critical violation.
+            c.violation(
                 "task_name",
-                format!("task_name '{name}' matches '{}' by its number only", step.task_name()),
+                format!(
+                    "task_name '{name}' matches no task of the plan (task {} is '{}')",
+                    step.number,
+                    step.task_name()
+                ),
             );
-            (step, "number")
+            return None;
         }
         TaskMatch::Unknown(n) => {
             c.violation(

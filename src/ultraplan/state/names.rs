@@ -6,7 +6,9 @@ use std::path::Path;
 pub const NOTES_REF: &str = "refs/notes/ultraplan";
 
 /// The plan file's name without extension, made safe for reference names:
-/// anything but letters, digits, `.`, `_` and `-` becomes `-`.
+/// anything but letters and digits (of any script: git allows them in ref
+/// names, and `计划.md` and `план.md` must not share a state), `.`, `_` and
+/// `-` becomes `-`.
 pub fn slug(plan: &Path) -> String {
     let stem = plan
         .file_stem()
@@ -14,7 +16,7 @@ pub fn slug(plan: &Path) -> String {
         .unwrap_or_default();
     let mut out = String::with_capacity(stem.len());
     for c in stem.chars() {
-        let safe = if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+        let safe = if c.is_alphanumeric() || matches!(c, '_' | '-' | '.') {
             c
         } else {
             '-'
@@ -89,6 +91,12 @@ mod tests {
         assert_eq!(slug(Path::new("my plan (v2)!.md")), "my-plan-v2");
         assert_eq!(slug(Path::new("..weird...name.lock.md")), "weird.name");
         assert_eq!(slug(Path::new("~^:?*[\\.md")), "plan");
-        assert_eq!(slug(Path::new("Ünïcode.md")), "n-code");
+        assert_eq!(slug(Path::new("Ünïcode.md")), "Ünïcode");
+        assert_eq!(slug(Path::new("计划.md")), "计划");
+        assert_ne!(slug(Path::new("план.md")), slug(Path::new("计划.md")));
+        for name in ["Ünïcode", "计划", "план"] {
+            let full = format!("refs/ultraplan/{name}/run");
+            assert!(gix::refs::FullName::try_from(full.as_str()).is_ok(), "{full}");
+        }
     }
 }
