@@ -12,10 +12,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{copy, env, median, repository_of};
+use common::{copy, median, repository_of, timed, ultraplan_run};
 
 const FILES: usize = 10_000;
 const STEPS: usize = 30;
@@ -34,21 +33,6 @@ fn template(root: &Path) -> PathBuf {
     repo
 }
 
-fn ultraplan(repo: &Path, plan: &Path) -> Duration {
-    let bin = env!("CARGO_BIN_EXE_git-ultraplan");
-    let start = Instant::now();
-    let out = Command::new(bin)
-        .args(["-q", "run"])
-        .arg(plan)
-        .current_dir(repo)
-        .envs(env())
-        .output()
-        .unwrap();
-    let elapsed = start.elapsed();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
-    elapsed
-}
-
 fn script(repo: &Path) -> Duration {
     let mut body = String::from("set -e\n");
     for n in 1..=STEPS {
@@ -58,16 +42,7 @@ fn script(repo: &Path) -> Duration {
              git update-ref refs/ultraplan/bench/run HEAD\n"
         ));
     }
-    let start = Instant::now();
-    let status = Command::new("bash")
-        .args(["-c", &body])
-        .current_dir(repo)
-        .envs(env())
-        .status()
-        .unwrap();
-    let elapsed = start.elapsed();
-    assert!(status.success());
-    elapsed
+    timed("bash", &["-c", &body], repo)
 }
 
 fn main() {
@@ -81,7 +56,7 @@ fn main() {
         copy(&template, &a);
         let plan = a.join("plan.md");
         std::fs::copy(root.join("plan.md"), &plan).unwrap();
-        ours.push(ultraplan(&a, &plan));
+        ours.push(ultraplan_run(&a, &plan));
         let b = root.join(format!("s{round}"));
         copy(&template, &b);
         theirs.push(script(&b));

@@ -15,10 +15,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{copy, env, git, median, repository_of};
+use common::{copy, git, median, repository_of, timed, ultraplan_run};
 use ultraplan::git::Workspace;
 
 const FILES: usize = 20_000;
@@ -62,19 +61,6 @@ fn plan() -> String {
     plan
 }
 
-fn ultraplan(repo: &Path) -> Duration {
-    let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_git-ultraplan"))
-        .args(["-q", "run", "plan.md"])
-        .current_dir(repo)
-        .envs(env())
-        .output()
-        .unwrap();
-    let elapsed = start.elapsed();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
-    elapsed
-}
-
 fn script(repo: &Path) -> Duration {
     let mut body = String::from("set -e\nwt=.git/bench-worktrees\n");
     for wave in [1, 2] {
@@ -98,16 +84,7 @@ fn script(repo: &Path) -> Duration {
             ));
         }
     }
-    let start = Instant::now();
-    let status = Command::new("bash")
-        .args(["-c", &body])
-        .current_dir(repo)
-        .envs(env())
-        .status()
-        .unwrap();
-    let elapsed = start.elapsed();
-    assert!(status.success());
-    elapsed
+    timed("bash", &["-c", &body], repo)
 }
 
 fn ms(d: Duration) -> f64 {
@@ -145,7 +122,7 @@ fn main() {
     for round in 0..ROUNDS {
         let a = root.join(format!("pu{round}"));
         copy(&template, &a);
-        ours.push(ultraplan(&a));
+        ours.push(ultraplan_run(&a, Path::new("plan.md")));
         let b = root.join(format!("ps{round}"));
         copy(&template, &b);
         theirs.push(script(&b));

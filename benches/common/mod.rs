@@ -5,7 +5,7 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Runs `git args` in `dir` with the hermetic environment; panics on failure.
 pub fn git(dir: &Path, args: &[&str]) {
@@ -63,4 +63,33 @@ pub fn repository_of(repo: &Path, files: usize) {
     git(repo, &["repack", "-adq"]);
     std::thread::sleep(Duration::from_millis(1100));
     git(repo, &["update-index", "--really-refresh", "-q"]);
+}
+
+/// Runs `program args` in `dir` with the hermetic environment and returns how
+/// long it took; panics (with its output) when it fails.
+pub fn timed(program: &str, args: &[&str], dir: &Path) -> Duration {
+    let start = Instant::now();
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .envs(env())
+        .output()
+        .unwrap();
+    let elapsed = start.elapsed();
+    assert!(
+        out.status.success(),
+        "{program} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    elapsed
+}
+
+/// `git-ultraplan -q run <plan>` in `repo`, timed.
+pub fn ultraplan_run(repo: &Path, plan: &Path) -> Duration {
+    timed(
+        env!("CARGO_BIN_EXE_git-ultraplan"),
+        &["-q", "run", plan.to_str().unwrap()],
+        repo,
+    )
 }

@@ -227,21 +227,9 @@ impl Repo {
         let mut stats = last.stats.clone();
         let mut edits = removals;
         if !files.is_empty() {
-            let (mut pipeline, index) = self
-                .inner
-                .filter_pipeline(None)
-                .map_err(|e| anyhow!("cannot prepare git's filters: {e}"))?;
-            for path in files {
-                match self.hash_file(&mut pipeline, &index, &root, &path)? {
-                    None => edits.push(TreeEdit::Remove { path }),
-                    Some((edit, stat)) => {
-                        if let Some(stat) = stat {
-                            stats.insert(path.clone(), stat);
-                        }
-                        edits.extend(edit);
-                    }
-                }
-            }
+            let (hashed, fresh) = self.hash_paths(files)?;
+            edits.extend(hashed);
+            stats.extend(fresh);
         }
         // Removals come first: a path may turn from a file into a directory.
         edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));

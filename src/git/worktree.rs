@@ -90,24 +90,7 @@ impl Repo {
                 stats: HashMap::new(),
             });
         }
-        let (mut pipeline, index) = self
-            .inner
-            .filter_pipeline(None)
-            .map_err(|e| anyhow!("cannot prepare git's filters: {e}"))?;
-        let mut edits = Vec::with_capacity(paths.len());
-        let mut stats = HashMap::new();
-        let root = self.workdir()?.to_owned();
-        for path in paths {
-            match self.hash_file(&mut pipeline, &index, &root, &path)? {
-                None => edits.push(TreeEdit::Remove { path }),
-                Some((edit, stat)) => {
-                    if let Some(stat) = stat {
-                        stats.insert(path.clone(), stat);
-                    }
-                    edits.extend(edit);
-                }
-            }
-        }
+        let (edits, stats) = self.hash_paths(paths)?;
         let tree = self.edit_tree(Some(head_tree), &edits)?;
         Ok(Snapshot { head, tree, stats })
     }
@@ -156,46 +139,13 @@ impl Repo {
     /// Paths where the working tree may differ from HEAD: staged, modified,
     /// deleted and untracked (not ignored) files.
     fn dirty_paths(&self) -> Result<BTreeSet<String>> {
-        use gix::status::index_worktree::Item as Worktree;
-        use gix::status::Item;
-        let iter = self
-            .inner
-            .status(gix::progress::Discard)
-            .map_err(|e| anyhow!("cannot read the status: {e}"))?
-            .untracked_files(gix::status::UntrackedFiles::Files)
-            .index_worktree_rewrites(None)
-            .index_worktree_submodules(gix::status::Submodule::Given {
-                ignore: gix::submodule::config::Ignore::All,
-                check_dirty: false,
-            })
-            .into_iter(None)
-            .map_err(|e| anyhow!("cannot read the status: {e}"))?;
-        let mut iter = iter;
+        let mut iter = self.status_iter(gix::submodule::config::Ignore::All)?;
         let mut paths = BTreeSet::new();
         for item in &mut iter {
             let item = item.map_err(|e| anyhow!("cannot read the status: {e}"))?;
-            match item {
-                Item::TreeIndex(change) => {
-                    paths.insert(change.location().to_str_lossy().into_owned());
-                }
-                Item::IndexWorktree(Worktree::Modification { rela_path, status, .. }) => {
-                    use gix::status::plumbing::index_as_worktree::EntryStatus;
-                    if !matches!(status, EntryStatus::NeedsUpdate(_)) {
-                        paths.insert(rela_path.to_str_lossy().into_owned());
-                    }
-                }
-                Item::IndexWorktree(Worktree::DirectoryContents { entry, .. }) => {
-                    if entry.status == gix::dir::entry::Status::Untracked {
-                        paths.insert(entry.rela_path.to_str_lossy().into_owned());
-                    }
-                }
-                Item::IndexWorktree(Worktree::Rewrite {
-                    source, dirwalk_entry, ..
-                }) => {
-                    paths.insert(source.rela_path().to_str_lossy().into_owned());
-                    paths.insert(dirwalk_entry.rela_path.to_str_lossy().into_owned());
-                }
-            }
+            paths.extend(status_paths(item).into_iter().map(|p| match p {
+                StatusPath::Tracked(p) | StatusPath::Untracked(p) => p,
+            }));
         }
         // Like `git status`, keep the stat data it refreshed, so the next scan
         // does not hash the same files again; opportunistic, as in git: a busy
@@ -208,6 +158,50 @@ impl Repo {
             }
         }
         Ok(paths)
+    }
+
+    /// Hashes `paths` of the working tree (through git's filters) into tree
+    /// edits — a removal for a path that is gone — with the stat data of each
+    /// file hashed.
+    pub(crate) fn hash_paths(
+        &self,
+        paths: impl IntoIterator<Item = String>,
+    ) -> Result<(Vec<TreeEdit>, HashMap<String, gix::index::entry::Stat>)> {
+        let (mut pipeline, index) = self
+            .inner
+            .filter_pipeline(None)
+            .map_err(|e| anyhow!("cannot prepare git's filters: {e}"))?;
+        let root = self.workdir()?.to_owned();
+        let mut edits = Vec::new();
+        let mut stats = HashMap::new();
+        for path in paths {
+            match self.hash_file(&mut pipeline, &index, &root, &path)? {
+                None => edits.push(TreeEdit::Remove { path }),
+                Some((edit, stat)) => {
+                    if let Some(stat) = stat {
+                        stats.insert(path.clone(), stat);
+                    }
+                    edits.extend(edit);
+                }
+            }
+        }
+        Ok((edits, stats))
+    }
+
+    /// `git status` as an iterator: staged and unstaged changes, untracked
+    /// files one by one, no rename detection, submodules judged by `ignore`.
+    pub(crate) fn status_iter(&self, ignore: gix::submodule::config::Ignore) -> Result<gix::status::Iter> {
+        self.inner
+            .status(gix::progress::Discard)
+            .map_err(|e| anyhow!("cannot read the status: {e}"))?
+            .untracked_files(gix::status::UntrackedFiles::Files)
+            .index_worktree_rewrites(None)
+            .index_worktree_submodules(gix::status::Submodule::Given {
+                ignore,
+                check_dirty: false,
+            })
+            .into_iter(None)
+            .map_err(|e| anyhow!("cannot read the status: {e}"))
     }
 
     /// Makes the working tree hold `target`'s version of every path where
@@ -449,5 +443,40 @@ impl OsStrExt for std::ffi::OsStr {
     fn from_bytes_lossy(bytes: &[u8]) -> &std::ffi::OsStr {
         use std::os::unix::ffi::OsStrExt as _;
         std::ffi::OsStr::from_bytes(bytes)
+    }
+}
+
+/// A path `git status` lists.
+pub(crate) enum StatusPath {
+    /// A staged or unstaged change to a tracked file.
+    Tracked(String),
+    Untracked(String),
+}
+
+/// The paths one status item names (none for an entry whose stat data only
+/// needs a refresh).
+pub(crate) fn status_paths(item: gix::status::Item) -> Vec<StatusPath> {
+    use gix::status::index_worktree::Item as Worktree;
+    use gix::status::plumbing::index_as_worktree::EntryStatus;
+    use gix::status::Item;
+    let text = |p: &gix::bstr::BStr| p.to_str_lossy().into_owned();
+    match item {
+        Item::TreeIndex(change) => vec![StatusPath::Tracked(text(change.location()))],
+        Item::IndexWorktree(Worktree::Modification { rela_path, status, .. }) => match status {
+            EntryStatus::NeedsUpdate(_) => Vec::new(),
+            _ => vec![StatusPath::Tracked(text(rela_path.as_ref()))],
+        },
+        Item::IndexWorktree(Worktree::DirectoryContents { entry, .. }) => {
+            match entry.status == gix::dir::entry::Status::Untracked {
+                true => vec![StatusPath::Untracked(text(entry.rela_path.as_ref()))],
+                false => Vec::new(),
+            }
+        }
+        Item::IndexWorktree(Worktree::Rewrite {
+            source, dirwalk_entry, ..
+        }) => vec![
+            StatusPath::Tracked(text(source.rela_path())),
+            StatusPath::Untracked(text(dirwalk_entry.rela_path.as_ref())),
+        ],
     }
 }

@@ -9,6 +9,7 @@ use anyhow::{anyhow, bail, Result};
 use gix::bstr::ByteSlice;
 
 use super::repo::{EntryKind, Expect, Oid, Repo};
+use super::worktree::{status_paths, StatusPath};
 
 /// A linked worktree as git has it registered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -244,37 +245,12 @@ impl Repo {
     /// What `git status` would list: tracked changes (staged or not) and
     /// untracked files.
     pub fn dirt(&self) -> Result<Dirt> {
-        use gix::status::index_worktree::Item as Worktree;
-        use gix::status::Item;
-        let iter = self
-            .inner
-            .status(gix::progress::Discard)
-            .map_err(|e| anyhow!("cannot read the status: {e}"))?
-            .untracked_files(gix::status::UntrackedFiles::Files)
-            .index_worktree_rewrites(None)
-            .index_worktree_submodules(gix::status::Submodule::Given {
-                ignore: gix::submodule::config::Ignore::Dirty,
-                check_dirty: false,
-            })
-            .into_iter(None)
-            .map_err(|e| anyhow!("cannot read the status: {e}"))?;
         let mut dirt = Dirt::default();
-        for item in iter {
-            match item.map_err(|e| anyhow!("cannot read the status: {e}"))? {
-                Item::TreeIndex(change) => dirt.tracked.push(change.location().to_str_lossy().into_owned()),
-                Item::IndexWorktree(Worktree::Modification { rela_path, status, .. }) => {
-                    use gix::status::plumbing::index_as_worktree::EntryStatus;
-                    if !matches!(status, EntryStatus::NeedsUpdate(_)) {
-                        dirt.tracked.push(rela_path.to_str_lossy().into_owned());
-                    }
-                }
-                Item::IndexWorktree(Worktree::DirectoryContents { entry, .. }) => {
-                    if entry.status == gix::dir::entry::Status::Untracked {
-                        dirt.untracked.push(entry.rela_path.to_str_lossy().into_owned());
-                    }
-                }
-                Item::IndexWorktree(Worktree::Rewrite { source, .. }) => {
-                    dirt.tracked.push(source.rela_path().to_str_lossy().into_owned())
+        for item in self.status_iter(gix::submodule::config::Ignore::Dirty)? {
+            for path in status_paths(item.map_err(|e| anyhow!("cannot read the status: {e}"))?) {
+                match path {
+                    StatusPath::Tracked(p) => dirt.tracked.push(p),
+                    StatusPath::Untracked(p) => dirt.untracked.push(p),
                 }
             }
         }

@@ -226,6 +226,21 @@ fn a_plan_sharing_a_name_is_not_shown_anothers_state() {
     assert_eq!(out.json()["runs"], serde_json::json!([]));
     let out = env.run(&repo, &["ultraplan", "status", "plan.md"]).expect_code(0);
     assert!(out.stdout.contains("completed"), "{out}");
+    // Plans named in other scripts get states of their own.
+    for name in ["计划.md", "план.md"] {
+        write(
+            &repo.join(name),
+            &body
+                .replace("echo a > a.txt", &format!("echo a > {name}.out"))
+                .replace("`a.txt`", &format!("`{name}.out`")),
+        );
+        let _ = env.run(&repo, &["ultraplan", "run", name]).expect_code(0);
+    }
+    let refs = env.git(&repo, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/"]);
+    assert_eq!(
+        refs,
+        "refs/ultraplan/plan/run\nrefs/ultraplan/план/run\nrefs/ultraplan/计划/run\n"
+    );
     // From a subdirectory, the same plan is still itself.
     let out = env
         .run(&repo.join("other"), &["ultraplan", "status", "../plan.md"])

@@ -10,7 +10,7 @@
 use anyhow::{anyhow, Result};
 
 use super::step::{Attempt, StepEnd};
-use super::verify::run_check;
+use super::verify::run_expecting;
 use super::{fault, Failure, Run};
 use crate::git::{FileChange, Oid, Snapshot};
 use crate::ultraplan::exec::process;
@@ -285,14 +285,12 @@ impl Run<'_> {
                 condition.text
             )),
             Some(check) => {
-                let expected = check.expected.as_deref().zip(check.expected_kind);
-                let checked = run_check(
+                let checked = run_expecting(
                     &check.command,
-                    expected,
+                    check.expected.as_deref(),
+                    check.expected_kind,
                     &self.workdir,
-                    Vec::new(),
-                    self.opts.verify_timeout,
-                    self.opts.transcript_cap,
+                    self.opts,
                 )?;
                 if let Some(why) = checked.failure.clone() {
                     self.state.progress.status = crate::ultraplan::state::RunStatus::Stopped;
@@ -332,14 +330,12 @@ impl Run<'_> {
             match &condition.check {
                 None => log.push_str(&format!("- not checked (prose): {}\n", condition.text)),
                 Some(check) => {
-                    let expected = check.expected.as_deref().zip(check.expected_kind);
-                    let checked = run_check(
+                    let checked = run_expecting(
                         &check.command,
-                        expected,
+                        check.expected.as_deref(),
+                        check.expected_kind,
                         &self.workdir,
-                        Vec::new(),
-                        self.opts.verify_timeout,
-                        self.opts.transcript_cap,
+                        self.opts,
                     )?;
                     let verdict = if checked.passed() { "PASS" } else { "FAIL" };
                     all &= checked.passed();

@@ -9,8 +9,11 @@
 mod checkpoint;
 mod fault;
 pub mod leftovers;
+mod open;
 mod record;
+mod recover;
 pub mod risk;
+mod scope;
 pub mod secrets;
 mod step;
 pub mod verify;
@@ -23,10 +26,9 @@ use anyhow::{anyhow, Result};
 use serde::Serialize;
 
 use crate::git::Repo;
-use crate::redact::redact;
 use crate::ultraplan::exec::{process, ClaudeSettings, Executor};
 use crate::ultraplan::plan::{Plan, PlanKind, Session, Step};
-use crate::ultraplan::state::{now, slug, Lock, Progress, Refs, RunState, RunStatus, StepStatus, Summary};
+use crate::ultraplan::state::{slug, Lock, Refs, RunState, RunStatus, StepStatus, Summary};
 
 /// Which steps a run takes (the seed's modes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -280,7 +282,7 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
         observer.event(Event::Warning(w.clone()));
     }
     let outcome = (|| {
-        let state = open_state(
+        let state = open::open_state(
             repo,
             input,
             opts,
@@ -339,125 +341,6 @@ fn select(plan: &Plan, mode: Mode) -> Result<(Vec<&Step>, Option<&Session>)> {
             Ok((steps, Some(session)))
         }
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn open_state<'r>(
-    repo: &'r Repo,
-    input: &PlanInput<'_>,
-    opts: &RunOptions,
-    state_ref: &str,
-    steps: &[&Step],
-    session: Option<u32>,
-    warnings: &mut Vec<String>,
-    observer: &mut dyn Observer,
-) -> Result<RunState<'r>> {
-    let mut warn = |w: String, warnings: &mut Vec<String>| {
-        observer.event(Event::Warning(w.clone()));
-        warnings.push(w);
-    };
-    let existing = RunState::load(repo, state_ref)?;
-    if let Some(previous) = &existing {
-        if previous.progress.plan != input.path {
-            return Err(crate::cli::FatalWithHint {
-                message: format!(
-                    "'{}' and '{}' share the state '{state_ref}'",
-                    input.path, previous.progress.plan
-                ),
-                hint: "plan files with the same name share their state; rename one of them".into(),
-            }
-            .into());
-        }
-    }
-    let continuing = matches!(opts.mode, Mode::Resume | Mode::ResumeSession(_) | Mode::Step(_));
-    let plan_text = redact(input.text).into_owned();
-    match existing {
-        Some(mut state) if continuing => {
-            if state.read_text("plan.md")?.as_deref() != Some(plan_text.as_str()) {
-                warn(
-                    "the plan changed since the run started; its steps are matched by number".into(),
-                    warnings,
-                );
-                for step in steps {
-                    let recorded = state.progress.step(step.number);
-                    if recorded.status == StepStatus::Passed {
-                        if let Some(old) = old_title(&state, step.number)? {
-                            if old != step.title {
-                                warn(
-                                    format!(
-                                        "step {} passed as '{old}' and is now titled '{}'; it is not run again",
-                                        step.number, step.title
-                                    ),
-                                    warnings,
-                                );
-                            }
-                        }
-                    }
-                }
-                state.put_text("plan.md", input.text)?;
-            }
-            state.progress.mode = opts.mode.name();
-            state.progress.status = RunStatus::InProgress;
-            state.progress.summary = None;
-            state.progress.plan_blob = repo.write_blob(plan_text.as_bytes())?.to_string();
-            for step in steps {
-                state.progress.steps.entry(step.number).or_default();
-            }
-            state.progress.total_steps = state.progress.steps.len();
-            Ok(state)
-        }
-        previous => {
-            if let Some(previous) = previous {
-                if !matches!(previous.progress.status, RunStatus::Completed) {
-                    warn(
-                        format!(
-                            "a previous run of this plan ended {} at step {}; starting over (use --resume to continue it)",
-                            previous.progress.status.as_str(),
-                            previous.progress.current_step
-                        ),
-                        warnings,
-                    );
-                }
-            }
-            let t = now();
-            let progress = Progress {
-                schema_version: "1".into(),
-                plan: input.path.clone(),
-                plan_type: input.plan.kind.as_str().into(),
-                started_at: t.clone(),
-                updated_at: t,
-                mode: opts.mode.name(),
-                total_steps: steps.len(),
-                current_step: 0,
-                status: RunStatus::InProgress,
-                steps: steps.iter().map(|s| (s.number, Default::default())).collect(),
-                entry_condition_checked: false,
-                exit_condition_checked: false,
-                summary: None,
-                run_id: run_id(),
-                session,
-                executor: opts.executor.id(),
-                plan_blob: repo.write_blob(plan_text.as_bytes())?.to_string(),
-            };
-            let mut state = RunState::start(repo, state_ref, progress, input.text)?;
-            state.save(&format!(
-                "run {}: started ({})",
-                state.progress.run_id,
-                opts.mode.name()
-            ))?;
-            Ok(state)
-        }
-    }
-}
-
-/// The title step `number` had in the recorded plan.
-fn old_title(state: &RunState<'_>, number: u32) -> Result<Option<String>> {
-    let Some(text) = state.read_text("plan.md")? else {
-        return Ok(None);
-    };
-    Ok(crate::ultraplan::plan::parse(&text, "plan.md")
-        .ok()
-        .and_then(|p| p.step(number).map(|s| s.title.clone())))
 }
 
 /// A run id: UTC time and pid, unique enough to tell runs apart in one repository.
@@ -591,62 +474,5 @@ impl Run<'_> {
             run_id: self.state.progress.run_id.clone(),
             session: self.opts.mode.session(),
         })
-    }
-}
-
-impl Run<'_> {
-    /// Records `tree` (a snapshot of the user's worktree) at `path` in the run
-    /// state, with secrets redacted: the state may be pushed, the user's
-    /// untracked files must not leak through it. The raw bytes of the files
-    /// redaction changed are kept beside, in this repository only (see
-    /// [`secrets`]), so restores and checkpoints get them back exactly — even
-    /// after `git gc` has pruned the unreachable raw objects.
-    pub(crate) fn keep_tree(&mut self, path: &str, tree: crate::git::Oid) -> Result<()> {
-        let base = match self.repo.head()?.commit {
-            Some(c) => self.repo.commit_tree(c)?,
-            None => self.repo.empty_tree(),
-        };
-        let clean = self.repo.rewrite_tree(base, tree, |text| match redact(text) {
-            std::borrow::Cow::Owned(redacted) => Some(redacted),
-            std::borrow::Cow::Borrowed(_) => None,
-        })?;
-        let store = secrets::Store::new(self.repo, &self.state.progress.run_id);
-        if clean == tree {
-            store.forget(path)?;
-        } else {
-            let mut raw = Vec::new();
-            for change in self.repo.changes(clean, tree)? {
-                if let Some((id, kind)) = change.new {
-                    raw.push(secrets::Entry {
-                        path: change.path,
-                        executable: kind == crate::git::EntryKind::Executable,
-                        bytes: self.repo.read_blob(id)?,
-                    });
-                }
-            }
-            store.keep(path, &raw)?;
-        }
-        self.state.put_tree(path, clean);
-        Ok(())
-    }
-
-    /// The raw tree recorded at `path` (see [`Run::keep_tree`]).
-    pub(crate) fn kept_tree(&self, path: &str) -> Result<Option<crate::git::Oid>> {
-        let Some(clean) = self.state.read_tree(path)? else {
-            return Ok(None);
-        };
-        let raw = secrets::Store::new(self.repo, &self.state.progress.run_id).read(path)?;
-        if raw.is_empty() {
-            return Ok(Some(clean));
-        }
-        let mut edits = Vec::new();
-        for entry in raw {
-            edits.push(crate::git::TreeEdit::Blob {
-                id: self.repo.write_blob(&entry.bytes)?,
-                path: entry.path,
-                executable: entry.executable,
-            });
-        }
-        Ok(Some(self.repo.edit_tree(Some(clean), &edits)?))
     }
 }

@@ -154,6 +154,65 @@ fn private_file(path: &std::path::Path) -> std::io::Result<std::fs::File> {
     options.open(path)
 }
 
+impl super::Run<'_> {
+    /// Records `tree` (a snapshot of the user's worktree) at `path` in the run
+    /// state, with secrets redacted: the state may be pushed, the user's
+    /// untracked files must not leak through it. The raw bytes of the files
+    /// redaction changed are kept beside, in this repository only (see
+    /// [`secrets`]), so restores and checkpoints get them back exactly — even
+    /// after `git gc` has pruned the unreachable raw objects.
+    pub(crate) fn keep_tree(&mut self, path: &str, tree: crate::git::Oid) -> Result<()> {
+        let base = match self.repo.head()?.commit {
+            Some(c) => self.repo.commit_tree(c)?,
+            None => self.repo.empty_tree(),
+        };
+        let clean = self
+            .repo
+            .rewrite_tree(base, tree, |text| match crate::redact::redact(text) {
+                std::borrow::Cow::Owned(redacted) => Some(redacted),
+                std::borrow::Cow::Borrowed(_) => None,
+            })?;
+        let store = Store::new(self.repo, &self.state.progress.run_id);
+        if clean == tree {
+            store.forget(path)?;
+        } else {
+            let mut raw = Vec::new();
+            for change in self.repo.changes(clean, tree)? {
+                if let Some((id, kind)) = change.new {
+                    raw.push(Entry {
+                        path: change.path,
+                        executable: kind == crate::git::EntryKind::Executable,
+                        bytes: self.repo.read_blob(id)?,
+                    });
+                }
+            }
+            store.keep(path, &raw)?;
+        }
+        self.state.put_tree(path, clean);
+        Ok(())
+    }
+
+    /// The raw tree recorded at `path` (see [`Run::keep_tree`]).
+    pub(crate) fn kept_tree(&self, path: &str) -> Result<Option<crate::git::Oid>> {
+        let Some(clean) = self.state.read_tree(path)? else {
+            return Ok(None);
+        };
+        let raw = Store::new(self.repo, &self.state.progress.run_id).read(path)?;
+        if raw.is_empty() {
+            return Ok(Some(clean));
+        }
+        let mut edits = Vec::new();
+        for entry in raw {
+            edits.push(crate::git::TreeEdit::Blob {
+                id: self.repo.write_blob(&entry.bytes)?,
+                path: entry.path,
+                executable: entry.executable,
+            });
+        }
+        Ok(Some(self.repo.edit_tree(Some(clean), &edits)?))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

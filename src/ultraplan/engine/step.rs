@@ -7,14 +7,14 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 
 use super::record::{self, AttemptFacts};
-use super::verify::{self, run_check};
+use super::verify::{self, run_expecting};
 use super::{fault, Event, Failure, Run};
-use crate::git::{FileChange, Oid, Snapshot, TreeEdit};
+use crate::git::{FileChange, Oid, Snapshot};
 use crate::ultraplan::exec::{self, process, Claim, Outcome};
-use crate::ultraplan::plan::{pattern, FailurePolicy, PlanKind, Step};
+use crate::ultraplan::plan::{FailurePolicy, PlanKind, Step};
 use crate::ultraplan::state::{now, StepProgress, StepStatus};
 
 pub(super) enum StepEnd {
@@ -42,13 +42,13 @@ pub(super) struct Attempt {
     pub sandbox_blocked: bool,
 }
 
-enum AttemptEnd {
+pub(super) enum AttemptEnd {
     Done(Box<Attempt>),
     Waiting(String),
     Interrupted,
 }
 
-enum Next {
+pub(super) enum Next {
     Retry { base: Oid, feedback: String },
     End(StepEnd),
 }
@@ -62,7 +62,7 @@ impl Run<'_> {
         }
     }
 
-    fn start(&mut self, step: &Step) -> Result<StepEnd> {
+    pub(super) fn start(&mut self, step: &Step) -> Result<StepEnd> {
         fault::point("step-start");
         let n = step.number;
         let snapshot = self.repo.scan(&mut self.tracker)?;
@@ -90,7 +90,7 @@ impl Run<'_> {
     }
 
     /// The last attempt this execution of the step may make.
-    fn attempt_limit(&self, step: &Step) -> Result<u32> {
+    pub(super) fn attempt_limit(&self, step: &Step) -> Result<u32> {
         let first = self
             .state
             .read_text(&format!("steps/{}/execution", step.number))?
@@ -99,7 +99,7 @@ impl Run<'_> {
         Ok(first + self.opts.max_attempts.max(1) - 1)
     }
 
-    fn attempts(
+    pub(super) fn attempts(
         &mut self,
         step: &Step,
         snapshot: Oid,
@@ -140,7 +140,7 @@ impl Run<'_> {
     /// One attempt: the executor (unless `base` is `None`: then the worktree
     /// as a person left it is verified), observation, scope, Verify, Manifest,
     /// the recorded result.
-    fn attempt(
+    pub(super) fn attempt(
         &mut self,
         step: &Step,
         snapshot: Oid,
@@ -230,14 +230,12 @@ impl Run<'_> {
             match &step.verify {
                 Some(v) => {
                     self.observer.event(Event::Verifying { number: n });
-                    let expected = v.expected.as_deref().zip(v.expected_kind);
-                    let checked = run_check(
+                    let checked = run_expecting(
                         &v.command,
-                        expected,
+                        v.expected.as_deref(),
+                        v.expected_kind,
                         &self.workdir,
-                        Vec::new(),
-                        self.opts.verify_timeout,
-                        self.opts.transcript_cap,
+                        self.opts,
                     )?;
                     fault::point("after-verify");
                     if process::interrupted() {
@@ -332,7 +330,7 @@ impl Run<'_> {
     }
 
     /// Saves a failed attempt's record.
-    fn record_failure(&mut self, step: &Step, a: u32, done: &Attempt) -> Result<()> {
+    pub(super) fn record_failure(&mut self, step: &Step, a: u32, done: &Attempt) -> Result<()> {
         let why = done.reason.as_deref().and_then(|r| r.lines().next()).unwrap_or("");
         self.state
             .save(&format!("step {} attempt {a}: failed ({why})", step.number))?;
@@ -341,7 +339,14 @@ impl Run<'_> {
     }
 
     /// The failure policy (DESIGN §6.5) after attempt `a`.
-    fn after_failure(&mut self, step: &Step, snapshot: Oid, a: u32, last: bool, done: &Attempt) -> Result<Next> {
+    pub(super) fn after_failure(
+        &mut self,
+        step: &Step,
+        snapshot: Oid,
+        a: u32,
+        last: bool,
+        done: &Attempt,
+    ) -> Result<Next> {
         let reason = done.reason.clone().unwrap_or_else(|| "the step did not pass".into());
         if done.sandbox_blocked {
             return self.end(step, StepStatus::Blocked, Some(reason)).map(Next::End);
@@ -382,7 +387,7 @@ impl Run<'_> {
         }
     }
 
-    fn restore_step(&mut self, current: &Snapshot, snapshot: Oid) -> Result<()> {
+    pub(super) fn restore_step(&mut self, current: &Snapshot, snapshot: Oid) -> Result<()> {
         self.repo.restore(current, snapshot, None)?;
         fault::point("after-restore");
         Ok(())
@@ -423,191 +428,7 @@ impl Run<'_> {
         })
     }
 
-    /// An escalated or waiting step on `--resume`: verify what a person left
-    /// in the worktree, like any attempt.
-    fn verify_in_place(&mut self, step: &Step) -> Result<StepEnd> {
-        let n = step.number;
-        let previous = self.state.progress.step(n).status;
-        let Some(snapshot) = self.kept_tree(&format!("steps/{n}/snapshot"))? else {
-            return self.start(step);
-        };
-        if let Some(reason) = self.declared_scope_violation(step) {
-            // Still fenced off: what a person did cannot make it pass.
-            return self.end(step, StepStatus::Escalated, Some(reason));
-        }
-        let a = self.state.progress.step(n).attempts + 1;
-        match self.attempt(step, snapshot, a, None, None)? {
-            AttemptEnd::Done(done) if done.passed => self.checkpoint(step, a, &done),
-            AttemptEnd::Done(done) => {
-                self.record_failure(step, a, &done)?;
-                self.end(step, previous, done.reason.clone())
-            }
-            AttemptEnd::Waiting(_) => self.end(step, previous, None),
-            AttemptEnd::Interrupted => Ok(StepEnd::Interrupted),
-        }
-    }
-
-    /// Picks up a step a killed process left `running`.
-    fn recover(&mut self, step: &Step) -> Result<StepEnd> {
-        let n = step.number;
-        let Some(snapshot) = self.kept_tree(&format!("steps/{n}/snapshot"))? else {
-            return self.start(step);
-        };
-        if let Some(commit) = self.state.read_text(&format!("steps/{n}/checkpoint"))? {
-            let commit: Oid = commit
-                .trim()
-                .parse()
-                .map_err(|_| anyhow!("unreadable checkpoint id in the run state"))?;
-            return self.resume_checkpoint(step, commit);
-        }
-        let a = self.state.progress.step(n).attempts;
-        let first = self.attempt_limit(step)? + 1 - self.opts.max_attempts.max(1);
-        if a < first {
-            return self.attempts(step, snapshot, first, snapshot, None);
-        }
-        let in_place = self
-            .state
-            .read_text(&format!("steps/{n}/attempt-{a}.in-place"))?
-            .is_some();
-        let feedback = self.state.read_text(&format!("steps/{n}/attempt-{a}.feedback"))?;
-        match self.state.read_text(&format!("steps/{n}/attempt-{a}.yaml"))? {
-            None if in_place => {
-                self.state.progress.step_mut(n).attempts = a - 1;
-                self.verify_in_place(step)
-            }
-            None => {
-                // The attempt was cut short: keep what it left, then start it again from its base.
-                let current = self.repo.scan(&mut self.tracker)?;
-                self.keep_tree(&format!("steps/{n}/attempt-{a}.interrupted"), current.tree)?;
-                let base = self
-                    .kept_tree(&format!("steps/{n}/attempt-{a}.base"))?
-                    .unwrap_or(snapshot);
-                self.repo.restore(&current, base, None)?;
-                self.state
-                    .save(&format!("step {n} attempt {a}: interrupted; starting it again"))?;
-                self.attempts(step, snapshot, a, base, feedback)
-            }
-            Some(record) => {
-                let passed = record_status(&record).as_deref() == Some("success");
-                let observed_tree = self
-                    .kept_tree(&format!("steps/{n}/attempt-{a}.tree"))?
-                    .ok_or_else(|| anyhow!("the run state lacks attempt {a}'s tree of step {n}"))?;
-                if passed {
-                    let done = Attempt {
-                        passed: true,
-                        reason: None,
-                        observed: Snapshot::recorded(None, observed_tree),
-                        changes: self.repo.changes(snapshot, observed_tree)?,
-                        record,
-                        blocked: false,
-                        sandbox_blocked: false,
-                    };
-                    return self.checkpoint(step, a, &done);
-                }
-                let reason = self.state.progress.step(n).error.clone();
-                let done = Attempt {
-                    passed: false,
-                    sandbox_blocked: reason.as_deref().is_some_and(|r| r.starts_with("Step 0 exited 77")),
-                    blocked: record_status(&record).as_deref() == Some("blocked"),
-                    reason,
-                    observed: self.repo.scan(&mut self.tracker)?,
-                    changes: Vec::new(),
-                    record,
-                };
-                let last = a >= self.attempt_limit(step)?;
-                match self.after_failure(step, snapshot, a, last, &done)? {
-                    Next::End(end) => Ok(end),
-                    Next::Retry { base, feedback } => self.attempts(step, snapshot, a + 1, base, Some(feedback)),
-                }
-            }
-        }
-    }
-
-    /// Declared files in Never touch: a scope violation before anything runs.
-    fn declared_scope_violation(&self, step: &Step) -> Option<String> {
-        let (_, never) = self.fence_lists(step);
-        let hits: Vec<String> = step
-            .files
-            .iter()
-            .filter_map(|f| {
-                never
-                    .iter()
-                    .find(|p| pattern::matches(p, &f.path))
-                    .map(|p| format!("'{}' is in Never touch ('{p}')", f.path))
-            })
-            .collect();
-        (!hits.is_empty()).then(|| format!("scope violation: the step declares {}", hits.join(", ")))
-    }
-
-    /// The session whose fence applies to `step`: the one being run, else the
-    /// one the Execution Strategy gives the step (a foreground run of a plan
-    /// with sessions fences each step like its session would).
-    pub(super) fn step_session(&self, step: &Step) -> Option<&'_ crate::ultraplan::plan::Session> {
-        self.session
-            .or_else(|| self.plan.sessions.iter().find(|s| s.steps.contains(&step.number)))
-    }
-
-    /// The session's Touch list and everything never to be touched: its Never
-    /// touch list, the Manifest's forbidden paths and the plan file itself.
-    fn fence_lists(&self, step: &Step) -> (Vec<String>, Vec<String>) {
-        let mut touch = Vec::new();
-        let mut never = Vec::new();
-        if let Some(session) = self.step_session(step) {
-            touch.extend(session.touch.iter().map(|p| p.text.clone()));
-            never.extend(session.never_touch.iter().map(|p| p.text.clone()));
-        }
-        if let Some(manifest) = &step.manifest {
-            never.extend(manifest.forbidden_paths.iter().cloned());
-        }
-        if let Some(plan) = &self.input.in_worktree {
-            never.push(plan.clone());
-        }
-        (touch, never)
-    }
-
-    /// Violations (path, why) and warnings for the observed changes.
-    fn scope_check(&self, step: &Step, changes: &[FileChange]) -> (Vec<(String, String)>, Vec<String>) {
-        let (touch, never) = self.fence_lists(step);
-        let mut violations = Vec::new();
-        let mut warnings = Vec::new();
-        for change in changes {
-            let path = &change.path;
-            if let Some(p) = never.iter().find(|p| pattern::matches(p, path)) {
-                violations.push((path.clone(), format!("'{path}' is in Never touch ('{p}')")));
-            } else if !touch.is_empty() && !touch.iter().any(|p| pattern::matches(p, path)) {
-                violations.push((path.clone(), format!("'{path}' is outside the Touch list")));
-            } else if !step.files.is_empty() && !step.files.iter().any(|f| pattern::matches(&f.path, path)) {
-                warnings.push(format!("'{path}' changed but is not in the step's Files"));
-            }
-        }
-        (violations, warnings)
-    }
-
-    /// `observed` with `paths` put back to their `snapshot` version, without
-    /// scanning the worktree again.
-    fn overlay(&self, observed: &Snapshot, snapshot: Oid, paths: &BTreeSet<String>) -> Result<Snapshot> {
-        let mut edits = Vec::new();
-        for path in paths {
-            edits.push(match self.repo.tree_entry(snapshot, path)? {
-                Some((id, crate::git::EntryKind::Executable)) => TreeEdit::Blob {
-                    path: path.clone(),
-                    id,
-                    executable: true,
-                },
-                Some((id, crate::git::EntryKind::Link)) => TreeEdit::Link { path: path.clone(), id },
-                Some((id, _)) => TreeEdit::Blob {
-                    path: path.clone(),
-                    id,
-                    executable: false,
-                },
-                None => TreeEdit::Remove { path: path.clone() },
-            });
-        }
-        let tree = self.repo.edit_tree(Some(observed.tree), &edits)?;
-        Ok(Snapshot::recorded(observed.head, tree))
-    }
-
-    fn test_first(&mut self, step: &Step) -> Result<()> {
+    pub(super) fn test_first(&mut self, step: &Step) -> Result<()> {
         let n = step.number;
         let Some(v) = &step.verify else {
             self.warn(format!(
@@ -615,14 +436,12 @@ impl Run<'_> {
             ));
             return Ok(());
         };
-        let expected = v.expected.as_deref().zip(v.expected_kind);
-        let checked = run_check(
+        let checked = run_expecting(
             &v.command,
-            expected,
+            v.expected.as_deref(),
+            v.expected_kind,
             &self.workdir,
-            Vec::new(),
-            self.opts.verify_timeout,
-            self.opts.transcript_cap,
+            self.opts,
         )?;
         let verdict = if checked.passed() {
             self.warn(format!("step {n}: Verify already passes before the step (Test first expects it to fail); the step may already be done"));
@@ -636,12 +455,6 @@ impl Run<'_> {
         )?;
         Ok(())
     }
-}
-
-/// The `result.status` of a recorded attempt.
-fn record_status(record: &str) -> Option<String> {
-    let value: serde_yaml::Value = serde_yaml::from_str(record).ok()?;
-    value.get("result")?.get("status")?.as_str().map(str::to_owned)
 }
 
 fn summary(tail: &str, ending: &str) -> String {

@@ -52,6 +52,26 @@ pub fn run_check(
     Ok(judge(&finished, expected))
 }
 
+/// Runs a Verify command, a condition or a Verification item as every check
+/// of a run runs: `sh -c` in `cwd`, within the run's verify timeout and
+/// transcript cap, judged against its `→ expected:`.
+pub fn run_expecting(
+    command: &str,
+    expected: Option<&str>,
+    kind: Option<ExpectedKind>,
+    cwd: &Path,
+    opts: &super::RunOptions,
+) -> anyhow::Result<Checked> {
+    run_check(
+        command,
+        expected.zip(kind),
+        cwd,
+        Vec::new(),
+        opts.verify_timeout,
+        opts.transcript_cap,
+    )
+}
+
 pub fn judge(finished: &Finished, expected: Option<(&str, ExpectedKind)>) -> Checked {
     let output = finished.output();
     let mut note = None;

@@ -48,15 +48,7 @@ pub(super) fn run(request: &Request<'_>, ctx: &Context<'_>) -> anyhow::Result<Ou
         timeout: ctx.timeout,
         cap: ctx.cap,
     })?;
-    let mut outcome = Outcome::new(if finished.ending.success() {
-        Claim::Success
-    } else {
-        Claim::Failure
-    });
-    outcome.exit_code = Some(finished.ending.code());
-    outcome.timed_out = finished.ending == process::Ending::TimedOut;
-    outcome.interrupted = finished.ending == process::Ending::Interrupted;
-    outcome.duration = finished.duration;
+    let mut outcome = Outcome::from_finished(&finished);
     outcome.transcript = transcript(&finished);
     if let Some(report) = headless_report(&finished.stdout) {
         if report.get("is_error").and_then(|v| v.as_bool()) == Some(true) {

@@ -4,7 +4,7 @@
 //! writes to `ULTRAPLAN_RESULT_FILE`, or the last YAML document on stdout; with
 //! neither, one is made from its exit code.
 
-use super::{last_yaml_document, process, Claim, Context, Outcome, Request};
+use super::{last_yaml_document, process, Context, Outcome, Request};
 
 pub(super) fn run(command: &str, request: &Request<'_>, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let stdin = serde_json::to_vec(&request.json())?;
@@ -17,15 +17,7 @@ pub(super) fn run(command: &str, request: &Request<'_>, ctx: &Context<'_>) -> an
         timeout: ctx.timeout,
         cap: ctx.cap,
     })?;
-    let mut outcome = Outcome::new(if finished.ending.success() {
-        Claim::Success
-    } else {
-        Claim::Failure
-    });
-    outcome.exit_code = Some(finished.ending.code());
-    outcome.timed_out = finished.ending == process::Ending::TimedOut;
-    outcome.interrupted = finished.ending == process::Ending::Interrupted;
-    outcome.duration = finished.duration;
+    let mut outcome = Outcome::from_finished(&finished);
     outcome.result_yaml = std::fs::read_to_string(&ctx.result_file)
         .ok()
         .filter(|t| !t.trim().is_empty())

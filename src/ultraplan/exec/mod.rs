@@ -8,6 +8,7 @@
 //! * `manual` prints what the step asks for and stops for a person;
 //! * anything else is a command speaking the command protocol.
 
+mod children;
 mod claude;
 mod command;
 mod manual;
@@ -112,6 +113,21 @@ impl Outcome {
     pub fn verified_in_place() -> Outcome {
         let mut outcome = Outcome::new(Claim::Success);
         outcome.evidence = Some("verified the worktree as a person left it".into());
+        outcome
+    }
+
+    /// What one finished process says by itself: success or failure by its
+    /// exit, with its exit code, time and how it ended.
+    fn from_finished(finished: &process::Finished) -> Outcome {
+        let mut outcome = Outcome::new(if finished.ending.success() {
+            Claim::Success
+        } else {
+            Claim::Failure
+        });
+        outcome.exit_code = Some(finished.ending.code());
+        outcome.timed_out = finished.ending == process::Ending::TimedOut;
+        outcome.interrupted = finished.ending == process::Ending::Interrupted;
+        outcome.duration = finished.duration;
         outcome
     }
 

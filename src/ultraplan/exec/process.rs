@@ -5,14 +5,17 @@
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
+
+use super::children;
+pub use super::children::{
+    install_interrupt_handler, interrupted, kill_tagged, set_run_token, spawn_registered, unregister, RUN_TOKEN_VAR,
+};
 
 /// What to run.
 pub struct Spec<'a> {
@@ -121,165 +124,6 @@ impl Capture {
     }
 }
 
-/// The environment variable naming the run (its lock's token) in every
-/// process a run starts, so that the processes a killed run left behind can
-/// be found and stopped by the run that takes its lock over.
-pub const RUN_TOKEN_VAR: &str = "GIT_ULTRAPLAN_RUN";
-
-static RUN_TOKEN: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
-
-/// Tags the processes started from now on with `token`.
-pub fn set_run_token(token: String) {
-    if let Ok(mut t) = RUN_TOKEN.lock() {
-        *t = Some(token);
-    }
-}
-
-fn run_token() -> Option<String> {
-    RUN_TOKEN.lock().ok().and_then(|t| t.clone())
-}
-
-/// Kills (SIGKILL) every process of ours whose environment carries
-/// `RUN_TOKEN_VAR=token`; returns how many. Linux only (reads /proc).
-pub fn kill_tagged(token: &str) -> usize {
-    let wanted = format!("{RUN_TOKEN_VAR}={token}");
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    let me = std::process::id();
-    let mut killed = 0;
-    for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
-        // Unreadable for processes of other users: those are not ours.
-        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
-            continue;
-        };
-        if environ.split(|b| *b == 0).any(|var| var == wanted.as_bytes()) {
-            // SAFETY: kill only sends a signal; the pid carries our run's token.
-            if unsafe { libc::kill(pid as i32, libc::SIGKILL) } == 0 {
-                killed += 1;
-            }
-        }
-    }
-    killed
-}
-
-static CURRENT_GROUP: AtomicI32 = AtomicI32::new(0);
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Process groups of long-running children (parallel sessions) that a signal
-/// must reach too; a fixed table, because a signal handler cannot lock.
-static GROUPS: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
-
-/// Spawns `command` (one of our own binaries) in its own process group and
-/// registers the group so Ctrl-C reaches it.
-///
-/// On Linux the child gets SIGTERM when we die, even by SIGKILL: unlike
-/// SIGKILL it can catch that and take its executor's whole process group
-/// down with it before it exits. Must be called from the main thread (the
-/// death signal follows the spawning thread).
-pub fn spawn_registered(command: &mut Command) -> Result<std::process::Child> {
-    command.process_group(0);
-    if let Some(token) = run_token() {
-        command.env(RUN_TOKEN_VAR, token);
-    }
-    #[cfg(target_os = "linux")]
-    let parent = std::process::id();
-    #[cfg(target_os = "linux")]
-    // SAFETY: as in run(): prctl only affects the child being spawned.
-    unsafe {
-        command.pre_exec(move || die_with_parent(parent, libc::SIGTERM));
-    }
-    let child = command
-        .spawn()
-        .map_err(|e| anyhow!("cannot start {:?}: {e}", command.get_program()))?;
-    let pgid = child.id() as i32;
-    // A full table only means this child misses Ctrl-C forwarding (it still
-    // dies with us on Linux).
-    let _registered = GROUPS
-        .iter()
-        .any(|s| s.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok());
-    if interrupted() {
-        // SAFETY: our own child's group.
-        unsafe {
-            libc::killpg(pgid, libc::SIGINT);
-        }
-    }
-    Ok(child)
-}
-
-/// In a freshly forked child: asks for `signal` when the parent dies, and
-/// gives up at once if it died before the request could take effect.
-#[cfg(target_os = "linux")]
-fn die_with_parent(parent: u32, signal: libc::c_int) -> std::io::Result<()> {
-    // SAFETY: prctl and getppid are async-signal-safe and touch only this process.
-    unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, signal);
-        if libc::getppid() as u32 != parent {
-            return Err(std::io::Error::other("the parent process is gone"));
-        }
-    }
-    Ok(())
-}
-
-/// Forgets a group registered by [`spawn_registered`] once its child ended.
-pub fn unregister(pgid: u32) {
-    for slot in &GROUPS {
-        let _ = slot.compare_exchange(pgid as i32, 0, Ordering::SeqCst, Ordering::SeqCst);
-    }
-}
-
-/// Whether SIGINT, SIGTERM or SIGHUP arrived.
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
-}
-
-extern "C" fn on_signal(signal: libc::c_int) {
-    // Only async-signal-safe work: atomics, killpg, signal, raise.
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
-        // A second signal: stop being polite.
-        // SAFETY: restoring the default disposition and re-raising are async-signal-safe.
-        unsafe {
-            libc::signal(signal, libc::SIG_DFL);
-            libc::raise(signal);
-        }
-        return;
-    }
-    let group = CURRENT_GROUP.load(Ordering::SeqCst);
-    if group > 0 {
-        // SAFETY: killpg is async-signal-safe; the group is our own child's.
-        unsafe {
-            libc::killpg(group, signal);
-        }
-    }
-    for slot in &GROUPS {
-        let group = slot.load(Ordering::SeqCst);
-        if group > 0 {
-            // SAFETY: as above, a registered child's group.
-            unsafe {
-                libc::killpg(group, signal);
-            }
-        }
-    }
-}
-
-/// Routes SIGINT, SIGTERM and SIGHUP to the running child's process group and
-/// remembers them, so the run can record where it stopped and clean up.
-pub fn install_interrupt_handler() {
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: installing a handler that only touches atomics and calls
-        // async-signal-safe functions.
-        unsafe {
-            libc::signal(signal, on_signal as *const () as libc::sighandler_t);
-        }
-    }
-}
-
 /// Runs `spec` to its end (or its deadline).
 pub fn run(spec: Spec<'_>) -> Result<Finished> {
     let start = Instant::now();
@@ -294,25 +138,15 @@ pub fn run(spec: Spec<'_>) -> Result<Finished> {
             Stdio::null()
         })
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if let Some(token) = run_token() {
-        command.env(RUN_TOKEN_VAR, token);
-    }
-    #[cfg(target_os = "linux")]
-    let parent = std::process::id();
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl is async-signal-safe and only affects the child being
-    // spawned: if we are killed (kill -9), it is killed too instead of going
-    // on editing the worktree that --resume will restore.
-    unsafe {
-        command.pre_exec(move || die_with_parent(parent, libc::SIGKILL));
-    }
+        .stderr(Stdio::piped());
+    // If we are killed (kill -9), it is killed too instead of going on
+    // editing the worktree that --resume will restore.
+    children::own_group(&mut command, children::DeathSignal::Kill);
     let mut child = command
         .spawn()
         .map_err(|e| anyhow!("cannot run '{}': {e}", spec.program))?;
     let pgid = child.id() as i32;
-    CURRENT_GROUP.store(pgid, Ordering::SeqCst);
+    children::set_current(pgid);
 
     if let (Some(data), Some(mut stdin)) = (spec.stdin, child.stdin.take()) {
         // A child that does not read its stdin must not block us.
@@ -362,7 +196,7 @@ pub fn run(spec: Spec<'_>) -> Result<Finished> {
             None
         }
     };
-    CURRENT_GROUP.store(0, Ordering::SeqCst);
+    children::set_current(0);
     // Background processes the child left may hold the pipes open: wait a
     // little for the streams to end, then take what was captured.
     for (_, done) in &readers {

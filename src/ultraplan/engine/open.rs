@@ -1,0 +1,129 @@
+//! Opening a run's state: a fresh one, or the recorded one a resume (or a
+//! `--step` run) continues, with the plan as it is now.
+
+use anyhow::Result;
+
+use super::{Event, Mode, Observer, PlanInput, RunOptions};
+use crate::git::Repo;
+use crate::redact::redact;
+use crate::ultraplan::plan::Step;
+use crate::ultraplan::state::{now, Progress, RunState, RunStatus, StepStatus};
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn open_state<'r>(
+    repo: &'r Repo,
+    input: &PlanInput<'_>,
+    opts: &RunOptions,
+    state_ref: &str,
+    steps: &[&Step],
+    session: Option<u32>,
+    warnings: &mut Vec<String>,
+    observer: &mut dyn Observer,
+) -> Result<RunState<'r>> {
+    let mut warn = |w: String, warnings: &mut Vec<String>| {
+        observer.event(Event::Warning(w.clone()));
+        warnings.push(w);
+    };
+    let existing = RunState::load(repo, state_ref)?;
+    if let Some(previous) = &existing {
+        if previous.progress.plan != input.path {
+            return Err(crate::cli::FatalWithHint {
+                message: format!(
+                    "'{}' and '{}' share the state '{state_ref}'",
+                    input.path, previous.progress.plan
+                ),
+                hint: "plan files with the same name share their state; rename one of them".into(),
+            }
+            .into());
+        }
+    }
+    let continuing = matches!(opts.mode, Mode::Resume | Mode::ResumeSession(_) | Mode::Step(_));
+    let plan_text = redact(input.text).into_owned();
+    match existing {
+        Some(mut state) if continuing => {
+            if state.read_text("plan.md")?.as_deref() != Some(plan_text.as_str()) {
+                warn(
+                    "the plan changed since the run started; its steps are matched by number".into(),
+                    warnings,
+                );
+                for step in steps {
+                    let recorded = state.progress.step(step.number);
+                    if recorded.status == StepStatus::Passed {
+                        if let Some(old) = old_title(&state, step.number)? {
+                            if old != step.title {
+                                warn(
+                                    format!(
+                                        "step {} passed as '{old}' and is now titled '{}'; it is not run again",
+                                        step.number, step.title
+                                    ),
+                                    warnings,
+                                );
+                            }
+                        }
+                    }
+                }
+                state.put_text("plan.md", input.text)?;
+            }
+            state.progress.mode = opts.mode.name();
+            state.progress.status = RunStatus::InProgress;
+            state.progress.summary = None;
+            state.progress.plan_blob = repo.write_blob(plan_text.as_bytes())?.to_string();
+            for step in steps {
+                state.progress.steps.entry(step.number).or_default();
+            }
+            state.progress.total_steps = state.progress.steps.len();
+            Ok(state)
+        }
+        previous => {
+            if let Some(previous) = previous {
+                if !matches!(previous.progress.status, RunStatus::Completed) {
+                    warn(
+                        format!(
+                            "a previous run of this plan ended {} at step {}; starting over (use --resume to continue it)",
+                            previous.progress.status.as_str(),
+                            previous.progress.current_step
+                        ),
+                        warnings,
+                    );
+                }
+            }
+            let t = now();
+            let progress = Progress {
+                schema_version: "1".into(),
+                plan: input.path.clone(),
+                plan_type: input.plan.kind.as_str().into(),
+                started_at: t.clone(),
+                updated_at: t,
+                mode: opts.mode.name(),
+                total_steps: steps.len(),
+                current_step: 0,
+                status: RunStatus::InProgress,
+                steps: steps.iter().map(|s| (s.number, Default::default())).collect(),
+                entry_condition_checked: false,
+                exit_condition_checked: false,
+                summary: None,
+                run_id: super::run_id(),
+                session,
+                executor: opts.executor.id(),
+                plan_blob: repo.write_blob(plan_text.as_bytes())?.to_string(),
+            };
+            let mut state = RunState::start(repo, state_ref, progress, input.text)?;
+            state.save(&format!(
+                "run {}: started ({})",
+                state.progress.run_id,
+                opts.mode.name()
+            ))?;
+            Ok(state)
+        }
+    }
+}
+
+/// The title step `number` had in the recorded plan.
+fn old_title(state: &RunState<'_>, number: u32) -> Result<Option<String>> {
+    let Some(text) = state.read_text("plan.md")? else {
+        return Ok(None);
+    };
+    Ok(crate::ultraplan::plan::parse(&text, "plan.md")
+        .ok()
+        .and_then(|p| p.step(number).map(|s| s.title.clone())))
+}

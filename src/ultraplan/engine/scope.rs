@@ -1,0 +1,97 @@
+//! Scope fences (DESIGN §6.2): a step's session's Touch and Never touch
+//! lists, the Manifest's forbidden paths and the plan file itself, checked
+//! against what a step declares and what it was observed to change.
+
+use std::collections::BTreeSet;
+
+use anyhow::Result;
+
+use super::Run;
+use crate::git::{FileChange, Oid, Snapshot, TreeEdit};
+use crate::ultraplan::plan::{pattern, Step};
+
+impl Run<'_> {
+    /// Declared files in Never touch: a scope violation before anything runs.
+    pub(super) fn declared_scope_violation(&self, step: &Step) -> Option<String> {
+        let (_, never) = self.fence_lists(step);
+        let hits: Vec<String> = step
+            .files
+            .iter()
+            .filter_map(|f| {
+                never
+                    .iter()
+                    .find(|p| pattern::matches(p, &f.path))
+                    .map(|p| format!("'{}' is in Never touch ('{p}')", f.path))
+            })
+            .collect();
+        (!hits.is_empty()).then(|| format!("scope violation: the step declares {}", hits.join(", ")))
+    }
+
+    /// The session whose fence applies to `step`: the one being run, else the
+    /// one the Execution Strategy gives the step (a foreground run of a plan
+    /// with sessions fences each step like its session would).
+    pub(super) fn step_session(&self, step: &Step) -> Option<&'_ crate::ultraplan::plan::Session> {
+        self.session
+            .or_else(|| self.plan.sessions.iter().find(|s| s.steps.contains(&step.number)))
+    }
+
+    /// The session's Touch list and everything never to be touched: its Never
+    /// touch list, the Manifest's forbidden paths and the plan file itself.
+    pub(super) fn fence_lists(&self, step: &Step) -> (Vec<String>, Vec<String>) {
+        let mut touch = Vec::new();
+        let mut never = Vec::new();
+        if let Some(session) = self.step_session(step) {
+            touch.extend(session.touch.iter().map(|p| p.text.clone()));
+            never.extend(session.never_touch.iter().map(|p| p.text.clone()));
+        }
+        if let Some(manifest) = &step.manifest {
+            never.extend(manifest.forbidden_paths.iter().cloned());
+        }
+        if let Some(plan) = &self.input.in_worktree {
+            never.push(plan.clone());
+        }
+        (touch, never)
+    }
+
+    /// Violations (path, why) and warnings for the observed changes.
+    pub(super) fn scope_check(&self, step: &Step, changes: &[FileChange]) -> (Vec<(String, String)>, Vec<String>) {
+        let (touch, never) = self.fence_lists(step);
+        let mut violations = Vec::new();
+        let mut warnings = Vec::new();
+        for change in changes {
+            let path = &change.path;
+            if let Some(p) = never.iter().find(|p| pattern::matches(p, path)) {
+                violations.push((path.clone(), format!("'{path}' is in Never touch ('{p}')")));
+            } else if !touch.is_empty() && !touch.iter().any(|p| pattern::matches(p, path)) {
+                violations.push((path.clone(), format!("'{path}' is outside the Touch list")));
+            } else if !step.files.is_empty() && !step.files.iter().any(|f| pattern::matches(&f.path, path)) {
+                warnings.push(format!("'{path}' changed but is not in the step's Files"));
+            }
+        }
+        (violations, warnings)
+    }
+
+    /// `observed` with `paths` put back to their `snapshot` version, without
+    /// scanning the worktree again.
+    pub(super) fn overlay(&self, observed: &Snapshot, snapshot: Oid, paths: &BTreeSet<String>) -> Result<Snapshot> {
+        let mut edits = Vec::new();
+        for path in paths {
+            edits.push(match self.repo.tree_entry(snapshot, path)? {
+                Some((id, crate::git::EntryKind::Executable)) => TreeEdit::Blob {
+                    path: path.clone(),
+                    id,
+                    executable: true,
+                },
+                Some((id, crate::git::EntryKind::Link)) => TreeEdit::Link { path: path.clone(), id },
+                Some((id, _)) => TreeEdit::Blob {
+                    path: path.clone(),
+                    id,
+                    executable: false,
+                },
+                None => TreeEdit::Remove { path: path.clone() },
+            });
+        }
+        let tree = self.repo.edit_tree(Some(observed.tree), &edits)?;
+        Ok(Snapshot::recorded(observed.head, tree))
+    }
+}

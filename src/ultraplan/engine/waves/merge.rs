@@ -1,0 +1,105 @@
+//! Merging a session's branch: decided in memory, applied through git, and
+//! refused without changing anything on a conflict or an untracked file in
+//! the way.
+
+use anyhow::{anyhow, Result};
+
+use super::{ConflictRecord, Waves};
+use crate::git::MergePlan;
+use crate::ultraplan::engine::Failure;
+use crate::ultraplan::plan::Session;
+use crate::ultraplan::state::{RunState, StepStatus};
+
+impl<'a> Waves<'a> {
+    /// Merges one session's branch; `false` when it conflicted or was refused
+    /// (nothing changed then).
+    pub(super) fn merge(&mut self, session: &Session, state: &mut RunState<'_>) -> Result<bool> {
+        let n = session.number;
+        let branch = self.refs.branch(n);
+        let tip = self
+            .repo
+            .read_ref(&branch)?
+            .ok_or_else(|| anyhow!("the branch of session {n} is gone"))?;
+        let head = self.repo.head()?.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
+        if self.repo.is_ancestor(tip, head)? {
+            // The session committed nothing new: there is nothing to merge.
+            if let Some(r) = self.sessions.get_mut(&n) {
+                r.merged = true;
+            }
+            self.warn(format!("session {n} made no commits; nothing to merge"));
+            return Ok(true);
+        }
+        let message = format!("merge: ultraplan session {n} — {}", session.title);
+        let label = branch.trim_start_matches("refs/heads/").to_owned();
+        let (paths, refused) = match self.repo.plan_merge(head, tip, &label, &message)? {
+            MergePlan::Conflicts(paths) => (paths, None),
+            MergePlan::Clean(commit) => match self.repo.apply_merge(head, commit, &message)? {
+                Ok(()) => {
+                    if let Some(r) = self.sessions.get_mut(&n) {
+                        r.merged = true;
+                        r.merge_commit = Some(commit.to_string());
+                    }
+                    self.save(state, &format!("session {n}: merged ({})", self.repo.short(commit)))?;
+                    return Ok(true);
+                }
+                Err(text) => (paths_in_refusal(&text), Some(text)),
+            },
+        };
+        if let Some(r) = self.sessions.get_mut(&n) {
+            r.result = "merge-failed".into();
+        }
+        let why = match &refused {
+            Some(_) => format!(
+                "merging session {n} would overwrite untracked files: {}",
+                paths.join(", ")
+            ),
+            None => format!("session {n} conflicts with what is merged: {}", paths.join(", ")),
+        };
+        self.failure = Some(Failure {
+            step: 0,
+            title: format!("session {n}: {}", session.title),
+            status: StepStatus::Failed,
+            policy: "stop; nothing changed".into(),
+            error: why,
+            attempts: 0,
+        });
+        self.conflicts.push(ConflictRecord {
+            session: n,
+            paths,
+            refused,
+        });
+        Ok(false)
+    }
+}
+
+/// The paths git names when it refuses to overwrite files: quoted in
+/// `read-tree`'s "Untracked working tree file 'x' would be overwritten" and
+/// "Entry 'x' not uptodate", or tab-indented in `merge`'s lists.
+fn paths_in_refusal(text: &str) -> Vec<String> {
+    let mut paths = Vec::new();
+    for line in text.lines() {
+        if line.starts_with('\t') {
+            paths.push(line.trim().to_owned());
+        } else if line.contains("would be overwritten") || line.contains("not uptodate") {
+            if let Some((_, rest)) = line.split_once('\'') {
+                if let Some((path, _)) = rest.rsplit_once('\'') {
+                    paths.push(path.to_owned());
+                }
+            }
+        }
+    }
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    pub(super) fn refusals_name_their_paths() {
+        let read_tree = "error: Untracked working tree file 'out.txt' would be overwritten by merge.\nerror: Entry 'a b.txt' not uptodate. Cannot merge.";
+        assert_eq!(super::paths_in_refusal(read_tree), vec!["a b.txt", "out.txt"]);
+        let merge = "error: The following untracked working tree files would be overwritten by merge:\n\tx.txt\n\ty.txt\nPlease move or remove them";
+        assert_eq!(super::paths_in_refusal(merge), vec!["x.txt", "y.txt"]);
+    }
+}

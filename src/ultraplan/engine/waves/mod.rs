@@ -1,0 +1,312 @@
+//! Parallel sessions (DESIGN §7): pre-flight, then for each wave one linked
+//! worktree per session (created serially, on `ultraplan/<slug>/session-<N>`),
+//! each session run as `git-ultraplan run --session N` in its worktree, and
+//! — only when every session of the wave completed — merges one at a time as
+//! `--no-ff` commits, decided in memory and applied through git. A conflict, or
+//! an untracked file in the way, changes nothing and stops the run. Worktrees
+//! and branches are removed on every exit path.
+
+mod merge;
+mod preflight;
+mod record;
+mod sessions;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Result};
+use serde::{Deserialize, Serialize};
+
+use super::leftovers::{worktree_dir, Leftovers, Removed};
+use super::risk::{assess, Risk};
+use super::{Event, Failure, Observer, PlanInput, RunOptions, RunReport, RunResult};
+use crate::git::Repo;
+use crate::ultraplan::exec::process;
+use crate::ultraplan::plan::Session;
+use crate::ultraplan::state::{slug, Lock, Refs, RunState, StepStatus};
+
+/// How sessions are run.
+#[derive(Clone, Debug, Default)]
+pub struct WaveOptions {
+    /// At most this many sessions at once (all of a wave when `None`).
+    pub jobs: Option<usize>,
+    /// `ultraplan.worktreeDir`.
+    pub worktree_dir: Option<PathBuf>,
+    /// `ultraplan.worktreeInclude`: patterns of files copied into each worktree.
+    pub include: Vec<String>,
+    /// `ultraplan.worktreeSetup`: run in each new worktree.
+    pub setup: Option<String>,
+    /// Options forwarded to each session's run (executor, attempts, …).
+    pub child_args: Vec<String>,
+    /// The git-ultraplan binary to run sessions with.
+    pub program: PathBuf,
+}
+
+/// One session of the run, as recorded in the state's `sessions.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SessionRecord {
+    pub number: u32,
+    pub title: String,
+    pub wave: u32,
+    /// pending, completed, failed, stopped, waiting, interrupted, crashed,
+    /// setup-failed, merge-failed.
+    pub result: String,
+    pub merged: bool,
+    pub merge_commit: Option<String>,
+    pub log: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ConflictRecord {
+    pub session: u32,
+    pub paths: Vec<String>,
+    /// What git said when it refused (untracked files in the way), if so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Checked {
+    pub command: String,
+    pub passed: bool,
+    pub detail: String,
+}
+
+pub struct WavesReport {
+    pub run: RunReport,
+    pub sessions: Vec<SessionRecord>,
+    pub conflicts: Vec<ConflictRecord>,
+    pub risk: Option<Risk>,
+    pub verification: Vec<Checked>,
+    /// Untracked files in the main worktree (sessions cannot see them).
+    pub untracked: Vec<String>,
+    /// Leftovers of an earlier run removed by the pre-flight.
+    pub cleaned: Removed,
+}
+
+/// Whether `--resume` of this plan continues a multi-session run (rather
+/// than a foreground one): its run state records sessions.
+pub fn resumes_sessions(repo: &Repo, input: &PlanInput<'_>) -> Result<bool> {
+    let refs = Refs::new(slug(Path::new(&input.path)));
+    Ok(match RunState::load(repo, &refs.run())? {
+        Some(state) => state.read_text("sessions.json")?.is_some(),
+        None => false,
+    })
+}
+
+/// Runs `input.plan`'s sessions in worktrees, wave by wave (or, in
+/// [`super::Mode::Resume`], the sessions a recorded run did not merge).
+pub fn run_waves(
+    repo: &Repo,
+    input: &PlanInput<'_>,
+    opts: &RunOptions,
+    wave_opts: &WaveOptions,
+    observer: &mut dyn Observer,
+) -> Result<WavesReport> {
+    super::refuse_problems(input)?;
+    repo.check_identity()?;
+    repo.check_index_supported()?;
+    if let Some(operation) = repo.operation_in_progress() {
+        return Err(anyhow!(
+            "an operation is in progress ({operation}); finish or abort it first"
+        ));
+    }
+    let Some(plan_rel) = input.in_worktree.clone() else {
+        return Err(crate::cli::FatalWithHint {
+            message: format!(
+                "'{}' is outside the repository; sessions in worktrees cannot see it",
+                input.path
+            ),
+            hint: "move the plan into the repository, or run the steps here with --fg".into(),
+        }
+        .into());
+    };
+    let refs = Refs::new(slug(Path::new(&input.path)));
+    let lock = Lock::acquire(repo, &refs.lock(), &opts.command_line, opts.lock_timeout)?;
+    if let Some((holder, why)) = &lock.took_over {
+        observer.event(Event::Warning(format!(
+            "took over a stale lock of pid {} on {} ({why})",
+            holder.pid, holder.host
+        )));
+    }
+    let leftovers = Leftovers {
+        repo,
+        slug: refs.slug.clone(),
+        dir: worktree_dir(repo, wave_opts.worktree_dir.as_deref(), &refs.slug),
+    };
+    let outcome = leftovers.remove().and_then(|cleaned| {
+        if !cleaned.is_empty() {
+            observer.event(Event::Warning(format!(
+                "removed {} worktree(s) and {} branch(es) left by an earlier run",
+                cleaned.worktrees.len(),
+                cleaned.branches.len()
+            )));
+        }
+        let mut waves = Waves {
+            repo,
+            input,
+            opts,
+            wave_opts,
+            observer,
+            refs: &refs,
+            leftovers: &leftovers,
+            plan_rel: &plan_rel,
+            sessions: BTreeMap::new(),
+            conflicts: Vec::new(),
+            warnings: Vec::new(),
+            failure: None,
+        };
+        waves.run(cleaned)
+    });
+    // Every exit path: no worktree or branch of this plan survives the run.
+    let cleaned = leftovers.remove();
+    let released = lock.release(repo);
+    let report = outcome?;
+    cleaned?;
+    released?;
+    Ok(report)
+}
+
+struct Waves<'a> {
+    repo: &'a Repo,
+    input: &'a PlanInput<'a>,
+    opts: &'a RunOptions,
+    wave_opts: &'a WaveOptions,
+    observer: &'a mut dyn Observer,
+    refs: &'a Refs,
+    leftovers: &'a Leftovers<'a>,
+    plan_rel: &'a str,
+    sessions: BTreeMap<u32, SessionRecord>,
+    conflicts: Vec<ConflictRecord>,
+    warnings: Vec<String>,
+    failure: Option<Failure>,
+}
+
+impl<'a> Waves<'a> {
+    fn warn(&mut self, message: String) {
+        self.observer.event(Event::Warning(message.clone()));
+        self.warnings.push(message);
+    }
+
+    fn run(&mut self, cleaned: Removed) -> Result<WavesReport> {
+        let untracked = self.preflight()?;
+        let plan = self.input.plan;
+        let base = self
+            .repo
+            .head()?
+            .commit
+            .ok_or_else(|| anyhow!("the repository has no commits yet; sessions branch from HEAD"))?;
+        for session in &plan.sessions {
+            self.sessions.insert(
+                session.number,
+                SessionRecord {
+                    number: session.number,
+                    title: session.title.clone(),
+                    wave: session.wave.unwrap_or(0),
+                    result: "pending".into(),
+                    merged: false,
+                    merge_commit: None,
+                    log: self.log_path(session.number).display().to_string(),
+                },
+            );
+        }
+        let mut state = match self.resumable()? {
+            Some(state) => self.continue_state(state, base)?,
+            None => self.start_state()?,
+        };
+        let mut result = RunResult::Completed;
+        'waves: for (w, wave) in plan.waves.iter().enumerate() {
+            let sessions: Vec<&Session> = wave.iter().filter_map(|n| plan.session(*n)).collect();
+            if sessions.is_empty() {
+                continue;
+            }
+            let wave_number = w + 1;
+            let sessions: Vec<&Session> = sessions
+                .into_iter()
+                .filter(|s| self.sessions.get(&s.number).is_some_and(|r| !r.merged))
+                .collect();
+            if sessions.is_empty() {
+                continue; // merged by the run this one resumes
+            }
+            self.create_worktrees(&sessions)?;
+            self.launch(&sessions, wave_number, plan.waves.len())?;
+            self.collect(&sessions, &mut state)?;
+            if process::interrupted() {
+                result = RunResult::Interrupted;
+                break;
+            }
+            let unfinished: Vec<&SessionRecord> = sessions
+                .iter()
+                .filter_map(|s| self.sessions.get(&s.number))
+                .filter(|r| r.result != "completed")
+                .collect();
+            if let Some(first) = unfinished.first() {
+                result = if unfinished
+                    .iter()
+                    .any(|r| matches!(r.result.as_str(), "failed" | "crashed" | "setup-failed"))
+                {
+                    RunResult::Failed
+                } else {
+                    RunResult::Stopped
+                };
+                self.failure = Some(Failure {
+                    step: 0,
+                    title: format!("session {}: {}", first.number, first.title),
+                    status: if result == RunResult::Failed {
+                        StepStatus::Failed
+                    } else {
+                        StepStatus::Escalated
+                    },
+                    policy: "stop before merging".into(),
+                    error: format!(
+                        "session {} {}; wave {wave_number} is not merged and later waves do not run (log: {})",
+                        first.number, first.result, first.log
+                    ),
+                    attempts: 0,
+                });
+                break;
+            }
+            for (i, session) in sessions.iter().enumerate() {
+                if !self.merge(session, &mut state)? {
+                    for later in &sessions[i + 1..] {
+                        if let Some(r) = self.sessions.get_mut(&later.number) {
+                            r.result = "merge-failed".into();
+                        }
+                    }
+                    result = RunResult::Failed;
+                    self.save(
+                        &mut state,
+                        &format!("wave {wave_number}: merge of session {} failed", session.number),
+                    )?;
+                    break 'waves;
+                }
+            }
+            for session in &sessions {
+                self.leftovers.remove_session(session.number)?;
+            }
+            self.save(&mut state, &format!("wave {wave_number}: merged"))?;
+        }
+        let mut verification = Vec::new();
+        if result == RunResult::Completed {
+            verification = self.verification()?;
+            if verification.iter().any(|c| !c.passed) {
+                result = RunResult::Failed;
+            }
+        }
+        let head = self.repo.head()?.commit.unwrap_or(base);
+        let (files, lines) = self
+            .repo
+            .diff_stat(self.repo.commit_tree(base)?, self.repo.commit_tree(head)?)?;
+        let risk = assess(files, lines);
+        let run = self.finish(&mut state, result)?;
+        Ok(WavesReport {
+            run,
+            sessions: self.sessions.values().cloned().collect(),
+            conflicts: self.conflicts.clone(),
+            risk: Some(risk),
+            verification,
+            untracked,
+            cleaned,
+        })
+    }
+}

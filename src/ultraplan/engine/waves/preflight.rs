@@ -1,0 +1,76 @@
+//! DESIGN §7.1's pre-flight: no tracked changes, the plan committed.
+
+use anyhow::{anyhow, Result};
+
+use super::Waves;
+use crate::git::{EntryKind, FileChange, Snapshot};
+
+impl<'a> Waves<'a> {
+    /// DESIGN §7.1: no tracked changes (untracked files are listed), the plan
+    /// committed (alone) when it is not tracked yet.
+    pub(super) fn preflight(&mut self) -> Result<Vec<String>> {
+        let dirt = self.repo.dirt()?;
+        // The plan itself may differ from its commit (a person fixed it
+        // before --resume): it is committed alone below, like an untracked one.
+        let tracked: Vec<&String> = dirt.tracked.iter().filter(|p| *p != self.plan_rel).collect();
+        if !tracked.is_empty() {
+            let shown: Vec<&str> = tracked.iter().take(10).map(|p| p.as_str()).collect();
+            return Err(crate::cli::FatalWithHint {
+                message: format!(
+                    "uncommitted changes to tracked files: {}{}",
+                    shown.join(", "),
+                    if tracked.len() > 10 { ", …" } else { "" }
+                ),
+                hint: "session worktrees see only committed work: commit or stash these first,\nor run the steps here with --fg".into(),
+            }
+            .into());
+        }
+        let untracked: Vec<String> = dirt.untracked.into_iter().filter(|p| p != self.plan_rel).collect();
+        if !untracked.is_empty() {
+            let shown: Vec<&str> = untracked.iter().take(10).map(String::as_str).collect();
+            self.warn(format!(
+                "untracked files stay in this worktree, unseen by the sessions: {}{} (a merge that would overwrite one is refused)",
+                shown.join(", "),
+                if untracked.len() > 10 { ", …" } else { "" }
+            ));
+        }
+        let head = self
+            .repo
+            .head()?
+            .commit
+            .ok_or_else(|| anyhow!("the repository has no commits yet"))?;
+        let head_tree = self.repo.commit_tree(head)?;
+        let text = std::fs::read(self.repo.workdir()?.join(self.plan_rel))
+            .map_err(|e| anyhow!("cannot read '{}': {e}", self.plan_rel))?;
+        let blob = self.repo.write_blob(&text)?;
+        let committed = self.repo.tree_entry(head_tree, self.plan_rel)?;
+        if committed.is_none_or(|(id, _)| id != blob) {
+            let kind = match committed {
+                Some((_, EntryKind::Executable)) => EntryKind::Executable,
+                _ => EntryKind::Blob,
+            };
+            let change = FileChange {
+                path: self.plan_rel.to_owned(),
+                new: Some((blob, kind)),
+            };
+            let message = match committed {
+                None => "chore: track plan file for parallel execution",
+                Some(_) => "chore: update plan file for parallel execution",
+            };
+            let commit = self
+                .repo
+                .commit_changes(Some(head), std::slice::from_ref(&change), message)?;
+            self.repo
+                .advance_head(Some(head), commit, &format!("commit: {message}"))?;
+            self.repo.stage(
+                std::slice::from_ref(&change),
+                &Snapshot::recorded(Some(commit), head_tree),
+            )?;
+            self.warn(format!(
+                "committed the plan '{}' so that the worktrees see it",
+                self.plan_rel
+            ));
+        }
+        Ok(untracked)
+    }
+}

@@ -1,0 +1,196 @@
+//! What a multi-session run records: its state (with `sessions.json`), a
+//! resumed run's merged sessions, the plan's Verification, and the report.
+
+use anyhow::{anyhow, Result};
+
+use super::{Checked, SessionRecord, Waves};
+use crate::ultraplan::engine::verify::run_expecting;
+use crate::ultraplan::engine::{Failure, RunReport, RunResult, StepReport};
+use crate::ultraplan::state::{now, Progress, RunState, RunStatus, StepStatus, Summary};
+
+impl<'a> Waves<'a> {
+    /// The recorded multi-session run `--resume` continues, if any.
+    pub(super) fn resumable(&self) -> Result<Option<RunState<'a>>> {
+        if self.opts.mode != crate::ultraplan::engine::Mode::Resume {
+            return Ok(None);
+        }
+        let Some(state) = RunState::load(self.repo, &self.refs.run())? else {
+            return Ok(None);
+        };
+        Ok(state.read_text("sessions.json")?.is_some().then_some(state))
+    }
+
+    /// Resumes a recorded run: a session whose merge is still in HEAD's
+    /// history stays merged; every other session runs again from the start in
+    /// a fresh worktree (its old worktree and branch were removed when that
+    /// run ended), and its own state says it started over.
+    pub(super) fn continue_state(&mut self, mut state: RunState<'a>, head: crate::git::Oid) -> Result<RunState<'a>> {
+        let text = state.read_text("sessions.json")?.unwrap_or_default();
+        let recorded: Vec<SessionRecord> =
+            serde_json::from_str(&text).map_err(|e| anyhow!("unreadable sessions.json in the run state: {e}"))?;
+        let mut kept = Vec::new();
+        for old in recorded {
+            let Some(record) = self.sessions.get_mut(&old.number) else {
+                continue;
+            };
+            let still_merged = old.merged
+                && match old.merge_commit.as_deref().map(str::parse::<crate::git::Oid>) {
+                    Some(Ok(commit)) => self.repo.is_ancestor(commit, head)?,
+                    Some(Err(_)) => false,
+                    None => true, // it had nothing to merge
+                };
+            if still_merged {
+                record.result = old.result;
+                record.merged = true;
+                record.merge_commit = old.merge_commit;
+                kept.push(old.number.to_string());
+            }
+        }
+        state.progress.mode = "resume".into();
+        state.progress.status = RunStatus::InProgress;
+        state.progress.summary = None;
+        state.put_text("plan.md", self.input.text)?;
+        let message = match kept.is_empty() {
+            true => "resumed; no session is merged yet".to_owned(),
+            false => format!("resumed; merged sessions kept: {}", kept.join(", ")),
+        };
+        self.save(&mut state, &message)?;
+        Ok(state)
+    }
+
+    pub(super) fn start_state(&mut self) -> Result<RunState<'a>> {
+        let plan = self.input.plan;
+        let t = now();
+        let progress = Progress {
+            schema_version: "1".into(),
+            plan: self.input.path.clone(),
+            plan_type: plan.kind.as_str().into(),
+            started_at: t.clone(),
+            updated_at: t,
+            mode: "execute".into(),
+            total_steps: plan.sessions.iter().map(|s| s.steps.len()).sum(),
+            current_step: 0,
+            status: RunStatus::InProgress,
+            steps: plan
+                .sessions
+                .iter()
+                .flat_map(|s| s.steps.iter().map(|n| (*n, Default::default())))
+                .collect(),
+            entry_condition_checked: false,
+            exit_condition_checked: false,
+            summary: None,
+            run_id: crate::ultraplan::engine::run_id(),
+            session: None,
+            executor: self.opts.executor.id(),
+            plan_blob: self
+                .repo
+                .write_blob(crate::redact::redact(self.input.text).as_bytes())?
+                .to_string(),
+        };
+        let mut state = RunState::start(self.repo, &self.refs.run(), progress, self.input.text)?;
+        state.put_text(
+            "sessions.json",
+            &serde_json::to_string_pretty(&self.sessions.values().collect::<Vec<_>>())?,
+        )?;
+        state.save(&format!("run {}: started (sessions)", state.progress.run_id))?;
+        Ok(state)
+    }
+
+    pub(super) fn save(&self, state: &mut RunState<'_>, message: &str) -> Result<()> {
+        state.put_text(
+            "sessions.json",
+            &serde_json::to_string_pretty(&self.sessions.values().collect::<Vec<_>>())?,
+        )?;
+        state.save(message)
+    }
+
+    pub(super) fn verification(&mut self) -> Result<Vec<Checked>> {
+        let mut out = Vec::new();
+        let root = self.repo.workdir()?.to_owned();
+        for check in &self.input.plan.verification {
+            let checked = run_expecting(
+                &check.command,
+                check.expected.as_deref(),
+                check.expected_kind,
+                &root,
+                self.opts,
+            )?;
+            let detail = match &checked.failure {
+                Some(f) => format!("{f}: {}", checked.tail(5)),
+                None => checked.ending.describe(),
+            };
+            out.push(Checked {
+                command: check.command.clone(),
+                passed: checked.passed(),
+                detail,
+            });
+        }
+        if let Some(failed) = out.iter().find(|c| !c.passed) {
+            self.failure = Some(Failure {
+                step: 0,
+                title: "verification".into(),
+                status: StepStatus::Failed,
+                policy: "report".into(),
+                error: format!("`{}` failed: {}", failed.command, failed.detail),
+                attempts: 0,
+            });
+        }
+        Ok(out)
+    }
+
+    pub(super) fn finish(&mut self, state: &mut RunState<'_>, result: RunResult) -> Result<RunReport> {
+        let plan = self.input.plan;
+        state.progress.status = match result {
+            RunResult::Completed => RunStatus::Completed,
+            RunResult::Failed => RunStatus::Failed,
+            RunResult::Stopped | RunResult::Interrupted => RunStatus::Stopped,
+        };
+        let steps: Vec<StepReport> = plan
+            .sessions
+            .iter()
+            .flat_map(|s| s.steps.iter())
+            .map(|n| {
+                let p = state.progress.step(*n);
+                StepReport {
+                    number: *n,
+                    title: plan.step(*n).map(|s| s.title.clone()).unwrap_or_default(),
+                    result: p.status.as_str(),
+                    attempts: p.attempts,
+                    commit: p.commit.clone(),
+                }
+            })
+            .collect();
+        let failed_at_step = steps
+            .iter()
+            .find(|s| matches!(s.result, "failed" | "escalated" | "blocked" | "waiting"))
+            .map(|s| s.number);
+        let count = |r: &str| steps.iter().filter(|s| s.result == r).count();
+        state.progress.summary = Some(Summary {
+            result: result.as_str().into(),
+            steps_total: steps.len(),
+            steps_passed: count("passed"),
+            steps_failed: count("failed") + count("escalated") + count("blocked") + count("waiting"),
+            steps_skipped: count("skipped"),
+            steps_not_reached: count("pending") + count("running"),
+            failed_at_step,
+            exit_condition: "n/a".into(),
+        });
+        let message = format!("run {}: {}", state.progress.run_id, result.as_str());
+        self.save(state, &message)?;
+        Ok(RunReport {
+            plan: self.input.path.clone(),
+            plan_type: plan.kind.as_str(),
+            mode: self.opts.mode.name(),
+            result,
+            steps,
+            failed_at_step,
+            exit_condition: "n/a",
+            progress_ref: state.ref_name.clone(),
+            failure: self.failure.clone(),
+            instructions: None,
+            warnings: self.warnings.clone(),
+            run_id: state.progress.run_id.clone(),
+            session: None,
+        })
+    }
+}
