@@ -5,7 +5,6 @@
 //! One case kills the process from outside, by timing, mid-executor.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::plans::{self, StepSpec};
 use crate::support::*;
@@ -242,26 +241,9 @@ fn killed_from_outside_mid_executor() {
         marker = marker.display()
     );
     write(&repo.join("plan.md"), &body);
-    let mut child = env
-        .command(bin_dir().join("git-ultraplan"), &repo)
-        .args(["run", "plan.md"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = std::time::Instant::now();
-    while !marker.exists() {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(20),
-            "the executor never started"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    Command::new("kill")
-        .args(["-9", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let _ = child.wait();
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    wait_for(std::slice::from_ref(&marker));
+    let _ = signal(child, "-9");
     assert_eq!(read(&repo.join("a.txt")), "half\n", "the killed attempt left its half");
     let out = env
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
@@ -299,26 +281,10 @@ fn sigint_stops_cleanly_and_resume_finishes() {
         marker = marker.display()
     );
     write(&repo.join("plan.md"), &body);
-    let child = env
-        .command(bin_dir().join("git-ultraplan"), &repo)
-        .args(["run", "plan.md"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
     let start = std::time::Instant::now();
-    while !marker.exists() {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(20),
-            "the executor never started"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    wait_for(std::slice::from_ref(&marker));
+    let out = signal(child, "-INT");
     assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stdout));
     assert!(
         start.elapsed() < std::time::Duration::from_secs(20),

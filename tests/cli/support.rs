@@ -115,6 +115,17 @@ impl TestEnv {
         cmd
     }
 
+    /// Starts `git-ultraplan <args>` itself (not through the `git` wrapper,
+    /// so its pid is the one to signal) in the background, output piped.
+    pub fn spawn_ultraplan(&self, cwd: &Path, args: &[&str]) -> std::process::Child {
+        self.command(bin_dir().join("git-ultraplan"), cwd)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
     /// Runs `git <args>` in `cwd` (so `git ultraplan …` dispatches to the build).
     pub fn run(&self, cwd: &Path, args: &[&str]) -> Output {
         self.run_with(cwd, args, &[])
@@ -213,4 +224,26 @@ impl TestEnv {
             .map(String::from)
             .collect()
     }
+}
+
+/// Waits (up to 30 s) until every one of `paths` exists: markers a slow step
+/// leaves once it is under way.
+pub fn wait_for(paths: &[PathBuf]) {
+    let start = std::time::Instant::now();
+    while !paths.iter().all(|p| p.exists()) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "never started: {paths:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Sends `signal` (`-9`, `-INT`, …) to `child` and waits for it to end.
+pub fn signal(child: std::process::Child, signal: &str) -> std::process::Output {
+    Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    child.wait_with_output().unwrap()
 }

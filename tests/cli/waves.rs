@@ -461,17 +461,6 @@ fn slow_waves(marker_dir: &std::path::Path) -> String {
     )
 }
 
-fn wait_for(paths: &[std::path::PathBuf]) {
-    let start = std::time::Instant::now();
-    while !paths.iter().all(|p| p.exists()) {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(30),
-            "sessions never started"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
 /// Waits (up to 10 s) until no live process has its working directory in
 /// `repo` (sessions and their executors run in worktrees under it); fails
 /// naming the survivors. Zombies do not count: they run nothing.
@@ -508,24 +497,14 @@ fn ctrl_c_during_a_wave_cleans_up_and_a_fresh_run_works() {
     let markers = env.root().join("markers");
     std::fs::create_dir_all(&markers).unwrap();
     let repo = setup(&env, &slow_waves(&markers));
-    let child = env
-        .command(bin_dir().join("git-ultraplan"), &repo)
-        .args(["run", "plan.md"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
     wait_for(&[markers.join("started-1"), markers.join("started-2")]);
     assert_eq!(
         env.git(&repo, &["worktree", "list"]).lines().count(),
         3,
         "both sessions have worktrees"
     );
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = signal(child, "-INT");
     assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
     assert_clean(&env, &repo);
     let progress = env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"]);
@@ -550,19 +529,9 @@ fn sigkill_during_a_wave_then_clean_then_a_fresh_run() {
     let markers = env.root().join("markers");
     std::fs::create_dir_all(&markers).unwrap();
     let repo = setup(&env, &slow_waves(&markers));
-    let mut child = env
-        .command(bin_dir().join("git-ultraplan"), &repo)
-        .args(["run", "plan.md"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
     wait_for(&[markers.join("started-1"), markers.join("started-2")]);
-    Command::new("kill")
-        .args(["-9", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let _ = child.wait();
+    let _ = signal(child, "-9");
     // Killed: its worktrees, branches and lock are left behind...
     assert_eq!(env.git(&repo, &["worktree", "list"]).lines().count(), 3);
     assert_eq!(env.git(&repo, &["branch", "--list", "ultraplan/*"]).lines().count(), 2);
@@ -586,19 +555,9 @@ fn leftovers_are_removed_by_the_next_runs_preflight() {
     let markers = env.root().join("markers");
     std::fs::create_dir_all(&markers).unwrap();
     let repo = setup(&env, &slow_waves(&markers));
-    let mut child = env
-        .command(bin_dir().join("git-ultraplan"), &repo)
-        .args(["run", "plan.md"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
     wait_for(&[markers.join("started-1"), markers.join("started-2")]);
-    Command::new("kill")
-        .args(["-9", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let _ = child.wait();
+    let _ = signal(child, "-9");
     write(&repo.join("plan.md"), &slow_waves(&markers).replace("sleep 30; ", ""));
     env.git(&repo, &["commit", "-q", "-am", "faster"]);
     let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
