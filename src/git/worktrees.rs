@@ -170,19 +170,44 @@ impl Repo {
     /// change is in the way (that refusal is returned as `Err(message)`), and
     /// `update-ref` moves HEAD only if it still is `old`.
     pub fn apply_merge(&self, old: Oid, merge: Oid, reflog: &str) -> Result<std::result::Result<(), String>> {
+        if let Err(refused) = self.checkout_merge(old, merge)? {
+            return Ok(Err(refused));
+        }
+        self.commit_merge(old, merge, reflog)?;
+        Ok(Ok(()))
+    }
+
+    /// The first half of [`Repo::apply_merge`]: the working tree and index
+    /// move from `old` to `merge` (or git refuses, changing nothing).
+    pub fn checkout_merge(&self, old: Oid, merge: Oid) -> Result<std::result::Result<(), String>> {
         let (old_hex, merge_hex) = (old.to_string(), merge.to_string());
         let out = self.git(&["read-tree", "-m", "-u", &old_hex, &merge_hex], None)?;
         if !out.status.success() {
             return Ok(Err(String::from_utf8_lossy(&out.stderr).trim().to_owned()));
         }
+        Ok(Ok(()))
+    }
+
+    /// The second half of [`Repo::apply_merge`]: HEAD moves from `old` to
+    /// `merge` if it still is `old`; if not, the index and working tree are
+    /// put back to `old` and it fails.
+    pub fn commit_merge(&self, old: Oid, merge: Oid, reflog: &str) -> Result<()> {
+        let (old_hex, merge_hex) = (old.to_string(), merge.to_string());
         let out = self.git(&["update-ref", "-m", reflog, "HEAD", &merge_hex, &old_hex], None)?;
         if !out.status.success() {
-            bail!(
-                "cannot move HEAD to the merge: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
+            // HEAD moved meanwhile: put the index and working tree back.
+            let why = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+            let back = self.git(&["read-tree", "-m", "-u", &merge_hex, &old_hex], None)?;
+            let undone = match back.status.success() {
+                true => "nothing was changed".to_owned(),
+                false => format!(
+                    "the index and working tree could not be put back: {}",
+                    String::from_utf8_lossy(&back.stderr).trim()
+                ),
+            };
+            bail!("cannot move HEAD to the merge ({why}); {undone}");
         }
-        Ok(Ok(()))
+        Ok(())
     }
 
     /// `ours` with the changes from `base` to `theirs` applied (a three-way
@@ -212,6 +237,15 @@ impl Repo {
             gix::merge::blob::Resolution::Complete => Some(out),
             _ => None,
         }
+    }
+
+    /// The tree the index holds now (`git write-tree`), if it has no conflicts.
+    pub fn index_tree(&self) -> Result<Option<Oid>> {
+        let out = self.git(&["write-tree"], None)?;
+        if !out.status.success() {
+            return Ok(None);
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().parse().ok())
     }
 
     /// Files and lines changed from tree `old` to tree `new` (lines added plus

@@ -395,7 +395,12 @@ fn include_files_and_setup_reach_every_worktree() {
                 "cat .env > a.txt",
                 "grep -q SECRET_CONFIG a.txt && test -f .setup-ran",
             ),
-            StepSpec::new(2, "`b.txt`", "cp .env b.txt", "test -f .setup-ran"),
+            StepSpec::new(
+                2,
+                "`b.txt`",
+                "cat .env.local config/app.local > b.txt",
+                "test -f .setup-ran",
+            ),
         ],
         &[
             Sess {
@@ -416,16 +421,25 @@ fn include_files_and_setup_reach_every_worktree() {
         "",
     );
     let repo = setup(&env, &body);
-    write(&repo.join(".gitignore"), ".env\n.setup-ran\n");
+    write(&repo.join(".gitignore"), ".env*\n*.local\n.setup-ran\n");
     env.git(&repo, &["add", ".gitignore", "plan.md"]);
     env.git(&repo, &["commit", "-q", "-m", "ignore"]);
     write(&repo.join(".env"), "SECRET_CONFIG=1\n");
+    write(&repo.join(".env.local"), "LOCAL=1\n");
+    write(&repo.join("config/app.local"), "APP=1\n");
+    write(&repo.join("config/other.local"), "not included\n");
+    // Literal names and globs, ignored files included.
     env.git(&repo, &["config", "ultraplan.worktreeInclude", ".env"]);
+    env.git(
+        &repo,
+        &["config", "--add", "ultraplan.worktreeInclude", ".env.* config/app.*"],
+    );
     env.git(&repo, &["config", "ultraplan.worktreeSetup", "touch .setup-ran"]);
     let _ = env
         .run(&repo, &["ultraplan", "run", "--jobs", "1", "plan.md"])
         .expect_code(0);
     assert_eq!(env.git(&repo, &["show", "HEAD:a.txt"]), "SECRET_CONFIG=1\n");
+    assert_eq!(env.git(&repo, &["show", "HEAD:b.txt"]), "LOCAL=1\nAPP=1\n");
     assert_clean(&env, &repo);
 }
 
@@ -489,6 +503,43 @@ fn wait_until_no_process_in(repo: &std::path::Path) {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// A terminal's Ctrl-C goes to the whole foreground group: `git` gets it and
+/// forwards its own copy to `git-ultraplan`, which gets the terminal's too.
+/// Both are one interrupt: the run still cleans up.
+#[test]
+fn ctrl_c_through_the_git_wrapper_still_cleans_up() {
+    use std::os::unix::process::CommandExt as _;
+    let env = TestEnv::new();
+    let markers = env.root().join("markers");
+    std::fs::create_dir_all(&markers).unwrap();
+    let repo = setup(&env, &slow_waves(&markers));
+    let mut git = env.command("git", &repo);
+    git.args(["ultraplan", "run", "plan.md"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0);
+    let mut child = git.spawn().unwrap();
+    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
+    Command::new("kill")
+        .args(["-INT", "--", &format!("-{}", child.id())])
+        .status()
+        .unwrap();
+    let _ = child.wait();
+    // git-ultraplan may outlive the wrapper while it cleans up.
+    let start = std::time::Instant::now();
+    while !env.git(&repo, &["for-each-ref", "refs/ultraplan/plan/lock"]).is_empty() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "the run never let go of its lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    wait_until_no_process_in(&repo);
+    assert_clean(&env, &repo);
+    let progress = env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"]);
+    assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
 }
 
 #[test]
@@ -728,5 +779,345 @@ fn resume_keeps_merged_sessions_and_runs_the_rest_with_the_fixed_plan() {
     let audit = env.git(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"]);
     assert!(audit.contains("resumed; merged sessions kept: 1, 2"), "{audit}");
     assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+    assert_clean(&env, &repo);
+}
+
+/// A kill at each point of a merge, then `--resume`: every session is
+/// merged exactly once and the result is the uninterrupted run's.
+#[test]
+fn a_kill_during_a_merge_resumes_without_merging_twice() {
+    let env = TestEnv::new();
+    let expected = {
+        let repo = setup(&env, &three_sessions());
+        let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+        let tree = env.git(&repo, &["rev-parse", "HEAD^{tree}"]);
+        std::fs::rename(&repo, env.root().join("baseline")).unwrap();
+        tree
+    };
+    for (i, point) in [
+        "merge-recorded",
+        "merge-checked-out",
+        "merge-committed",
+        "merge-committed:2",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let repo = setup(&env, &three_sessions());
+        let mut cmd = env.command(bin_dir().join("git-ultraplan"), &repo);
+        cmd.args(["run", "plan.md"]).env("ULTRAPLAN_TEST_FAULT", point);
+        let killed = capture(cmd);
+        assert_eq!(killed.code, -1, "{point}: {killed}");
+        let out = env
+            .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+            .expect_code(0);
+        let merges = env.git(&repo, &["log", "--merges", "--format=%s"]);
+        assert_eq!(
+            merges,
+            "merge: ultraplan session 3 — Tests\nmerge: ultraplan session 2 — Server\nmerge: ultraplan session 1 — Config\n",
+            "{point}: {out}"
+        );
+        assert_eq!(env.git(&repo, &["rev-parse", "HEAD^{tree}"]), expected, "{point}");
+        assert_eq!(env.git(&repo, &["status", "--porcelain"]), "", "{point}");
+        assert_clean(&env, &repo);
+        std::fs::rename(&repo, env.root().join(format!("killed-{i}"))).unwrap();
+    }
+}
+
+#[test]
+fn a_session_that_did_not_run_is_never_reported_completed() {
+    let env = TestEnv::new();
+    let repo = setup(&env, &three_sessions());
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    // Another plan with the same file name is refused before anything.
+    std::fs::create_dir_all(repo.join("docs")).unwrap();
+    write(&repo.join("docs/plan.md"), &three_sessions());
+    env.git(&repo, &["add", "docs/plan.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "docs plan"]);
+    let out = env.run(&repo, &["ultraplan", "run", "docs/plan.md"]).expect_code(128);
+    assert!(
+        out.stderr.contains("'docs/plan.md' and 'plan.md' share the state"),
+        "{out}"
+    );
+    env.git(&repo, &["reset", "-q", "--hard", head.trim()]);
+    // A session whose own lock is held elsewhere cannot run: it is not completed.
+    let hostname = String::from_utf8(Command::new("uname").arg("-n").output().unwrap().stdout).unwrap();
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let lock = env.root().join("lock");
+    write(
+        &lock,
+        &format!(
+            "pid: {}\nhost: {}\nstarted_at: {now}\nheartbeat_at: {now}\ncommand: x\n",
+            std::process::id(),
+            hostname.trim()
+        ),
+    );
+    let id = env.git(&repo, &["hash-object", "-w", lock.to_str().unwrap()]);
+    env.git(&repo, &["update-ref", "refs/ultraplan/plan/lock-session-1", id.trim()]);
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--json", "plan.md"])
+        .expect_code(1);
+    let s = &out.json()["ultraexecute_summary"];
+    assert_eq!(s["sessions"][0]["result"], "crashed", "{out}");
+    assert_eq!(s["sessions"][0]["merged"], false);
+    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head, "nothing merged");
+    env.git(&repo, &["update-ref", "-d", "refs/ultraplan/plan/lock-session-1"]);
+    // A failing setup is logged, and its sessions are not completed either.
+    let out = env
+        .run(
+            &repo,
+            &[
+                "-c",
+                "ultraplan.worktreeSetup=echo setting up; exit 3",
+                "ultraplan",
+                "run",
+                "--json",
+                "plan.md",
+            ],
+        )
+        .expect_code(1);
+    let s = &out.json()["ultraexecute_summary"];
+    assert_eq!(s["sessions"][0]["result"], "setup-failed", "{out}");
+    assert_eq!(s["steps_passed"], 0, "{out}");
+    let log = read(&repo.join(".git/ultraplan/logs/plan/session-1.log"));
+    assert!(
+        log.contains("--- ultraplan.worktreeSetup: echo setting up; exit 3 (exit 3)\nsetting up"),
+        "{log}"
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head, "nothing merged");
+    assert_clean(&env, &repo);
+}
+
+/// Two sessions that wait until `<markers>/go` exists.
+fn gated_waves(markers: &std::path::Path) -> String {
+    slow_waves(markers).replace(
+        "sleep 30;",
+        &format!("while [ ! -e {}/go ]; do sleep 0.05; done;", markers.display()),
+    )
+}
+
+#[test]
+fn a_branch_switched_during_the_run_gets_no_merge() {
+    let env = TestEnv::new();
+    let markers = env.root().join("markers");
+    std::fs::create_dir_all(&markers).unwrap();
+    let repo = setup(&env, &gated_waves(&markers));
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
+    env.git(&repo, &["checkout", "-q", "-b", "other"]);
+    let other = env.git(&repo, &["rev-parse", "HEAD"]);
+    write(&markers.join("go"), "");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("HEAD moved from refs/heads/main to refs/heads/other during the run"),
+        "{stdout}"
+    );
+    assert_eq!(
+        env.git(&repo, &["rev-parse", "HEAD"]),
+        other,
+        "nothing merged into other"
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), other, "nor into main");
+    assert_clean(&env, &repo);
+}
+
+#[test]
+fn a_steps_changes_without_a_commit_are_kept_by_its_session() {
+    let env = TestEnv::new();
+    let body = plan(
+        &[
+            StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt").checkpoint("none"),
+            StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt"),
+        ],
+        &[
+            Sess {
+                n: 1,
+                title: "A",
+                wave: 1,
+                deps: "none",
+                touch: "`a.txt`",
+            },
+            Sess {
+                n: 2,
+                title: "B",
+                wave: 1,
+                deps: "none",
+                touch: "`b.txt`",
+            },
+        ],
+        "",
+    );
+    let repo = setup(&env, &body);
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let log = read(&repo.join(".git/ultraplan/logs/plan/session-1.log"));
+    assert!(log.contains("step 1 passed without committing a.txt"), "{log}");
+    assert_eq!(
+        env.git(&repo, &["show", "HEAD:a.txt"]),
+        "a\n",
+        "step 1's file reached the branch"
+    );
+    // Session 1's branch holds exactly that commit, merged like any other.
+    assert_eq!(
+        env.git(&repo, &["log", "--format=%s", "HEAD~1^2", "-1"]),
+        "chore: keep the uncommitted changes of step 1 (ultraplan session 1)\n"
+    );
+    assert_eq!(
+        env.git(&repo, &["show", "--name-only", "--format=", "HEAD~1^2"]),
+        "a.txt\n"
+    );
+    assert_clean(&env, &repo);
+    // The manual executor needs the worktree it stopped in: refused here.
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--executor", "manual", "plan.md"])
+        .expect_code(128);
+    assert!(
+        out.stderr.contains("the manual executor cannot run parallel sessions"),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("hint: run the steps here with 'git ultraplan run --fg --executor manual plan.md'"),
+        "{out}"
+    );
+    // --jobs 0 is a usage error.
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--jobs", "0", "plan.md"])
+        .expect_code(129);
+    assert!(out.stderr.contains("0"), "{out}");
+}
+
+#[test]
+fn refusals_change_nothing_even_with_an_earlier_runs_leftovers() {
+    let env = TestEnv::new();
+    let markers = env.root().join("markers");
+    std::fs::create_dir_all(&markers).unwrap();
+    let repo = setup(&env, &slow_waves(&markers));
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
+    let _ = signal(child, "-9");
+    wait_until_no_process_in(&repo);
+    // A directory a killed run left before registering its worktree.
+    std::fs::create_dir_all(repo.join(".git/ultraplan/worktrees/plan/session-7/x")).unwrap();
+    let before = (env.git(&repo, &["worktree", "list"]), env.git(&repo, &["for-each-ref"]));
+    write(&repo.join("shared.txt"), "dirty\n");
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    assert_eq!(
+        (env.git(&repo, &["worktree", "list"]), env.git(&repo, &["for-each-ref"])),
+        before
+    );
+    env.git(&repo, &["checkout", "--", "shared.txt"]);
+    // A step in no session would silently not run: refused.
+    let orphan = gated_waves(&markers).replace("## Execution Strategy", "### Step 3: Stray\n\n- **Files:** `s3.txt`\n- **Changes:**\n  ```sh\n  echo 3 > s3.txt\n  ```\n- **Verify:** `true`\n- **On failure:** revert\n- **Checkpoint:** none\n\n## Execution Strategy");
+    write(&repo.join("plan.md"), &orphan);
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    assert!(
+        out.stderr
+            .contains("step 3 belongs to no session of the Execution Strategy"),
+        "{out}"
+    );
+    assert_eq!(
+        (env.git(&repo, &["worktree", "list"]), env.git(&repo, &["for-each-ref"])),
+        before
+    );
+    // The next real run removes them all, the stray directory too.
+    write(&markers.join("go"), "");
+    write(&repo.join("plan.md"), &gated_waves(&markers));
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert!(
+        out.stderr
+            .contains("removed 3 worktree(s) and 2 branch(es) left by an earlier run"),
+        "{out}"
+    );
+    assert!(!repo.join(".git/ultraplan/worktrees/plan/session-7").exists());
+    assert_clean(&env, &repo);
+}
+
+#[test]
+fn resume_without_a_recorded_run_runs_the_sessions() {
+    let env = TestEnv::new();
+    let repo = setup(&env, &three_sessions());
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "--json", "plan.md"])
+        .expect_code(0);
+    let s = &out.json()["ultraexecute_summary"];
+    assert_eq!(s["sessions"].as_array().map(Vec::len), Some(3), "{out}");
+    assert_eq!(env.git(&repo, &["log", "--merges", "--format=%s"]).lines().count(), 3);
+    assert_clean(&env, &repo);
+}
+
+#[test]
+fn a_killed_session_leaves_no_lock_behind() {
+    let env = TestEnv::new();
+    let markers = env.root().join("markers");
+    std::fs::create_dir_all(&markers).unwrap();
+    let repo = setup(&env, &gated_waves(&markers));
+    let child = env.spawn_ultraplan(&repo, &["run", "--json", "plan.md"]);
+    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
+    // The session child of session 1 (its cwd is its worktree).
+    let worktree = repo
+        .join(".git/ultraplan/worktrees/plan/session-1")
+        .canonicalize()
+        .unwrap();
+    let session = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .find(|e| {
+            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            std::fs::read_link(e.path().join("cwd")).is_ok_and(|cwd| cwd == worktree)
+                && String::from_utf8_lossy(&cmdline).contains("--session")
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .expect("session 1 runs");
+    Command::new("kill").args(["-9", &session]).status().unwrap();
+    write(&markers.join("go"), "");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["ultraexecute_summary"]["sessions"][0]["result"], "crashed");
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "refs/ultraplan/plan/lock-session-1"]),
+        ""
+    );
+    wait_until_no_process_in(&repo);
+    assert_clean(&env, &repo);
+}
+
+#[test]
+fn nothing_a_session_started_outlives_it() {
+    let env = TestEnv::new();
+    let body = plan(
+        &[
+            StepSpec::new(
+                1,
+                "`a.txt`",
+                "echo a > a.txt\n(sleep 60 >/dev/null 2>&1 &)",
+                "test -f a.txt",
+            ),
+            StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt"),
+        ],
+        &[
+            Sess {
+                n: 1,
+                title: "A",
+                wave: 1,
+                deps: "none",
+                touch: "`a.txt`",
+            },
+            Sess {
+                n: 2,
+                title: "B",
+                wave: 1,
+                deps: "none",
+                touch: "`b.txt`",
+            },
+        ],
+        "",
+    );
+    let repo = setup(&env, &body);
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    wait_until_no_process_in(&repo);
     assert_clean(&env, &repo);
 }

@@ -73,8 +73,8 @@ pub struct Args {
     pub yes: bool,
 
     /// Run at most N sessions of a wave at once (default: ultraplan.jobs, else all).
-    #[arg(short = 'j', long, value_name = "N")]
-    pub jobs: Option<usize>,
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
 
     /// Print only the machine summary, as JSON.
     #[arg(long)]
@@ -147,6 +147,18 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 .unwrap_or_else(|| "shell".into()),
         ),
     };
+    if in_waves && executor == Executor::Manual {
+        // A person works in the worktree a step stopped in; session
+        // worktrees are removed when the run stops.
+        return Err(crate::cli::FatalWithHint {
+            message: "the manual executor cannot run parallel sessions: their worktrees are removed when the run stops".into(),
+            hint: format!(
+                "run the steps here with 'git ultraplan run --fg --executor manual {}', or one session with --session N",
+                args.plan.display()
+            ),
+        }
+        .into());
+    }
     // Asked once, before anything (any session) starts.
     if executor.is_billed_agent() && !billing_confirmed(&args, cfg, &ui)? {
         return Ok(Exit::Stopped);
@@ -244,8 +256,11 @@ fn recorded_executor(repo: &crate::git::Repo, plan_path: &str, mode: Mode) -> Re
 /// options every session gets from this command line.
 fn wave_options(args: &Args, cfg: &crate::git::GitConfig, options: &RunOptions) -> Result<engine::waves::WaveOptions> {
     let jobs = match args.jobs {
-        Some(n) => Some(n),
-        None => cfg.integer(config::JOBS.name)?.map(|n| n.max(1) as usize),
+        Some(n) => Some(n as usize),
+        None => match cfg.integer(config::JOBS.name)? {
+            Some(n) if n < 1 => return Err(anyhow!("bad ultraplan.jobs '{n}': at least 1")),
+            n => n.map(|n| n as usize),
+        },
     };
     let include: Vec<String> = cfg
         .strings(config::WORKTREE_INCLUDE.name)

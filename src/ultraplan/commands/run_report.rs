@@ -248,7 +248,7 @@ pub fn render_waves(w: &crate::ultraplan::engine::waves::WavesReport, plan_arg: 
     for c in &w.conflicts {
         match &c.refused {
             Some(_) => sections.push_str(&format!(
-                "\nMerge refused: session {} would overwrite untracked files:\n",
+                "\nMerge refused: session {} would overwrite files in the working tree:\n",
                 c.session
             )),
             None => sections.push_str(&format!(

@@ -137,6 +137,68 @@ impl Run<'_> {
         Ok(out)
     }
 
+    /// At the end of a session run in a worktree that is about to be
+    /// removed: the changes of passed steps whose Checkpoint committed
+    /// nothing (`none`, or a command that did not commit) would be lost with
+    /// it, so they are committed, exactly those paths, in one commit.
+    pub(super) fn commit_leftovers(&mut self, steps: &[&Step]) -> Result<()> {
+        let mut paths = std::collections::BTreeSet::new();
+        let mut numbers = Vec::new();
+        for step in steps {
+            let p = self.state.progress.step(step.number);
+            if p.status != StepStatus::Passed || p.commit.is_some() {
+                continue;
+            }
+            let record = self
+                .state
+                .read_text(&format!("steps/{}/attempt-{}.yaml", step.number, p.attempts))?
+                .unwrap_or_default();
+            let files = files_modified(&record);
+            if !files.is_empty() {
+                numbers.push(step.number.to_string());
+                paths.extend(files);
+            }
+        }
+        if paths.is_empty() {
+            return Ok(());
+        }
+        let current = self.repo.scan(&mut self.tracker)?;
+        let head = current.head;
+        let head_tree = match head {
+            Some(c) => self.repo.commit_tree(c)?,
+            None => self.repo.empty_tree(),
+        };
+        let changes: Vec<FileChange> = self
+            .repo
+            .changes(head_tree, current.tree)?
+            .into_iter()
+            .filter(|c| paths.contains(&c.path))
+            .collect();
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let session = self.session.map(|s| s.number).unwrap_or_default();
+        let message = format!(
+            "chore: keep the uncommitted changes of step{} {} (ultraplan session {session})",
+            if numbers.len() == 1 { "" } else { "s" },
+            numbers.join(", ")
+        );
+        let commit = self.repo.commit_changes(head, &changes, &message)?;
+        self.repo.advance_head(head, commit, &format!("commit: {message}"))?;
+        self.tracker.moved_head(commit);
+        self.repo.stage(&changes, &current)?;
+        self.warn(format!(
+            "step{} {} passed without committing {}; committed as '{message}' so the merge keeps them",
+            if numbers.len() == 1 { "" } else { "s" },
+            numbers.join(", "),
+            changes.iter().map(|c| c.path.as_str()).collect::<Vec<_>>().join(", ")
+        ));
+        self.state.save(&format!(
+            "session {session}: kept uncommitted changes ({})",
+            self.repo.short(commit)
+        ))
+    }
+
     /// A passed step whose checkpoint is not a commit of changes.
     fn finish_checkpoint(&mut self, step: &Step, done: &Attempt, changes: &[FileChange]) -> Result<StepEnd> {
         let n = step.number;
@@ -364,4 +426,17 @@ impl Run<'_> {
         self.state.put_text("exit-conditions.log", &log)?;
         Ok(all)
     }
+}
+
+/// `result.files_modified` of a recorded attempt.
+fn files_modified(record: &str) -> Vec<String> {
+    let Ok(value) = serde_yaml::from_str::<serde_yaml::Value>(record) else {
+        return Vec::new();
+    };
+    value
+        .get("result")
+        .and_then(|r| r.get("files_modified"))
+        .and_then(|f| f.as_sequence())
+        .map(|seq| seq.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default()
 }

@@ -69,6 +69,27 @@ impl Leftovers<'_> {
             }
         }
         self.repo.prune_worktrees()?;
+        // A session directory no worktree is registered for (a run killed
+        // while creating it) would block every later run: it is ours, so it goes.
+        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_owned());
+        let registered: Vec<PathBuf> = self
+            .repo
+            .linked_worktrees()?
+            .iter()
+            .map(|w| canonical(&w.path))
+            .collect();
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let ours = name.strip_prefix("session-").is_some_and(|n| n.parse::<u32>().is_ok());
+                if ours && !registered.contains(&canonical(&path)) && wanted(&path, None) {
+                    std::fs::remove_dir_all(&path)
+                        .map_err(|e| anyhow::anyhow!("cannot remove '{}': {e}", path.display()))?;
+                    removed.worktrees.push(path);
+                }
+            }
+        }
         for (name, _) in self.repo.refs_with_prefix(&self.branch_prefix())? {
             let session_dir = name.rsplit('/').next().map(|s| self.dir.join(s));
             if wanted(session_dir.as_deref().unwrap_or(Path::new("")), Some(&name)) {

@@ -312,6 +312,9 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
         };
         run.run_steps(&steps)
     })();
+    if process::interrupted() || (session_number.is_some() && orchestrated()) {
+        process::kill_own_leftovers();
+    }
     let released = lock.release(repo);
     let report = outcome?;
     released?;
@@ -341,6 +344,14 @@ fn select(plan: &Plan, mode: Mode) -> Result<(Vec<&Step>, Option<&Session>)> {
             Ok((steps, Some(session)))
         }
     }
+}
+
+/// Set by a multi-session run in the environment of the sessions it starts
+/// in worktrees of its own, which it removes when they end.
+pub const ORCHESTRATED_VAR: &str = "GIT_ULTRAPLAN_ORCHESTRATED";
+
+fn orchestrated() -> bool {
+    std::env::var_os(ORCHESTRATED_VAR).is_some_and(|v| v == "1")
 }
 
 /// A run id: UTC time and pid, unique enough to tell runs apart in one repository.
@@ -397,6 +408,9 @@ impl Run<'_> {
                     }
                 }
             }
+        }
+        if result == RunResult::Completed && self.opts.mode.session().is_some() && orchestrated() {
+            self.commit_leftovers(steps)?;
         }
         let mut exit_condition = "n/a";
         if result == RunResult::Completed && self.plan.kind == PlanKind::SessionSpec {

@@ -26,16 +26,7 @@ pub(super) fn open_state<'r>(
     };
     let existing = RunState::load(repo, state_ref)?;
     if let Some(previous) = &existing {
-        if previous.progress.plan != input.path {
-            return Err(crate::cli::FatalWithHint {
-                message: format!(
-                    "'{}' and '{}' share the state '{state_ref}'",
-                    input.path, previous.progress.plan
-                ),
-                hint: "plan files with the same name share their state; rename one of them".into(),
-            }
-            .into());
-        }
+        refuse_shared_state(previous, &input.path)?;
     }
     let continuing = matches!(opts.mode, Mode::Resume | Mode::ResumeSession(_) | Mode::Step(_));
     let plan_text = redact(input.text).into_owned();
@@ -126,4 +117,19 @@ fn old_title(state: &RunState<'_>, number: u32) -> Result<Option<String>> {
     Ok(crate::ultraplan::plan::parse(&text, "plan.md")
         .ok()
         .and_then(|p| p.step(number).map(|s| s.title.clone())))
+}
+
+/// DESIGN §8: two plan paths with the same slug are refused with a hint.
+pub(super) fn refuse_shared_state(state: &RunState<'_>, plan_path: &str) -> Result<()> {
+    if state.progress.plan == plan_path {
+        return Ok(());
+    }
+    Err(crate::cli::FatalWithHint {
+        message: format!(
+            "'{plan_path}' and '{}' share the state '{}'",
+            state.progress.plan, state.ref_name
+        ),
+        hint: "plan files with the same name share their state; rename one of them".into(),
+    }
+    .into())
 }

@@ -5,7 +5,7 @@
 
 use std::os::unix::process::CommandExt as _;
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
 use anyhow::{anyhow, Result};
 
@@ -25,6 +25,13 @@ pub fn set_run_token(token: String) {
 
 fn run_token() -> Option<String> {
     RUN_TOKEN.lock().ok().and_then(|t| t.clone())
+}
+
+/// Stops what this run's children left running in the background (they
+/// carry this run's token): for a run that was interrupted, or a session
+/// whose worktree is about to be removed. Returns how many.
+pub fn kill_own_leftovers() -> usize {
+    run_token().map_or(0, |token| kill_tagged(&token))
 }
 
 /// Kills (SIGKILL) every process of ours whose environment carries
@@ -154,10 +161,32 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
+/// When the first signal came (monotonic milliseconds, plus one).
+static FIRST_SIGNAL_MS: AtomicU64 = AtomicU64::new(0);
+
+/// Signals closer than this to the first are the same Ctrl-C arriving twice:
+/// the terminal sends it to the whole foreground group, and the `git` wrapper
+/// of `git ultraplan` forwards its own copy to us.
+const SAME_INTERRUPT_MS: u64 = 2_000;
+
+fn monotonic_ms() -> u64 {
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime is async-signal-safe and writes only `now`.
+    unsafe {
+        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now);
+    }
+    now.tv_sec as u64 * 1000 + now.tv_nsec as u64 / 1_000_000
+}
+
 extern "C" fn on_signal(signal: libc::c_int) {
-    // Only async-signal-safe work: atomics, killpg, signal, raise.
+    // Only async-signal-safe work: atomics, clock_gettime, killpg, signal, raise.
+    let now = monotonic_ms() + 1;
     if INTERRUPTED.swap(true, Ordering::SeqCst) {
-        // A second signal: stop being polite.
+        let first = FIRST_SIGNAL_MS.load(Ordering::SeqCst);
+        if now.saturating_sub(first) < SAME_INTERRUPT_MS {
+            return; // the same interrupt again: cleanup is under way
+        }
+        // A second interrupt, later: stop being polite.
         // SAFETY: restoring the default disposition and re-raising are async-signal-safe.
         unsafe {
             libc::signal(signal, libc::SIG_DFL);
@@ -165,6 +194,7 @@ extern "C" fn on_signal(signal: libc::c_int) {
         }
         return;
     }
+    FIRST_SIGNAL_MS.store(now, Ordering::SeqCst);
     let group = CURRENT_GROUP.load(Ordering::SeqCst);
     if group > 0 {
         // SAFETY: killpg is async-signal-safe; the group is our own child's.

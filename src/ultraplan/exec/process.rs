@@ -14,7 +14,8 @@ use anyhow::{anyhow, Result};
 
 use super::children;
 pub use super::children::{
-    install_interrupt_handler, interrupted, kill_tagged, set_run_token, spawn_registered, unregister, RUN_TOKEN_VAR,
+    install_interrupt_handler, interrupted, kill_own_leftovers, kill_tagged, set_run_token, spawn_registered,
+    unregister, RUN_TOKEN_VAR,
 };
 
 /// What to run.

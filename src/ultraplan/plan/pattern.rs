@@ -112,6 +112,70 @@ fn segments(pattern: &str) -> Vec<Segment> {
     segs
 }
 
+/// The files below `root` that `pattern` covers, ignored or not, found by
+/// walking only the directories the pattern can reach: `.git` is never
+/// entered and symbolic links to directories are not followed.
+pub fn expand(root: &std::path::Path, pattern: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    walk(root, "", &segments(pattern), &mut out);
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn walk(root: &std::path::Path, rel: &str, segs: &[Segment], out: &mut Vec<String>) {
+    let join = |name: &str| {
+        if rel.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{rel}/{name}")
+        }
+    };
+    let Some(first) = segs.first() else {
+        if !rel.is_empty() && root.join(rel).symlink_metadata().is_ok_and(|m| m.is_file()) {
+            out.push(rel.to_owned());
+        }
+        return;
+    };
+    let names = || -> Vec<(String, bool)> {
+        let Ok(entries) = std::fs::read_dir(root.join(rel)) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_str()?.to_owned();
+                let is_dir = e.file_type().ok()?.is_dir();
+                (name != ".git").then_some((name, is_dir))
+            })
+            .collect()
+    };
+    match first {
+        Segment::AnyDepth => {
+            walk(root, rel, &segs[1..], out);
+            for (name, is_dir) in names() {
+                if is_dir {
+                    walk(root, &join(&name), segs, out);
+                } else if segs.len() == 1 {
+                    out.push(join(&name));
+                }
+            }
+        }
+        Segment::Literal(name) => {
+            if name != ".git" && root.join(rel).join(name).symlink_metadata().is_ok() {
+                walk(root, &join(name), &segs[1..], out);
+            }
+        }
+        Segment::Glob(glob) => {
+            for (name, _) in names() {
+                if glob_name(glob, &name) {
+                    walk(root, &join(&name), &segs[1..], out);
+                }
+            }
+        }
+    }
+}
+
 /// Whether `pattern` covers the file `path`.
 pub fn matches(pattern: &str, path: &str) -> bool {
     let path_segs: Vec<Segment> = path
@@ -258,6 +322,40 @@ fn class(g: &[char], start: usize, c: char) -> Option<(bool, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expand_walks_only_what_a_pattern_reaches_and_agrees_with_matches() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for file in [
+            ".env",
+            ".env.local",
+            "config/app.local",
+            "config/app.toml",
+            "a/b/c/.env",
+            ".git/x.local",
+            "src/main.rs",
+        ] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        assert_eq!(expand(root, ".env*"), vec![".env", ".env.local"]);
+        assert_eq!(expand(root, "config/*.local"), vec!["config/app.local"]);
+        assert_eq!(expand(root, "**/.env"), vec![".env", "a/b/c/.env"]);
+        assert_eq!(expand(root, "config"), vec!["config/app.local", "config/app.toml"]);
+        assert_eq!(
+            expand(root, "**/*.local"),
+            vec![".env.local", "config/app.local"],
+            ".git is never entered"
+        );
+        assert_eq!(expand(root, "nothing/*"), Vec::<String>::new());
+        for pattern in [".env*", "config/*.local", "**/.env", "config", "**/*.local"] {
+            for found in expand(root, pattern) {
+                assert!(matches(pattern, &found), "{pattern} {found}");
+            }
+        }
+    }
 
     #[test]
     fn safety() {

@@ -6,7 +6,7 @@ use anyhow::{anyhow, Result};
 
 use super::{ConflictRecord, Waves};
 use crate::git::MergePlan;
-use crate::ultraplan::engine::Failure;
+use crate::ultraplan::engine::{fault, Failure};
 use crate::ultraplan::plan::Session;
 use crate::ultraplan::state::{RunState, StepStatus};
 
@@ -20,7 +20,29 @@ impl<'a> Waves<'a> {
             .repo
             .read_ref(&branch)?
             .ok_or_else(|| anyhow!("the branch of session {n} is gone"))?;
-        let head = self.repo.head()?.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
+        let current = self.repo.head()?;
+        if current.branch != self.branch {
+            // Someone switched branches while the sessions ran: the merges
+            // belong on the branch the run started from.
+            let name = |b: &Option<String>| b.clone().unwrap_or_else(|| "a detached HEAD".into());
+            self.failure = Some(Failure {
+                step: 0,
+                title: format!("session {n}: {}", session.title),
+                status: StepStatus::Failed,
+                policy: "stop; nothing changed".into(),
+                error: format!(
+                    "HEAD moved from {} to {} during the run; nothing more is merged (switch back and run --resume)",
+                    name(&self.branch),
+                    name(&current.branch)
+                ),
+                attempts: 0,
+            });
+            if let Some(r) = self.sessions.get_mut(&n) {
+                r.result = "merge-failed".into();
+            }
+            return Ok(false);
+        }
+        let head = current.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
         if self.repo.is_ancestor(tip, head)? {
             // The session committed nothing new: there is nothing to merge.
             if let Some(r) = self.sessions.get_mut(&n) {
@@ -33,25 +55,42 @@ impl<'a> Waves<'a> {
         let label = branch.trim_start_matches("refs/heads/").to_owned();
         let (paths, refused) = match self.repo.plan_merge(head, tip, &label, &message)? {
             MergePlan::Conflicts(paths) => (paths, None),
-            MergePlan::Clean(commit) => match self.repo.apply_merge(head, commit, &message)? {
-                Ok(()) => {
-                    if let Some(r) = self.sessions.get_mut(&n) {
-                        r.merged = true;
-                        r.merge_commit = Some(commit.to_string());
-                    }
-                    self.save(state, &format!("session {n}: merged ({})", self.repo.short(commit)))?;
-                    return Ok(true);
+            MergePlan::Clean(commit) => {
+                // Recorded before anything changes, so a resume after a kill
+                // knows this merge (and never makes it twice).
+                if let Some(r) = self.sessions.get_mut(&n) {
+                    r.merge_commit = Some(commit.to_string());
                 }
-                Err(text) => (paths_in_refusal(&text), Some(text)),
-            },
+                self.save(state, &format!("session {n}: merging ({})", self.repo.short(commit)))?;
+                fault::point("merge-recorded");
+                match self.repo.checkout_merge(head, commit)? {
+                    Ok(()) => {
+                        fault::point("merge-checked-out");
+                        self.repo.commit_merge(head, commit, &message)?;
+                        fault::point("merge-committed");
+                        if let Some(r) = self.sessions.get_mut(&n) {
+                            r.merged = true;
+                        }
+                        self.save(state, &format!("session {n}: merged ({})", self.repo.short(commit)))?;
+                        return Ok(true);
+                    }
+                    Err(text) => {
+                        if let Some(r) = self.sessions.get_mut(&n) {
+                            r.merge_commit = None;
+                        }
+                        (paths_in_refusal(&text), Some(text))
+                    }
+                }
+            }
         };
         if let Some(r) = self.sessions.get_mut(&n) {
             r.result = "merge-failed".into();
         }
         let why = match &refused {
-            Some(_) => format!(
-                "merging session {n} would overwrite untracked files: {}",
-                paths.join(", ")
+            Some(text) => format!(
+                "merging session {n} would overwrite files in the working tree: {} (git: {})",
+                paths.join(", "),
+                text.lines().next().unwrap_or("").trim_start_matches("error: ")
             ),
             None => format!("session {n} conflicts with what is merged: {}", paths.join(", ")),
         };
@@ -80,7 +119,10 @@ fn paths_in_refusal(text: &str) -> Vec<String> {
     for line in text.lines() {
         if line.starts_with('\t') {
             paths.push(line.trim().to_owned());
-        } else if line.contains("would be overwritten") || line.contains("not uptodate") {
+        } else if line.contains("would be overwritten")
+            || line.contains("not uptodate")
+            || line.contains("would lose untracked files")
+        {
             if let Some((_, rest)) = line.split_once('\'') {
                 if let Some((path, _)) = rest.rsplit_once('\'') {
                     paths.push(path.to_owned());
@@ -99,6 +141,8 @@ mod tests {
     pub(super) fn refusals_name_their_paths() {
         let read_tree = "error: Untracked working tree file 'out.txt' would be overwritten by merge.\nerror: Entry 'a b.txt' not uptodate. Cannot merge.";
         assert_eq!(super::paths_in_refusal(read_tree), vec!["a b.txt", "out.txt"]);
+        let dir = "error: Updating 'out' would lose untracked files in it";
+        assert_eq!(super::paths_in_refusal(dir), vec!["out"]);
         let merge = "error: The following untracked working tree files would be overwritten by merge:\n\tx.txt\n\ty.txt\nPlease move or remove them";
         assert_eq!(super::paths_in_refusal(merge), vec!["x.txt", "y.txt"]);
     }

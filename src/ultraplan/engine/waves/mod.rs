@@ -84,13 +84,14 @@ pub struct WavesReport {
     pub cleaned: Removed,
 }
 
-/// Whether `--resume` of this plan continues a multi-session run (rather
-/// than a foreground one): its run state records sessions.
+/// Whether `--resume` of a multi-session plan runs its sessions (rather
+/// than continuing a foreground `--fg` run): its run state records
+/// sessions, or there is no recorded run to continue at all.
 pub fn resumes_sessions(repo: &Repo, input: &PlanInput<'_>) -> Result<bool> {
     let refs = Refs::new(slug(Path::new(&input.path)));
     Ok(match RunState::load(repo, &refs.run())? {
         Some(state) => state.read_text("sessions.json")?.is_some(),
-        None => false,
+        None => true,
     })
 }
 
@@ -122,44 +123,56 @@ pub fn run_waves(
         .into());
     };
     let refs = Refs::new(slug(Path::new(&input.path)));
-    let lock = Lock::acquire(repo, &refs.lock(), &opts.command_line, opts.lock_timeout)?;
-    if let Some((holder, why)) = &lock.took_over {
-        observer.event(Event::Warning(format!(
-            "took over a stale lock of pid {} on {} ({why})",
-            holder.pid, holder.host
-        )));
+    for state in crate::ultraplan::state::catalog::states(repo, &refs.slug)? {
+        super::open::refuse_shared_state(&state, &input.path)?;
     }
     let leftovers = Leftovers {
         repo,
         slug: refs.slug.clone(),
         dir: worktree_dir(repo, wave_opts.worktree_dir.as_deref(), &refs.slug),
     };
-    let outcome = leftovers.remove().and_then(|cleaned| {
-        if !cleaned.is_empty() {
-            observer.event(Event::Warning(format!(
-                "removed {} worktree(s) and {} branch(es) left by an earlier run",
-                cleaned.worktrees.len(),
-                cleaned.branches.len()
-            )));
-        }
-        let mut waves = Waves {
-            repo,
-            input,
-            opts,
-            wave_opts,
-            observer,
-            refs: &refs,
-            leftovers: &leftovers,
-            plan_rel: &plan_rel,
-            sessions: BTreeMap::new(),
-            conflicts: Vec::new(),
-            warnings: Vec::new(),
-            failure: None,
-        };
-        waves.run(cleaned)
-    });
-    // Every exit path: no worktree or branch of this plan survives the run.
-    let cleaned = leftovers.remove();
+    let mut waves = Waves {
+        repo,
+        input,
+        opts,
+        wave_opts,
+        observer,
+        refs: &refs,
+        leftovers: &leftovers,
+        plan_rel: &plan_rel,
+        sessions: BTreeMap::new(),
+        branch: None,
+        states_before: BTreeMap::new(),
+        conflicts: Vec::new(),
+        warnings: Vec::new(),
+        failure: None,
+        started: false,
+    };
+    // Refused before anything, the lock included, changes: unless a killed
+    // run left a merge half-applied, which only the lock's holder may finish.
+    let resumed = waves.resumable()?;
+    let pending = match &resumed {
+        Some(state) => waves.pending_merge(state)?.is_some(),
+        None => false,
+    };
+    let untracked = match pending {
+        false => Some(waves.refuse_dirt()?),
+        true => None,
+    };
+    let lock = Lock::acquire(repo, &refs.lock(), &opts.command_line, opts.lock_timeout)?;
+    if let Some((holder, why)) = &lock.took_over {
+        waves.warn(format!(
+            "took over a stale lock of pid {} on {} ({why})",
+            holder.pid, holder.host
+        ));
+    }
+    let outcome = waves.run(resumed, untracked);
+    // Every exit path once anything changed: no worktree or branch of this
+    // plan survives the run. A refused run changes nothing at all.
+    let cleaned = match waves.started {
+        true => leftovers.remove().map(|_| ()),
+        false => Ok(()),
+    };
     let released = lock.release(repo);
     let report = outcome?;
     cleaned?;
@@ -177,9 +190,15 @@ struct Waves<'a> {
     leftovers: &'a Leftovers<'a>,
     plan_rel: &'a str,
     sessions: BTreeMap<u32, SessionRecord>,
+    /// The branch HEAD named when the run started (merges go there only).
+    branch: Option<String>,
+    /// Each session's state ref before it ran this time.
+    states_before: BTreeMap<u32, Option<crate::git::Oid>>,
     conflicts: Vec<ConflictRecord>,
     warnings: Vec<String>,
     failure: Option<Failure>,
+    /// Past the refusals: something may have changed, cleanup is due.
+    started: bool,
 }
 
 impl<'a> Waves<'a> {
@@ -188,8 +207,25 @@ impl<'a> Waves<'a> {
         self.warnings.push(message);
     }
 
-    fn run(&mut self, cleaned: Removed) -> Result<WavesReport> {
-        let untracked = self.preflight()?;
+    fn run(&mut self, resumed: Option<RunState<'a>>, untracked: Option<Vec<String>>) -> Result<WavesReport> {
+        if let Some(state) = &resumed {
+            self.finish_pending_merge(state)?;
+        }
+        let untracked = match untracked {
+            Some(list) => list,
+            None => self.refuse_dirt()?,
+        };
+        self.started = true;
+        let cleaned = self.leftovers.remove()?;
+        if !cleaned.is_empty() {
+            self.warn(format!(
+                "removed {} worktree(s) and {} branch(es) left by an earlier run",
+                cleaned.worktrees.len(),
+                cleaned.branches.len()
+            ));
+        }
+        self.track_plan()?;
+        self.branch = self.repo.head()?.branch;
         let plan = self.input.plan;
         let base = self
             .repo
@@ -210,9 +246,17 @@ impl<'a> Waves<'a> {
                 },
             );
         }
-        let mut state = match self.resumable()? {
+        let mut state = match resumed {
             Some(state) => self.continue_state(state, base)?,
             None => self.start_state()?,
+        };
+        // The risk covers the whole run, from where its first invocation began.
+        if state.read_text("base")?.is_none() {
+            state.put_text("base", &format!("{base}\n"))?;
+        }
+        let base = match state.read_text("base")?.and_then(|t| t.trim().parse().ok()) {
+            Some(first) if self.repo.is_ancestor(first, base)? => first,
+            _ => base,
         };
         let mut result = RunResult::Completed;
         'waves: for (w, wave) in plan.waves.iter().enumerate() {

@@ -1,4 +1,5 @@
-//! DESIGN §7.1's pre-flight: no tracked changes, the plan committed.
+//! DESIGN §7.1's pre-flight: no tracked changes, every step in a session,
+//! the plan committed.
 
 use anyhow::{anyhow, Result};
 
@@ -6,9 +7,30 @@ use super::Waves;
 use crate::git::{EntryKind, FileChange, Snapshot};
 
 impl<'a> Waves<'a> {
-    /// DESIGN §7.1: no tracked changes (untracked files are listed), the plan
-    /// committed (alone) when it is not tracked yet.
-    pub(super) fn preflight(&mut self) -> Result<Vec<String>> {
+    /// DESIGN §7.1, the refusals (before anything changes): no tracked
+    /// changes but the plan's own; untracked files are listed. Every step
+    /// belongs to a session, or a parallel run would silently not run it.
+    pub(super) fn refuse_dirt(&mut self) -> Result<Vec<String>> {
+        let plan = self.input.plan;
+        let orphans: Vec<String> = plan
+            .steps
+            .iter()
+            .filter(|st| !plan.sessions.iter().any(|s| s.steps.contains(&st.number)))
+            .map(|st| st.number.to_string())
+            .collect();
+        if !orphans.is_empty() {
+            return Err(crate::cli::FatalWithHint {
+                message: format!(
+                    "step{} {} belong{} to no session of the Execution Strategy, so a parallel run would not run {}",
+                    if orphans.len() == 1 { "" } else { "s" },
+                    orphans.join(", "),
+                    if orphans.len() == 1 { "s" } else { "" },
+                    if orphans.len() == 1 { "it" } else { "them" },
+                ),
+                hint: "add them to a session, or run every step here with --fg".into(),
+            }
+            .into());
+        }
         let dirt = self.repo.dirt()?;
         // The plan itself may differ from its commit (a person fixed it
         // before --resume): it is committed alone below, like an untracked one.
@@ -34,6 +56,12 @@ impl<'a> Waves<'a> {
                 if untracked.len() > 10 { ", …" } else { "" }
             ));
         }
+        Ok(untracked)
+    }
+
+    /// DESIGN §7.1: the plan committed (alone) when the worktrees would not
+    /// see it as it is: untracked, or changed since its last commit.
+    pub(super) fn track_plan(&mut self) -> Result<()> {
         let head = self
             .repo
             .head()?
@@ -71,6 +99,6 @@ impl<'a> Waves<'a> {
                 self.plan_rel
             ));
         }
-        Ok(untracked)
+        Ok(())
     }
 }

@@ -20,6 +20,47 @@ impl<'a> Waves<'a> {
         Ok(state.read_text("sessions.json")?.is_some().then_some(state))
     }
 
+    /// Finishes a merge a killed run left half-applied: its commit recorded
+    /// as pending, the working tree and index already holding it, HEAD not
+    /// yet moved. Runs before the pre-flight (which would see the merge as
+    /// uncommitted changes).
+    pub(super) fn finish_pending_merge(&mut self, state: &RunState<'_>) -> Result<()> {
+        let Some((session, commit)) = self.pending_merge(state)? else {
+            return Ok(());
+        };
+        let info = self.repo.commit_info(commit)?;
+        let subject = info.message.lines().next().unwrap_or("").to_owned();
+        self.repo.advance_head(
+            info.parents.first().copied(),
+            commit,
+            &format!("merge: {subject} (finished on resume)"),
+        )?;
+        self.warn(format!(
+            "finished the merge of session {session} that a killed run had applied but not committed"
+        ));
+        Ok(())
+    }
+
+    /// The session and merge commit a killed run recorded as pending and
+    /// applied to the working tree and index, but not to HEAD.
+    pub(super) fn pending_merge(&self, state: &RunState<'_>) -> Result<Option<(u32, crate::git::Oid)>> {
+        let text = state.read_text("sessions.json")?.unwrap_or_default();
+        let recorded: Vec<SessionRecord> = serde_json::from_str(&text).unwrap_or_default();
+        let Some(head) = self.repo.head()?.commit else {
+            return Ok(None);
+        };
+        for old in recorded.iter().filter(|r| !r.merged) {
+            let Some(Ok(commit)) = old.merge_commit.as_deref().map(str::parse::<crate::git::Oid>) else {
+                continue;
+            };
+            let info = self.repo.commit_info(commit)?;
+            if info.parents.first() == Some(&head) && self.repo.index_tree()? == Some(info.tree) {
+                return Ok(Some((old.number, commit)));
+            }
+        }
+        Ok(None)
+    }
+
     /// Resumes a recorded run: a session whose merge is still in HEAD's
     /// history stays merged; every other session runs again from the start in
     /// a fresh worktree (its old worktree and branch were removed when that
@@ -33,12 +74,13 @@ impl<'a> Waves<'a> {
             let Some(record) = self.sessions.get_mut(&old.number) else {
                 continue;
             };
-            let still_merged = old.merged
-                && match old.merge_commit.as_deref().map(str::parse::<crate::git::Oid>) {
-                    Some(Ok(commit)) => self.repo.is_ancestor(commit, head)?,
-                    Some(Err(_)) => false,
-                    None => true, // it had nothing to merge
-                };
+            // A merge commit in HEAD's history is merged, even when the run
+            // was killed before it could record so.
+            let still_merged = match old.merge_commit.as_deref().map(str::parse::<crate::git::Oid>) {
+                Some(Ok(commit)) => self.repo.is_ancestor(commit, head)?,
+                Some(Err(_)) => false,
+                None => old.merged, // it had nothing to merge
+            };
             if still_merged {
                 record.result = old.result;
                 record.merged = true;

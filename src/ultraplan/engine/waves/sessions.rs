@@ -35,6 +35,10 @@ impl<'a> Waves<'a> {
         let head = self.repo.head()?.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
         for session in sessions {
             let n = session.number;
+            // What the session's state is before it runs: a state this run's
+            // session did not write is not its outcome.
+            let before = self.repo.read_ref(&self.refs.session(n))?;
+            self.states_before.insert(n, before);
             let branch = self.refs.branch(n);
             let path = self.worktree(n);
             self.repo.create_branch(&branch, head)?;
@@ -43,6 +47,11 @@ impl<'a> Waves<'a> {
                 return Err(e);
             }
             self.copy_includes(&path)?;
+            let log_path = self.log_path(n);
+            if let Some(dir) = log_path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(&log_path, "").map_err(|e| anyhow!("cannot create '{}': {e}", log_path.display()))?;
             if let Some(setup) = &self.wave_opts.setup {
                 let finished = process::shell(
                     setup,
@@ -51,6 +60,12 @@ impl<'a> Waves<'a> {
                     self.opts.verify_timeout,
                     self.opts.transcript_cap,
                 )?;
+                let logged = format!(
+                    "--- ultraplan.worktreeSetup: {setup} ({})\n{}\n",
+                    finished.ending.describe(),
+                    crate::redact::redact(&finished.output())
+                );
+                std::fs::write(&log_path, logged).map_err(|e| anyhow!("cannot write '{}': {e}", log_path.display()))?;
                 if !finished.ending.success() {
                     if let Some(r) = self.sessions.get_mut(&n) {
                         r.result = "setup-failed".into();
@@ -72,24 +87,42 @@ impl<'a> Waves<'a> {
             return Ok(());
         }
         let root = self.repo.workdir()?;
-        let dirt = self.repo.dirt()?;
-        for path in dirt
-            .untracked
+        let head_tree = match self.repo.head()?.commit {
+            Some(c) => self.repo.commit_tree(c)?,
+            None => self.repo.empty_tree(),
+        };
+        let skip = self.worktrees_prefix(root);
+        let mut paths: Vec<String> = self
+            .wave_opts
+            .include
             .iter()
-            .chain(ignored_candidates(root, &self.wave_opts.include).iter())
-        {
-            if self.wave_opts.include.iter().any(|p| pattern::matches(p, path))
-                && pattern::safe_relative_path(path).is_ok()
-            {
-                let target = to.join(path);
-                if let Some(parent) = target.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                std::fs::copy(root.join(path), &target)
-                    .map_err(|e| anyhow!("cannot copy '{path}' into the worktree: {e}"))?;
+            .flat_map(|p| pattern::expand(root, p))
+            .filter(|p| {
+                pattern::safe_relative_path(p).is_ok() && !skip.as_ref().is_some_and(|s| p.starts_with(s.as_str()))
+            })
+            .collect();
+        paths.sort();
+        paths.dedup();
+        for path in paths {
+            if self.repo.tree_entry(head_tree, &path)?.is_some() {
+                continue; // tracked: the checkout brought it
             }
+            let target = to.join(&path);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::copy(root.join(&path), &target)
+                .map_err(|e| anyhow!("cannot copy '{path}' into the worktree: {e}"))?;
         }
         Ok(())
+    }
+
+    /// Where session worktrees live, relative to the top of the main worktree
+    /// (when `ultraplan.worktreeDir` puts them inside it), so include
+    /// patterns never copy one worktree into another.
+    fn worktrees_prefix(&self, root: &Path) -> Option<String> {
+        let rel = self.leftovers.dir.parent()?.strip_prefix(root).ok()?;
+        (!rel.as_os_str().is_empty()).then(|| format!("{}/", rel.display()))
     }
 
     /// Runs the wave's sessions, at most `jobs` at once, with live progress.
@@ -137,11 +170,11 @@ impl<'a> Waves<'a> {
 
     pub(super) fn spawn(&self, session: &Session) -> Result<std::process::Child> {
         let log_path = self.log_path(session.number);
-        if let Some(dir) = log_path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let log =
-            std::fs::File::create(&log_path).map_err(|e| anyhow!("cannot create '{}': {e}", log_path.display()))?;
+        let log = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&log_path)
+            .map_err(|e| anyhow!("cannot open '{}': {e}", log_path.display()))?;
         let mut command = Command::new(&self.wave_opts.program);
         command
             .arg("run")
@@ -150,6 +183,7 @@ impl<'a> Waves<'a> {
             .args(&self.wave_opts.child_args)
             .arg(self.plan_rel)
             .current_dir(self.worktree(session.number))
+            .env(crate::ultraplan::engine::ORCHESTRATED_VAR, "1")
             .env_remove("GIT_DIR")
             .env_remove("GIT_WORK_TREE")
             .env_remove("GIT_INDEX_FILE")
@@ -184,17 +218,18 @@ impl<'a> Waves<'a> {
     /// Reads each session's own state into the run's progress.
     pub(super) fn collect(&mut self, sessions: &[&Session], state: &mut RunState<'_>) -> Result<()> {
         for session in sessions {
-            if let Some(s) = RunState::load(self.repo, &self.refs.session(session.number))? {
+            let name = self.refs.session(session.number);
+            let before = self.states_before.get(&session.number).copied().flatten();
+            if self.repo.read_ref(&name)? == before {
+                continue; // it did not run (refused, or it never started)
+            }
+            if let Some(s) = RunState::load(self.repo, &name)? {
                 for (n, step) in &s.progress.steps {
                     state.progress.steps.insert(*n, step.clone());
                 }
-                if let Some(r) = self.sessions.get_mut(&session.number) {
-                    if r.result == "crashed" && s.progress.status == RunStatus::Completed {
-                        r.result = "completed".into();
-                    }
-                }
             }
         }
+        self.clear_session_locks(sessions)?;
         let done: Vec<String> = sessions
             .iter()
             .filter_map(|s| self.sessions.get(&s.number))
@@ -204,12 +239,21 @@ impl<'a> Waves<'a> {
     }
 }
 
-/// Files matching literal (non-glob) include patterns, which may be ignored
-/// files the status does not list (`.env` is usually ignored).
-fn ignored_candidates(root: &Path, patterns: &[String]) -> Vec<String> {
-    patterns
-        .iter()
-        .filter(|p| !pattern::is_glob(p) && root.join(p).is_file())
-        .cloned()
-        .collect()
+impl Waves<'_> {
+    /// The lock a session child left when it died without releasing it (a
+    /// crash, SIGKILL): removed once its holder is gone, with whatever it
+    /// left running.
+    fn clear_session_locks(&mut self, sessions: &[&Session]) -> Result<()> {
+        for session in sessions {
+            let name = format!("{}lock-session-{}", self.refs.prefix(), session.number);
+            let Some(id) = self.repo.read_ref(&name)? else { continue };
+            let info = crate::ultraplan::state::LockInfo::parse(&String::from_utf8_lossy(&self.repo.read_blob(id)?));
+            if let crate::ultraplan::state::LockStatus::Stale(_) = info.status(self.opts.lock_timeout) {
+                if self.repo.delete_ref(&name, Some(id)).is_ok() {
+                    info.kill_leftovers();
+                }
+            }
+        }
+        Ok(())
+    }
 }
