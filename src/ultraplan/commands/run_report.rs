@@ -99,14 +99,22 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
     }
     if let Some(f) = &report.failure {
         out.push_str("\nFailure details\n");
-        out.push_str(&format!(
-            "  Step {}: {}\n  Status: {}\n  On failure: {}\n  Attempts: {}\n",
-            f.step,
-            f.title,
-            f.status.as_str(),
-            f.policy,
-            f.attempts
-        ));
+        match f.step {
+            // Not a step: a session, a merge, a condition or the Verification.
+            None => out.push_str(&format!(
+                "  {}\n  Status: {}\n  Then: {}\n",
+                upper_first(&f.title),
+                f.status.as_str(),
+                f.policy
+            )),
+            Some(n) => out.push_str(&format!(
+                "  Step {n}: {}\n  Status: {}\n  On failure: {}\n  Attempts: {}\n",
+                f.title,
+                f.status.as_str(),
+                f.policy,
+                f.attempts
+            )),
+        }
         let error: Vec<&str> = f.error.lines().take(20).collect();
         out.push_str(&format!("  Error: {}\n", error.join("\n         ")));
     }
@@ -299,4 +307,12 @@ pub fn render_waves(w: &crate::ultraplan::engine::waves::WavesReport, plan_arg: 
     out.push_str(&sections);
     out.push_str(&format!("\n{}\n", waves_json(w)));
     out
+}
+
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }

@@ -358,7 +358,7 @@ impl Run<'_> {
                     self.state.progress.status = crate::ultraplan::state::RunStatus::Stopped;
                     self.state.save(&format!("entry condition failed: {why}"))?;
                     return Ok(Some(Failure {
-                        step: 0,
+                        step: None,
                         title: "entry condition".into(),
                         status: StepStatus::Blocked,
                         policy: "stop".into(),
@@ -408,7 +408,7 @@ impl Run<'_> {
                     ));
                     if !checked.passed() {
                         self.failure = Some(Failure {
-                            step: 0,
+                            step: None,
                             title: "exit condition".into(),
                             status: StepStatus::Failed,
                             policy: "stop".into(),

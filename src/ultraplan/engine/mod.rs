@@ -155,7 +155,9 @@ pub struct StepReport {
 /// Why a run stopped at a step.
 #[derive(Clone, Debug)]
 pub struct Failure {
-    pub step: u32,
+    /// The step, when a step stopped the run (not a session, merge, condition
+    /// or the Verification).
+    pub step: Option<u32>,
     pub title: String,
     pub status: StepStatus,
     pub policy: String,

@@ -405,7 +405,7 @@ impl Run<'_> {
         let attempts = p.attempts;
         if !matches!(status, StepStatus::Passed | StepStatus::Skipped) {
             self.failure = Some(Failure {
-                step: n,
+                step: Some(n),
                 title: step.title.clone(),
                 status,
                 policy: step.on_failure.action.as_str().into(),

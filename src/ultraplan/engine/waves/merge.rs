@@ -26,7 +26,7 @@ impl<'a> Waves<'a> {
             // belong on the branch the run started from.
             let name = |b: &Option<String>| b.clone().unwrap_or_else(|| "a detached HEAD".into());
             self.failure = Some(Failure {
-                step: 0,
+                step: None,
                 title: format!("session {n}: {}", session.title),
                 status: StepStatus::Failed,
                 policy: "stop; nothing changed".into(),
@@ -95,7 +95,7 @@ impl<'a> Waves<'a> {
             None => format!("session {n} conflicts with what is merged: {}", paths.join(", ")),
         };
         self.failure = Some(Failure {
-            step: 0,
+            step: None,
             title: format!("session {n}: {}", session.title),
             status: StepStatus::Failed,
             policy: "stop; nothing changed".into(),

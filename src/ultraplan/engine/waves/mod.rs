@@ -294,7 +294,7 @@ impl<'a> Waves<'a> {
                     RunResult::Stopped
                 };
                 self.failure = Some(Failure {
-                    step: 0,
+                    step: None,
                     title: format!("session {}: {}", first.number, first.title),
                     status: if result == RunResult::Failed {
                         StepStatus::Failed

@@ -169,7 +169,7 @@ impl<'a> Waves<'a> {
         }
         if let Some(failed) = out.iter().find(|c| !c.passed) {
             self.failure = Some(Failure {
-                step: 0,
+                step: None,
                 title: "verification".into(),
                 status: StepStatus::Failed,
                 policy: "report".into(),
