@@ -16,6 +16,7 @@ use crate::cli::FatalWithHint;
 use crate::git::{BranchCommit, Oid, Repo, Signature};
 
 use super::base::{self, Base, NoBase};
+use super::coupling::{self, Coupling};
 use super::group::{Context, Tuning};
 use super::items::ChangeSet;
 use super::outcome::{Failed, Step};
@@ -120,11 +121,28 @@ pub struct Analysis {
     pub commits: Vec<BranchCommit>,
     pub changes: ChangeSet,
     pub provenance: Provenance,
+    pub coupling: Coupling,
 }
 
 impl Analysis {
+    /// Steps 1 to 3 once the base is known.
+    pub fn read(repo: &Repo, target: Target, base: Base, tuning: &Tuning) -> Result<Analysis> {
+        let commits = repo.branch_commits(base.commit, target.tip)?;
+        let changes = ChangeSet::analyse(repo, base.commit, target.tip)?;
+        let provenance = provenance::trace(repo, &changes, &commits)?;
+        let coupling = coupling::read(repo, &changes, tuning.coupling_history)?;
+        Ok(Analysis {
+            target,
+            base,
+            commits,
+            changes,
+            provenance,
+            coupling,
+        })
+    }
+
     pub fn context(&self) -> Context<'_> {
-        Context::new(&self.changes, &self.provenance, &self.commits)
+        Context::new(&self.changes, &self.provenance, &self.commits, self.coupling.clone())
     }
 }
 
@@ -201,16 +219,7 @@ pub fn analyse(repo: &Repo, target: &Target, options: &Options) -> Result<std::r
             base.source.describe()
         ))));
     }
-    let commits = repo.branch_commits(base.commit, target.tip)?;
-    let changes = ChangeSet::analyse(repo, base.commit, target.tip)?;
-    let provenance = provenance::trace(repo, &changes, &commits)?;
-    Ok(Ok(Analysis {
-        target: target.clone(),
-        base,
-        commits,
-        changes,
-        provenance,
-    }))
+    Ok(Ok(Analysis::read(repo, target.clone(), base, &options.tuning)?))
 }
 
 /// Step 4: the plan from `--plan`, or made here. A plan file that misses,

@@ -503,19 +503,15 @@ pub fn resume(repo: &Repo, stored: Stored, answer: &str, options: &Options) -> R
         branch_ref,
         tip: original,
     };
-    let commits = repo.branch_commits(recorded_base, original)?;
-    let changes = super::items::ChangeSet::analyse(repo, recorded_base, original)?;
-    let provenance = super::provenance::trace(repo, &changes, &commits)?;
-    let analysis = Analysis {
+    let analysis = Analysis::read(
+        repo,
         target,
-        base: super::base::Base {
+        super::base::Base {
             commit: recorded_base,
             source: s.base_source.clone(),
         },
-        commits,
-        changes,
-        provenance,
-    };
+        &options.tuning,
+    )?;
     let ctx = analysis.context();
     let mut plan = CommitPlan::from_file(&stored.plan, &analysis.changes).map_err(|p| {
         anyhow!(

@@ -20,32 +20,43 @@
 //! Nothing here reads the clock or a hash map's order: the same branch
 //! gives the same groups.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::git::BranchCommit;
 
-use super::classify::{self, Category};
+use super::affinity::{self, Words};
+use super::coupling::Coupling;
 use super::items::ChangeSet;
 use super::message::{self, Kind};
 use super::provenance::Provenance;
 
-/// Knobs of the heuristics, with the values the evaluation chose.
+/// Knobs of the heuristics, with the values the evaluation chose
+/// (`benches/historian_eval.rs`).
 #[derive(Clone, Debug)]
 pub struct Tuning {
-    /// Join code files of one commit that share a component (directory prefix).
-    pub join_component: bool,
-    /// Join a commit's unlinked code parts of at most this many lines into its largest part.
+    /// Two parts of one commit join when their average affinity (the
+    /// estimated chance they belong to one piece of work) reaches this.
+    pub join_threshold: f64,
+    /// A commit's unlinked code parts of at most this many lines ride along
+    /// with its largest part.
     pub small_part_lines: usize,
     /// A name used by more than this share of the files links nothing.
     pub common_name_share: f64,
+    /// How many commits behind the base are read for change coupling.
+    pub coupling_history: usize,
+    /// The affinity's coefficients (intercept first), when not the built-in
+    /// ones: the evaluation harness fits its own.
+    pub coefficients: Option<Vec<f64>>,
 }
 
 impl Default for Tuning {
     fn default() -> Self {
         Tuning {
-            join_component: true,
+            join_threshold: 0.5,
             small_part_lines: 3,
-            common_name_share: 0.25,
+            common_name_share: 0.5,
+            coupling_history: super::coupling::HISTORY,
+            coefficients: None,
         }
     }
 }
@@ -56,10 +67,16 @@ pub struct Context<'a> {
     pub provenance: &'a Provenance,
     pub commits: &'a [BranchCommit],
     pub kinds: Vec<Kind>,
+    pub coupling: Coupling,
 }
 
 impl<'a> Context<'a> {
-    pub fn new(changes: &'a ChangeSet, provenance: &'a Provenance, commits: &'a [BranchCommit]) -> Context<'a> {
+    pub fn new(
+        changes: &'a ChangeSet,
+        provenance: &'a Provenance,
+        commits: &'a [BranchCommit],
+        coupling: Coupling,
+    ) -> Context<'a> {
         let kinds = commits
             .iter()
             .map(|c| message::kind(&c.message, c.parents.len()))
@@ -69,6 +86,7 @@ impl<'a> Context<'a> {
             provenance,
             commits,
             kinds,
+            coupling,
         }
     }
 }
@@ -110,8 +128,8 @@ impl Union {
 }
 
 /// The unit (a branch commit index, after folding) each item belongs to;
-/// `None` for the pool of items no meaningful commit claims.
-pub fn units(ctx: &Context<'_>) -> Vec<Option<usize>> {
+/// `None` only for an item no commit of the branch touched.
+pub fn units_of(ctx: &Context<'_>) -> Vec<Option<usize>> {
     let n = ctx.commits.len();
     let mut folded = Union::new(n);
     // fixup!/squash!/amend! join the latest earlier commit with that subject.
@@ -169,29 +187,33 @@ pub fn units(ctx: &Context<'_>) -> Vec<Option<usize>> {
                 .or_else(|| touches.iter().find(|&&j| j > k && meaningful(j)))
                 .map(|&j| roots[j])
         });
-        out.push(amended.or(nearest));
+        // Unclaimed: the noise commit's own unit (its work stays together).
+        out.push(amended.or(nearest).or(noise.map(|k| roots[k])));
     }
     out
+}
+
+/// The items of each unit (the pool as `usize::MAX`), by file.
+pub fn unit_files(ctx: &Context<'_>) -> BTreeMap<usize, BTreeMap<usize, Vec<usize>>> {
+    let mut units: BTreeMap<usize, BTreeMap<usize, Vec<usize>>> = BTreeMap::new();
+    for (i, unit) in units_of(ctx).iter().enumerate() {
+        units
+            .entry(unit.unwrap_or(usize::MAX))
+            .or_default()
+            .entry(ctx.changes.items[i].file)
+            .or_default()
+            .push(i);
+    }
+    units
 }
 
 /// Groups of items, each a future commit (unordered; see `order`).
 pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
     let changes = ctx.changes;
-    let unit_of = units(ctx);
-    // Items by unit (the pool as usize::MAX), then by file.
-    let mut units: BTreeMap<usize, BTreeMap<usize, Vec<usize>>> = BTreeMap::new();
-    for (i, unit) in unit_of.iter().enumerate() {
-        units
-            .entry(unit.unwrap_or(usize::MAX))
-            .or_default()
-            .entry(changes.items[i].file)
-            .or_default()
-            .push(i);
-    }
-    let common = common_names(changes, tuning.common_name_share);
+    let words = Words::new(changes, tuning.common_name_share);
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    for files in units.values() {
-        groups.extend(split_unit(changes, files, &common, tuning));
+    for files in unit_files(ctx).values() {
+        groups.extend(affinity::split_unit(ctx, files, &words, tuning));
     }
     join_path_conflicts(changes, &mut groups);
     for g in &mut groups {
@@ -199,144 +221,6 @@ pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
     }
     groups.sort();
     groups
-}
-
-/// Names mentioned by more than `share` of the changed files (and at least
-/// three): too common to say two files belong together.
-fn common_names(changes: &ChangeSet, share: f64) -> BTreeSet<String> {
-    let mut files_using: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
-    for item in &changes.items {
-        for name in &item.symbols.used {
-            files_using.entry(name.as_str()).or_default().insert(item.file);
-        }
-    }
-    let limit = ((changes.files.len() as f64) * share).max(3.0);
-    files_using
-        .into_iter()
-        .filter(|(_, files)| files.len() as f64 > limit)
-        .map(|(name, _)| name.to_owned())
-        .collect()
-}
-
-/// One part of a unit: a file and what is known of it.
-struct Part {
-    items: Vec<usize>,
-    path: String,
-    category: Category,
-    component: String,
-    stem: String,
-    tested_stem: String,
-    defined: BTreeSet<String>,
-    used: BTreeSet<String>,
-    lines: usize,
-}
-
-fn split_unit(
-    changes: &ChangeSet,
-    files: &BTreeMap<usize, Vec<usize>>,
-    common: &BTreeSet<String>,
-    tuning: &Tuning,
-) -> Vec<Vec<usize>> {
-    let parts: Vec<Part> = files
-        .iter()
-        .map(|(&f, items)| {
-            let path = changes.files[f].path.clone();
-            let mut defined = BTreeSet::new();
-            let mut used = BTreeSet::new();
-            let mut lines = 0;
-            for &i in items {
-                let it = &changes.items[i];
-                defined.extend(it.symbols.defined.iter().filter(|n| !common.contains(*n)).cloned());
-                used.extend(it.symbols.used.iter().filter(|n| !common.contains(*n)).cloned());
-                lines += it.lines;
-            }
-            Part {
-                items: items.clone(),
-                category: classify::category(&path),
-                component: classify::component(&path),
-                stem: classify::stem(&path),
-                tested_stem: classify::tested_stem(&path),
-                path,
-                defined,
-                used,
-                lines,
-            }
-        })
-        .collect();
-    let mut links = Union::new(parts.len());
-    for a in 0..parts.len() {
-        for b in a + 1..parts.len() {
-            if linked(&parts[a], &parts[b], tuning) {
-                links.join(a, b);
-            }
-        }
-    }
-    let mut clusters: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for p in 0..parts.len() {
-        clusters.entry(links.find(p)).or_default().push(p);
-    }
-    // Tiny unlinked code parts ride along with the unit's largest code part.
-    let code_lines = |members: &Vec<usize>| -> Option<usize> {
-        members
-            .iter()
-            .all(|&p| parts[p].category.is_code())
-            .then(|| members.iter().map(|&p| parts[p].lines).sum())
-    };
-    let largest = clusters
-        .iter()
-        .filter_map(|(root, members)| code_lines(members).map(|l| (l, std::cmp::Reverse(*root))))
-        .max()
-        .map(|(_, std::cmp::Reverse(root))| root);
-    if let Some(largest) = largest {
-        let small: Vec<usize> = clusters
-            .iter()
-            .filter(|(root, members)| {
-                **root != largest && code_lines(members).is_some_and(|l| l <= tuning.small_part_lines)
-            })
-            .map(|(root, _)| *root)
-            .collect();
-        for root in small {
-            let members = clusters.remove(&root).unwrap_or_default();
-            clusters.entry(largest).or_default().extend(members);
-        }
-    }
-    clusters
-        .into_values()
-        .map(|members| members.iter().flat_map(|&p| parts[p].items.iter().copied()).collect())
-        .collect()
-}
-
-fn linked(a: &Part, b: &Part, tuning: &Tuning) -> bool {
-    use Category::*;
-    match (a.category.is_code(), b.category.is_code()) {
-        (true, true) => {}
-        (false, false) => return a.category == b.category,
-        _ => return false,
-    }
-    // A test and what it tests.
-    let tests = |t: &Part, s: &Part| {
-        t.category == Test
-            && s.category != Test
-            && t.tested_stem.len() >= 3
-            && (t.tested_stem == s.stem || t.tested_stem == classify::scope(&s.path).to_ascii_lowercase())
-    };
-    if tests(a, b) || tests(b, a) {
-        return true;
-    }
-    // Two tests of the same thing, or a header and its source.
-    if a.stem == b.stem && a.stem.len() >= 3 && (a.category == Test) == (b.category == Test) {
-        return true;
-    }
-    // A definition and its use.
-    if a.defined.iter().any(|n| b.used.contains(n)) || b.defined.iter().any(|n| a.used.contains(n)) {
-        return true;
-    }
-    // A file naming the other's stem (imports, `mod parser;`).
-    let names = |x: &Part, y: &Part| y.stem.len() >= 4 && x.used.contains(&y.stem);
-    if names(a, b) || names(b, a) {
-        return true;
-    }
-    tuning.join_component && a.component == b.component && (a.category == Test) == (b.category == Test)
 }
 
 /// A removed file `a` and an added `a/x` (or the reverse) must be in one

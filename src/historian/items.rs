@@ -259,7 +259,15 @@ fn file_change(repo: &Repo, delta: Delta, index: usize) -> Result<(FileChange, V
                 file: index,
                 hunk: Some(i),
                 lines: h.size(),
-                symbols: symbols::scan(changed(h)),
+                symbols: {
+                    let mut found = symbols::scan(changed(h));
+                    // The function the hunk changes, as git's hunk header names it.
+                    if let Some(name) = symbols::enclosing(&new_lines[..h.new.start]) {
+                        found.defined.insert(name.clone());
+                        found.used.insert(name);
+                    }
+                    found
+                },
             })
             .collect()
     } else {

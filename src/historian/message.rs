@@ -85,15 +85,69 @@ pub fn kind(message: &str, parents: usize) -> Kind {
             return Kind::FixupOf(target.to_owned());
         }
     }
-    let plain = summary_of(subject).to_lowercase();
+    match line_kind(subject) {
+        // A body that says something makes the commit worth its words
+        // (a squash of several commits, a "wip" explained below).
+        Kind::Wip | Kind::Fixup if meaningful_body_line(message).is_some() => Kind::Normal,
+        other => other,
+    }
+}
+
+fn line_kind(line: &str) -> Kind {
+    let plain = summary_of(line).to_lowercase();
     let plain = plain.trim();
     if plain.is_empty() || WIP.is_match(plain) {
-        return Kind::Wip;
+        Kind::Wip
+    } else if FIXUP.is_match(plain) {
+        Kind::Fixup
+    } else {
+        Kind::Normal
     }
-    if FIXUP.is_match(plain) {
-        return Kind::Fixup;
+}
+
+/// The first line of a body paragraph (or list item) that reads like a
+/// subject of its own: three words or more, not a trailer, not noise.
+fn meaningful_body_line(message: &str) -> Option<&str> {
+    let mut paragraph_start = false;
+    for line in message.lines().skip(1) {
+        let text = line.trim();
+        if text.is_empty() {
+            paragraph_start = true;
+            continue;
+        }
+        let item = text
+            .strip_prefix("* ")
+            .or_else(|| text.strip_prefix("- "))
+            .map(str::trim);
+        let candidate = match (item, paragraph_start) {
+            (Some(item), _) => Some(item),
+            (None, true) => Some(text),
+            (None, false) => None,
+        };
+        paragraph_start = false;
+        let Some(candidate) = candidate else { continue };
+        let trailer = candidate
+            .split_once(": ")
+            .is_some_and(|(key, _)| !key.contains(' ') && key.contains('-') || key == "Signed-off-by");
+        if !trailer
+            && !candidate.starts_with('#')
+            && candidate.split_whitespace().count() >= 3
+            && line_kind(candidate) == Kind::Normal
+        {
+            return Some(candidate);
+        }
     }
-    Kind::Normal
+    None
+}
+
+/// The line a summary is taken from: the subject, or when the subject says
+/// nothing, the first body line that does.
+pub fn meaningful_subject(message: &str) -> &str {
+    let subject = message.lines().next().unwrap_or("").trim();
+    match line_kind(subject) {
+        Kind::Normal => subject,
+        _ => meaningful_body_line(message).unwrap_or(subject),
+    }
 }
 
 /// A subject split into its conventional parts, noise prefixes dropped.
@@ -325,6 +379,14 @@ impl Draft {
                 }
             }
         }
+        if self.sources.iter().all(|(_, _, k, _)| k.is_noise())
+            && self
+                .sources
+                .iter()
+                .any(|(_, _, k, _)| matches!(k, Kind::Fixup | Kind::FixupOf(_)))
+        {
+            return "fix".to_owned();
+        }
         let added: usize = self.files.iter().map(|f| f.added).sum();
         let removed: usize = self.files.iter().map(|f| f.removed).sum();
         let new_files = self.files.iter().any(|f| f.letter == 'A');
@@ -370,9 +432,10 @@ impl Draft {
             ),
             [f] => format!("{} {}", verb(f.letter), name(f)),
             [a, b] if a.letter == b.letter => format!("{} {} and {}", verb(a.letter), name(a), name(b)),
+            [a, b] => format!("{} {}, {} {}", verb(a.letter), name(a), verb(b.letter), name(b)),
             files => {
                 let first = files[0].letter;
-                let v = if files.iter().all(|f| f.letter == first) {
+                let v = if files.iter().all(|f| verb(f.letter) == verb(first)) {
                     verb(first)
                 } else {
                     "update"
@@ -495,6 +558,9 @@ mod tests {
             ("fix crash when the plan is empty", Kind::Normal),
             ("WIP: add lexer", Kind::Normal),
             ("feat(cli): add --json", Kind::Normal),
+            ("wip\n\nthe parser reads expressions now", Kind::Normal),
+            ("Lint\n\n* Support legacy flag defaults\n* Fix typing", Kind::Normal),
+            ("wip\n\nSigned-off-by: A Person <a@example.com>", Kind::Wip),
         ] {
             assert_eq!(kind(subject, 1), expected, "{subject}");
         }

@@ -13,10 +13,12 @@
 //!
 //! Never touched: the working tree, the index, `HEAD`, the original branch.
 
+pub mod affinity;
 pub mod base;
 pub mod build;
 pub mod classify;
 pub mod commands;
+pub mod coupling;
 pub mod engine;
 pub mod execute;
 pub mod group;

@@ -12,7 +12,7 @@ use super::group::Context;
 /// Sorting facts about one group.
 struct Facts {
     category: Category,
-    /// The earliest branch commit it draws most from.
+    /// The branch commit (unit of work) it draws most lines from.
     chronology: usize,
     defined: BTreeSet<String>,
     used: BTreeSet<String>,
@@ -42,7 +42,8 @@ pub fn group_category(ctx: &Context<'_>, items: &[usize]) -> Category {
 
 /// Puts `groups` in commit order.
 pub fn order(ctx: &Context<'_>, groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
-    let facts: Vec<Facts> = groups.iter().map(|g| facts(ctx, g)).collect();
+    let units = super::group::units_of(ctx);
+    let facts: Vec<Facts> = groups.iter().map(|g| facts(ctx, g, &units)).collect();
     let n = groups.len();
     // Edges definer → user, between groups that do not both use the other.
     let mut after: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
@@ -85,13 +86,14 @@ pub fn order(ctx: &Context<'_>, groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
     out.into_iter().filter_map(|g| groups[g].take()).collect()
 }
 
-fn facts(ctx: &Context<'_>, items: &[usize]) -> Facts {
-    let mut weights: BTreeMap<usize, u32> = BTreeMap::new();
+fn facts(ctx: &Context<'_>, items: &[usize], units: &[Option<usize>]) -> Facts {
+    // The unit of work the group draws most lines from dates it.
+    let mut weights: BTreeMap<usize, usize> = BTreeMap::new();
     let mut defined = BTreeSet::new();
     let mut used = BTreeSet::new();
     for &i in items {
-        for &(k, w) in &ctx.provenance.items[i] {
-            *weights.entry(k).or_default() += w;
+        if let Some(u) = units[i] {
+            *weights.entry(u).or_default() += ctx.changes.items[i].lines.max(1);
         }
         defined.extend(ctx.changes.items[i].symbols.defined.iter().cloned());
         used.extend(ctx.changes.items[i].symbols.used.iter().cloned());

@@ -103,7 +103,7 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
             let c = &ctx.commits[k];
             (
                 c.id.to_hex_with_len(7).to_string(),
-                c.subject().to_owned(),
+                super::message::meaningful_subject(&c.message).to_owned(),
                 ctx.kinds[k].clone(),
                 w,
             )

@@ -263,6 +263,18 @@ pub fn scan<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Symbols {
     symbols
 }
 
+/// The nearest definition above a place in a file (what git's hunk
+/// header shows), looking back at most 200 lines.
+pub fn enclosing(before: &[&[u8]]) -> Option<String> {
+    for raw in before.iter().rev().take(200) {
+        let line = String::from_utf8_lossy(raw);
+        if let Some(name) = definition(&line) {
+            return is_specific(name).then(|| name.to_owned());
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,6 +301,13 @@ mod tests {
         }
         assert_eq!(definition("    x == y"), None);
         assert_eq!(definition("    parse_plan(text)"), None);
+    }
+
+    #[test]
+    fn the_enclosing_definition_names_a_hunk() {
+        let text = [&b"fn parse_plan() {\n"[..], b"    let x = 1;\n", b"    let y = 2;\n"];
+        assert_eq!(enclosing(&text), Some("parse_plan".to_owned()));
+        assert_eq!(enclosing(&text[1..]), None);
     }
 
     #[test]
