@@ -58,8 +58,12 @@ pub enum NoBase {
     },
     /// The revision shares no history with the tip.
     Unrelated { source: BaseSource },
-    /// None of the usual names exists (or shares history with the tip).
-    NotFound { tried: Vec<String> },
+    /// None of the usual names exists (or shares history with the tip);
+    /// `skipped` is the branch itself when it is one of them.
+    NotFound {
+        tried: Vec<String>,
+        skipped: Option<String>,
+    },
 }
 
 /// The candidates tried when nothing names the base, in order.
@@ -106,8 +110,10 @@ pub fn find(
         });
     }
     let tried = candidates(remote);
+    let mut skipped = None;
     for name in &tried {
         if name == branch_ref {
+            skipped = Some(short_ref(name).to_owned());
             continue;
         }
         let Some(commit) = repo.read_ref(name)? else { continue };
@@ -120,6 +126,7 @@ pub fn find(
     }
     Ok(Err(NoBase::NotFound {
         tried: tried.iter().map(|n| short_ref(n).to_owned()).collect(),
+        skipped,
     }))
 }
 

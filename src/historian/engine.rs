@@ -194,13 +194,17 @@ pub fn analyse(repo: &Repo, target: &Target, options: &Options) -> Result<std::r
                     target.branch
                 ))))
         }
-        Err(NoBase::NotFound { tried }) => {
+        Err(NoBase::NotFound { tried, skipped }) => {
             return Ok(Err(Failed::new(Step::Prepare, "Cannot find base commit for branch")
                 .context("Original branch", &target.branch)
                 .details(format!(
-                    "none of {} exists or shares history with '{}'",
+                    "none of {} exists or shares history with '{}'{}",
                     tried.join(", "),
-                    target.branch
+                    target.branch,
+                    match skipped {
+                        Some(s) => format!(" ({s} is the branch being cleaned)"),
+                        None => String::new(),
+                    }
                 ))
                 .hint(
                     "name the base: git historian clean --base <rev> (or set historian.base)",

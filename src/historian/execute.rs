@@ -136,6 +136,7 @@ fn execute(mut run: Run<'_>) -> Result<Outcome> {
             }
         };
         let author = engine::author_for(&ctx, &commit.items);
+        let message = crate::redact::redact(&message).into_owned();
         let id = builder.commit(prepared, &message, &author)?;
         run.built.push(id);
         run.current += 1;
@@ -344,6 +345,11 @@ fn ask_size(run: Run<'_>, ctx: &Context<'_>, splits: Vec<split::Split>) -> Resul
 
 fn ask_writer(run: Run<'_>, inner: ResultBlock) -> Result<Outcome> {
     let i = run.current;
+    // What the writer says is stored in git: no secrets in it.
+    let inner = match protocol::parse(&crate::redact::redact(&inner.render())) {
+        Ok(block) => block,
+        Err(_) => inner,
+    };
     let inner_q = match &inner {
         ResultBlock::Question(q) => q.clone(),
         _ => unreachable!("only questions are asked"),
