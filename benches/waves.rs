@@ -36,7 +36,10 @@ fn gix_worktree(repo: &Path, at: &Path) -> Duration {
 
 fn git_worktree(repo: &Path, at: &Path) -> Duration {
     let start = Instant::now();
-    git(repo, &["worktree", "add", "-q", "-b", "bench-git", at.to_str().unwrap(), "HEAD"]);
+    git(
+        repo,
+        &["worktree", "add", "-q", "-b", "bench-git", at.to_str().unwrap(), "HEAD"],
+    );
     start.elapsed()
 }
 
@@ -77,7 +80,9 @@ fn script(repo: &Path) -> Duration {
     for wave in [1, 2] {
         let sessions: Vec<_> = SESSIONS.iter().filter(|s| s.1 == wave).collect();
         for (n, _, _) in &sessions {
-            body.push_str(&format!("git worktree add -q -b bench/session-{n} $wt/session-{n} HEAD\n"));
+            body.push_str(&format!(
+                "git worktree add -q -b bench/session-{n} $wt/session-{n} HEAD\n"
+            ));
         }
         for (n, _, _) in &sessions {
             body.push_str(&format!(
@@ -131,7 +136,10 @@ fn main() {
     println!("waves: {FILES} files, median of {ROUNDS} rounds");
     println!("  worktree with gix       : {:8.1} ms", ms(g));
     println!("  git worktree add        : {:8.1} ms", ms(c));
-    println!("  ratio                   : {:.2}x git's time", g.as_secs_f64() / c.as_secs_f64());
+    println!(
+        "  ratio                   : {:.2}x git's time",
+        g.as_secs_f64() / c.as_secs_f64()
+    );
 
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for round in 0..ROUNDS {
@@ -145,5 +153,8 @@ fn main() {
     let (u, s) = (median(ours), median(theirs));
     println!("  3 sessions, 2 waves     : {:8.1} ms with git ultraplan run", ms(u));
     println!("  same with a git script  : {:8.1} ms", ms(s));
-    println!("  ratio                   : {:.2}x the script's time", u.as_secs_f64() / s.as_secs_f64());
+    println!(
+        "  ratio                   : {:.2}x the script's time",
+        u.as_secs_f64() / s.as_secs_f64()
+    );
 }

@@ -45,7 +45,6 @@ pub fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-
 /// A repository in `repo` with `files` committed files (100 per directory
 /// under `src/`), on branch `main`, its index refreshed after the files aged
 /// past its timestamp and its objects packed, so no side pays for racy entries.

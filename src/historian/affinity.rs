@@ -64,6 +64,9 @@ impl Words {
     }
 }
 
+/// Units with more files than this are split by component alone.
+const MOST_PARTS: usize = 300;
+
 /// One part of a unit: a file and what is known of it.
 pub struct Part {
     pub file: usize,
@@ -253,28 +256,44 @@ pub fn split_unit(
     tuning: &Tuning,
 ) -> Vec<Vec<usize>> {
     let coefficients: &[f64] = tuning.coefficients.as_deref().unwrap_or(&COEFFICIENTS);
+    if files.len() > MOST_PARTS {
+        // A sweeping commit: weighing every pair would take too long, and
+        // such a commit goes to a size question anyway. By component.
+        let parts = parts(ctx.changes, files, words);
+        let mut by_component: BTreeMap<(String, bool), Vec<usize>> = BTreeMap::new();
+        for p in &parts {
+            by_component
+                .entry((p.component.clone(), p.category.is_code()))
+                .or_default()
+                .extend(p.items.iter().copied());
+        }
+        return by_component
+            .into_values()
+            .map(|mut items| {
+                items.sort_unstable();
+                items
+            })
+            .collect();
+    }
     let (parts, pairs) = pairs(ctx, files, words);
     let n = parts.len();
-    let mut chance = vec![vec![0.0; n]; n];
+    // Average linkage on the sums of chances between clusters (a cluster
+    // lives in the slot of its first part): join the two closest clusters
+    // while they are close enough; ties go to the lowest slots, so the
+    // result is stable.
+    let mut sum = vec![vec![0.0; n]; n];
     for (a, b, f) in &pairs {
         let x = affinity(f, coefficients);
-        chance[*a][*b] = x;
-        chance[*b][*a] = x;
+        sum[*a][*b] = x;
+        sum[*b][*a] = x;
     }
-    // Average linkage: join the two closest clusters while they are close
-    // enough; ties go to the lowest indices, so the result is stable.
-    let mut clusters: Vec<Vec<usize>> = (0..n).map(|p| vec![p]).collect();
+    let mut members: Vec<Vec<usize>> = (0..n).map(|p| vec![p]).collect();
+    let mut alive = vec![true; n];
     loop {
         let mut best: Option<(f64, usize, usize)> = None;
-        for x in 0..clusters.len() {
-            for y in x + 1..clusters.len() {
-                let mut sum = 0.0;
-                for &a in &clusters[x] {
-                    for &b in &clusters[y] {
-                        sum += chance[a][b];
-                    }
-                }
-                let average = sum / (clusters[x].len() * clusters[y].len()) as f64;
+        for x in (0..n).filter(|&x| alive[x]) {
+            for y in (x + 1..n).filter(|&y| alive[y]) {
+                let average = sum[x][y] / (members[x].len() * members[y].len()) as f64;
                 if best.is_none_or(|(v, _, _)| average > v + 1e-12) {
                     best = Some((average, x, y));
                 }
@@ -282,12 +301,20 @@ pub fn split_unit(
         }
         match best {
             Some((v, x, y)) if v >= tuning.join_threshold => {
-                let moved = clusters.remove(y);
-                clusters[x].extend(moved);
+                for z in 0..n {
+                    if alive[z] && z != x && z != y {
+                        sum[x][z] += sum[y][z];
+                        sum[z][x] = sum[x][z];
+                    }
+                }
+                alive[y] = false;
+                let moved = std::mem::take(&mut members[y]);
+                members[x].extend(moved);
             }
             _ => break,
         }
     }
+    let mut clusters: Vec<Vec<usize>> = (0..n).filter(|&x| alive[x]).map(|x| members[x].clone()).collect();
     // Tiny code parts ride along with the unit's largest code part.
     let code_lines = |members: &Vec<usize>| -> Option<usize> {
         members
