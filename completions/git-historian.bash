@@ -4,18 +4,95 @@
 
 _git_historian ()
 {
-	case "$cur" in
-	--color=*)
-		__gitcomp "always never auto" "" "${cur##--color=}"
+	local subcommands="clean plan resume status abort"
+	local subcommand1="$(__git_find_on_cmdline "$subcommands")"
+	if [ -z "$subcommand1" ]; then
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--quiet --color= --help --version"
+			;;
+		*)
+			__gitcomp "$subcommands"
+			;;
+		esac
 		return
+	fi
+	case "$subcommand1" in
+	clean)
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--base= --plan= --max-files= --max-lines= --json --verify-each= --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
 		;;
-	-*)
-		__gitcomp "--quiet --color= --help --version"
-		return
+	plan)
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--base= --plan= --max-files= --max-lines= --json --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	resume)
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--answer= --json --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	status)
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--json --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	abort)
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--json --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
 		;;
 	esac
-	compopt -o filenames +o nospace 2>/dev/null
-	COMPREPLY=( $(compgen -f -- "$cur") )
 }
 
 if declare -F __git_complete >/dev/null 2>&1; then

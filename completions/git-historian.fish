@@ -1,6 +1,77 @@
-complete -c git-historian -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_git_historian_global_optspecs
+    string join \n q/quiet color= h/help V/version
+end
+
+function __fish_git_historian_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_git_historian_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_git_historian_using_subcommand
+    set -l cmd (__fish_git_historian_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c git-historian -n "__fish_git_historian_needs_command" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"
-complete -c git-historian -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
-complete -c git-historian -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c git-historian -s V -l version -d 'Print version'
+complete -c git-historian -n "__fish_git_historian_needs_command" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-historian -n "__fish_git_historian_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-historian -n "__fish_git_historian_needs_command" -s V -l version -d 'Print version'
+complete -c git-historian -n "__fish_git_historian_needs_command" -f -a "clean" -d 'Build a clean branch of logical commits beside the branch'
+complete -c git-historian -n "__fish_git_historian_needs_command" -f -a "plan" -d 'Print the commit plan `clean` would build, writing nothing'
+complete -c git-historian -n "__fish_git_historian_needs_command" -f -a "resume" -d 'Answer the pending QUESTION and continue'
+complete -c git-historian -n "__fish_git_historian_needs_command" -f -a "status" -d 'Show the pending sessions and their questions'
+complete -c git-historian -n "__fish_git_historian_needs_command" -f -a "abort" -d 'Drop the pending session and its partial clean branch'
+complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l base -d 'Start the clean branch at the merge base of this revision and the branch (default: historian.base, else origin/HEAD, origin/main, origin/master, main or master)' -r
+complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l plan -d 'Build exactly this commit plan (YAML or JSON, the shape `plan --json` prints) instead of planning' -r -F
+complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l max-files -d 'Ask before making a commit of more files than this (historian.maxFiles, 15)' -r
+complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l max-lines -d 'Ask before making a commit of more changed lines than this (historian.maxLines, 500)' -r
+complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l verify-each -d 'Check out each new commit in a temporary worktree and run this command there (sh -c); the first failing commit is an ERROR naming it, with the tail of the command\'s output' -r
+complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l json -d 'Print JSON instead of text'
+complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l base -d 'Start the clean branch at the merge base of this revision and the branch (default: historian.base, else origin/HEAD, origin/main, origin/master, main or master)' -r
+complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l plan -d 'Build exactly this commit plan (YAML or JSON, the shape `plan --json` prints) instead of planning' -r -F
+complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l max-files -d 'Ask before making a commit of more files than this (historian.maxFiles, 15)' -r
+complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l max-lines -d 'Ask before making a commit of more changed lines than this (historian.maxLines, 500)' -r
+complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l json -d 'Print JSON instead of text'
+complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-historian -n "__fish_git_historian_using_subcommand resume" -l answer -d 'The option chosen: its number (`2`), or its text or a unique part of it (`keep`)' -r
+complete -c git-historian -n "__fish_git_historian_using_subcommand resume" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-historian -n "__fish_git_historian_using_subcommand resume" -l json -d 'Print JSON instead of the RESULT block'
+complete -c git-historian -n "__fish_git_historian_using_subcommand resume" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-historian -n "__fish_git_historian_using_subcommand resume" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-historian -n "__fish_git_historian_using_subcommand status" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-historian -n "__fish_git_historian_using_subcommand status" -l json -d 'Print JSON instead of text'
+complete -c git-historian -n "__fish_git_historian_using_subcommand status" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-historian -n "__fish_git_historian_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-historian -n "__fish_git_historian_using_subcommand abort" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-historian -n "__fish_git_historian_using_subcommand abort" -l json -d 'Print what was removed as JSON'
+complete -c git-historian -n "__fish_git_historian_using_subcommand abort" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-historian -n "__fish_git_historian_using_subcommand abort" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -141,6 +141,51 @@ ultraplan_key!(
     "A command run with sh -c in each new session worktree before its session starts (npm ci, …)."
 );
 
+macro_rules! historian_key {
+    ($const:ident, $name:literal, [$($cmd:literal),*], $default:literal, $doc:literal) => {
+        pub const $const: Key = Key {
+            name: $name,
+            commands: &[$($cmd),*],
+            default: $default,
+            doc: $doc,
+            program: Program::Historian,
+        };
+    };
+}
+
+historian_key!(
+    HISTORIAN_BASE,
+    "historian.base",
+    ["clean", "plan"],
+    "(merge base with origin/HEAD, origin/main, origin/master, main or master)",
+    "The revision the clean branch starts from (its merge base with the branch). --base beats it."
+);
+historian_key!(
+    HISTORIAN_MAX_FILES,
+    "historian.maxFiles",
+    ["clean", "plan"],
+    "15",
+    "A planned commit with more files stops with a QUESTION offering splits. --max-files beats it."
+);
+historian_key!(HISTORIAN_MAX_LINES, "historian.maxLines", ["clean", "plan"], "500",
+    "A planned commit with more changed lines (added plus removed) stops with a QUESTION offering splits. --max-lines beats it.");
+historian_key!(HISTORIAN_COMMIT_WRITER, "historian.commitWriter", ["clean", "resume"], "(none: historian writes the messages)",
+    "A command (run with sh -c) that writes each commit's message, speaking the RESULT protocol: JSON about the commit on stdin, RESULT: SUCCESS with a Message: field, ERROR or QUESTION on stdout.");
+historian_key!(
+    HISTORIAN_COMMIT_WRITER_TIMEOUT,
+    "historian.commitWriterTimeout",
+    ["clean", "resume"],
+    "10m",
+    "How long the commit writer may run for one commit (seconds, or with s, m or h)."
+);
+historian_key!(
+    HISTORIAN_VERIFY_TIMEOUT,
+    "historian.verifyTimeout",
+    ["clean", "resume"],
+    "10m",
+    "How long the --verify-each command may run on one commit."
+);
+
 /// Every key, in the order the man pages list them.
 pub const ALL: &[Key] = &[
     COLOR_UI,
@@ -159,6 +204,12 @@ pub const ALL: &[Key] = &[
     WORKTREE_DIR,
     WORKTREE_INCLUDE,
     WORKTREE_SETUP,
+    HISTORIAN_BASE,
+    HISTORIAN_MAX_FILES,
+    HISTORIAN_MAX_LINES,
+    HISTORIAN_COMMIT_WRITER,
+    HISTORIAN_COMMIT_WRITER_TIMEOUT,
+    HISTORIAN_VERIFY_TIMEOUT,
 ];
 
 /// Reads a duration: seconds, or a number with `s`, `m` or `h`.

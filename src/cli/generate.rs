@@ -57,7 +57,7 @@ fn programs() -> Vec<Program_> {
             command: crate::historian::command(),
             name: "git-historian",
             program: Program::Historian,
-            exit_statuses: |_| Exit::DOCUMENTED.to_vec(),
+            exit_statuses: crate::historian::commands::exit_statuses,
             other: "git-ultraplan",
         },
     ]

@@ -1,43 +1,48 @@
 //! git-historian: rewrites a feature branch into a clean branch of logical
-//! commits beside the original. This part is the RESULT protocol its
-//! answers are written in; the commands arrive with the rewrite itself.
+//! commits beside the original, whose final tree is byte-identical to the
+//! original tip (DESIGN §10).
+//!
+//! The steps, each in its module: find the [`base`]; read the change
+//! [`items`] (whole files and hunks) and their [`provenance`] in the
+//! branch's commits; [`group`] them into commits, [`order`] them and write
+//! their [`message`]s ([`planner`]); check their [`split`] sizes; [`build`]
+//! the commits in memory and [`execute`] the plan, stopping with a QUESTION
+//! stored as a [`session`] when a person must decide; [`verify`] each
+//! commit on request. Every answer is a RESULT block ([`protocol`],
+//! [`outcome`]).
+//!
+//! Never touched: the working tree, the index, `HEAD`, the original branch.
 
+pub mod affinity;
+pub mod base;
+pub mod build;
+pub mod classify;
+pub mod commands;
+pub mod coupling;
+pub mod engine;
+pub mod execute;
+pub mod group;
+pub mod items;
+pub mod lines;
+pub mod message;
+pub mod order;
+pub mod outcome;
+pub mod plan;
+pub mod planner;
 pub mod protocol;
-
-use clap::{CommandFactory, Parser};
-
-use crate::cli::{self, Exit, GlobalArgs};
-
-/// Rewrite a messy feature branch into a clean branch of logical commits.
-///
-/// git-historian builds `<branch>-<YYYYMMDD-HHMMSS>-clean` next to the original
-/// branch, commit by commit in memory, and checks that its final tree is
-/// byte-identical to the original tip. It never touches the working tree, the
-/// index, HEAD or the original branch. When a decision needs a person it stops
-/// with a RESULT: QUESTION that `git historian resume` continues from.
-#[derive(Debug, Parser)]
-#[command(
-    name = "git-historian",
-    version,
-    bin_name = "git historian",
-    disable_help_subcommand = true
-)]
-pub struct Cli {
-    #[command(flatten)]
-    pub global: GlobalArgs,
-}
+pub mod provenance;
+pub mod session;
+pub mod split;
+pub mod symbols;
+pub mod verify;
+pub mod writer;
 
 /// The clap definition, for parsing, man pages and completions.
 pub fn command() -> clap::Command {
-    Cli::command()
+    commands::command()
 }
 
 /// Entry point of the `git-historian` binary.
 pub fn main() -> std::process::ExitCode {
-    cli::main_with(command(), |_cli: Cli| {
-        // No subcommand works yet: like git with a missing subcommand, print
-        // the usage to stderr and exit 129.
-        eprint!("{}", command().render_help());
-        Ok(Exit::Usage)
-    })
+    crate::cli::main_with(command(), commands::run)
 }

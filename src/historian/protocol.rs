@@ -140,7 +140,14 @@ impl std::fmt::Display for ResultBlock {
 
 fn push_field(out: &mut String, key: &str, value: &str) {
     let mut lines = value.lines();
-    let _ = writeln!(out, "{key}: {}", lines.next().unwrap_or(""));
+    match lines.next().unwrap_or("") {
+        "" => {
+            let _ = writeln!(out, "{key}:");
+        }
+        first => {
+            let _ = writeln!(out, "{key}: {first}");
+        }
+    }
     for line in lines {
         let _ = writeln!(out, "  {line}");
     }

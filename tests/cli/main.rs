@@ -11,6 +11,7 @@ mod crash;
 mod executors;
 mod generated;
 mod historian;
+mod historian_session;
 mod result;
 mod run;
 mod sessions;

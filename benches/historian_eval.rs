@@ -1,0 +1,905 @@
+//! How well git-historian's planner untangles commits, measured on real
+//! histories (issue 5, item 7).
+//!
+//! For each source repository the harness takes runs of 12 consecutive
+//! commits, squashes each run of 2–3 commits into one (the tree of the run's
+//! last commit, the messages concatenated as `git rebase -i` squash does),
+//! and plans the rewrite of the squashed branch with the library's planner.
+//! The score is the share of changed lines the planned commits group as the
+//! original commits did: every changed line of the branch's diff is
+//! labelled with the original commit that wrote it (a blame restricted to
+//! the original commits), the planned commits are matched one-to-one with
+//! the original ones so that the most lines agree (the Hungarian method),
+//! and the matched lines are divided by all lines. A commit never cuts a
+//! hunk, so a hunk two originals wrote is right for one of them at most.
+//!
+//! Next to it, the same score for:
+//! * one commit per directory within each squashed commit (the baseline the
+//!   issue asks for), and one per directory across the branch;
+//! * one commit per squashed commit (no untangling at all);
+//! * the planner on the unsquashed branch (how much it splits commits that
+//!   were already clean: 1.0 would be no harm at all);
+//! * and the best any plan could reach keeping items whole, or keeping each
+//!   file of a squashed commit whole (the planner's own limit).
+//!
+//! Sources, each skipped when absent: a repository generated here (always);
+//! this project's own history; every repository under `/work/.mirror/`
+//! (`HISTORIAN_EVAL_MIRROR` names another directory) — public repositories
+//! fetched at evaluation time, never committed; and the git directories in
+//! `HISTORIAN_EVAL_REPOS` (colon-separated). Only runs of commits with at
+//! most 25 files and 600 changed lines (no vendored code or mass
+//! reformatting) and no merges are taken; `HISTORIAN_EVAL_SEGMENTS` (20)
+//! runs of `HISTORIAN_EVAL_LENGTH` (12) commits per repository. Squashed
+//! commits are written into a scratch repository borrowing the source's
+//! objects; the source is only read.
+//!
+//! `HISTORIAN_EVAL_THRESHOLD` overrides the join threshold;
+//! `HISTORIAN_EVAL_FIT=1` also fits the affinity's weights by logistic
+//! regression and cross-validates them (fitted on all repositories but the
+//! one scored, threshold chosen on those too).
+//!
+//! Run with `cargo bench --bench historian_eval`.
+
+// Matrix code (the Hungarian method, Newton steps) reads best with indices.
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ultraplan::git::{BranchCommit, Oid, Workspace};
+use ultraplan::historian::coupling::{self, Coupling};
+use ultraplan::historian::group::{self, Context, Tuning};
+use ultraplan::historian::items::ChangeSet;
+use ultraplan::historian::{affinity, planner, provenance};
+
+const MOST_FILES: usize = 25;
+const MOST_LINES: usize = 600;
+
+struct Source {
+    name: String,
+    git_dir: PathBuf,
+}
+
+/// Matched and total lines, summed over segments.
+#[derive(Clone, Copy, Debug, Default)]
+struct Score {
+    matched: f64,
+    total: f64,
+}
+
+impl Score {
+    fn add(&mut self, other: Score) {
+        self.matched += other.matched;
+        self.total += other.total;
+    }
+
+    fn value(self) -> f64 {
+        if self.total == 0.0 {
+            0.0
+        } else {
+            self.matched / self.total
+        }
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    segments: usize,
+    originals: usize,
+    squashed: usize,
+    planned: usize,
+    historian: Score,
+    per_directory: Score,
+    per_directory_global: Score,
+    per_squash: Score,
+    unsquashed: Score,
+    oracle_items: Score,
+    oracle_fragments: Score,
+}
+
+impl Tally {
+    fn add(&mut self, other: &Tally) {
+        self.segments += other.segments;
+        self.originals += other.originals;
+        self.squashed += other.squashed;
+        self.planned += other.planned;
+        self.historian.add(other.historian);
+        self.per_directory.add(other.per_directory);
+        self.per_directory_global.add(other.per_directory_global);
+        self.per_squash.add(other.per_squash);
+        self.unsquashed.add(other.unsquashed);
+        self.oracle_items.add(other.oracle_items);
+        self.oracle_fragments.add(other.oracle_fragments);
+    }
+}
+
+fn git_out(git_dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("--git-dir")
+        .arg(git_dir)
+        .args(args)
+        .envs(common::env())
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn sources(generated: &Path) -> Vec<Source> {
+    let mut out = vec![Source {
+        name: "generated".into(),
+        git_dir: generated.join(".git"),
+    }];
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let own = Command::new("git")
+        .args(["rev-parse", "--path-format=absolute", "--git-common-dir"])
+        .current_dir(manifest)
+        .output();
+    if let Ok(own) = own {
+        if own.status.success() {
+            out.push(Source {
+                name: "this project".into(),
+                git_dir: PathBuf::from(String::from_utf8_lossy(&own.stdout).trim()),
+            });
+        }
+    }
+    let mirror = std::env::var_os("HISTORIAN_EVAL_MIRROR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/.mirror"));
+    if let Ok(entries) = std::fs::read_dir(&mirror) {
+        let mut found: Vec<Source> = entries
+            .flatten()
+            .filter_map(|e| {
+                let dir = e.path();
+                let git_dir = [dir.join("repo"), dir.join(".git"), dir.clone()]
+                    .into_iter()
+                    .find(|d| d.join("objects").is_dir())?;
+                Some(Source {
+                    name: e.file_name().to_string_lossy().replace('+', "/"),
+                    git_dir,
+                })
+            })
+            .collect();
+        found.sort_by(|a, b| a.name.cmp(&b.name));
+        out.extend(found);
+    }
+    if let Ok(list) = std::env::var("HISTORIAN_EVAL_REPOS") {
+        for dir in list.split(':').filter(|d| !d.is_empty()) {
+            out.push(Source {
+                name: dir.to_owned(),
+                git_dir: PathBuf::from(dir),
+            });
+        }
+    }
+    out
+}
+
+/// Linear chains of non-merge commits, newest chains first, each oldest first.
+fn chains(git_dir: &Path) -> Vec<Vec<(Oid, Oid)>> {
+    let text = git_out(git_dir, &["rev-list", "--parents", "HEAD"]);
+    let mut parents: HashMap<Oid, Vec<Oid>> = HashMap::new();
+    let mut order = Vec::new();
+    for line in text.lines() {
+        let ids: Vec<Oid> = line
+            .split_whitespace()
+            .map(|h| Oid::from_hex(h.as_bytes()).expect("hex"))
+            .collect();
+        order.push(ids[0]);
+        parents.insert(ids[0], ids[1..].to_vec());
+    }
+    let mut used = BTreeSet::new();
+    let mut out = Vec::new();
+    for &start in &order {
+        let mut chain = Vec::new();
+        let mut at = start;
+        while !used.contains(&at) {
+            let Some(ps) = parents.get(&at) else { break };
+            if ps.len() != 1 {
+                break;
+            }
+            used.insert(at);
+            chain.push((ps[0], at));
+            at = ps[0];
+        }
+        chain.reverse();
+        if chain.len() >= 4 {
+            out.push(chain);
+        }
+    }
+    out
+}
+
+/// A deterministic stream of numbers.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Hungarian method: the largest total of `m[row][col]` over one-to-one pairs.
+fn best_matching(m: &[Vec<f64>]) -> f64 {
+    let rows = m.len();
+    let cols = m.first().map_or(0, |r| r.len());
+    let n = rows.max(cols);
+    if n == 0 {
+        return 0.0;
+    }
+    let max = m.iter().flatten().cloned().fold(0.0, f64::max);
+    // Minimise (max - value) on a square matrix padded with max.
+    let cost = |i: usize, j: usize| -> f64 {
+        if i < rows && j < cols {
+            max - m[i][j]
+        } else {
+            max
+        }
+    };
+    let inf = f64::INFINITY;
+    let (mut u, mut v) = (vec![0.0; n + 1], vec![0.0; n + 1]);
+    let (mut p, mut way) = (vec![0usize; n + 1], vec![0usize; n + 1]);
+    for i in 1..=n {
+        p[0] = i;
+        let mut j0 = 0;
+        let mut minv = vec![inf; n + 1];
+        let mut used = vec![false; n + 1];
+        loop {
+            used[j0] = true;
+            let i0 = p[j0];
+            let mut delta = inf;
+            let mut j1 = 0;
+            for j in 1..=n {
+                if !used[j] {
+                    let cur = cost(i0 - 1, j - 1) - u[i0] - v[j];
+                    if cur < minv[j] {
+                        minv[j] = cur;
+                        way[j] = j0;
+                    }
+                    if minv[j] < delta {
+                        delta = minv[j];
+                        j1 = j;
+                    }
+                }
+            }
+            for j in 0..=n {
+                if used[j] {
+                    u[p[j]] += delta;
+                    v[j] -= delta;
+                } else {
+                    minv[j] -= delta;
+                }
+            }
+            j0 = j1;
+            if p[j0] == 0 {
+                break;
+            }
+        }
+        loop {
+            let j1 = way[j0];
+            p[j0] = p[j1];
+            j0 = j1;
+            if j0 == 0 {
+                break;
+            }
+        }
+    }
+    let mut total = 0.0;
+    for j in 1..=n {
+        let (i, jj) = (p[j] - 1, j - 1);
+        if i < rows && jj < cols {
+            total += m[i][jj];
+        }
+    }
+    total
+}
+
+/// Scores `groups` (items per planned commit) against the truth (weights of
+/// each item per original commit).
+fn score(groups: &[Vec<usize>], truth: &[Vec<(usize, u32)>], originals: usize) -> Score {
+    let mut m = vec![vec![0.0; originals]; groups.len()];
+    let mut total = 0.0;
+    for (g, items) in groups.iter().enumerate() {
+        for &i in items {
+            for &(o, w) in &truth[i] {
+                m[g][o] += f64::from(w);
+                total += f64::from(w);
+            }
+        }
+    }
+    Score {
+        matched: best_matching(&m),
+        total,
+    }
+}
+
+fn group_by<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<Vec<usize>> {
+    let mut groups: BTreeMap<K, Vec<usize>> = BTreeMap::new();
+    for i in 0..n {
+        groups.entry(key(i)).or_default().push(i);
+    }
+    groups.into_values().collect()
+}
+
+fn directory(path: &str) -> String {
+    path.rsplit_once('/').map(|(d, _)| d.to_owned()).unwrap_or_default()
+}
+
+/// One squashed run, analysed.
+struct Segment {
+    changes: ChangeSet,
+    /// Provenance in the squashed commits (what the planner sees).
+    seen: provenance::Provenance,
+    squashed: Vec<BranchCommit>,
+    /// Provenance in the original commits (the truth).
+    truth: provenance::Provenance,
+    originals: Vec<BranchCommit>,
+    coupling: Coupling,
+}
+
+/// Squashed runs of one source repository.
+fn segments(
+    source: &Source,
+    scratch_root: &Path,
+    tuning: &Tuning,
+    segments: usize,
+    length: usize,
+) -> Option<Vec<Segment>> {
+    if !source.git_dir.join("objects").is_dir() {
+        return None;
+    }
+    // A scratch repository borrowing the source's objects: squashed commits
+    // are written there, never into the source.
+    let scratch = scratch_root.join(source.name.replace('/', "_"));
+    common::git(scratch_root, &["init", "-q", "--bare", scratch.to_str()?]);
+    let objects = std::fs::canonicalize(source.git_dir.join("objects")).ok()?;
+    std::fs::write(
+        scratch.join("objects/info/alternates"),
+        format!("{}\n", objects.display()),
+    )
+    .ok()?;
+    let workspace = Workspace::discover_in(&scratch).ok()?;
+    let repo = workspace.repo().ok()?;
+
+    // Commits small enough to be someone's unit of work.
+    let mut runs: Vec<Vec<(Oid, Oid)>> = Vec::new();
+    for chain in chains(&source.git_dir) {
+        let mut current: Vec<(Oid, Oid)> = Vec::new();
+        for (parent, commit) in chain {
+            let ok = ChangeSet::analyse(repo, parent, commit).ok().is_some_and(|c| {
+                let lines: usize = c.items.iter().map(|i| i.lines).sum();
+                !c.files.is_empty() && c.files.len() <= MOST_FILES && lines <= MOST_LINES && lines > 0
+            });
+            if ok {
+                current.push((parent, commit));
+                if current.len() == length {
+                    runs.push(std::mem::take(&mut current));
+                }
+            } else {
+                current.clear();
+            }
+        }
+        if runs.len() >= segments * 4 {
+            break;
+        }
+    }
+    // Spread the segments over what was found.
+    let step = (runs.len() / segments.max(1)).max(1);
+    let mut out = Vec::new();
+    let mut random = Lcg(0x5eed ^ source.name.len() as u64);
+    for run in runs.iter().step_by(step).take(segments) {
+        let base = run[0].0;
+        let originals: Vec<BranchCommit> = run
+            .iter()
+            .map(|(_, c)| repo.branch_commit(*c).expect("commit"))
+            .collect();
+        // Squash into runs of 2 or 3.
+        let mut squashed: Vec<BranchCommit> = Vec::new();
+        let mut parent = base;
+        let mut at = 0;
+        while at < originals.len() {
+            let mut take = 2 + random.below(2) as usize;
+            if originals.len() - at - take.min(originals.len() - at) == 1 {
+                take += 1;
+            }
+            let take = take.min(originals.len() - at);
+            let part = &originals[at..at + take];
+            let message = part
+                .iter()
+                .map(|c| c.message.trim_end())
+                .collect::<Vec<_>>()
+                .join("\n\n")
+                + "\n";
+            let last = part.last().expect("a commit");
+            let id = repo
+                .write_commit_as(last.tree, &[parent], &message, &part[0].author)
+                .expect("write squashed commit");
+            squashed.push(repo.branch_commit(id).expect("read squashed commit"));
+            parent = id;
+            at += take;
+        }
+        let changes = ChangeSet::analyse(repo, base, parent).expect("analyse");
+        if changes.items.is_empty() {
+            continue;
+        }
+        let truth = provenance::trace(repo, &changes, &originals).expect("trace originals");
+        let seen = provenance::trace(repo, &changes, &squashed).expect("trace squashed");
+        let coupling = coupling::read(repo, &changes, tuning.coupling_history).expect("coupling");
+        out.push(Segment {
+            changes,
+            seen,
+            squashed,
+            truth,
+            originals,
+            coupling,
+        });
+    }
+    Some(out)
+}
+
+fn best_of(weights: &BTreeMap<usize, u32>) -> usize {
+    weights
+        .iter()
+        .max_by_key(|(o, w)| (**w, std::cmp::Reverse(**o)))
+        .map(|(o, _)| *o)
+        .unwrap_or(0)
+}
+
+/// Scores the planner and the baselines on `segments`.
+fn tally(segments: &[Segment], tuning: &Tuning) -> Tally {
+    let mut tally = Tally::default();
+    for seg in segments {
+        let changes = &seg.changes;
+        let ctx = Context::new(changes, &seg.seen, &seg.squashed, seg.coupling.clone());
+        let plan = planner::plan(&ctx, tuning);
+        let groups: Vec<Vec<usize>> = plan.commits.iter().map(|c| c.items.clone()).collect();
+        let n = changes.items.len();
+        let o = seg.originals.len();
+        let truth = &seg.truth.items;
+        let primary = |i: usize| seg.seen.primary(i).unwrap_or(0);
+        tally.segments += 1;
+        tally.originals += o;
+        tally.squashed += seg.squashed.len();
+        tally.planned += groups.len();
+        tally.historian.add(score(&groups, truth, o));
+        tally.per_directory.add(score(
+            &group_by(n, |i| (primary(i), directory(changes.path(i)))),
+            truth,
+            o,
+        ));
+        tally
+            .per_directory_global
+            .add(score(&group_by(n, |i| directory(changes.path(i))), truth, o));
+        tally.per_squash.add(score(&group_by(n, primary), truth, o));
+        // The best any plan could do keeping items whole, and keeping each
+        // file of a squashed commit whole.
+        tally.oracle_items.add(score(
+            &group_by(n, |i| truth[i].first().map(|(o, _)| *o).unwrap_or(0)),
+            truth,
+            o,
+        ));
+        let mut fragments: BTreeMap<(usize, usize), BTreeMap<usize, u32>> = BTreeMap::new();
+        for i in 0..n {
+            for &(k, w) in &truth[i] {
+                *fragments
+                    .entry((primary(i), changes.items[i].file))
+                    .or_default()
+                    .entry(k)
+                    .or_default() += w;
+            }
+        }
+        tally.oracle_fragments.add(score(
+            &group_by(n, |i| best_of(&fragments[&(primary(i), changes.items[i].file)])),
+            truth,
+            o,
+        ));
+        // The planner on the branch as it was.
+        let uncut_ctx = Context::new(changes, &seg.truth, &seg.originals, seg.coupling.clone());
+        let uncut = planner::plan(&uncut_ctx, tuning);
+        let uncut_groups: Vec<Vec<usize>> = uncut.commits.iter().map(|c| c.items.clone()).collect();
+        tally.unsquashed.add(score(&uncut_groups, truth, o));
+    }
+    tally
+}
+
+/// Pairs of parts within the squashed commits: signals, whether the two
+/// came from one original commit, and their lines.
+fn dataset(segments: &[Segment], tuning: &Tuning) -> Vec<(affinity::Signals, bool, f64)> {
+    let mut out = Vec::new();
+    for seg in segments {
+        let ctx = Context::new(&seg.changes, &seg.seen, &seg.squashed, seg.coupling.clone());
+        let words = affinity::Words::new(&seg.changes, tuning.common_name_share);
+        for files in group::unit_files(&ctx).values() {
+            let (parts, pairs) = affinity::pairs(&ctx, files, &words);
+            let origin: Vec<usize> = parts
+                .iter()
+                .map(|p| {
+                    let mut w: BTreeMap<usize, u32> = BTreeMap::new();
+                    for &i in &p.items {
+                        for &(k, x) in &seg.truth.items[i] {
+                            *w.entry(k).or_default() += x;
+                        }
+                    }
+                    best_of(&w)
+                })
+                .collect();
+            for (a, b, f) in pairs {
+                let weight = (parts[a].lines + parts[b].lines).max(1) as f64;
+                out.push((f, origin[a] == origin[b], weight));
+            }
+        }
+    }
+    out
+}
+
+/// Weighted logistic regression with a little L2 regularisation, by
+/// Newton's method: intercept first.
+fn fit(data: &[(affinity::Signals, bool, f64)]) -> Vec<f64> {
+    let d = 20;
+    let mut w = vec![0.0; d];
+    let total: f64 = data.iter().map(|(_, _, x)| x).sum::<f64>().max(1.0);
+    let lambda = 1e-3;
+    for _ in 0..30 {
+        let mut gradient = vec![0.0; d];
+        let mut hessian = vec![vec![0.0; d]; d];
+        for (f, y, weight) in data {
+            let x: Vec<f64> = std::iter::once(1.0).chain(f.iter().copied()).collect();
+            let z: f64 = x.iter().zip(&w).map(|(a, b)| a * b).sum();
+            let p = 1.0 / (1.0 + (-z).exp());
+            let c = weight / total;
+            let err = p - if *y { 1.0 } else { 0.0 };
+            for i in 0..d {
+                gradient[i] += c * err * x[i];
+                for j in 0..d {
+                    hessian[i][j] += c * p * (1.0 - p) * x[i] * x[j];
+                }
+            }
+        }
+        for i in 0..d {
+            gradient[i] += lambda * w[i];
+            hessian[i][i] += lambda;
+        }
+        let step = solve(hessian, gradient);
+        for i in 0..d {
+            w[i] -= step[i];
+        }
+    }
+    w
+}
+
+/// Solves `a x = b` by Gaussian elimination with partial pivoting.
+fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
+    let n = b.len();
+    for col in 0..n {
+        let pivot = (col..n)
+            .max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))
+            .expect("a row");
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        let p = a[col][col];
+        if p.abs() < 1e-12 {
+            continue;
+        }
+        for row in col + 1..n {
+            let factor = a[row][col] / p;
+            for k in col..n {
+                a[row][k] -= factor * a[col][k];
+            }
+            b[row] -= factor * b[col];
+        }
+    }
+    let mut x = vec![0.0; n];
+    for row in (0..n).rev() {
+        let mut sum = b[row];
+        for k in row + 1..n {
+            sum -= a[row][k] * x[k];
+        }
+        x[row] = if a[row][row].abs() < 1e-12 {
+            0.0
+        } else {
+            sum / a[row][row]
+        };
+    }
+    x
+}
+
+/// A generated history: a small multi-module project whose commits add
+/// features (a function, its callers, its test, a line of docs), fix lines,
+/// rename functions across files, edit docs and bump dependencies.
+fn generate(dir: &Path) {
+    std::fs::create_dir_all(dir).expect("dir");
+    common::git(dir, &["init", "-q", "-b", "main"]);
+    let modules = ["parser", "lexer", "render", "store", "net", "auth"];
+    let mut files: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut functions: Vec<(String, String)> = Vec::new(); // (name, path)
+    for m in modules {
+        for f in ["core", "util"] {
+            let path = format!("src/{m}/{f}.rs");
+            let mut lines = vec![format!("//! {m} {f}"), String::new()];
+            for n in 0..3 {
+                let name = format!("{m}_{f}_{n}");
+                lines.extend(function(&name, &[]));
+                functions.push((name, path.clone()));
+            }
+            files.insert(path, lines);
+        }
+        files.insert(
+            format!("tests/{m}_test.rs"),
+            vec![format!("// tests of {m}"), String::new()],
+        );
+        files.insert(
+            format!("docs/{m}.md"),
+            vec![format!("# {m}"), String::new(), format!("The {m} module.")],
+        );
+    }
+    files.insert(
+        "README.md".into(),
+        vec!["# demo".into(), String::new(), "A demo.".into()],
+    );
+    files.insert(
+        "Cargo.toml".into(),
+        vec!["[package]".into(), "name = \"demo\"".into(), "[dependencies]".into()],
+    );
+    files.insert("Cargo.lock".into(), vec!["# lock".into()]);
+    write_all(dir, &files);
+    common::git(dir, &["add", "-A"]);
+    common::git(dir, &["commit", "-q", "-m", "initial"]);
+    let mut random = Lcg(42);
+    let words = [
+        "parse", "scan", "emit", "load", "save", "check", "merge", "split", "flush", "fetch",
+    ];
+    for n in 0..160 {
+        let m = modules[random.below(modules.len() as u64) as usize];
+        let kind = random.below(100);
+        let subject;
+        if kind < 40 {
+            // A feature: a function, a caller, maybe a test and a doc line.
+            let word = words[random.below(words.len() as u64) as usize];
+            let name = format!("{m}_{word}_{n}");
+            let file = if random.below(2) == 0 { "core" } else { "util" };
+            let path = format!("src/{m}/{file}.rs");
+            let body = (1 + random.below(6)) as usize;
+            let mut lines = function(&name, &[]);
+            for b in 0..body {
+                lines.insert(1, format!("    let step{b} = {b} + 1;"));
+            }
+            files.get_mut(&path).expect("file").extend(lines);
+            functions.push((name.clone(), path.clone()));
+            let caller_module = if random.below(3) == 0 {
+                modules[random.below(modules.len() as u64) as usize]
+            } else {
+                m
+            };
+            let caller_path = format!("src/{caller_module}/core.rs");
+            let caller = files.get_mut(&caller_path).expect("caller");
+            let at = 2 + random.below(caller.len().saturating_sub(2) as u64 + 1) as usize;
+            caller.insert(at.min(caller.len()), format!("// uses {name}: {name}();"));
+            if random.below(10) < 6 {
+                files.get_mut(&format!("tests/{m}_test.rs")).expect("test").extend(vec![
+                    "#[test]".into(),
+                    format!("fn test_{name}() {{"),
+                    format!("    {name}();"),
+                    "}".into(),
+                ]);
+            }
+            if random.below(10) < 3 {
+                files
+                    .get_mut(&format!("docs/{m}.md"))
+                    .expect("doc")
+                    .push(format!("Use `{name}` to {word}."));
+            }
+            subject = format!("Add {name}");
+        } else if kind < 65 {
+            // A fix: change a line inside a function.
+            let (name, path) = functions[random.below(functions.len() as u64) as usize].clone();
+            let lines = files.get_mut(&path).expect("file");
+            if let Some(at) = lines.iter().position(|l| l.contains(&format!("fn {name}("))) {
+                lines.insert(at + 1, format!("    let fixed_{n} = true; // fix {n}"));
+            }
+            subject = format!("Fix {name} on empty input");
+        } else if kind < 75 {
+            // A rename across every file using the function.
+            let index = random.below(functions.len() as u64) as usize;
+            let (old, _) = functions[index].clone();
+            let new = format!("{old}_v{n}");
+            for lines in files.values_mut() {
+                for l in lines.iter_mut() {
+                    if l.contains(&old) {
+                        *l = l.replace(&old, &new);
+                    }
+                }
+            }
+            functions[index].0 = new.clone();
+            subject = format!("Rename {old} to {new}");
+        } else if kind < 88 {
+            let path = if random.below(3) == 0 {
+                "README.md".to_owned()
+            } else {
+                format!("docs/{m}.md")
+            };
+            files
+                .get_mut(&path)
+                .expect("doc")
+                .push(format!("More about {m} ({n})."));
+            subject = format!("Document {m}");
+        } else {
+            files
+                .get_mut("Cargo.toml")
+                .expect("manifest")
+                .push(format!("dep{n} = \"1.{n}\""));
+            let lock = files.get_mut("Cargo.lock").expect("lock");
+            lock.extend(vec![
+                "[[package]]".into(),
+                format!("name = \"dep{n}\""),
+                format!("version = \"1.{n}.0\""),
+            ]);
+            subject = format!("Depend on dep{n}");
+        }
+        write_all(dir, &files);
+        common::git(dir, &["add", "-A"]);
+        common::git(dir, &["commit", "-q", "--allow-empty", "-m", &subject]);
+    }
+}
+
+fn function(name: &str, body: &[&str]) -> Vec<String> {
+    let mut lines = vec![format!("pub fn {name}() {{")];
+    lines.extend(body.iter().map(|b| b.to_string()));
+    lines.push("}".into());
+    lines.push(String::new());
+    lines
+}
+
+fn write_all(dir: &Path, files: &BTreeMap<String, Vec<String>>) {
+    for (path, lines) in files {
+        let full = dir.join(path);
+        std::fs::create_dir_all(full.parent().expect("parent")).expect("dirs");
+        std::fs::write(full, lines.join("\n") + "\n").expect("write");
+    }
+}
+
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn main() {
+    for (k, v) in common::env() {
+        std::env::set_var(k, v);
+    }
+    let segment_count = env_number("HISTORIAN_EVAL_SEGMENTS", 20);
+    let length = env_number("HISTORIAN_EVAL_LENGTH", 12);
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let generated = dir.path().join("generated");
+    generate(&generated);
+    let scratch = dir.path().join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let mut tuning = Tuning::default();
+    if let Some(t) = std::env::var("HISTORIAN_EVAL_THRESHOLD")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        tuning.join_threshold = t;
+    }
+    if let Some(t) = std::env::var("HISTORIAN_EVAL_SMALL").ok().and_then(|v| v.parse().ok()) {
+        tuning.small_part_lines = t;
+    }
+    if let Some(t) = std::env::var("HISTORIAN_EVAL_COMMON").ok().and_then(|v| v.parse().ok()) {
+        tuning.common_name_share = t;
+    }
+    if let Some(t) = std::env::var("HISTORIAN_EVAL_HISTORY")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        tuning.coupling_history = t;
+    }
+    println!(
+        "historian_eval: runs of {length} commits squashed 2-3 at a time, up to {segment_count} runs per repository"
+    );
+    let mut sources_read: Vec<(String, Vec<Segment>)> = Vec::new();
+    for source in sources(&generated) {
+        match segments(&source, &scratch, &tuning, segment_count, length) {
+            Some(s) if !s.is_empty() => sources_read.push((source.name.clone(), s)),
+            Some(_) => println!("{:<22} (skipped: no run of {length} small commits)", source.name),
+            None => println!("{:<22} (skipped: not found)", source.name),
+        }
+    }
+    print_header();
+    let mut all = Tally::default();
+    let mut real = Tally::default();
+    for (name, segs) in &sources_read {
+        let t = tally(segs, &tuning);
+        print_row(name, &t);
+        if name != "generated" {
+            real.add(&t);
+        }
+        all.add(&t);
+    }
+    print_row("all real repositories", &real);
+    print_row("everything", &all);
+    println!(
+        "oracles (all real): items whole {:.3}, each file of a squashed commit whole {:.3}",
+        real.oracle_items.value(),
+        real.oracle_fragments.value()
+    );
+    if std::env::var_os("HISTORIAN_EVAL_FIT").is_none() {
+        return;
+    }
+    // Fit the affinity's coefficients on every real repository but one and
+    // score that one: the cross-validated score.
+    let real_sources: Vec<&(String, Vec<Segment>)> = sources_read.iter().filter(|(n, _)| n != "generated").collect();
+    println!("\ncross-validation: coefficients fitted without the repository scored");
+    print_header();
+    let mut held_out = Tally::default();
+    for (name, segs) in &real_sources {
+        let training: Vec<_> = real_sources
+            .iter()
+            .filter(|(other, _)| other != name)
+            .flat_map(|(_, s)| dataset(s, &tuning))
+            .collect();
+        let mut fold = tuning.clone();
+        fold.coefficients = Some(fit(&training));
+        // The threshold that does best on the training repositories.
+        let mut best = (f64::MIN, tuning.join_threshold);
+        for threshold in [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6] {
+            fold.join_threshold = threshold;
+            let mut on_training = Tally::default();
+            for (other, s) in &real_sources {
+                if other != name {
+                    on_training.add(&tally(s, &fold));
+                }
+            }
+            if on_training.historian.value() > best.0 {
+                best = (on_training.historian.value(), threshold);
+            }
+        }
+        fold.join_threshold = best.1;
+        println!("{:<22} (threshold {:.2} chosen on the others)", "", best.1);
+        let t = tally(segs, &fold);
+        print_row(name, &t);
+        held_out.add(&t);
+    }
+    print_row("cross-validated", &held_out);
+    let everything: Vec<_> = real_sources.iter().flat_map(|(_, s)| dataset(s, &tuning)).collect();
+    let coefficients = fit(&everything);
+    println!("\ncoefficients fitted on every real repository (intercept first):");
+    println!("  {:>7.3}  intercept", coefficients[0]);
+    for (name, w) in affinity::FEATURES.iter().zip(&coefficients[1..]) {
+        println!("  {w:>7.3}  {name}");
+    }
+}
+
+fn print_header() {
+    println!(
+        "{:<22} {:>4} {:>5} {:>5} {:>5}  {:>9} {:>10} {:>9} {:>9} {:>10}",
+        "repository", "runs", "orig", "squ", "plan", "historian", "dir/squash", "dir", "squash", "unsquashed"
+    );
+}
+
+fn print_row(name: &str, t: &Tally) {
+    println!(
+        "{:<22} {:>4} {:>5} {:>5} {:>5}  {:>9.3} {:>10.3} {:>9.3} {:>9.3} {:>10.3}",
+        name,
+        t.segments,
+        t.originals,
+        t.squashed,
+        t.planned,
+        t.historian.value(),
+        t.per_directory.value(),
+        t.per_directory_global.value(),
+        t.per_squash.value(),
+        t.unsquashed.value()
+    );
+}

@@ -1,0 +1,565 @@
+//! What a path is, by name alone (DESIGN §10.2, §10.3): its category
+//! (dependencies and build, configuration and CI, schema and migrations,
+//! core source, interfaces, tests, docs), its component (the directory
+//! prefix it belongs to), the scope a commit message names, and the stem
+//! that pairs a test with the code it tests.
+
+use serde::Serialize;
+
+/// Categories in the order commits are made (DESIGN §10.3): dependencies
+/// first, then build and configuration, schema, core source, interfaces,
+/// tests, docs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    Build,
+    Config,
+    Schema,
+    Source,
+    Interface,
+    Test,
+    Docs,
+}
+
+impl Category {
+    /// The conventional-commit type for a commit of only this category.
+    pub fn commit_type(self) -> &'static str {
+        match self {
+            Category::Build => "build",
+            Category::Config => "chore",
+            Category::Schema | Category::Source | Category::Interface => "feat",
+            Category::Test => "test",
+            Category::Docs => "docs",
+        }
+    }
+
+    /// Source-like categories belong with their tests and each other; the
+    /// others are kept apart (DESIGN §10.2).
+    pub fn is_code(self) -> bool {
+        matches!(
+            self,
+            Category::Schema | Category::Source | Category::Interface | Category::Test
+        )
+    }
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn directories(path: &str) -> impl Iterator<Item = &str> {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    parts.pop();
+    parts.into_iter()
+}
+
+fn extension(name: &str) -> &str {
+    match name.rfind('.') {
+        Some(i) if i > 0 => &name[i + 1..],
+        _ => "",
+    }
+}
+
+const DEPENDENCY_FILES: &[&str] = &[
+    "cargo.toml",
+    "cargo.lock",
+    "package.json",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "pnpm-workspace.yaml",
+    "bun.lockb",
+    "go.mod",
+    "go.sum",
+    "go.work",
+    "pipfile",
+    "pipfile.lock",
+    "pyproject.toml",
+    "poetry.lock",
+    "uv.lock",
+    "setup.py",
+    "setup.cfg",
+    "gemfile",
+    "gemfile.lock",
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+    "settings.gradle",
+    "settings.gradle.kts",
+    "composer.json",
+    "composer.lock",
+    "mix.exs",
+    "mix.lock",
+    "makefile",
+    "gnumakefile",
+    "cmakelists.txt",
+    "meson.build",
+    "build.rs",
+    "build.zig",
+    "build.sbt",
+    "justfile",
+    "configure.ac",
+    "makefile.am",
+    "vcpkg.json",
+    "conanfile.txt",
+    "conanfile.py",
+    "flake.nix",
+    "flake.lock",
+    "default.nix",
+    "shell.nix",
+    "bazel",
+    "workspace",
+    "build.bazel",
+    "module.bazel",
+    "rust-toolchain",
+    "rust-toolchain.toml",
+];
+
+const CONFIG_FILES: &[&str] = &[
+    ".gitignore",
+    ".gitattributes",
+    ".gitmodules",
+    ".editorconfig",
+    ".dockerignore",
+    ".npmignore",
+    ".npmrc",
+    ".nvmrc",
+    ".python-version",
+    ".ruby-version",
+    ".tool-versions",
+    ".travis.yml",
+    ".gitlab-ci.yml",
+    "azure-pipelines.yml",
+    "jenkinsfile",
+    "dockerfile",
+    "docker-compose.yml",
+    "docker-compose.yaml",
+    "compose.yml",
+    "compose.yaml",
+    ".pre-commit-config.yaml",
+    "rustfmt.toml",
+    ".rustfmt.toml",
+    "clippy.toml",
+    "deny.toml",
+    "tox.ini",
+    "mypy.ini",
+    "pytest.ini",
+    ".flake8",
+    ".pylintrc",
+    "tsconfig.json",
+    "jsconfig.json",
+    ".babelrc",
+    "babel.config.js",
+    ".prettierrc",
+    ".eslintrc",
+    ".eslintrc.js",
+    ".eslintrc.json",
+    ".eslintrc.yml",
+    "eslint.config.js",
+    "eslint.config.mjs",
+    "codecov.yml",
+    ".codecov.yml",
+    "renovate.json",
+    ".env.example",
+    "vite.config.js",
+    "vite.config.ts",
+    "webpack.config.js",
+    "rollup.config.js",
+    "jest.config.js",
+    "vitest.config.ts",
+];
+
+const CONFIG_DIRECTORIES: &[&str] = &[
+    ".github",
+    ".gitlab",
+    ".circleci",
+    ".ci",
+    "ci",
+    ".buildkite",
+    ".devcontainer",
+    ".vscode",
+    ".idea",
+    ".husky",
+    ".cargo",
+    ".config",
+];
+
+const TEST_DIRECTORIES: &[&str] = &[
+    "test",
+    "tests",
+    "testing",
+    "spec",
+    "specs",
+    "__tests__",
+    "testdata",
+    "test-data",
+    "test_data",
+    "fixtures",
+    "e2e",
+    "integration-tests",
+    "integration_tests",
+    "benches",
+    "bench",
+    "benchmarks",
+];
+
+const DOC_DIRECTORIES: &[&str] = &[
+    "doc",
+    "docs",
+    "documentation",
+    "man",
+    "guide",
+    "guides",
+    "book",
+    "website",
+];
+
+const DOC_NAMES: &[&str] = &[
+    "readme",
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "license",
+    "licence",
+    "copying",
+    "authors",
+    "contributors",
+    "contributing",
+    "code_of_conduct",
+    "security",
+    "notice",
+    "todo",
+    "releasing",
+    "maintainers",
+    "support",
+];
+
+const DOC_EXTENSIONS: &[&str] = &[
+    "md", "markdown", "rst", "adoc", "asciidoc", "txt", "org", "pod", "rdoc", "texi", "tex",
+];
+
+const SCHEMA_DIRECTORIES: &[&str] = &[
+    "migrations",
+    "migration",
+    "migrate",
+    "schema",
+    "schemas",
+    "alembic",
+    "sql",
+];
+
+const SCHEMA_EXTENSIONS: &[&str] = &[
+    "sql", "proto", "graphql", "gql", "avsc", "prisma", "thrift", "capnp", "fbs",
+];
+
+const INTERFACE_DIRECTORIES: &[&str] = &[
+    "cli",
+    "cmd",
+    "commands",
+    "command",
+    "bin",
+    "api",
+    "routes",
+    "handlers",
+    "controllers",
+    "views",
+    "ui",
+    "web",
+    "pages",
+    "components",
+    "templates",
+    "frontend",
+    "public",
+    "static",
+    "assets",
+];
+
+const CONFIG_EXTENSIONS: &[&str] = &["yml", "yaml", "toml", "ini", "cfg", "conf", "properties", "env"];
+
+/// The category of `path`.
+pub fn category(path: &str) -> Category {
+    let name = file_name(path);
+    let lower = name.to_ascii_lowercase();
+    let dirs: Vec<String> = directories(path).map(|d| d.to_ascii_lowercase()).collect();
+    let ext = extension(&lower);
+    let base = lower.split('.').next().unwrap_or("");
+    if DEPENDENCY_FILES.contains(&lower.as_str())
+        || lower.starts_with("requirements") && ext == "txt"
+        || ext == "gemspec"
+        || ext == "csproj"
+        || ext == "cabal"
+        || ext == "cmake"
+        || ext == "mk"
+        || ext == "bzl"
+    {
+        return Category::Build;
+    }
+    if dirs.first().is_some_and(|d| CONFIG_DIRECTORIES.contains(&d.as_str())) || CONFIG_FILES.contains(&lower.as_str())
+    {
+        return Category::Config;
+    }
+    if is_test_path(path) {
+        return Category::Test;
+    }
+    if dirs.iter().any(|d| DOC_DIRECTORIES.contains(&d.as_str())) && !is_code_extension(ext)
+        || DOC_NAMES.contains(&base) && (ext.is_empty() || DOC_EXTENSIONS.contains(&ext))
+        || matches!(ext, "md" | "markdown" | "rst" | "adoc" | "asciidoc")
+        || ext.len() == 1 && ext.as_bytes()[0].is_ascii_digit() && dirs.iter().any(|d| d == "man")
+    {
+        return Category::Docs;
+    }
+    if dirs.iter().any(|d| SCHEMA_DIRECTORIES.contains(&d.as_str())) || SCHEMA_EXTENSIONS.contains(&ext) {
+        return Category::Schema;
+    }
+    if dirs.len() <= 1 && CONFIG_EXTENSIONS.contains(&ext)
+        || lower.starts_with(".env")
+        || dirs.iter().any(|d| d == "config" || d == "conf") && !is_code_extension(ext)
+    {
+        return Category::Config;
+    }
+    if dirs.iter().any(|d| INTERFACE_DIRECTORIES.contains(&d.as_str()))
+        || matches!(base, "main" | "cli" | "app" | "server" | "routes" | "api") && is_code_extension(ext)
+    {
+        return Category::Interface;
+    }
+    Category::Source
+}
+
+fn is_code_extension(ext: &str) -> bool {
+    matches!(
+        ext,
+        "rs" | "py"
+            | "js"
+            | "jsx"
+            | "ts"
+            | "tsx"
+            | "mjs"
+            | "cjs"
+            | "go"
+            | "c"
+            | "h"
+            | "cc"
+            | "cpp"
+            | "cxx"
+            | "hpp"
+            | "hh"
+            | "java"
+            | "kt"
+            | "kts"
+            | "scala"
+            | "rb"
+            | "php"
+            | "cs"
+            | "fs"
+            | "swift"
+            | "m"
+            | "mm"
+            | "ex"
+            | "exs"
+            | "erl"
+            | "hs"
+            | "ml"
+            | "mli"
+            | "clj"
+            | "lua"
+            | "pl"
+            | "pm"
+            | "sh"
+            | "bash"
+            | "zsh"
+            | "fish"
+            | "r"
+            | "jl"
+            | "dart"
+            | "zig"
+            | "nim"
+            | "vue"
+            | "svelte"
+            | "elm"
+            | "sql"
+    )
+}
+
+/// Whether `path` is a test, by its directory or its name.
+pub fn is_test_path(path: &str) -> bool {
+    let name = file_name(path).to_ascii_lowercase();
+    if directories(path).any(|d| TEST_DIRECTORIES.contains(&d.to_ascii_lowercase().as_str())) {
+        return true;
+    }
+    let stem = name.split('.').next().unwrap_or("");
+    stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_tests")
+        || stem.ends_with("-test")
+        || stem.ends_with("_spec")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+        || name == "conftest.py"
+        || file_name(path).ends_with("Test.java")
+        || file_name(path).ends_with("Tests.java")
+        || file_name(path).ends_with("Test.kt")
+        || file_name(path).ends_with("Tests.cs")
+        || file_name(path).ends_with("Test.php")
+        || name == "tests.rs"
+        || name == "test.rs"
+}
+
+/// Directory names that hold code without naming what it is.
+const GENERIC: &[&str] = &[
+    "src",
+    "lib",
+    "libs",
+    "app",
+    "apps",
+    "pkg",
+    "pkgs",
+    "internal",
+    "crates",
+    "packages",
+    "modules",
+    "source",
+    "sources",
+    "include",
+    "main",
+    "java",
+    "kotlin",
+    "python",
+    "scripts",
+    "js",
+    "ts",
+    "test",
+    "tests",
+    "spec",
+    "specs",
+    "__tests__",
+    "com",
+    "org",
+    "net",
+    "io",
+    "core",
+];
+
+/// The component `path` belongs to: its directory, cut to two levels
+/// (`src/historian/commands/clean.rs` → `src/historian`); top-level files
+/// belong to the root component `""`.
+pub fn component(path: &str) -> String {
+    let dirs: Vec<&str> = directories(path).collect();
+    dirs[..dirs.len().min(2)].join("/")
+}
+
+/// The name a commit message's scope takes for `path`: the last
+/// non-generic directory of its component, else the file's stem.
+pub fn scope(path: &str) -> String {
+    let dirs: Vec<&str> = directories(path).collect();
+    let meaningful = dirs[..dirs.len().min(2)]
+        .iter()
+        .rev()
+        .find(|d| !GENERIC.contains(&d.to_ascii_lowercase().as_str()) && !d.starts_with('.'));
+    match meaningful {
+        Some(d) => d.to_string(),
+        None => stem(path),
+    }
+}
+
+/// The file name without extensions, lowercased (`Parser.test.ts` → `parser`).
+pub fn stem(path: &str) -> String {
+    let name = file_name(path);
+    let stem = name.trim_start_matches('.').split('.').next().unwrap_or(name);
+    let stem = if matches!(stem, "mod" | "index" | "__init__") {
+        directories(path).last().unwrap_or(stem)
+    } else {
+        stem
+    };
+    stem.to_ascii_lowercase()
+}
+
+/// The stem a test file names the code it tests by (`test_parser.py`,
+/// `parser_test.go`, `ParserTest.java`, `parser.spec.ts` → `parser`).
+pub fn tested_stem(path: &str) -> String {
+    let name = file_name(path);
+    let mut s = name.split('.').next().unwrap_or(name).to_string();
+    for suffix in ["Tests", "Test", "Spec"] {
+        if let Some(stripped) = s.strip_suffix(suffix) {
+            if !stripped.is_empty() {
+                s = stripped.to_string();
+                break;
+            }
+        }
+    }
+    let mut s = s.to_ascii_lowercase();
+    for prefix in ["test_", "tests_", "spec_"] {
+        if let Some(stripped) = s.strip_prefix(prefix) {
+            s = stripped.to_string();
+        }
+    }
+    for suffix in ["_tests", "_test", "-test", "_spec", "-spec"] {
+        if let Some(stripped) = s.strip_suffix(suffix) {
+            s = stripped.to_string();
+        }
+    }
+    if matches!(
+        s.as_str(),
+        "mod" | "index" | "__init__" | "tests" | "test" | "main" | "lib"
+    ) {
+        if let Some(d) = directories(path).last() {
+            return d.to_ascii_lowercase();
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn categories() {
+        for (path, expected) in [
+            ("Cargo.toml", Category::Build),
+            ("web/package-lock.json", Category::Build),
+            ("requirements-dev.txt", Category::Build),
+            (".github/workflows/ci.yml", Category::Config),
+            (".gitignore", Category::Config),
+            ("tests/cli/historian.rs", Category::Test),
+            ("src/parser_test.go", Category::Test),
+            ("app/components/Button.test.tsx", Category::Test),
+            ("README.md", Category::Docs),
+            ("docs/guide/intro.rst", Category::Docs),
+            ("LICENSE", Category::Docs),
+            ("man/git-historian.1", Category::Docs),
+            ("db/migrations/0001_init.sql", Category::Schema),
+            ("proto/api.proto", Category::Schema),
+            ("src/historian/group.rs", Category::Source),
+            ("src/cli/mod.rs", Category::Interface),
+            ("src/main.rs", Category::Interface),
+            ("config/settings.yml", Category::Config),
+        ] {
+            assert_eq!(category(path), expected, "{path}");
+        }
+    }
+
+    #[test]
+    fn components_and_scopes() {
+        assert_eq!(component("src/historian/commands/clean.rs"), "src/historian");
+        assert_eq!(component("README.md"), "");
+        assert_eq!(scope("src/historian/commands/clean.rs"), "historian");
+        assert_eq!(scope("src/lib.rs"), "lib");
+        assert_eq!(scope("src/parser.rs"), "parser");
+        assert_eq!(scope("crates/gix-diff/src/lib.rs"), "gix-diff");
+        assert_eq!(scope("README.md"), "readme");
+    }
+
+    #[test]
+    fn tests_name_what_they_test() {
+        assert_eq!(tested_stem("tests/test_parser.py"), "parser");
+        assert_eq!(tested_stem("pkg/lexer_test.go"), "lexer");
+        assert_eq!(tested_stem("src/ParserTest.java"), "parser");
+        assert_eq!(tested_stem("src/button.spec.ts"), "button");
+        assert_eq!(tested_stem("tests/cli/historian.rs"), "historian");
+        assert_eq!(tested_stem("src/git/tests.rs"), "git");
+        assert_eq!(stem("src/git/mod.rs"), "git");
+        assert_eq!(stem("src/Parser.ts"), "parser");
+    }
+}

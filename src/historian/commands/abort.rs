@@ -1,0 +1,63 @@
+//! `git historian abort [<branch>]`.
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::cli::{Exit, Ui};
+use crate::git::Workspace;
+use crate::historian::{engine, execute};
+
+/// Drop the pending session and its partial clean branch.
+///
+/// Removes refs/historian/<branch> (the current branch's session, or the
+/// only one pending) and the partial clean branch it was building. A clean
+/// branch someone else moved is left alone, with a warning. The original
+/// branch is never touched.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The branch whose session to drop (default: the current branch's, or
+    /// the only one pending).
+    pub branch: Option<String>,
+
+    /// Print what was removed as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub const EXIT_STATUS: [(Exit, &str); 3] = [
+    (Exit::Done, "the session was dropped"),
+    (Exit::Fatal, "not a git repository, or no session is pending"),
+    (Exit::Usage, "the command line was wrong"),
+];
+
+pub fn run(args: Args, ui: Ui) -> Result<Exit> {
+    let workspace = Workspace::discover()?;
+    let repo = workspace.repo()?;
+    let stored = engine::find_session(repo, args.branch.as_deref())?;
+    let aborted = execute::abort(repo, &stored)?;
+    if let Some(kept) = &aborted.kept_branch {
+        ui.warning(format!("'{kept}' was moved by someone else; leaving it alone"));
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let value = json!({
+            "aborted": aborted.branch,
+            "session": aborted.session,
+            "removed_branch": aborted.clean_branch,
+            "kept_branch": aborted.kept_branch,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+    } else {
+        match &aborted.clean_branch {
+            Some(b) => writeln!(
+                out,
+                "Dropped the historian session of '{}' and the partial branch '{b}'.",
+                aborted.branch
+            )?,
+            None => writeln!(out, "Dropped the historian session of '{}'.", aborted.branch)?,
+        }
+    }
+    Ok(Exit::Done)
+}

@@ -1,0 +1,103 @@
+//! `git historian plan [<branch>]`: the plan, writing nothing.
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use crate::cli::{Exit, Ui};
+use crate::git::Workspace;
+use crate::historian::engine;
+use crate::historian::outcome::Outcome;
+use crate::historian::split;
+
+use super::RewriteArgs;
+
+/// Print the commit plan `clean` would build, writing nothing.
+///
+/// The plan lists each new commit's message and the change items it holds,
+/// and marks commits over the size limits (clean would ask about them).
+/// With --json it prints `{"base", "tip", "commits": [{"message", "files",
+/// "hunks"}]}`: edit it and give it to `git historian clean --plan <file>`.
+/// Hunks are named `path#N`, counted from 1 in the file's diff; a file
+/// listed under files holds all of its hunks.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub rewrite: RewriteArgs,
+}
+
+pub const EXIT_STATUS: [(Exit, &str); 4] = [
+    (Exit::Done, "the plan was printed"),
+    (
+        Exit::Failed,
+        "RESULT: ERROR — no base was found, or the branch has no commits beyond it",
+    ),
+    (
+        Exit::Fatal,
+        "not a git repository, not a branch, or an unreadable or invalid plan file",
+    ),
+    (Exit::Usage, "the command line was wrong"),
+];
+
+pub fn run(args: Args, ui: Ui) -> Result<Exit> {
+    let workspace = Workspace::discover()?;
+    let repo = workspace.repo()?;
+    let target = engine::target(repo, args.rewrite.branch.as_deref())?;
+    let options = super::options(&workspace, &args.rewrite, &target.branch)?;
+    let analysis = match engine::analyse(repo, &target, &options)? {
+        Ok(a) => a,
+        Err(failed) => return super::render(&Outcome::Error(failed), args.rewrite.json, ui),
+    };
+    let plan = engine::plan(repo, &analysis, &options)?;
+    let mut out = std::io::stdout().lock();
+    if args.rewrite.json {
+        let file = plan.to_file(&analysis.changes);
+        writeln!(out, "{}", serde_json::to_string_pretty(&file)?)?;
+        return Ok(Exit::Done);
+    }
+    let ctx = analysis.context();
+    writeln!(
+        out,
+        "Plan for '{}': {} commits from {} branch commits and {} change items",
+        target.branch,
+        plan.commits.len(),
+        analysis.commits.len(),
+        analysis.changes.items.len()
+    )?;
+    writeln!(
+        out,
+        "Base: {} ({}); tip: {}",
+        repo.short(analysis.base.commit),
+        analysis.base.source.describe(),
+        repo.short(target.tip)
+    )?;
+    for (n, commit) in plan.commits.iter().enumerate() {
+        let size = split::size(&ctx, &commit.items);
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}. {}  [{}: {} {}, {} {}]",
+            n + 1,
+            commit.subject(),
+            size.class(options.limits),
+            size.files,
+            if size.files == 1 { "file" } else { "files" },
+            size.lines,
+            if size.lines == 1 { "line" } else { "lines" },
+        )?;
+        for line in commit.message.lines().skip(1) {
+            if line.is_empty() {
+                continue;
+            }
+            writeln!(out, "   {line}")?;
+        }
+        if size.over(options.limits) {
+            writeln!(
+                out,
+                "   (over the limits of {} files and {} lines: clean will ask how to split it)",
+                options.limits.files, options.limits.lines
+            )?;
+        }
+    }
+    Ok(Exit::Done)
+}

@@ -1,0 +1,101 @@
+//! Change coupling: files that changed together before the branch began
+//! probably belong together now. Read from the history behind the base —
+//! the last commits (first 500, merges and sweeping commits of more than 40
+//! files left out, as they couple everything) — and kept only for the files
+//! the branch changes. Deterministic: the same base gives the same counts.
+
+use std::collections::HashMap;
+
+use anyhow::Result;
+
+use crate::git::{Oid, Renames, Repo};
+
+use super::items::ChangeSet;
+
+/// How many commits behind the base are read.
+pub const HISTORY: usize = 500;
+/// Commits touching more files than this say nothing about coupling.
+const SWEEPING: usize = 40;
+
+/// Co-change counts of the change set's files.
+#[derive(Clone, Debug, Default)]
+pub struct Coupling {
+    /// Commits (of those read) touching each file.
+    pub touched: Vec<u32>,
+    /// Commits touching both files of a pair (smaller index first).
+    pub together: HashMap<(usize, usize), u32>,
+}
+
+impl Coupling {
+    /// How strongly `a` and `b` changed together: the share of the commits
+    /// touching the less-touched one that touched both, when they did so at
+    /// least twice; 0 otherwise.
+    pub fn strength(&self, a: usize, b: usize) -> f64 {
+        let key = if a < b { (a, b) } else { (b, a) };
+        let both = self.together.get(&key).copied().unwrap_or(0);
+        if both < 2 {
+            return 0.0;
+        }
+        let (ta, tb) = (self.touched[a], self.touched[b]);
+        f64::from(both) / f64::from(ta.min(tb).max(1))
+    }
+
+    /// The share of the commits touching the more-touched file that also
+    /// touched the other (low for a file that changes with everything).
+    pub fn lift(&self, a: usize, b: usize) -> f64 {
+        let key = if a < b { (a, b) } else { (b, a) };
+        let both = self.together.get(&key).copied().unwrap_or(0);
+        let (ta, tb) = (self.touched[a], self.touched[b]);
+        f64::from(both) / f64::from(ta.max(tb).max(1))
+    }
+}
+
+/// Reads the coupling of `changes`' files from the history behind `base`.
+pub fn read(repo: &Repo, changes: &ChangeSet, limit: usize) -> Result<Coupling> {
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (i, file) in changes.files.iter().enumerate() {
+        index.insert(file.path.as_str(), i);
+        if let Some(old) = file.old_path() {
+            index.entry(old).or_insert(i);
+        }
+    }
+    let mut coupling = Coupling {
+        touched: vec![0; changes.files.len()],
+        together: HashMap::new(),
+    };
+    if limit == 0 || changes.files.len() < 2 {
+        return Ok(coupling);
+    }
+    let mut queue: Vec<Oid> = vec![changes.base];
+    let mut seen = std::collections::HashSet::new();
+    let mut read = 0;
+    // First parents only: the line of work the branch grew from.
+    while let Some(id) = queue.pop() {
+        if read >= limit || !seen.insert(id) {
+            continue;
+        }
+        let commit = repo.commit_info(id)?;
+        if let Some(&parent) = commit.parents.first() {
+            queue.push(parent);
+        }
+        if commit.parents.len() != 1 {
+            continue;
+        }
+        read += 1;
+        let parent_tree = repo.commit_tree(commit.parents[0])?;
+        let deltas = repo.tree_deltas(parent_tree, commit.tree, Renames::Off)?;
+        if deltas.len() > SWEEPING {
+            continue;
+        }
+        let mut files: Vec<usize> = deltas.iter().filter_map(|d| index.get(d.path()).copied()).collect();
+        files.sort_unstable();
+        files.dedup();
+        for (n, &a) in files.iter().enumerate() {
+            coupling.touched[a] += 1;
+            for &b in &files[n + 1..] {
+                *coupling.together.entry((a, b)).or_default() += 1;
+            }
+        }
+    }
+    Ok(coupling)
+}

@@ -1,0 +1,368 @@
+//! The six steps of a run (DESIGN §10.1): validate, prepare the base,
+//! analyse the changes, plan the commits, execute the plan, verify the
+//! result. `clean` runs them from the start; `resume` continues a session
+//! stopped at a question; `plan` stops after step 4.
+//!
+//! What this module must never do: touch the working tree, the index,
+//! `HEAD` or the original branch. The only references it writes are the
+//! clean branch and the session ref, each with a compare-and-swap.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context as _, Result};
+
+use crate::cli::FatalWithHint;
+use crate::git::{BranchCommit, Oid, Repo, Signature};
+
+use super::base::{self, Base, NoBase};
+use super::coupling::{self, Coupling};
+use super::group::{Context, Tuning};
+use super::items::ChangeSet;
+use super::outcome::{Failed, Step};
+use super::plan::{CommitPlan, PlanFile};
+use super::planner;
+use super::provenance::{self, Provenance};
+use super::session::{self, Stored};
+use super::split::Limits;
+
+/// What a run is asked to do, with configuration already merged in.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// `--base`.
+    pub base: Option<String>,
+    /// `historian.base`.
+    pub config_base: Option<String>,
+    /// The remote whose default branch is the base when nothing names one.
+    pub remote: String,
+    /// `--plan <file>`, read.
+    pub plan_file: Option<PlanFile>,
+    pub limits: Limits,
+    pub verify_each: Option<String>,
+    pub verify_timeout: Duration,
+    /// `historian.commitWriter`.
+    pub commit_writer: Option<String>,
+    pub writer_timeout: Duration,
+    /// Where commands run (the top of the working tree).
+    pub root: PathBuf,
+    /// When the run started, for the clean branch's name.
+    pub now: chrono::DateTime<chrono::Local>,
+    pub tuning: Tuning,
+}
+
+impl Options {
+    pub fn new(root: PathBuf) -> Options {
+        Options {
+            base: None,
+            config_base: None,
+            remote: "origin".into(),
+            plan_file: None,
+            limits: Limits::default(),
+            verify_each: None,
+            verify_timeout: Duration::from_secs(600),
+            commit_writer: None,
+            writer_timeout: Duration::from_secs(600),
+            root,
+            now: chrono::Local::now(),
+            tuning: Tuning::default(),
+        }
+    }
+}
+
+/// The branch a command works on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The short name (`feature/login`).
+    pub branch: String,
+    /// `refs/heads/feature/login`.
+    pub branch_ref: String,
+    pub tip: Oid,
+}
+
+/// The branch named, or the one `HEAD` is on; a fatal error otherwise.
+pub fn target(repo: &Repo, name: Option<&str>) -> Result<Target> {
+    let branch_ref = match name {
+        Some(name) => {
+            let name = name.trim();
+            if name.starts_with("refs/heads/") {
+                name.to_owned()
+            } else {
+                format!("refs/heads/{name}")
+            }
+        }
+        None => match repo.head()?.branch {
+            Some(b) => b,
+            None => {
+                return Err(FatalWithHint {
+                    message: "HEAD is detached: not on a branch".into(),
+                    hint: "name the branch to clean: git historian clean <branch>".into(),
+                }
+                .into())
+            }
+        },
+    };
+    let branch = branch_ref.trim_start_matches("refs/heads/").to_owned();
+    let tip = match repo.read_ref(&branch_ref) {
+        Ok(Some(tip)) => tip,
+        Ok(None) if name.is_none() => bail!("the branch '{branch}' has no commits yet"),
+        Ok(None) | Err(_) => bail!("'{branch}' is not a branch"),
+    };
+    Ok(Target {
+        branch,
+        branch_ref,
+        tip,
+    })
+}
+
+/// Steps 1 to 3 done: the branch, its base, its commits and its change items.
+pub struct Analysis {
+    pub target: Target,
+    pub base: Base,
+    pub commits: Vec<BranchCommit>,
+    pub changes: ChangeSet,
+    pub provenance: Provenance,
+    pub coupling: Coupling,
+}
+
+impl Analysis {
+    /// Steps 1 to 3 once the base is known.
+    pub fn read(repo: &Repo, target: Target, base: Base, tuning: &Tuning) -> Result<Analysis> {
+        let commits = repo.branch_commits(base.commit, target.tip)?;
+        let changes = ChangeSet::analyse(repo, base.commit, target.tip)?;
+        let provenance = provenance::trace(repo, &changes, &commits)?;
+        let coupling = coupling::read(repo, &changes, tuning.coupling_history)?;
+        Ok(Analysis {
+            target,
+            base,
+            commits,
+            changes,
+            provenance,
+            coupling,
+        })
+    }
+
+    pub fn context(&self) -> Context<'_> {
+        Context::new(&self.changes, &self.provenance, &self.commits, self.coupling.clone())
+    }
+}
+
+/// Steps 1 to 3 for `target`: a failed step is an `Err(Failed)` value.
+pub fn analyse(repo: &Repo, target: &Target, options: &Options) -> Result<std::result::Result<Analysis, Failed>> {
+    let session_ref = session::ref_name(&target.branch);
+    if repo.read_ref(&session_ref)?.is_some() {
+        return Ok(Err(Failed::new(
+            Step::Validate,
+            format!("a historian session is pending for '{}'", target.branch),
+        )
+        .context("Original branch", &target.branch)
+        .details(format!("the session is recorded in '{session_ref}'"))
+        .hint(format!(
+            "answer its question with 'git historian resume --answer <N>' (see 'git historian status'),\nor drop it with 'git historian abort {}'",
+            target.branch
+        ))));
+    }
+    let plan_base = options
+        .plan_file
+        .as_ref()
+        .and_then(|p| p.base.clone())
+        .filter(|_| options.base.is_none());
+    let explicit = options.base.as_deref().or(plan_base.as_deref());
+    let found = base::find(
+        repo,
+        target.tip,
+        &target.branch_ref,
+        explicit,
+        options.config_base.as_deref(),
+        &options.remote,
+    )?;
+    let base = match found {
+        Ok(base) => base,
+        Err(NoBase::BadRevision { rev, source, reason }) => {
+            return Ok(Err(Failed::new(Step::Prepare, "Cannot find base commit for branch")
+                .context("Original branch", &target.branch)
+                .details(format!(
+                    "'{rev}' ({}) is not a commit: {reason}",
+                    source.describe()
+                ))))
+        }
+        Err(NoBase::Unrelated { source }) => {
+            return Ok(Err(Failed::new(Step::Prepare, "Cannot find base commit for branch")
+                .context("Original branch", &target.branch)
+                .details(format!(
+                    "{} shares no history with '{}'",
+                    source.describe(),
+                    target.branch
+                ))))
+        }
+        Err(NoBase::NotFound { tried, skipped }) => {
+            return Ok(Err(Failed::new(Step::Prepare, "Cannot find base commit for branch")
+                .context("Original branch", &target.branch)
+                .details(format!(
+                    "none of {} exists or shares history with '{}'{}",
+                    tried.join(", "),
+                    target.branch,
+                    match skipped {
+                        Some(s) => format!(" ({s} is the branch being cleaned)"),
+                        None => String::new(),
+                    }
+                ))
+                .hint(
+                    "name the base: git historian clean --base <rev> (or set historian.base)",
+                )))
+        }
+    };
+    if base.commit == target.tip {
+        return Ok(Err(Failed::new(
+            Step::Validate,
+            format!("'{}' has no commits beyond its base", target.branch),
+        )
+        .context("Original branch", &target.branch)
+        .details(format!(
+            "the base is {} ({}), which is the branch's tip",
+            repo.short(base.commit),
+            base.source.describe()
+        ))));
+    }
+    Ok(Ok(Analysis::read(repo, target.clone(), base, &options.tuning)?))
+}
+
+/// Step 4: the plan from `--plan`, or made here. A plan file that misses,
+/// doubles or invents an item is a fatal error listing them.
+pub fn plan(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<CommitPlan> {
+    let ctx = analysis.context();
+    match &options.plan_file {
+        Some(file) => {
+            if let Some(tip) = &file.tip {
+                let planned = repo
+                    .rev_parse(&format!("{tip}^{{commit}}"))
+                    .map_err(|_| anyhow!("the plan names tip '{tip}', which is not a commit here"))?;
+                if planned != analysis.target.tip {
+                    return Err(FatalWithHint {
+                        message: format!(
+                            "the plan was made for tip {}, but '{}' is at {}",
+                            repo.short(planned),
+                            analysis.target.branch,
+                            repo.short(analysis.target.tip)
+                        ),
+                        hint: "make a new plan: git historian plan --json".into(),
+                    }
+                    .into());
+                }
+            }
+            CommitPlan::from_file(file, &analysis.changes).map_err(|problems| {
+                let lines = problems.lines();
+                anyhow!(
+                    "the plan does not use every change item exactly once ({} {}):\n  {}",
+                    lines.len(),
+                    if lines.len() == 1 { "problem" } else { "problems" },
+                    lines.join("\n  ")
+                )
+            })
+        }
+        None => {
+            let plan = planner::plan(&ctx, &options.tuning);
+            let problems = plan.check(&analysis.changes);
+            if !problems.is_empty() {
+                bail!(
+                    "internal error: the plan made does not use every change item exactly once:\n  {}",
+                    problems.lines().join("\n  ")
+                );
+            }
+            Ok(plan)
+        }
+    }
+}
+
+/// The author of a new commit: the author of the branch commit most of its
+/// lines come from, dated like the latest branch commit it draws from.
+pub fn author_for(ctx: &Context<'_>, items: &[usize]) -> Signature {
+    let mut weights: std::collections::BTreeMap<usize, u64> = std::collections::BTreeMap::new();
+    for &i in items {
+        for &(k, w) in &ctx.provenance.items[i] {
+            *weights.entry(k).or_default() += u64::from(w);
+        }
+    }
+    let heaviest = weights
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(k, _)| *k)
+        .unwrap_or(ctx.commits.len().saturating_sub(1));
+    let latest = weights
+        .keys()
+        .map(|&k| &ctx.commits[k].author)
+        .max_by_key(|a| a.time)
+        .cloned();
+    let mut author = ctx
+        .commits
+        .get(heaviest)
+        .map(|c| c.author.clone())
+        .unwrap_or_else(|| Signature {
+            name: "git-historian".into(),
+            email: String::new(),
+            time: 0,
+            offset: 0,
+        });
+    if let Some(latest) = latest {
+        author.time = latest.time;
+        author.offset = latest.offset;
+    }
+    author
+}
+
+/// A free name `<branch>-<YYYYMMDD-HHMMSS>-clean`: if a branch or a
+/// session already has it, the next second's.
+pub fn clean_branch_name(repo: &Repo, branch: &str, now: chrono::DateTime<chrono::Local>) -> Result<String> {
+    let claimed: Vec<String> = session::list(repo)?
+        .iter()
+        .filter_map(|r| session::load(repo, r).ok().flatten())
+        .map(|s| s.session.clean_branch)
+        .collect();
+    for offset in 0..3600 {
+        let at = now + chrono::Duration::seconds(offset);
+        let name = format!("{branch}-{}-clean", at.format("%Y%m%d-%H%M%S"));
+        if repo.read_ref(&format!("refs/heads/{name}"))?.is_none() && !claimed.contains(&name) {
+            return Ok(name);
+        }
+    }
+    bail!("cannot find a free name for the clean branch of '{branch}'")
+}
+
+/// The session of `branch`, or the only one when no branch is named and
+/// `HEAD`'s branch has none; a fatal error naming the sessions otherwise.
+pub fn find_session(repo: &Repo, branch: Option<&str>) -> Result<Stored> {
+    let sessions = session::list(repo)?;
+    let wanted = match branch {
+        Some(b) => Some(b.trim().trim_start_matches("refs/heads/").to_owned()),
+        None => repo
+            .head()?
+            .branch
+            .map(|b| b.trim_start_matches("refs/heads/").to_owned()),
+    };
+    if let Some(b) = &wanted {
+        let name = session::ref_name(b);
+        if let Some(stored) = session::load(repo, &name)? {
+            return Ok(stored);
+        }
+        if branch.is_some() {
+            bail!("no historian session is pending for '{b}'");
+        }
+    }
+    match sessions.as_slice() {
+        [] => bail!("no historian session is pending"),
+        [only] => session::load(repo, only)?.with_context(|| format!("the session '{only}' vanished")),
+        many => Err(FatalWithHint {
+            message: format!(
+                "{} historian sessions are pending and none is for the current branch",
+                many.len()
+            ),
+            hint: format!(
+                "name the branch: {}",
+                many.iter()
+                    .map(|r| session::branch_of(r).to_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+        .into()),
+    }
+}

@@ -1,0 +1,326 @@
+//! Change items (DESIGN §10.1, step 3): the difference between the base and
+//! the tip of a branch, cut into the smallest pieces a commit may hold.
+//!
+//! A modified text file whose kind stays the same gives one item per hunk;
+//! every other change is one whole-file item: an addition, a deletion, a
+//! rename or copy (with whatever edits came with it), a mode or type change,
+//! a binary file, a submodule, or a text file too large to diff. An item is
+//! named by its path (`src/lib.rs`) or, for a hunk, by its path and number
+//! (`src/lib.rs#2`), the names plan files use.
+
+use std::collections::HashMap;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::git::{Delta, Entry, EntryKind, Oid, Renames, Repo};
+
+use super::lines::{self, Hunk};
+use super::symbols::{self, Symbols};
+
+/// Files larger than this are one item, never diffed line by line.
+const LARGEST_DIFFED_FILE: u64 = 8 << 20;
+
+/// What happened to a file between the base and the tip.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "status")]
+pub enum Status {
+    Added,
+    Deleted,
+    Modified,
+    Renamed {
+        from: String,
+    },
+    Copied {
+        from: String,
+    },
+    /// Same contents, executable bit flipped.
+    ModeChanged,
+    /// A file became a symbolic link or a submodule, or back.
+    TypeChanged,
+}
+
+impl Status {
+    /// The letter `git diff --name-status` uses.
+    pub fn letter(&self) -> char {
+        match self {
+            Status::Added => 'A',
+            Status::Deleted => 'D',
+            Status::Modified | Status::ModeChanged => 'M',
+            Status::Renamed { .. } => 'R',
+            Status::Copied { .. } => 'C',
+            Status::TypeChanged => 'T',
+        }
+    }
+}
+
+/// One file's change.
+#[derive(Clone, Debug)]
+pub struct FileChange {
+    /// The path at the tip (the deleted path for a deletion).
+    pub path: String,
+    pub status: Status,
+    /// The entry at the base (at the old path for renames and copies).
+    pub old: Option<Entry>,
+    /// The entry at the tip.
+    pub new: Option<Entry>,
+    pub binary: bool,
+    /// Hunks, when the file is changed hunk by hunk; empty when it is one item.
+    pub hunks: Vec<Hunk>,
+    pub added: usize,
+    pub removed: usize,
+}
+
+impl FileChange {
+    pub fn is_submodule(&self) -> bool {
+        [self.old, self.new]
+            .iter()
+            .flatten()
+            .any(|e| e.kind == EntryKind::Commit)
+    }
+
+    /// The base path this change starts from, when the file existed there.
+    pub fn old_path(&self) -> Option<&str> {
+        match &self.status {
+            Status::Added => None,
+            Status::Renamed { from } | Status::Copied { from } => Some(from),
+            _ => Some(&self.path),
+        }
+    }
+
+    /// Whether the change is made hunk by hunk.
+    pub fn is_hunked(&self) -> bool {
+        !self.hunks.is_empty()
+    }
+}
+
+/// A change item: a whole file, or one hunk of a modified text file.
+#[derive(Clone, Debug)]
+pub struct Item {
+    pub file: usize,
+    /// The hunk's index in its file, for hunk items.
+    pub hunk: Option<usize>,
+    /// Lines removed plus lines added.
+    pub lines: usize,
+    pub symbols: Symbols,
+}
+
+/// The difference between a base and a tip, as change items.
+#[derive(Clone, Debug)]
+pub struct ChangeSet {
+    pub base: Oid,
+    pub tip: Oid,
+    pub base_tree: Oid,
+    pub tip_tree: Oid,
+    /// Sorted by path.
+    pub files: Vec<FileChange>,
+    /// Sorted by path, then hunk.
+    pub items: Vec<Item>,
+}
+
+impl ChangeSet {
+    /// Reads the difference between the commits `base` and `tip`.
+    pub fn analyse(repo: &Repo, base: Oid, tip: Oid) -> Result<ChangeSet> {
+        let base_tree = repo.commit_tree(base)?;
+        let tip_tree = repo.commit_tree(tip)?;
+        let deltas = repo.tree_deltas(base_tree, tip_tree, Renames::On)?;
+        let mut files = Vec::with_capacity(deltas.len());
+        let mut items = Vec::new();
+        for delta in deltas {
+            let (file, file_items) = file_change(repo, delta, files.len())?;
+            files.push(file);
+            items.extend(file_items);
+        }
+        Ok(ChangeSet {
+            base,
+            tip,
+            base_tree,
+            tip_tree,
+            files,
+            items,
+        })
+    }
+
+    /// The item's name in plans: `path` or `path#N` (N counted from 1).
+    pub fn item_name(&self, item: usize) -> String {
+        let it = &self.items[item];
+        let path = &self.files[it.file].path;
+        match it.hunk {
+            Some(h) => format!("{path}#{}", h + 1),
+            None => path.clone(),
+        }
+    }
+
+    /// Item indices by name, and each file's items by path.
+    pub fn index(&self) -> ItemIndex {
+        let mut by_name = HashMap::new();
+        let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
+        for i in 0..self.items.len() {
+            by_name.insert(self.item_name(i), i);
+            by_path
+                .entry(self.files[self.items[i].file].path.clone())
+                .or_default()
+                .push(i);
+        }
+        ItemIndex { by_name, by_path }
+    }
+
+    /// The path of the item's file.
+    pub fn path(&self, item: usize) -> &str {
+        &self.files[self.items[item].file].path
+    }
+}
+
+/// Lookups from plan names to items.
+pub struct ItemIndex {
+    pub by_name: HashMap<String, usize>,
+    pub by_path: HashMap<String, Vec<usize>>,
+}
+
+fn file_change(repo: &Repo, delta: Delta, index: usize) -> Result<(FileChange, Vec<Item>)> {
+    let (path, status, old, new) = match delta {
+        Delta::Added { path, new } => (path, Status::Added, None, Some(new)),
+        Delta::Deleted { path, old } => (path, Status::Deleted, Some(old), None),
+        Delta::Modified { path, old, new } => {
+            let status = if type_class(old.kind) != type_class(new.kind) {
+                Status::TypeChanged
+            } else if old.id == new.id {
+                Status::ModeChanged
+            } else {
+                Status::Modified
+            };
+            (path, status, Some(old), Some(new))
+        }
+        Delta::Renamed {
+            from,
+            to,
+            old,
+            new,
+            copy,
+        } => {
+            let status = if copy {
+                Status::Copied { from }
+            } else {
+                Status::Renamed { from }
+            };
+            (to, status, Some(old), Some(new))
+        }
+    };
+    let old_text = text_of(repo, old)?;
+    let new_text = text_of(repo, new)?;
+    let mut file = FileChange {
+        path,
+        status,
+        old,
+        new,
+        binary: matches!(old_text, Text::Binary) || matches!(new_text, Text::Binary),
+        hunks: Vec::new(),
+        added: 0,
+        removed: 0,
+    };
+    let old_lines = match &old_text {
+        Text::Lines(data) => lines::split_lines(data),
+        _ => Vec::new(),
+    };
+    let new_lines = match &new_text {
+        Text::Lines(data) => lines::split_lines(data),
+        _ => Vec::new(),
+    };
+    let both_text = !file.binary && !matches!(old_text, Text::Opaque) && !matches!(new_text, Text::Opaque);
+    let by_hunks = both_text
+        && file.status == Status::Modified
+        && matches!((old, new), (Some(o), Some(n)) if o.kind == n.kind && is_file(o.kind));
+    if !both_text {
+        return Ok((
+            file,
+            vec![Item {
+                file: index,
+                hunk: None,
+                lines: 0,
+                symbols: Symbols::default(),
+            }],
+        ));
+    }
+    let hunks = lines::hunks(&old_lines, &new_lines);
+    file.removed = hunks.iter().map(|h| h.old.len()).sum();
+    file.added = hunks.iter().map(|h| h.new.len()).sum();
+    let changed = |h: &Hunk| {
+        old_lines[h.old.clone()]
+            .iter()
+            .chain(new_lines[h.new.clone()].iter())
+            .copied()
+            .collect::<Vec<&[u8]>>()
+    };
+    let items = if by_hunks {
+        hunks
+            .iter()
+            .enumerate()
+            .map(|(i, h)| Item {
+                file: index,
+                hunk: Some(i),
+                lines: h.size(),
+                symbols: {
+                    let mut found = symbols::scan(changed(h));
+                    // The function the hunk changes, as git's hunk header names it.
+                    if let Some(name) = symbols::enclosing(&new_lines[..h.new.start]) {
+                        found.defined.insert(name.clone());
+                        found.used.insert(name);
+                    }
+                    found
+                },
+            })
+            .collect()
+    } else {
+        vec![Item {
+            file: index,
+            hunk: None,
+            lines: file.added + file.removed,
+            symbols: symbols::scan(hunks.iter().flat_map(changed)),
+        }]
+    };
+    if by_hunks {
+        file.hunks = hunks;
+    }
+    Ok((file, items))
+}
+
+/// Files, links and submodules are different types; a mode change is not.
+fn type_class(kind: EntryKind) -> u8 {
+    match kind {
+        EntryKind::Blob | EntryKind::Executable => 0,
+        EntryKind::Link => 1,
+        EntryKind::Commit => 2,
+        EntryKind::Tree => 3,
+    }
+}
+
+fn is_file(kind: EntryKind) -> bool {
+    matches!(kind, EntryKind::Blob | EntryKind::Executable)
+}
+
+enum Text {
+    /// No entry, or an entry that is not a file (a submodule).
+    Opaque,
+    Binary,
+    Lines(Vec<u8>),
+}
+
+fn text_of(repo: &Repo, entry: Option<Entry>) -> Result<Text> {
+    let Some(entry) = entry else {
+        return Ok(Text::Lines(Vec::new()));
+    };
+    match entry.kind {
+        EntryKind::Blob | EntryKind::Executable | EntryKind::Link => {
+            if repo.blob_size(entry.id)? > LARGEST_DIFFED_FILE {
+                return Ok(Text::Opaque);
+            }
+            let data = repo.read_blob(entry.id)?;
+            Ok(if lines::is_binary(&data) {
+                Text::Binary
+            } else {
+                Text::Lines(data)
+            })
+        }
+        EntryKind::Commit | EntryKind::Tree => Ok(Text::Opaque),
+    }
+}

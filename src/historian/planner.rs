@@ -1,0 +1,160 @@
+//! The automatic commit plan: groups (DESIGN §10.2) in order (§10.3), each
+//! with a conventional-commit message drafted from its items and the branch
+//! commits they come from.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::classify::{self, Category};
+use super::group::{self, Context, Tuning};
+use super::items::Status;
+use super::message::{Draft, FileLine};
+use super::order;
+use super::plan::{CommitPlan, PlannedCommit};
+
+/// Plans the branch's rewrite.
+pub fn plan(ctx: &Context<'_>, tuning: &Tuning) -> CommitPlan {
+    let groups = order::order(ctx, group::group(ctx, tuning));
+    commits_for(ctx, groups)
+}
+
+/// Planned commits for `groups` (in the order given), with messages.
+pub fn commits_for(ctx: &Context<'_>, groups: Vec<Vec<usize>>) -> CommitPlan {
+    let mut commits: Vec<PlannedCommit> = groups
+        .into_iter()
+        .map(|items| PlannedCommit {
+            message: draft(ctx, &items).message(),
+            items,
+            keep: false,
+        })
+        .collect();
+    distinguish_subjects(ctx, &mut commits);
+    CommitPlan { commits }
+}
+
+/// Two commits with the same subject: the later ones say what they hold.
+fn distinguish_subjects(ctx: &Context<'_>, commits: &mut [PlannedCommit]) {
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    for commit in commits.iter_mut() {
+        let subject = commit.subject().to_owned();
+        if seen.insert(subject.clone()) {
+            continue;
+        }
+        let d = draft(ctx, &commit.items);
+        let what = d.describe();
+        let (head, summary) = subject.split_once(": ").unwrap_or(("", subject.as_str()));
+        let mut new_subject = format!("{head}: {summary} ({what})");
+        if new_subject.chars().count() > 72 {
+            new_subject = format!("{head}: {what}");
+        }
+        let mut n = 2;
+        let base = new_subject.clone();
+        while !seen.insert(new_subject.clone()) {
+            new_subject = format!("{base} ({n})");
+            n += 1;
+        }
+        let body = commit.message.split_once('\n').map_or("", |(_, b)| b);
+        commit.message = format!("{new_subject}\n{body}");
+    }
+}
+
+/// What a message for `items` is written from.
+pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
+    let changes = ctx.changes;
+    let mut categories: BTreeMap<Category, usize> = BTreeMap::new();
+    let mut scopes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut code_scopes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut sources: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut per_file: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for &i in items {
+        let item = &changes.items[i];
+        let path = changes.path(i);
+        let weight = item.lines.max(1);
+        let category = classify::category(path);
+        *categories.entry(category).or_default() += weight;
+        let scope = if category == Category::Test {
+            classify::tested_stem(path)
+        } else {
+            classify::scope(path)
+        };
+        *scopes.entry(scope.clone()).or_default() += weight;
+        if category.is_code() && category != Category::Test {
+            *code_scopes.entry(scope).or_default() += weight;
+        }
+        for &(k, w) in &ctx.provenance.items[i] {
+            *sources.entry(k).or_default() += w as usize;
+        }
+        per_file.entry(item.file).or_default().push(i);
+    }
+    let mut categories: Vec<(Category, usize)> = categories.into_iter().collect();
+    categories.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let scope_pool = if code_scopes.is_empty() { &scopes } else { &code_scopes };
+    let total: usize = scope_pool.values().sum();
+    let scope = scope_pool
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .filter(|(_, w)| **w * 2 > total)
+        .map(|(s, _)| s.clone());
+    let mut sources: Vec<(usize, usize)> = sources.into_iter().collect();
+    sources.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let sources = sources
+        .into_iter()
+        .filter(|(k, _)| !matches!(ctx.kinds[*k], super::message::Kind::Merge))
+        .map(|(k, w)| {
+            let c = &ctx.commits[k];
+            (
+                c.id.to_hex_with_len(7).to_string(),
+                super::message::meaningful_subject(&c.message).to_owned(),
+                ctx.kinds[k].clone(),
+                w,
+            )
+        })
+        .collect();
+    let files = per_file
+        .into_iter()
+        .map(|(f, its)| {
+            let file = &changes.files[f];
+            let partial = file.is_hunked() && its.len() < file.hunks.len();
+            let (added, removed) = if file.is_hunked() {
+                its.iter()
+                    .filter_map(|&i| changes.items[i].hunk)
+                    .map(|h| (file.hunks[h].new.len(), file.hunks[h].old.len()))
+                    .fold((0, 0), |(a, r), (x, y)| (a + x, r + y))
+            } else {
+                (file.added, file.removed)
+            };
+            let note = if file.is_submodule() {
+                Some("submodule")
+            } else if file.binary {
+                Some("binary")
+            } else if file.status == Status::ModeChanged {
+                Some("mode")
+            } else if file.status == Status::TypeChanged {
+                Some("type")
+            } else {
+                None
+            };
+            FileLine {
+                letter: file.status.letter(),
+                path: file.path.clone(),
+                from: match &file.status {
+                    Status::Renamed { from } | Status::Copied { from } => Some(from.clone()),
+                    _ => None,
+                },
+                hunks: partial.then(|| {
+                    its.iter()
+                        .filter_map(|&i| changes.items[i].hunk.map(|h| h + 1))
+                        .collect()
+                }),
+                added,
+                removed,
+                note,
+            }
+        })
+        .collect();
+    Draft {
+        categories,
+        scope,
+        sources,
+        files,
+    }
+}
