@@ -1,0 +1,281 @@
+//! Steps 5 and 6 (DESIGN §10.1): building the planned commits one by one,
+//! stopping for a question when one is over the size limits or the commit
+//! writer asks; then the tree-equality check, `--verify-each`, and the
+//! clean branch. Also resuming a stopped session and aborting it.
+//!
+//! Order of writes, so that a process killed at any instant leaves a state
+//! that `resume` (or `abort`) settles: objects first; then the session ref
+//! (recording where the clean branch should point, and where it pointed);
+//! then the clean branch; and last, when the run ends, the session ref's
+//! removal.
+
+use anyhow::{anyhow, Context as _, Result};
+
+use crate::git::{Expect, Oid, Repo};
+
+use super::base;
+use super::build::Builder;
+use super::engine::{self, Analysis, Options, Target};
+use super::group::Context;
+use super::outcome::{BuiltCommit, Done, Failed, Outcome, Step};
+use super::plan::CommitPlan;
+use super::session::{self, Pending, Settings, Stage, Stored};
+use super::split::{self, Limits};
+use super::verify;
+use super::writer::{self, Reply};
+
+mod ask;
+mod resume;
+
+use ask::{ask_size, ask_writer};
+use resume::settle_branch;
+pub use resume::{abort, choose, resume, session_limits, Aborted};
+
+/// Where an execution starts.
+struct Run<'a> {
+    repo: &'a Repo,
+    analysis: &'a Analysis,
+    options: &'a Options,
+    clean_branch: String,
+    plan: CommitPlan,
+    /// The next commit to build (from 0).
+    current: usize,
+    built: Vec<Oid>,
+    /// The session being continued, if any.
+    stored: Option<Stored>,
+    /// The writer's question for the current commit and the answer chosen.
+    writer_answer: Option<(String, String)>,
+    settings: Settings,
+}
+
+/// `git historian clean`: every step from the start.
+pub fn clean(repo: &Repo, target: &Target, options: &Options) -> Result<Outcome> {
+    repo.check_identity()?;
+    let analysis = match engine::analyse(repo, target, options)? {
+        Ok(a) => a,
+        Err(failed) => return Ok(Outcome::Error(failed)),
+    };
+    let plan = engine::plan(repo, &analysis, options)?;
+    let clean_branch = engine::clean_branch_name(repo, &target.branch, options.now)?;
+    execute(Run {
+        repo,
+        analysis: &analysis,
+        options,
+        clean_branch,
+        plan,
+        current: 0,
+        built: Vec::new(),
+        stored: None,
+        writer_answer: None,
+        settings: Settings {
+            max_files: options.limits.files,
+            max_lines: options.limits.lines,
+            verify_each: options.verify_each.clone(),
+        },
+    })
+}
+
+fn limits(settings: &Settings) -> Limits {
+    Limits {
+        files: settings.max_files,
+        lines: settings.max_lines,
+    }
+}
+
+fn execute(mut run: Run<'_>) -> Result<Outcome> {
+    let repo = run.repo;
+    let analysis = run.analysis;
+    let ctx = analysis.context();
+    let done: Vec<&[usize]> = run.plan.commits[..run.current]
+        .iter()
+        .map(|c| c.items.as_slice())
+        .collect();
+    let mut builder = Builder::after(repo, &analysis.changes, &done, run.built.last().copied())?;
+    while run.current < run.plan.commits.len() {
+        let i = run.current;
+        let commit = run.plan.commits[i].clone();
+        let size = split::size(&ctx, &commit.items);
+        if !commit.keep && size.over(limits(&run.settings)) {
+            let splits = split::splits(&ctx, &commit.items, limits(&run.settings));
+            if !splits.is_empty() {
+                return ask_size(run, &ctx, splits);
+            }
+        }
+        let prepared = builder.prepare(&commit.items)?;
+        let message = match &run.options.commit_writer {
+            None => commit.message.clone(),
+            Some(command) => {
+                let answer = run.writer_answer.take();
+                let listed = run.plan.to_file(&analysis.changes).commits.swap_remove(i);
+                let request = writer::Request {
+                    branch: analysis.target.branch.clone(),
+                    clean_branch: run.clean_branch.clone(),
+                    commit: writer::CommitRequest {
+                        number: i + 1,
+                        of: run.plan.commits.len(),
+                        message: commit.message.clone(),
+                        files: listed.files,
+                        hunks: listed.hunks,
+                        diff: writer::diff(repo, builder.tree(), prepared.tree)?,
+                    },
+                    resume: answer.map(|(block, answer)| writer::Resume::new(&block, &answer)),
+                };
+                match writer::ask(command, &run.options.root, &request, run.options.writer_timeout)? {
+                    Reply::Message(m) => m,
+                    Reply::Question(block) => return ask_writer(run, block),
+                    Reply::Error { description, details } => {
+                        let failed = Failed::new(
+                            Step::Execute,
+                            format!("the commit writer failed on commit {}: {description}", i + 1),
+                        )
+                        .context("Original branch", &analysis.target.branch)
+                        .context("Commit", format!("{} of {}", i + 1, run.plan.commits.len()));
+                        let failed = match details {
+                            Some(d) => failed.details(d),
+                            None => failed,
+                        };
+                        return end_with_error(run, failed);
+                    }
+                }
+            }
+        };
+        let author = engine::author_for(&ctx, &commit.items);
+        let message = crate::redact::redact(&message).into_owned();
+        let id = builder.commit(prepared, &message, &author)?;
+        run.built.push(id);
+        run.current += 1;
+    }
+    // Step 6: the tree must be the original tip's, byte for byte.
+    let tip_tree = analysis.changes.tip_tree;
+    if builder.tree() != tip_tree {
+        let differences = repo.tree_deltas(builder.tree(), tip_tree, crate::git::Renames::Off)?;
+        let list: Vec<String> = differences.iter().take(20).map(|d| d.path().to_owned()).collect();
+        let failed = Failed::new(
+            Step::Verify,
+            "The clean branch's final tree differs from the original tip's",
+        )
+        .context("Original branch", &analysis.target.branch)
+        .details(format!(
+            "clean tree {} != original tree {}; {} paths differ:\n{}",
+            repo.short(builder.tree()),
+            repo.short(tip_tree),
+            differences.len(),
+            list.join("\n")
+        ));
+        return end_with_error(run, failed);
+    }
+    if let Some(command) = run.settings.verify_each.clone() {
+        if let Some(failure) = verify::each(repo, &run.built, &command, run.options.verify_timeout)? {
+            let subject = repo
+                .commit_info(failure.commit)
+                .map(|c| c.message.lines().next().unwrap_or("").to_owned())
+                .unwrap_or_default();
+            let failed = Failed::new(
+                Step::Verify,
+                format!(
+                    "commit {} of {} fails the verify command ({})",
+                    failure.number,
+                    run.built.len(),
+                    failure.ending
+                ),
+            )
+            .context("Original branch", &analysis.target.branch)
+            .context(
+                "Commit",
+                format!("{} ({} {subject})", failure.number, repo.short(failure.commit)),
+            )
+            .context("Command", &command)
+            .details(if failure.tail.is_empty() {
+                "(no output)".to_owned()
+            } else {
+                failure.tail.clone()
+            })
+            .hint("edit the plan so the failing commit goes with the next one:\n  git historian plan --json > plan.json   # edit it\n  git historian clean --plan plan.json --verify-each '<command>'");
+            return end_with_error(run, failed);
+        }
+    }
+    finish(run, &ctx)
+}
+
+/// Everything built and checked: the clean branch points at the last
+/// commit, the session is gone.
+fn finish(run: Run<'_>, ctx: &Context<'_>) -> Result<Outcome> {
+    let repo = run.repo;
+    let analysis = run.analysis;
+    let last = *run.built.last().ok_or_else(|| anyhow!("the plan made no commits"))?;
+    let clean_ref = format!("refs/heads/{}", run.clean_branch);
+    match &run.stored {
+        None => repo
+            .update_ref(&clean_ref, last, Expect::Absent, "historian: clean branch")
+            .with_context(|| format!("cannot create the branch '{}'", run.clean_branch))?,
+        Some(stored) => {
+            // Record the end first, so a run killed now is settled by resume.
+            let mut s = stored.session.clone();
+            s.stage = Stage::Completing;
+            s.previous_clean_tip = s.clean_tip.clone();
+            s.clean_tip = Some(last.to_string());
+            s.built = run.built.iter().map(|b| b.to_string()).collect();
+            s.current = run.plan.commits.len();
+            s.pending = Pending::None;
+            let plan_file = run.plan.to_file(&analysis.changes);
+            s.plan_hash = session::plan_hash(repo, &plan_file)?.1.to_string();
+            let state = session::save(
+                repo,
+                Some(stored.commit),
+                &s,
+                &plan_file,
+                "",
+                "historian: every commit built and checked",
+            )?;
+            settle_branch(repo, &s)?;
+            let now = session::load(repo, &stored.ref_name)?.ok_or_else(|| anyhow!("the session vanished"))?;
+            debug_assert_eq!(now.commit, state);
+            session::delete(repo, &now)?;
+        }
+    }
+    Ok(Outcome::Success(done(repo, ctx, &run)?))
+}
+
+fn done(repo: &Repo, ctx: &Context<'_>, run: &Run<'_>) -> Result<Done> {
+    let analysis = run.analysis;
+    let commits = run
+        .built
+        .iter()
+        .zip(&run.plan.commits)
+        .map(|(&id, planned)| {
+            let size = split::size(ctx, &planned.items);
+            let info = repo.commit_info(id)?;
+            Ok(BuiltCommit {
+                id,
+                short: repo.short(id),
+                subject: info.message.lines().next().unwrap_or("").to_owned(),
+                files: size.files,
+                lines: size.lines,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Done {
+        original_branch: analysis.target.branch.clone(),
+        clean_branch: run.clean_branch.clone(),
+        base: analysis.base.commit,
+        base_short: repo.short(analysis.base.commit),
+        original_tip: analysis.target.tip,
+        tip_short: repo.short(analysis.target.tip),
+        tree: analysis.changes.tip_tree,
+        commits,
+    })
+}
+
+/// An ERROR ends the run: the partial clean branch and the session go.
+fn end_with_error(run: Run<'_>, failed: Failed) -> Result<Outcome> {
+    if let Some(stored) = &run.stored {
+        let s = &stored.session;
+        let clean_ref = s.clean_ref();
+        let current = run.repo.read_ref(&clean_ref)?;
+        if current.is_some() && [s.clean_tip()?, s.previous_clean_tip()?].contains(&current) {
+            run.repo.delete_ref(&clean_ref, current)?;
+        }
+        session::delete(run.repo, stored)?;
+    }
+    Ok(Outcome::Error(failed))
+}

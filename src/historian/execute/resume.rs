@@ -1,0 +1,290 @@
+//! Continuing a stopped session with the answer chosen, and aborting it.
+
+use anyhow::{anyhow, bail, Result};
+
+use crate::cli::FatalWithHint;
+use crate::git::{Expect, Repo};
+use crate::historian::base;
+use crate::historian::engine::{Analysis, Options, Target};
+use crate::historian::outcome::Outcome;
+use crate::historian::plan::{CommitPlan, PlanFile};
+use crate::historian::planner;
+use crate::historian::protocol::{self, ResultBlock};
+use crate::historian::session::{self, Pending, Session, Stage, Stored};
+use crate::historian::split::Limits;
+
+use super::{execute, finish, limits, Run};
+
+/// Moves the clean branch to where the session says, from where it says
+/// it pointed (or already is); anything else means someone moved it.
+pub(super) fn settle_branch(repo: &Repo, session: &Session) -> Result<()> {
+    let clean_ref = session.clean_ref();
+    let target = session.clean_tip()?;
+    let current = repo.read_ref(&clean_ref)?;
+    if current == target {
+        return Ok(());
+    }
+    let known = [session.previous_clean_tip()?, None];
+    if !known.contains(&current) {
+        bail!(
+            "the branch '{}' was moved by someone else (to {}); leaving it alone",
+            session.clean_branch,
+            current.map(|c| repo.short(c)).unwrap_or_default()
+        );
+    }
+    match target {
+        Some(t) => repo.update_ref(
+            &clean_ref,
+            t,
+            match current {
+                Some(c) => Expect::Value(c),
+                None => Expect::Absent,
+            },
+            "historian: partial clean branch",
+        ),
+        None => repo.delete_ref(&clean_ref, current),
+    }
+}
+
+/// `git historian resume --answer <answer>`.
+pub fn resume(repo: &Repo, stored: Stored, answer: &str, options: &Options) -> Result<Outcome> {
+    repo.check_identity()?;
+    let s = stored.session.clone();
+    // A stale answer: the branch or its base moved since the question.
+    let branch_ref = format!("refs/heads/{}", s.branch);
+    let tip = repo.read_ref(&branch_ref)?;
+    let original = s.original_tip()?;
+    let stale_hint = format!(
+        "drop the session and start again:\n  git historian abort {0}\n  git historian clean {0}",
+        s.branch
+    );
+    match tip {
+        None => {
+            return Err(FatalWithHint {
+                message: format!("the answer is stale: the branch '{}' no longer exists", s.branch),
+                hint: stale_hint,
+            }
+            .into())
+        }
+        Some(t) if t != original => {
+            return Err(FatalWithHint {
+                message: format!(
+                    "the answer is stale: '{}' moved from {} to {} since the question",
+                    s.branch,
+                    repo.short(original),
+                    repo.short(t)
+                ),
+                hint: stale_hint,
+            }
+            .into())
+        }
+        Some(_) => {}
+    }
+    let recorded_base = s.base()?;
+    let base_now = base::again(repo, original, &s.base_source)?;
+    if base_now != Some(recorded_base) {
+        return Err(FatalWithHint {
+            message: format!(
+                "the answer is stale: the base of '{}' ({}) is now {} instead of {}",
+                s.branch,
+                s.base_source.describe(),
+                base_now.map(|b| repo.short(b)).unwrap_or_else(|| "not found".into()),
+                repo.short(recorded_base)
+            ),
+            hint: stale_hint,
+        }
+        .into());
+    }
+    let (_, hash) = session::plan_hash(repo, &stored.plan)?;
+    if session::oid(&s.plan_hash).ok() != Some(hash) {
+        bail!(
+            "the historian session '{}' is damaged: its plan does not match its hash",
+            stored.ref_name
+        );
+    }
+    let target = Target {
+        branch: s.branch.clone(),
+        branch_ref,
+        tip: original,
+    };
+    let analysis = Analysis::read(
+        repo,
+        target,
+        super::base::Base {
+            commit: recorded_base,
+            source: s.base_source.clone(),
+        },
+        &options.tuning,
+    )?;
+    let ctx = analysis.context();
+    let mut plan = CommitPlan::from_file(&stored.plan, &analysis.changes).map_err(|p| {
+        anyhow!(
+            "the historian session '{}' no longer matches the branch:\n  {}",
+            stored.ref_name,
+            p.lines().join("\n  ")
+        )
+    })?;
+    settle_branch(repo, &s)?;
+    let mut run = Run {
+        repo,
+        analysis: &analysis,
+        options,
+        clean_branch: s.clean_branch.clone(),
+        plan: CommitPlan::default(),
+        current: s.current,
+        built: s.built()?,
+        stored: Some(stored.clone()),
+        writer_answer: None,
+        settings: s.settings.clone(),
+    };
+    if s.stage == Stage::Completing {
+        run.plan = plan;
+        return finish(run, &ctx);
+    }
+    let question = match protocol::parse(&stored.question) {
+        Ok(ResultBlock::Question(q)) => q,
+        _ => bail!("the historian session '{}' has no readable question", stored.ref_name),
+    };
+    let choice = choose(&question.options, answer)?;
+    match &s.pending {
+        Pending::Size { splits } => {
+            if choice < splits.len() {
+                let file = PlanFile {
+                    base: None,
+                    tip: None,
+                    commits: splits[choice]
+                        .iter()
+                        .map(|names| crate::historian::plan::PlanFileCommit {
+                            message: "part".into(),
+                            files: Vec::new(),
+                            hunks: names.clone(),
+                            keep: false,
+                        })
+                        .collect(),
+                };
+                let index = analysis.changes.index();
+                let parts: Vec<Vec<usize>> = file
+                    .commits
+                    .iter()
+                    .map(|c| {
+                        c.hunks
+                            .iter()
+                            .map(|n| {
+                                index
+                                    .by_name
+                                    .get(n)
+                                    .copied()
+                                    .ok_or_else(|| anyhow!("the session names '{n}', which is not a change item"))
+                            })
+                            .collect::<Result<Vec<usize>>>()
+                    })
+                    .collect::<Result<_>>()?;
+                let replacement = planner::commits_for(&ctx, parts).commits;
+                plan.commits.splice(s.current..=s.current, replacement);
+            } else {
+                plan.commits[s.current].keep = true;
+            }
+        }
+        Pending::Writer { block } => {
+            run.writer_answer = Some((block.clone(), question.options[choice].clone()));
+        }
+        Pending::None => {}
+    }
+    run.plan = plan;
+    execute(run)
+}
+
+/// The option an answer names: its number (`2`, `Option 2`), or its text
+/// (whole, or a unique beginning or part, case ignored).
+pub fn choose(options: &[String], answer: &str) -> Result<usize> {
+    let a = answer.trim();
+    let number = a
+        .strip_prefix("Option ")
+        .or_else(|| a.strip_prefix("option "))
+        .unwrap_or(a)
+        .trim_end_matches(':');
+    if let Ok(n) = number.parse::<usize>() {
+        if (1..=options.len()).contains(&n) {
+            return Ok(n - 1);
+        }
+        return Err(FatalWithHint {
+            message: format!("there is no option {n}: the question has {} options", options.len()),
+            hint: numbered(options),
+        }
+        .into());
+    }
+    let lower = a.to_lowercase();
+    if !lower.is_empty() {
+        if let Some(i) = options.iter().position(|o| o.to_lowercase() == lower) {
+            return Ok(i);
+        }
+        for matcher in [|o: &str, a: &str| o.starts_with(a), |o: &str, a: &str| o.contains(a)] {
+            let found: Vec<usize> = (0..options.len())
+                .filter(|&i| matcher(&options[i].to_lowercase(), &lower))
+                .collect();
+            if found.len() == 1 {
+                return Ok(found[0]);
+            }
+            if found.len() > 1 {
+                return Err(FatalWithHint {
+                    message: format!("'{a}' matches several options"),
+                    hint: numbered(options),
+                }
+                .into());
+            }
+        }
+    }
+    Err(FatalWithHint {
+        message: format!("'{a}' is not one of the options"),
+        hint: numbered(options),
+    }
+    .into())
+}
+
+fn numbered(options: &[String]) -> String {
+    let mut out = String::from("answer with an option's number or its text:");
+    for (i, o) in options.iter().enumerate() {
+        out.push_str(&format!("\n  {}: {}", i + 1, o));
+    }
+    out
+}
+
+/// What `abort` removed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Aborted {
+    pub branch: String,
+    pub session: String,
+    /// The partial clean branch, when it was removed.
+    pub clean_branch: Option<String>,
+    /// A clean branch moved by someone else, left alone.
+    pub kept_branch: Option<String>,
+}
+
+/// `git historian abort`: the session and its partial clean branch go.
+pub fn abort(repo: &Repo, stored: &Stored) -> Result<Aborted> {
+    let s = &stored.session;
+    let clean_ref = s.clean_ref();
+    let current = repo.read_ref(&clean_ref)?;
+    let ours = [s.clean_tip()?, s.previous_clean_tip()?];
+    let mut aborted = Aborted {
+        branch: s.branch.clone(),
+        session: stored.ref_name.clone(),
+        clean_branch: None,
+        kept_branch: None,
+    };
+    if let Some(c) = current {
+        if ours.contains(&Some(c)) {
+            repo.delete_ref(&clean_ref, Some(c))?;
+            aborted.clean_branch = Some(s.clean_branch.clone());
+        } else {
+            aborted.kept_branch = Some(s.clean_branch.clone());
+        }
+    }
+    session::delete(repo, stored)?;
+    Ok(aborted)
+}
+
+/// A limits pair from a session's settings (for status).
+pub fn session_limits(s: &Session) -> Limits {
+    limits(&s.settings)
+}
