@@ -364,6 +364,19 @@ fn is_code_extension(ext: &str) -> bool {
     )
 }
 
+/// Images, icons, fonts, audio and video: files a program ships or shows
+/// but no one reads as code.
+const ASSET_EXTENSIONS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "svg", "ico", "icns", "webp", "bmp", "tif", "tiff", "avif", "ttf", "otf", "woff",
+    "woff2", "eot", "mp3", "wav", "ogg", "flac", "mp4", "webm", "mov",
+];
+
+/// Whether `path` is an asset (an image, a font, a sound, a video), by its
+/// extension.
+pub fn is_asset(path: &str) -> bool {
+    ASSET_EXTENSIONS.contains(&extension(&file_name(path).to_ascii_lowercase()))
+}
+
 /// Whether `path` is a test, by its directory or its name.
 pub fn is_test_path(path: &str) -> bool {
     let name = file_name(path).to_ascii_lowercase();
@@ -416,5 +429,7 @@ mod tests {
         ] {
             assert_eq!(category(path), expected, "{path}");
         }
+        assert!(is_asset("logo.png") && is_asset("web/fonts/Inter.WOFF2"));
+        assert!(!is_asset("image.bin") && !is_asset("src/png.rs"));
     }
 }

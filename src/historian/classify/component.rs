@@ -48,7 +48,8 @@ pub fn component(path: &str) -> String {
 }
 
 /// The name a commit message's scope takes for `path`: the last
-/// non-generic directory of its component, else the file's stem.
+/// non-generic directory of its component, else `assets` for an asset (a
+/// logo's stem names nothing a reader looks for), else the file's stem.
 pub fn scope(path: &str) -> String {
     let dirs: Vec<&str> = directories(path).collect();
     let meaningful = dirs[..dirs.len().min(2)]
@@ -57,6 +58,7 @@ pub fn scope(path: &str) -> String {
         .find(|d| !GENERIC.contains(&d.to_ascii_lowercase().as_str()) && !d.starts_with('.'));
     match meaningful {
         Some(d) => d.to_string(),
+        None if super::is_asset(path) => "assets".to_owned(),
         None => stem(path),
     }
 }
@@ -121,6 +123,8 @@ mod tests {
         assert_eq!(scope("src/parser.rs"), "parser");
         assert_eq!(scope("crates/gix-diff/src/lib.rs"), "gix-diff");
         assert_eq!(scope("README.md"), "readme");
+        assert_eq!(scope("logo.png"), "assets");
+        assert_eq!(scope("web/icons/logo.png"), "icons");
     }
 
     #[test]

@@ -8,7 +8,7 @@
 mod category;
 mod component;
 
-pub use category::{category, is_test_path, Category};
+pub use category::{category, is_asset, is_test_path, Category};
 pub use component::{component, scope, stem, tested_stem};
 
 fn file_name(path: &str) -> &str {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::subject::{parse_subject, type_from_words};
 use super::Kind;
-use crate::historian::classify::Category;
+use crate::historian::classify::{self, Category};
 
 /// One file as a commit body lists it.
 #[derive(Clone, Debug)]
@@ -59,6 +59,10 @@ impl Draft {
                 }
                 _ => {}
             }
+        }
+        // Images, fonts and sounds are neither a feature nor a fix.
+        if !self.files.is_empty() && self.files.iter().all(|f| classify::is_asset(&f.path)) {
+            return "chore".to_owned();
         }
         for (_, subject, kind, _) in &self.sources {
             if kind.is_noise() {
@@ -280,6 +284,21 @@ mod tests {
         };
         assert!(
             draft.message().starts_with("docs: update README.md\n"),
+            "{}",
+            draft.message()
+        );
+    }
+
+    #[test]
+    fn assets_alone_are_chores() {
+        let draft = Draft {
+            categories: vec![(Category::Source, 0)],
+            scope: Some("assets".into()),
+            sources: vec![("abc1234".into(), "wip".into(), Kind::Wip, 0)],
+            files: vec![file('A', "logo.png", 0, 0)],
+        };
+        assert!(
+            draft.message().starts_with("chore(assets): add logo.png\n"),
             "{}",
             draft.message()
         );
