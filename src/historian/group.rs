@@ -20,7 +20,8 @@
 //! Nothing here reads the clock or a hash map's order: the same branch
 //! gives the same groups.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, OnceLock};
 
 use crate::git::BranchCommit;
 
@@ -68,6 +69,9 @@ pub struct Context<'a> {
     pub commits: &'a [BranchCommit],
     pub kinds: Vec<Kind>,
     pub coupling: Coupling,
+    /// The words the changed files answer to, read once when a message
+    /// needs them ([`Context::branch_words`]).
+    branch_words: OnceLock<Arc<BTreeSet<String>>>,
 }
 
 impl<'a> Context<'a> {
@@ -87,7 +91,22 @@ impl<'a> Context<'a> {
             commits,
             kinds,
             coupling,
+            branch_words: OnceLock::new(),
         }
+    }
+
+    /// The words all changed files answer to (their stems, scopes and
+    /// categories), which tell a subject's clauses about other work apart.
+    pub fn branch_words(&self) -> Arc<BTreeSet<String>> {
+        self.branch_words
+            .get_or_init(|| {
+                let mut words = BTreeSet::new();
+                for file in &self.changes.files {
+                    message::add_path_words(&file.path, &mut words);
+                }
+                Arc::new(words)
+            })
+            .clone()
     }
 }
 

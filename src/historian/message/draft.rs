@@ -3,8 +3,11 @@
 //! (or from what it holds), and a body listing where it came from and what
 //! it holds.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
+use super::clauses;
 use super::subject::{parse_subject, type_from_words};
 use super::Kind;
 use crate::historian::classify::{self, Category};
@@ -32,6 +35,10 @@ pub struct Draft {
     /// lines this commit holds from it), heaviest first.
     pub sources: Vec<(String, String, Kind, usize)>,
     pub files: Vec<FileLine>,
+    /// The words the branch's changed files answer to
+    /// ([`super::add_path_words`]), for a subject listing several pieces of
+    /// work; empty keeps subjects whole.
+    pub branch_words: Arc<BTreeSet<String>>,
 }
 
 /// The longest subject line written.
@@ -103,14 +110,16 @@ impl Draft {
         }
     }
 
-    /// The summary: the heaviest meaningful original subject, else one made
-    /// from what the commit holds.
+    /// The summary: the heaviest meaningful original subject (the clauses
+    /// of it about this commit, when it lists several pieces of work), else
+    /// one made from what the commit holds.
     pub fn summary(&self) -> String {
         for (_, subject, kind, _) in &self.sources {
             if !kind.is_noise() {
                 let s = parse_subject(subject).summary;
                 if !s.is_empty() {
-                    return s;
+                    let paths = self.files.iter().map(|f| f.path.as_str());
+                    return clauses::focus(&s, paths, &self.branch_words).unwrap_or(s);
                 }
             }
         }
@@ -266,6 +275,7 @@ mod tests {
                 ("abc1234".into(), "Add the parser".into(), Kind::Normal, 45),
                 ("def5678".into(), "wip".into(), Kind::Wip, 5),
             ],
+            branch_words: Arc::default(),
             files: vec![file('A', "src/parser.rs", 40, 0), file('M', "tests/parser.rs", 10, 0)],
         };
         let message = draft.message();
@@ -280,6 +290,7 @@ mod tests {
             categories: vec![(Category::Docs, 3)],
             scope: Some("readme".into()),
             sources: vec![("abc1234".into(), "wip".into(), Kind::Wip, 3)],
+            branch_words: Arc::default(),
             files: vec![file('M', "README.md", 2, 1)],
         };
         assert!(
@@ -295,6 +306,7 @@ mod tests {
             categories: vec![(Category::Source, 0)],
             scope: Some("assets".into()),
             sources: vec![("abc1234".into(), "wip".into(), Kind::Wip, 0)],
+            branch_words: Arc::default(),
             files: vec![file('A', "logo.png", 0, 0)],
         };
         assert!(

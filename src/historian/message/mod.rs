@@ -5,8 +5,11 @@
 //! listing what the commit holds and where it came from.
 //!
 //! This module reads what kind of commit a message describes; `subject`
-//! takes a subject apart; `draft` writes the new messages.
+//! takes a subject apart; `clauses` keeps the parts of a subject listing
+//! several pieces of work that one new commit holds; `draft` writes the
+//! new messages.
 
+mod clauses;
 mod draft;
 mod subject;
 
@@ -14,6 +17,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+pub use clauses::{add_path_words, has_clauses};
 pub use draft::{Draft, FileLine};
 pub use subject::{parse_subject, Subject};
 

@@ -150,6 +150,12 @@ const IMPERATIVE: &[(&str, &str)] = &[
     ("prevents", "prevent"),
 ];
 
+/// Whether `word` is a verb a summary starts with (`add`, `bump`, …).
+pub(super) fn is_verb(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    IMPERATIVE.iter().any(|(_, present)| *present == lower)
+}
+
 /// The conventional type a summary's first word suggests.
 pub(super) fn type_from_words(summary: &str) -> Option<&'static str> {
     let first = summary.split_whitespace().next()?.to_lowercase();
