@@ -86,7 +86,8 @@ impl Draft {
                 };
                 return t;
             }
-            if let Some(t) = type_from_words(&parsed.summary) {
+            // "test the lexer, fix the parser" holding the parser is a fix.
+            if let Some(t) = type_from_words(&self.focused(parsed.summary)) {
                 if !matches!(t, "docs" | "test" | "build") {
                     return t.to_owned();
                 }
@@ -118,12 +119,17 @@ impl Draft {
             if !kind.is_noise() {
                 let s = parse_subject(subject).summary;
                 if !s.is_empty() {
-                    let paths = self.files.iter().map(|f| f.path.as_str());
-                    return clauses::focus(&s, paths, &self.branch_words).unwrap_or(s);
+                    return self.focused(s);
                 }
             }
         }
         self.describe()
+    }
+
+    /// `summary` cut to the clauses about this commit.
+    fn focused(&self, summary: String) -> String {
+        let paths = self.files.iter().map(|f| f.path.as_str());
+        clauses::focus(&summary, paths, &self.branch_words).unwrap_or(summary)
     }
 
     /// What the commit holds, in a few words (`add parser.rs and lexer.rs`).
@@ -297,6 +303,32 @@ mod tests {
             draft.message().starts_with("docs: update README.md\n"),
             "{}",
             draft.message()
+        );
+    }
+
+    #[test]
+    fn a_subject_listing_several_things_names_what_the_commit_holds() {
+        let mut words = BTreeSet::new();
+        for path in ["src/parser.rs", "tests/lexer.rs", "src/lexer.rs"] {
+            super::super::add_path_words(path, &mut words);
+        }
+        let draft = Draft {
+            categories: vec![(Category::Source, 5)],
+            scope: Some("parser".into()),
+            sources: vec![(
+                "abc1234".into(),
+                "Test the lexer, fix the parser".into(),
+                Kind::Normal,
+                5,
+            )],
+            branch_words: Arc::new(words),
+            files: vec![file('M', "src/parser.rs", 3, 2)],
+        };
+        let message = draft.message();
+        assert!(message.starts_with("fix(parser): fix the parser\n"), "{message}");
+        assert!(
+            message.contains("  abc1234 Test the lexer, fix the parser\n"),
+            "{message}"
         );
     }
 
