@@ -13,7 +13,10 @@
 //!    files with each other, docs with docs, configuration with
 //!    configuration. Each connected set becomes a commit; build,
 //!    configuration and docs never join code.
-//! 3. **Constraints.** A file removed where a directory of the same name is
+//! 3. **Attachment** (`attach`). Pieces that belong with another unit's
+//!    work move there: a hunk only declaring a module (`pub mod x;`) joins
+//!    the commit adding `x`.
+//! 4. **Constraints.** A file removed where a directory of the same name is
 //!    added (or the reverse) goes with the addition, so every intermediate
 //!    tree can be written.
 //!
@@ -234,6 +237,7 @@ pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
     for files in unit_files(ctx).values() {
         groups.extend(affinity::split_unit(ctx, files, &words, tuning));
     }
+    super::attach::attach(ctx, &mut groups);
     join_path_conflicts(changes, &mut groups);
     for g in &mut groups {
         g.sort_unstable();
