@@ -15,7 +15,8 @@
 //!    configuration and docs never join code.
 //! 3. **Attachment** (`attach`). Pieces that belong with another unit's
 //!    work move there: a hunk only declaring a module (`pub mod x;`) joins
-//!    the commit adding `x`.
+//!    the commit adding `x`; a new test of new code joins it when one of
+//!    their units is noise.
 //! 4. **Constraints.** A file removed where a directory of the same name is
 //!    added (or the reverse) goes with the addition, so every intermediate
 //!    tree can be written.
