@@ -13,14 +13,19 @@
 //!    files with each other, docs with docs, configuration with
 //!    configuration. Each connected set becomes a commit; build,
 //!    configuration and docs never join code.
-//! 3. **Constraints.** A file removed where a directory of the same name is
+//! 3. **Attachment** (`attach`). Pieces that belong with another unit's
+//!    work move there: a hunk only declaring a module (`pub mod x;`) joins
+//!    the commit adding `x`; a new test of new code joins it when one of
+//!    their units is noise.
+//! 4. **Constraints.** A file removed where a directory of the same name is
 //!    added (or the reverse) goes with the addition, so every intermediate
 //!    tree can be written.
 //!
 //! Nothing here reads the clock or a hash map's order: the same branch
 //! gives the same groups.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, OnceLock};
 
 use crate::git::BranchCommit;
 
@@ -68,6 +73,9 @@ pub struct Context<'a> {
     pub commits: &'a [BranchCommit],
     pub kinds: Vec<Kind>,
     pub coupling: Coupling,
+    /// The words the changed files answer to, read once when a message
+    /// needs them ([`Context::branch_words`]).
+    branch_words: OnceLock<Arc<BTreeSet<String>>>,
 }
 
 impl<'a> Context<'a> {
@@ -87,7 +95,22 @@ impl<'a> Context<'a> {
             commits,
             kinds,
             coupling,
+            branch_words: OnceLock::new(),
         }
+    }
+
+    /// The words all changed files answer to (their stems, scopes and
+    /// categories), which tell a subject's clauses about other work apart.
+    pub fn branch_words(&self) -> Arc<BTreeSet<String>> {
+        self.branch_words
+            .get_or_init(|| {
+                let mut words = BTreeSet::new();
+                for file in &self.changes.files {
+                    message::add_path_words(&file.path, &mut words);
+                }
+                Arc::new(words)
+            })
+            .clone()
     }
 }
 
@@ -215,6 +238,7 @@ pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
     for files in unit_files(ctx).values() {
         groups.extend(affinity::split_unit(ctx, files, &words, tuning));
     }
+    super::attach::attach(ctx, &mut groups);
     join_path_conflicts(changes, &mut groups);
     for g in &mut groups {
         g.sort_unstable();

@@ -14,6 +14,7 @@
 //! Never touched: the working tree, the index, `HEAD`, the original branch.
 
 pub mod affinity;
+pub mod attach;
 pub mod base;
 pub mod build;
 pub mod classify;

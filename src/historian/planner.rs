@@ -96,7 +96,7 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
         .map(|(s, _)| s.clone());
     let mut sources: Vec<(usize, usize)> = sources.into_iter().collect();
     sources.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let sources = sources
+    let sources: Vec<(String, String, super::message::Kind, usize)> = sources
         .into_iter()
         .filter(|(k, _)| !matches!(ctx.kinds[*k], super::message::Kind::Merge))
         .map(|(k, w)| {
@@ -151,10 +151,19 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
             }
         })
         .collect();
+    // The branch's words matter only to a subject listing several things.
+    let lead = sources.iter().find(|(_, _, kind, _)| !kind.is_noise());
+    let branch_words = match lead {
+        Some((_, subject, _, _)) if super::message::has_clauses(&super::message::parse_subject(subject).summary) => {
+            ctx.branch_words()
+        }
+        _ => Default::default(),
+    };
     Draft {
         categories,
         scope,
         sources,
         files,
+        branch_words,
     }
 }

@@ -17,6 +17,13 @@ pub struct Symbols {
     pub defined: BTreeSet<String>,
     /// Specific-looking names the item's lines mention (definitions included).
     pub used: BTreeSet<String>,
+    /// Modules the item's lines declare or import by a relative name
+    /// (`mod export;`, `from .export import x`, `require('./export')`,
+    /// `#include "export.h"`), lowercased as file stems are.
+    pub modules: BTreeSet<String>,
+    /// Whether every changed line that is not blank declares a module: the
+    /// item is nothing but the wiring of modules into place.
+    pub only_modules: bool,
 }
 
 static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
@@ -46,6 +53,79 @@ static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
     ];
     Regex::new(&patterns.map(|p| format!("(?:{p})")).join("|")).expect("valid definition patterns")
 });
+
+/// A line declaring or importing a module by a name relative to the file
+/// (never a package of the ecosystem: `import os`, `require('fs')`).
+static MODULE: LazyLock<Regex> = LazyLock::new(|| {
+    let patterns = [
+        // Rust: `mod x;` (not `mod x { … }`)
+        r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(?P<a>[A-Za-z_]\w*)\s*;",
+        // Python: `from .x import y`, `from .a.x import y`, `from . import x, y`
+        r"^\s*from\s+\.+(?P<b>[\w.]+)\s+import\b",
+        r"^\s*from\s+\.+\s+import\s+\(?\s*(?P<c>[\w\s,]+?)\s*\)?\s*$",
+        // JavaScript, TypeScript: `import … from './x'`, `export … from './x'`,
+        // `import './x'`, `require('./x')`, `import('./x')`
+        r#"^\s*(?:import|export)\b[^'"]*?['"](?P<d>\.{1,2}/[^'"]+)['"]"#,
+        r#"\b(?:require|import)\s*\(\s*['"](?P<e>\.{1,2}/[^'"]+)['"]\s*\)"#,
+        // Ruby: `require_relative 'x'`
+        r#"^\s*require_relative\s*\(?\s*['"](?P<f>[^'"]+)['"]"#,
+        // C, C++: `#include "x.h"`
+        r#"^\s*#\s*include\s*"(?P<g>[^"]+)""#,
+    ];
+    Regex::new(&patterns.join("|")).expect("valid module patterns")
+});
+
+/// The stem a module path names a file by: its last component without
+/// extensions (`./export/index.js` → `export`, `a.b.export` → `export`).
+fn module_stem(path: &str, dotted: bool) -> Option<String> {
+    let parts: Vec<&str> = path
+        .split(if dotted { '.' } else { '/' })
+        .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+        .collect();
+    let mut at = parts.len();
+    while at > 0 {
+        at -= 1;
+        let name = if dotted {
+            parts[at]
+        } else {
+            parts[at].split('.').next().unwrap_or("")
+        };
+        if !matches!(name, "index" | "mod" | "__init__" | "") {
+            return Some(name.to_ascii_lowercase());
+        }
+    }
+    None
+}
+
+/// The modules one line declares, if it declares any.
+pub fn modules(line: &str) -> Vec<String> {
+    let Some(caps) = MODULE.captures(line) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (group, dotted) in [
+        ("a", true),
+        ("b", true),
+        ("d", false),
+        ("e", false),
+        ("f", false),
+        ("g", false),
+    ] {
+        if let Some(m) = caps.name(group) {
+            out.extend(module_stem(m.as_str(), dotted));
+        }
+    }
+    if let Some(m) = caps.name("c") {
+        out.extend(
+            m.as_str()
+                .split(',')
+                .map(|n| n.split_whitespace().next().unwrap_or(""))
+                .filter(|n| !n.is_empty())
+                .map(|n| n.to_ascii_lowercase()),
+        );
+    }
+    out
+}
 
 static IDENTIFIER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("valid"));
 
@@ -243,11 +323,18 @@ pub fn definition(line: &str) -> Option<&str> {
 /// are read like code: a comment naming a function links as well as a call.
 pub fn scan<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Symbols {
     let mut symbols = Symbols::default();
+    let mut other_lines = false;
     for raw in lines {
         let line = String::from_utf8_lossy(raw);
         if line.len() > 1000 {
             // Minified or generated: nothing a person would link by.
+            other_lines = true;
             continue;
+        }
+        if !line.trim().is_empty() {
+            let declared = modules(&line);
+            other_lines |= declared.is_empty();
+            symbols.modules.extend(declared);
         }
         if let Some(name) = definition(&line) {
             if is_specific(name) {
@@ -260,6 +347,7 @@ pub fn scan<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Symbols {
             }
         }
     }
+    symbols.only_modules = !symbols.modules.is_empty() && !other_lines;
     symbols
 }
 
@@ -308,6 +396,38 @@ mod tests {
         let text = [&b"fn parse_plan() {\n"[..], b"    let x = 1;\n", b"    let y = 2;\n"];
         assert_eq!(enclosing(&text), Some("parse_plan".to_owned()));
         assert_eq!(enclosing(&text[1..]), None);
+    }
+
+    #[test]
+    fn module_declarations_name_files() {
+        for (line, names) in [
+            ("pub mod export;", &["export"][..]),
+            ("mod csv_export;", &["csv_export"]),
+            ("from .export import to_tsv", &["export"]),
+            ("from .formats.export import to_tsv", &["export"]),
+            ("from . import export, parse", &["export", "parse"]),
+            ("import { toTsv } from './export';", &["export"]),
+            ("export * from \"../lib/export/index.js\";", &["export"]),
+            ("const { toTsv } = require('./Export.js');", &["export"]),
+            ("require_relative 'export'", &["export"]),
+            ("#include \"export.h\"", &["export"]),
+        ] {
+            assert_eq!(modules(line), names, "{line}");
+        }
+        for line in [
+            "mod tests {",
+            "import os",
+            "const fs = require('fs');",
+            "#include <stdio.h>",
+            "from x import y",
+        ] {
+            assert!(modules(line).is_empty(), "{line}");
+        }
+        let wiring = scan([&b"pub mod export;\n"[..], b"\n"]);
+        assert!(wiring.only_modules);
+        assert_eq!(wiring.modules.iter().collect::<Vec<_>>(), ["export"]);
+        assert!(!scan([&b"pub mod export;\n"[..], b"pub fn run() {}\n"]).only_modules);
+        assert!(!scan([&b"fn run() {}\n"[..]]).only_modules);
     }
 
     #[test]

@@ -318,6 +318,187 @@ fn fixups_wip_and_typo_fixes_fold_into_what_they_amend() {
     assert_eq!(lexer.len(), 1, "the lexer is added once, typo fix included");
 }
 
+/// The branch of `examples/historian-demo.sh`, with a logo: the export
+/// module's code came in "WIP" and "more stuff", its test and a version
+/// bump under one subject, and `lib.rs` declares the module.
+fn demo_repo(env: &TestEnv) -> PathBuf {
+    let repo = env.repo("repo");
+    write(&repo.join("src/lib.rs"), "pub mod parse;\n");
+    write(
+        &repo.join("src/parse.rs"),
+        "pub fn parse(s: &str) -> Vec<&str> {\n    s.split(',').collect()\n}\n",
+    );
+    write(&repo.join("README.md"), "# csvkit\n\nSplits lines.\n");
+    write(
+        &repo.join("Cargo.toml"),
+        "[package]\nname = \"csvkit\"\nversion = \"0.1.0\"\n",
+    );
+    commit_all(env, &repo, "initial commit");
+    env.git(&repo, &["checkout", "-q", "-b", "feature/export"]);
+    write(&repo.join("src/lib.rs"), "pub mod parse;\npub mod export;\n");
+    write(
+        &repo.join("src/export.rs"),
+        "pub fn to_tsv(fields: &[&str]) -> String {\n    fields.join(\"\\t\")\n}\n",
+    );
+    write(
+        &repo.join("README.md"),
+        "# csvkit\n\nSplits lines.\n\n## Export\n\nto_tsv joins fields with tabs.\n",
+    );
+    commit_all(env, &repo, "WIP");
+    write(
+        &repo.join("tests/export.rs"),
+        "use csvkit::export::to_tsv;\n\n#[test]\nfn joins_with_tabs() {\n    assert_eq!(to_tsv(&[\"a\", \"b\"]), \"a\\tb\");\n}\n",
+    );
+    write(
+        &repo.join("Cargo.toml"),
+        "[package]\nname = \"csvkit\"\nversion = \"0.2.0\"\n",
+    );
+    commit_all(env, &repo, "export to tsv + tests, bump version");
+    write(
+        &repo.join("src/parse.rs"),
+        "pub fn parse(s: &str) -> Vec<&str> {\n    s.split(',').map(str::trim).collect()\n}\n",
+    );
+    write(
+        &repo.join("tests/parse.rs"),
+        "use csvkit::parse::parse;\n\n#[test]\nfn trims_fields() {\n    assert_eq!(parse(\"a, b\"), [\"a\", \"b\"]);\n}\n",
+    );
+    commit_all(env, &repo, "trim whitespace in parse");
+    write(
+        &repo.join("README.md"),
+        "# csvkit\n\nSplits lines.\n\n## Export\n\n`to_tsv` joins fields with tabs.\n",
+    );
+    commit_all(env, &repo, "fix typo");
+    write(
+        &repo.join("src/export.rs"),
+        "pub fn to_tsv(fields: &[&str]) -> String {\n    fields.join(\"\\t\")\n}\n\npub fn to_psv(fields: &[&str]) -> String {\n    fields.join(\"|\")\n}\n",
+    );
+    write(
+        &repo.join("docs/formats.md"),
+        "# Export formats\n\n* TSV: `to_tsv`\n* PSV: `to_psv`\n",
+    );
+    commit_all(env, &repo, "more stuff");
+    std::fs::write(repo.join("logo.png"), [137u8, 80, 78, 71, 13, 10, 26, 10, 0, 0]).unwrap();
+    commit_all(env, &repo, "add a logo");
+    repo
+}
+
+#[test]
+fn the_demo_branch_reads_as_a_reviewer_would_want() {
+    let env = TestEnv::new();
+    let repo = demo_repo(&env);
+    let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
+    let plan: Vec<(String, Vec<String>)> = out.json()["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let subject = c["message"].as_str().unwrap().lines().next().unwrap().to_owned();
+            let mut files: Vec<String> = c["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .chain(c["hunks"].as_array().unwrap())
+                .map(|f| f.as_str().unwrap().to_owned())
+                .collect();
+            files.sort();
+            (subject, files)
+        })
+        .collect();
+    let expected = [
+        // Only the clause about the build file names it.
+        ("build(cargo): bump version", &["Cargo.toml"][..]),
+        (
+            "feat(parse): trim whitespace in parse",
+            &["src/parse.rs", "tests/parse.rs"],
+        ),
+        // The module, its declaration (from "WIP") and its test (from the
+        // commit with the version bump) are one commit.
+        (
+            "feat(export): export to tsv + tests",
+            &["docs/formats.md", "src/export.rs", "src/lib.rs", "tests/export.rs"],
+        ),
+        ("chore(assets): add a logo", &["logo.png"]),
+        ("docs: update README.md", &["README.md"]),
+    ];
+    let expected: Vec<(String, Vec<String>)> = expected
+        .iter()
+        .map(|(s, f)| (s.to_string(), f.iter().map(|x| x.to_string()).collect()))
+        .collect();
+    assert_eq!(plan, expected);
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    assert_same_tree(&env, &repo, "feature/export", &field(&out, "Clean branch"));
+}
+
+#[test]
+fn python_wiring_and_a_new_test_join_the_module() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("pkg/__init__.py"), "from .parser import parse\n");
+    write(
+        &repo.join("pkg/parser.py"),
+        "def parse(line):\n    return line.split(',')\n",
+    );
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "exporter"]);
+    write(
+        &repo.join("pkg/exporter.py"),
+        "def to_tsv(fields):\n    return '\\t'.join(fields)\n",
+    );
+    commit_all(&env, &repo, "wip");
+    write(
+        &repo.join("pkg/__init__.py"),
+        "from .parser import parse\nfrom .exporter import to_tsv\n",
+    );
+    write(&repo.join("notes.md"), "# Notes\n\nExporting next.\n");
+    commit_all(&env, &repo, "Export the exporter and take notes");
+    write(
+        &repo.join("tests/test_exporter.py"),
+        "from pkg import to_tsv\n\ndef test_tabs():\n    assert to_tsv(['a', 'b']) == 'a\\tb'\n",
+    );
+    write(
+        &repo.join("pkg/parser.py"),
+        "def parse(line):\n    return [f.strip() for f in line.split(',')]\n",
+    );
+    commit_all(&env, &repo, "Test the exporter, fix the parser");
+    let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
+    let commits: Vec<(String, String)> = out.json()["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let subject = c["message"].as_str().unwrap().lines().next().unwrap().to_owned();
+            let mut files: Vec<String> = c["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .chain(c["hunks"].as_array().unwrap())
+                .map(|f| f.as_str().unwrap().to_owned())
+                .collect();
+            files.sort();
+            (subject, files.join(" "))
+        })
+        .collect();
+    let with = |path: &str| {
+        commits
+            .iter()
+            .find(|(_, files)| files.split(' ').any(|f| f == path))
+            .unwrap_or_else(|| panic!("{path} in {commits:?}"))
+            .clone()
+    };
+    // The import wiring the module in and the module's new test join the
+    // module, though each came from another commit.
+    assert_eq!(
+        with("pkg/exporter.py").1,
+        "pkg/__init__.py pkg/exporter.py tests/test_exporter.py",
+        "{commits:?}"
+    );
+    // The parser's fix reads as the clause about it.
+    assert_eq!(
+        with("pkg/parser.py"),
+        ("fix(parser): fix the parser".into(), "pkg/parser.py".into())
+    );
+}
+
 #[test]
 fn renames_deletions_binary_files_modes_links_and_submodules() {
     let env = TestEnv::new();

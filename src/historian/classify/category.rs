@@ -1,10 +1,9 @@
-//! What a path is, by name alone (DESIGN §10.2, §10.3): its category
-//! (dependencies and build, configuration and CI, schema and migrations,
-//! core source, interfaces, tests, docs), its component (the directory
-//! prefix it belongs to), the scope a commit message names, and the stem
-//! that pairs a test with the code it tests.
+//! The category of a path: dependencies and build, configuration and CI,
+//! schema and migrations, core source, interfaces, tests, docs.
 
 use serde::Serialize;
+
+use super::{directories, extension, file_name};
 
 /// Categories in the order commits are made (DESIGN §10.3): dependencies
 /// first, then build and configuration, schema, core source, interfaces,
@@ -40,23 +39,6 @@ impl Category {
             self,
             Category::Schema | Category::Source | Category::Interface | Category::Test
         )
-    }
-}
-
-fn file_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
-
-fn directories(path: &str) -> impl Iterator<Item = &str> {
-    let mut parts: Vec<&str> = path.split('/').collect();
-    parts.pop();
-    parts.into_iter()
-}
-
-fn extension(name: &str) -> &str {
-    match name.rfind('.') {
-        Some(i) if i > 0 => &name[i + 1..],
-        _ => "",
     }
 }
 
@@ -382,6 +364,19 @@ fn is_code_extension(ext: &str) -> bool {
     )
 }
 
+/// Images, icons, fonts, audio and video: files a program ships or shows
+/// but no one reads as code.
+const ASSET_EXTENSIONS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "svg", "ico", "icns", "webp", "bmp", "tif", "tiff", "avif", "ttf", "otf", "woff",
+    "woff2", "eot", "mp3", "wav", "ogg", "flac", "mp4", "webm", "mov",
+];
+
+/// Whether `path` is an asset (an image, a font, a sound, a video), by its
+/// extension.
+pub fn is_asset(path: &str) -> bool {
+    ASSET_EXTENSIONS.contains(&extension(&file_name(path).to_ascii_lowercase()))
+}
+
 /// Whether `path` is a test, by its directory or its name.
 pub fn is_test_path(path: &str) -> bool {
     let name = file_name(path).to_ascii_lowercase();
@@ -404,110 +399,6 @@ pub fn is_test_path(path: &str) -> bool {
         || file_name(path).ends_with("Test.php")
         || name == "tests.rs"
         || name == "test.rs"
-}
-
-/// Directory names that hold code without naming what it is.
-const GENERIC: &[&str] = &[
-    "src",
-    "lib",
-    "libs",
-    "app",
-    "apps",
-    "pkg",
-    "pkgs",
-    "internal",
-    "crates",
-    "packages",
-    "modules",
-    "source",
-    "sources",
-    "include",
-    "main",
-    "java",
-    "kotlin",
-    "python",
-    "scripts",
-    "js",
-    "ts",
-    "test",
-    "tests",
-    "spec",
-    "specs",
-    "__tests__",
-    "com",
-    "org",
-    "net",
-    "io",
-    "core",
-];
-
-/// The component `path` belongs to: its directory, cut to two levels
-/// (`src/historian/commands/clean.rs` → `src/historian`); top-level files
-/// belong to the root component `""`.
-pub fn component(path: &str) -> String {
-    let dirs: Vec<&str> = directories(path).collect();
-    dirs[..dirs.len().min(2)].join("/")
-}
-
-/// The name a commit message's scope takes for `path`: the last
-/// non-generic directory of its component, else the file's stem.
-pub fn scope(path: &str) -> String {
-    let dirs: Vec<&str> = directories(path).collect();
-    let meaningful = dirs[..dirs.len().min(2)]
-        .iter()
-        .rev()
-        .find(|d| !GENERIC.contains(&d.to_ascii_lowercase().as_str()) && !d.starts_with('.'));
-    match meaningful {
-        Some(d) => d.to_string(),
-        None => stem(path),
-    }
-}
-
-/// The file name without extensions, lowercased (`Parser.test.ts` → `parser`).
-pub fn stem(path: &str) -> String {
-    let name = file_name(path);
-    let stem = name.trim_start_matches('.').split('.').next().unwrap_or(name);
-    let stem = if matches!(stem, "mod" | "index" | "__init__") {
-        directories(path).last().unwrap_or(stem)
-    } else {
-        stem
-    };
-    stem.to_ascii_lowercase()
-}
-
-/// The stem a test file names the code it tests by (`test_parser.py`,
-/// `parser_test.go`, `ParserTest.java`, `parser.spec.ts` → `parser`).
-pub fn tested_stem(path: &str) -> String {
-    let name = file_name(path);
-    let mut s = name.split('.').next().unwrap_or(name).to_string();
-    for suffix in ["Tests", "Test", "Spec"] {
-        if let Some(stripped) = s.strip_suffix(suffix) {
-            if !stripped.is_empty() {
-                s = stripped.to_string();
-                break;
-            }
-        }
-    }
-    let mut s = s.to_ascii_lowercase();
-    for prefix in ["test_", "tests_", "spec_"] {
-        if let Some(stripped) = s.strip_prefix(prefix) {
-            s = stripped.to_string();
-        }
-    }
-    for suffix in ["_tests", "_test", "-test", "_spec", "-spec"] {
-        if let Some(stripped) = s.strip_suffix(suffix) {
-            s = stripped.to_string();
-        }
-    }
-    if matches!(
-        s.as_str(),
-        "mod" | "index" | "__init__" | "tests" | "test" | "main" | "lib"
-    ) {
-        if let Some(d) = directories(path).last() {
-            return d.to_ascii_lowercase();
-        }
-    }
-    s
 }
 
 #[cfg(test)]
@@ -538,28 +429,7 @@ mod tests {
         ] {
             assert_eq!(category(path), expected, "{path}");
         }
-    }
-
-    #[test]
-    fn components_and_scopes() {
-        assert_eq!(component("src/historian/commands/clean.rs"), "src/historian");
-        assert_eq!(component("README.md"), "");
-        assert_eq!(scope("src/historian/commands/clean.rs"), "historian");
-        assert_eq!(scope("src/lib.rs"), "lib");
-        assert_eq!(scope("src/parser.rs"), "parser");
-        assert_eq!(scope("crates/gix-diff/src/lib.rs"), "gix-diff");
-        assert_eq!(scope("README.md"), "readme");
-    }
-
-    #[test]
-    fn tests_name_what_they_test() {
-        assert_eq!(tested_stem("tests/test_parser.py"), "parser");
-        assert_eq!(tested_stem("pkg/lexer_test.go"), "lexer");
-        assert_eq!(tested_stem("src/ParserTest.java"), "parser");
-        assert_eq!(tested_stem("src/button.spec.ts"), "button");
-        assert_eq!(tested_stem("tests/cli/historian.rs"), "historian");
-        assert_eq!(tested_stem("src/git/tests.rs"), "git");
-        assert_eq!(stem("src/git/mod.rs"), "git");
-        assert_eq!(stem("src/Parser.ts"), "parser");
+        assert!(is_asset("logo.png") && is_asset("web/fonts/Inter.WOFF2"));
+        assert!(!is_asset("image.bin") && !is_asset("src/png.rs"));
     }
 }

@@ -1,0 +1,357 @@
+//! Writing a new commit's message from a [`Draft`]: the conventional type
+//! from its categories and sources, the summary from the original subjects
+//! (or from what it holds), and a body listing where it came from and what
+//! it holds.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use super::clauses;
+use super::subject::{parse_subject, type_from_words};
+use super::Kind;
+use crate::historian::classify::{self, Category};
+
+/// One file as a commit body lists it.
+#[derive(Clone, Debug)]
+pub struct FileLine {
+    pub letter: char,
+    pub path: String,
+    pub from: Option<String>,
+    /// Hunk numbers (from 1) when the commit holds only some of the file's hunks.
+    pub hunks: Option<Vec<usize>>,
+    pub added: usize,
+    pub removed: usize,
+    pub note: Option<&'static str>,
+}
+
+/// Everything a message is written from.
+#[derive(Clone, Debug)]
+pub struct Draft {
+    /// Categories of the commit's files, with lines, heaviest first.
+    pub categories: Vec<(Category, usize)>,
+    pub scope: Option<String>,
+    /// The branch commits the changes come from: (short id, subject, kind,
+    /// lines this commit holds from it), heaviest first.
+    pub sources: Vec<(String, String, Kind, usize)>,
+    pub files: Vec<FileLine>,
+    /// The words the branch's changed files answer to
+    /// ([`super::add_path_words`]), for a subject listing several pieces of
+    /// work; empty keeps subjects whole.
+    pub branch_words: Arc<BTreeSet<String>>,
+}
+
+/// The longest subject line written.
+const SUBJECT_WIDTH: usize = 72;
+
+impl Draft {
+    fn only_category(&self) -> Option<Category> {
+        match self.categories.as_slice() {
+            [(c, _)] => Some(*c),
+            _ => None,
+        }
+    }
+
+    /// The conventional type.
+    pub fn commit_type(&self) -> String {
+        if let Some(c) = self.only_category() {
+            match c {
+                Category::Docs | Category::Test | Category::Build => return c.commit_type().to_owned(),
+                Category::Config => {
+                    let ci = self
+                        .files
+                        .iter()
+                        .all(|f| f.path.starts_with(".github/") || f.path.contains("ci") || f.path.starts_with(".ci/"));
+                    return if ci { "ci" } else { "chore" }.to_owned();
+                }
+                _ => {}
+            }
+        }
+        // Images, fonts and sounds are neither a feature nor a fix.
+        if !self.files.is_empty() && self.files.iter().all(|f| classify::is_asset(&f.path)) {
+            return "chore".to_owned();
+        }
+        for (_, subject, kind, _) in &self.sources {
+            if kind.is_noise() {
+                continue;
+            }
+            let parsed = parse_subject(subject);
+            if let Some(t) = parsed.commit_type {
+                let t = match t.as_str() {
+                    "tests" => "test".to_owned(),
+                    "deps" => "build".to_owned(),
+                    // The split-out docs or tests of a feature are not the feature.
+                    "docs" | "test" | "build" | "ci" => continue,
+                    _ => t,
+                };
+                return t;
+            }
+            // "test the lexer, fix the parser" holding the parser is a fix.
+            if let Some(t) = type_from_words(&self.focused(parsed.summary)) {
+                if !matches!(t, "docs" | "test" | "build") {
+                    return t.to_owned();
+                }
+            }
+        }
+        if self.sources.iter().all(|(_, _, k, _)| k.is_noise())
+            && self
+                .sources
+                .iter()
+                .any(|(_, _, k, _)| matches!(k, Kind::Fixup | Kind::FixupOf(_)))
+        {
+            return "fix".to_owned();
+        }
+        let added: usize = self.files.iter().map(|f| f.added).sum();
+        let removed: usize = self.files.iter().map(|f| f.removed).sum();
+        let new_files = self.files.iter().any(|f| f.letter == 'A');
+        if new_files || added >= removed {
+            "feat".to_owned()
+        } else {
+            "refactor".to_owned()
+        }
+    }
+
+    /// The summary: the heaviest meaningful original subject (the clauses
+    /// of it about this commit, when it lists several pieces of work), else
+    /// one made from what the commit holds.
+    pub fn summary(&self) -> String {
+        for (_, subject, kind, _) in &self.sources {
+            if !kind.is_noise() {
+                let s = parse_subject(subject).summary;
+                if !s.is_empty() {
+                    return self.focused(s);
+                }
+            }
+        }
+        self.describe()
+    }
+
+    /// `summary` cut to the clauses about this commit.
+    fn focused(&self, summary: String) -> String {
+        let paths = self.files.iter().map(|f| f.path.as_str());
+        clauses::focus(&summary, paths, &self.branch_words).unwrap_or(summary)
+    }
+
+    /// What the commit holds, in a few words (`add parser.rs and lexer.rs`).
+    pub fn describe(&self) -> String {
+        let verb = |letter: char| match letter {
+            'A' | 'C' => "add",
+            'D' => "remove",
+            'R' => "rename",
+            _ => "update",
+        };
+        let name = |f: &FileLine| f.path.rsplit('/').next().unwrap_or(&f.path).to_owned();
+        match self.files.as_slice() {
+            [] => "update".to_owned(),
+            [f] if f.letter == 'R' => format!(
+                "rename {} to {}",
+                f.from
+                    .as_deref()
+                    .map(|p| p.rsplit('/').next().unwrap_or(p))
+                    .unwrap_or("?"),
+                name(f)
+            ),
+            [f] => format!("{} {}", verb(f.letter), name(f)),
+            [a, b] if a.letter == b.letter => format!("{} {} and {}", verb(a.letter), name(a), name(b)),
+            [a, b] => format!("{} {}, {} {}", verb(a.letter), name(a), verb(b.letter), name(b)),
+            files => {
+                let first = files[0].letter;
+                let v = if files.iter().all(|f| verb(f.letter) == verb(first)) {
+                    verb(first)
+                } else {
+                    "update"
+                };
+                match (&self.scope, self.only_category()) {
+                    (_, Some(Category::Docs)) => format!("{v} documentation"),
+                    (_, Some(Category::Test)) => format!("{v} tests"),
+                    (_, Some(Category::Build)) => format!("{v} build and dependencies"),
+                    (Some(scope), _) => format!("{v} {scope} ({} files)", files.len()),
+                    (None, _) => format!("{v} {} files", files.len()),
+                }
+            }
+        }
+    }
+
+    /// The whole message: subject, blank line, body.
+    pub fn message(&self) -> String {
+        let commit_type = self.commit_type();
+        let scope = self
+            .scope
+            .as_deref()
+            .filter(|s| !s.is_empty() && *s != commit_type && !(commit_type == "docs" && *s == "readme"));
+        let head = match scope {
+            Some(s) => format!("{commit_type}({s}): "),
+            None => format!("{commit_type}: "),
+        };
+        let summary = truncate_words(&self.summary(), SUBJECT_WIDTH.saturating_sub(head.len()));
+        let mut message = format!("{head}{summary}\n\n");
+        if !self.sources.is_empty() {
+            message.push_str("From:\n");
+            for (id, subject, _, _) in &self.sources {
+                let _ = writeln!(message, "  {id} {}", truncate_words(subject, 62));
+            }
+            message.push('\n');
+        }
+        message.push_str("Holds:\n");
+        const LISTED: usize = 60;
+        for f in self.files.iter().take(LISTED) {
+            let mut line = format!("  {} ", f.letter);
+            match &f.from {
+                Some(from) => {
+                    let _ = write!(line, "{from} -> {}", f.path);
+                }
+                None => line.push_str(&f.path),
+            }
+            let mut details = Vec::new();
+            if let Some(hunks) = &f.hunks {
+                let list: Vec<String> = hunks.iter().map(|h| h.to_string()).collect();
+                details.push(format!(
+                    "{} {}",
+                    if hunks.len() == 1 { "hunk" } else { "hunks" },
+                    list.join(", ")
+                ));
+            }
+            if let Some(note) = f.note {
+                details.push(note.to_owned());
+            }
+            match (f.added, f.removed) {
+                (0, 0) => {}
+                (a, 0) => details.push(format!("+{a}")),
+                (0, r) => details.push(format!("-{r}")),
+                (a, r) => details.push(format!("+{a} -{r}")),
+            }
+            if !details.is_empty() {
+                let _ = write!(line, " ({})", details.join("; "));
+            }
+            message.push_str(&line);
+            message.push('\n');
+        }
+        if self.files.len() > LISTED {
+            let _ = writeln!(message, "  … and {} more files", self.files.len() - LISTED);
+        }
+        message
+    }
+}
+
+/// `text` cut at a word boundary to at most `width` characters.
+fn truncate_words(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    for word in text.split_whitespace() {
+        let extra = if out.is_empty() { 0 } else { 1 };
+        if out.chars().count() + extra + word.chars().count() > width.saturating_sub(1) {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    if out.is_empty() {
+        out = text.chars().take(width.saturating_sub(1)).collect();
+    }
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(letter: char, path: &str, added: usize, removed: usize) -> FileLine {
+        FileLine {
+            letter,
+            path: path.into(),
+            from: None,
+            hunks: None,
+            added,
+            removed,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn messages_are_conventional_with_a_body() {
+        let draft = Draft {
+            categories: vec![(Category::Source, 40), (Category::Test, 10)],
+            scope: Some("parser".into()),
+            sources: vec![
+                ("abc1234".into(), "Add the parser".into(), Kind::Normal, 45),
+                ("def5678".into(), "wip".into(), Kind::Wip, 5),
+            ],
+            branch_words: Arc::default(),
+            files: vec![file('A', "src/parser.rs", 40, 0), file('M', "tests/parser.rs", 10, 0)],
+        };
+        let message = draft.message();
+        assert!(message.starts_with("feat(parser): add the parser\n\n"), "{message}");
+        assert!(message.contains("  abc1234 Add the parser\n"), "{message}");
+        assert!(message.contains("  A src/parser.rs (+40)\n"), "{message}");
+    }
+
+    #[test]
+    fn noise_only_commits_are_described_by_their_files() {
+        let draft = Draft {
+            categories: vec![(Category::Docs, 3)],
+            scope: Some("readme".into()),
+            sources: vec![("abc1234".into(), "wip".into(), Kind::Wip, 3)],
+            branch_words: Arc::default(),
+            files: vec![file('M', "README.md", 2, 1)],
+        };
+        assert!(
+            draft.message().starts_with("docs: update README.md\n"),
+            "{}",
+            draft.message()
+        );
+    }
+
+    #[test]
+    fn a_subject_listing_several_things_names_what_the_commit_holds() {
+        let mut words = BTreeSet::new();
+        for path in ["src/parser.rs", "tests/lexer.rs", "src/lexer.rs"] {
+            super::super::add_path_words(path, &mut words);
+        }
+        let draft = Draft {
+            categories: vec![(Category::Source, 5)],
+            scope: Some("parser".into()),
+            sources: vec![(
+                "abc1234".into(),
+                "Test the lexer, fix the parser".into(),
+                Kind::Normal,
+                5,
+            )],
+            branch_words: Arc::new(words),
+            files: vec![file('M', "src/parser.rs", 3, 2)],
+        };
+        let message = draft.message();
+        assert!(message.starts_with("fix(parser): fix the parser\n"), "{message}");
+        assert!(
+            message.contains("  abc1234 Test the lexer, fix the parser\n"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn assets_alone_are_chores() {
+        let draft = Draft {
+            categories: vec![(Category::Source, 0)],
+            scope: Some("assets".into()),
+            sources: vec![("abc1234".into(), "wip".into(), Kind::Wip, 0)],
+            branch_words: Arc::default(),
+            files: vec![file('A', "logo.png", 0, 0)],
+        };
+        assert!(
+            draft.message().starts_with("chore(assets): add logo.png\n"),
+            "{}",
+            draft.message()
+        );
+    }
+
+    #[test]
+    fn long_summaries_are_cut_at_a_word() {
+        let cut = truncate_words("one two three four five", 12);
+        assert_eq!(cut, "one two…");
+        assert!(cut.chars().count() <= 12);
+    }
+}

@@ -1,0 +1,189 @@
+//! Commit messages (DESIGN §10.3): reading the branch's subjects — which are
+//! noise ("wip", "fix typo"), which amend another commit (`fixup!`,
+//! `squash!`, `amend!`), which carry a summary worth keeping — and writing
+//! conventional-commit messages `<type>(<scope>): <summary>` with a body
+//! listing what the commit holds and where it came from.
+//!
+//! This module reads what kind of commit a message describes; `subject`
+//! takes a subject apart; `clauses` keeps the parts of a subject listing
+//! several pieces of work that one new commit holds; `draft` writes the
+//! new messages.
+
+mod clauses;
+mod draft;
+mod subject;
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+pub use clauses::{add_path_words, has_clauses};
+pub use draft::{Draft, FileLine};
+pub use subject::{parse_subject, Subject};
+
+use subject::summary_of;
+
+/// What a branch commit's subject says about the commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A subject worth keeping.
+    Normal,
+    /// Real work under a subject that says nothing ("wip", "stuff").
+    Wip,
+    /// A small correction of earlier work ("fix typo", "lint", "address review").
+    Fixup,
+    /// `fixup!`, `squash!` or `amend!` followed by the subject it amends.
+    FixupOf(String),
+    /// A merge commit.
+    Merge,
+}
+
+impl Kind {
+    /// Whether the subject should not become (part of) a new subject.
+    pub fn is_noise(&self) -> bool {
+        !matches!(self, Kind::Normal)
+    }
+}
+
+static FIXUP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?x)^(
+            fix(es|ed|ing)?(\s+(a|the|some|small|minor|silly|stupid))?\s+(typos?|spelling|whitespace|indentation|imports?|lint(ing)?|clippy|warnings?|formatting|fmt|style|tests?|build|ci|compilation|compile\s+errors?|merge\s+conflicts?|conflicts?|nits?|it)
+            |(fix(es|ed)?|oops|whoops|typos?|nits?|nitpicks?|lint|linting|clippy|fmt|format(ting)?|reformat(ted)?|cargo\s+fmt|rustfmt|prettier|black|gofmt|style|tweaks?|cleanup|clean\s*up|minor|minor\s+(fix(es)?|changes?|cleanup|tweaks?)|small\s+(fix(es)?|changes?)|polish|fixup|forgot(ten)?\b.*|missed\b.*|oops\b.*)
+            |address(ed)?\s+(code\s+)?(review|pr)?\s*(comments?|feedback|remarks|suggestions)
+            |(code\s+)?review\s+(comments?|feedback|fixes)
+            |pr\s+(comments?|feedback)
+            |apply\s+suggestions?\s+from\s+code\s+review
+            |(update|fix)\s+after\s+review
+        )[.!]*$",
+    )
+    .expect("valid fixup pattern")
+});
+
+static WIP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?x)^(
+            wip|w\.i\.p\.?|work\s+in\s+progress|tmp|temp|temporary|checkpoint|save|saving|save\s+(work|progress)|stuff|more|more\s+(stuff|changes|work)|
+            changes|some\s+changes|update|updates|updated|misc|progress|continue|continued|again|asdf+|qwerty|foo|bar|test|testing|
+            commit|first\s+(try|attempt)|try|trying|attempt|another\s+(try|attempt)|[.\-_x]+|\d+|done|ok|works?|working|it\s+works|
+            almost|almost\s+(done|there)|progress\s+on\s+.*|wip\s+on\s+.*|todo
+        )[.!]*$",
+    )
+    .expect("valid wip pattern")
+});
+
+/// The kind of a commit from its full message and parent count.
+pub fn kind(message: &str, parents: usize) -> Kind {
+    let subject = message.lines().next().unwrap_or("").trim();
+    if parents > 1 || subject.starts_with("Merge branch ") || subject.starts_with("Merge remote-tracking branch ") {
+        return Kind::Merge;
+    }
+    for prefix in ["fixup! ", "squash! ", "amend! "] {
+        if let Some(rest) = subject.strip_prefix(prefix) {
+            let mut target = rest.trim();
+            // `fixup! fixup! x` amends whatever `x` is.
+            while let Some(inner) = ["fixup! ", "squash! ", "amend! "]
+                .iter()
+                .find_map(|p| target.strip_prefix(p))
+            {
+                target = inner.trim();
+            }
+            return Kind::FixupOf(target.to_owned());
+        }
+    }
+    match line_kind(subject) {
+        // A body that says something makes the commit worth its words
+        // (a squash of several commits, a "wip" explained below).
+        Kind::Wip | Kind::Fixup if meaningful_body_line(message).is_some() => Kind::Normal,
+        other => other,
+    }
+}
+
+fn line_kind(line: &str) -> Kind {
+    let plain = summary_of(line).to_lowercase();
+    let plain = plain.trim();
+    if plain.is_empty() || WIP.is_match(plain) {
+        Kind::Wip
+    } else if FIXUP.is_match(plain) {
+        Kind::Fixup
+    } else {
+        Kind::Normal
+    }
+}
+
+/// The first line of a body paragraph (or list item) that reads like a
+/// subject of its own: three words or more, not a trailer, not noise.
+fn meaningful_body_line(message: &str) -> Option<&str> {
+    let mut paragraph_start = false;
+    for line in message.lines().skip(1) {
+        let text = line.trim();
+        if text.is_empty() {
+            paragraph_start = true;
+            continue;
+        }
+        let item = text
+            .strip_prefix("* ")
+            .or_else(|| text.strip_prefix("- "))
+            .map(str::trim);
+        let candidate = match (item, paragraph_start) {
+            (Some(item), _) => Some(item),
+            (None, true) => Some(text),
+            (None, false) => None,
+        };
+        paragraph_start = false;
+        let Some(candidate) = candidate else { continue };
+        let trailer = candidate
+            .split_once(": ")
+            .is_some_and(|(key, _)| !key.contains(' ') && key.contains('-') || key == "Signed-off-by");
+        if !trailer
+            && !candidate.starts_with('#')
+            && candidate.split_whitespace().count() >= 3
+            && line_kind(candidate) == Kind::Normal
+        {
+            return Some(candidate);
+        }
+    }
+    None
+}
+
+/// The line a summary is taken from: the subject, or when the subject says
+/// nothing, the first body line that does.
+pub fn meaningful_subject(message: &str) -> &str {
+    let subject = message.lines().next().unwrap_or("").trim();
+    match line_kind(subject) {
+        Kind::Normal => subject,
+        _ => meaningful_body_line(message).unwrap_or(subject),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_of_subjects() {
+        for (subject, expected) in [
+            ("WIP", Kind::Wip),
+            ("wip", Kind::Wip),
+            ("more stuff", Kind::Wip),
+            ("...", Kind::Wip),
+            ("fix typo", Kind::Fixup),
+            ("Fix typos.", Kind::Fixup),
+            ("oops", Kind::Fixup),
+            ("cargo fmt", Kind::Fixup),
+            ("address review comments", Kind::Fixup),
+            ("fixup! add parser", Kind::FixupOf("add parser".into())),
+            ("squash! fixup! add parser", Kind::FixupOf("add parser".into())),
+            ("Merge branch 'main' into feature", Kind::Merge),
+            ("add parser", Kind::Normal),
+            ("fix crash when the plan is empty", Kind::Normal),
+            ("WIP: add lexer", Kind::Normal),
+            ("feat(cli): add --json", Kind::Normal),
+            ("wip\n\nthe parser reads expressions now", Kind::Normal),
+            ("Lint\n\n* Support legacy flag defaults\n* Fix typing", Kind::Normal),
+            ("wip\n\nSigned-off-by: A Person <a@example.com>", Kind::Wip),
+        ] {
+            assert_eq!(kind(subject, 1), expected, "{subject}");
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! Taking a subject apart: its conventional `type(scope):` prefix, noise
+//! prefixes (`WIP:`), and the summary in the imperative; and the type a
+//! summary's first word suggests.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+static CONVENTIONAL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^([a-zA-Z]+)(?:\(([^)]*)\))?(!)?:\s*(.*)$").expect("valid conventional pattern"));
+
+static WIP_PREFIX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^(\[wip\]|wip:|wip\s+-|wip\s+)\s*").expect("valid wip prefix pattern"));
+
+/// A subject split into its conventional parts, noise prefixes dropped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subject {
+    pub commit_type: Option<String>,
+    pub scope: Option<String>,
+    pub summary: String,
+}
+
+/// The summary of `subject` without `type(scope):` or a `WIP:` prefix.
+pub(super) fn summary_of(subject: &str) -> String {
+    parse_subject(subject).summary
+}
+
+/// Reads `feat(parser): Added the parser.` as type `feat`, scope `parser`,
+/// summary `add the parser`.
+pub fn parse_subject(subject: &str) -> Subject {
+    let mut text = subject.trim();
+    let mut commit_type = None;
+    let mut scope = None;
+    if let Some(rest) = WIP_PREFIX.find(text) {
+        text = &text[rest.end()..];
+    }
+    if let Some(caps) = CONVENTIONAL.captures(text) {
+        let t = caps[1].to_lowercase();
+        if KNOWN_TYPES.contains(&t.as_str()) {
+            commit_type = Some(t);
+            scope = caps
+                .get(2)
+                .map(|m| m.as_str().trim().to_owned())
+                .filter(|s| !s.is_empty());
+            text = caps.get(4).map_or("", |m| m.as_str());
+        }
+    }
+    if let Some(rest) = WIP_PREFIX.find(text) {
+        text = &text[rest.end()..];
+    }
+    let summary = imperative(text.trim().trim_end_matches(['.', '!', ' ']));
+    Subject {
+        commit_type,
+        scope,
+        summary,
+    }
+}
+
+const KNOWN_TYPES: &[&str] = &[
+    "feat", "fix", "refactor", "perf", "docs", "test", "tests", "build", "ci", "chore", "style", "revert", "deps",
+];
+
+/// The summary in the imperative, first letter lowercase unless it starts an
+/// acronym or a name with capitals inside (`API`, `GitHub`).
+fn imperative(summary: &str) -> String {
+    let mut words = summary.splitn(2, ' ');
+    let first = words.next().unwrap_or("");
+    let rest = words.next();
+    let lower = first.to_lowercase();
+    let replaced = IMPERATIVE
+        .iter()
+        .find(|(past, _)| *past == lower)
+        .map(|(_, present)| present.to_string());
+    let first = match replaced {
+        Some(p) => p,
+        None => {
+            let inner_capitals = first.chars().skip(1).any(|c| c.is_uppercase());
+            if inner_capitals {
+                first.to_owned()
+            } else {
+                lower
+            }
+        }
+    };
+    match rest {
+        Some(rest) => format!("{first} {rest}"),
+        None => first,
+    }
+}
+
+const IMPERATIVE: &[(&str, &str)] = &[
+    ("added", "add"),
+    ("adds", "add"),
+    ("adding", "add"),
+    ("fixed", "fix"),
+    ("fixes", "fix"),
+    ("fixing", "fix"),
+    ("updated", "update"),
+    ("updates", "update"),
+    ("updating", "update"),
+    ("removed", "remove"),
+    ("removes", "remove"),
+    ("removing", "remove"),
+    ("implemented", "implement"),
+    ("implements", "implement"),
+    ("changed", "change"),
+    ("changes", "change"),
+    ("refactored", "refactor"),
+    ("refactors", "refactor"),
+    ("moved", "move"),
+    ("moves", "move"),
+    ("renamed", "rename"),
+    ("renames", "rename"),
+    ("improved", "improve"),
+    ("improves", "improve"),
+    ("introduced", "introduce"),
+    ("introduces", "introduce"),
+    ("created", "create"),
+    ("creates", "create"),
+    ("deleted", "delete"),
+    ("deletes", "delete"),
+    ("replaced", "replace"),
+    ("replaces", "replace"),
+    ("bumped", "bump"),
+    ("bumps", "bump"),
+    ("upgraded", "upgrade"),
+    ("cleaned", "clean"),
+    ("made", "make"),
+    ("makes", "make"),
+    ("converted", "convert"),
+    ("extracted", "extract"),
+    ("simplified", "simplify"),
+    ("supported", "support"),
+    ("supports", "support"),
+    ("documented", "document"),
+    ("enabled", "enable"),
+    ("disabled", "disable"),
+    ("allowed", "allow"),
+    ("allows", "allow"),
+    ("reworked", "rework"),
+    ("rewrote", "rewrite"),
+    ("wrote", "write"),
+    ("used", "use"),
+    ("uses", "use"),
+    ("handled", "handle"),
+    ("handles", "handle"),
+    ("ensured", "ensure"),
+    ("ensures", "ensure"),
+    ("prevented", "prevent"),
+    ("prevents", "prevent"),
+];
+
+/// Whether `word` is a verb a summary starts with (`add`, `bump`, …).
+pub(super) fn is_verb(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    IMPERATIVE.iter().any(|(_, present)| *present == lower)
+}
+
+/// The conventional type a summary's first word suggests.
+pub(super) fn type_from_words(summary: &str) -> Option<&'static str> {
+    let first = summary.split_whitespace().next()?.to_lowercase();
+    Some(match first.as_str() {
+        "fix" | "correct" | "resolve" | "repair" | "prevent" | "handle" | "avoid" | "guard" | "restore" => "fix",
+        "refactor" | "rename" | "move" | "extract" | "restructure" | "reorganize" | "reorganise" | "split"
+        | "simplify" | "clean" | "tidy" | "replace" | "rework" | "inline" | "unify" | "merge" | "deduplicate" => {
+            "refactor"
+        }
+        "optimize" | "optimise" | "speed" | "cache" | "perf" => "perf",
+        "document" | "docs" => "docs",
+        "test" | "tests" => "test",
+        "bump" | "upgrade" | "downgrade" | "pin" => "build",
+        "add" | "implement" | "support" | "introduce" | "create" | "allow" | "enable" | "new" | "make" | "show"
+        | "print" | "report" | "accept" | "teach" | "let" | "expose" | "provide" => "feat",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subjects_lose_their_noise() {
+        let s = parse_subject("feat(parser): Added the expression parser.");
+        assert_eq!(s.commit_type.as_deref(), Some("feat"));
+        assert_eq!(s.scope.as_deref(), Some("parser"));
+        assert_eq!(s.summary, "add the expression parser");
+        assert_eq!(parse_subject("WIP: Fixed API timeouts").summary, "fix API timeouts");
+        assert_eq!(parse_subject("GitHub action").summary, "GitHub action");
+        assert_eq!(parse_subject("Note: something").summary, "note: something");
+    }
+}
