@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::classify::{self, Category};
 use super::group::{self, Context, Tuning};
 use super::items::Status;
-use super::message::{Draft, FileLine};
+use super::message::{Draft, FileLine, SUBJECT_WIDTH};
 use super::order;
 use super::plan::{CommitPlan, PlannedCommit};
 
@@ -31,29 +31,49 @@ pub fn commits_for(ctx: &Context<'_>, groups: Vec<Vec<usize>>) -> CommitPlan {
     CommitPlan { commits }
 }
 
-/// Two commits with the same subject: the later ones say what they hold.
+/// Commits with the same subject all say which is which: the parts of one
+/// thing (same sources, or next to each other, as a size split makes them)
+/// are numbered, `(part 2 of 3)`; others say what they hold,
+/// `(add lexer.rs)`, when that tells them apart.
 fn distinguish_subjects(ctx: &Context<'_>, commits: &mut [PlannedCommit]) {
-    let mut seen: BTreeSet<String> = BTreeSet::new();
-    for commit in commits.iter_mut() {
-        let subject = commit.subject().to_owned();
-        if seen.insert(subject.clone()) {
+    let mut by_subject: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, commit) in commits.iter().enumerate() {
+        by_subject.entry(commit.subject().to_owned()).or_default().push(i);
+    }
+    let mut taken: BTreeSet<String> = by_subject.keys().cloned().collect();
+    for (subject, members) in by_subject {
+        if members.len() < 2 {
             continue;
         }
-        let d = draft(ctx, &commit.items);
-        let what = d.describe();
-        let (head, summary) = subject.split_once(": ").unwrap_or(("", subject.as_str()));
-        let mut new_subject = format!("{head}: {summary} ({what})");
-        if new_subject.chars().count() > 72 {
-            new_subject = format!("{head}: {what}");
+        let (head, summary) = subject.split_once(": ").unwrap_or(("chore", subject.as_str()));
+        let drafts: Vec<Draft> = members.iter().map(|&i| draft(ctx, &commits[i].items)).collect();
+        let whats: Vec<String> = drafts.iter().map(Draft::describe).collect();
+        let ids = |d: &Draft| d.sources.iter().map(|s| s.0.clone()).collect::<BTreeSet<_>>();
+        let one_source = drafts.windows(2).all(|w| ids(&w[0]) == ids(&w[1]));
+        let in_a_row = members.windows(2).all(|w| w[1] == w[0] + 1);
+        let told_apart =
+            whats.iter().collect::<BTreeSet<_>>().len() == whats.len() && !whats.iter().any(|w| w == summary);
+        for (k, &i) in members.iter().enumerate() {
+            let mut new_subject = if one_source || in_a_row || !told_apart {
+                format!("{head}: {summary} (part {} of {})", k + 1, members.len())
+            } else {
+                let long = format!("{head}: {summary} ({})", whats[k]);
+                if long.chars().count() > SUBJECT_WIDTH {
+                    format!("{head}: {}", whats[k])
+                } else {
+                    long
+                }
+            };
+            let mut n = 2;
+            let first = new_subject.clone();
+            while !taken.insert(new_subject.clone()) {
+                new_subject = format!("{first} ({n})");
+                n += 1;
+            }
+            let commit = &mut commits[i];
+            let body = commit.message.split_once('\n').map_or("", |(_, b)| b);
+            commit.message = format!("{new_subject}\n{body}");
         }
-        let mut n = 2;
-        let base = new_subject.clone();
-        while !seen.insert(new_subject.clone()) {
-            new_subject = format!("{base} ({n})");
-            n += 1;
-        }
-        let body = commit.message.split_once('\n').map_or("", |(_, b)| b);
-        commit.message = format!("{new_subject}\n{body}");
     }
 }
 

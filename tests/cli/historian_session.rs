@@ -152,10 +152,45 @@ fn an_oversized_commit_asks_and_resume_applies_the_split() {
     assert_eq!(field(&out, "Commits created"), (1 + counts[0]).to_string());
     assert_same_tree(&env, &repo, "feature", &clean);
     assert_eq!(env.git(&repo, &["for-each-ref", "refs/historian/"]), "");
+    // Every commit of the clean branch reads apart from the others.
+    let subjects = env.git(&repo, &["log", "--format=%s", &format!("main..{clean}")]);
+    let distinct: std::collections::BTreeSet<&str> = subjects.lines().collect();
+    assert_eq!(distinct.len(), subjects.lines().count(), "{subjects}");
+    assert!(!subjects.contains(") ("), "{subjects}");
     let mut after = user_state(&env, &repo, "feature");
     after.branches = before.branches.clone();
     assert_eq!(before, after);
     env.assert_fsck(&repo);
+}
+
+#[test]
+fn the_parts_of_a_split_commit_are_numbered() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("README.md"), "widgets\n");
+    commit_all(&env, &repo, "Initial commit");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    for n in 0..10 {
+        write(
+            &repo.join(format!("src/widgets/w{n}.rs")),
+            &format!("pub const W{n}: u32 = {n};\n"),
+        );
+    }
+    commit_all(&env, &repo, "Add widgets");
+    let out = env
+        .run(&repo, &["historian", "clean", "--max-files", "4"])
+        .expect_code(3);
+    let options = options(&out);
+    let most = commits_named(&options[0]);
+    assert!(most >= 3, "{options:?}");
+    let out = env.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(0);
+    let clean = field(&out, "Clean branch");
+    assert_same_tree(&env, &repo, "feature", &clean);
+    let subjects = env.git(&repo, &["log", "--reverse", "--format=%s", &format!("main..{clean}")]);
+    let expected: Vec<String> = (1..=most)
+        .map(|k| format!("feat(widgets): add widgets (part {k} of {most})"))
+        .collect();
+    assert_eq!(subjects.lines().collect::<Vec<_>>(), expected, "{out}");
 }
 
 #[test]

@@ -42,7 +42,7 @@ pub struct Draft {
 }
 
 /// The longest subject line written.
-const SUBJECT_WIDTH: usize = 72;
+pub const SUBJECT_WIDTH: usize = 72;
 
 impl Draft {
     fn only_category(&self) -> Option<Category> {
@@ -161,12 +161,20 @@ impl Draft {
                 } else {
                     "update"
                 };
-                match (&self.scope, self.only_category()) {
-                    (_, Some(Category::Docs)) => format!("{v} documentation"),
-                    (_, Some(Category::Test)) => format!("{v} tests"),
-                    (_, Some(Category::Build)) => format!("{v} build and dependencies"),
-                    (Some(scope), _) => format!("{v} {scope} ({} files)", files.len()),
-                    (None, _) => format!("{v} {} files", files.len()),
+                match self.only_category() {
+                    Some(Category::Docs) => format!("{v} documentation"),
+                    Some(Category::Test) => format!("{v} tests"),
+                    Some(Category::Build) => format!("{v} build and dependencies"),
+                    // Named, so that two such commits read apart.
+                    _ if files.len() == 3 => {
+                        format!("{v} {}, {} and {}", name(&files[0]), name(&files[1]), name(&files[2]))
+                    }
+                    _ => format!(
+                        "{v} {}, {} and {} more files",
+                        name(&files[0]),
+                        name(&files[1]),
+                        files.len() - 2
+                    ),
                 }
             }
         }
@@ -288,6 +296,24 @@ mod tests {
         assert!(message.starts_with("feat(parser): add the parser\n\n"), "{message}");
         assert!(message.contains("  abc1234 Add the parser\n"), "{message}");
         assert!(message.contains("  A src/parser.rs (+40)\n"), "{message}");
+    }
+
+    #[test]
+    fn many_files_are_named_two_and_counted() {
+        let mut draft = Draft {
+            categories: vec![(Category::Source, 4)],
+            scope: Some("app".into()),
+            sources: vec![("abc1234".into(), "more".into(), Kind::Wip, 4)],
+            branch_words: Arc::default(),
+            files: vec![
+                file('M', "app/a.rs", 1, 0),
+                file('M', "app/b.rs", 1, 0),
+                file('M', "app/c.rs", 1, 0),
+            ],
+        };
+        assert_eq!(draft.describe(), "update a.rs, b.rs and c.rs");
+        draft.files.push(file('D', "app/d.rs", 0, 1));
+        assert_eq!(draft.describe(), "update a.rs, b.rs and 2 more files");
     }
 
     #[test]

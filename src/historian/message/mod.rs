@@ -18,7 +18,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 pub use clauses::{add_path_words, has_clauses};
-pub use draft::{Draft, FileLine};
+pub use draft::{Draft, FileLine, SUBJECT_WIDTH};
 pub use subject::{parse_subject, Subject};
 
 use subject::summary_of;
