@@ -276,18 +276,20 @@ fn sigint_stops_cleanly_and_resume_finishes() {
     let marker = env.root().join("started");
     let once = env.root().join("once");
     let body = format!(
-        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  if [ ! -e {once} ]; then touch {once} {marker}; sleep 30; fi\n  echo done > a.txt\n  ```\n- **Verify:** `test -f a.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"slow\"`\n",
+        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  if [ ! -e {once} ]; then touch {once} {marker}; sleep 60; fi\n  echo done > a.txt\n  ```\n- **Verify:** `test -f a.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"slow\"`\n",
         once = once.display(),
         marker = marker.display()
     );
     write(&repo.join("plan.md"), &body);
     let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
-    let start = std::time::Instant::now();
     wait_for(std::slice::from_ref(&marker));
+    // Timed from the signal, with room for a loaded machine: the executor
+    // sleeps a minute, so anything well under that means it was stopped.
+    let start = std::time::Instant::now();
     let out = signal(child, "-INT");
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(
-        start.elapsed() < std::time::Duration::from_secs(20),
+        start.elapsed() < std::time::Duration::from_secs(45),
         "the sleeping executor was interrupted too"
     );
     let progress = env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"]);

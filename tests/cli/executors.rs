@@ -144,8 +144,9 @@ fn an_executor_past_its_timeout_is_killed_with_its_children() {
             ],
         )
         .expect_code(1);
+    // Well under the executor's minute, with room for a loaded machine.
     assert!(
-        start.elapsed() < std::time::Duration::from_secs(20),
+        start.elapsed() < std::time::Duration::from_secs(45),
         "{:?}",
         start.elapsed()
     );
