@@ -16,6 +16,26 @@ struct Sess<'a> {
     touch: &'a str,
 }
 
+/// Two sessions of one wave: A touches `a.txt` (step 1), B `b.txt` (step 2).
+fn side_by_side() -> [Sess<'static>; 2] {
+    [
+        Sess {
+            n: 1,
+            title: "A",
+            wave: 1,
+            deps: "none",
+            touch: "`a.txt`",
+        },
+        Sess {
+            n: 2,
+            title: "B",
+            wave: 1,
+            deps: "none",
+            touch: "`b.txt`",
+        },
+    ]
+}
+
 fn plan(steps: &[StepSpec<'_>], sessions: &[Sess<'_>], verification: &str) -> String {
     let body: String = steps.iter().map(StepSpec::render).collect();
     let mut strategy = String::from("## Execution Strategy\n\n");
@@ -402,22 +422,7 @@ fn include_files_and_setup_reach_every_worktree() {
                 "test -f .setup-ran",
             ),
         ],
-        &[
-            Sess {
-                n: 1,
-                title: "A",
-                wave: 1,
-                deps: "none",
-                touch: "`a.txt`",
-            },
-            Sess {
-                n: 2,
-                title: "B",
-                wave: 1,
-                deps: "none",
-                touch: "`b.txt`",
-            },
-        ],
+        &side_by_side(),
         "",
     );
     let repo = setup(&env, &body);
@@ -932,22 +937,7 @@ fn a_steps_changes_without_a_commit_are_kept_by_its_session() {
             StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt").checkpoint("none"),
             StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt"),
         ],
-        &[
-            Sess {
-                n: 1,
-                title: "A",
-                wave: 1,
-                deps: "none",
-                touch: "`a.txt`",
-            },
-            Sess {
-                n: 2,
-                title: "B",
-                wave: 1,
-                deps: "none",
-                touch: "`b.txt`",
-            },
-        ],
+        &side_by_side(),
         "",
     );
     let repo = setup(&env, &body);
@@ -1098,22 +1088,7 @@ fn nothing_a_session_started_outlives_it() {
             ),
             StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt"),
         ],
-        &[
-            Sess {
-                n: 1,
-                title: "A",
-                wave: 1,
-                deps: "none",
-                touch: "`a.txt`",
-            },
-            Sess {
-                n: 2,
-                title: "B",
-                wave: 1,
-                deps: "none",
-                touch: "`b.txt`",
-            },
-        ],
+        &side_by_side(),
         "",
     );
     let repo = setup(&env, &body);
