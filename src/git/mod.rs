@@ -8,6 +8,7 @@
 mod config;
 mod config_params;
 mod history;
+mod names;
 mod repo;
 mod scan;
 mod watch;
@@ -21,6 +22,7 @@ use anyhow::{anyhow, Result};
 pub use config::GitConfig;
 pub use config_params::{parse_config_parameters, ConfigParameter};
 pub use history::{BranchCommit, Delta, Entry, Renames, Signature};
+pub use names::{component_problem, ref_name_problem};
 pub use repo::{CommitInfo, EntryKind, Expect, Head, Oid, RefConflict, Repo, SharedRepo, TreeEdit};
 pub use scan::Tracker;
 pub use worktree::{FileChange, Snapshot};

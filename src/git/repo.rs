@@ -471,6 +471,9 @@ impl Repo {
     }
 
     /// Every reference under `prefix` (`refs/ultraplan/`) with its target.
+    /// A reference gix cannot read (a name it refuses, such as a Windows
+    /// device name made by another tool) is left out rather than failing the
+    /// listing of every other one.
     pub fn refs_with_prefix(&self, prefix: &str) -> Result<Vec<(String, Oid)>> {
         let platform = self
             .inner
@@ -481,7 +484,7 @@ impl Repo {
             .map_err(|e| anyhow!("cannot list references under '{prefix}': {e}"))?;
         let mut out = Vec::new();
         for r in iter {
-            let mut r = r.map_err(|e| anyhow!("cannot read a reference: {e}"))?;
+            let Ok(mut r) = r else { continue };
             let name = r.name().as_bstr().to_str_lossy().into_owned();
             if let Ok(id) = r.peel_to_id() {
                 out.push((name, id.detach()));

@@ -14,6 +14,7 @@ mod historian;
 mod historian_session;
 mod result;
 mod run;
+mod safety;
 mod sessions;
 mod state;
 mod waves;
