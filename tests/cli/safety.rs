@@ -76,3 +76,55 @@ fn one_unreadable_ref_does_not_hide_every_other_plan() {
     env.run(&repo, &["ultraplan", "log"]).expect_code(0);
     env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
 }
+
+/// Writes a lock blob by hand under `refs/ultraplan/plan/lock`.
+fn plant_lock(env: &TestEnv, repo: &Path, pid: u32, pid_start: Option<u64>) {
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let start = pid_start.map(|t| format!("pid_start: {t}\n")).unwrap_or_default();
+    let blob_text = format!(
+        "pid: {pid}\nhost: {}\nstarted_at: {now}\nheartbeat_at: {now}\n{start}command: git ultraplan run plan.md\n",
+        hostname.trim()
+    );
+    let tmp = env.root().join("lock.txt");
+    std::fs::write(&tmp, blob_text).unwrap();
+    let blob = env.git(repo, &["hash-object", "-w", tmp.to_str().unwrap()]);
+    env.git(repo, &["update-ref", "refs/ultraplan/plan/lock", blob.trim()]);
+}
+
+fn start_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()
+}
+
+#[test]
+fn a_lock_whose_pid_was_reused_or_just_killed_is_stale() {
+    if !Path::new("/proc/self/stat").exists() {
+        eprintln!("skipped: no /proc to read process start times from");
+        return;
+    }
+    let env = TestEnv::new();
+    let repo = setup(
+        &env,
+        "plan.md",
+        &plan(&[StepSpec::new(1, "`x.txt`", "echo x > x.txt", "test -f x.txt")]),
+    );
+    // A live process holds the pid now, but it is not the one that locked.
+    let mut other = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    let ticks = start_ticks(other.id()).unwrap();
+    plant_lock(&env, &repo, other.id(), Some(ticks + 7));
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert!(out.stderr.contains("took over a stale lock"), "{out}");
+    // The same pid with its own start time is live: refused.
+    env.git(&repo, &["update-ref", "-d", "refs/ultraplan/plan/lock"]);
+    plant_lock(&env, &repo, other.id(), Some(ticks));
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(128);
+    assert!(out.stderr.contains("another git ultraplan holds"), "{out}");
+    // Killed and not yet reaped: not alive.
+    other.kill().unwrap();
+    let out = env.run(&repo, &["ultraplan", "run", "--resume", "plan.md"]);
+    assert!(out.stderr.contains("took over a stale lock"), "{out}");
+    let _ = other.wait();
+}
