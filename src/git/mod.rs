@@ -8,7 +8,9 @@
 mod config;
 mod config_params;
 mod history;
+mod index;
 mod names;
+mod pointers;
 mod repo;
 mod scan;
 mod watch;
@@ -23,6 +25,7 @@ pub use config::GitConfig;
 pub use config_params::{parse_config_parameters, ConfigParameter};
 pub use history::{BranchCommit, Delta, Entry, Renames, Signature};
 pub use names::{component_problem, ref_name_problem};
+pub use pointers::{Pointers, PutBack};
 pub use repo::{CommitInfo, EntryKind, Expect, Head, Oid, RefConflict, Repo, SharedRepo, TreeEdit};
 pub use scan::Tracker;
 pub use worktree::{FileChange, Snapshot};

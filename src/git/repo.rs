@@ -71,6 +71,11 @@ pub enum TreeEdit {
         path: String,
         id: Oid,
     },
+    /// A submodule's commit (a gitlink).
+    Commit {
+        path: String,
+        id: Oid,
+    },
     Remove {
         path: String,
     },
@@ -239,6 +244,7 @@ impl Repo {
                 ),
                 TreeEdit::Link { path, id } => editor.upsert(path.as_str(), K::Link, *id),
                 TreeEdit::Tree { path, id } => editor.upsert(path.as_str(), K::Tree, *id),
+                TreeEdit::Commit { path, id } => editor.upsert(path.as_str(), K::Commit, *id),
                 TreeEdit::Remove { path } => editor.remove(path.as_str()),
             };
             result.map_err(|e| anyhow!("cannot edit tree at '{}': {e}", edit_path(edit)))?;
@@ -588,6 +594,7 @@ fn edit_path(edit: &TreeEdit) -> &str {
         TreeEdit::Blob { path, .. }
         | TreeEdit::Link { path, .. }
         | TreeEdit::Tree { path, .. }
+        | TreeEdit::Commit { path, .. }
         | TreeEdit::Remove { path } => path,
     }
 }

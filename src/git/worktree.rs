@@ -372,7 +372,7 @@ impl Repo {
     }
 }
 
-fn tree_edit(change: &FileChange) -> Option<TreeEdit> {
+pub(crate) fn tree_edit(change: &FileChange) -> Option<TreeEdit> {
     let path = change.path.clone();
     Some(match change.new {
         None => TreeEdit::Remove { path },

@@ -128,3 +128,155 @@ fn a_lock_whose_pid_was_reused_or_just_killed_is_stale() {
     assert!(out.stderr.contains("took over a stale lock"), "{out}");
     let _ = other.wait();
 }
+
+/// A user with work in every state: `f.txt` partially staged (a staged and a
+/// different unstaged version), `new.txt` staged as new, `loose.txt`
+/// untracked.
+fn user_with_staged_work(env: &TestEnv, body: &str) -> PathBuf {
+    let repo = env.repo("repo");
+    write(&repo.join("f.txt"), "one\ntwo\nthree\nfour\nfive\n");
+    write(&repo.join("plan.md"), body);
+    env.git(&repo, &["add", "f.txt", "plan.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "base"]);
+    write(&repo.join("f.txt"), "one\ntwo (staged)\nthree\nfour\nfive\n");
+    write(&repo.join("new.txt"), "new and staged\n");
+    env.git(&repo, &["add", "f.txt", "new.txt"]);
+    write(&repo.join("f.txt"), "one (unstaged)\ntwo (staged)\nthree\nfour\nfive\n");
+    write(&repo.join("loose.txt"), "untracked\n");
+    repo
+}
+
+/// Everything a person could lose: staged and unstaged diffs, the staged
+/// blob ids, the status, HEAD, the branch and the stash list.
+fn git_view(env: &TestEnv, repo: &Path) -> String {
+    [
+        env.git(repo, &["diff", "--cached"]),
+        env.git(repo, &["diff"]),
+        env.git(repo, &["ls-files", "-s"]),
+        env.git(repo, &["status", "--porcelain", "--untracked-files=all"]),
+        env.git(repo, &["symbolic-ref", "-q", "HEAD"]),
+        env.git(repo, &["rev-parse", "HEAD"]),
+        env.git(repo, &["stash", "list"]),
+        env.git(repo, &["branch", "--list"]),
+    ]
+    .join("\n--\n")
+}
+
+const STAGE_JUNK: &str = "echo junk > junk.txt\necho more >> f.txt\ngit add -A";
+
+#[test]
+fn a_failed_step_that_staged_leaves_the_index_exactly_as_it_was() {
+    for policy in ["revert", "retry", "skip"] {
+        let env = TestEnv::new();
+        let body = plan(&[StepSpec::new(1, "`junk.txt`", STAGE_JUNK, "false").policy(policy)]);
+        let repo = user_with_staged_work(&env, &body);
+        let before = git_view(&env, &repo);
+        let out = env.run(&repo, &["ultraplan", "run", "plan.md"]);
+        assert_eq!(out.code, if policy == "skip" { 0 } else { 1 }, "{policy}: {out}");
+        assert_eq!(git_view(&env, &repo), before, "{policy}: {out}");
+        assert!(!repo.join("junk.txt").exists(), "{policy}");
+        env.git(&repo, &["gc", "-q", "--prune=now"]);
+        env.assert_fsck(&repo);
+        // The staged version is recorded in the run state too.
+        let staged = env.git(&repo, &["rev-parse", ":f.txt"]);
+        let recorded = env.git(&repo, &["rev-parse", "refs/ultraplan/plan/run:steps/1/index/f.txt"]);
+        assert_eq!(recorded, staged, "{policy}");
+    }
+}
+
+#[test]
+fn a_passed_step_commits_its_own_changes_and_leaves_what_the_user_staged() {
+    let env = TestEnv::new();
+    let script = "echo made > made.txt\necho six >> f.txt\ngit add -A";
+    let body = plan(&[StepSpec::new(1, "`made.txt`, `f.txt`", script, "test -f made.txt")]);
+    let repo = user_with_staged_work(&env, &body);
+    env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    // The checkpoint holds HEAD's f.txt plus the step's line, and made.txt.
+    assert_eq!(
+        env.git(&repo, &["show", "HEAD:f.txt"]),
+        "one\ntwo\nthree\nfour\nfive\nsix\n"
+    );
+    assert_eq!(
+        env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]),
+        "f.txt\nmade.txt\n"
+    );
+    // What the user had staged is still staged, carried onto the new HEAD;
+    // the executor's `git add -A` staged nothing that stays.
+    assert_eq!(
+        env.git(&repo, &["status", "--porcelain", "--untracked-files=all"]),
+        "MM f.txt\nA  new.txt\n?? loose.txt\n"
+    );
+    assert_eq!(
+        env.git(&repo, &["show", ":f.txt"]),
+        "one\ntwo (staged)\nthree\nfour\nfive\nsix\n"
+    );
+    assert_eq!(
+        read(&repo.join("f.txt")),
+        "one (unstaged)\ntwo (staged)\nthree\nfour\nfive\nsix\n"
+    );
+    env.assert_fsck(&repo);
+}
+
+#[test]
+fn a_failed_steps_commits_resets_branches_and_stashes_are_undone_and_kept() {
+    let scripts = [
+        (
+            "commit",
+            "echo c > c.txt\ngit add c.txt\ngit commit -q -m 'executor commit'",
+        ),
+        ("reset", "git reset -q --hard HEAD~1"),
+        (
+            "checkout -b",
+            "git checkout -q -b elsewhere\necho c > c.txt\ngit add c.txt\ngit commit -q -m 'on elsewhere'",
+        ),
+        ("stash", "git stash push -q --include-untracked -m 'executor stash'"),
+        ("detach", "git checkout -q --detach"),
+    ];
+    for (what, script) in scripts {
+        let env = TestEnv::new();
+        let body = plan(&[StepSpec::new(1, "`c.txt`", script, "false")]);
+        let repo = user_with_staged_work(&env, &body);
+        // The user has a stash of their own, older than the run.
+        write(&repo.join("stashed.txt"), "x\n");
+        env.git(
+            &repo,
+            &[
+                "stash",
+                "push",
+                "-q",
+                "--include-untracked",
+                "-m",
+                "user stash",
+                "stashed.txt",
+            ],
+        );
+        let before = git_view(&env, &repo);
+        let files = worktree_files(&repo);
+        let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
+        // A branch the step created stays (it is not the user's to lose); HEAD is back.
+        assert_eq!(
+            git_view(&env, &repo).replace("  elsewhere\n", ""),
+            before,
+            "{what}: {out}"
+        );
+        assert_eq!(worktree_files(&repo), files, "{what}");
+        let undid: Vec<&str> = out
+            .stderr
+            .lines()
+            .filter(|l| l.contains("undid what the step did to git"))
+            .collect();
+        assert!(!undid.is_empty(), "{what}: {out}");
+        // What the step pointed at stays reachable from the run state.
+        if what != "reset" && what != "detach" {
+            let kept = env.git(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"]);
+            let expected = match what {
+                "stash" => "On main: executor stash",
+                "checkout -b" => "on elsewhere",
+                _ => "executor commit",
+            };
+            assert!(kept.lines().any(|l| l == expected), "{what}: {kept}");
+        }
+        env.git(&repo, &["gc", "-q", "--prune=now"]);
+        env.assert_fsck(&repo);
+    }
+}

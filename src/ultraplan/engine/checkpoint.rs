@@ -202,6 +202,7 @@ impl Run<'_> {
     /// A passed step whose checkpoint is not a commit of changes.
     fn finish_checkpoint(&mut self, step: &Step, done: &Attempt, changes: &[FileChange]) -> Result<StepEnd> {
         let n = step.number;
+        self.carry_index_over(n)?;
         match &step.checkpoint {
             None => self.passed(step, None),
             Some(Checkpoint::Command { command }) => {
@@ -284,6 +285,7 @@ impl Run<'_> {
         }
         fault::point("branch-moved");
         self.repo.stage(changes, observed)?;
+        self.carry_index_over(step.number)?;
         fault::point("index-staged");
         write_note(self.repo, commit, record)?;
         fault::point("note-written");

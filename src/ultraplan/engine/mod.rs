@@ -12,6 +12,7 @@ pub mod leftovers;
 mod open;
 mod record;
 mod recover;
+mod restore;
 pub mod risk;
 mod scope;
 pub mod secrets;

@@ -70,7 +70,9 @@ impl Run<'_> {
                 let base = self
                     .kept_tree(&format!("steps/{n}/attempt-{a}.base"))?
                     .unwrap_or(snapshot);
+                self.put_pointers_back(n)?;
                 self.repo.restore(&current, base, None)?;
+                self.put_index_back(n)?;
                 self.state
                     .save(&format!("step {n} attempt {a}: interrupted; starting it again"))?;
                 self.attempts(step, snapshot, a, base, feedback)

@@ -72,6 +72,7 @@ impl Run<'_> {
         self.state
             .put_text(&format!("steps/{n}/execution"), &format!("{first}\n"))?;
         self.keep_tree(&format!("steps/{n}/snapshot"), snapshot.tree)?;
+        self.record_git(n)?;
         *self.state.progress.step_mut(n) = StepProgress {
             status: StepStatus::Running,
             attempts: first - 1,
@@ -366,15 +367,15 @@ impl Run<'_> {
         match policy {
             FailurePolicy::Escalate => self.end(step, StepStatus::Escalated, Some(reason)).map(Next::End),
             FailurePolicy::Skip => {
-                self.restore_step(&done.observed, snapshot)?;
+                self.restore_step(step.number, &done.observed, snapshot)?;
                 self.end(step, StepStatus::Skipped, Some(reason)).map(Next::End)
             }
             FailurePolicy::Revert | FailurePolicy::Retry if last => {
-                self.restore_step(&done.observed, snapshot)?;
+                self.restore_step(step.number, &done.observed, snapshot)?;
                 self.end(step, StepStatus::Failed, Some(reason)).map(Next::End)
             }
             FailurePolicy::Revert => {
-                self.restore_step(&done.observed, snapshot)?;
+                self.restore_step(step.number, &done.observed, snapshot)?;
                 Ok(Next::Retry {
                     base: snapshot,
                     feedback: feedback(),
@@ -387,8 +388,13 @@ impl Run<'_> {
         }
     }
 
-    pub(super) fn restore_step(&mut self, current: &Snapshot, snapshot: Oid) -> Result<()> {
+    /// Puts everything back as it was before step `n`: HEAD, its branch and
+    /// the stash, then the working tree (from `current`, what is there now),
+    /// then the index.
+    pub(super) fn restore_step(&mut self, n: u32, current: &Snapshot, snapshot: Oid) -> Result<()> {
+        self.put_pointers_back(n)?;
         self.repo.restore(current, snapshot, None)?;
+        self.put_index_back(n)?;
         fault::point("after-restore");
         Ok(())
     }

@@ -1,0 +1,100 @@
+//! What a step's snapshot holds beyond the working tree (DESIGN §2 invariant
+//! 3): the index as a tree (`steps/<N>/index`, kept like the worktree
+//! snapshot, secrets redacted and their raw bytes beside) and where HEAD, its
+//! branch and the stash pointed (`steps/<N>/git`).
+//!
+//! * A restore (revert, skip, the last attempt of any policy, a resume after a
+//!   crash) puts HEAD, the branch and the stash back first — compare-and-swap
+//!   from what they hold now, the step's commits and stashes kept reachable as
+//!   extra parents of the state commit and named in one warning — then the
+//!   worktree, then the index exactly as it was.
+//! * A passed step's checkpoint leaves the index as the user had it, carried
+//!   over to the new HEAD: what the executor staged is dropped, what the user
+//!   had staged stays staged.
+
+use anyhow::{anyhow, Result};
+
+use super::Run;
+use crate::git::Pointers;
+
+impl Run<'_> {
+    /// Records the index and the pointers before step `n` runs.
+    pub(super) fn record_git(&mut self, n: u32) -> Result<()> {
+        let index = self.repo.index_tree()?.ok_or_else(|| crate::cli::FatalWithHint {
+            message: "the index has unmerged entries".into(),
+            hint: "resolve them (git add / git rm) or 'git reset' before running a step".into(),
+        })?;
+        self.keep_tree(&format!("steps/{n}/index"), index)?;
+        let pointers = self.repo.pointers()?;
+        self.state.put_text(&format!("steps/{n}/git"), &pointers.render())
+    }
+
+    fn recorded_pointers(&self, n: u32) -> Result<Option<Pointers>> {
+        match self.state.read_text(&format!("steps/{n}/git"))? {
+            None => Ok(None),
+            Some(text) => Pointers::parse(&text)
+                .map(Some)
+                .ok_or_else(|| anyhow!("the run state's record of HEAD before step {n} is unreadable")),
+        }
+    }
+
+    /// Puts HEAD, its branch and the stash back where they were before step
+    /// `n`, saying what was undone and keeping it reachable.
+    pub(super) fn put_pointers_back(&mut self, n: u32) -> Result<()> {
+        let Some(recorded) = self.recorded_pointers(n)? else {
+            return Ok(());
+        };
+        let put = self.repo.put_pointers_back(&recorded)?;
+        if put.undone.is_empty() {
+            return Ok(());
+        }
+        for commit in &put.kept {
+            self.state.keep_commit(*commit);
+        }
+        let kept = match put.kept.as_slice() {
+            [] => String::new(),
+            ids => format!(
+                "; kept in the run state: {}",
+                ids.iter().map(|c| self.repo.short(*c)).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        self.warn(format!(
+            "step {n}: undid what the step did to git: {}{kept}",
+            put.undone.join("; ")
+        ));
+        Ok(())
+    }
+
+    /// Makes the index exactly what it was before step `n`.
+    pub(super) fn put_index_back(&mut self, n: u32) -> Result<()> {
+        if let Some(index) = self.kept_tree(&format!("steps/{n}/index"))? {
+            self.repo.restore_index(index)?;
+        }
+        Ok(())
+    }
+
+    /// After step `n` passed and HEAD may have moved (its checkpoint): the
+    /// index the user had, carried over to HEAD as it is now.
+    pub(super) fn carry_index_over(&mut self, n: u32) -> Result<()> {
+        let (Some(index), Some(recorded)) = (self.kept_tree(&format!("steps/{n}/index"))?, self.recorded_pointers(n)?)
+        else {
+            return Ok(());
+        };
+        let tree_of = |commit: Option<crate::git::Oid>| match commit {
+            Some(c) => self.repo.commit_tree(c),
+            None => Ok(self.repo.empty_tree()),
+        };
+        let old = tree_of(recorded.head.commit)?;
+        let new = tree_of(self.repo.head()?.commit)?;
+        let (carried, overlapping) = self.repo.carry_staged(index, old, new)?;
+        self.repo.restore_index(carried)?;
+        if !overlapping.is_empty() {
+            self.warn(format!(
+                "step {n}: your staged version of {} overlaps the checkpoint's changes; the index now holds the committed version (yours: git show {}:<path>)",
+                overlapping.join(", "),
+                self.repo.short(index)
+            ));
+        }
+        Ok(())
+    }
+}
