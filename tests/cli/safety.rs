@@ -38,9 +38,9 @@ fn plans_named_after_windows_devices_run_and_list() {
     write(&repo.join("lpt1.v2.md"), &single.replace("x.txt", "y.txt"));
     env.git(&repo, &["add", "AUX.md", "lpt1.v2.md"]);
     env.git(&repo, &["commit", "-q", "-m", "more plans"]);
-    env.run(&repo, &["ultraplan", "run", "con.md"]).expect_code(0);
-    env.run(&repo, &["ultraplan", "run", "AUX.md"]).expect_code(0);
-    env.run(&repo, &["ultraplan", "run", "lpt1.v2.md"]).expect_code(0);
+    let _ = env.run(&repo, &["ultraplan", "run", "con.md"]).expect_code(0);
+    let _ = env.run(&repo, &["ultraplan", "run", "AUX.md"]).expect_code(0);
+    let _ = env.run(&repo, &["ultraplan", "run", "lpt1.v2.md"]).expect_code(0);
     let refs = env.git(&repo, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/"]);
     assert_eq!(
         refs,
@@ -54,8 +54,8 @@ fn plans_named_after_windows_devices_run_and_list() {
     for plan in ["con.md", "AUX.md", "lpt1.v2.md"] {
         assert!(status.stdout.contains(plan), "{status}");
     }
-    env.run(&repo, &["ultraplan", "log", "con.md"]).expect_code(0);
-    env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
+    let _ = env.run(&repo, &["ultraplan", "log", "con.md"]).expect_code(0);
+    let _ = env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
     env.assert_fsck(&repo);
 }
 
@@ -67,14 +67,14 @@ fn one_unreadable_ref_does_not_hide_every_other_plan() {
         "plan.md",
         &plan(&[StepSpec::new(1, "`x.txt`", "echo x > x.txt", "test -f x.txt")]),
     );
-    env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
     // Another tool made a reference gix refuses to list.
     let head = env.git(&repo, &["rev-parse", "HEAD"]);
     env.git(&repo, &["update-ref", "refs/ultraplan/nul/run", head.trim()]);
     let status = env.run(&repo, &["ultraplan", "status"]).expect_code(0);
     assert!(status.stdout.contains("plan.md"), "{status}");
-    env.run(&repo, &["ultraplan", "log"]).expect_code(0);
-    env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
+    let _ = env.run(&repo, &["ultraplan", "log"]).expect_code(0);
+    let _ = env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
 }
 
 /// Writes a lock blob by hand under `refs/ultraplan/plan/lock`.
@@ -190,7 +190,7 @@ fn a_passed_step_commits_its_own_changes_and_leaves_what_the_user_staged() {
     let script = "echo made > made.txt\necho six >> f.txt\ngit add -A";
     let body = plan(&[StepSpec::new(1, "`made.txt`, `f.txt`", script, "test -f made.txt")]);
     let repo = user_with_staged_work(&env, &body);
-    env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
     // The checkpoint holds HEAD's f.txt plus the step's line, and made.txt.
     assert_eq!(
         env.git(&repo, &["show", "HEAD:f.txt"]),
