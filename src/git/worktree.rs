@@ -298,10 +298,20 @@ impl Repo {
             Some(p) => self.commit_tree(p)?,
             None => self.empty_tree(),
         };
-        let edits: Vec<TreeEdit> = changes.iter().filter_map(tree_edit).collect();
-        let tree = self.edit_tree(Some(base), &edits)?;
+        let tree = self.tree_with(base, changes)?;
         let parents: Vec<Oid> = parent.into_iter().collect();
         self.write_commit(tree, &parents, message)
+    }
+
+    /// `base` with `changes` applied (deletions first: a file may become a
+    /// directory).
+    pub fn tree_with(&self, base: Oid, changes: &[FileChange]) -> Result<Oid> {
+        let mut edits: Vec<TreeEdit> = changes.iter().filter_map(tree_edit).collect();
+        if edits.is_empty() {
+            return Ok(base);
+        }
+        edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));
+        self.edit_tree(Some(base), &edits)
     }
 
     /// Writes index entries for exactly `changes` (removing deleted paths),

@@ -280,3 +280,82 @@ fn a_failed_steps_commits_resets_branches_and_stashes_are_undone_and_kept() {
         env.assert_fsck(&repo);
     }
 }
+
+/// Runs `git-ultraplan` itself (not through git) so a fault kills it visibly.
+fn run_with_fault(env: &TestEnv, repo: &Path, fault: &str, args: &[&str]) -> Output {
+    let mut cmd = env.command(bin_dir().join("git-ultraplan"), repo);
+    cmd.args(args).env("ULTRAPLAN_TEST_FAULT", fault);
+    capture(cmd)
+}
+
+#[test]
+fn edits_made_while_a_killed_run_was_stopped_are_kept_on_resume() {
+    let env = TestEnv::new();
+    let counter = env.root().join("counter");
+    // Attempt 1 fails, attempt 2 passes; the run dies right after recording attempt 1.
+    let script = format!(
+        "n=$(cat {c} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c}\necho try $n > a.txt",
+        c = counter.display()
+    );
+    let body = plan(&[StepSpec::new(1, "`a.txt`", &script, "grep -q 'try 2' a.txt")]);
+    let repo = setup(&env, "plan.md", &body);
+    write(&repo.join("mine.txt"), "before the run\n");
+    let out = run_with_fault(&env, &repo, "after-record:1", &["run", "plan.md"]);
+    assert_eq!(out.code, -1, "{out}");
+    // While it was stopped, the person edits their own file and adds another.
+    write(&repo.join("mine.txt"), "edited while stopped\n");
+    write(&repo.join("later.txt"), "new while stopped\n");
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert!(
+        out.stderr
+            .contains("kept what changed while the run was stopped: later.txt, mine.txt"),
+        "{out}"
+    );
+    assert_eq!(read(&repo.join("mine.txt")), "edited while stopped\n");
+    assert_eq!(read(&repo.join("later.txt")), "new while stopped\n");
+    assert_eq!(env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]), "a.txt\n");
+    assert_eq!(read(&repo.join("a.txt")), "try 2\n");
+}
+
+#[test]
+fn edits_made_after_a_kill_mid_executor_are_kept_and_the_attempts_undone_with_a_word() {
+    let env = TestEnv::new();
+    let marker = env.root().join("started");
+    let once = env.root().join("once");
+    let script = format!(
+        "echo half > a.txt\nif [ ! -e {once} ]; then touch {once} {marker}; sleep 30; fi\necho whole > a.txt",
+        once = once.display(),
+        marker = marker.display()
+    );
+    let body = plan(&[StepSpec::new(1, "`a.txt`", &script, "grep -q whole a.txt")]);
+    let repo = setup(&env, "plan.md", &body);
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    wait_for(std::slice::from_ref(&marker));
+    let _ = signal(child, "-9");
+    write(&repo.join("mine.txt"), "written after the kill\n");
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert!(
+        out.stderr
+            .contains("kept what changed while the run was stopped: mine.txt"),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("undid the interrupted attempt's changes to a.txt before trying again"),
+        "{out}"
+    );
+    assert_eq!(read(&repo.join("mine.txt")), "written after the kill\n");
+    assert_eq!(env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]), "a.txt\n");
+    // What the interrupted attempt left is kept in the run state.
+    assert_eq!(
+        env.git(
+            &repo,
+            &["show", "refs/ultraplan/plan/run:steps/1/attempt-1.interrupted/a.txt"]
+        ),
+        "half\n"
+    );
+}

@@ -224,6 +224,9 @@ pub(crate) struct Run<'a> {
     pub instructions: Option<String>,
     /// Carries scans from one to the next (incremental when it can).
     pub tracker: crate::git::Tracker,
+    /// The dead run this one took over left processes running (stopped now):
+    /// what changed in the worktree since may be theirs, not a person's.
+    pub leftovers_stopped: bool,
 }
 
 impl Run<'_> {
@@ -312,6 +315,7 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
             failure: None,
             instructions: None,
             tracker: Default::default(),
+            leftovers_stopped: lock.leftovers_stopped > 0,
         };
         run.run_steps(&steps)
     })();

@@ -15,7 +15,7 @@
 use anyhow::{anyhow, Result};
 
 use super::Run;
-use crate::git::Pointers;
+use crate::git::{FileChange, Oid, Pointers, Snapshot};
 
 impl Run<'_> {
     /// Records the index and the pointers before step `n` runs.
@@ -63,6 +63,45 @@ impl Run<'_> {
             put.undone.join("; ")
         ));
         Ok(())
+    }
+
+    /// On a resume: the changes in the worktree since `recorded` (the last
+    /// tree the run knows it left) for which `theirs` says the run cannot have
+    /// made them are a person's, made while the run was stopped. They are
+    /// adopted as if they had been there before the step — the step's
+    /// snapshot and the attempt's `base` take them, so no restore reverts
+    /// them and no checkpoint commits them — and a warning names them.
+    /// Returns the new snapshot and base.
+    pub(super) fn adopt_person_edits(
+        &mut self,
+        n: u32,
+        recorded: Oid,
+        current: &Snapshot,
+        (snapshot, base): (Oid, Oid),
+        theirs: impl Fn(&FileChange) -> Result<bool>,
+    ) -> Result<(Oid, Oid)> {
+        let mut edits = Vec::new();
+        for change in self.repo.changes(recorded, current.tree)? {
+            if theirs(&change)? {
+                edits.push(change);
+            }
+        }
+        if edits.is_empty() {
+            return Ok((snapshot, base));
+        }
+        let snapshot = self.repo.tree_with(snapshot, &edits)?;
+        let base = self.repo.tree_with(base, &edits)?;
+        self.keep_tree(&format!("steps/{n}/snapshot"), snapshot)?;
+        let paths: Vec<&str> = edits.iter().map(|c| c.path.as_str()).collect();
+        let whose = match self.leftovers_stopped {
+            true => "yours, or the stopped processes the killed run left behind",
+            false => "yours",
+        };
+        self.warn(format!(
+            "step {n}: kept what changed while the run was stopped: {} (taken as {whose}: the step neither reverts nor commits it)",
+            paths.join(", ")
+        ));
+        Ok((snapshot, base))
     }
 
     /// Makes the index exactly what it was before step `n`.

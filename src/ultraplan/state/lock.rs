@@ -153,6 +153,9 @@ pub struct Lock {
     heartbeat: Option<JoinHandle<()>>,
     /// Set when a stale lock was taken over: whose it was and why.
     pub took_over: Option<(LockInfo, String)>,
+    /// How many processes the dead holder left running were stopped: their
+    /// edits to the worktree cannot be told from a person's.
+    pub leftovers_stopped: usize,
 }
 
 impl Lock {
@@ -161,6 +164,7 @@ impl Lock {
         let info = LockInfo::ours(command);
         let blob = repo.write_blob(info.render())?;
         let mut took_over = None;
+        let mut leftovers_stopped = 0;
         match repo.read_ref(name)? {
             None => repo
                 .update_ref(name, blob, Expect::Absent, "ultraplan: lock")
@@ -173,6 +177,7 @@ impl Lock {
                         repo.update_ref(name, blob, Expect::Value(existing), "ultraplan: take over stale lock")
                             .map_err(|e| lost(e, name))?;
                         let killed = holder.kill_leftovers();
+                        leftovers_stopped = killed;
                         let why = match killed {
                             0 => why,
                             n => format!("{why}; stopped {n} process(es) it left running"),
@@ -199,6 +204,7 @@ impl Lock {
             stop,
             heartbeat,
             took_over,
+            leftovers_stopped,
         })
     }
 
