@@ -28,7 +28,7 @@ pub use names::{component_problem, ref_name_problem};
 pub use pointers::{Pointers, PutBack};
 pub use repo::{CommitInfo, EntryKind, Expect, Head, Oid, RefConflict, Repo, SharedRepo, TreeEdit};
 pub use scan::Tracker;
-pub use worktree::{FileChange, Snapshot};
+pub use worktree::{remove_files, storable, FileChange, Snapshot};
 pub use worktrees::{Dirt, LinkedWorktree, MergePlan};
 
 /// Where a command runs: the repository around the current directory (if any),

@@ -144,6 +144,7 @@ impl Repo {
             None => self.empty_tree(),
         };
         let mut paths: BTreeSet<String> = BTreeSet::new();
+        let mut unstorable = last.unstorable.clone();
         let mut new_dirs: Vec<String> = Vec::new();
         for change in changes {
             let name = change.path.rsplit('/').next().unwrap_or("");
@@ -191,6 +192,13 @@ impl Repo {
         let mut removals: Vec<TreeEdit> = resets.into_iter().map(|path| TreeEdit::Remove { path }).collect();
         let mut files = Vec::new();
         for path in paths {
+            if !super::worktree::storable(&path) {
+                match std::fs::symlink_metadata(root.join(&path)) {
+                    Ok(meta) if !meta.is_dir() => unstorable.insert(path),
+                    _ => unstorable.remove(&path),
+                };
+                continue;
+            }
             match std::fs::symlink_metadata(root.join(&path)) {
                 Err(_) => removals.push(TreeEdit::Remove { path }),
                 Ok(meta) if meta.is_dir() => {
@@ -224,6 +232,7 @@ impl Repo {
                 }
             }
         }
+        unstorable.retain(|p| std::fs::symlink_metadata(root.join(p)).is_ok());
         let mut stats = last.stats.clone();
         let mut edits = removals;
         if !files.is_empty() {
@@ -234,6 +243,6 @@ impl Repo {
         // Removals come first: a path may turn from a file into a directory.
         edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));
         let tree = self.edit_tree(Some(last.tree), &edits)?;
-        Ok(Some(Snapshot::with_stats(head, tree, stats)))
+        Ok(Some(Snapshot::with_stats(head, tree, stats, unstorable)))
     }
 }

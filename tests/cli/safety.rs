@@ -359,3 +359,29 @@ fn edits_made_after_a_kill_mid_executor_are_kept_and_the_attempts_undone_with_a_
         "half\n"
     );
 }
+
+#[test]
+fn a_step_that_makes_a_dot_git_spelling_is_a_scope_violation_and_the_run_goes_on() {
+    let env = TestEnv::new();
+    let counter = env.root().join("counter");
+    let script = format!(
+        "n=$(cat {c} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c}\necho c > c.txt\n\
+         if [ $n = 1 ]; then mkdir -p .Git sub/.GIT; echo x > .Git/config; echo y > sub/.GIT/HEAD; fi",
+        c = counter.display()
+    );
+    let body = plan(&[StepSpec::new(1, "`c.txt`", &script, "test -f c.txt")]);
+    let repo = setup(&env, "plan.md", &body);
+    // The user's own odd directory, there before the run, is left alone.
+    std::fs::create_dir_all(repo.join("keep/.GIT")).unwrap();
+    write(&repo.join("keep/.GIT/mine"), "the user's\n");
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let log = env.git(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"]);
+    assert!(
+        log.contains("scope violation: '.Git/config', 'sub/.GIT/HEAD' (a path git refuses to store"),
+        "{log}\n{out}"
+    );
+    assert!(!repo.join(".Git").exists() && !repo.join("sub").exists(), "{out}");
+    assert_eq!(read(&repo.join("keep/.GIT/mine")), "the user's\n");
+    assert_eq!(env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]), "c.txt\n");
+    env.assert_fsck(&repo);
+}

@@ -54,6 +54,26 @@ impl Run<'_> {
     }
 
     /// Violations (path, why) and warnings for the observed changes.
+    /// Files the attempt made where git cannot store them (a spelling of
+    /// `.git`, DESIGN §2): a scope violation, removed. Files like that which
+    /// were there before the step are the user's and left alone.
+    pub(super) fn unstorable_made(&mut self, n: u32, observed: &mut Snapshot) -> Result<Option<String>> {
+        let Some(before) = self.state.read_text(&format!("steps/{n}/unstorable"))? else {
+            return Ok(None); // a state from before this was recorded
+        };
+        let before: BTreeSet<String> = before.lines().map(str::to_owned).collect();
+        let made: Vec<String> = observed.unstorable.difference(&before).cloned().collect();
+        if made.is_empty() {
+            return Ok(None);
+        }
+        crate::git::remove_files(&self.workdir, &made)?;
+        observed.unstorable.retain(|p| !made.contains(p));
+        Ok(Some(format!(
+            "scope violation: {} (a path git refuses to store: a spelling of .git) (removed)",
+            made.iter().map(|p| format!("'{p}'")).collect::<Vec<_>>().join(", ")
+        )))
+    }
+
     pub(super) fn scope_check(&self, step: &Step, changes: &[FileChange]) -> (Vec<(String, String)>, Vec<String>) {
         let (touch, never) = self.fence_lists(step);
         let mut violations = Vec::new();

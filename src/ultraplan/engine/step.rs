@@ -73,6 +73,8 @@ impl Run<'_> {
             .put_text(&format!("steps/{n}/execution"), &format!("{first}\n"))?;
         self.keep_tree(&format!("steps/{n}/snapshot"), snapshot.tree)?;
         self.record_git(n)?;
+        let unstorable: String = snapshot.unstorable.iter().map(|p| format!("{p}\n")).collect();
+        self.state.put_text(&format!("steps/{n}/unstorable"), &unstorable)?;
         *self.state.progress.step_mut(n) = StepProgress {
             status: StepStatus::Running,
             attempts: first - 1,
@@ -214,14 +216,18 @@ impl Run<'_> {
         for w in &warnings {
             self.warn(format!("step {n}: {w}"));
         }
-        let mut reason = None;
+        let mut reason = self.unstorable_made(n, &mut observed)?;
         if !violations.is_empty() {
             let paths: BTreeSet<String> = violations.iter().map(|(p, _)| p.clone()).collect();
             self.repo.restore(&observed, snapshot, Some(&paths))?;
             observed = self.overlay(&observed, snapshot, &paths)?;
             changes.retain(|c| !paths.contains(&c.path));
             let why: Vec<String> = violations.into_iter().map(|(_, w)| w).collect();
-            reason = Some(format!("scope violation: {} (restored)", why.join("; ")));
+            let why = format!("scope violation: {} (restored)", why.join("; "));
+            reason = Some(match reason {
+                Some(earlier) => format!("{earlier}; {why}"),
+                None => why,
+            });
         }
         let mut verify_exit = None;
         let mut verify_summary = "not run".to_owned();
