@@ -385,3 +385,53 @@ fn a_step_that_makes_a_dot_git_spelling_is_a_scope_violation_and_the_run_goes_on
     assert_eq!(env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]), "c.txt\n");
     env.assert_fsck(&repo);
 }
+
+#[test]
+fn an_executors_result_file_with_a_byte_order_mark_is_read() {
+    let env = TestEnv::new();
+    let repo = setup(
+        &env,
+        "plan.md",
+        &plan(&[StepSpec::new(1, "`a.txt`", "", "test -f a.txt")]),
+    );
+    let script = env.root().join("agent.sh");
+    write(
+        &script,
+        "echo a > a.txt\nprintf '\\357\\273\\277status: success\\ntask_name: \"Task 1: Step 1\"\\nevidence: wrote a.txt with a BOM\\n' > \"$ULTRAPLAN_RESULT_FILE\"\n",
+    );
+    let executor = format!("sh {}", script.display());
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--executor", &executor, "plan.md"])
+        .expect_code(0);
+    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
+    assert!(note.contains("wrote a.txt with a BOM"), "{note}");
+}
+
+#[test]
+fn what_the_snapshot_cannot_hold_is_said_not_dropped() {
+    let env = TestEnv::new();
+    let body = plan(&[
+        StepSpec::new(1, "`u.txt`", "rm u.txt", "test ! -e u.txt"),
+        StepSpec::new(2, "`sub`", "git init -q sub\necho f > sub/f.txt", "test -d sub/.git"),
+        StepSpec::new(3, "`link`", "ln -s ../outside.txt link\necho x > link", "test -L link"),
+    ]);
+    let repo = setup(&env, "plan.md", &body);
+    write(&repo.join("u.txt"), "the user's untracked file\n");
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let warnings: Vec<&str> = out.stderr.lines().filter(|l| l.starts_with("warning: step")).collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with(
+            "warning: step 1: deleted the untracked file u.txt: git never tracked it, so there is nothing to commit"
+        )),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("HEAD already has"), "{out}");
+    assert!(
+        warnings.contains(&"warning: step 2: 'sub' is a git repository of its own: git records only its commit, so none of its files are committed or restored"),
+        "{out}"
+    );
+    assert!(
+        warnings.contains(&"warning: step 3: 'link' is a symbolic link to '../outside.txt', outside the repository: what is written through it is in no snapshot, and no restore brings it back"),
+        "{out}"
+    );
+}

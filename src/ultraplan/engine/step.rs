@@ -213,6 +213,7 @@ impl Run<'_> {
             changes.retain(|c| Some(&c.path) != self.input.in_worktree.as_ref());
         }
         let (violations, mut warnings) = self.scope_check(step, &changes);
+        warnings.extend(self.beyond_the_snapshot(step, &changes)?);
         for w in &warnings {
             self.warn(format!("step {n}: {w}"));
         }
