@@ -435,3 +435,39 @@ fn what_the_snapshot_cannot_hold_is_said_not_dropped() {
         "{out}"
     );
 }
+
+#[test]
+fn changes_to_gits_own_files_are_named_and_a_restore_puts_them_back() {
+    let env = TestEnv::new();
+    let script = "git config core.fsmonitor ./spy.sh\nprintf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit\nchmod +x .git/hooks/pre-commit\necho '*.secret' >> .git/info/exclude";
+    let body = plan(&[
+        StepSpec::new(1, "`a.txt`", script, "false"),
+        StepSpec::new(
+            2,
+            "`b.txt`",
+            "echo b > b.txt\ngit config core.hooksPath /tmp/elsewhere",
+            "test -f b.txt",
+        ),
+    ]);
+    let repo = setup(&env, "plan.md", &body);
+    let git_dir = repo.join(".git");
+    let config = std::fs::read(git_dir.join("config")).unwrap();
+    let exclude = std::fs::read(git_dir.join("info/exclude")).unwrap();
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
+    assert!(
+        out.stderr.contains("warning: step 1: changed git's own files: config (setting core.fsmonitor); a new hook hooks/pre-commit; info/exclude"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read(git_dir.join("config")).unwrap(), config);
+    assert_eq!(std::fs::read(git_dir.join("info/exclude")).unwrap(), exclude);
+    assert!(!git_dir.join("hooks/pre-commit").exists());
+    // A step that passes keeps what it did, named.
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--step", "2", "plan.md"])
+        .expect_code(0);
+    assert!(
+        out.stderr
+            .contains("warning: step 2: changed git's own files: config (setting core.hookspath)"),
+        "{out}"
+    );
+}

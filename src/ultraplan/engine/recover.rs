@@ -83,6 +83,7 @@ impl Run<'_> {
                 self.put_pointers_back(n)?;
                 let undone = self.repo.restore(&current, base, None)?;
                 self.put_index_back(n)?;
+                self.put_own_files_back(n)?;
                 if !undone.is_empty() {
                     self.warn(format!(
                         "step {n}: undid the interrupted attempt's changes to {} before trying again (they are kept: git show {}:steps/{n}/attempt-{a}.interrupted/<path>)",

@@ -8,6 +8,9 @@
 //!   from what they hold now, the step's commits and stashes kept reachable as
 //!   extra parents of the state commit and named in one warning — then the
 //!   worktree, then the index exactly as it was.
+//! * git's own files (`config`, `hooks/*`, `info/*`) are recorded as a tree
+//!   (`steps/<N>/own`); a change is named after each attempt (a new hook or
+//!   a setting such as `core.fsmonitor` by name) and a restore puts them back.
 //! * A passed step's checkpoint leaves the index as the user had it, carried
 //!   over to the new HEAD: what the executor staged is dropped, what the user
 //!   had staged stays staged.
@@ -25,6 +28,8 @@ impl Run<'_> {
             hint: "resolve them (git add / git rm) or 'git reset' before running a step".into(),
         })?;
         self.keep_tree(&format!("steps/{n}/index"), index)?;
+        let own = self.repo.own_files_tree()?;
+        self.keep_tree(&format!("steps/{n}/own"), own)?;
         let pointers = self.repo.pointers()?;
         self.state.put_text(&format!("steps/{n}/git"), &pointers.render())
     }
@@ -102,6 +107,57 @@ impl Run<'_> {
             paths.join(", ")
         ));
         Ok((snapshot, base))
+    }
+
+    /// Names what the attempt changed of git's own files since step `n`
+    /// began: a new hook, a risky setting, any other change.
+    pub(super) fn own_files_changed(&mut self, n: u32) -> Result<()> {
+        let Some(recorded) = self.kept_tree(&format!("steps/{n}/own"))? else {
+            return Ok(());
+        };
+        let now = self.repo.own_files_tree()?;
+        if now == recorded {
+            return Ok(());
+        }
+        let mut what = Vec::new();
+        for change in self.repo.changes(recorded, now)? {
+            let before = self.repo.tree_entry(recorded, &change.path)?;
+            let mut text = match (&before, &change.new) {
+                (None, _) if change.path.starts_with("hooks/") => format!("a new hook {}", change.path),
+                (None, _) => format!("a new {}", change.path),
+                (_, None) => format!("removed {}", change.path),
+                _ => change.path.clone(),
+            };
+            if change.path == "config" {
+                let read = |e: Option<(Oid, crate::git::EntryKind)>| -> Result<String> {
+                    Ok(match e {
+                        Some((id, _)) => String::from_utf8_lossy(&self.repo.read_blob(id)?).into_owned(),
+                        None => String::new(),
+                    })
+                };
+                let added = crate::git::risky_settings_added(&read(before)?, &read(change.new)?);
+                if !added.is_empty() {
+                    text = format!("config (setting {})", added.join(", "));
+                }
+            }
+            what.push(text);
+        }
+        self.warn(format!(
+            "step {n}: changed git's own files: {}; a restore puts them back, a passed step keeps them",
+            what.join("; ")
+        ));
+        Ok(())
+    }
+
+    /// Puts git's own files back as they were before step `n`.
+    pub(super) fn put_own_files_back(&mut self, n: u32) -> Result<()> {
+        if let Some(recorded) = self.kept_tree(&format!("steps/{n}/own"))? {
+            let now = self.repo.own_files_tree()?;
+            if now != recorded {
+                self.repo.restore_own_files(now, recorded)?;
+            }
+        }
+        Ok(())
     }
 
     /// Makes the index exactly what it was before step `n`.

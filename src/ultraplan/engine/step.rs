@@ -204,6 +204,7 @@ impl Run<'_> {
             return Ok(AttemptEnd::Waiting(outcome.instructions.clone().unwrap_or_default()));
         }
         let mut observed = self.repo.scan(&mut self.tracker)?;
+        self.own_files_changed(n)?;
         fault::point("after-observe");
         let mut changes = self.repo.changes(snapshot, observed.tree)?;
         if base.is_none() {
@@ -402,6 +403,7 @@ impl Run<'_> {
         self.put_pointers_back(n)?;
         self.repo.restore(current, snapshot, None)?;
         self.put_index_back(n)?;
+        self.put_own_files_back(n)?;
         fault::point("after-restore");
         Ok(())
     }
