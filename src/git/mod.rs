@@ -8,6 +8,7 @@
 mod config;
 mod config_params;
 mod history;
+mod ignored;
 mod index;
 mod names;
 mod own_files;
@@ -25,6 +26,7 @@ use anyhow::{anyhow, Result};
 pub use config::GitConfig;
 pub use config_params::{parse_config_parameters, ConfigParameter};
 pub use history::{BranchCommit, Delta, Entry, Renames, Signature};
+pub use ignored::{IgnoredBound, IgnoredFiles};
 pub use names::{component_problem, ref_name_problem};
 pub use own_files::risky_settings_added;
 pub use pointers::{Pointers, PutBack};

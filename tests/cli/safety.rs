@@ -471,3 +471,43 @@ fn changes_to_gits_own_files_are_named_and_a_restore_puts_them_back() {
         "{out}"
     );
 }
+
+#[test]
+fn ignored_files_are_part_of_the_snapshot_up_to_a_bound_and_the_rest_is_named() {
+    let env = TestEnv::new();
+    let script = "rm .env\necho changed > local.db\necho new > new.db\necho more >> big.bin\nrm -rf node_modules\nmkdir -p build && echo o > build/out.o";
+    let body = plan(&[StepSpec::new(1, "`a.txt`", script, "false")]);
+    let repo = setup(&env, "plan.md", &body);
+    write(&repo.join(".gitignore"), ".env\n*.db\nbig.bin\nnode_modules/\nbuild/\n");
+    env.git(&repo, &["add", ".gitignore"]);
+    env.git(&repo, &["commit", "-q", "-m", "ignore"]);
+    let secret = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n";
+    write(&repo.join(".env"), secret);
+    write(&repo.join("local.db"), "rows\n");
+    write(&repo.join("big.bin"), &"x".repeat(4096));
+    write(&repo.join("node_modules/pkg/index.js"), "module.exports = 1;\n");
+    env.git(&repo, &["config", "ultraplan.snapshotIgnoredMax", "1k"]);
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "plan.md"])
+        .expect_code(1);
+    assert_eq!(read(&repo.join(".env")), secret, "{out}");
+    assert_eq!(read(&repo.join("local.db")), "rows\n");
+    assert!(
+        !repo.join("new.db").exists(),
+        "an ignored file the step made is removed"
+    );
+    assert!(
+        out.stderr
+            .contains("warning: step 1: could not put back ignored files the step changed: big.bin, node_modules/"),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("warning: step 1: left the ignored directory the step created: build/"),
+        "{out}"
+    );
+    // The state keeps the ignored file, redacted.
+    let kept = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/1/ignored/.env"]);
+    assert!(!kept.contains("wJalrXUtnFEMI"), "{kept}");
+    env.assert_fsck(&repo);
+}

@@ -75,6 +75,8 @@ pub struct RunOptions {
     pub executor_timeout: Duration,
     pub verify_timeout: Duration,
     pub transcript_cap: usize,
+    /// How much of the ignored files a step's snapshot keeps.
+    pub ignored_bound: crate::git::IgnoredBound,
     pub allow_unverified: bool,
     pub lock_timeout: Duration,
     pub claude: ClaudeSettings,

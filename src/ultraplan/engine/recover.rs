@@ -84,6 +84,7 @@ impl Run<'_> {
                 let undone = self.repo.restore(&current, base, None)?;
                 self.put_index_back(n)?;
                 self.put_own_files_back(n)?;
+                self.put_ignored_back(n)?;
                 if !undone.is_empty() {
                     self.warn(format!(
                         "step {n}: undid the interrupted attempt's changes to {} before trying again (they are kept: git show {}:steps/{n}/attempt-{a}.interrupted/<path>)",

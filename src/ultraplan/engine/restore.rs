@@ -30,6 +30,10 @@ impl Run<'_> {
         self.keep_tree(&format!("steps/{n}/index"), index)?;
         let own = self.repo.own_files_tree()?;
         self.keep_tree(&format!("steps/{n}/own"), own)?;
+        let ignored = self.repo.ignored_files(self.opts.ignored_bound, &mut self.tracker)?;
+        self.keep_tree(&format!("steps/{n}/ignored"), ignored.tree)?;
+        self.state
+            .put_text(&format!("steps/{n}/ignored-unkept"), &ignored.render_unkept())?;
         let pointers = self.repo.pointers()?;
         self.state.put_text(&format!("steps/{n}/git"), &pointers.render())
     }
@@ -156,6 +160,39 @@ impl Run<'_> {
             if now != recorded {
                 self.repo.restore_own_files(now, recorded)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Puts the ignored files back as they were before step `n`, naming what
+    /// could not be.
+    pub(super) fn put_ignored_back(&mut self, n: u32) -> Result<()> {
+        let Some(tree) = self.kept_tree(&format!("steps/{n}/ignored"))? else {
+            return Ok(());
+        };
+        let unkept = self
+            .state
+            .read_text(&format!("steps/{n}/ignored-unkept"))?
+            .unwrap_or_default();
+        let recorded = crate::git::IgnoredFiles::parse_unkept(tree, &unkept);
+        let done = self.repo.restore_ignored(&recorded)?;
+        if !done.lost.is_empty() {
+            self.warn(format!(
+                "step {n}: could not put back ignored {} the step changed: {} (beyond ultraplan.snapshotIgnoredMax, or inside a directory ignored as a whole)",
+                if done.lost.len() == 1 { "file" } else { "files" },
+                done.lost.join(", ")
+            ));
+        }
+        if !done.new_dirs.is_empty() {
+            self.warn(format!(
+                "step {n}: left the ignored {} the step created: {}",
+                if done.new_dirs.len() == 1 {
+                    "directory"
+                } else {
+                    "directories"
+                },
+                done.new_dirs.join(", ")
+            ));
         }
         Ok(())
     }

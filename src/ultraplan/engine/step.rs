@@ -404,6 +404,7 @@ impl Run<'_> {
         self.repo.restore(current, snapshot, None)?;
         self.put_index_back(n)?;
         self.put_own_files_back(n)?;
+        self.put_ignored_back(n)?;
         fault::point("after-restore");
         Ok(())
     }
