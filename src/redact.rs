@@ -48,30 +48,118 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// [`redact`] for bytes that may not be UTF-8: the text is redacted when it
-/// is UTF-8 and otherwise its valid stretches are, the rest kept as is.
-pub fn redact_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
-    if let Ok(text) = std::str::from_utf8(bytes) {
-        return match redact(text) {
-            Cow::Borrowed(_) => Cow::Borrowed(bytes),
-            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
-        };
-    }
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut changed = false;
-    for chunk in bytes.utf8_chunks() {
-        match redact(chunk.valid()) {
-            Cow::Borrowed(s) => out.extend_from_slice(s.as_bytes()),
-            Cow::Owned(s) => {
-                changed = true;
-                out.extend_from_slice(s.as_bytes());
-            }
-        }
-        out.extend_from_slice(chunk.invalid());
-    }
-    if changed {
-        Cow::Owned(out)
+/// [`redact`] for a file of the stored state, by what the file is: a JSON
+/// or YAML document has each string redacted as it reads once decoded (an
+/// escape like `\"` or `\n` cannot split a secret from its name), then the
+/// document as text; anything else is text.
+pub fn redact_file<'t>(path: &str, text: &'t str) -> Cow<'t, str> {
+    if path.ends_with(".json") {
+        redact_json(text)
+    } else if path.ends_with(".yaml") || path.ends_with(".yml") {
+        redact_yaml(text)
     } else {
-        Cow::Borrowed(bytes)
+        redact(text)
+    }
+}
+
+/// A JSON document: every string literal decoded, redacted and encoded
+/// again in place (the layout and key order stay), and the value of a
+/// member whose key says secret (`"password": "…"`) replaced whole. The
+/// text around the literals is JSON syntax and is kept as it is.
+pub fn redact_json(text: &str) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut changed = false;
+    // The key whose value the next literal is, if the text since it is `:`.
+    let mut key: Option<(String, usize)> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        i += 1;
+        while i < bytes.len() && bytes[i] != b'"' {
+            i += if bytes[i] == b'\\' { 2 } else { 1 };
+        }
+        let end = (i + 1).min(bytes.len());
+        i = end;
+        let Ok(decoded) = serde_json::from_str::<String>(&text[start..end]) else {
+            key = None;
+            continue;
+        };
+        let member_of = key
+            .take()
+            .filter(|(_, after)| text[*after..start].trim() == ":")
+            .map(|(name, _)| name);
+        let replacement = match member_of
+            .as_deref()
+            .and_then(|name| assignments::keyed_secret(name, &decoded))
+        {
+            Some(kind) => Some(format!("[REDACTED:{kind}]")),
+            None => match redact(&decoded) {
+                Cow::Owned(clean) => Some(clean),
+                Cow::Borrowed(_) => None,
+            },
+        };
+        if let Some(clean) = replacement {
+            out.push_str(&text[copied..start]);
+            out.push_str(&serde_json::to_string(&clean).unwrap_or_else(|_| "\"[REDACTED:secret]\"".into()));
+            copied = end;
+            changed = true;
+        }
+        if text[end..].trim_start().starts_with(':') {
+            key = Some((decoded, end));
+        }
+    }
+    if !changed {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// A YAML document: every string in it redacted as it reads, and the value
+/// of a key that says secret replaced whole; the document is written again
+/// by `serde_yaml` (our records are its output, so they keep their shape).
+/// Text that is not a YAML collection is redacted as text.
+pub fn redact_yaml(text: &str) -> Cow<'_, str> {
+    fn walk(value: &mut serde_yaml::Value, key: Option<&str>) -> bool {
+        match value {
+            serde_yaml::Value::String(s) => {
+                if let Some(kind) = key.and_then(|k| assignments::keyed_secret(k, s)) {
+                    *s = format!("[REDACTED:{kind}]");
+                    return true;
+                }
+                match redact(s) {
+                    Cow::Owned(clean) => {
+                        *s = clean;
+                        true
+                    }
+                    Cow::Borrowed(_) => false,
+                }
+            }
+            serde_yaml::Value::Sequence(items) => items.iter_mut().fold(false, |changed, v| walk(v, None) | changed),
+            serde_yaml::Value::Mapping(map) => map
+                .iter_mut()
+                .fold(false, |changed, (k, v)| walk(v, k.as_str()) | changed),
+            serde_yaml::Value::Tagged(tagged) => walk(&mut tagged.value, key),
+            _ => false,
+        }
+    }
+    let Ok(mut value) = serde_yaml::from_str::<serde_yaml::Value>(text) else {
+        return redact(text);
+    };
+    if !matches!(value, serde_yaml::Value::Mapping(_) | serde_yaml::Value::Sequence(_)) {
+        return redact(text);
+    }
+    if !walk(&mut value, None) {
+        return Cow::Borrowed(text);
+    }
+    match serde_yaml::to_string(&value) {
+        Ok(written) => Cow::Owned(written),
+        Err(_) => redact(text),
     }
 }

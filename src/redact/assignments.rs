@@ -234,6 +234,12 @@ enum Extent {
 /// far as the value goes.
 fn value_span(text: &str, start: usize, extent: Extent) -> (usize, usize, usize) {
     let bytes = text.as_bytes();
+    // `'\''` opening a value: a shell word whose value starts with a quote.
+    let start = if bytes[start..].starts_with(b"'\\''") {
+        start + 3
+    } else {
+        start
+    };
     let rest = &bytes[start..];
     match rest.first() {
         Some(&q @ (b'"' | b'\'')) => {
@@ -242,6 +248,8 @@ fn value_span(text: &str, start: usize, extent: Extent) -> (usize, usize, usize)
                 match rest[i] {
                     b'\\' if q == b'"' => i += 2,
                     b'\n' => break,
+                    // A shell's `'\''` puts a quote inside a single-quoted word.
+                    b'\'' if q == b'\'' && rest[i..].starts_with(b"'\\''") => i += 4,
                     b if b == q => return (start + 1, start + i, start + i + 1),
                     _ => i += 1,
                 }
@@ -452,4 +460,11 @@ fn assignment_value(text: &str, caps: &Captures<'_>) -> Option<Found> {
         kind: kind_of(name),
         secret: start < end && !is_placeholder(&text[start..end]),
     })
+}
+
+/// The kind of secret a value under the key `name` is (a JSON or YAML
+/// member), or `None` when the name does not say secret or the value is
+/// harmless.
+pub(super) fn keyed_secret(name: &str, value: &str) -> Option<&'static str> {
+    (names_secret(name) && !looks_harmless(value) && !is_placeholder(value)).then(|| kind_of(name))
 }

@@ -159,13 +159,21 @@ fn unterminated_private_key_is_redacted_to_the_end() {
 }
 
 #[test]
-fn bytes_that_are_not_utf8_keep_their_invalid_parts() {
-    let mut bytes = b"password=hunter2\n\xff\xfe binary\n".to_vec();
-    bytes.extend_from_slice(b"token ghp_1234567890abcdefghijklmnopqrstuvwxyzAB\n");
-    let out = super::redact_bytes(&bytes);
-    let text = String::from_utf8_lossy(&out);
-    assert!(!text.contains("hunter2") && !text.contains("ghp_1234"), "{text}");
-    assert!(out.windows(2).any(|w| w == b"\xff\xfe"));
+fn json_and_yaml_strings_are_redacted_as_they_read() {
+    let command = r#"sh run.sh 'client_secret = '\''abc123def456'\''' --x"#;
+    let env = "A=1\nDB_PASSWORD=a \"b\" c\nB=2";
+    let json = serde_json::to_string_pretty(&serde_json::json!({"executor": command, "env": env})).unwrap();
+    let out = super::redact_file("progress.json", &json);
+    assert!(!out.contains("abc123def456") && !out.contains(r#"a \"b"#), "{out}");
+    assert!(out.contains("\\nB=2\",\n  \"executor\""), "the layout stays: {out}");
+    let yaml = serde_yaml::to_string(&serde_json::json!({"evidence": "SECRET_KEY=x y z\nok ", "error": null})).unwrap();
+    let out = super::redact_file("attempt-1.yaml", &yaml);
+    assert!(!out.contains("x y z"), "{out}");
+    assert!(out.contains("error: null"), "{out}");
+    assert_eq!(
+        super::redact_file("a.log", "password=pw"),
+        "password=[REDACTED:password]"
+    );
 }
 
 /// Pathological inputs stay linear: each is about 1 MiB and must take well

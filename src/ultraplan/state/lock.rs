@@ -16,6 +16,7 @@ use anyhow::{anyhow, Result};
 
 use super::progress::now;
 use crate::git::{Expect, Oid, RefConflict, Repo};
+use crate::redact::redact;
 
 const HEARTBEAT: Duration = Duration::from_secs(30);
 
@@ -121,7 +122,7 @@ impl Lock {
     /// Takes the lock `name` for `command`, taking over a stale one.
     pub fn acquire(repo: &Repo, name: &str, command: &str, timeout: Duration) -> Result<Lock> {
         let info = LockInfo::ours(command);
-        let blob = repo.write_blob(info.render())?;
+        let blob = repo.write_blob(redact(&info.render()).as_bytes())?;
         let mut took_over = None;
         match repo.read_ref(name)? {
             None => repo
@@ -201,7 +202,7 @@ fn beat(repo: Repo, name: &str, mut info: LockInfo, current: &Mutex<Oid>, stop: 
         waited = Duration::ZERO;
         info.heartbeat_at = now();
         let Ok(mut guard) = current.lock() else { return };
-        let Ok(blob) = repo.write_blob(info.render()) else {
+        let Ok(blob) = repo.write_blob(redact(&info.render()).as_bytes()) else {
             continue;
         };
         match repo.update_ref(name, blob, Expect::Value(*guard), "ultraplan: heartbeat") {

@@ -8,7 +8,7 @@ use anyhow::{anyhow, Result};
 
 use super::progress::{now, Progress};
 use crate::git::{EntryKind, Expect, Oid, RefConflict, Repo, TreeEdit};
-use crate::redact::redact;
+use crate::redact::{redact, redact_file};
 
 pub struct RunState<'r> {
     repo: &'r Repo,
@@ -65,9 +65,11 @@ impl<'r> RunState<'r> {
         self.head
     }
 
-    /// Queues `text` (redacted) at `path` for the next save.
+    /// Queues `text` at `path` for the next save, redacted as the kind of
+    /// file `path` names (JSON and YAML string by string): every file of the
+    /// state is written here, so none escapes redaction.
     pub fn put_text(&mut self, path: &str, text: &str) -> Result<()> {
-        let id = self.repo.write_blob(redact(text).as_bytes())?;
+        let id = self.repo.write_blob(redact_file(path, text).as_bytes())?;
         self.pending.push(TreeEdit::Blob {
             path: path.to_owned(),
             id,
