@@ -1,7 +1,8 @@
 //! Throughput of the redaction function on 1 MiB of executor-like output:
 //! build logs and test output with a few secrets, an environment dump, a
-//! minified single line, and text that is not ASCII. Each input is redacted
-//! ten times; the median is reported in MiB/s.
+//! minified single line, text that is not ASCII, and three hostile inputs
+//! (one pattern repeated) that would be quadratic with a careless scanner.
+//! Each input is redacted ten times; the median is reported in MiB/s.
 //!
 //! Run with `cargo bench --bench redact`.
 
@@ -51,6 +52,9 @@ fn main() {
             fill("{\"id\":42,\"name\":\"widget\",\"tags\":[\"a\",\"b\"],\"price\":9.5,\"key\":\"value\"},"),
         ),
         ("non-ASCII prose", fill("Prüfung bestanden: ключ и токен не найдены, 秘密はありません。\n")),
+        ("hostile: password=", fill("password=")),
+        ("hostile: quotes", fill("\"password\": \"\\")),
+        ("hostile: key blocks", fill("-----BEGIN PRIVATE KEY-----\n")),
     ];
     println!("redaction throughput, 1 MiB inputs, median of {ROUNDS}:");
     for (name, input) in &inputs {

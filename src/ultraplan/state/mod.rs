@@ -22,3 +22,9 @@ pub use run_state::RunState;
 pub fn write_note(repo: &crate::git::Repo, commit: crate::git::Oid, text: &str) -> anyhow::Result<()> {
     repo.set_note(NOTES_REF, commit, &crate::redact::redact_yaml(text))
 }
+
+/// Writes `text` as a blob the state names by id (the plan's blob),
+/// redacted like everything else.
+pub fn write_text(repo: &crate::git::Repo, text: &str) -> anyhow::Result<crate::git::Oid> {
+    repo.write_blob(crate::redact::redact(text).as_bytes())
+}
