@@ -76,6 +76,23 @@ pub fn redact_json(text: &str) -> Cow<'_, str> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] != b'"' {
+            // A number under a secret's key: `"pin": 1234`.
+            let member = key.as_ref().filter(|(_, after)| text[*after..i].trim() == ":");
+            if let Some((name, _)) = member.filter(|_| bytes[i] == b'-' || bytes[i].is_ascii_digit()) {
+                let len = bytes[i..]
+                    .iter()
+                    .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                    .unwrap_or(bytes.len() - i);
+                if assignments::names_secret(name) {
+                    out.push_str(&text[copied..i]);
+                    out.push_str(&format!("\"[REDACTED:{}]\"", assignments::kind_of(name)));
+                    copied = i + len;
+                    changed = true;
+                }
+                key = None;
+                i += len;
+                continue;
+            }
             i += 1;
             continue;
         }
@@ -128,6 +145,13 @@ pub fn redact_json(text: &str) -> Cow<'_, str> {
 pub fn redact_yaml(text: &str) -> Cow<'_, str> {
     fn walk(value: &mut serde_yaml::Value, key: Option<&str>) -> bool {
         match value {
+            serde_yaml::Value::Number(_) => match key.filter(|k| assignments::names_secret(k)) {
+                Some(k) => {
+                    *value = serde_yaml::Value::String(format!("[REDACTED:{}]", assignments::kind_of(k)));
+                    true
+                }
+                None => false,
+            },
             serde_yaml::Value::String(s) => {
                 if let Some(kind) = key.and_then(|k| assignments::keyed_secret(k, s)) {
                     *s = format!("[REDACTED:{kind}]");

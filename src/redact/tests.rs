@@ -176,6 +176,16 @@ fn json_and_yaml_strings_are_redacted_as_they_read() {
     );
 }
 
+#[test]
+fn numbers_under_a_secrets_key_are_redacted_too() {
+    assert_eq!(
+        super::redact_json(r#"{"pin_password": 123456, "count": 3, "api_key": -1.5e3}"#),
+        r#"{"pin_password": "[REDACTED:password]", "count": 3, "api_key": "[REDACTED:api-key]"}"#
+    );
+    let out = super::redact_yaml("a: 1\nDB_PASSWORD: 987654\nmax_tokens: 10\n");
+    assert_eq!(out, "a: 1\nDB_PASSWORD: '[REDACTED:password]'\nmax_tokens: 10\n");
+}
+
 /// Pathological inputs stay linear: each is about 1 MiB and must take well
 /// under a second even in a debug build on a loaded machine.
 #[test]
