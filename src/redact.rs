@@ -15,6 +15,7 @@
 
 mod assignments;
 mod formats;
+mod names;
 #[cfg(test)]
 mod tests;
 
@@ -83,9 +84,9 @@ pub fn redact_json(text: &str) -> Cow<'_, str> {
                     .iter()
                     .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
                     .unwrap_or(bytes.len() - i);
-                if assignments::names_secret(name) {
+                if names::names_secret(name) {
                     out.push_str(&text[copied..i]);
-                    out.push_str(&format!("\"[REDACTED:{}]\"", assignments::kind_of(name)));
+                    out.push_str(&format!("\"[REDACTED:{}]\"", names::kind_of(name)));
                     copied = i + len;
                     changed = true;
                 }
@@ -145,9 +146,9 @@ pub fn redact_json(text: &str) -> Cow<'_, str> {
 pub fn redact_yaml(text: &str) -> Cow<'_, str> {
     fn walk(value: &mut serde_yaml::Value, key: Option<&str>) -> bool {
         match value {
-            serde_yaml::Value::Number(_) => match key.filter(|k| assignments::names_secret(k)) {
+            serde_yaml::Value::Number(_) => match key.filter(|k| names::names_secret(k)) {
                 Some(k) => {
-                    *value = serde_yaml::Value::String(format!("[REDACTED:{}]", assignments::kind_of(k)));
+                    *value = serde_yaml::Value::String(format!("[REDACTED:{}]", names::kind_of(k)));
                     true
                 }
                 None => false,
