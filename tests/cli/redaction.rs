@@ -284,3 +284,83 @@ fn a_verify_each_command_stored_redacted_is_not_run_on_resume() {
     );
     assert!(out.stderr.contains("git historian abort"), "{out}");
 }
+
+/// The files that call the git layer's raw writes, each with why it may.
+/// Anything else must write through a state writer, which redacts:
+/// `RunState::put_text`/`save`, `state::write_note`, `state::write_text`,
+/// the lock, `historian::session::save`.
+const RAW_WRITERS: &[(&str, &str)] = &[
+    (
+        "src/ultraplan/state/run_state.rs",
+        "the run-state writer: redacts by file kind",
+    ),
+    (
+        "src/ultraplan/state/mod.rs",
+        "notes and text blobs of the state: redacted",
+    ),
+    ("src/ultraplan/state/lock.rs", "the lock blob: redacted where written"),
+    (
+        "src/historian/session.rs",
+        "the session writer: redacts every file and message",
+    ),
+    (
+        "src/historian/build.rs",
+        "the clean branch: the user's own files; messages redacted",
+    ),
+    (
+        "src/historian/execute/mod.rs",
+        "moves the clean branch; fixed reflog message",
+    ),
+    (
+        "src/historian/execute/resume.rs",
+        "moves the clean branch; fixed reflog message",
+    ),
+    (
+        "src/ultraplan/engine/checkpoint.rs",
+        "the checkpoint commit: the user's own files",
+    ),
+    (
+        "src/ultraplan/engine/waves/preflight.rs",
+        "commits the plan file to the user's branch",
+    ),
+    (
+        "src/ultraplan/engine/secrets.rs",
+        "a restore tree of the user's bytes, never in the state",
+    ),
+];
+
+#[test]
+fn only_the_writers_call_the_raw_git_writes() {
+    let mut stack = vec![repo_root().join("src")];
+    let mut offenders = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let relative = path.strip_prefix(repo_root()).unwrap().to_string_lossy().into_owned();
+            if relative.starts_with("src/git/") || !relative.ends_with(".rs") {
+                continue;
+            }
+            let text = read(&path);
+            let calls = [
+                ".write_blob(",
+                ".set_note(",
+                ".write_commit(",
+                ".write_commit_as(",
+                ".update_ref(",
+            ];
+            let uses = calls.iter().any(|c| text.contains(c));
+            if uses && !RAW_WRITERS.iter().any(|(file, _)| *file == relative) {
+                offenders.push(relative);
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "these files write to git without a state writer (route the value through one, \
+         or add the file to RAW_WRITERS with the reason): {offenders:?}"
+    );
+}
