@@ -6,8 +6,8 @@
 //!
 //! How far a value runs:
 //! * quoted: to the closing quote (`\"` inside double quotes does not end it);
-//! * an environment-style line (`NAME=value`, upper-case name, at the start of
-//!   a line) or a YAML key at the start of a line: to the end of the line, so
+//! * a name at the start of a line (`NAME=value` of an environment dump or a
+//!   `.env`/`.ini` file, `name: value` of YAML): to the end of the line, so
 //!   spaces, `&`, `#` and quotes inside the value go with it;
 //! * in a URL query (`?password=…&next=1`): to the next `&`, `#` or space;
 //! * anywhere else: to the next space or `;`.
@@ -259,11 +259,12 @@ fn assignment_value(text: &str, caps: &Captures<'_>) -> Option<Found> {
         return None;
     }
     let quoted_name = caps.name("quote").is_some_and(|q| !q.as_str().is_empty());
+    // A name that starts its line is a key of an environment dump, a `.env`,
+    // `.ini` or `.properties` file, or YAML: all end their values at the
+    // end of the line.
     let at_line_start = caps.name("line").is_some() && !quoted_name;
-    let colon = caps.name("sep").is_some_and(|s| s.as_str().ends_with(':'));
-    let upper = !name.chars().any(|c| c.is_ascii_lowercase());
     let before = text[..name_match.start()].chars().next_back();
-    let extent = if at_line_start && (colon || upper) {
+    let extent = if at_line_start {
         Extent::Line
     } else if matches!(before, Some('?' | '&')) {
         Extent::Query

