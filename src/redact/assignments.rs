@@ -106,11 +106,13 @@ fn looks_harmless(rest: &str) -> bool {
     prefix.is_empty() || prefix.starts_with(['$', '<', '{', '=', ':', '>', '|', '\n', '\r']) || is_code(prefix)
 }
 
-/// Decides from the whole value that it is no secret: a null, a mask, a
-/// type name, or what was redacted already.
+/// Decides from the whole value that it is no secret: punctuation, a null,
+/// a mask, a type name, or what was redacted already.
 fn is_placeholder(value: &str) -> bool {
     let v = value.trim();
-    v.is_empty()
+    // No letter or digit at all: punctuation, such as the `")` closing a
+    // prompt string (`input("Password: ")`).
+    !v.chars().any(char::is_alphanumeric)
         || v.chars().all(|c| matches!(c, '*' | 'x' | 'X' | '.'))
         || matches!(
             v.to_ascii_lowercase().as_str(),
