@@ -15,6 +15,7 @@ mod historian_session;
 mod redaction;
 mod result;
 mod run;
+mod safety;
 mod sessions;
 mod state;
 mod waves;
