@@ -364,3 +364,44 @@ fn only_the_writers_call_the_raw_git_writes() {
          or add the file to RAW_WRITERS with the reason): {offenders:?}"
     );
 }
+
+#[test]
+fn a_failed_steps_own_commits_are_kept_redacted() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let key = "sk_live_u8jzPde0IgxLd6GncfBAepfJ";
+    let script = format!(
+        "echo 'STRIPE_SECRET={key}' > a.txt\ngit add a.txt\ngit commit -q -m 'add the key {key}'\n\
+         echo 'DB_PASSWORD=p&ss word' > b.txt\ngit add b.txt\ngit commit -q -m 'and the password'"
+    );
+    write(
+        &repo.join("plan.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`, `b.txt`", &script, "false")]),
+    );
+    let before = env.git(&repo, &["rev-parse", "HEAD"]);
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "plan.md"])
+        .expect_code(1);
+    assert!(out.stderr.contains("undid what the step did to git"), "{out}");
+    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), before, "{out}");
+    let stored = stored_objects(&env, &repo);
+    for secret in [key, "p&ss word"] {
+        assert!(!stored.contains(secret), "{secret} is reachable from the state");
+    }
+    // What the step committed is still there to see, redacted.
+    let kept = env.git(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"]);
+    assert!(kept.contains("add the key [REDACTED:stripe-key]"), "{kept}");
+    assert!(kept.contains("and the password"), "{kept}");
+    let copy = env.git(
+        &repo,
+        &[
+            "log",
+            "-n1",
+            "--format=%H",
+            "--grep=^and the password$",
+            "refs/ultraplan/plan/run",
+        ],
+    );
+    let file = env.git(&repo, &["show", &format!("{}:b.txt", copy.trim())]);
+    assert_eq!(file, "DB_PASSWORD=[REDACTED:password]\n");
+}
