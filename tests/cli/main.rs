@@ -12,6 +12,7 @@ mod executors;
 mod generated;
 mod historian;
 mod historian_session;
+mod redaction;
 mod result;
 mod run;
 mod safety;
