@@ -37,6 +37,7 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "log" -d
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "show" -d 'Show the recorded result (YAML) of a step, or of a checkpoint commit'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "result" -d 'Work with executor result files'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "clean" -d 'Remove stale locks, leftover session worktrees and branches, and the temporary files of runs that are gone'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "stats" -d 'Count, rate and time the recorded step executions'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l step -d 'Run only step N' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l session -d 'Run only session N\'s steps, inside its scope fence, in this worktree (with --resume: continue session N\'s recorded run)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l executor -d 'The executor: shell, claude, manual, or a command line (default: ultraplan.executor, else shell)' -r
@@ -100,3 +101,15 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -l fo
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -l json -d 'Print what was removed as JSON'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l since -d 'Only what was logged on or after this day (YYYY-MM-DD, UTC)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l until -d 'Only what was logged on or before this day (YYYY-MM-DD, UTC)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l by -d 'The table to show besides the totals' -r -f -a "day\t''
+plan\t''
+phase\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l state-md -d 'Rewrite the `## Performance Metrics` section of FILE (default STATE.md), leaving every other byte of it as it is' -r -F
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l json -d 'Print the metrics as one JSON object'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'

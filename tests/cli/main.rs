@@ -3,6 +3,7 @@
 //! hermetic temporary repositories, with outcomes checked by the real `git`.
 
 mod plans;
+mod records;
 mod support;
 
 mod check;

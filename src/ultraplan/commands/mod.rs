@@ -10,6 +10,7 @@ mod result;
 mod run;
 mod run_report;
 mod show;
+mod stats;
 mod status;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -59,6 +60,7 @@ pub enum Command {
     #[command(subcommand)]
     Result(result::ResultCommand),
     Clean(clean::Args),
+    Stats(stats::Args),
 }
 
 /// The whole command-line definition, with every subcommand named for its man
@@ -75,6 +77,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Log(args) => log::run(args, &cli.global),
         Command::Show(args) => show::run(args, &cli.global),
         Command::Clean(args) => clean::run(args, &cli.global),
+        Command::Stats(args) => stats::run(args, &cli.global),
         Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
     }
 }
@@ -88,6 +91,7 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["log"] => log::EXIT_STATUS.to_vec(),
         ["show"] => show::EXIT_STATUS.to_vec(),
         ["clean"] => clean::EXIT_STATUS.to_vec(),
+        ["stats"] => stats::EXIT_STATUS.to_vec(),
         ["result", "check"] => result::EXIT_STATUS.to_vec(),
         _ => Exit::DOCUMENTED.to_vec(),
     }
