@@ -49,9 +49,7 @@ impl Counts {
         if c.tasks_executed > 0 {
             c.success_rate = round2(c.tasks_succeeded as f64 / c.tasks_executed as f64);
         }
-        if timed > 0 {
-            c.average_duration_ms = c.total_duration_ms / timed;
-        }
+        c.average_duration_ms = c.total_duration_ms.checked_div(timed).unwrap_or(0);
         c
     }
 }
@@ -79,9 +77,7 @@ impl Velocity {
                 v.total_duration_ms += r.duration_ms;
             }
         }
-        if v.plans_completed > 0 {
-            v.average_duration_ms = v.total_duration_ms / v.plans_completed as u64;
-        }
+        v.average_duration_ms = v.total_duration_ms.checked_div(v.plans_completed as u64).unwrap_or(0);
         v
     }
 }

@@ -54,8 +54,8 @@ pub fn render(metrics: &Metrics, record: &Record) -> Vec<String> {
     out.push(format!("- Trend: {}", metrics.trend.as_str()));
     out.push(String::new());
     let (done, total) = progress(record);
-    let filled = if total == 0 { 0 } else { done * 20 / total };
-    let percent = if total == 0 { 0 } else { done * 100 / total };
+    let filled = (done * 20).checked_div(total).unwrap_or(0);
+    let percent = (done * 100).checked_div(total).unwrap_or(0);
     out.push(format!(
         "**Progress:** [{}{}] {percent}% ({done}/{total} tasks)",
         "#".repeat(filled),
