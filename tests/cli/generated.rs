@@ -153,7 +153,7 @@ fn bash_completion_through_git() {
     let env = TestEnv::new();
     assert_eq!(
         complete(&env, &script, "git ultraplan "),
-        vec!["check", "clean", "log", "result", "run", "show", "status"]
+        vec!["check", "clean", "export", "log", "result", "run", "show", "stats", "status"]
     );
     assert!(complete(&env, &script, "git ultraplan run --").contains(&"--resume".to_owned()));
     assert_eq!(complete(&env, &script, "git ultraplan result "), vec!["check"]);

@@ -93,3 +93,77 @@ fn state_md_changes_only_its_metrics_section() {
     );
     assert_eq!(env.git(&repo, &["status", "--porcelain"]), "?? OTHER.md\n?? STATE.md\n");
 }
+
+#[test]
+fn export_logs_lays_out_the_seeds_directory_and_writes_nothing_in_git() {
+    let env = TestEnv::new();
+    let repo = recorded(&env);
+    let refs_before = env.git(&repo, &["for-each-ref"]);
+    let dir = env.root().join("logs");
+    let _ = env
+        .run(&repo, &["ultraplan", "export", "--logs", dir.to_str().unwrap()])
+        .expect_code(0);
+    let mut names: Vec<String> = walk(&dir);
+    names.sort();
+    let day = names[1].split('/').nth(1).unwrap().to_owned();
+    assert_eq!(
+        names,
+        [
+            "current-session.json".to_owned(),
+            format!("executions/{day}/03-01-task-01-success.yaml"),
+            format!("executions/{day}/03-01-task-02-failure.yaml"),
+            format!("executions/{day}/03-01-task-02-success.yaml"),
+            format!("executions/{day}/03-01-task-03-failure.yaml"),
+            format!("summary/daily-{day}.json"),
+        ]
+        .into_iter()
+        .map(|n| n.to_owned())
+        .collect::<Vec<_>>()
+        .tap_sort()
+    );
+    let first = read(&dir.join(format!("executions/{day}/03-01-task-01-success.yaml")));
+    assert!(first.starts_with("logged_at: "), "{first}");
+    assert!(first.contains("\nplan_id: 03-01\ntask_index: 1\n"), "{first}");
+    assert!(first.contains("\nresult:\n  status: success\n"), "{first}");
+    let daily: serde_json::Value = serde_json::from_str(&read(&dir.join(format!("summary/daily-{day}.json")))).unwrap();
+    assert_eq!(daily["tasks_executed"], 3);
+    assert_eq!(daily["by_plan"]["03-01"]["tasks"], 3);
+    assert_eq!(env.git(&repo, &["for-each-ref"]), refs_before);
+    // Not into a directory with something in it, unless forced.
+    let again = env
+        .run(&repo, &["ultraplan", "export", "--logs", dir.to_str().unwrap()])
+        .expect_code(128);
+    assert!(again.stderr.contains("exists and is not empty"), "{again}");
+    let _ = env
+        .run(
+            &repo,
+            &["ultraplan", "export", "--force", "--logs", dir.to_str().unwrap()],
+        )
+        .expect_code(0);
+}
+
+fn walk(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push(e.path().strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    out
+}
+
+trait TapSort {
+    fn tap_sort(self) -> Self;
+}
+
+impl TapSort for Vec<String> {
+    fn tap_sort(mut self) -> Self {
+        self.sort();
+        self
+    }
+}

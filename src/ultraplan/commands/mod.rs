@@ -4,6 +4,7 @@
 
 mod check;
 mod clean;
+mod export;
 mod load;
 mod log;
 mod result;
@@ -61,6 +62,7 @@ pub enum Command {
     Result(result::ResultCommand),
     Clean(clean::Args),
     Stats(stats::Args),
+    Export(export::Args),
 }
 
 /// The whole command-line definition, with every subcommand named for its man
@@ -78,6 +80,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Show(args) => show::run(args, &cli.global),
         Command::Clean(args) => clean::run(args, &cli.global),
         Command::Stats(args) => stats::run(args, &cli.global),
+        Command::Export(args) => export::run(args, &cli.global),
         Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
     }
 }
@@ -92,6 +95,7 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["show"] => show::EXIT_STATUS.to_vec(),
         ["clean"] => clean::EXIT_STATUS.to_vec(),
         ["stats"] => stats::EXIT_STATUS.to_vec(),
+        ["export"] => export::EXIT_STATUS.to_vec(),
         ["result", "check"] => result::EXIT_STATUS.to_vec(),
         _ => Exit::DOCUMENTED.to_vec(),
     }

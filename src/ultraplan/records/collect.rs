@@ -50,11 +50,26 @@ pub struct PlanRun {
     pub steps_passed: usize,
 }
 
+/// One attempt as recorded: the note format (metadata header and result).
+#[derive(Clone, Debug, Serialize)]
+pub struct Attempt {
+    pub plan_id: String,
+    pub run_id: String,
+    pub step: u32,
+    pub attempt: u32,
+    pub status: String,
+    pub logged_at: String,
+    /// The attempt's YAML as stored.
+    pub yaml: String,
+}
+
 /// What the record holds, after the filter.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Record {
     pub tasks: Vec<Task>,
     pub runs: Vec<PlanRun>,
+    /// Every attempt, oldest first.
+    pub attempts: Vec<Attempt>,
 }
 
 /// Which runs count: by plan slug, and by the day (`YYYY-MM-DD`, UTC) a task
@@ -145,6 +160,17 @@ pub fn collect(repo: &Repo, filter: &Filter) -> Result<Record> {
                     task.status = text(&result["status"]);
                     task.files_modified = result["files_modified"].as_sequence().map_or(0, |s| s.len());
                     task.logged_at = text(&doc["logged_at"]);
+                    if filter.day_ok(&task.logged_at) {
+                        record.attempts.push(Attempt {
+                            plan_id: plan_id.clone(),
+                            run_id: p.run_id.clone(),
+                            step: attempt.step,
+                            attempt: attempt.attempt,
+                            status: task.status.clone(),
+                            logged_at: task.logged_at.clone(),
+                            yaml: attempt.record.clone(),
+                        });
+                    }
                 }
                 for (step, task) in &mut tasks {
                     if p.step(*step).status == StepStatus::Skipped {
