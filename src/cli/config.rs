@@ -102,6 +102,13 @@ ultraplan_key!(
     "16m",
     "Bytes of ignored files (.env, local databases) a step's snapshot keeps so a restore can put them back, smallest first, at most 1000 files; k, m or g suffixes; 0 keeps none. Directories ignored as a whole (node_modules/, target/) are never looked into. A change to an ignored file that was not kept is named in a warning."
 );
+ultraplan_key!(
+    STATE_FILE,
+    "ultraplan.stateFile",
+    ["run"],
+    "(unset)",
+    "A STATE.md to keep current: at the end of a run that is not a session, its ## Performance Metrics section is rewritten from the recorded runs and committed alone as 'chore: update <path> metrics'."
+);
 ultraplan_key!(ALLOW_API_BILLING, "ultraplan.allowApiBilling", ["run"], "false",
     "Run the claude executor with ANTHROPIC_API_KEY set without asking (the key bills the API account, not a subscription).");
 ultraplan_key!(
@@ -205,6 +212,7 @@ pub const ALL: &[Key] = &[
     LOCK_TIMEOUT,
     TRANSCRIPT_CAP,
     SNAPSHOT_IGNORED_MAX,
+    STATE_FILE,
     ALLOW_API_BILLING,
     CLAUDE_PATH,
     CLAUDE_ARGS,

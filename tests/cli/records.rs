@@ -167,3 +167,47 @@ impl TapSort for Vec<String> {
         self
     }
 }
+
+#[test]
+fn a_configured_state_file_is_committed_alone_at_the_end_of_a_run() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let body = plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt")]);
+    write(&repo.join("plan.md"), &body);
+    write(&repo.join("STATE.md"), "# State\n\n## Decisions\n\n- keep it small\n");
+    env.git(&repo, &["add", "plan.md", "STATE.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "plan and state"]);
+    env.git(&repo, &["config", "ultraplan.stateFile", "STATE.md"]);
+    // The user's own edit, not committed, must stay out of the commit.
+    write(
+        &repo.join("STATE.md"),
+        "# State\n\n## Decisions\n\n- keep it small\n- my draft\n",
+    );
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert!(out.stderr.contains("chore: update STATE.md metrics ("), "{out}");
+    assert_eq!(env.subjects(&repo)[..2], ["chore: update STATE.md metrics", "step 1"]);
+    assert_eq!(
+        env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]),
+        "STATE.md\n"
+    );
+    let committed = env.git(&repo, &["show", "HEAD:STATE.md"]);
+    assert!(
+        committed.starts_with("# State\n\n## Decisions\n\n- keep it small\n\n## Performance Metrics\n"),
+        "{committed}"
+    );
+    assert!(!committed.contains("my draft"));
+    let on_disk = read(&repo.join("STATE.md"));
+    assert!(on_disk.contains("- my draft\n\n## Performance Metrics\n"), "{on_disk}");
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), " M STATE.md\n");
+    env.assert_fsck(&repo);
+    // A path outside the repository is refused with a warning; the run still passes.
+    env.git(&repo, &["config", "ultraplan.stateFile", "../STATE.md"]);
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--step", "1", "plan.md"])
+        .expect_code(0);
+    assert!(
+        out.stderr
+            .contains("warning: cannot update ultraplan.stateFile '../STATE.md'"),
+        "{out}"
+    );
+}

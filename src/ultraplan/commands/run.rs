@@ -218,6 +218,17 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     };
     drop(status);
     run_report::append_stats(&report);
+    if let (Some(path), None) = (cfg.string(config::STATE_FILE.name), mode.session()) {
+        match crate::ultraplan::records::state_file::commit(repo, &path) {
+            Ok(Some(commit)) => ui.note(format!(
+                "{} ({})",
+                crate::ultraplan::records::state_file::subject(&path),
+                repo.short(commit)
+            )),
+            Ok(_) => {}
+            Err(e) => ui.warning(format!("cannot update ultraplan.stateFile '{path}': {e:#}")),
+        }
+    }
     let mut out = std::io::stdout().lock();
     match (&waves, args.json) {
         (Some(w), true) => writeln!(out, "{}", serde_json::to_string_pretty(&run_report::waves_json(w))?)?,

@@ -7,12 +7,14 @@
 //!   per run;
 //! * [`metrics`] aggregates them as seed `000_…` asks: counts, rates,
 //!   durations, per plan, per phase and per day, velocity and the trend;
-//! * [`state_md`] writes the `## Performance Metrics` section of a STATE.md;
+//! * [`state_md`] writes the `## Performance Metrics` section of a STATE.md,
+//!   and [`state_file`] commits it at the end of a run when configured;
 //! * [`logs`] lays the record out as seed `000_…`'s log directory.
 
 pub mod collect;
 pub mod logs;
 pub mod metrics;
+pub mod state_file;
 pub mod state_md;
 
 pub use collect::{collect, Attempt, Filter, PlanRun, Record, Task};
