@@ -32,25 +32,17 @@ impl Repo {
         };
         let mut edits = Vec::new();
         let edit = |path: &gix::bstr::BStr, mode: Mode, id: Oid, flags: Flags| -> Option<TreeEdit> {
+            use super::repo::EntryKind as K;
             let path = path.to_str_lossy().into_owned();
-            if flags.contains(Flags::INTENT_TO_ADD) {
-                return Some(TreeEdit::Remove { path });
-            }
-            Some(match mode {
-                Mode::FILE => TreeEdit::Blob {
-                    path,
-                    id,
-                    executable: false,
-                },
-                Mode::FILE_EXECUTABLE => TreeEdit::Blob {
-                    path,
-                    id,
-                    executable: true,
-                },
-                Mode::SYMLINK => TreeEdit::Link { path, id },
-                Mode::COMMIT => TreeEdit::Commit { path, id },
+            let kind = match mode {
+                _ if flags.contains(Flags::INTENT_TO_ADD) => return Some(TreeEdit::Remove { path }),
+                Mode::FILE => K::Blob,
+                Mode::FILE_EXECUTABLE => K::Executable,
+                Mode::SYMLINK => K::Link,
+                Mode::COMMIT => K::Commit,
                 _ => return None,
-            })
+            };
+            Some(super::worktree::entry_edit(path, Some((id, kind))))
         };
         self.inner
             .tree_index_status(
@@ -131,23 +123,7 @@ impl Repo {
                     }
                 }
             };
-            let path = change.path;
-            edits.push(match target {
-                None => TreeEdit::Remove { path },
-                Some((id, EntryKind::Blob)) => TreeEdit::Blob {
-                    path,
-                    id,
-                    executable: false,
-                },
-                Some((id, EntryKind::Executable)) => TreeEdit::Blob {
-                    path,
-                    id,
-                    executable: true,
-                },
-                Some((id, EntryKind::Link)) => TreeEdit::Link { path, id },
-                Some((id, EntryKind::Commit)) => TreeEdit::Commit { path, id },
-                Some((id, EntryKind::Tree)) => TreeEdit::Tree { path, id },
-            });
+            edits.push(super::worktree::entry_edit(change.path, target));
         }
         if edits.is_empty() {
             return Ok((new, overlapping));
