@@ -8,6 +8,8 @@
 mod config;
 mod config_params;
 mod history;
+mod notes;
+mod remote;
 mod repo;
 mod scan;
 mod watch;
@@ -20,6 +22,8 @@ use anyhow::{anyhow, Result};
 
 pub use config::GitConfig;
 pub use config_params::{parse_config_parameters, ConfigParameter};
+pub use notes::RefUpdate;
+pub use remote::{PushOutcome, PushedRef};
 pub use history::{BranchCommit, Delta, Entry, Renames, Signature};
 pub use repo::{CommitInfo, EntryKind, Expect, Head, Oid, RefConflict, Repo, SharedRepo, TreeEdit};
 pub use scan::Tracker;

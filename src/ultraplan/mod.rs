@@ -8,6 +8,7 @@ pub mod exec;
 pub mod plan;
 pub mod result;
 pub mod state;
+pub mod sync;
 
 /// The clap definition, for parsing, man pages and completions.
 pub fn command() -> clap::Command {

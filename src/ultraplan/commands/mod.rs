@@ -4,6 +4,7 @@
 
 mod check;
 mod clean;
+mod hook;
 mod load;
 mod log;
 mod result;
@@ -11,6 +12,7 @@ mod run;
 mod run_report;
 mod show;
 mod status;
+mod sync;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
@@ -31,7 +33,8 @@ pub use load::load_plan;
 /// parallel, each in its own linked worktree, and merges them back one at a
 /// time as `--no-ff` merge commits; a conflict changes nothing. `status`,
 /// `log` and `show` read the recorded state; `clean` removes what a killed
-/// run left behind.
+/// run left behind; `sync` shares results and run states through a remote,
+/// and `hook pre-push` refuses a push whose checkpoints' results failed.
 #[derive(Debug, Parser)]
 #[command(
     name = "git-ultraplan",
@@ -59,6 +62,9 @@ pub enum Command {
     #[command(subcommand)]
     Result(result::ResultCommand),
     Clean(clean::Args),
+    Sync(sync::Args),
+    #[command(subcommand)]
+    Hook(hook::HookCommand),
 }
 
 /// The whole command-line definition, with every subcommand named for its man
@@ -76,6 +82,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Show(args) => show::run(args, &cli.global),
         Command::Clean(args) => clean::run(args, &cli.global),
         Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
+        Command::Sync(args) => sync::run(args, &cli.global),
+        Command::Hook(command) => hook::run(command, &cli.global),
     }
 }
 
@@ -89,6 +97,9 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["show"] => show::EXIT_STATUS.to_vec(),
         ["clean"] => clean::EXIT_STATUS.to_vec(),
         ["result", "check"] => result::EXIT_STATUS.to_vec(),
+        ["sync"] => sync::EXIT_STATUS.to_vec(),
+        ["hook", "pre-push"] => hook::PRE_PUSH_EXIT_STATUS.to_vec(),
+        ["hook", "install"] => hook::INSTALL_EXIT_STATUS.to_vec(),
         _ => Exit::DOCUMENTED.to_vec(),
     }
 }
