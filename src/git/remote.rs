@@ -38,16 +38,19 @@ impl PushOutcome {
     /// (another clone pushed first): fetching again and retrying can succeed.
     pub fn lost_a_race(&self) -> bool {
         let refused: Vec<&PushedRef> = self.refs.iter().filter(|r| !r.ok).collect();
+        // An atomic transaction the server could not take names its reason
+        // (a ref locked or created by a concurrent push) only in its messages.
+        let raced = |r: &&PushedRef| {
+            is_race(&r.summary) || (r.summary.contains("atomic transaction failed") && is_race(&self.stderr))
+        };
         !refused.is_empty()
-            && refused.iter().any(|r| is_race(&r.summary))
-            && refused
-                .iter()
-                .all(|r| is_race(&r.summary) || r.summary.contains("atomic push failed"))
+            && refused.iter().any(raced)
+            && refused.iter().all(|r| raced(r) || r.summary.contains("atomic push failed"))
     }
 }
 
 fn is_race(summary: &str) -> bool {
-    ["non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to update ref", "incorrect old value"]
+    ["non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to update ref", "incorrect old value", "reference already exists"]
         .iter()
         .any(|s| summary.contains(s))
 }

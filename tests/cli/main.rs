@@ -3,6 +3,7 @@
 //! hermetic temporary repositories, with outcomes checked by the real `git`.
 
 mod plans;
+mod shared;
 mod support;
 
 mod check;
@@ -16,4 +17,5 @@ mod result;
 mod run;
 mod sessions;
 mod state;
+mod sync;
 mod waves;

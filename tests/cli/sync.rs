@@ -1,0 +1,373 @@
+//! `git ultraplan sync`: results and run states travel between two clones
+//! through a bare remote, with real `git fetch`/`git push`, and nothing is lost.
+
+use crate::shared::{note_yaml, Shared};
+use crate::support::*;
+
+#[test]
+fn results_made_in_one_clone_are_read_in_the_other() {
+    let s = Shared::new();
+    s.run_plan(&s.a);
+    let checkpoint = s.rev(&s.a, "HEAD");
+    s.env.git(&s.a, &["push", "-q", "origin", "main"]);
+    let out = s.sync(&s.a).expect_code(0);
+    assert!(out.stdout.contains("pushed: refs/notes/ultraplan, refs/ultraplan/plan/run"), "{out}");
+    // The remote holds the notes and the run state, never the lock.
+    assert!(s.note(&s.remote, &checkpoint).is_some());
+    s.env.git(&s.remote, &["rev-parse", "--verify", "refs/ultraplan/plan/run"]);
+
+    s.env.git(&s.b, &["pull", "-q", "--ff-only"]);
+    assert!(s.note(&s.b, &checkpoint).is_none());
+    let out = s.sync(&s.b).expect_code(0);
+    assert!(out.stdout.contains("state refs/ultraplan/plan/run: taken from the remote"), "{out}");
+    assert!(out.stdout.contains("notes: 2 taken"), "{out}");
+    assert_eq!(s.note(&s.b, &checkpoint), s.note(&s.a, &checkpoint));
+    assert!(s.note(&s.b, &checkpoint).unwrap().contains("status: success"));
+    let log = s.env.run(&s.b, &["ultraplan", "log", "--json"]).expect_code(0).json();
+    assert_eq!(log["runs"][0]["attempts"][1]["commit"], checkpoint.as_str(), "{log}");
+    let status = s.env.run(&s.b, &["ultraplan", "status"]).expect_code(0);
+    assert!(status.stdout.starts_with("plan.md: completed (2/2 steps done"), "{status}");
+    // Nothing new: a second sync on either side moves nothing.
+    let before = s.refs(&s.b);
+    let out = s.sync(&s.b).expect_code(0);
+    assert!(out.stdout.contains("pushed: nothing"), "{out}");
+    assert_eq!(s.refs(&s.b), before);
+    s.env.assert_fsck(&s.b);
+    s.env.assert_fsck(&s.remote);
+}
+
+#[test]
+fn a_run_stopped_in_one_clone_is_resumed_in_the_other() {
+    let s = Shared::new();
+    let flag = s.env.root().join("flag");
+    // Step 2 can only pass once the flag exists.
+    let plan = crate::plans::plan(&[
+        crate::plans::StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt"),
+        crate::plans::StepSpec::new(2, "`b.txt`", "echo b > b.txt", &format!("test -f {}", flag.display()))
+            .policy("escalate"),
+    ]);
+    write(&s.a.join("plan.md"), &plan);
+    s.env.git(&s.a, &["commit", "-q", "-am", "plan needs a flag"]);
+    let _ = s.env.run(&s.a, &["ultraplan", "run", "plan.md"]).expect_code(3);
+    s.env.git(&s.a, &["push", "-q", "origin", "main"]);
+    let _ = s.sync(&s.a).expect_code(0);
+
+    s.env.git(&s.b, &["pull", "-q", "--ff-only"]);
+    let _ = s.sync(&s.b).expect_code(0);
+    let status = s.env.run(&s.b, &["ultraplan", "status", "plan.md"]).expect_code(0);
+    assert!(status.stdout.contains("plan.md: stopped (1/2 steps done"), "{status}");
+    // B leaves b.txt where the escalated attempt did, as a person would find it.
+    write(&flag, "");
+    write(&s.b.join("b.txt"), "b\n");
+    let _ = s
+        .env
+        .run(&s.b, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    s.env.git(&s.b, &["push", "-q", "origin", "main"]);
+    let out = s.sync(&s.b).expect_code(0);
+    assert!(out.stdout.contains("state refs/ultraplan/plan/run: ours is newer"), "{out}");
+
+    let out = s.sync(&s.a).expect_code(0);
+    assert!(out.stdout.contains("state refs/ultraplan/plan/run: fast-forwarded"), "{out}");
+    assert_eq!(s.rev(&s.a, "refs/ultraplan/plan/run"), s.rev(&s.b, "refs/ultraplan/plan/run"));
+    let status = s.env.run(&s.a, &["ultraplan", "status", "plan.md"]).expect_code(0);
+    assert!(status.stdout.contains("plan.md: completed (2/2 steps done"), "{status}");
+    // A drops what its escalated attempt left and takes B's checkpoint.
+    std::fs::remove_file(s.a.join("b.txt")).unwrap();
+    s.env.git(&s.a, &["pull", "-q", "--ff-only"]);
+    let head = s.rev(&s.a, "HEAD");
+    assert!(s.note(&s.a, &head).unwrap().contains("task_index: 2"));
+}
+
+#[test]
+fn diverged_runs_are_kept_side_by_side_and_two_notes_become_a_stream() {
+    let s = Shared::new();
+    // The same plan run in both clones: same checkpoint commits (fixed dates),
+    // different run states and notes.
+    s.run_plan(&s.a);
+    s.run_plan(&s.b);
+    let checkpoint = s.rev(&s.a, "HEAD");
+    assert_eq!(checkpoint, s.rev(&s.b, "HEAD"));
+    assert_ne!(s.note(&s.a, &checkpoint), s.note(&s.b, &checkpoint));
+    let ours = s.rev(&s.b, "refs/ultraplan/plan/run");
+    let _ = s.sync(&s.a).expect_code(0);
+    let out = s.sync(&s.b).expect_code(0);
+    assert!(out.stdout.contains("state refs/ultraplan/plan/run: diverged: both kept"), "{out}");
+    assert!(out.stderr.contains("warning: run state 'refs/ultraplan/plan/run' diverged from 'origin''s"), "{out}");
+    assert!(out.stderr.contains("hint: both are kept; to adopt 'origin''s: git update-ref"), "{out}");
+    // Ours is untouched, theirs kept beside it.
+    assert_eq!(s.rev(&s.b, "refs/ultraplan/plan/run"), ours);
+    assert_eq!(
+        s.rev(&s.b, "refs/ultraplan-remotes/origin/ultraplan/plan/run"),
+        s.rev(&s.a, "refs/ultraplan/plan/run")
+    );
+    let status = s.env.run(&s.b, &["ultraplan", "status"]).expect_code(0);
+    assert!(status.stdout.contains("[from 'origin', diverged]"), "{status}");
+    assert!(status.stderr.contains("diverged"), "{status}");
+    let log = s.env.run(&s.b, &["ultraplan", "log", "--json"]).expect_code(0).json();
+    let states: Vec<&str> = log["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["state"].as_str().unwrap())
+        .collect();
+    assert!(states.contains(&"refs/ultraplan/plan/run"), "{log}");
+    assert!(states.contains(&"refs/ultraplan-remotes/origin/ultraplan/plan/run"), "{log}");
+
+    // The checkpoint's two notes: one YAML stream, ordered by logged_at, both kept.
+    let note = s.note(&s.b, &checkpoint).unwrap();
+    assert_eq!(note.matches("run_id:").count(), 2, "{note}");
+    let shown = s
+        .env
+        .run(&s.b, &["ultraplan", "show", &checkpoint, "--json"])
+        .expect_code(0)
+        .json();
+    let docs = shown.as_array().expect("a stream shows as an array");
+    assert_eq!(docs.len(), 2);
+    assert!(docs[0]["logged_at"].as_str() <= docs[1]["logged_at"].as_str());
+    // The merged notes reached the remote, and A takes them as a fast-forward.
+    let out = s.sync(&s.a).expect_code(0);
+    assert!(out.stdout.contains("fast-forward"), "{out}");
+    assert_eq!(s.note(&s.a, &checkpoint), Some(note.clone()));
+    assert_eq!(s.note(&s.remote, &checkpoint), Some(note));
+    // Syncing again changes nothing: no ping-pong of merge commits.
+    let before = s.refs(&s.b);
+    let _ = s.sync(&s.b).expect_code(0);
+    assert_eq!(s.refs(&s.b), before);
+}
+
+#[test]
+fn concurrent_syncs_from_two_clones_lose_nothing() {
+    let s = Shared::new();
+    // Forty commits both clones have, to annotate.
+    for i in 0..40 {
+        s.env.git(&s.a, &["commit", "-q", "--allow-empty", "-m", &format!("c{i}")]);
+    }
+    s.env.git(&s.a, &["push", "-q", "origin", "main"]);
+    s.env.git(&s.b, &["pull", "-q", "--ff-only"]);
+    let commits: Vec<String> = s
+        .env
+        .git(&s.a, &["rev-list", "-40", "HEAD"])
+        .lines()
+        .map(String::from)
+        .collect();
+    for round in 0..20 {
+        for (clone, commit) in [(&s.a, &commits[2 * round]), (&s.b, &commits[2 * round + 1])] {
+            let yaml = note_yaml(&format!("2026-01-01T00:00:{round:02}Z"), "VALID", "success");
+            s.env.git(clone, &["notes", "--ref=ultraplan", "add", "-m", &yaml, commit]);
+        }
+        let children: Vec<_> = [&s.a, &s.b]
+            .iter()
+            .map(|clone| {
+                s.env
+                    .command("git", clone)
+                    .args(["ultraplan", "sync"])
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    let _ = s.sync(&s.a).expect_code(0);
+    let _ = s.sync(&s.b).expect_code(0);
+    for repo in [&s.a, &s.b, &s.remote] {
+        let listed = s.env.git(repo, &["notes", "--ref=ultraplan", "list"]);
+        assert_eq!(listed.lines().count(), 40, "{}: {listed}", repo.display());
+        for commit in &commits {
+            let note = s.note(repo, commit).unwrap();
+            assert_eq!(note.matches("logged_at").count(), 1, "{note}");
+        }
+    }
+    s.env.assert_fsck(&s.remote);
+}
+
+#[test]
+fn a_read_only_remote_is_reported_and_nothing_is_half_done() {
+    let s = Shared::new();
+    s.run_plan(&s.a);
+    write(
+        &s.remote.join("hooks/pre-receive"),
+        "#!/bin/sh\necho 'this remote is read-only' >&2\nexit 1\n",
+    );
+    std::process::Command::new("chmod")
+        .args(["+x", s.remote.join("hooks/pre-receive").to_str().unwrap()])
+        .status()
+        .unwrap();
+    let before = s.refs(&s.a);
+    let out = s.sync(&s.a).expect_code(1);
+    assert!(out.stderr.contains("error: 'origin' refused the push"), "{out}");
+    assert!(out.stderr.contains("this remote is read-only"), "{out}");
+    assert!(!out.stderr.contains("retried"), "{out}");
+    // Nothing of ours moved; the remote got nothing.
+    assert_eq!(s.refs(&s.a), before);
+    let remote_refs = s.refs(&s.remote);
+    assert!(!remote_refs.contains("refs/notes/ultraplan"), "{remote_refs}");
+    assert!(!remote_refs.contains("refs/ultraplan/"), "{remote_refs}");
+}
+
+#[test]
+fn setup_makes_plain_git_carry_and_keep_results() {
+    let s = Shared::new();
+    for clone in [&s.a, &s.b] {
+        let out = s.env.run(clone, &["ultraplan", "sync", "--setup"]).expect_code(0);
+        assert!(out.stdout.contains("set remote.origin.fetch = +refs/notes/ultraplan:refs/notes/remotes/origin/ultraplan"), "{out}");
+    }
+    // Idempotent.
+    let out = s.env.run(&s.a, &["ultraplan", "sync", "--setup"]).expect_code(0);
+    assert_eq!(out.stdout, "nothing to change: 'origin' is already set up\n");
+    let fetch = s.env.git(&s.a, &["config", "--get-all", "remote.origin.fetch"]);
+    assert_eq!(fetch.lines().count(), 2, "{fetch}");
+    // Never a push refspec.
+    assert!(s.env.run(&s.a, &["config", "--get-all", "remote.origin.push"]).code != 0);
+
+    s.run_plan(&s.a);
+    let checkpoint = s.rev(&s.a, "HEAD");
+    s.env.git(&s.a, &["push", "-q", "origin", "main"]);
+    let _ = s.sync(&s.a).expect_code(0);
+    // A plain fetch brings the notes; git log and show read them.
+    s.env.git(&s.b, &["fetch", "-q"]);
+    let remote_note = s
+        .env
+        .git(&s.b, &["notes", "--ref=remotes/origin/ultraplan", "show", &checkpoint]);
+    assert!(remote_note.contains("status: success"));
+    let log = s.env.git(&s.b, &["log", "-1", "origin/main"]);
+    assert!(log.contains("Notes (remotes/origin/ultraplan):"), "{log}");
+    let shown = s.env.run(&s.b, &["ultraplan", "show", &checkpoint]).expect_code(0);
+    assert_eq!(shown.stdout, remote_note);
+
+    // Amend keeps the note.
+    let before = s.note(&s.a, "HEAD").unwrap();
+    s.env.git(&s.a, &["commit", "-q", "--amend", "-m", "step 2, reworded"]);
+    assert_ne!(s.rev(&s.a, "HEAD"), checkpoint);
+    assert_eq!(s.note(&s.a, "HEAD"), Some(before));
+    // Rebase -i onto a new base keeps both checkpoints' notes.
+    s.env.git(&s.a, &["checkout", "-q", "-b", "base", "HEAD~2"]);
+    write(&s.a.join("upstream.txt"), "u\n");
+    s.env.git(&s.a, &["add", "upstream.txt"]);
+    s.env.git(&s.a, &["commit", "-q", "-m", "upstream work"]);
+    s.env.git(&s.a, &["checkout", "-q", "main"]);
+    let notes_before: Vec<String> = ["HEAD", "HEAD~1"].iter().map(|r| s.note(&s.a, r).unwrap()).collect();
+    let out = s
+        .env
+        .run_with(&s.a, &["rebase", "-q", "-i", "base"], &[("GIT_SEQUENCE_EDITOR", "true")]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(s.env.git(&s.a, &["log", "-1", "--format=%s", "HEAD~2"]).trim(), "upstream work");
+    let notes_after: Vec<String> = ["HEAD", "HEAD~1"].iter().map(|r| s.note(&s.a, r).unwrap()).collect();
+    assert_eq!(notes_after, notes_before);
+
+    // --unset takes back exactly what --setup added.
+    let out = s.env.run(&s.a, &["ultraplan", "sync", "--unset"]).expect_code(0);
+    assert!(out.stdout.contains("unset notes.rewriteRef = refs/notes/ultraplan"), "{out}");
+    let fetch = s.env.git(&s.a, &["config", "--get-all", "remote.origin.fetch"]);
+    assert_eq!(fetch.trim(), "+refs/heads/*:refs/remotes/origin/*");
+    assert!(s.env.run(&s.a, &["config", "--get-all", "notes.displayRef"]).code != 0);
+}
+
+#[test]
+fn dry_run_writes_nothing() {
+    let s = Shared::new();
+    s.run_plan(&s.a);
+    s.env.git(&s.a, &["push", "-q", "origin", "main"]);
+    let remote_before = s.refs(&s.remote);
+    let local_before = s.refs(&s.a);
+    let out = s.env.run(&s.a, &["ultraplan", "sync", "--dry-run"]).expect_code(0);
+    assert!(out.stdout.contains("(dry run)"), "{out}");
+    assert!(out.stdout.contains("refs/notes/ultraplan"), "{out}");
+    assert_eq!(s.refs(&s.remote), remote_before);
+    assert_eq!(s.refs(&s.a), local_before);
+    let json = s
+        .env
+        .run(&s.a, &["ultraplan", "sync", "--dry-run", "--json"])
+        .expect_code(0)
+        .json();
+    assert_eq!(json["dry_run"], true);
+    assert_eq!(json["pushed"][0], "refs/notes/ultraplan");
+}
+
+#[test]
+fn remotes_that_do_not_exist_or_cannot_be_reached_are_fatal() {
+    let s = Shared::new();
+    s.run_plan(&s.a);
+    let before = s.refs(&s.a);
+    let out = s.env.run(&s.a, &["ultraplan", "sync", "nowhere"]).expect_code(128);
+    assert!(out.stderr.contains("fatal: 'nowhere' is not a remote of this repository"), "{out}");
+    assert!(out.stderr.contains("hint: 'git remote -v' lists the remotes"), "{out}");
+    s.env
+        .git(&s.a, &["remote", "add", "gone", s.env.root().join("no-such-repo").to_str().unwrap()]);
+    let out = s.env.run(&s.a, &["ultraplan", "sync", "gone"]).expect_code(128);
+    assert!(out.stderr.starts_with("fatal: cannot reach 'gone': "), "{out}");
+    let after = s.refs(&s.a);
+    assert_eq!(after, before);
+}
+
+#[test]
+fn a_note_on_the_remote_that_is_not_yaml_is_named_and_nothing_is_taken() {
+    let s = Shared::new();
+    s.run_plan(&s.a);
+    let _ = s.sync(&s.a).expect_code(0);
+    // Another clone writes a broken note and pushes it with plain git.
+    let first = s.rev(&s.b, "HEAD");
+    s.env.git(&s.b, &["notes", "--ref=ultraplan", "add", "-m", "key: [unclosed", &first]);
+    s.env.git(&s.b, &["fetch", "-q", "origin", "refs/notes/ultraplan:refs/notes/theirs"]);
+    s.env.git(&s.b, &["notes", "--ref=ultraplan", "merge", "-q", "refs/notes/theirs"]);
+    s.env.git(&s.b, &["push", "-q", "origin", "refs/notes/ultraplan"]);
+
+    s.env.git(&s.a, &["commit", "-q", "--allow-empty", "-m", "more"]);
+    let head = s.rev(&s.a, "HEAD");
+    s.env
+        .git(&s.a, &["notes", "--ref=ultraplan", "add", "-m", &note_yaml("2026-01-03T00:00:00Z", "VALID", "success"), &head]);
+    let notes_before = s.rev(&s.a, "refs/notes/ultraplan");
+    let out = s.sync(&s.a).expect_code(1);
+    let short = &first[..7];
+    assert!(out.stderr.contains(&format!("error: the note on {first}")) || out.stderr.contains(short), "{out}");
+    assert!(out.stderr.contains("cannot be merged: the note is not YAML"), "{out}");
+    assert!(out.stderr.contains("hint: nothing was taken from 'origin''s notes"), "{out}");
+    assert_eq!(s.rev(&s.a, "refs/notes/ultraplan"), notes_before);
+}
+
+#[test]
+fn references_under_refs_ultraplan_that_are_not_ours_are_left_alone() {
+    let s = Shared::new();
+    let head = s.rev(&s.b, "HEAD");
+    // A plain commit where a run state would be, and a stray name.
+    s.env
+        .git(&s.b, &["push", "-q", "origin", &format!("{head}:refs/ultraplan/x/run"), &format!("{head}:refs/ultraplan/stray")]);
+    s.run_plan(&s.a);
+    let out = s.sync(&s.a).expect_code(0);
+    assert!(out.stderr.contains("warning: 'refs/ultraplan/stray' on 'origin' is not a git-ultraplan run state; left alone"), "{out}");
+    assert!(out.stderr.contains("warning: 'refs/ultraplan/x/run' on 'origin' is not a git-ultraplan run state"), "{out}");
+    let refs = s.refs(&s.a);
+    assert!(!refs.contains("refs/ultraplan/x/"), "{refs}");
+    assert!(!refs.contains("stray"), "{refs}");
+    assert!(refs.contains("refs/ultraplan/plan/run"), "{refs}");
+    let _ = s.env.run(&s.a, &["ultraplan", "status"]).expect_code(0);
+}
+
+#[test]
+fn a_shallow_clone_syncs_results_for_commits_it_lacks() {
+    let s = Shared::new();
+    s.run_plan(&s.a);
+    let first_checkpoint = s.rev(&s.a, "HEAD~1");
+    s.env.git(&s.a, &["push", "-q", "origin", "main"]);
+    let _ = s.sync(&s.a).expect_code(0);
+    let shallow = s.env.root().join("shallow");
+    s.env.git(
+        s.env.root(),
+        &["clone", "-q", "--depth", "1", &format!("file://{}", s.remote.display()), shallow.to_str().unwrap()],
+    );
+    let out = s.sync(&shallow).expect_code(0);
+    assert!(out.stdout.contains("notes: 2 taken"), "{out}");
+    // The note is there although its commit is not.
+    assert!(s.env.run(&shallow, &["cat-file", "-e", &first_checkpoint]).code != 0);
+    let listed = s.env.git(&shallow, &["notes", "--ref=ultraplan", "list"]);
+    assert!(listed.contains(&first_checkpoint), "{listed}");
+}
