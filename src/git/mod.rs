@@ -22,9 +22,9 @@ use anyhow::{anyhow, Result};
 
 pub use config::GitConfig;
 pub use config_params::{parse_config_parameters, ConfigParameter};
+pub use history::{BranchCommit, Delta, Entry, Renames, Signature};
 pub use notes::RefUpdate;
 pub use remote::{PushOutcome, PushedRef};
-pub use history::{BranchCommit, Delta, Entry, Renames, Signature};
 pub use repo::{CommitInfo, EntryKind, Expect, Head, Oid, RefConflict, Repo, SharedRepo, TreeEdit};
 pub use scan::Tracker;
 pub use worktree::{FileChange, Snapshot};

@@ -45,14 +45,24 @@ impl PushOutcome {
         };
         !refused.is_empty()
             && refused.iter().any(raced)
-            && refused.iter().all(|r| raced(r) || r.summary.contains("atomic push failed"))
+            && refused
+                .iter()
+                .all(|r| raced(r) || r.summary.contains("atomic push failed"))
     }
 }
 
 fn is_race(summary: &str) -> bool {
-    ["non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to update ref", "incorrect old value", "reference already exists"]
-        .iter()
-        .any(|s| summary.contains(s))
+    [
+        "non-fast-forward",
+        "fetch first",
+        "stale info",
+        "cannot lock ref",
+        "failed to update ref",
+        "incorrect old value",
+        "reference already exists",
+    ]
+    .iter()
+    .any(|s| summary.contains(s))
 }
 
 impl Repo {
@@ -199,7 +209,10 @@ impl Repo {
         if !out.status.success() && out.status.code() != Some(1) {
             bail!("cannot read '{key}': {}", last_lines(&out.stderr));
         }
-        Ok(String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect())
+        Ok(String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect())
     }
 
     /// Every `(key, value)` of the repository's own configuration file whose
@@ -286,7 +299,11 @@ fn last_lines(stderr: &[u8]) -> String {
     let tail = &lines[lines.len().saturating_sub(3)..];
     let joined = tail
         .iter()
-        .map(|l| l.strip_prefix("fatal: ").or_else(|| l.strip_prefix("error: ")).unwrap_or(l))
+        .map(|l| {
+            l.strip_prefix("fatal: ")
+                .or_else(|| l.strip_prefix("error: "))
+                .unwrap_or(l)
+        })
         .collect::<Vec<_>>()
         .join("; ");
     if joined.is_empty() {

@@ -10,6 +10,7 @@ mod check;
 mod conventions;
 mod crash;
 mod executors;
+mod gate;
 mod generated;
 mod historian;
 mod historian_session;

@@ -29,7 +29,13 @@ impl Shared {
         let remote = env.root().join("remote.git");
         env.git(
             env.root(),
-            &["clone", "-q", "--bare", seed.to_str().unwrap(), remote.to_str().unwrap()],
+            &[
+                "clone",
+                "-q",
+                "--bare",
+                seed.to_str().unwrap(),
+                remote.to_str().unwrap(),
+            ],
         );
         let a = env.root().join("a");
         let b = env.root().join("b");
@@ -53,7 +59,8 @@ impl Shared {
 
     /// Every reference of `repo` with its value.
     pub fn refs(&self, repo: &Path) -> String {
-        self.env.git(repo, &["for-each-ref", "--format=%(refname) %(objectname)"])
+        self.env
+            .git(repo, &["for-each-ref", "--format=%(refname) %(objectname)"])
     }
 
     /// The note of `commit` in `refs/notes/ultraplan` of `repo`, if any.

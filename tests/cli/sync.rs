@@ -11,22 +11,34 @@ fn results_made_in_one_clone_are_read_in_the_other() {
     let checkpoint = s.rev(&s.a, "HEAD");
     s.env.git(&s.a, &["push", "-q", "origin", "main"]);
     let out = s.sync(&s.a).expect_code(0);
-    assert!(out.stdout.contains("pushed: refs/notes/ultraplan, refs/ultraplan/plan/run"), "{out}");
+    assert!(
+        out.stdout
+            .contains("pushed: refs/notes/ultraplan, refs/ultraplan/plan/run"),
+        "{out}"
+    );
     // The remote holds the notes and the run state, never the lock.
     assert!(s.note(&s.remote, &checkpoint).is_some());
-    s.env.git(&s.remote, &["rev-parse", "--verify", "refs/ultraplan/plan/run"]);
+    s.env
+        .git(&s.remote, &["rev-parse", "--verify", "refs/ultraplan/plan/run"]);
 
     s.env.git(&s.b, &["pull", "-q", "--ff-only"]);
     assert!(s.note(&s.b, &checkpoint).is_none());
     let out = s.sync(&s.b).expect_code(0);
-    assert!(out.stdout.contains("state refs/ultraplan/plan/run: taken from the remote"), "{out}");
+    assert!(
+        out.stdout
+            .contains("state refs/ultraplan/plan/run: taken from the remote"),
+        "{out}"
+    );
     assert!(out.stdout.contains("notes: 2 taken"), "{out}");
     assert_eq!(s.note(&s.b, &checkpoint), s.note(&s.a, &checkpoint));
     assert!(s.note(&s.b, &checkpoint).unwrap().contains("status: success"));
     let log = s.env.run(&s.b, &["ultraplan", "log", "--json"]).expect_code(0).json();
     assert_eq!(log["runs"][0]["attempts"][1]["commit"], checkpoint.as_str(), "{log}");
     let status = s.env.run(&s.b, &["ultraplan", "status"]).expect_code(0);
-    assert!(status.stdout.starts_with("plan.md: completed (2/2 steps done"), "{status}");
+    assert!(
+        status.stdout.starts_with("plan.md: completed (2/2 steps done"),
+        "{status}"
+    );
     // Nothing new: a second sync on either side moves nothing.
     let before = s.refs(&s.b);
     let out = s.sync(&s.b).expect_code(0);
@@ -65,11 +77,20 @@ fn a_run_stopped_in_one_clone_is_resumed_in_the_other() {
         .expect_code(0);
     s.env.git(&s.b, &["push", "-q", "origin", "main"]);
     let out = s.sync(&s.b).expect_code(0);
-    assert!(out.stdout.contains("state refs/ultraplan/plan/run: ours is newer"), "{out}");
+    assert!(
+        out.stdout.contains("state refs/ultraplan/plan/run: ours is newer"),
+        "{out}"
+    );
 
     let out = s.sync(&s.a).expect_code(0);
-    assert!(out.stdout.contains("state refs/ultraplan/plan/run: fast-forwarded"), "{out}");
-    assert_eq!(s.rev(&s.a, "refs/ultraplan/plan/run"), s.rev(&s.b, "refs/ultraplan/plan/run"));
+    assert!(
+        out.stdout.contains("state refs/ultraplan/plan/run: fast-forwarded"),
+        "{out}"
+    );
+    assert_eq!(
+        s.rev(&s.a, "refs/ultraplan/plan/run"),
+        s.rev(&s.b, "refs/ultraplan/plan/run")
+    );
     let status = s.env.run(&s.a, &["ultraplan", "status", "plan.md"]).expect_code(0);
     assert!(status.stdout.contains("plan.md: completed (2/2 steps done"), "{status}");
     // A drops what its escalated attempt left and takes B's checkpoint.
@@ -92,9 +113,21 @@ fn diverged_runs_are_kept_side_by_side_and_two_notes_become_a_stream() {
     let ours = s.rev(&s.b, "refs/ultraplan/plan/run");
     let _ = s.sync(&s.a).expect_code(0);
     let out = s.sync(&s.b).expect_code(0);
-    assert!(out.stdout.contains("state refs/ultraplan/plan/run: diverged: both kept"), "{out}");
-    assert!(out.stderr.contains("warning: run state 'refs/ultraplan/plan/run' diverged from 'origin''s"), "{out}");
-    assert!(out.stderr.contains("hint: both are kept; to adopt 'origin''s: git update-ref"), "{out}");
+    assert!(
+        out.stdout
+            .contains("state refs/ultraplan/plan/run: diverged: both kept"),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("warning: run state 'refs/ultraplan/plan/run' diverged from 'origin''s"),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("hint: both are kept; to adopt 'origin''s: git update-ref"),
+        "{out}"
+    );
     // Ours is untouched, theirs kept beside it.
     assert_eq!(s.rev(&s.b, "refs/ultraplan/plan/run"), ours);
     assert_eq!(
@@ -112,7 +145,10 @@ fn diverged_runs_are_kept_side_by_side_and_two_notes_become_a_stream() {
         .map(|r| r["state"].as_str().unwrap())
         .collect();
     assert!(states.contains(&"refs/ultraplan/plan/run"), "{log}");
-    assert!(states.contains(&"refs/ultraplan-remotes/origin/ultraplan/plan/run"), "{log}");
+    assert!(
+        states.contains(&"refs/ultraplan-remotes/origin/ultraplan/plan/run"),
+        "{log}"
+    );
 
     // The checkpoint's two notes: one YAML stream, ordered by logged_at, both kept.
     let note = s.note(&s.b, &checkpoint).unwrap();
@@ -141,7 +177,8 @@ fn concurrent_syncs_from_two_clones_lose_nothing() {
     let s = Shared::new();
     // Forty commits both clones have, to annotate.
     for i in 0..40 {
-        s.env.git(&s.a, &["commit", "-q", "--allow-empty", "-m", &format!("c{i}")]);
+        s.env
+            .git(&s.a, &["commit", "-q", "--allow-empty", "-m", &format!("c{i}")]);
     }
     s.env.git(&s.a, &["push", "-q", "origin", "main"]);
     s.env.git(&s.b, &["pull", "-q", "--ff-only"]);
@@ -154,7 +191,8 @@ fn concurrent_syncs_from_two_clones_lose_nothing() {
     for round in 0..20 {
         for (clone, commit) in [(&s.a, &commits[2 * round]), (&s.b, &commits[2 * round + 1])] {
             let yaml = note_yaml(&format!("2026-01-01T00:00:{round:02}Z"), "VALID", "success");
-            s.env.git(clone, &["notes", "--ref=ultraplan", "add", "-m", &yaml, commit]);
+            s.env
+                .git(clone, &["notes", "--ref=ultraplan", "add", "-m", &yaml, commit]);
         }
         let children: Vec<_> = [&s.a, &s.b]
             .iter()
@@ -219,7 +257,13 @@ fn setup_makes_plain_git_carry_and_keep_results() {
     let s = Shared::new();
     for clone in [&s.a, &s.b] {
         let out = s.env.run(clone, &["ultraplan", "sync", "--setup"]).expect_code(0);
-        assert!(out.stdout.contains("set remote.origin.fetch = +refs/notes/ultraplan:refs/notes/remotes/origin/ultraplan"), "{out}");
+        // The remote has no notes yet: a plain fetch must still work.
+        s.env.git(clone, &["fetch", "-q"]);
+        assert!(
+            out.stdout
+                .contains("set remote.origin.fetch = +refs/notes/ultraplan*:refs/notes/remotes/origin/ultraplan*"),
+            "{out}"
+        );
     }
     // Idempotent.
     let out = s.env.run(&s.a, &["ultraplan", "sync", "--setup"]).expect_code(0);
@@ -256,17 +300,25 @@ fn setup_makes_plain_git_carry_and_keep_results() {
     s.env.git(&s.a, &["commit", "-q", "-m", "upstream work"]);
     s.env.git(&s.a, &["checkout", "-q", "main"]);
     let notes_before: Vec<String> = ["HEAD", "HEAD~1"].iter().map(|r| s.note(&s.a, r).unwrap()).collect();
-    let out = s
-        .env
-        .run_with(&s.a, &["rebase", "-q", "-i", "base"], &[("GIT_SEQUENCE_EDITOR", "true")]);
+    let out = s.env.run_with(
+        &s.a,
+        &["rebase", "-q", "-i", "base"],
+        &[("GIT_SEQUENCE_EDITOR", "true")],
+    );
     assert_eq!(out.code, 0, "{out}");
-    assert_eq!(s.env.git(&s.a, &["log", "-1", "--format=%s", "HEAD~2"]).trim(), "upstream work");
+    assert_eq!(
+        s.env.git(&s.a, &["log", "-1", "--format=%s", "HEAD~2"]).trim(),
+        "upstream work"
+    );
     let notes_after: Vec<String> = ["HEAD", "HEAD~1"].iter().map(|r| s.note(&s.a, r).unwrap()).collect();
     assert_eq!(notes_after, notes_before);
 
     // --unset takes back exactly what --setup added.
     let out = s.env.run(&s.a, &["ultraplan", "sync", "--unset"]).expect_code(0);
-    assert!(out.stdout.contains("unset notes.rewriteRef = refs/notes/ultraplan"), "{out}");
+    assert!(
+        out.stdout.contains("unset notes.rewriteRef = refs/notes/ultraplan"),
+        "{out}"
+    );
     let fetch = s.env.git(&s.a, &["config", "--get-all", "remote.origin.fetch"]);
     assert_eq!(fetch.trim(), "+refs/heads/*:refs/remotes/origin/*");
     assert!(s.env.run(&s.a, &["config", "--get-all", "notes.displayRef"]).code != 0);
@@ -299,10 +351,21 @@ fn remotes_that_do_not_exist_or_cannot_be_reached_are_fatal() {
     s.run_plan(&s.a);
     let before = s.refs(&s.a);
     let out = s.env.run(&s.a, &["ultraplan", "sync", "nowhere"]).expect_code(128);
-    assert!(out.stderr.contains("fatal: 'nowhere' is not a remote of this repository"), "{out}");
+    assert!(
+        out.stderr
+            .contains("fatal: 'nowhere' is not a remote of this repository"),
+        "{out}"
+    );
     assert!(out.stderr.contains("hint: 'git remote -v' lists the remotes"), "{out}");
-    s.env
-        .git(&s.a, &["remote", "add", "gone", s.env.root().join("no-such-repo").to_str().unwrap()]);
+    s.env.git(
+        &s.a,
+        &[
+            "remote",
+            "add",
+            "gone",
+            s.env.root().join("no-such-repo").to_str().unwrap(),
+        ],
+    );
     let out = s.env.run(&s.a, &["ultraplan", "sync", "gone"]).expect_code(128);
     assert!(out.stderr.starts_with("fatal: cannot reach 'gone': "), "{out}");
     let after = s.refs(&s.a);
@@ -316,21 +379,43 @@ fn a_note_on_the_remote_that_is_not_yaml_is_named_and_nothing_is_taken() {
     let _ = s.sync(&s.a).expect_code(0);
     // Another clone writes a broken note and pushes it with plain git.
     let first = s.rev(&s.b, "HEAD");
-    s.env.git(&s.b, &["notes", "--ref=ultraplan", "add", "-m", "key: [unclosed", &first]);
-    s.env.git(&s.b, &["fetch", "-q", "origin", "refs/notes/ultraplan:refs/notes/theirs"]);
-    s.env.git(&s.b, &["notes", "--ref=ultraplan", "merge", "-q", "refs/notes/theirs"]);
+    s.env.git(
+        &s.b,
+        &["notes", "--ref=ultraplan", "add", "-m", "key: [unclosed", &first],
+    );
+    s.env.git(
+        &s.b,
+        &["fetch", "-q", "origin", "refs/notes/ultraplan:refs/notes/theirs"],
+    );
+    s.env
+        .git(&s.b, &["notes", "--ref=ultraplan", "merge", "-q", "refs/notes/theirs"]);
     s.env.git(&s.b, &["push", "-q", "origin", "refs/notes/ultraplan"]);
 
     s.env.git(&s.a, &["commit", "-q", "--allow-empty", "-m", "more"]);
     let head = s.rev(&s.a, "HEAD");
-    s.env
-        .git(&s.a, &["notes", "--ref=ultraplan", "add", "-m", &note_yaml("2026-01-03T00:00:00Z", "VALID", "success"), &head]);
+    s.env.git(
+        &s.a,
+        &[
+            "notes",
+            "--ref=ultraplan",
+            "add",
+            "-m",
+            &note_yaml("2026-01-03T00:00:00Z", "VALID", "success"),
+            &head,
+        ],
+    );
     let notes_before = s.rev(&s.a, "refs/notes/ultraplan");
     let out = s.sync(&s.a).expect_code(1);
     let short = &first[..7];
-    assert!(out.stderr.contains(&format!("error: the note on {first}")) || out.stderr.contains(short), "{out}");
+    assert!(
+        out.stderr.contains(&format!("error: the note on {first}")) || out.stderr.contains(short),
+        "{out}"
+    );
     assert!(out.stderr.contains("cannot be merged: the note is not YAML"), "{out}");
-    assert!(out.stderr.contains("hint: nothing was taken from 'origin''s notes"), "{out}");
+    assert!(
+        out.stderr.contains("hint: nothing was taken from 'origin''s notes"),
+        "{out}"
+    );
     assert_eq!(s.rev(&s.a, "refs/notes/ultraplan"), notes_before);
 }
 
@@ -339,12 +424,28 @@ fn references_under_refs_ultraplan_that_are_not_ours_are_left_alone() {
     let s = Shared::new();
     let head = s.rev(&s.b, "HEAD");
     // A plain commit where a run state would be, and a stray name.
-    s.env
-        .git(&s.b, &["push", "-q", "origin", &format!("{head}:refs/ultraplan/x/run"), &format!("{head}:refs/ultraplan/stray")]);
+    s.env.git(
+        &s.b,
+        &[
+            "push",
+            "-q",
+            "origin",
+            &format!("{head}:refs/ultraplan/x/run"),
+            &format!("{head}:refs/ultraplan/stray"),
+        ],
+    );
     s.run_plan(&s.a);
     let out = s.sync(&s.a).expect_code(0);
-    assert!(out.stderr.contains("warning: 'refs/ultraplan/stray' on 'origin' is not a git-ultraplan run state; left alone"), "{out}");
-    assert!(out.stderr.contains("warning: 'refs/ultraplan/x/run' on 'origin' is not a git-ultraplan run state"), "{out}");
+    assert!(
+        out.stderr
+            .contains("warning: 'refs/ultraplan/stray' on 'origin' is not a git-ultraplan run state; left alone"),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("warning: 'refs/ultraplan/x/run' on 'origin' is not a git-ultraplan run state"),
+        "{out}"
+    );
     let refs = s.refs(&s.a);
     assert!(!refs.contains("refs/ultraplan/x/"), "{refs}");
     assert!(!refs.contains("stray"), "{refs}");
@@ -362,7 +463,14 @@ fn a_shallow_clone_syncs_results_for_commits_it_lacks() {
     let shallow = s.env.root().join("shallow");
     s.env.git(
         s.env.root(),
-        &["clone", "-q", "--depth", "1", &format!("file://{}", s.remote.display()), shallow.to_str().unwrap()],
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &format!("file://{}", s.remote.display()),
+            shallow.to_str().unwrap(),
+        ],
     );
     let out = s.sync(&shallow).expect_code(0);
     assert!(out.stdout.contains("notes: 2 taken"), "{out}");

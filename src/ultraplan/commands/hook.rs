@@ -59,8 +59,14 @@ pub struct InstallArgs {
 
 pub const PRE_PUSH_EXIT_STATUS: [(Exit, &str); 4] = [
     (Exit::Done, "the push may go ahead (also when only warnings were given)"),
-    (Exit::Failed, "a pushed checkpoint's result, or a running plan, refuses the push"),
-    (Exit::Fatal, "malformed hook input, a bad ultraplan.prePush value, or not a git repository"),
+    (
+        Exit::Failed,
+        "a pushed checkpoint's result, or a running plan, refuses the push",
+    ),
+    (
+        Exit::Fatal,
+        "malformed hook input, a bad ultraplan.prePush value, or not a git repository",
+    ),
     (Exit::Usage, "the command line was wrong"),
 ];
 

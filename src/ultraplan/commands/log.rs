@@ -82,7 +82,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     // A remote's history of a run state that diverged from ours, kept by `sync`.
     let diverged = sync::diverged(repo)?;
     for d in &diverged {
-        if !slugs.iter().any(|s| d.local.starts_with(&format!("refs/ultraplan/{s}/"))) {
+        if !slugs
+            .iter()
+            .any(|s| d.local.starts_with(&format!("refs/ultraplan/{s}/")))
+        {
             continue;
         }
         for past in catalog::history(repo, &d.remote_copy)? {

@@ -60,7 +60,11 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     // Remote states that diverged from ours: shown beside them, with how to pick.
     let diverged: Vec<(sync::Diverged, RunState<'_>)> = sync::diverged(repo)?
         .into_iter()
-        .filter(|d| slugs.iter().any(|s| d.local.starts_with(&format!("refs/ultraplan/{s}/"))))
+        .filter(|d| {
+            slugs
+                .iter()
+                .any(|s| d.local.starts_with(&format!("refs/ultraplan/{s}/")))
+        })
         .filter_map(|d| match RunState::load(repo, &d.remote_copy) {
             Ok(Some(state)) => Some((d, state)),
             _ => None,
@@ -136,7 +140,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 )?;
             }
         }
-        for (d, remote_state) in diverged.iter().filter(|(d, _)| states.iter().any(|s| s.ref_name == d.local)) {
+        for (d, remote_state) in diverged
+            .iter()
+            .filter(|(d, _)| states.iter().any(|s| s.ref_name == d.local))
+        {
             writeln!(out, "{} [from '{}', diverged]", headline(remote_state), d.remote)?;
         }
         for (name, _, info) in locks {

@@ -53,12 +53,18 @@ pub struct Args {
 }
 
 pub const EXIT_STATUS: [(Exit, &str); 4] = [
-    (Exit::Done, "everything was exchanged (diverged run states are kept side by side)"),
+    (
+        Exit::Done,
+        "everything was exchanged (diverged run states are kept side by side)",
+    ),
     (
         Exit::Failed,
         "the remote refused the push, or holds a note that is not YAML (nothing was taken from its notes)",
     ),
-    (Exit::Fatal, "no such remote, the remote cannot be reached, or not a git repository"),
+    (
+        Exit::Fatal,
+        "no such remote, the remote cannot be reached, or not a git repository",
+    ),
     (Exit::Usage, "the command line was wrong"),
 ];
 
@@ -107,7 +113,12 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
 
 fn render(out: &mut impl Write, r: &SyncReport) -> Result<()> {
     let would = if r.dry_run { "would be " } else { "" };
-    writeln!(out, "sync with '{}'{}", r.remote, if r.dry_run { " (dry run)" } else { "" })?;
+    writeln!(
+        out,
+        "sync with '{}'{}",
+        r.remote,
+        if r.dry_run { " (dry run)" } else { "" }
+    )?;
     writeln!(out, "fetched: {}", list(&r.fetched))?;
     let notes = match r.notes {
         Some(Relation::NothingThere) | None => "the remote has none".to_owned(),
@@ -136,7 +147,12 @@ fn render(out: &mut impl Write, r: &SyncReport) -> Result<()> {
     if r.outcomes_taken > 0 {
         writeln!(out, "outcomes: {} taken", r.outcomes_taken)?;
     }
-    writeln!(out, "pushed{}: {}", if would.is_empty() { "" } else { " (would be)" }, list(&r.pushed))?;
+    writeln!(
+        out,
+        "pushed{}: {}",
+        if would.is_empty() { "" } else { " (would be)" },
+        list(&r.pushed)
+    )?;
     if r.retries > 0 {
         writeln!(out, "retried: {} (the remote moved meanwhile)", r.retries)?;
     }
@@ -170,7 +186,10 @@ fn warn(ui: &Ui, repo: &crate::git::Repo, r: &SyncReport) -> Result<()> {
     }
     if !r.notes_refused.is_empty() {
         for (commit, why) in &r.notes_refused {
-            ui.error(format!("the note on {commit} from '{}' cannot be merged: {why}", r.remote));
+            ui.error(format!(
+                "the note on {commit} from '{}' cannot be merged: {why}",
+                r.remote
+            ));
         }
         ui.hint(format!(
             "nothing was taken from '{}''s notes; read the note with: git notes --ref=remotes/{}/ultraplan show <commit>",

@@ -134,7 +134,10 @@ pub fn check(repo: &Repo, input: &GateInput<'_>) -> Result<GateReport> {
     for pushed in &branches {
         let Some(tip) = pushed.local else { continue };
         if !repo.has_object(tip) {
-            bail!("the pushed commit {tip} of '{}' is not in this repository", pushed.local_ref);
+            bail!(
+                "the pushed commit {tip} of '{}' is not in this repository",
+                pushed.local_ref
+            );
         }
         for id in repo.commits_between(tip, &hidden)? {
             if seen.insert(id) {
@@ -150,7 +153,13 @@ pub fn check(repo: &Repo, input: &GateInput<'_>) -> Result<GateReport> {
         report.results_checked += 1;
         let text = String::from_utf8_lossy(&repo.read_blob(*blob)?).into_owned();
         let subject = || -> Result<String> {
-            Ok(repo.commit_info(*commit)?.message.lines().next().unwrap_or("").to_owned())
+            Ok(repo
+                .commit_info(*commit)?
+                .message
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_owned())
         };
         let finding = |plan: Option<String>, step: Option<u64>, why: String, hint: String| -> Result<Finding> {
             Ok(Finding {
@@ -166,11 +175,15 @@ pub fn check(repo: &Repo, input: &GateInput<'_>) -> Result<GateReport> {
         let docs = match note_stream::documents(&text) {
             Ok(docs) if !docs.is_empty() => docs,
             Ok(_) => {
-                report.refused.push(finding(None, None, "its result note is empty".into(), show)?);
+                report
+                    .refused
+                    .push(finding(None, None, "its result note is empty".into(), show)?);
                 continue;
             }
             Err(e) => {
-                report.refused.push(finding(None, None, format!("its result does not parse ({e})"), show)?);
+                report
+                    .refused
+                    .push(finding(None, None, format!("its result does not parse ({e})"), show)?);
                 continue;
             }
         };
@@ -185,9 +198,12 @@ pub fn check(repo: &Repo, input: &GateInput<'_>) -> Result<GateReport> {
                 .unwrap_or("");
             if validation == "INVALID" {
                 let detail = first_warning(doc).map(|w| format!(": {w}")).unwrap_or_default();
-                report
-                    .refused
-                    .push(finding(plan, step, format!("its result is INVALID{detail}"), show.clone())?);
+                report.refused.push(finding(
+                    plan,
+                    step,
+                    format!("its result is INVALID{detail}"),
+                    show.clone(),
+                )?);
             } else if status != "success" {
                 let why = if status.is_empty() {
                     "its result has no status".to_owned()
@@ -265,7 +281,10 @@ fn running_plans(
                     "the plan is still running (pid {} on {} since {})",
                     info.pid, info.host, info.started_at
                 ),
-                hint: format!("wait for it to finish; 'git ultraplan status {}' shows where it is", p.plan),
+                hint: format!(
+                    "wait for it to finish; 'git ultraplan status {}' shows where it is",
+                    p.plan
+                ),
             });
         }
     }
@@ -287,11 +306,15 @@ mod tests {
         assert_eq!(refs.len(), 2);
         assert_eq!(refs[0].remote, None);
         assert!(refs[1].local.is_none());
-        let err = parse_input(&format!("refs/heads/main {one}\n")).unwrap_err().to_string();
-        assert!(err.contains("line 1"), "{err}");
-        let err = parse_input(&format!("refs/heads/main {one} x\nrefs/heads/a nothex refs/heads/a {zero}\n"))
+        let err = parse_input(&format!("refs/heads/main {one}\n"))
             .unwrap_err()
             .to_string();
+        assert!(err.contains("line 1"), "{err}");
+        let err = parse_input(&format!(
+            "refs/heads/main {one} x\nrefs/heads/a nothex refs/heads/a {zero}\n"
+        ))
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("line 1"), "{err}");
         assert!(parse_input(&format!("refs/heads/a nothex refs/heads/a {zero}\n")).is_err());
     }
@@ -301,6 +324,9 @@ mod tests {
         assert_eq!(Policy::parse("strict").unwrap(), Policy::Strict);
         assert_eq!(Policy::parse("Warn").unwrap(), Policy::Warn);
         assert_eq!(Policy::parse("off").unwrap(), Policy::Off);
-        assert!(Policy::parse("maybe").unwrap_err().to_string().contains("ultraplan.prePush"));
+        assert!(Policy::parse("maybe")
+            .unwrap_err()
+            .to_string()
+            .contains("ultraplan.prePush"));
     }
 }

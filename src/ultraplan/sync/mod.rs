@@ -201,7 +201,11 @@ fn one_round(repo: &Repo, remote: &str, opts: &SyncOptions, report: &mut SyncRep
     report.notes = Some(notes.relation);
     report.notes_taken = notes.taken;
     report.notes_streamed = notes.streams.iter().map(|c| c.to_string()).collect();
-    report.notes_refused = notes.set_aside.iter().map(|(c, why)| (c.to_string(), why.clone())).collect();
+    report.notes_refused = notes
+        .set_aside
+        .iter()
+        .map(|(c, why)| (c.to_string(), why.clone()))
+        .collect();
     if notes.set_aside.is_empty() && !unseen {
         if let Some(new) = notes.new_head {
             updates.push(RefUpdate {
@@ -211,7 +215,10 @@ fn one_round(repo: &Repo, remote: &str, opts: &SyncOptions, report: &mut SyncRep
             });
         }
         let ours_after = notes.new_head.or(our_notes);
-        if ours_after.is_some() && ours_after != remote_refs.get(NOTES_REF).copied() && notes.relation != Relation::FastForward {
+        if ours_after.is_some()
+            && ours_after != remote_refs.get(NOTES_REF).copied()
+            && notes.relation != Relation::FastForward
+        {
             push.push(NOTES_REF.into());
         }
     }

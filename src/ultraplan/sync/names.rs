@@ -28,7 +28,11 @@ pub fn tracking(remote: &str, name: &str) -> String {
     if name == NOTES_REF {
         return tracking_notes(remote);
     }
-    format!("{}{}", tracking_prefix(remote), name.strip_prefix("refs/").unwrap_or(name))
+    format!(
+        "{}{}",
+        tracking_prefix(remote),
+        name.strip_prefix("refs/").unwrap_or(name)
+    )
 }
 
 /// The remote reference a local copy under [`tracking_prefix`] stands for.
@@ -66,7 +70,9 @@ pub fn kind(name: &str) -> Kind {
     match parts.as_slice() {
         [slug, "run"] if !slug.is_empty() => Kind::State,
         [slug, last] if !slug.is_empty() && is_session(last) => Kind::State,
-        [slug, last] if !slug.is_empty() && (*last == "lock" || last.starts_with("lock-session-") || *last == "work") => {
+        [slug, last]
+            if !slug.is_empty() && (*last == "lock" || last.starts_with("lock-session-") || *last == "work") =>
+        {
             Kind::NotShared
         }
         [slug, "claims", last] if !slug.is_empty() && is_session(last) => Kind::NotShared,

@@ -110,7 +110,11 @@ pub fn merge(
     let mut taken = Vec::new();
     let commits: std::collections::BTreeSet<Oid> = our_notes.keys().chain(their_notes.keys()).copied().collect();
     for commit in commits {
-        let (o, t, b) = (our_notes.get(&commit), their_notes.get(&commit), base_notes.get(&commit));
+        let (o, t, b) = (
+            our_notes.get(&commit),
+            their_notes.get(&commit),
+            base_notes.get(&commit),
+        );
         match (o, t) {
             (Some(o), Some(t)) if o == t => {}
             // Only we changed it (or only we have it): ours stands.

@@ -1,6 +1,7 @@
 //! `sync --setup`: configure plain git so that it carries and keeps results.
 //!
-//! * `remote.<r>.fetch` gains the notes (into `refs/notes/remotes/<r>/ultraplan`),
+//! * `remote.<r>.fetch` gains the notes (into `refs/notes/remotes/<r>/ultraplan`,
+//!   by a one-match glob so a remote without notes does not fail the fetch),
 //!   so a plain `git fetch` brings them. Never a push refspec: that would
 //!   change what a bare `git push` pushes.
 //! * `notes.rewriteRef` with `notes.rewrite.amend`/`rebase`, so a result follows
@@ -18,8 +19,11 @@ use crate::ultraplan::state::NOTES_REF;
 
 const REMOTE_NOTES_GLOB: &str = "refs/notes/remotes/*/ultraplan";
 
+/// A glob, though it names one reference: git refuses a whole fetch when an
+/// exact source is missing on the remote (no results shared yet), while a
+/// glob that matches nothing is fine. (`*` also matches the empty string.)
 fn fetch_refspec(remote: &str) -> String {
-    format!("+{NOTES_REF}:{}", tracking_notes(remote))
+    format!("+{NOTES_REF}*:{}*", tracking_notes(remote))
 }
 
 /// Configures `remote` and the repository; returns each `key = value`
@@ -34,10 +38,26 @@ pub fn setup(repo: &Repo, remote: &str) -> Result<Vec<String>> {
     let fetch_key = format!("remote.{remote}.fetch");
     let refspec = fetch_refspec(remote);
     note(repo.config_add_once(&fetch_key, &refspec)?, &fetch_key, &refspec);
-    note(repo.config_add_once("notes.rewriteRef", NOTES_REF)?, "notes.rewriteRef", NOTES_REF);
-    note(repo.config_set("notes.rewrite.amend", "true")?, "notes.rewrite.amend", "true");
-    note(repo.config_set("notes.rewrite.rebase", "true")?, "notes.rewrite.rebase", "true");
-    note(repo.config_add_once("notes.displayRef", NOTES_REF)?, "notes.displayRef", NOTES_REF);
+    note(
+        repo.config_add_once("notes.rewriteRef", NOTES_REF)?,
+        "notes.rewriteRef",
+        NOTES_REF,
+    );
+    note(
+        repo.config_set("notes.rewrite.amend", "true")?,
+        "notes.rewrite.amend",
+        "true",
+    );
+    note(
+        repo.config_set("notes.rewrite.rebase", "true")?,
+        "notes.rewrite.rebase",
+        "true",
+    );
+    note(
+        repo.config_add_once("notes.displayRef", NOTES_REF)?,
+        "notes.displayRef",
+        NOTES_REF,
+    );
     note(
         repo.config_add_once("notes.displayRef", REMOTE_NOTES_GLOB)?,
         "notes.displayRef",
@@ -76,7 +96,9 @@ pub fn unset(repo: &Repo, remote: &str) -> Result<Vec<String>> {
 
 fn any_remote_set_up(repo: &Repo) -> Result<bool> {
     let out = repo.local_config_regexp("^remote\\..*\\.fetch$")?;
-    Ok(out
-        .iter()
-        .any(|(key, value)| key.strip_prefix("remote.").and_then(|k| k.strip_suffix(".fetch")).is_some_and(|r| *value == fetch_refspec(r))))
+    Ok(out.iter().any(|(key, value)| {
+        key.strip_prefix("remote.")
+            .and_then(|k| k.strip_suffix(".fetch"))
+            .is_some_and(|r| *value == fetch_refspec(r))
+    }))
 }

@@ -128,11 +128,7 @@ pub fn merge_outcomes(repo: &Repo, local: Option<Oid>, remote: Option<Oid>, writ
     out.push = true;
     if write {
         let tree = repo.edit_tree(Some(our_tree), &edits)?;
-        out.new_head = Some(repo.write_commit(
-            tree,
-            &[ours, theirs],
-            "outcomes: merged by 'git ultraplan sync'",
-        )?);
+        out.new_head = Some(repo.write_commit(tree, &[ours, theirs], "outcomes: merged by 'git ultraplan sync'")?);
     }
     Ok(out)
 }
