@@ -185,10 +185,10 @@ fn warn(ui: &Ui, repo: &crate::git::Repo, r: &SyncReport) -> Result<()> {
         ui.warning(format!("outcome '{path}' differs on '{}'; ours is kept", r.remote));
     }
     if !r.notes_refused.is_empty() {
-        for (commit, why) in &r.notes_refused {
+        for refused in &r.notes_refused {
             ui.error(format!(
-                "the note on {commit} from '{}' cannot be merged: {why}",
-                r.remote
+                "the note on {} from '{}' cannot be merged: {}",
+                refused.commit, r.remote, refused.why
             ));
         }
         ui.hint(format!(

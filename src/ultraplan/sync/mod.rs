@@ -46,6 +46,13 @@ pub struct StateReport {
     pub action: Action,
 }
 
+/// A remote note that could not be merged.
+#[derive(Clone, Debug, Serialize)]
+pub struct RefusedNote {
+    pub commit: String,
+    pub why: String,
+}
+
 /// What a sync did (or, with `--dry-run`, would do).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct SyncReport {
@@ -59,7 +66,7 @@ pub struct SyncReport {
     /// Commits whose two notes became one YAML stream.
     pub notes_streamed: Vec<String>,
     /// Commits whose remote note is not YAML (nothing was taken from the remote's notes).
-    pub notes_refused: Vec<(String, String)>,
+    pub notes_refused: Vec<RefusedNote>,
     pub states: Vec<StateReport>,
     pub outcomes_taken: usize,
     /// Outcome files both sides hold with different contents (ours kept).
@@ -204,7 +211,10 @@ fn one_round(repo: &Repo, remote: &str, opts: &SyncOptions, report: &mut SyncRep
     report.notes_refused = notes
         .set_aside
         .iter()
-        .map(|(c, why)| (c.to_string(), why.clone()))
+        .map(|(c, why)| RefusedNote {
+            commit: c.to_string(),
+            why: why.clone(),
+        })
         .collect();
     if notes.set_aside.is_empty() && !unseen {
         if let Some(new) = notes.new_head {
@@ -272,7 +282,7 @@ fn one_round(repo: &Repo, remote: &str, opts: &SyncOptions, report: &mut SyncRep
 
     // 5. Outcomes.
     let our_outcomes = repo.read_ref(names::OUTCOMES_REF)?;
-    let outcomes = states::merge_outcomes(repo, our_outcomes, theirs(names::OUTCOMES_REF)?, write)?;
+    let outcomes = states::merge_outcomes(repo, our_outcomes, theirs(names::OUTCOMES_REMOTE_REF)?, write)?;
     report.outcomes_taken = outcomes.taken;
     report.outcome_clashes = outcomes.clashes;
     if let Some(new) = outcomes.new_head {
@@ -282,7 +292,7 @@ fn one_round(repo: &Repo, remote: &str, opts: &SyncOptions, report: &mut SyncRep
             expect: Expect::AbsentOr(our_outcomes),
         });
     }
-    if outcomes.push {
+    if outcomes.push && our_outcomes.is_some() {
         push.push(names::OUTCOMES_REF.into());
     }
 
@@ -310,7 +320,7 @@ fn one_round(repo: &Repo, remote: &str, opts: &SyncOptions, report: &mut SyncRep
     if push.is_empty() {
         return Ok(Round::Done);
     }
-    let refspecs: Vec<String> = push.iter().map(|n| format!("{n}:{n}")).collect();
+    let refspecs: Vec<String> = push.iter().map(|n| format!("{n}:{}", names::remote_name(n))).collect();
     let mut outcome = repo.push_refspecs(remote, &refspecs, true)?;
     if !outcome.success && outcome.stderr.contains("does not support --atomic") {
         outcome = repo.push_refspecs(remote, &refspecs, false)?;
@@ -332,7 +342,7 @@ fn one_round(repo: &Repo, remote: &str, opts: &SyncOptions, report: &mut SyncRep
 fn record_pushed(repo: &Repo, remote: &str, outcome: &PushOutcome) -> Result<()> {
     let mut updates = Vec::new();
     for pushed in outcome.refs.iter().filter(|r| r.ok) {
-        if let Some(id) = repo.read_ref(&pushed.name)? {
+        if let Some(id) = repo.read_ref(names::local_name(&pushed.name))? {
             let tracking = names::tracking(remote, &pushed.name);
             updates.push(RefUpdate {
                 expect: Expect::AbsentOr(repo.read_ref(&tracking)?),

@@ -10,8 +10,32 @@ use crate::ultraplan::state::NOTES_REF;
 /// The outcomes chain (DESIGN §17).
 pub const OUTCOMES_REF: &str = "refs/ultraplan-outcomes";
 
+/// Where the outcomes chain lives on a remote. `git receive-pack` refuses to
+/// update a one-level name like `refs/ultraplan-outcomes` ("funny refname"),
+/// so on remotes it takes a two-level name; not `refs/ultraplan-outcomes/…`,
+/// which could not exist beside the local name in a repository that is both.
+pub const OUTCOMES_REMOTE_REF: &str = "refs/ultraplan-shared/outcomes";
+
 /// The patterns `git ls-remote` is asked for.
-pub const REMOTE_PATTERNS: [&str; 3] = [NOTES_REF, "refs/ultraplan/*", OUTCOMES_REF];
+pub const REMOTE_PATTERNS: [&str; 3] = [NOTES_REF, "refs/ultraplan/*", OUTCOMES_REMOTE_REF];
+
+/// The name a local reference has on remotes.
+pub fn remote_name(local: &str) -> &str {
+    if local == OUTCOMES_REF {
+        OUTCOMES_REMOTE_REF
+    } else {
+        local
+    }
+}
+
+/// The local name of a reference as remotes name it.
+pub fn local_name(remote: &str) -> &str {
+    if remote == OUTCOMES_REMOTE_REF {
+        OUTCOMES_REF
+    } else {
+        remote
+    }
+}
 
 /// Where `remote`'s notes are kept.
 pub fn tracking_notes(remote: &str) -> String {
@@ -60,7 +84,7 @@ pub fn kind(name: &str) -> Kind {
     if name == NOTES_REF {
         return Kind::Notes;
     }
-    if name == OUTCOMES_REF {
+    if name == OUTCOMES_REF || name == OUTCOMES_REMOTE_REF {
         return Kind::Outcomes;
     }
     let Some(rest) = name.strip_prefix("refs/ultraplan/") else {
@@ -112,9 +136,11 @@ mod tests {
             "refs/ultraplan-remotes/origin/ultraplan/plan/run"
         );
         assert_eq!(
-            tracking("origin", OUTCOMES_REF),
-            "refs/ultraplan-remotes/origin/ultraplan-outcomes"
+            tracking("origin", OUTCOMES_REMOTE_REF),
+            "refs/ultraplan-remotes/origin/ultraplan-shared/outcomes"
         );
+        assert_eq!(local_name(remote_name(OUTCOMES_REF)), OUTCOMES_REF);
+        assert_eq!(remote_name(NOTES_REF), NOTES_REF);
         assert_eq!(
             untracked("origin", "refs/ultraplan-remotes/origin/ultraplan/plan/run").as_deref(),
             Some("refs/ultraplan/plan/run")
