@@ -102,27 +102,29 @@ impl Repo {
     }
 
     /// Fetches `refspecs` (given on stdin, so there may be thousands) from
-    /// `remote`, without tags, FETCH_HEAD or automatic maintenance.
-    pub fn fetch_refspecs(&self, remote: &str, refspecs: &[String]) -> Result<()> {
+    /// `remote`, without tags, FETCH_HEAD or automatic maintenance; `prune`
+    /// deletes copies whose remote reference is gone (within the refspecs).
+    pub fn fetch_refspecs(&self, remote: &str, refspecs: &[String], prune: bool) -> Result<()> {
         if refspecs.is_empty() {
             return Ok(());
         }
         let input = refspecs.join("\n") + "\n";
-        let out = self.git_transport(
-            &[
-                "fetch",
-                "--quiet",
-                "--no-tags",
-                "--no-write-fetch-head",
-                "--no-auto-maintenance",
-                "--no-recurse-submodules",
-                "--stdin",
-                remote,
-            ],
-            Some(input.as_bytes()),
-        )?;
+        let mut args = vec![
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--no-auto-maintenance",
+            "--no-recurse-submodules",
+            "--stdin",
+        ];
+        if prune {
+            args.push("--prune");
+        }
+        args.push(remote);
+        let out = self.git_transport(&args, Some(input.as_bytes()))?;
         if !out.status.success() {
-            bail!("cannot fetch from '{remote}': {}", last_lines(&out.stderr));
+            bail!("cannot reach '{remote}': {}", last_lines(&out.stderr));
         }
         Ok(())
     }

@@ -449,6 +449,7 @@ fn references_under_refs_ultraplan_that_are_not_ours_are_left_alone() {
     let refs = s.refs(&s.a);
     assert!(!refs.contains("refs/ultraplan/x/"), "{refs}");
     assert!(!refs.contains("stray"), "{refs}");
+    assert!(!refs.contains("lock"), "{refs}");
     assert!(refs.contains("refs/ultraplan/plan/run"), "{refs}");
     let _ = s.env.run(&s.a, &["ultraplan", "status"]).expect_code(0);
 }

@@ -165,29 +165,47 @@ enum Round {
 /// Fetch, merge locally, push: once.
 fn one_round(repo: &Repo, remote: &str, opts: &SyncOptions, report: &mut SyncReport) -> Result<Round> {
     let write = !opts.dry_run;
-    // 1. What the remote has.
+    // 1-2. What the remote has. A real sync fetches it in one round trip into
+    // the remote's namespace (globs, so that a reference the remote lacks is
+    // no error; plan locks and published work excluded by negative refspecs,
+    // anything else that is not shared dropped right after); a dry run only
+    // asks (`git ls-remote`) and writes nothing.
     let mut remote_refs: BTreeMap<String, Oid> = BTreeMap::new();
-    for (name, id) in repo.ls_remote(remote, &names::REMOTE_PATTERNS)? {
+    let mut drop_copies: Vec<(String, Oid)> = Vec::new();
+    let listed: Vec<(String, Oid)> = if write {
+        let before = tracked(repo, remote)?;
+        repo.fetch_refspecs(remote, &names::fetch_refspecs(remote), true)?;
+        let after = tracked(repo, remote)?;
+        report.fetched = after
+            .iter()
+            .filter(|(name, id)| before.get(*name) != Some(*id))
+            .map(|(name, _)| name.clone())
+            .collect();
+        after.into_iter().collect()
+    } else {
+        let listed = repo.ls_remote(remote, &names::REMOTE_PATTERNS)?;
+        for (name, id) in &listed {
+            if names::kind(name) != names::Kind::NotShared
+                && repo.read_ref(&names::tracking(remote, name))? != Some(*id)
+            {
+                report.fetched.push(name.clone());
+            }
+        }
+        listed
+    };
+    for (name, id) in listed {
         match names::kind(&name) {
             names::Kind::Notes | names::Kind::Outcomes | names::Kind::State => {
                 remote_refs.insert(name, id);
             }
-            names::Kind::NotShared => {}
-            names::Kind::Foreign => report.foreign.push(name),
+            names::Kind::NotShared => drop_copies.push((name, id)),
+            names::Kind::Foreign => {
+                report.foreign.push(name.clone());
+                drop_copies.push((name, id));
+            }
         }
     }
-    // 2. Fetch what changed into the remote's namespace.
-    let mut refspecs = Vec::new();
-    for (name, id) in &remote_refs {
-        let tracking = names::tracking(remote, name);
-        if repo.read_ref(&tracking)? != Some(*id) {
-            refspecs.push(format!("+{name}:{tracking}"));
-            report.fetched.push(name.clone());
-        }
-    }
-    if write {
-        repo.fetch_refspecs(remote, &refspecs)?;
-    }
+    report.fetched.retain(|n| remote_refs.contains_key(n));
     // The values to merge: what was fetched (a dry run uses what ls-remote
     // said when the objects are here already).
     let theirs = |name: &str| -> Result<Option<Oid>> {
@@ -296,16 +314,14 @@ fn one_round(repo: &Repo, remote: &str, opts: &SyncOptions, report: &mut SyncRep
         push.push(names::OUTCOMES_REF.into());
     }
 
-    // Copies of references the remote no longer has.
+    // Copies of what is not exchanged, fetched by the globs.
     if write {
-        for (tracking, id) in repo.refs_with_prefix(&names::tracking_prefix(remote))? {
-            if names::untracked(remote, &tracking).is_some_and(|n| !remote_refs.contains_key(&n)) {
-                updates.push(RefUpdate {
-                    name: tracking,
-                    new: None,
-                    expect: Expect::Value(id),
-                });
-            }
+        for (name, id) in drop_copies {
+            updates.push(RefUpdate {
+                name: names::tracking(remote, &name),
+                new: None,
+                expect: Expect::Value(id),
+            });
         }
     }
     report.foreign.sort();
@@ -335,6 +351,20 @@ fn one_round(repo: &Repo, remote: &str, opts: &SyncOptions, report: &mut SyncRep
     }
     report.push_refused = Some(refusal(remote, &outcome));
     Ok(Round::Done)
+}
+
+/// The remote's references as our copies of them say, by their remote names.
+fn tracked(repo: &Repo, remote: &str) -> Result<BTreeMap<String, Oid>> {
+    let mut out = BTreeMap::new();
+    if let Some(id) = repo.read_ref(&names::tracking_notes(remote))? {
+        out.insert(NOTES_REF.to_owned(), id);
+    }
+    for (tracking, id) in repo.refs_with_prefix(&names::tracking_prefix(remote))? {
+        if let Some(name) = names::untracked(remote, &tracking) {
+            out.insert(name, id);
+        }
+    }
+    Ok(out)
 }
 
 /// Moves our copies of what the remote now holds, so the gate knows which

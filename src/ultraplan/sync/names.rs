@@ -19,6 +19,21 @@ pub const OUTCOMES_REMOTE_REF: &str = "refs/ultraplan-shared/outcomes";
 /// The patterns `git ls-remote` is asked for.
 pub const REMOTE_PATTERNS: [&str; 3] = [NOTES_REF, "refs/ultraplan/*", OUTCOMES_REMOTE_REF];
 
+/// What a sync fetches from `remote`, into its namespace: globs (a glob that
+/// matches nothing is fine, an exact name the remote lacks fails the whole
+/// fetch; `*` also matches the empty string), never plan locks or published
+/// work.
+pub fn fetch_refspecs(remote: &str) -> Vec<String> {
+    let prefix = tracking_prefix(remote);
+    vec![
+        format!("+{NOTES_REF}*:{}*", tracking_notes(remote)),
+        format!("+refs/ultraplan/*:{prefix}ultraplan/*"),
+        "^refs/ultraplan/*/lock".into(),
+        "^refs/ultraplan/*/work".into(),
+        format!("+{OUTCOMES_REMOTE_REF}*:{prefix}ultraplan-shared/outcomes*"),
+    ]
+}
+
 /// The name a local reference has on remotes.
 pub fn remote_name(local: &str) -> &str {
     if local == OUTCOMES_REF {
