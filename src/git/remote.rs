@@ -155,7 +155,9 @@ impl Repo {
                 summary: summary.unwrap_or("").to_owned(),
             });
         }
-        if refs.is_empty() && !out.status.success() {
+        // A server without atomic pushes says so before any reference: the
+        // caller retries without --atomic.
+        if refs.is_empty() && !out.status.success() && !(atomic && stderr.contains("does not support --atomic")) {
             bail!("cannot push to '{remote}': {}", last_lines(&out.stderr));
         }
         Ok(PushOutcome {

@@ -310,6 +310,16 @@ fn malformed_hook_input_is_fatal_and_names_the_line() {
         "refs/heads/main zzz refs/heads/main zzz\n",
     );
     assert_eq!(out.code, 128, "{out}");
+    // A push to a URL rather than a named remote: no tracking references to consult.
+    let url = s.remote.to_str().unwrap();
+    let out = gate(
+        &s.env,
+        &s.a,
+        &[url, url],
+        &format!("refs/heads/main {head} refs/heads/main {zero}\n"),
+    )
+    .expect_code(0);
+    assert!(!out.stderr.contains("fatal"), "{out}");
     // Empty input (nothing pushed) and a deletion pass.
     let _ = gate(&s.env, &s.a, &["origin", "url"], "").expect_code(0);
     let _ = gate(

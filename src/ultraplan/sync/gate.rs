@@ -123,11 +123,17 @@ pub fn check(repo: &Repo, input: &GateInput<'_>) -> Result<GateReport> {
     if branches.is_empty() {
         return Ok(report);
     }
-    let mut hidden: Vec<Oid> = repo
-        .refs_with_prefix(&format!("refs/remotes/{}/", input.remote))?
-        .into_iter()
-        .map(|(_, id)| id)
-        .collect();
+    // A push to a URL (not a configured remote) has no tracking references:
+    // only the remote's old values tell what it has.
+    let named = repo.remote_url(input.remote).is_some();
+    let mut hidden: Vec<Oid> = if named {
+        repo.refs_with_prefix(&format!("refs/remotes/{}/", input.remote))?
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect()
+    } else {
+        Vec::new()
+    };
     hidden.extend(input.refs.iter().filter_map(|r| r.remote));
     let mut commits: Vec<Oid> = Vec::new();
     let mut seen = BTreeSet::new();
@@ -147,7 +153,11 @@ pub fn check(repo: &Repo, input: &GateInput<'_>) -> Result<GateReport> {
     }
     report.commits_checked = commits.len();
     let ours = repo.notes_map(NOTES_REF)?;
-    let on_remote = repo.notes_map(&tracking_notes(input.remote))?;
+    let on_remote = if named {
+        repo.notes_map(&tracking_notes(input.remote))?
+    } else {
+        BTreeMap::new()
+    };
     for commit in &commits {
         let Some(blob) = ours.get(commit) else { continue };
         report.results_checked += 1;
