@@ -172,3 +172,104 @@ fn unreadable(repo: &Repo, taken: &[(Oid, Oid)]) -> Result<Vec<(Oid, String)>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::process::Command;
+
+    use super::*;
+    use crate::git::Workspace;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "A")
+            .env("GIT_AUTHOR_EMAIL", "a@example.com")
+            .env("GIT_COMMITTER_NAME", "C")
+            .env("GIT_COMMITTER_EMAIL", "c@example.com")
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    fn doc(at: &str, status: &str) -> String {
+        format!("logged_at: {at}\nresult:\n  status: {status}\n")
+    }
+
+    #[test]
+    fn each_side_keeps_what_only_it_changed_and_both_changes_become_a_stream() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().canonicalize().unwrap();
+        git(&path, &["init", "-q", "-b", "main"]);
+        let mut commits = Vec::new();
+        for i in 0..5 {
+            git(&path, &["commit", "-q", "--allow-empty", "-m", &format!("c{i}")]);
+            commits.push(git(&path, &["rev-parse", "HEAD"]));
+        }
+        let note = |r: &str, c: &str, text: &str| git(&path, &["notes", "--ref", r, "add", "-f", "-m", text, c]);
+        // The common base: notes on c0, c1, c2.
+        for c in &commits[..3] {
+            note("ours", c, &doc("2026-01-01T00:00:00Z", "success"));
+        }
+        git(&path, &["update-ref", "refs/notes/theirs", "refs/notes/ours"]);
+        // Ours edits c0 and removes c1; theirs adds c3, and both edit c2.
+        note("ours", &commits[0], &doc("2026-01-02T00:00:00Z", "success"));
+        git(&path, &["notes", "--ref", "ours", "remove", &commits[1]]);
+        note("ours", &commits[2], &doc("2026-01-03T00:00:00Z", "failure"));
+        note("theirs", &commits[3], &doc("2026-01-04T00:00:00Z", "success"));
+        note("theirs", &commits[2], &doc("2026-01-02T12:00:00Z", "success"));
+
+        let ws = Workspace::discover_in(&path).unwrap();
+        let repo = ws.repo().unwrap();
+        let ours = repo.read_ref("refs/notes/ours").unwrap();
+        let theirs = repo.read_ref("refs/notes/theirs").unwrap();
+        let dry = merge(repo, ours, theirs, "origin", false).unwrap();
+        assert_eq!(dry.relation, Relation::Merged);
+        assert!(dry.new_head.is_none());
+        let merged = merge(repo, ours, theirs, "origin", true).unwrap();
+        assert_eq!(merged.taken, 2);
+        assert_eq!(merged.streams.len(), 1);
+        let head = merged.new_head.unwrap();
+        let info = repo.commit_info(head).unwrap();
+        assert_eq!(info.parents, vec![ours.unwrap(), theirs.unwrap()]);
+        let text = |c: &str| -> Option<String> {
+            let id = Oid::from_hex(c.as_bytes()).unwrap();
+            repo.notes_at(head)
+                .unwrap()
+                .get(&id)
+                .map(|b| String::from_utf8(repo.read_blob(*b).unwrap()).unwrap())
+        };
+        assert_eq!(text(&commits[0]).unwrap(), doc("2026-01-02T00:00:00Z", "success"));
+        assert_eq!(text(&commits[1]), None);
+        assert_eq!(text(&commits[3]).unwrap(), doc("2026-01-04T00:00:00Z", "success"));
+        let stream = note_stream::documents(&text(&commits[2]).unwrap()).unwrap();
+        assert_eq!(stream.len(), 2);
+        assert_eq!(stream[0]["result"]["status"], "success");
+        assert_eq!(stream[1]["result"]["status"], "failure");
+        // Git reads the merged tree like its own.
+        git(&path, &["update-ref", "refs/notes/ultraplan", &head.to_string()]);
+        assert!(git(&path, &["notes", "--ref=ultraplan", "show", &commits[3]]).contains("2026-01-04"));
+        assert_eq!(git(&path, &["notes", "--ref=ultraplan", "list"]).lines().count(), 3);
+        // Merging the result with either side again takes nothing.
+        let again = merge(repo, Some(head), theirs, "origin", true).unwrap();
+        assert_eq!(again.relation, Relation::Ahead);
+
+        // A note of theirs that is not YAML: nothing is taken.
+        note("theirs", &commits[4], "key: [unclosed");
+        let theirs = repo.read_ref("refs/notes/theirs").unwrap();
+        let refused = merge(repo, ours, theirs, "origin", true).unwrap();
+        assert!(refused.new_head.is_none());
+        assert_eq!(refused.taken, 0);
+        assert_eq!(refused.set_aside.len(), 1);
+        assert_eq!(refused.set_aside[0].0.to_string(), commits[4]);
+    }
+}
