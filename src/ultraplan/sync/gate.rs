@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::names::tracking_notes;
 use crate::git::{Oid, Repo};
-use crate::ultraplan::state::{catalog, note_stream, LockStatus, RunStatus, NOTES_REF};
+use crate::ultraplan::state::{catalog, LockStatus, RunStatus, NOTES_REF};
 
 /// `ultraplan.prePush`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,10 +158,13 @@ pub fn check(repo: &Repo, input: &GateInput<'_>) -> Result<GateReport> {
     } else {
         BTreeMap::new()
     };
-    for commit in &commits {
-        let Some(blob) = ours.get(commit) else { continue };
+    let annotated: Vec<(Oid, Oid)> = commits
+        .iter()
+        .filter_map(|c| ours.get(c).map(|blob| (*c, *blob)))
+        .collect();
+    let parsed = super::read_notes(repo, &annotated)?;
+    for ((commit, blob), docs) in annotated.iter().zip(parsed) {
         report.results_checked += 1;
-        let text = String::from_utf8_lossy(&repo.read_blob(*blob)?).into_owned();
         let subject = || -> Result<String> {
             Ok(repo
                 .commit_info(*commit)?
@@ -181,19 +184,23 @@ pub fn check(repo: &Repo, input: &GateInput<'_>) -> Result<GateReport> {
                 hint,
             })
         };
-        let show = format!("git ultraplan show {}", repo.short(*commit));
-        let docs = match note_stream::documents(&text) {
+        // Short ids cost a lookup each: only for what is reported.
+        let show = || format!("git ultraplan show {}", repo.short(*commit));
+        if on_remote.get(commit) != Some(blob) {
+            report.not_on_remote += 1;
+        }
+        let docs = match docs {
             Ok(docs) if !docs.is_empty() => docs,
             Ok(_) => {
                 report
                     .refused
-                    .push(finding(None, None, "its result note is empty".into(), show)?);
+                    .push(finding(None, None, "its result note is empty".into(), show())?);
                 continue;
             }
             Err(e) => {
                 report
                     .refused
-                    .push(finding(None, None, format!("its result does not parse ({e})"), show)?);
+                    .push(finding(None, None, format!("its result does not parse ({e})"), show())?);
                 continue;
             }
         };
@@ -208,31 +215,25 @@ pub fn check(repo: &Repo, input: &GateInput<'_>) -> Result<GateReport> {
                 .unwrap_or("");
             if validation == "INVALID" {
                 let detail = first_warning(doc).map(|w| format!(": {w}")).unwrap_or_default();
-                report.refused.push(finding(
-                    plan,
-                    step,
-                    format!("its result is INVALID{detail}"),
-                    show.clone(),
-                )?);
+                report
+                    .refused
+                    .push(finding(plan, step, format!("its result is INVALID{detail}"), show())?);
             } else if status != "success" {
                 let why = if status.is_empty() {
                     "its result has no status".to_owned()
                 } else {
                     format!("its result's status is '{status}', not success")
                 };
-                report.refused.push(finding(plan, step, why, show.clone())?);
+                report.refused.push(finding(plan, step, why, show())?);
             } else if validation == "VALID_WITH_WARNINGS" {
                 let count = doc.get("warnings").and_then(|w| w.as_sequence()).map_or(0, |w| w.len());
                 report.warned.push(finding(
                     plan,
                     step,
                     format!("its result is VALID_WITH_WARNINGS ({count} warning(s))"),
-                    show.clone(),
+                    show(),
                 )?);
             }
-        }
-        if on_remote.get(commit) != Some(blob) {
-            report.not_on_remote += 1;
         }
     }
     running_plans(repo, input, &branches, &commits, &mut report)?;

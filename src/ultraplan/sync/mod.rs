@@ -407,6 +407,51 @@ fn refusal(remote: &str, outcome: &PushOutcome) -> String {
     text
 }
 
+/// The documents of each note blob of `notes` (`(commit, blob)` pairs), in
+/// order, or why one does not read as YAML. Parsing is most of the work of a
+/// large sync or gate, so big batches are split over the machine's cores.
+pub(crate) fn read_notes(repo: &Repo, notes: &[(Oid, Oid)]) -> Result<Vec<ParsedNote>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
+    if notes.len() < 200 || threads < 2 {
+        return read_notes_in(repo, notes);
+    }
+    let shared = repo.share();
+    let chunks: Vec<&[(Oid, Oid)]> = notes.chunks(notes.len().div_ceil(threads)).collect();
+    let results: Vec<Result<Vec<ParsedNote>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                let shared = &shared;
+                scope.spawn(move || read_notes_in(&shared.open(), chunk))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow!("a note reader stopped unexpectedly")))
+            })
+            .collect()
+    });
+    let mut out = Vec::with_capacity(notes.len());
+    for r in results {
+        out.extend(r?);
+    }
+    Ok(out)
+}
+
+/// A note's documents, or why it is not YAML.
+pub(crate) type ParsedNote = std::result::Result<Vec<serde_yaml::Value>, String>;
+
+fn read_notes_in(repo: &Repo, notes: &[(Oid, Oid)]) -> Result<Vec<ParsedNote>> {
+    let mut out = Vec::with_capacity(notes.len());
+    for (_, blob) in notes {
+        let text = String::from_utf8_lossy(&repo.read_blob(*blob)?).into_owned();
+        out.push(crate::ultraplan::state::note_stream::documents(&text).map_err(|e| e.to_string()));
+    }
+    Ok(out)
+}
+
 /// Slugs with a live lock in this repository.
 fn running_slugs(repo: &Repo, timeout: Duration) -> Result<Vec<String>> {
     let mut out = Vec::new();

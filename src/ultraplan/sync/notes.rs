@@ -163,14 +163,11 @@ pub fn merge(
 
 /// The notes among `taken` that do not read as YAML, with the reason.
 fn unreadable(repo: &Repo, taken: &[(Oid, Oid)]) -> Result<Vec<(Oid, String)>> {
-    let mut out = Vec::new();
-    for (commit, blob) in taken {
-        let text = String::from_utf8_lossy(&repo.read_blob(*blob)?).into_owned();
-        if let Err(e) = note_stream::documents(&text) {
-            out.push((*commit, e.to_string()));
-        }
-    }
-    Ok(out)
+    Ok(super::read_notes(repo, taken)?
+        .into_iter()
+        .zip(taken)
+        .filter_map(|(docs, (commit, _))| docs.err().map(|why| (*commit, why)))
+        .collect())
 }
 
 #[cfg(test)]
