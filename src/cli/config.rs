@@ -95,6 +95,13 @@ ultraplan_key!(
     "1m",
     "Bytes of executor and verify output kept per stream (head and tail), with k, m or g suffixes."
 );
+ultraplan_key!(
+    SNAPSHOT_IGNORED_MAX,
+    "ultraplan.snapshotIgnoredMax",
+    ["run"],
+    "16m",
+    "Bytes of ignored files (.env, local databases) a step's snapshot keeps so a restore can put them back, smallest first, at most 1000 files; k, m or g suffixes; 0 keeps none. Directories ignored as a whole (node_modules/, target/) are never looked into. A change to an ignored file that was not kept is named in a warning."
+);
 ultraplan_key!(ALLOW_API_BILLING, "ultraplan.allowApiBilling", ["run"], "false",
     "Run the claude executor with ANTHROPIC_API_KEY set without asking (the key bills the API account, not a subscription).");
 ultraplan_key!(
@@ -204,6 +211,7 @@ pub const ALL: &[Key] = &[
     VERIFY_TIMEOUT,
     LOCK_TIMEOUT,
     TRANSCRIPT_CAP,
+    SNAPSHOT_IGNORED_MAX,
     ALLOW_API_BILLING,
     CLAUDE_PATH,
     CLAUDE_ARGS,

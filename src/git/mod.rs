@@ -8,7 +8,12 @@
 mod config;
 mod config_params;
 mod history;
+mod ignored;
+mod index;
+mod names;
 mod notes;
+mod own_files;
+mod pointers;
 mod remote;
 mod repo;
 mod scan;
@@ -23,11 +28,15 @@ use anyhow::{anyhow, Result};
 pub use config::GitConfig;
 pub use config_params::{parse_config_parameters, ConfigParameter};
 pub use history::{BranchCommit, Delta, Entry, Renames, Signature};
+pub use ignored::{IgnoredBound, IgnoredFiles};
+pub use names::{component_problem, ref_name_problem};
 pub use notes::RefUpdate;
+pub use own_files::risky_settings_added;
+pub use pointers::{Pointers, PutBack};
 pub use remote::{PushOutcome, PushedRef};
 pub use repo::{CommitInfo, EntryKind, Expect, Head, Oid, RefConflict, Repo, SharedRepo, TreeEdit};
 pub use scan::Tracker;
-pub use worktree::{FileChange, Snapshot};
+pub use worktree::{remove_files, storable, FileChange, Snapshot};
 pub use worktrees::{Dirt, LinkedWorktree, MergePlan};
 
 /// Where a command runs: the repository around the current directory (if any),

@@ -71,6 +71,11 @@ pub enum TreeEdit {
         path: String,
         id: Oid,
     },
+    /// A submodule's commit (a gitlink).
+    Commit {
+        path: String,
+        id: Oid,
+    },
     Remove {
         path: String,
     },
@@ -239,6 +244,7 @@ impl Repo {
                 ),
                 TreeEdit::Link { path, id } => editor.upsert(path.as_str(), K::Link, *id),
                 TreeEdit::Tree { path, id } => editor.upsert(path.as_str(), K::Tree, *id),
+                TreeEdit::Commit { path, id } => editor.upsert(path.as_str(), K::Commit, *id),
                 TreeEdit::Remove { path } => editor.remove(path.as_str()),
             };
             result.map_err(|e| anyhow!("cannot edit tree at '{}': {e}", edit_path(edit)))?;
@@ -471,6 +477,9 @@ impl Repo {
     }
 
     /// Every reference under `prefix` (`refs/ultraplan/`) with its target.
+    /// A reference gix cannot read (a name it refuses, such as a Windows
+    /// device name made by another tool) is left out rather than failing the
+    /// listing of every other one.
     pub fn refs_with_prefix(&self, prefix: &str) -> Result<Vec<(String, Oid)>> {
         let platform = self
             .inner
@@ -481,7 +490,7 @@ impl Repo {
             .map_err(|e| anyhow!("cannot list references under '{prefix}': {e}"))?;
         let mut out = Vec::new();
         for r in iter {
-            let mut r = r.map_err(|e| anyhow!("cannot read a reference: {e}"))?;
+            let Ok(mut r) = r else { continue };
             let name = r.name().as_bstr().to_str_lossy().into_owned();
             if let Ok(id) = r.peel_to_id() {
                 out.push((name, id.detach()));
@@ -585,6 +594,7 @@ fn edit_path(edit: &TreeEdit) -> &str {
         TreeEdit::Blob { path, .. }
         | TreeEdit::Link { path, .. }
         | TreeEdit::Tree { path, .. }
+        | TreeEdit::Commit { path, .. }
         | TreeEdit::Remove { path } => path,
     }
 }

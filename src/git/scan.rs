@@ -25,6 +25,12 @@ pub struct Tracker {
     own_head: Option<Oid>,
     /// How many scans were incremental (for tests and benchmarks).
     pub incremental_scans: usize,
+    /// Ignored files hashed before, by path: their fingerprint then and the
+    /// tree edit made, so an unchanged file is not read again.
+    pub(crate) ignored: std::collections::HashMap<String, (super::ignored::Fingerprint, TreeEdit)>,
+    /// Every ignored file with its fingerprint, as of the last walk brought up
+    /// to date by incremental scans; `None` after a full scan (walk again).
+    pub(crate) ignored_list: Option<super::ignored::IgnoredList>,
 }
 
 impl Tracker {
@@ -45,7 +51,11 @@ impl Repo {
         if let (Some(watcher), Some(last)) = (tracker.watcher.as_mut(), tracker.last.as_ref()) {
             if head == last.head || (head.is_some() && head == tracker.own_head) {
                 if let Some(changes) = watcher.drain() {
-                    if let Some(snapshot) = self.incremental(last, head, changes, watcher)? {
+                    let mut ignored_seen = BTreeSet::new();
+                    if let Some(snapshot) = self.incremental(last, head, changes, watcher, &mut ignored_seen)? {
+                        if let Some(list) = tracker.ignored_list.as_mut() {
+                            list.update(self.workdir()?, ignored_seen);
+                        }
                         tracker.incremental_scans += 1;
                         tracker.last = Some(snapshot.clone());
                         tracker.own_head = None;
@@ -66,6 +76,7 @@ impl Repo {
         let snapshot = self.snapshot()?;
         tracker.last = Some(snapshot.clone());
         tracker.own_head = None;
+        tracker.ignored_list = None;
         Ok(snapshot)
     }
 
@@ -124,6 +135,7 @@ impl Repo {
         head: Option<Oid>,
         changes: Vec<Changed>,
         watcher: &mut Watcher,
+        ignored_seen: &mut BTreeSet<String>,
     ) -> Result<Option<Snapshot>> {
         if changes.is_empty() {
             let mut same = last.clone();
@@ -144,6 +156,7 @@ impl Repo {
             None => self.empty_tree(),
         };
         let mut paths: BTreeSet<String> = BTreeSet::new();
+        let mut unstorable = last.unstorable.clone();
         let mut new_dirs: Vec<String> = Vec::new();
         for change in changes {
             let name = change.path.rsplit('/').next().unwrap_or("");
@@ -191,8 +204,18 @@ impl Repo {
         let mut removals: Vec<TreeEdit> = resets.into_iter().map(|path| TreeEdit::Remove { path }).collect();
         let mut files = Vec::new();
         for path in paths {
+            if !super::worktree::storable(&path) {
+                match std::fs::symlink_metadata(root.join(&path)) {
+                    Ok(meta) if !meta.is_dir() => unstorable.insert(path),
+                    _ => unstorable.remove(&path),
+                };
+                continue;
+            }
             match std::fs::symlink_metadata(root.join(&path)) {
-                Err(_) => removals.push(TreeEdit::Remove { path }),
+                Err(_) => {
+                    ignored_seen.insert(path.clone());
+                    removals.push(TreeEdit::Remove { path })
+                }
                 Ok(meta) if meta.is_dir() => {
                     // A file that became a directory: drop the file; the
                     // directory's contents were collected above.
@@ -217,6 +240,7 @@ impl Repo {
                             .map(|p| p.is_excluded())
                             .unwrap_or(false);
                     if ignored {
+                        ignored_seen.insert(path.clone());
                         removals.push(TreeEdit::Remove { path });
                     } else {
                         files.push(path);
@@ -224,6 +248,7 @@ impl Repo {
                 }
             }
         }
+        unstorable.retain(|p| std::fs::symlink_metadata(root.join(p)).is_ok());
         let mut stats = last.stats.clone();
         let mut edits = removals;
         if !files.is_empty() {
@@ -234,6 +259,6 @@ impl Repo {
         // Removals come first: a path may turn from a file into a directory.
         edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));
         let tree = self.edit_tree(Some(last.tree), &edits)?;
-        Ok(Some(Snapshot::with_stats(head, tree, stats)))
+        Ok(Some(Snapshot::with_stats(head, tree, stats, unstorable)))
     }
 }

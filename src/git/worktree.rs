@@ -26,6 +26,10 @@ pub struct Snapshot {
     pub tree: Oid,
     /// Stat data of the files hashed for this snapshot, for staging them.
     pub(crate) stats: HashMap<String, gix::index::entry::Stat>,
+    /// Files git refuses to store (a path through a spelling of `.git`, such
+    /// as `.GIT/config`): not in `tree`, listed here so a step that makes
+    /// one can be told.
+    pub unstorable: BTreeSet<String>,
 }
 
 /// One path that differs between two trees: its new entry, or `None` when deleted.
@@ -43,6 +47,7 @@ impl Snapshot {
             head,
             tree,
             stats: HashMap::new(),
+            unstorable: BTreeSet::new(),
         }
     }
 
@@ -69,8 +74,14 @@ impl Snapshot {
         head: Option<Oid>,
         tree: Oid,
         stats: HashMap<String, gix::index::entry::Stat>,
+        unstorable: BTreeSet<String>,
     ) -> Snapshot {
-        Snapshot { head, tree, stats }
+        Snapshot {
+            head,
+            tree,
+            stats,
+            unstorable,
+        }
     }
 }
 
@@ -82,17 +93,24 @@ impl Repo {
             Some(commit) => self.commit_tree(commit)?,
             None => self.empty_tree(),
         };
-        let paths = self.dirty_paths()?;
+        let (paths, unstorable): (BTreeSet<String>, BTreeSet<String>) =
+            self.dirty_paths()?.into_iter().partition(|p| storable(p));
         if paths.is_empty() {
             return Ok(Snapshot {
                 head,
                 tree: head_tree,
                 stats: HashMap::new(),
+                unstorable,
             });
         }
         let (edits, stats) = self.hash_paths(paths)?;
         let tree = self.edit_tree(Some(head_tree), &edits)?;
-        Ok(Snapshot { head, tree, stats })
+        Ok(Snapshot {
+            head,
+            tree,
+            stats,
+            unstorable,
+        })
     }
 
     /// Hashes the worktree file `path` into the object database as `git add`
@@ -298,10 +316,20 @@ impl Repo {
             Some(p) => self.commit_tree(p)?,
             None => self.empty_tree(),
         };
-        let edits: Vec<TreeEdit> = changes.iter().filter_map(tree_edit).collect();
-        let tree = self.edit_tree(Some(base), &edits)?;
+        let tree = self.tree_with(base, changes)?;
         let parents: Vec<Oid> = parent.into_iter().collect();
         self.write_commit(tree, &parents, message)
+    }
+
+    /// `base` with `changes` applied (deletions first: a file may become a
+    /// directory).
+    pub fn tree_with(&self, base: Oid, changes: &[FileChange]) -> Result<Oid> {
+        let mut edits: Vec<TreeEdit> = changes.iter().filter_map(tree_edit).collect();
+        if edits.is_empty() {
+            return Ok(base);
+        }
+        edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));
+        self.edit_tree(Some(base), &edits)
     }
 
     /// Writes index entries for exactly `changes` (removing deleted paths),
@@ -372,7 +400,7 @@ impl Repo {
     }
 }
 
-fn tree_edit(change: &FileChange) -> Option<TreeEdit> {
+pub(crate) fn tree_edit(change: &FileChange) -> Option<TreeEdit> {
     let path = change.path.clone();
     Some(match change.new {
         None => TreeEdit::Remove { path },
@@ -389,6 +417,33 @@ fn tree_edit(change: &FileChange) -> Option<TreeEdit> {
         Some((id, EntryKind::Link)) => TreeEdit::Link { path, id },
         Some((_, EntryKind::Tree | EntryKind::Commit)) => return None,
     })
+}
+
+/// Whether git can store `path`: none of its components is a spelling of
+/// `.git` (any case, NTFS short names, HFS-ignorable characters), which git
+/// and gix refuse in trees and the index.
+pub fn storable(path: &str) -> bool {
+    let options = gix::validate::path::component::Options {
+        protect_windows: false,
+        protect_hfs: true,
+        protect_ntfs: true,
+    };
+    path.split('/')
+        .all(|c| gix::validate::path::component(bstr(c), None, options).is_ok())
+}
+
+/// Deletes the worktree files `paths` (relative to `root`) and the
+/// directories they leave empty: for files a step made where git cannot
+/// store them. Returns the paths removed.
+pub fn remove_files(root: &std::path::Path, paths: &[String]) -> Result<Vec<String>> {
+    let mut removed = Vec::new();
+    for rel in paths {
+        let path = root.join(rel);
+        remove_path(&path).with_context(|| format!("cannot remove '{rel}'"))?;
+        prune_empty_parents(root, &path);
+        removed.push(rel.clone());
+    }
+    Ok(removed)
 }
 
 fn remove_path(path: &std::path::Path) -> std::io::Result<()> {

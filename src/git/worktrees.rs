@@ -239,15 +239,6 @@ impl Repo {
         }
     }
 
-    /// The tree the index holds now (`git write-tree`), if it has no conflicts.
-    pub fn index_tree(&self) -> Result<Option<Oid>> {
-        let out = self.git(&["write-tree"], None)?;
-        if !out.status.success() {
-            return Ok(None);
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).trim().parse().ok())
-    }
-
     /// Files and lines changed from tree `old` to tree `new` (lines added plus
     /// removed; binary files count no lines).
     pub fn diff_stat(&self, old: Oid, new: Oid) -> Result<(usize, usize)> {

@@ -39,7 +39,7 @@ fn plan(dir: &Path) -> String {
         step(
             4,
             "`tracked.txt`, `four.txt`",
-            &format!("n=$(cat {c4} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c4}\necho appended >> tracked.txt\necho four > four.txt"),
+            &format!("n=$(cat {c4} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c4}\necho appended >> tracked.txt\necho four > four.txt\ngit add -A"),
             &format!("test $(cat {c4}) -ge 2"),
             "revert",
             "`git commit -m \"step 4\"`"
@@ -65,6 +65,9 @@ fn case(name: &str) -> Case {
     // The user's own work in progress.
     write(&repo.join("tracked.txt"), "committed\nuser's edit\n");
     write(&repo.join("notes.txt"), "user's untracked notes\n");
+    // Staged by the user: kept staged whatever the run goes through.
+    write(&repo.join("staged.txt"), "user's staged file\n");
+    env.git(&repo, &["add", "staged.txt"]);
     Case { env, repo, dir }
 }
 
@@ -168,6 +171,12 @@ fn baseline() -> Outcome {
     let o = outcome(&c);
     assert_eq!(o.subjects[..3], ["step 4", "step 2", "step 1"]);
     assert!(o.status.contains("?? notes.txt"), "{}", o.status);
+    assert!(o.status.contains("A  staged.txt"), "{}", o.status);
+    assert!(
+        !o.status.contains("A  notes.txt"),
+        "the executor's `git add -A` is undone: {}",
+        o.status
+    );
     assert!(o
         .files
         .iter()
@@ -251,9 +260,21 @@ fn killed_from_outside_mid_executor() {
     assert!(out.stderr.contains("took over a stale lock"), "{out}");
     // The executor's background loop outlived it; the resume stopped it.
     assert!(out.stderr.contains("process(es) it left running"), "{out}");
+    // What the loop wrote while the run was dead (if it got to write) lies
+    // outside the step's Files: kept in place and named, never committed.
+    if out.stderr.contains("orphan.txt") {
+        assert!(
+            out.stderr
+                .contains("kept what changed while the run was stopped: orphan.txt"),
+            "{out}"
+        );
+    }
+    assert_eq!(env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]), "a.txt\n");
+    let orphan = std::fs::read(repo.join("orphan.txt")).unwrap_or_default();
     std::thread::sleep(std::time::Duration::from_millis(600));
-    assert!(
-        !repo.join("orphan.txt").exists(),
+    assert_eq!(
+        std::fs::read(repo.join("orphan.txt")).unwrap_or_default(),
+        orphan,
         "nothing edits the worktree after the resume"
     );
     assert_eq!(env.git(&repo, &["show", "HEAD:a.txt"]), "whole\n");

@@ -16,6 +16,7 @@ mod historian;
 mod historian_session;
 mod result;
 mod run;
+mod safety;
 mod sessions;
 mod state;
 mod sync;

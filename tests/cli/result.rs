@@ -192,3 +192,21 @@ fn unreadable_inputs_are_fatal_and_stdin_works() {
     let out = capture(cmd).expect_code(0);
     assert_eq!(out.stdout, "VALID\n");
 }
+
+#[test]
+fn a_result_file_starting_with_a_byte_order_mark_parses() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    let mut bytes = "\u{feff}".as_bytes().to_vec();
+    bytes.extend(std::fs::read(fixture("results/success.yaml")).unwrap());
+    let path = env.root().join("bom.yaml");
+    std::fs::write(&path, bytes).unwrap();
+    let path = path.display().to_string();
+    let out = env
+        .run(
+            &repo,
+            &["ultraplan", "result", "check", "--plan", "03-01-PLAN.md", &path],
+        )
+        .expect_code(0);
+    assert_eq!(out.stdout.lines().next(), Some("VALID"), "{out}");
+}

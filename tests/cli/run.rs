@@ -481,15 +481,24 @@ fn uncommitted_edits_in_a_steps_file_stay_uncommitted() {
     assert_eq!(env.git(&repo, &["show", "HEAD~1:t.txt"]), "a\nb\nc\nd\ne\nf\n");
     assert_eq!(env.git(&repo, &["show", "HEAD:t.txt"]), "a\nb\nc\nd\nE2\nf\n");
     assert!(!out.stderr.contains("commits the whole file"), "{out}");
-    // ...and it is still there, uncommitted, for the user.
+    // ...and it is still there, uncommitted, for the user: what they had
+    // staged is still staged (carried onto the checkpoints), the rest unstaged.
     assert_eq!(read(&repo.join("t.txt")), "AA\nb\nc\nd\nE2\nf\n");
-    assert_eq!(env.git(&repo, &["status", "--porcelain", "t.txt"]), " M t.txt\n");
-    assert_eq!(
-        env.git(&repo, &["diff", "--no-color", "-U0", "t.txt"])
+    assert_eq!(env.git(&repo, &["status", "--porcelain", "t.txt"]), "MM t.txt\n");
+    let diff_lines = |args: &[&str]| -> Vec<String> {
+        env.git(&repo, args)
             .lines()
             .filter(|l| l.starts_with(['-', '+']))
-            .collect::<Vec<_>>(),
-        ["--- a/t.txt", "+++ b/t.txt", "-a", "+AA"]
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(
+        diff_lines(&["diff", "--cached", "--no-color", "-U0", "t.txt"]),
+        ["--- a/t.txt", "+++ b/t.txt", "-a", "+A"]
+    );
+    assert_eq!(
+        diff_lines(&["diff", "--no-color", "-U0", "t.txt"]),
+        ["--- a/t.txt", "+++ b/t.txt", "-A", "+AA"]
     );
 }
 

@@ -184,6 +184,13 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         executor_timeout: duration(cfg, &config::EXECUTOR_TIMEOUT)?,
         verify_timeout: duration(cfg, &config::VERIFY_TIMEOUT)?,
         transcript_cap: cap,
+        ignored_bound: crate::git::IgnoredBound {
+            bytes: cfg
+                .integer(config::SNAPSHOT_IGNORED_MAX.name)?
+                .unwrap_or(16 << 20)
+                .max(0) as u64,
+            files: 1000,
+        },
         allow_unverified: args.allow_unverified,
         lock_timeout: duration(cfg, &config::LOCK_TIMEOUT)?,
         claude: ClaudeSettings {

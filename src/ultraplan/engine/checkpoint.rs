@@ -77,8 +77,13 @@ impl Run<'_> {
         let snapshot = self.kept_tree(&format!("steps/{n}/snapshot"))?;
         let mut out = Vec::new();
         let mut already = Vec::new();
+        let mut untracked_gone = Vec::new();
         for change in changes {
             let head = self.repo.tree_entry(head_tree, &change.path)?;
+            if head.is_none() && change.new.is_none() {
+                untracked_gone.push(change.path.clone());
+                continue;
+            }
             if head == change.new {
                 already.push(change.path.clone());
                 continue;
@@ -127,6 +132,15 @@ impl Run<'_> {
                 }
                 _ => out.push(change.clone()),
             }
+        }
+        if !untracked_gone.is_empty() {
+            self.warn(format!(
+                "step {n}: deleted the untracked file{} {}: git never tracked {}, so there is nothing to commit (its content is in the step's snapshot: git show {}:steps/{n}/snapshot/<path>)",
+                if untracked_gone.len() == 1 { "" } else { "s" },
+                untracked_gone.join(", "),
+                if untracked_gone.len() == 1 { "it" } else { "them" },
+                self.state.ref_name
+            ));
         }
         if !already.is_empty() {
             self.warn(format!(
@@ -202,6 +216,7 @@ impl Run<'_> {
     /// A passed step whose checkpoint is not a commit of changes.
     fn finish_checkpoint(&mut self, step: &Step, done: &Attempt, changes: &[FileChange]) -> Result<StepEnd> {
         let n = step.number;
+        self.carry_index_over(n)?;
         match &step.checkpoint {
             None => self.passed(step, None),
             Some(Checkpoint::Command { command }) => {
@@ -284,6 +299,7 @@ impl Run<'_> {
         }
         fault::point("branch-moved");
         self.repo.stage(changes, observed)?;
+        self.carry_index_over(step.number)?;
         fault::point("index-staged");
         write_note(self.repo, commit, record)?;
         fault::point("note-written");

@@ -12,6 +12,7 @@ pub mod leftovers;
 mod open;
 mod record;
 mod recover;
+mod restore;
 pub mod risk;
 mod scope;
 pub mod secrets;
@@ -74,6 +75,8 @@ pub struct RunOptions {
     pub executor_timeout: Duration,
     pub verify_timeout: Duration,
     pub transcript_cap: usize,
+    /// How much of the ignored files a step's snapshot keeps.
+    pub ignored_bound: crate::git::IgnoredBound,
     pub allow_unverified: bool,
     pub lock_timeout: Duration,
     pub claude: ClaudeSettings,
@@ -223,6 +226,9 @@ pub(crate) struct Run<'a> {
     pub instructions: Option<String>,
     /// Carries scans from one to the next (incremental when it can).
     pub tracker: crate::git::Tracker,
+    /// The dead run this one took over left processes running (stopped now):
+    /// what changed in the worktree since may be theirs, not a person's.
+    pub leftovers_stopped: bool,
 }
 
 impl Run<'_> {
@@ -311,6 +317,7 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
             failure: None,
             instructions: None,
             tracker: Default::default(),
+            leftovers_stopped: lock.leftovers_stopped > 0,
         };
         run.run_steps(&steps)
     })();

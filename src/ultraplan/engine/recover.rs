@@ -7,7 +7,7 @@ use anyhow::{anyhow, Result};
 use super::step::{Attempt, AttemptEnd, Next, StepEnd};
 use super::Run;
 use crate::git::{Oid, Snapshot};
-use crate::ultraplan::plan::Step;
+use crate::ultraplan::plan::{pattern, Step};
 use crate::ultraplan::state::StepStatus;
 
 impl Run<'_> {
@@ -51,6 +51,9 @@ impl Run<'_> {
         let a = self.state.progress.step(n).attempts;
         let first = self.attempt_limit(step)? + 1 - self.opts.max_attempts.max(1);
         if a < first {
+            // Killed before its first attempt: every change since is a person's.
+            let current = self.repo.scan(&mut self.tracker)?;
+            let (snapshot, _) = self.adopt_person_edits(n, snapshot, &current, (snapshot, snapshot), |_| Ok(true))?;
             return self.attempts(step, snapshot, first, snapshot, None);
         }
         let in_place = self
@@ -64,13 +67,31 @@ impl Run<'_> {
                 self.verify_in_place(step)
             }
             None => {
-                // The attempt was cut short: keep what it left, then start it again from its base.
+                // The attempt was cut short: keep what it left, then start it
+                // again from its base. Its changes cannot be told from a
+                // person's by content: what changed in the step's Files is
+                // taken as the attempt's (undone, kept in the state), anything
+                // else as the person's (kept in place). Never silent.
                 let current = self.repo.scan(&mut self.tracker)?;
                 self.keep_tree(&format!("steps/{n}/attempt-{a}.interrupted"), current.tree)?;
                 let base = self
                     .kept_tree(&format!("steps/{n}/attempt-{a}.base"))?
                     .unwrap_or(snapshot);
-                self.repo.restore(&current, base, None)?;
+                let files: Vec<String> = step.files.iter().map(|f| f.path.clone()).collect();
+                let outside = |c: &crate::git::FileChange| Ok(!files.iter().any(|f| pattern::matches(f, &c.path)));
+                let (snapshot, base) = self.adopt_person_edits(n, base, &current, (snapshot, base), outside)?;
+                self.put_pointers_back(n)?;
+                let undone = self.repo.restore(&current, base, None)?;
+                self.put_index_back(n)?;
+                self.put_own_files_back(n)?;
+                self.put_ignored_back(n)?;
+                if !undone.is_empty() {
+                    self.warn(format!(
+                        "step {n}: undid the interrupted attempt's changes to {} before trying again (they are kept: git show {}:steps/{n}/attempt-{a}.interrupted/<path>)",
+                        undone.join(", "),
+                        self.state.ref_name
+                    ));
+                }
                 self.state
                     .save(&format!("step {n} attempt {a}: interrupted; starting it again"))?;
                 self.attempts(step, snapshot, a, base, feedback)
@@ -93,12 +114,19 @@ impl Run<'_> {
                     return self.checkpoint(step, a, &done);
                 }
                 let reason = self.state.progress.step(n).error.clone();
+                // The attempt's tree is what the run left, or the snapshot
+                // where its policy restored a path: anything else is a person's.
+                let current = self.repo.scan(&mut self.tracker)?;
+                let repo = self.repo;
+                let restored = |c: &crate::git::FileChange| Ok(repo.tree_entry(snapshot, &c.path)? != c.new);
+                let (snapshot, _) =
+                    self.adopt_person_edits(n, observed_tree, &current, (snapshot, snapshot), restored)?;
                 let done = Attempt {
                     passed: false,
                     sandbox_blocked: reason.as_deref().is_some_and(|r| r.starts_with("Step 0 exited 77")),
                     blocked: record_status(&record).as_deref() == Some("blocked"),
                     reason,
-                    observed: self.repo.scan(&mut self.tracker)?,
+                    observed: current,
                     changes: Vec::new(),
                     record,
                 };

@@ -54,6 +54,56 @@ impl Run<'_> {
     }
 
     /// Violations (path, why) and warnings for the observed changes.
+    /// Files the attempt made where git cannot store them (a spelling of
+    /// `.git`, DESIGN §2): a scope violation, removed. Files like that which
+    /// were there before the step are the user's and left alone.
+    pub(super) fn unstorable_made(&mut self, n: u32, observed: &mut Snapshot) -> Result<Option<String>> {
+        let Some(before) = self.state.read_text(&format!("steps/{n}/unstorable"))? else {
+            return Ok(None); // a state from before this was recorded
+        };
+        let before: BTreeSet<String> = before.lines().map(str::to_owned).collect();
+        let made: Vec<String> = observed.unstorable.difference(&before).cloned().collect();
+        if made.is_empty() {
+            return Ok(None);
+        }
+        crate::git::remove_files(&self.workdir, &made)?;
+        observed.unstorable.retain(|p| !made.contains(p));
+        Ok(Some(format!(
+            "scope violation: {} (a path git refuses to store: a spelling of .git) (removed)",
+            made.iter().map(|p| format!("'{p}'")).collect::<Vec<_>>().join(", ")
+        )))
+    }
+
+    /// What the snapshot cannot hold, said rather than dropped: a declared
+    /// file that is a git repository of its own (git records only its
+    /// commit), and a symbolic link the step made that leads out of the
+    /// repository (what is written through it is in no snapshot).
+    pub(super) fn beyond_the_snapshot(&self, step: &Step, changes: &[FileChange]) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        for file in &step.files {
+            let path = self.workdir.join(&file.path);
+            if path.is_dir() && path.join(".git").exists() {
+                out.push(format!(
+                    "'{}' is a git repository of its own: git records only its commit, so none of its files are committed or restored",
+                    file.path
+                ));
+            }
+        }
+        for change in changes {
+            let Some((id, crate::git::EntryKind::Link)) = change.new else {
+                continue;
+            };
+            let target = String::from_utf8_lossy(&self.repo.read_blob(id)?).into_owned();
+            if leads_outside(&change.path, &target) {
+                out.push(format!(
+                    "'{}' is a symbolic link to '{target}', outside the repository: what is written through it is in no snapshot, and no restore brings it back",
+                    change.path
+                ));
+            }
+        }
+        Ok(out)
+    }
+
     pub(super) fn scope_check(&self, step: &Step, changes: &[FileChange]) -> (Vec<(String, String)>, Vec<String>) {
         let (touch, never) = self.fence_lists(step);
         let mut violations = Vec::new();
@@ -93,5 +143,42 @@ impl Run<'_> {
         }
         let tree = self.repo.edit_tree(Some(observed.tree), &edits)?;
         Ok(Snapshot::recorded(observed.head, tree))
+    }
+}
+
+/// Whether the link at `path` (repository-relative) with `target` points out
+/// of the repository, judged lexically (the target may not exist yet).
+fn leads_outside(path: &str, target: &str) -> bool {
+    if target.starts_with('/') {
+        return true;
+    }
+    let mut depth: i64 = path.matches('/').count() as i64;
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return true;
+                }
+            }
+            _ => depth += 1,
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn links_that_lead_outside() {
+        use super::leads_outside;
+        assert!(leads_outside("x", "../y"));
+        assert!(leads_outside("a/x", "../../y"));
+        assert!(leads_outside("a/x", "/etc/passwd"));
+        assert!(!leads_outside("a/x", "../y"));
+        assert!(!leads_outside("a/x", "b/../../c"));
+        assert!(leads_outside("a/x", "b/../../../c"));
+        assert!(!leads_outside("x", "./y"));
     }
 }

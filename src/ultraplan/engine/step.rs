@@ -72,6 +72,9 @@ impl Run<'_> {
         self.state
             .put_text(&format!("steps/{n}/execution"), &format!("{first}\n"))?;
         self.keep_tree(&format!("steps/{n}/snapshot"), snapshot.tree)?;
+        self.record_git(n)?;
+        let unstorable: String = snapshot.unstorable.iter().map(|p| format!("{p}\n")).collect();
+        self.state.put_text(&format!("steps/{n}/unstorable"), &unstorable)?;
         *self.state.progress.step_mut(n) = StepProgress {
             status: StepStatus::Running,
             attempts: first - 1,
@@ -201,6 +204,7 @@ impl Run<'_> {
             return Ok(AttemptEnd::Waiting(outcome.instructions.clone().unwrap_or_default()));
         }
         let mut observed = self.repo.scan(&mut self.tracker)?;
+        self.own_files_changed(n)?;
         fault::point("after-observe");
         let mut changes = self.repo.changes(snapshot, observed.tree)?;
         if base.is_none() {
@@ -210,17 +214,22 @@ impl Run<'_> {
             changes.retain(|c| Some(&c.path) != self.input.in_worktree.as_ref());
         }
         let (violations, mut warnings) = self.scope_check(step, &changes);
+        warnings.extend(self.beyond_the_snapshot(step, &changes)?);
         for w in &warnings {
             self.warn(format!("step {n}: {w}"));
         }
-        let mut reason = None;
+        let mut reason = self.unstorable_made(n, &mut observed)?;
         if !violations.is_empty() {
             let paths: BTreeSet<String> = violations.iter().map(|(p, _)| p.clone()).collect();
             self.repo.restore(&observed, snapshot, Some(&paths))?;
             observed = self.overlay(&observed, snapshot, &paths)?;
             changes.retain(|c| !paths.contains(&c.path));
             let why: Vec<String> = violations.into_iter().map(|(_, w)| w).collect();
-            reason = Some(format!("scope violation: {} (restored)", why.join("; ")));
+            let why = format!("scope violation: {} (restored)", why.join("; "));
+            reason = Some(match reason {
+                Some(earlier) => format!("{earlier}; {why}"),
+                None => why,
+            });
         }
         let mut verify_exit = None;
         let mut verify_summary = "not run".to_owned();
@@ -366,15 +375,15 @@ impl Run<'_> {
         match policy {
             FailurePolicy::Escalate => self.end(step, StepStatus::Escalated, Some(reason)).map(Next::End),
             FailurePolicy::Skip => {
-                self.restore_step(&done.observed, snapshot)?;
+                self.restore_step(step.number, &done.observed, snapshot)?;
                 self.end(step, StepStatus::Skipped, Some(reason)).map(Next::End)
             }
             FailurePolicy::Revert | FailurePolicy::Retry if last => {
-                self.restore_step(&done.observed, snapshot)?;
+                self.restore_step(step.number, &done.observed, snapshot)?;
                 self.end(step, StepStatus::Failed, Some(reason)).map(Next::End)
             }
             FailurePolicy::Revert => {
-                self.restore_step(&done.observed, snapshot)?;
+                self.restore_step(step.number, &done.observed, snapshot)?;
                 Ok(Next::Retry {
                     base: snapshot,
                     feedback: feedback(),
@@ -387,8 +396,15 @@ impl Run<'_> {
         }
     }
 
-    pub(super) fn restore_step(&mut self, current: &Snapshot, snapshot: Oid) -> Result<()> {
+    /// Puts everything back as it was before step `n`: HEAD, its branch and
+    /// the stash, then the working tree (from `current`, what is there now),
+    /// then the index.
+    pub(super) fn restore_step(&mut self, n: u32, current: &Snapshot, snapshot: Oid) -> Result<()> {
+        self.put_pointers_back(n)?;
         self.repo.restore(current, snapshot, None)?;
+        self.put_index_back(n)?;
+        self.put_own_files_back(n)?;
+        self.put_ignored_back(n)?;
         fault::point("after-restore");
         Ok(())
     }

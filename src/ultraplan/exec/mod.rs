@@ -227,6 +227,12 @@ pub fn run(executor: &Executor, request: &Request<'_>, ctx: &Context<'_>) -> any
             .ok()
             .filter(|t| !t.trim().is_empty());
     }
+    if let Some(yaml) = &mut outcome.result_yaml {
+        // A byte-order mark (Windows editors write one) is not part of the YAML.
+        if let Some(rest) = yaml.strip_prefix('\u{feff}') {
+            *yaml = rest.to_owned();
+        }
+    }
     if let Some(yaml) = outcome.result_yaml.clone() {
         apply_claims(&mut outcome, &yaml);
     }

@@ -147,6 +147,8 @@ fn type_name(v: &Value) -> &'static str {
 
 /// Validates the result YAML `text`.
 pub fn validate(text: &str, ctx: ValidationContext<'_>) -> Validation {
+    // Editors on Windows start UTF-8 files with a byte-order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut c = Checker {
         lines: key_lines(text),
         violations: Vec::new(),

@@ -10,12 +10,16 @@ use super::progress::Progress;
 use super::run_state::RunState;
 use crate::git::{Oid, Repo};
 
-/// Every slug with something under `refs/ultraplan/<slug>/`.
+/// Every slug with something under `refs/ultraplan/<slug>/`. A name no plan
+/// slug can be (one gix refuses to look under, made by another tool) is not a
+/// plan's, and is passed over rather than failing every other plan's listing.
 pub fn slugs(repo: &Repo) -> Result<Vec<String>> {
     let mut out = BTreeSet::new();
     for (name, _) in repo.refs_with_prefix("refs/ultraplan/")? {
         if let Some(slug) = name.strip_prefix("refs/ultraplan/").and_then(|r| r.split('/').next()) {
-            out.insert(slug.to_owned());
+            if crate::git::component_problem(slug).is_none() {
+                out.insert(slug.to_owned());
+            }
         }
     }
     Ok(out.into_iter().collect())

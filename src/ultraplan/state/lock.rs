@@ -27,6 +27,10 @@ pub struct LockInfo {
     pub started_at: String,
     pub heartbeat_at: String,
     pub command: String,
+    /// When the kernel started process `pid` (clock ticks since boot, from
+    /// `/proc/<pid>/stat`): a pid reused by another process after the holder
+    /// died has another start time. `None` where it cannot be read.
+    pub pid_start: Option<u64>,
 }
 
 impl LockInfo {
@@ -37,14 +41,16 @@ impl LockInfo {
             host: hostname(),
             started_at: t.clone(),
             heartbeat_at: t,
+            pid_start: process_start(std::process::id()),
             // Redacted like everything written into git, on one line.
             command: crate::redact::redact(command).replace(['\n', '\r'], " "),
         }
     }
 
     pub fn render(&self) -> String {
+        let start = self.pid_start.map(|t| format!("pid_start: {t}\n")).unwrap_or_default();
         format!(
-            "pid: {}\nhost: {}\nstarted_at: {}\nheartbeat_at: {}\ncommand: {}\n",
+            "pid: {}\nhost: {}\nstarted_at: {}\nheartbeat_at: {}\n{start}command: {}\n",
             self.pid, self.host, self.started_at, self.heartbeat_at, self.command
         )
     }
@@ -62,7 +68,18 @@ impl LockInfo {
             started_at: field("started_at"),
             heartbeat_at: field("heartbeat_at"),
             command: field("command"),
+            pid_start: field("pid_start").parse().ok(),
         }
+    }
+
+    /// Whether the holder's process is alive on this host: the pid exists, is
+    /// not a zombie, and (when the lock recorded it) started when the holder did.
+    fn holder_alive(&self) -> bool {
+        process_alive(self.pid)
+            && match (self.pid_start, process_start(self.pid)) {
+                (Some(recorded), Some(now)) => recorded == now,
+                _ => true,
+            }
     }
 
     /// What every process this holder started carries in its environment as
@@ -75,7 +92,7 @@ impl LockInfo {
     /// executor's background children outlive it; they must not go on editing
     /// the worktree a resume restores). Returns how many processes were killed.
     pub fn kill_leftovers(&self) -> usize {
-        if self.host != hostname() || process_alive(self.pid) {
+        if self.host != hostname() || self.holder_alive() {
             return 0;
         }
         crate::ultraplan::exec::process::kill_tagged(&self.token())
@@ -84,7 +101,7 @@ impl LockInfo {
     /// Whether the holder is gone: same host and no such process, or silent
     /// for longer than `timeout`.
     pub fn status(&self, timeout: Duration) -> LockStatus {
-        if self.host == hostname() && !process_alive(self.pid) {
+        if self.host == hostname() && !self.holder_alive() {
             return LockStatus::Stale(format!("process {} on this host is gone", self.pid));
         }
         match chrono::DateTime::parse_from_rfc3339(&self.heartbeat_at) {
@@ -101,6 +118,27 @@ impl LockInfo {
     }
 }
 
+impl LockInfo {
+    /// [`LockInfo::status`], asked again for a moment when a holder on this
+    /// host still looks alive: a process just killed (SIGKILL) stays visible
+    /// while the kernel tears it down, until its parent reaps it.
+    pub fn settled_status(&self, timeout: Duration) -> LockStatus {
+        let mut status = self.status(timeout);
+        if self.host != hostname() {
+            return status;
+        }
+        let deadline = std::time::Instant::now() + SETTLE;
+        while status == LockStatus::Live && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(25));
+            status = self.status(timeout);
+        }
+        status
+    }
+}
+
+/// How long a live-looking holder on this host is watched before refusing.
+const SETTLE: Duration = Duration::from_millis(1500);
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LockStatus {
     Live,
@@ -115,6 +153,9 @@ pub struct Lock {
     heartbeat: Option<JoinHandle<()>>,
     /// Set when a stale lock was taken over: whose it was and why.
     pub took_over: Option<(LockInfo, String)>,
+    /// How many processes the dead holder left running were stopped: their
+    /// edits to the worktree cannot be told from a person's.
+    pub leftovers_stopped: usize,
 }
 
 impl Lock {
@@ -123,18 +164,20 @@ impl Lock {
         let info = LockInfo::ours(command);
         let blob = repo.write_blob(info.render())?;
         let mut took_over = None;
+        let mut leftovers_stopped = 0;
         match repo.read_ref(name)? {
             None => repo
                 .update_ref(name, blob, Expect::Absent, "ultraplan: lock")
                 .map_err(|e| lost(e, name))?,
             Some(existing) => {
                 let holder = LockInfo::parse(&String::from_utf8_lossy(&repo.read_blob(existing)?));
-                match holder.status(timeout) {
+                match holder.settled_status(timeout) {
                     LockStatus::Live => return Err(held(name, &holder)),
                     LockStatus::Stale(why) => {
                         repo.update_ref(name, blob, Expect::Value(existing), "ultraplan: take over stale lock")
                             .map_err(|e| lost(e, name))?;
                         let killed = holder.kill_leftovers();
+                        leftovers_stopped = killed;
                         let why = match killed {
                             0 => why,
                             n => format!("{why}; stopped {n} process(es) it left running"),
@@ -161,6 +204,7 @@ impl Lock {
             stop,
             heartbeat,
             took_over,
+            leftovers_stopped,
         })
     }
 
@@ -254,6 +298,15 @@ pub fn process_alive(pid: u32) -> bool {
     exists && !zombie(pid)
 }
 
+/// When process `pid` started, in clock ticks since boot (field 22 of
+/// `/proc/<pid>/stat`); `None` off Linux or when it cannot be read.
+fn process_start(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // "pid (comm) S ppid …": fields after the last ')' start at field 3.
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
 /// A process that exited but was not reaped (its parent died and no init
 /// reaps it, as in some containers) still answers signal 0, yet is gone.
 fn zombie(pid: u32) -> bool {
@@ -286,6 +339,14 @@ mod tests {
         old.host = "elsewhere".into();
         old.heartbeat_at = "2020-01-01T00:00:00Z".into();
         assert!(matches!(old.status(Duration::from_secs(600)), LockStatus::Stale(_)));
+        let mut reused = LockInfo::ours("x");
+        reused.pid_start = reused.pid_start.map(|t| t + 1);
+        if cfg!(target_os = "linux") {
+            assert!(
+                matches!(reused.status(Duration::from_secs(600)), LockStatus::Stale(_)),
+                "a pid that started at another time is another process"
+            );
+        }
         old.heartbeat_at = now();
         assert_eq!(
             old.status(Duration::from_secs(600)),

@@ -8,7 +8,10 @@ pub const NOTES_REF: &str = "refs/notes/ultraplan";
 /// The plan file's name without extension, made safe for reference names:
 /// anything but letters and digits (of any script: git allows them in ref
 /// names, and `计划.md` and `план.md` must not share a state), `.`, `_` and
-/// `-` becomes `-`.
+/// `-` becomes `-`. A slug that some git tool would refuse as a reference
+/// name component (a Windows device name such as `con` or `lpt1.v2`, which gix
+/// will not list) gets the prefix `plan-`, so every reference built from it is
+/// one git and gix both accept.
 pub fn slug(plan: &Path) -> String {
     let stem = plan
         .file_stem()
@@ -31,10 +34,12 @@ pub fn slug(plan: &Path) -> String {
         slug.truncate(slug.len() - ".lock".len());
     }
     if slug.is_empty() {
-        "plan".into()
-    } else {
-        slug
+        return "plan".into();
     }
+    if crate::git::component_problem(&slug).is_some() {
+        slug.insert_str(0, "plan-");
+    }
+    slug
 }
 
 /// The references of one plan.
@@ -94,5 +99,23 @@ mod tests {
         assert_eq!(slug(Path::new("Ünïcode.md")), "Ünïcode");
         assert_eq!(slug(Path::new("计划.md")), "计划");
         assert_ne!(slug(Path::new("план.md")), slug(Path::new("计划.md")));
+        assert_eq!(slug(Path::new("con.md")), "plan-con");
+        assert_eq!(slug(Path::new("docs/LPT1.v2.md")), "plan-LPT1.v2");
+        assert_eq!(slug(Path::new("Aux.md")), "plan-Aux");
+        assert_eq!(slug(Path::new("console.md")), "console");
+    }
+
+    proptest::proptest! {
+        /// Whatever the file is called, every reference built from its slug is
+        /// one git and gix accept.
+        #[test]
+        fn every_reference_built_from_a_slug_is_valid(stem in "\\PC{0,24}", device in 0usize..8, ext in "[a-z.]{0,4}") {
+            let devices = ["", "con", "AUX", "nul", "prn", "com7", "LPT3", "CoN"];
+            let name = format!("{}{stem}{ext}.md", devices[device]);
+            let refs = Refs::new(slug(Path::new(&name)));
+            for r in [refs.run(), refs.session(3), refs.lock(), refs.branch(2), format!("{}lock-session-4", refs.prefix())] {
+                proptest::prop_assert_eq!(crate::git::ref_name_problem(&r), None, "{} from {:?}", r, name);
+            }
+        }
     }
 }

@@ -19,6 +19,8 @@ pub struct RunState<'r> {
     tree: Option<Oid>,
     pub progress: Progress,
     pending: Vec<TreeEdit>,
+    /// Commits to keep reachable: extra parents of the next state commit.
+    kept: Vec<Oid>,
 }
 
 impl<'r> RunState<'r> {
@@ -42,6 +44,7 @@ impl<'r> RunState<'r> {
             tree: Some(tree),
             progress,
             pending: Vec::new(),
+            kept: Vec::new(),
         }))
     }
 
@@ -55,6 +58,7 @@ impl<'r> RunState<'r> {
             tree: None,
             progress,
             pending: Vec::new(),
+            kept: Vec::new(),
         };
         state.put_text("plan.md", plan_text)?;
         Ok(state)
@@ -82,6 +86,15 @@ impl<'r> RunState<'r> {
             path: path.to_owned(),
             id: tree,
         });
+    }
+
+    /// Keeps `commit` (and its history) reachable from the run state: it
+    /// becomes an extra parent of the next state commit, so the state's own
+    /// history is its first-parent chain (`git log --first-parent`).
+    pub fn keep_commit(&mut self, commit: Oid) {
+        if !self.kept.contains(&commit) {
+            self.kept.push(commit);
+        }
     }
 
     pub fn remove(&mut self, path: &str) {
@@ -126,7 +139,7 @@ impl<'r> RunState<'r> {
         let json = serde_json::to_string_pretty(&self.progress)?;
         self.put_text("progress.json", &(json + "\n"))?;
         let tree = self.repo.edit_tree(self.tree, &self.pending)?;
-        let parents: Vec<Oid> = self.head.into_iter().collect();
+        let parents: Vec<Oid> = self.head.into_iter().chain(self.kept.iter().copied()).collect();
         let message = redact(message);
         let commit = self.repo.write_commit(tree, &parents, &message)?;
         let expect = match self.head {
@@ -145,6 +158,7 @@ impl<'r> RunState<'r> {
         self.head = Some(commit);
         self.tree = Some(tree);
         self.pending.clear();
+        self.kept.clear();
         Ok(())
     }
 }

@@ -1,0 +1,190 @@
+//! The index as a tree, and back.
+//!
+//! A step's snapshot records what was staged (DESIGN §6.2) as a tree of the
+//! index's entries, so a restore can put the index back exactly: `git diff
+//! --cached` as before, a partially staged file with its staged and unstaged
+//! versions. Trees hold no index flags: an entry restored unchanged keeps its
+//! stat data and flags; one whose content or mode the step changed gets its
+//! recorded content with zeroed stat data (git then compares contents), and
+//! an intent-to-add entry (`git add -N`), which a tree cannot hold, is left
+//! out of the tree as `git write-tree` leaves it out.
+
+use anyhow::{anyhow, Result};
+use gix::bstr::ByteSlice;
+
+use super::repo::{bstr, Oid, Repo, TreeEdit};
+
+impl Repo {
+    /// The tree the index holds now (what `git write-tree` writes), or `None`
+    /// when it has unmerged entries.
+    pub fn index_tree(&self) -> Result<Option<Oid>> {
+        use gix::index::entry::{Flags, Mode, Stage};
+        let index = self
+            .inner
+            .index_or_empty()
+            .map_err(|e| anyhow!("cannot read the index: {e}"))?;
+        if index.entries().iter().any(|e| e.stage() != Stage::Unconflicted) {
+            return Ok(None);
+        }
+        let head_tree = match self.head()?.commit {
+            Some(c) => self.commit_tree(c)?,
+            None => self.empty_tree(),
+        };
+        let mut edits = Vec::new();
+        let edit = |path: &gix::bstr::BStr, mode: Mode, id: Oid, flags: Flags| -> Option<TreeEdit> {
+            let path = path.to_str_lossy().into_owned();
+            if flags.contains(Flags::INTENT_TO_ADD) {
+                return Some(TreeEdit::Remove { path });
+            }
+            Some(match mode {
+                Mode::FILE => TreeEdit::Blob {
+                    path,
+                    id,
+                    executable: false,
+                },
+                Mode::FILE_EXECUTABLE => TreeEdit::Blob {
+                    path,
+                    id,
+                    executable: true,
+                },
+                Mode::SYMLINK => TreeEdit::Link { path, id },
+                Mode::COMMIT => TreeEdit::Commit { path, id },
+                _ => return None,
+            })
+        };
+        self.inner
+            .tree_index_status(
+                &head_tree,
+                &index,
+                None,
+                gix::status::tree_index::TrackRenames::Disabled,
+                |change, _, worktree_index| {
+                    use gix::diff::index::ChangeRef;
+                    match change {
+                        ChangeRef::Deletion { location, .. } => edits.push(TreeEdit::Remove {
+                            path: location.to_str_lossy().into_owned(),
+                        }),
+                        ChangeRef::Addition {
+                            location,
+                            index,
+                            entry_mode,
+                            id,
+                        }
+                        | ChangeRef::Modification {
+                            location,
+                            index,
+                            entry_mode,
+                            id,
+                            ..
+                        } => {
+                            let flags = worktree_index.entries()[index].flags;
+                            edits.extend(edit(location.as_ref(), entry_mode, id.into_owned(), flags));
+                        }
+                        ChangeRef::Rewrite { .. } => {}
+                    }
+                    Ok(std::ops::ControlFlow::Continue(()))
+                },
+            )
+            .map_err(|e| anyhow!("cannot compare the index with HEAD: {e}"))?;
+        if edits.is_empty() {
+            return Ok(Some(head_tree));
+        }
+        // Removals first: a path may turn from a file into a directory.
+        edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));
+        Ok(Some(self.edit_tree(Some(head_tree), &edits)?))
+    }
+
+    /// The index `staged` (a tree recorded when HEAD's tree was `old`) carried
+    /// over to HEAD's tree `new`: what was staged against `old` stays staged
+    /// against `new`. A path `new` changed as well gets a three-way merge of
+    /// its staged and new versions (git's algorithm); when they overlap, the
+    /// new version is taken and the path is returned, so the caller can say
+    /// where the staged version is kept.
+    pub fn carry_staged(&self, staged: Oid, old: Oid, new: Oid) -> Result<(Oid, Vec<String>)> {
+        use super::repo::EntryKind;
+        let mut edits = Vec::new();
+        let mut overlapping = Vec::new();
+        for change in self.changes(old, staged)? {
+            let before = self.tree_entry(old, &change.path)?;
+            let now = self.tree_entry(new, &change.path)?;
+            let target = if now == before || now == change.new {
+                change.new
+            } else {
+                match (before, change.new, now) {
+                    (
+                        Some((base, EntryKind::Blob | EntryKind::Executable)),
+                        Some((ours, kind @ (EntryKind::Blob | EntryKind::Executable))),
+                        Some((theirs, EntryKind::Blob | EntryKind::Executable)),
+                    ) => {
+                        match Repo::merge_text(&self.read_blob(base)?, &self.read_blob(ours)?, &self.read_blob(theirs)?)
+                        {
+                            Some(merged) => Some((self.write_blob(&merged)?, kind)),
+                            None => {
+                                overlapping.push(change.path.clone());
+                                now
+                            }
+                        }
+                    }
+                    _ => {
+                        overlapping.push(change.path.clone());
+                        now
+                    }
+                }
+            };
+            let path = change.path;
+            edits.push(match target {
+                None => TreeEdit::Remove { path },
+                Some((id, EntryKind::Blob)) => TreeEdit::Blob {
+                    path,
+                    id,
+                    executable: false,
+                },
+                Some((id, EntryKind::Executable)) => TreeEdit::Blob {
+                    path,
+                    id,
+                    executable: true,
+                },
+                Some((id, EntryKind::Link)) => TreeEdit::Link { path, id },
+                Some((id, EntryKind::Commit)) => TreeEdit::Commit { path, id },
+                Some((id, EntryKind::Tree)) => TreeEdit::Tree { path, id },
+            });
+        }
+        if edits.is_empty() {
+            return Ok((new, overlapping));
+        }
+        edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));
+        Ok((self.edit_tree(Some(new), &edits)?, overlapping))
+    }
+
+    /// Makes the index hold exactly `tree`'s entries (see the module docs for
+    /// what is kept of each entry). Returns whether anything was written.
+    pub fn restore_index(&self, tree: Oid) -> Result<bool> {
+        if self.index_tree()? == Some(tree) {
+            return Ok(false);
+        }
+        let current = self
+            .inner
+            .index_or_empty()
+            .map_err(|e| anyhow!("cannot read the index: {e}"))?;
+        let mut restored = self
+            .inner
+            .index_from_tree(&tree)
+            .map_err(|e| anyhow!("cannot read tree {tree}: {e}"))?;
+        let (entries, paths) = restored.entries_mut_and_pathbacking();
+        for entry in entries.iter_mut() {
+            let path = entry.path_in(paths);
+            if let Some(old) = current.entry_by_path(bstr(&path.to_str_lossy())) {
+                if old.id == entry.id && old.mode == entry.mode {
+                    entry.stat = old.stat;
+                    entry.flags = old.flags;
+                }
+            }
+        }
+        restored.remove_tree();
+        restored.remove_resolve_undo();
+        restored
+            .write(gix::index::write::Options::default())
+            .map_err(|e| anyhow!("cannot write the index: {e}"))?;
+        Ok(true)
+    }
+}

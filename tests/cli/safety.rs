@@ -1,0 +1,513 @@
+//! Nothing a step does costs the user a byte (DESIGN §2 invariant 3): the
+//! index, HEAD and the branch, a stash, ignored files and git's own files are
+//! part of what a restore puts back; a resume keeps a person's edits; odd
+//! plan names and paths never wedge a run.
+
+use std::path::{Path, PathBuf};
+
+use crate::plans::{plan, StepSpec};
+use crate::support::*;
+
+fn setup(env: &TestEnv, name: &str, body: &str) -> PathBuf {
+    let repo = env.repo("repo");
+    write(&repo.join(name), body);
+    env.git(&repo, &["add", name]);
+    env.git(&repo, &["commit", "-q", "-m", "plan"]);
+    repo
+}
+
+fn two_sessions() -> String {
+    let steps = [
+        StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt"),
+        StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt"),
+    ];
+    let body: String = steps.iter().map(StepSpec::render).collect();
+    format!(
+        "# Two\n\n## Implementation Plan\n\n{body}## Execution Strategy\n\n\
+         ### Session 1: A\n- **Steps:** 1\n- **Wave:** 1\n- **Depends on:** none\n- **Scope fence:** Touch: `a.txt`\n\n\
+         ### Session 2: B\n- **Steps:** 2\n- **Wave:** 1\n- **Depends on:** none\n- **Scope fence:** Touch: `b.txt`\n\n"
+    )
+}
+
+#[test]
+fn plans_named_after_windows_devices_run_and_list() {
+    let env = TestEnv::new();
+    let repo = setup(&env, "con.md", &two_sessions());
+    let single = plan(&[StepSpec::new(1, "`x.txt`", "echo x > x.txt", "test -f x.txt")]);
+    write(&repo.join("AUX.md"), &single);
+    write(&repo.join("lpt1.v2.md"), &single.replace("x.txt", "y.txt"));
+    env.git(&repo, &["add", "AUX.md", "lpt1.v2.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "more plans"]);
+    let _ = env.run(&repo, &["ultraplan", "run", "con.md"]).expect_code(0);
+    let _ = env.run(&repo, &["ultraplan", "run", "AUX.md"]).expect_code(0);
+    let _ = env.run(&repo, &["ultraplan", "run", "lpt1.v2.md"]).expect_code(0);
+    let refs = env.git(&repo, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/"]);
+    assert_eq!(
+        refs,
+        "refs/ultraplan/plan-AUX/run\nrefs/ultraplan/plan-con/run\nrefs/ultraplan/plan-con/session-1\n\
+         refs/ultraplan/plan-con/session-2\nrefs/ultraplan/plan-lpt1.v2/run\n"
+    );
+    for r in refs.lines() {
+        env.git(&repo, &["check-ref-format", r]);
+    }
+    let status = env.run(&repo, &["ultraplan", "status"]).expect_code(0);
+    for plan in ["con.md", "AUX.md", "lpt1.v2.md"] {
+        assert!(status.stdout.contains(plan), "{status}");
+    }
+    let _ = env.run(&repo, &["ultraplan", "log", "con.md"]).expect_code(0);
+    let _ = env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
+    env.assert_fsck(&repo);
+}
+
+#[test]
+fn one_unreadable_ref_does_not_hide_every_other_plan() {
+    let env = TestEnv::new();
+    let repo = setup(
+        &env,
+        "plan.md",
+        &plan(&[StepSpec::new(1, "`x.txt`", "echo x > x.txt", "test -f x.txt")]),
+    );
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    // Another tool made a reference gix refuses to list.
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    env.git(&repo, &["update-ref", "refs/ultraplan/nul/run", head.trim()]);
+    let status = env.run(&repo, &["ultraplan", "status"]).expect_code(0);
+    assert!(status.stdout.contains("plan.md"), "{status}");
+    let _ = env.run(&repo, &["ultraplan", "log"]).expect_code(0);
+    let _ = env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
+}
+
+/// Writes a lock blob by hand under `refs/ultraplan/plan/lock`.
+fn plant_lock(env: &TestEnv, repo: &Path, pid: u32, pid_start: Option<u64>) {
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let start = pid_start.map(|t| format!("pid_start: {t}\n")).unwrap_or_default();
+    let blob_text = format!(
+        "pid: {pid}\nhost: {}\nstarted_at: {now}\nheartbeat_at: {now}\n{start}command: git ultraplan run plan.md\n",
+        hostname.trim()
+    );
+    let tmp = env.root().join("lock.txt");
+    std::fs::write(&tmp, blob_text).unwrap();
+    let blob = env.git(repo, &["hash-object", "-w", tmp.to_str().unwrap()]);
+    env.git(repo, &["update-ref", "refs/ultraplan/plan/lock", blob.trim()]);
+}
+
+fn start_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()
+}
+
+#[test]
+fn a_lock_whose_pid_was_reused_or_just_killed_is_stale() {
+    if !Path::new("/proc/self/stat").exists() {
+        eprintln!("skipped: no /proc to read process start times from");
+        return;
+    }
+    let env = TestEnv::new();
+    let repo = setup(
+        &env,
+        "plan.md",
+        &plan(&[StepSpec::new(1, "`x.txt`", "echo x > x.txt", "test -f x.txt")]),
+    );
+    // A live process holds the pid now, but it is not the one that locked.
+    let mut other = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    let ticks = start_ticks(other.id()).unwrap();
+    plant_lock(&env, &repo, other.id(), Some(ticks + 7));
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert!(out.stderr.contains("took over a stale lock"), "{out}");
+    // The same pid with its own start time is live: refused.
+    env.git(&repo, &["update-ref", "-d", "refs/ultraplan/plan/lock"]);
+    plant_lock(&env, &repo, other.id(), Some(ticks));
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(128);
+    assert!(out.stderr.contains("another git ultraplan holds"), "{out}");
+    // Killed and not yet reaped: not alive.
+    other.kill().unwrap();
+    let out = env.run(&repo, &["ultraplan", "run", "--resume", "plan.md"]);
+    assert!(out.stderr.contains("took over a stale lock"), "{out}");
+    let _ = other.wait();
+}
+
+/// A user with work in every state: `f.txt` partially staged (a staged and a
+/// different unstaged version), `new.txt` staged as new, `loose.txt`
+/// untracked.
+fn user_with_staged_work(env: &TestEnv, body: &str) -> PathBuf {
+    let repo = env.repo("repo");
+    write(&repo.join("f.txt"), "one\ntwo\nthree\nfour\nfive\n");
+    write(&repo.join("plan.md"), body);
+    env.git(&repo, &["add", "f.txt", "plan.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "base"]);
+    write(&repo.join("f.txt"), "one\ntwo (staged)\nthree\nfour\nfive\n");
+    write(&repo.join("new.txt"), "new and staged\n");
+    env.git(&repo, &["add", "f.txt", "new.txt"]);
+    write(&repo.join("f.txt"), "one (unstaged)\ntwo (staged)\nthree\nfour\nfive\n");
+    write(&repo.join("loose.txt"), "untracked\n");
+    repo
+}
+
+/// Everything a person could lose: staged and unstaged diffs, the staged
+/// blob ids, the status, HEAD, the branch and the stash list.
+fn git_view(env: &TestEnv, repo: &Path) -> String {
+    [
+        env.git(repo, &["diff", "--cached"]),
+        env.git(repo, &["diff"]),
+        env.git(repo, &["ls-files", "-s"]),
+        env.git(repo, &["status", "--porcelain", "--untracked-files=all"]),
+        env.git(repo, &["symbolic-ref", "-q", "HEAD"]),
+        env.git(repo, &["rev-parse", "HEAD"]),
+        env.git(repo, &["stash", "list"]),
+        env.git(repo, &["branch", "--list"]),
+    ]
+    .join("\n--\n")
+}
+
+const STAGE_JUNK: &str = "echo junk > junk.txt\necho more >> f.txt\ngit add -A";
+
+#[test]
+fn a_failed_step_that_staged_leaves_the_index_exactly_as_it_was() {
+    for policy in ["revert", "retry", "skip"] {
+        let env = TestEnv::new();
+        let body = plan(&[StepSpec::new(1, "`junk.txt`", STAGE_JUNK, "false").policy(policy)]);
+        let repo = user_with_staged_work(&env, &body);
+        let before = git_view(&env, &repo);
+        let out = env.run(&repo, &["ultraplan", "run", "plan.md"]);
+        assert_eq!(out.code, if policy == "skip" { 0 } else { 1 }, "{policy}: {out}");
+        assert_eq!(git_view(&env, &repo), before, "{policy}: {out}");
+        assert!(!repo.join("junk.txt").exists(), "{policy}");
+        env.git(&repo, &["gc", "-q", "--prune=now"]);
+        env.assert_fsck(&repo);
+        // The staged version is recorded in the run state too.
+        let staged = env.git(&repo, &["rev-parse", ":f.txt"]);
+        let recorded = env.git(&repo, &["rev-parse", "refs/ultraplan/plan/run:steps/1/index/f.txt"]);
+        assert_eq!(recorded, staged, "{policy}");
+    }
+}
+
+#[test]
+fn a_passed_step_commits_its_own_changes_and_leaves_what_the_user_staged() {
+    let env = TestEnv::new();
+    let script = "echo made > made.txt\necho six >> f.txt\ngit add -A";
+    let body = plan(&[StepSpec::new(1, "`made.txt`, `f.txt`", script, "test -f made.txt")]);
+    let repo = user_with_staged_work(&env, &body);
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    // The checkpoint holds HEAD's f.txt plus the step's line, and made.txt.
+    assert_eq!(
+        env.git(&repo, &["show", "HEAD:f.txt"]),
+        "one\ntwo\nthree\nfour\nfive\nsix\n"
+    );
+    assert_eq!(
+        env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]),
+        "f.txt\nmade.txt\n"
+    );
+    // What the user had staged is still staged, carried onto the new HEAD;
+    // the executor's `git add -A` staged nothing that stays.
+    assert_eq!(
+        env.git(&repo, &["status", "--porcelain", "--untracked-files=all"]),
+        "MM f.txt\nA  new.txt\n?? loose.txt\n"
+    );
+    assert_eq!(
+        env.git(&repo, &["show", ":f.txt"]),
+        "one\ntwo (staged)\nthree\nfour\nfive\nsix\n"
+    );
+    assert_eq!(
+        read(&repo.join("f.txt")),
+        "one (unstaged)\ntwo (staged)\nthree\nfour\nfive\nsix\n"
+    );
+    env.assert_fsck(&repo);
+}
+
+#[test]
+fn a_failed_steps_commits_resets_branches_and_stashes_are_undone_and_kept() {
+    let scripts = [
+        (
+            "commit",
+            "echo c > c.txt\ngit add c.txt\ngit commit -q -m 'executor commit'",
+        ),
+        ("reset", "git reset -q --hard HEAD~1"),
+        (
+            "checkout -b",
+            "git checkout -q -b elsewhere\necho c > c.txt\ngit add c.txt\ngit commit -q -m 'on elsewhere'",
+        ),
+        ("stash", "git stash push -q --include-untracked -m 'executor stash'"),
+        ("detach", "git checkout -q --detach"),
+    ];
+    for (what, script) in scripts {
+        let env = TestEnv::new();
+        let body = plan(&[StepSpec::new(1, "`c.txt`", script, "false")]);
+        let repo = user_with_staged_work(&env, &body);
+        // The user has a stash of their own, older than the run.
+        write(&repo.join("stashed.txt"), "x\n");
+        env.git(
+            &repo,
+            &[
+                "stash",
+                "push",
+                "-q",
+                "--include-untracked",
+                "-m",
+                "user stash",
+                "stashed.txt",
+            ],
+        );
+        let before = git_view(&env, &repo);
+        let files = worktree_files(&repo);
+        let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
+        // A branch the step created stays (it is not the user's to lose); HEAD is back.
+        assert_eq!(
+            git_view(&env, &repo).replace("  elsewhere\n", ""),
+            before,
+            "{what}: {out}"
+        );
+        assert_eq!(worktree_files(&repo), files, "{what}");
+        let undid: Vec<&str> = out
+            .stderr
+            .lines()
+            .filter(|l| l.contains("undid what the step did to git"))
+            .collect();
+        assert!(!undid.is_empty(), "{what}: {out}");
+        // What the step pointed at stays reachable from the run state.
+        if what != "reset" && what != "detach" {
+            let kept = env.git(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"]);
+            let expected = match what {
+                "stash" => "On main: executor stash",
+                "checkout -b" => "on elsewhere",
+                _ => "executor commit",
+            };
+            assert!(kept.lines().any(|l| l == expected), "{what}: {kept}");
+        }
+        env.git(&repo, &["gc", "-q", "--prune=now"]);
+        env.assert_fsck(&repo);
+    }
+}
+
+/// Runs `git-ultraplan` itself (not through git) so a fault kills it visibly.
+fn run_with_fault(env: &TestEnv, repo: &Path, fault: &str, args: &[&str]) -> Output {
+    let mut cmd = env.command(bin_dir().join("git-ultraplan"), repo);
+    cmd.args(args).env("ULTRAPLAN_TEST_FAULT", fault);
+    capture(cmd)
+}
+
+#[test]
+fn edits_made_while_a_killed_run_was_stopped_are_kept_on_resume() {
+    let env = TestEnv::new();
+    let counter = env.root().join("counter");
+    // Attempt 1 fails, attempt 2 passes; the run dies right after recording attempt 1.
+    let script = format!(
+        "n=$(cat {c} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c}\necho try $n > a.txt",
+        c = counter.display()
+    );
+    let body = plan(&[StepSpec::new(1, "`a.txt`", &script, "grep -q 'try 2' a.txt")]);
+    let repo = setup(&env, "plan.md", &body);
+    write(&repo.join("mine.txt"), "before the run\n");
+    let out = run_with_fault(&env, &repo, "after-record:1", &["run", "plan.md"]);
+    assert_eq!(out.code, -1, "{out}");
+    // While it was stopped, the person edits their own file and adds another.
+    write(&repo.join("mine.txt"), "edited while stopped\n");
+    write(&repo.join("later.txt"), "new while stopped\n");
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert!(
+        out.stderr
+            .contains("kept what changed while the run was stopped: later.txt, mine.txt"),
+        "{out}"
+    );
+    assert_eq!(read(&repo.join("mine.txt")), "edited while stopped\n");
+    assert_eq!(read(&repo.join("later.txt")), "new while stopped\n");
+    assert_eq!(env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]), "a.txt\n");
+    assert_eq!(read(&repo.join("a.txt")), "try 2\n");
+}
+
+#[test]
+fn edits_made_after_a_kill_mid_executor_are_kept_and_the_attempts_undone_with_a_word() {
+    let env = TestEnv::new();
+    let marker = env.root().join("started");
+    let once = env.root().join("once");
+    let script = format!(
+        "echo half > a.txt\nif [ ! -e {once} ]; then touch {once} {marker}; sleep 30; fi\necho whole > a.txt",
+        once = once.display(),
+        marker = marker.display()
+    );
+    let body = plan(&[StepSpec::new(1, "`a.txt`", &script, "grep -q whole a.txt")]);
+    let repo = setup(&env, "plan.md", &body);
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    wait_for(std::slice::from_ref(&marker));
+    let _ = signal(child, "-9");
+    write(&repo.join("mine.txt"), "written after the kill\n");
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert!(
+        out.stderr
+            .contains("kept what changed while the run was stopped: mine.txt"),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("undid the interrupted attempt's changes to a.txt before trying again"),
+        "{out}"
+    );
+    assert_eq!(read(&repo.join("mine.txt")), "written after the kill\n");
+    assert_eq!(env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]), "a.txt\n");
+    // What the interrupted attempt left is kept in the run state.
+    assert_eq!(
+        env.git(
+            &repo,
+            &["show", "refs/ultraplan/plan/run:steps/1/attempt-1.interrupted/a.txt"]
+        ),
+        "half\n"
+    );
+}
+
+#[test]
+fn a_step_that_makes_a_dot_git_spelling_is_a_scope_violation_and_the_run_goes_on() {
+    let env = TestEnv::new();
+    let counter = env.root().join("counter");
+    let script = format!(
+        "n=$(cat {c} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c}\necho c > c.txt\n\
+         if [ $n = 1 ]; then mkdir -p .Git sub/.GIT; echo x > .Git/config; echo y > sub/.GIT/HEAD; fi",
+        c = counter.display()
+    );
+    let body = plan(&[StepSpec::new(1, "`c.txt`", &script, "test -f c.txt")]);
+    let repo = setup(&env, "plan.md", &body);
+    // The user's own odd directory, there before the run, is left alone.
+    std::fs::create_dir_all(repo.join("keep/.GIT")).unwrap();
+    write(&repo.join("keep/.GIT/mine"), "the user's\n");
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let log = env.git(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"]);
+    assert!(
+        log.contains("scope violation: '.Git/config', 'sub/.GIT/HEAD' (a path git refuses to store"),
+        "{log}\n{out}"
+    );
+    assert!(!repo.join(".Git").exists() && !repo.join("sub").exists(), "{out}");
+    assert_eq!(read(&repo.join("keep/.GIT/mine")), "the user's\n");
+    assert_eq!(env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]), "c.txt\n");
+    env.assert_fsck(&repo);
+}
+
+#[test]
+fn an_executors_result_file_with_a_byte_order_mark_is_read() {
+    let env = TestEnv::new();
+    let repo = setup(
+        &env,
+        "plan.md",
+        &plan(&[StepSpec::new(1, "`a.txt`", "", "test -f a.txt")]),
+    );
+    let script = env.root().join("agent.sh");
+    write(
+        &script,
+        "echo a > a.txt\nprintf '\\357\\273\\277status: success\\ntask_name: \"Task 1: Step 1\"\\nevidence: wrote a.txt with a BOM\\n' > \"$ULTRAPLAN_RESULT_FILE\"\n",
+    );
+    let executor = format!("sh {}", script.display());
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--executor", &executor, "plan.md"])
+        .expect_code(0);
+    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
+    assert!(note.contains("wrote a.txt with a BOM"), "{note}");
+}
+
+#[test]
+fn what_the_snapshot_cannot_hold_is_said_not_dropped() {
+    let env = TestEnv::new();
+    let body = plan(&[
+        StepSpec::new(1, "`u.txt`", "rm u.txt", "test ! -e u.txt"),
+        StepSpec::new(2, "`sub`", "git init -q sub\necho f > sub/f.txt", "test -d sub/.git"),
+        StepSpec::new(3, "`link`", "ln -s ../outside.txt link\necho x > link", "test -L link"),
+    ]);
+    let repo = setup(&env, "plan.md", &body);
+    write(&repo.join("u.txt"), "the user's untracked file\n");
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let warnings: Vec<&str> = out.stderr.lines().filter(|l| l.starts_with("warning: step")).collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with(
+            "warning: step 1: deleted the untracked file u.txt: git never tracked it, so there is nothing to commit"
+        )),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("HEAD already has"), "{out}");
+    assert!(
+        warnings.contains(&"warning: step 2: 'sub' is a git repository of its own: git records only its commit, so none of its files are committed or restored"),
+        "{out}"
+    );
+    assert!(
+        warnings.contains(&"warning: step 3: 'link' is a symbolic link to '../outside.txt', outside the repository: what is written through it is in no snapshot, and no restore brings it back"),
+        "{out}"
+    );
+}
+
+#[test]
+fn changes_to_gits_own_files_are_named_and_a_restore_puts_them_back() {
+    let env = TestEnv::new();
+    let script = "git config core.fsmonitor ./spy.sh\nprintf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit\nchmod +x .git/hooks/pre-commit\necho '*.secret' >> .git/info/exclude";
+    let body = plan(&[
+        StepSpec::new(1, "`a.txt`", script, "false"),
+        StepSpec::new(
+            2,
+            "`b.txt`",
+            "echo b > b.txt\ngit config core.hooksPath /tmp/elsewhere",
+            "test -f b.txt",
+        ),
+    ]);
+    let repo = setup(&env, "plan.md", &body);
+    let git_dir = repo.join(".git");
+    let config = std::fs::read(git_dir.join("config")).unwrap();
+    let exclude = std::fs::read(git_dir.join("info/exclude")).unwrap();
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
+    assert!(
+        out.stderr.contains("warning: step 1: changed git's own files: config (setting core.fsmonitor); a new hook hooks/pre-commit; info/exclude"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read(git_dir.join("config")).unwrap(), config);
+    assert_eq!(std::fs::read(git_dir.join("info/exclude")).unwrap(), exclude);
+    assert!(!git_dir.join("hooks/pre-commit").exists());
+    // A step that passes keeps what it did, named.
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--step", "2", "plan.md"])
+        .expect_code(0);
+    assert!(
+        out.stderr
+            .contains("warning: step 2: changed git's own files: config (setting core.hookspath)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn ignored_files_are_part_of_the_snapshot_up_to_a_bound_and_the_rest_is_named() {
+    let env = TestEnv::new();
+    let script = "rm .env\necho changed > local.db\necho new > new.db\necho more >> big.bin\nrm -rf node_modules\nmkdir -p build && echo o > build/out.o";
+    let body = plan(&[StepSpec::new(1, "`a.txt`", script, "false")]);
+    let repo = setup(&env, "plan.md", &body);
+    write(&repo.join(".gitignore"), ".env\n*.db\nbig.bin\nnode_modules/\nbuild/\n");
+    env.git(&repo, &["add", ".gitignore"]);
+    env.git(&repo, &["commit", "-q", "-m", "ignore"]);
+    let secret = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n";
+    write(&repo.join(".env"), secret);
+    write(&repo.join("local.db"), "rows\n");
+    write(&repo.join("big.bin"), &"x".repeat(4096));
+    write(&repo.join("node_modules/pkg/index.js"), "module.exports = 1;\n");
+    env.git(&repo, &["config", "ultraplan.snapshotIgnoredMax", "1k"]);
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "plan.md"])
+        .expect_code(1);
+    assert_eq!(read(&repo.join(".env")), secret, "{out}");
+    assert_eq!(read(&repo.join("local.db")), "rows\n");
+    assert!(
+        !repo.join("new.db").exists(),
+        "an ignored file the step made is removed"
+    );
+    assert!(
+        out.stderr
+            .contains("warning: step 1: could not put back ignored files the step changed: big.bin, node_modules/"),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("warning: step 1: left the ignored directory the step created: build/"),
+        "{out}"
+    );
+    // The state keeps the ignored file, redacted.
+    let kept = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/1/ignored/.env"]);
+    assert!(!kept.contains("wJalrXUtnFEMI"), "{kept}");
+    env.assert_fsck(&repo);
+}
