@@ -39,6 +39,20 @@ fn results_made_in_one_clone_are_read_in_the_other() {
         status.stdout.starts_with("plan.md: completed (2/2 steps done"),
         "{status}"
     );
+    // The same report as data: a second run in B (nothing left to commit)
+    // continues the state it took, so that state is pushed.
+    s.run_plan(&s.b);
+    let json = s.env.run(&s.b, &["ultraplan", "sync", "--json"]).expect_code(0).json();
+    assert_eq!(json["remote"], "origin");
+    assert_eq!(json["notes"], "same", "{json}");
+    assert_eq!(json["states"][0]["ref"], "refs/ultraplan/plan/run");
+    assert_eq!(json["states"][0]["action"], "push");
+    assert_eq!(json["pushed"], serde_json::json!(["refs/ultraplan/plan/run"]));
+    assert_eq!(json["push_refused"], serde_json::Value::Null);
+    assert_eq!(
+        s.rev(&s.remote, "refs/ultraplan/plan/run"),
+        s.rev(&s.b, "refs/ultraplan/plan/run")
+    );
     // Nothing new: a second sync on either side moves nothing.
     let before = s.refs(&s.b);
     let out = s.sync(&s.b).expect_code(0);

@@ -99,10 +99,10 @@ fn pre_push(args: PrePushArgs, global: &GlobalArgs) -> Result<Exit> {
             .string(config::PRE_PUSH.name)
             .unwrap_or_else(|| config::PRE_PUSH.default.into()),
     )?;
-    let refs = gate::parse_input(&input)?;
     if policy == Policy::Off {
         return Ok(Exit::Done);
     }
+    let refs = gate::parse_input(&input)?;
     let report = gate::check(
         repo,
         &GateInput {
