@@ -20,4 +20,5 @@ mod safety;
 mod sessions;
 mod state;
 mod sync;
+mod sync_faults;
 mod waves;
