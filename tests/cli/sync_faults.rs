@@ -49,6 +49,17 @@ fn dry_run_writes_nothing() {
         .json();
     assert_eq!(json["dry_run"], true);
     assert_eq!(json["pushed"][0], "refs/notes/ultraplan");
+    // B has not got A's notes: a dry run there cannot tell how they relate.
+    let _ = s.sync(&s.a).expect_code(0);
+    let before = s.refs(&s.b);
+    let out = s.env.run(&s.b, &["ultraplan", "sync", "--dry-run"]).expect_code(0);
+    assert!(out.stdout.contains("notes: not here yet"), "{out}");
+    assert!(
+        out.stdout
+            .contains("fetched: refs/notes/ultraplan, refs/ultraplan/plan/run"),
+        "{out}"
+    );
+    assert_eq!(s.refs(&s.b), before);
 }
 
 #[test]

@@ -121,7 +121,8 @@ fn render(out: &mut impl Write, r: &SyncReport) -> Result<()> {
     )?;
     writeln!(out, "fetched: {}", list(&r.fetched))?;
     let notes = match r.notes {
-        Some(Relation::NothingThere) | None => "the remote has none".to_owned(),
+        Some(Relation::NothingThere) => "the remote has none".to_owned(),
+        None => "not here yet; a real sync fetches them, then merges".to_owned(),
         Some(Relation::Same) => "the same on both sides".to_owned(),
         Some(Relation::Ahead) => "ours are ahead".to_owned(),
         Some(Relation::FastForward) => format!("{} taken (fast-forward)", r.notes_taken),

@@ -78,7 +78,8 @@ pub(super) fn one_round(repo: &Repo, remote: &str, opts: &SyncOptions, report: &
     let their_notes = theirs(NOTES_REF)?;
     let unseen = remote_refs.contains_key(NOTES_REF) && their_notes.is_none();
     let notes = notes::merge(repo, our_notes, their_notes, remote, write)?;
-    report.notes = Some(notes.relation);
+    // A dry run that has not got the remote's notes cannot say how they relate.
+    report.notes = (!unseen).then_some(notes.relation);
     report.notes_taken = notes.taken;
     report.notes_streamed = notes.streams.iter().map(|c| c.to_string()).collect();
     report.notes_refused = notes
