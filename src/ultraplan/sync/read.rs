@@ -6,24 +6,44 @@ use serde::Serialize;
 
 use super::names;
 use crate::git::{Oid, Repo};
-use crate::ultraplan::state::NOTES_REF;
+use crate::ultraplan::state::{note_stream, NOTES_REF};
 
 /// The documents of each note blob of `notes` (`(commit, blob)` pairs), in
-/// order, or why one does not read as YAML. Parsing is most of the work of a
-/// large sync or gate, so big batches are split over the machine's cores.
+/// order, or why one does not read as YAML. Sync checks what it takes with the
+/// same full parse the readers use (a cheaper syntax-only pass would let
+/// through duplicate keys, which every reader refuses).
 pub(crate) fn read_notes(repo: &Repo, notes: &[(Oid, Oid)]) -> Result<Vec<ParsedNote>> {
+    on_all_cores(repo, notes, |text| {
+        note_stream::documents(text).map_err(|e| e.to_string())
+    })
+}
+
+/// A note's documents, or why it is not YAML.
+pub(crate) type ParsedNote = std::result::Result<Vec<serde_yaml::Value>, String>;
+
+/// `read` applied to the text of each blob of `notes`, in order. Parsing is
+/// most of the work of a large sync or gate, so big batches are split over
+/// the machine's cores.
+fn on_all_cores<T: Send>(repo: &Repo, notes: &[(Oid, Oid)], read: impl Fn(&str) -> T + Sync) -> Result<Vec<T>> {
+    let each = |repo: &Repo, chunk: &[(Oid, Oid)]| -> Result<Vec<T>> {
+        let mut out = Vec::with_capacity(chunk.len());
+        for (_, blob) in chunk {
+            out.push(read(&String::from_utf8_lossy(&repo.read_blob(*blob)?)));
+        }
+        Ok(out)
+    };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
     if notes.len() < 200 || threads < 2 {
-        return read_notes_in(repo, notes);
+        return each(repo, notes);
     }
     let shared = repo.share();
     let chunks: Vec<&[(Oid, Oid)]> = notes.chunks(notes.len().div_ceil(threads)).collect();
-    let results: Vec<Result<Vec<ParsedNote>>> = std::thread::scope(|scope| {
+    let results: Vec<Result<Vec<T>>> = std::thread::scope(|scope| {
         let handles: Vec<_> = chunks
             .iter()
             .map(|chunk| {
-                let shared = &shared;
-                scope.spawn(move || read_notes_in(&shared.open(), chunk))
+                let (shared, each) = (&shared, &each);
+                scope.spawn(move || each(&shared.open(), chunk))
             })
             .collect();
         handles
@@ -37,18 +57,6 @@ pub(crate) fn read_notes(repo: &Repo, notes: &[(Oid, Oid)]) -> Result<Vec<Parsed
     let mut out = Vec::with_capacity(notes.len());
     for r in results {
         out.extend(r?);
-    }
-    Ok(out)
-}
-
-/// A note's documents, or why it is not YAML.
-pub(crate) type ParsedNote = std::result::Result<Vec<serde_yaml::Value>, String>;
-
-fn read_notes_in(repo: &Repo, notes: &[(Oid, Oid)]) -> Result<Vec<ParsedNote>> {
-    let mut out = Vec::with_capacity(notes.len());
-    for (_, blob) in notes {
-        let text = String::from_utf8_lossy(&repo.read_blob(*blob)?).into_owned();
-        out.push(crate::ultraplan::state::note_stream::documents(&text).map_err(|e| e.to_string()));
     }
     Ok(out)
 }
