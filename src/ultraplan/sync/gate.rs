@@ -260,7 +260,7 @@ fn running_plans(
 ) -> Result<()> {
     let current = repo.head().ok().and_then(|h| h.branch);
     let pushed: BTreeSet<String> = commits.iter().map(|c| c.to_string()).collect();
-    let mut done: BTreeMap<String, ()> = BTreeMap::new();
+    let mut done: BTreeSet<String> = BTreeSet::new();
     for slug in catalog::slugs(repo)? {
         let live = catalog::locks(repo, &slug)?
             .into_iter()
@@ -280,7 +280,7 @@ fn running_plans(
                 .iter()
                 .find(|b| commits_pushed || Some(&b.local_ref) == current.as_ref());
             let Some(branch) = branch else { continue };
-            if done.insert(slug.clone(), ()).is_some() {
+            if !done.insert(slug.clone()) {
                 continue;
             }
             report.refused.push(Finding {
