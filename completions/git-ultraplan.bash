@@ -4,7 +4,7 @@
 
 _git_ultraplan ()
 {
-	local subcommands="run check status log show result clean sync hook"
+	local subcommands="run check status log show result clean stats export sync hook"
 	local subcommand1="$(__git_find_on_cmdline "$subcommands")"
 	if [ -z "$subcommand1" ]; then
 		case "$cur" in
@@ -135,6 +135,38 @@ _git_ultraplan ()
 			;;
 		-*)
 			__gitcomp "--force-unlock --json --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	stats)
+		case "$cur" in
+		--by=*)
+			__gitcomp "day plan phase" "" "${cur##--by=}"
+			return
+			;;
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--since= --until= --by= --state-md= --json --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	export)
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--logs= --force --quiet --color= --help"
 			return
 			;;
 		esac

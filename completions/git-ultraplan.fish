@@ -37,6 +37,8 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "log" -d
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "show" -d 'Show the recorded result (YAML) of a step, or of a checkpoint commit'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "result" -d 'Work with executor result files'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "clean" -d 'Remove stale locks, leftover session worktrees and branches, and the temporary files of runs that are gone'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "stats" -d 'Count, rate and time the recorded step executions'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "export" -d 'Write the recorded runs out as seed 000\'s log directory'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "sync" -d 'Exchange results, run states and outcomes with a remote; nothing is overwritten'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "hook" -d 'The pre-push gate over the results of pushed checkpoints'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l step -d 'Run only step N' -r
@@ -102,6 +104,25 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -l fo
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -l json -d 'Print what was removed as JSON'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l since -d 'Only what was logged on or after this day (YYYY-MM-DD, UTC)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l until -d 'Only what was logged on or before this day (YYYY-MM-DD, UTC)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l by -d 'The table to show besides the totals' -r -f -a "day\t''
+plan\t''
+phase\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l state-md -d 'Rewrite the `## Performance Metrics` section of FILE (default STATE.md), leaving every other byte of it as it is' -r -F
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l json -d 'Print the metrics as one JSON object'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l logs -d 'The directory to write the log layout into' -r -f -a "(__fish_complete_directories)"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l force -d 'Write into a directory that is not empty (files of the same name are replaced)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"

@@ -6,6 +6,7 @@ pub mod commands;
 pub mod engine;
 pub mod exec;
 pub mod plan;
+pub mod records;
 pub mod result;
 pub mod state;
 pub mod sync;

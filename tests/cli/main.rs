@@ -3,6 +3,7 @@
 //! hermetic temporary repositories, with outcomes checked by the real `git`.
 
 mod plans;
+mod records;
 mod shared;
 mod support;
 
@@ -14,6 +15,7 @@ mod gate;
 mod generated;
 mod historian;
 mod historian_session;
+mod redaction;
 mod result;
 mod run;
 mod safety;

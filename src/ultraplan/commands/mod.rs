@@ -4,6 +4,7 @@
 
 mod check;
 mod clean;
+mod export;
 mod hook;
 mod load;
 mod log;
@@ -11,6 +12,7 @@ mod result;
 mod run;
 mod run_report;
 mod show;
+mod stats;
 mod status;
 mod sync;
 
@@ -62,6 +64,8 @@ pub enum Command {
     #[command(subcommand)]
     Result(result::ResultCommand),
     Clean(clean::Args),
+    Stats(stats::Args),
+    Export(export::Args),
     Sync(sync::Args),
     #[command(subcommand)]
     Hook(hook::HookCommand),
@@ -81,6 +85,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Log(args) => log::run(args, &cli.global),
         Command::Show(args) => show::run(args, &cli.global),
         Command::Clean(args) => clean::run(args, &cli.global),
+        Command::Stats(args) => stats::run(args, &cli.global),
+        Command::Export(args) => export::run(args, &cli.global),
         Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
         Command::Sync(args) => sync::run(args, &cli.global),
         Command::Hook(command) => hook::run(command, &cli.global),
@@ -96,6 +102,8 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["log"] => log::EXIT_STATUS.to_vec(),
         ["show"] => show::EXIT_STATUS.to_vec(),
         ["clean"] => clean::EXIT_STATUS.to_vec(),
+        ["stats"] => stats::EXIT_STATUS.to_vec(),
+        ["export"] => export::EXIT_STATUS.to_vec(),
         ["result", "check"] => result::EXIT_STATUS.to_vec(),
         ["sync"] => sync::EXIT_STATUS.to_vec(),
         ["hook", "pre-push"] => hook::PRE_PUSH_EXIT_STATUS.to_vec(),
