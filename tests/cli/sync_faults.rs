@@ -197,3 +197,24 @@ fn a_shallow_clone_syncs_results_for_commits_it_lacks() {
     let listed = s.env.git(&shallow, &["notes", "--ref=ultraplan", "list"]);
     assert!(listed.contains(&first_checkpoint), "{listed}");
 }
+
+#[test]
+fn a_server_without_atomic_pushes_still_gets_everything() {
+    let s = Shared::new();
+    s.env.git(&s.remote, &["config", "receive.advertiseAtomic", "false"]);
+    s.run_plan(&s.a);
+    let out = s.sync(&s.a).expect_code(0);
+    assert!(
+        out.stdout
+            .contains("pushed: refs/notes/ultraplan, refs/ultraplan/plan/run"),
+        "{out}"
+    );
+    assert_eq!(
+        s.rev(&s.remote, "refs/notes/ultraplan"),
+        s.rev(&s.a, "refs/notes/ultraplan")
+    );
+    assert_eq!(
+        s.rev(&s.remote, "refs/ultraplan/plan/run"),
+        s.rev(&s.a, "refs/ultraplan/plan/run")
+    );
+}
