@@ -39,6 +39,8 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "result"
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "clean" -d 'Remove stale locks, leftover session worktrees and branches, and the temporary files of runs that are gone'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "stats" -d 'Count, rate and time the recorded step executions'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "export" -d 'Write the recorded runs out as seed 000\'s log directory'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "sync" -d 'Exchange results, run states and outcomes with a remote; nothing is overwritten'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "hook" -d 'The pre-push gate over the results of pushed checkpoints'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l step -d 'Run only step N' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l session -d 'Run only session N\'s steps, inside its scope fence, in this worktree (with --resume: continue session N\'s recorded run)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l executor -d 'The executor: shell, claude, manual, or a command line (default: ultraplan.executor, else shell)' -r
@@ -121,3 +123,31 @@ auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l force -d 'Write into a directory that is not empty (files of the same name are replaced)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l dry-run -d 'Report what would be fetched, merged and pushed; write nothing'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l json -d 'Print the report as one JSON object'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l setup -d 'Configure the remote\'s notes fetch refspec, notes.rewriteRef and notes.displayRef (idempotent) instead of syncing'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l unset -d 'Remove what --setup configured'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -s h -l help -d 'Print help'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -f -a "pre-push" -d 'Check the results of the commits a push adds (what a pre-push hook runs)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -f -a "install" -d 'Install the pre-push gate into the hooks directory git uses'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from pre-push" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from pre-push" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from pre-push" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from install" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from install" -l force -d 'Replace a hook kept by an earlier install with the current pre-push hook'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from install" -l uninstall -d 'Remove the gate, restoring the hook it chained'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'

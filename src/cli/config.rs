@@ -84,7 +84,7 @@ ultraplan_key!(
 ultraplan_key!(
     LOCK_TIMEOUT,
     "ultraplan.lockTimeout",
-    ["run", "clean", "status"],
+    ["run", "clean", "status", "sync", "hook"],
     "10m",
     "A lock whose heartbeat is older than this is stale and is taken over."
 );
@@ -154,6 +154,13 @@ ultraplan_key!(
     "(none)",
     "A command run with sh -c in each new session worktree before its session starts (npm ci, …)."
 );
+ultraplan_key!(
+    PRE_PUSH,
+    "ultraplan.prePush",
+    ["hook"],
+    "strict",
+    "What the pre-push gate does with a checkpoint whose result is invalid, unreadable or not a success: strict refuses the push (exit 1), warn only says so, off looks at nothing."
+);
 
 macro_rules! historian_key {
     ($const:ident, $name:literal, [$($cmd:literal),*], $default:literal, $doc:literal) => {
@@ -220,6 +227,7 @@ pub const ALL: &[Key] = &[
     WORKTREE_DIR,
     WORKTREE_INCLUDE,
     WORKTREE_SETUP,
+    PRE_PUSH,
     HISTORIAN_BASE,
     HISTORIAN_MAX_FILES,
     HISTORIAN_MAX_LINES,

@@ -9,6 +9,7 @@ pub mod plan;
 pub mod records;
 pub mod result;
 pub mod state;
+pub mod sync;
 
 /// The clap definition, for parsing, man pages and completions.
 pub fn command() -> clap::Command {

@@ -153,8 +153,13 @@ fn bash_completion_through_git() {
     let env = TestEnv::new();
     assert_eq!(
         complete(&env, &script, "git ultraplan "),
-        vec!["check", "clean", "export", "log", "result", "run", "show", "stats", "status"]
+        vec!["check", "clean", "export", "hook", "log", "result", "run", "show", "stats", "status", "sync"]
     );
+    assert_eq!(
+        complete(&env, &script, "git ultraplan hook "),
+        vec!["install", "pre-push"]
+    );
+    assert!(complete(&env, &script, "git ultraplan sync --").contains(&"--setup".to_owned()));
     assert!(complete(&env, &script, "git ultraplan run --").contains(&"--resume".to_owned()));
     assert_eq!(complete(&env, &script, "git ultraplan result "), vec!["check"]);
     assert!(complete(&env, &script, "git ultraplan check --").contains(&"--json".to_owned()));

@@ -4,12 +4,14 @@
 
 mod plans;
 mod records;
+mod shared;
 mod support;
 
 mod check;
 mod conventions;
 mod crash;
 mod executors;
+mod gate;
 mod generated;
 mod historian;
 mod historian_session;
@@ -19,4 +21,6 @@ mod run;
 mod safety;
 mod sessions;
 mod state;
+mod sync;
+mod sync_faults;
 mod waves;

@@ -327,6 +327,14 @@ const RAW_WRITERS: &[(&str, &str)] = &[
         "src/ultraplan/engine/secrets.rs",
         "a restore tree of the user's bytes, never in the state",
     ),
+    (
+        "src/ultraplan/sync/notes.rs",
+        "sync's notes merge: a stream of two notes, redacted; the merge commit's message is fixed",
+    ),
+    (
+        "src/ultraplan/sync/states.rs",
+        "sync's outcomes merge: files already stored on either side; fixed message",
+    ),
 ];
 
 #[test]

@@ -5,6 +5,7 @@
 mod check;
 mod clean;
 mod export;
+mod hook;
 mod load;
 mod log;
 mod result;
@@ -13,6 +14,7 @@ mod run_report;
 mod show;
 mod stats;
 mod status;
+mod sync;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
@@ -33,7 +35,8 @@ pub use load::load_plan;
 /// parallel, each in its own linked worktree, and merges them back one at a
 /// time as `--no-ff` merge commits; a conflict changes nothing. `status`,
 /// `log` and `show` read the recorded state; `clean` removes what a killed
-/// run left behind.
+/// run left behind; `sync` shares results and run states through a remote,
+/// and `hook pre-push` refuses a push whose checkpoints' results failed.
 #[derive(Debug, Parser)]
 #[command(
     name = "git-ultraplan",
@@ -63,6 +66,9 @@ pub enum Command {
     Clean(clean::Args),
     Stats(stats::Args),
     Export(export::Args),
+    Sync(sync::Args),
+    #[command(subcommand)]
+    Hook(hook::HookCommand),
 }
 
 /// The whole command-line definition, with every subcommand named for its man
@@ -82,6 +88,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Stats(args) => stats::run(args, &cli.global),
         Command::Export(args) => export::run(args, &cli.global),
         Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
+        Command::Sync(args) => sync::run(args, &cli.global),
+        Command::Hook(command) => hook::run(command, &cli.global),
     }
 }
 
@@ -97,6 +105,9 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["stats"] => stats::EXIT_STATUS.to_vec(),
         ["export"] => export::EXIT_STATUS.to_vec(),
         ["result", "check"] => result::EXIT_STATUS.to_vec(),
+        ["sync"] => sync::EXIT_STATUS.to_vec(),
+        ["hook", "pre-push"] => hook::PRE_PUSH_EXIT_STATUS.to_vec(),
+        ["hook", "install"] => hook::INSTALL_EXIT_STATUS.to_vec(),
         _ => Exit::DOCUMENTED.to_vec(),
     }
 }

@@ -9,6 +9,7 @@
 pub mod catalog;
 mod lock;
 mod names;
+pub mod note_stream;
 mod progress;
 mod run_state;
 
