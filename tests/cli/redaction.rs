@@ -324,6 +324,10 @@ const RAW_WRITERS: &[(&str, &str)] = &[
         "commits the plan file to the user's branch",
     ),
     (
+        "src/ultraplan/records/state_file.rs",
+        "commits the user's STATE.md like a checkpoint: the user's own file",
+    ),
+    (
         "src/ultraplan/engine/secrets.rs",
         "a restore tree of the user's bytes, never in the state",
     ),
