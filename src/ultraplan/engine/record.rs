@@ -174,7 +174,7 @@ pub fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
                     .map(|f| format!("executor's result: {}", f.message)),
             );
         }
-        if let Ok(serde_yaml::Value::Mapping(m)) = serde_yaml::from_str::<serde_yaml::Value>(claimed) {
+        if let Ok(serde_yaml::Value::Mapping(m)) = crate::yaml::parse(claimed) {
             if let Some(claimed_files) = m.get("files_modified").and_then(|v| v.as_sequence()) {
                 for f in claimed_files.iter().filter_map(|v| v.as_str()) {
                     if !facts.changed.iter().any(|c| c == f) {
