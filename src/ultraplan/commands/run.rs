@@ -64,9 +64,14 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub max_attempts: Option<u32>,
 
-    /// Let a step without a Verify command pass on the executor's word.
+    /// Let a step without a Verify command (or with a prose one) pass on the executor's word.
     #[arg(long)]
     pub allow_unverified: bool,
+
+    /// With --resume: the answer to the check or decision the run waits at
+    /// (an option id or name of a decision, or any text, such as "approved").
+    #[arg(long, value_name = "TEXT", requires = "resume")]
+    pub answer: Option<String>,
 
     /// Do not ask: accept API billing when ANTHROPIC_API_KEY is set.
     #[arg(short = 'y', long)]
@@ -185,6 +190,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         verify_timeout: duration(cfg, &config::VERIFY_TIMEOUT)?,
         transcript_cap: cap,
         allow_unverified: args.allow_unverified,
+        answer: args.answer.clone(),
         lock_timeout: duration(cfg, &config::LOCK_TIMEOUT)?,
         claude: ClaudeSettings {
             path: cfg.string(config::CLAUDE_PATH.name),

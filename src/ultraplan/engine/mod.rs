@@ -75,6 +75,9 @@ pub struct RunOptions {
     pub verify_timeout: Duration,
     pub transcript_cap: usize,
     pub allow_unverified: bool,
+    /// A person's answer to the check or decision the run waits at
+    /// (`--resume --answer`).
+    pub answer: Option<String>,
     pub lock_timeout: Duration,
     pub claude: ClaudeSettings,
     /// The command line, for the lock.
@@ -221,6 +224,8 @@ pub(crate) struct Run<'a> {
     pub warnings: Vec<String>,
     pub failure: Option<Failure>,
     pub instructions: Option<String>,
+    /// The `--answer` not yet given to a waiting step.
+    pub answer: Option<String>,
     /// Carries scans from one to the next (incremental when it can).
     pub tracker: crate::git::Tracker,
 }
@@ -310,6 +315,7 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
             warnings,
             failure: None,
             instructions: None,
+            answer: opts.answer.clone(),
             tracker: Default::default(),
         };
         run.run_steps(&steps)

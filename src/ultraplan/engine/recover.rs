@@ -30,7 +30,10 @@ impl Run<'_> {
                 self.record_failure(step, a, &done)?;
                 self.end(step, previous, done.reason.clone())
             }
-            AttemptEnd::Waiting(_) => self.end(step, previous, None),
+            AttemptEnd::Waiting(text) => {
+                self.instructions = Some(text);
+                self.end(step, previous, None)
+            }
             AttemptEnd::Interrupted => Ok(StepEnd::Interrupted),
         }
     }

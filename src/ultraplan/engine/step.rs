@@ -149,6 +149,12 @@ impl Run<'_> {
         feedback: Option<String>,
     ) -> Result<AttemptEnd> {
         let n = step.number;
+        // A step for a person (a checkpoint task, or a prose Verify): it waits
+        // for them, and passes on the answer given with `--resume --answer`.
+        let answered = match self.person_answer(step, base.is_none()) {
+            Ok(answer) => answer,
+            Err(prompt) => return Ok(AttemptEnd::Waiting(prompt)),
+        };
         self.state.progress.step_mut(n).attempts = a;
         self.state.progress.step_mut(n).status = StepStatus::Running;
         match base {
@@ -226,6 +232,11 @@ impl Run<'_> {
         let mut verify_summary = "not run".to_owned();
         let mut verify_output = String::new();
         let mut sandbox_blocked = false;
+        if let Some(answer) = &answered {
+            warnings.push(format!("answered by a person: {answer}"));
+        } else if let (Some(h), Some(_)) = (&step.human, &step.verify) {
+            warnings.push(format!("left for a person to check (not run): {}", h.text));
+        }
         if reason.is_none() {
             match &step.verify {
                 Some(v) => {
@@ -257,16 +268,24 @@ impl Run<'_> {
                         });
                     }
                 }
+                None if answered.is_some() => {
+                    verify_exit = Some(0);
+                    verify_summary = format!("checked by a person: {}", answered.clone().unwrap_or_default());
+                }
                 None if self.opts.allow_unverified && outcome.claim == Claim::Success => {
                     verify_exit = Some(0);
                     verify_summary = "no Verify command; accepted on the executor's word (--allow-unverified)".into();
                     warnings.push(verify_summary.clone());
                 }
-                None => {
-                    reason = Some(
-                        "the step has no Verify command (pass --allow-unverified to accept the executor's word)".into(),
-                    );
-                }
+                None => match &step.human {
+                    Some(h) => return Ok(AttemptEnd::Waiting(h.prompt())),
+                    None => {
+                        reason = Some(
+                            "the step has no Verify command (pass --allow-unverified to accept the executor's word)"
+                                .into(),
+                        );
+                    }
+                },
             }
         }
         if reason.is_none() {
@@ -327,6 +346,36 @@ impl Run<'_> {
             blocked,
             sandbox_blocked,
         })))
+    }
+
+    /// The answer for a step that needs a person, `Ok(None)` when it needs
+    /// none (yet), or `Err(prompt)` when it must wait: a checkpoint task waits
+    /// instead of the executor, and in place for an answer that names one of
+    /// its options; a prose Verify takes the answer when verified in place.
+    fn person_answer(&mut self, step: &Step, in_place: bool) -> std::result::Result<Option<String>, String> {
+        let Some(human) = &step.human else {
+            return Ok(None);
+        };
+        if !in_place {
+            return if human.replaces_executor() {
+                Err(human.prompt())
+            } else {
+                Ok(None)
+            };
+        }
+        if !human.replaces_executor() && step.verify.is_some() {
+            return Ok(None);
+        }
+        match self.answer.take() {
+            Some(given) => match human.accept(&given) {
+                Some(answer) => Ok(Some(answer)),
+                None => Err(format!(
+                    "'{given}' is not one of the options; answer with an option id\n{}",
+                    human.prompt()
+                )),
+            },
+            None => Err(human.prompt()),
+        }
     }
 
     /// Saves a failed attempt's record.

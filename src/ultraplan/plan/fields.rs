@@ -379,17 +379,11 @@ pub(crate) fn manifest(field: &Field<'_>, step: u32, diags: &mut Diagnostics) ->
         Some(block) => (block.code, block.line + 1),
         None => (field.text(), field.line),
     };
-    let value: serde_yaml::Value = match serde_yaml::from_str(&yaml) {
+    let value: serde_yaml::Value = match crate::yaml::parse(&yaml) {
         Ok(v) => v,
         Err(err) => {
-            let at = err.location().map_or(line, |l| line + l.line().saturating_sub(1));
-            diags.problem(
-                at,
-                format!(
-                    "step {step}: Manifest is not valid YAML: {}",
-                    first_line(&err.to_string())
-                ),
-            );
+            let at = err.line.map_or(line, |l| line + l.saturating_sub(1));
+            diags.problem(at, format!("step {step}: Manifest is not valid YAML: {}", err.message));
             return None;
         }
     };

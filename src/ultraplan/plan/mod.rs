@@ -9,6 +9,8 @@
 
 pub mod check;
 mod fields;
+pub mod front_matter;
+mod gsd;
 mod markdown;
 pub mod pattern;
 mod session_spec;
@@ -16,6 +18,7 @@ pub mod sync;
 mod task_plan;
 mod ultraplan;
 mod validate;
+pub mod verify_text;
 
 use serde::Serialize;
 
@@ -197,7 +200,98 @@ pub struct Step {
     /// The exact `<name>` of a task; other steps are named `Task N: <title>`.
     #[serde(skip)]
     pub name: Option<String>,
+    /// A check or decision for a person: a checkpoint task, or a Verify that
+    /// is prose rather than a command.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub human: Option<HumanCheck>,
+    /// Files the executor should read first (`<read_first>`, `<context>` `@file`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<String>,
+    /// What `<verify><fails_when>` says makes the step fail, recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fails_when: Option<String>,
     pub line: usize,
+}
+
+/// What a person is asked to check, do or decide.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HumanCheck {
+    pub kind: HumanKind,
+    /// What to check, do or decide, as written.
+    pub text: String,
+    /// A decision's options.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<HumanOption>,
+    /// How the plan says to answer (`<resume-signal>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resume_signal: Option<String>,
+}
+
+impl HumanCheck {
+    /// A checkpoint task needs the person instead of the executor; a prose
+    /// Verify needs them after it.
+    pub fn replaces_executor(&self) -> bool {
+        self.kind != HumanKind::Check
+    }
+
+    /// The text shown when the run stops here.
+    pub fn prompt(&self) -> String {
+        let mut out = match self.kind {
+            HumanKind::Verify => format!("Check this by hand:\n{}", self.text),
+            HumanKind::Decision => format!("Decide:\n{}", self.text),
+            HumanKind::Action => format!("Do this by hand:\n{}", self.text),
+            HumanKind::Check => format!("Verify is prose, not a command; check it by hand:\n{}", self.text),
+        };
+        for o in &self.options {
+            out.push_str(&format!("\n  {}: {}", o.id, o.name));
+        }
+        if let Some(signal) = &self.resume_signal {
+            out.push_str(&format!("\nAnswer: {signal}"));
+        }
+        out
+    }
+
+    /// The option an answer names (its id, its name, or its 1-based
+    /// position), or the answer itself when there are no options. `None` when
+    /// it names no option.
+    pub fn accept(&self, answer: &str) -> Option<String> {
+        let a = answer.trim();
+        if a.is_empty() {
+            return None;
+        }
+        if self.options.is_empty() {
+            return Some(a.to_owned());
+        }
+        let by_position = a
+            .parse::<usize>()
+            .ok()
+            .and_then(|i| i.checked_sub(1))
+            .and_then(|i| self.options.get(i));
+        self.options
+            .iter()
+            .find(|o| o.id.eq_ignore_ascii_case(a) || o.name.eq_ignore_ascii_case(a))
+            .or(by_position)
+            .map(|o| o.id.clone())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HumanKind {
+    /// `checkpoint:human-verify`: look at what was built.
+    Verify,
+    /// `checkpoint:decision`: choose one of the options.
+    Decision,
+    /// `checkpoint:human-action`: do what only a person can.
+    Action,
+    /// A Verify (or `<manual>`) written as prose: a check for a person.
+    Check,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HumanOption {
+    pub id: String,
+    pub name: String,
 }
 
 impl Step {
@@ -428,14 +522,26 @@ or a task plan ('<task>' elements with '<name>Task N: …</name>')";
 pub fn parse(text: &str, file_name: &str) -> Result<Plan, Unrecognised> {
     // Editors on some systems start files with a byte-order mark.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let front = task_plan::front_matter(text);
+    let front = front_matter::front_matter(text);
     let doc = markdown::Document::new(front.body, front.body_first_line);
     let mut diags = Diagnostics::default();
     front.check(&mut diags);
     if let Some(line) = doc.unclosed_fence {
-        diags.warning(line, "code fence is never closed; the rest of the file is read as code");
+        // A fence left open swallows every step after it: `run` would not see them.
+        let swallowed = doc.lines.iter().filter(|l| l.no > line).find(|l| swallows(l.text));
+        match swallowed {
+            Some(l) => diags.problem(
+                line,
+                format!(
+                    "code fence is never closed; it swallows what follows (line {}: '{}'); close it",
+                    l.no,
+                    l.text.trim()
+                ),
+            ),
+            None => diags.warning(line, "code fence is never closed; the rest of the file is read as code"),
+        }
     }
-    let kind = detect(&doc).ok_or(Unrecognised)?;
+    let kind = detect(&doc, &front).ok_or(Unrecognised)?;
     let mut plan = match kind {
         PlanKind::Plan => ultraplan::parse(&doc, &mut diags),
         PlanKind::SessionSpec => session_spec::parse(&doc, &mut diags),
@@ -462,7 +568,7 @@ pub fn parse(text: &str, file_name: &str) -> Result<Plan, Unrecognised> {
 /// Decides the format (seed 004's rules, plus task plans): a session spec has
 /// at least two of `## Dependencies`, `## Scope Fence` and `## Exit Condition`;
 /// an ultraplan has `## Implementation Plan`; a task plan has `<task>` elements.
-fn detect(doc: &markdown::Document<'_>) -> Option<PlanKind> {
+fn detect(doc: &markdown::Document<'_>, front: &front_matter::FrontMatter<'_>) -> Option<PlanKind> {
     let has = |name: &str| doc.find_section(2, name).is_some();
     let spec_sections = ["dependencies", "scope fence", "exit condition"]
         .iter()
@@ -472,7 +578,7 @@ fn detect(doc: &markdown::Document<'_>) -> Option<PlanKind> {
         Some(PlanKind::SessionSpec)
     } else if has("implementation plan") {
         Some(PlanKind::Plan)
-    } else if task_plan::has_tasks(doc) {
+    } else if task_plan::has_tasks(doc, front) {
         Some(PlanKind::TaskPlan)
     } else {
         None
@@ -481,7 +587,7 @@ fn detect(doc: &markdown::Document<'_>) -> Option<PlanKind> {
 
 /// Front matter `plan_id`, or `phase`/`plan` (`03-executor` and `01` give `03-01`), else a
 /// `NN-NN-PLAN.md` file name, else the file name without extension.
-fn plan_id(front: &task_plan::FrontMatter<'_>, file_name: &str) -> String {
+fn plan_id(front: &front_matter::FrontMatter<'_>, file_name: &str) -> String {
     let stem = std::path::Path::new(file_name)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -490,13 +596,27 @@ fn plan_id(front: &task_plan::FrontMatter<'_>, file_name: &str) -> String {
         return id;
     }
     if let (Some(phase), Some(plan)) = (front.value("phase"), front.value("plan")) {
-        let phase_number: String = phase.chars().take_while(|c| c.is_ascii_digit()).collect();
+        // `12.5-blueprint` is phase 12.5 (a decimal phase inserted between 12
+        // and 13), not 12.
+        let phase_number: String = phase
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect::<String>()
+            .trim_end_matches('.')
+            .to_owned();
         let phase_id = if phase_number.is_empty() {
             phase.clone()
         } else {
             phase_number
         };
-        return format!("{}-{}", pad2(&phase_id), pad2(&plan));
+        let phase_id = pad2(&phase_id);
+        // `plan: 22-06` under phase 22 already names its phase.
+        if let Some(rest) = plan.strip_prefix(&format!("{phase_id}-")) {
+            if !rest.is_empty() {
+                return plan;
+            }
+        }
+        return format!("{phase_id}-{}", pad2(&plan));
     }
     if let Some(id) = stem.strip_suffix("-PLAN").filter(|id| {
         let mut parts = id.split('-');
@@ -509,11 +629,25 @@ fn plan_id(front: &task_plan::FrontMatter<'_>, file_name: &str) -> String {
 }
 
 fn pad2(s: &str) -> String {
-    if s.len() == 1 && s.chars().all(|c| c.is_ascii_digit()) {
+    let digits = s.split('.').next().unwrap_or(s);
+    if digits.len() == 1 && digits.chars().all(|c| c.is_ascii_digit()) {
         format!("0{s}")
     } else {
         s.to_owned()
     }
+}
+
+/// A line a fence left open would hide from the parser: a step heading, a
+/// task, a field.
+fn swallows(text: &str) -> bool {
+    let t = text.trim_start();
+    let lower = t.to_lowercase();
+    lower.starts_with("### step")
+        || lower.starts_with("## ")
+        || t.starts_with("<task")
+        || t.starts_with("</task>")
+        || t.starts_with("</action>")
+        || t.starts_with("- **")
 }
 
 #[cfg(test)]

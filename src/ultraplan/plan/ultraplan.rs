@@ -162,6 +162,9 @@ fn step(doc: &Document<'_>, heading: &Heading<'_>, number: u32, title: String, d
         done: None,
         task_type: None,
         name: None,
+        human: None,
+        context: Vec::new(),
+        fails_when: None,
         line: heading.no,
     };
     let list = parse_fields(doc.section(heading));
