@@ -51,7 +51,16 @@ pub const EXIT_STATUS: [(Exit, &str); 4] = [
 pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let ui = Ui { quiet: global.quiet };
     let workspace = Workspace::discover()?;
-    let (_, plan) = super::load_plan(&args.plan)?;
+    let plan = match super::load_plan(&args.plan) {
+        Ok((_, plan)) => plan,
+        Err(err) if args.json => {
+            // `--json` promises one JSON document, also for a file that is not a plan.
+            let doc = serde_json::json!({"file": args.plan.display().to_string(), "error": err.to_string()});
+            writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&doc)?)?;
+            return Ok(Exit::Fatal);
+        }
+        Err(err) => return Err(err),
+    };
     if !workspace.in_repository() {
         ui.note(format_args!(
             "note: not in a git repository; checking paths against '{}'",
@@ -147,7 +156,11 @@ fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String
             vec![
                 step.number.to_string(),
                 step.title.clone(),
-                step.verify.as_ref().map_or("—".into(), |v| v.command.clone()),
+                match (&step.verify, &step.human) {
+                    (Some(v), _) => v.command.clone(),
+                    (None, Some(h)) => format!("(a person: {})", h.kind.as_str()),
+                    (None, None) => "—".into(),
+                },
                 step.on_failure.action.as_str().to_owned(),
                 match &step.checkpoint {
                     Some(Checkpoint::Commit { message }) => message.clone(),
@@ -282,10 +295,11 @@ fn describe_condition(c: &crate::ultraplan::plan::Condition) -> String {
 /// "none", or how many problems and warnings name the step.
 fn step_issues(number: u32, report: &CheckReport) -> String {
     let names = |d: &&Diagnostic| {
-        let prefix = format!("step {number}");
-        d.message
-            .strip_prefix(&prefix)
-            .is_some_and(|rest| rest.starts_with([':', ' ']))
+        ["step", "task"].iter().any(|word| {
+            d.message
+                .strip_prefix(&format!("{word} {number}"))
+                .is_some_and(|rest| rest.starts_with([':', ' ']))
+        })
     };
     let problems = report.problems().filter(names).count();
     let warnings = report.warnings().filter(names).count();

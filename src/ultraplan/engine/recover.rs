@@ -32,7 +32,7 @@ impl Run<'_> {
             }
             AttemptEnd::Waiting(text) => {
                 self.instructions = Some(text);
-                self.end(step, previous, None)
+                self.end(step, previous, Some("waiting for a person to check or decide".into()))
             }
             AttemptEnd::Interrupted => Ok(StepEnd::Interrupted),
         }

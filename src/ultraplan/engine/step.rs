@@ -115,11 +115,11 @@ impl Run<'_> {
                 AttemptEnd::Interrupted => return Ok(StepEnd::Interrupted),
                 AttemptEnd::Waiting(text) => {
                     self.instructions = Some(text);
-                    return self.end(
-                        step,
-                        StepStatus::Waiting,
-                        Some("waiting for a person to make the change".into()),
-                    );
+                    let why = match step.human {
+                        Some(_) => "waiting for a person to check or decide",
+                        None => "waiting for a person to make the change",
+                    };
+                    return self.end(step, StepStatus::Waiting, Some(why.into()));
                 }
                 AttemptEnd::Done(done) if done.passed => return self.checkpoint(step, a, &done),
                 AttemptEnd::Done(done) => match self

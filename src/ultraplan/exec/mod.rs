@@ -191,6 +191,8 @@ impl Request<'_> {
                 "on_failure": {"action": step.on_failure.action, "instructions": step.on_failure.instructions},
                 "checkpoint": step.checkpoint,
                 "done": step.done,
+                "context": step.context,
+                "fails_when": step.fails_when,
             },
             "attempt": self.attempt,
             "max_attempts": self.max_attempts,

@@ -135,8 +135,9 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
     let mut file_references = Vec::new();
     let mut announced_new: Vec<String> = Vec::new();
     for step in &plan.steps {
-        let creates = creates_files(step);
+        let creates_all = creates_files(step);
         for file in &step.files {
+            let creates = creates_all || creates_file(step, &file.path) || writes_its_test(step, &file.path);
             let Ok(path) = safe_relative_path(&file.path) else {
                 continue; // already a problem of the plan
             };
@@ -169,15 +170,31 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
                 });
                 Reference::NotFound
             };
-            if file.new || creates {
-                announced_new.push(path);
-            }
+            // A file an earlier task lists exists by the time a later one runs.
+            announced_new.push(path);
             file_references.push(FileReference {
                 step: step.number,
                 path: file.path.clone(),
                 status,
                 line: file.line,
             });
+        }
+    }
+    // Files the executor is told to read first must be there (or be made by
+    // an earlier step).
+    let mut missing: Vec<&str> = Vec::new();
+    for step in &plan.steps {
+        for path in &step.context {
+            let made = announced_new.iter().any(|p| p == path);
+            let safe = safe_relative_path(path).is_ok();
+            if safe && !made && root.join(path).symlink_metadata().is_err() && !missing.contains(&path.as_str()) {
+                missing.push(path);
+                diagnostics.push(Diagnostic {
+                    line: step.line,
+                    severity: Severity::Warning,
+                    message: format!("task {}: context file '{path}' (read first) not found", step.number),
+                });
+            }
         }
     }
     diagnostics.sort_by_key(|d| (d.line, d.severity));
@@ -192,6 +209,62 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
 fn creates_files(step: &super::Step) -> bool {
     let changes = step.changes.trim_start().to_lowercase();
     changes.starts_with("create") || changes.starts_with("new ") || changes.contains("new file")
+}
+
+/// A test-first step (or a TDD task) writes its test file.
+fn writes_its_test(step: &super::Step, path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_lowercase();
+    step.test_first.is_some() && (name.contains("test") || name.contains("spec"))
+}
+
+/// Words that say a step makes a file: "Create src/a.ts", "add a new
+/// `docs/x.md`", "write tests/t.py".
+const CREATE_WORDS: &[&str] = &[
+    "create",
+    "creates",
+    "creating",
+    "add",
+    "adds",
+    "adding",
+    "write",
+    "writes",
+    "writing",
+    "generate",
+    "generates",
+    "new",
+    "scaffold",
+    "touch",
+];
+
+/// Whether the step's title or Changes (a task's name or action) says it
+/// makes `path`: the path, or its file name, follows one of
+/// [`CREATE_WORDS`] in the same sentence, at most six words before it.
+fn creates_file(step: &super::Step, path: &str) -> bool {
+    let text = format!("{}\n{}", step.title, step.changes).to_lowercase();
+    let path = path.to_lowercase();
+    let name = path.rsplit('/').next().unwrap_or(&path).to_owned();
+    let mut needles = vec![path.clone()];
+    if name.contains('.') && name != path {
+        needles.push(name);
+    }
+    needles.iter().any(|needle| {
+        text.match_indices(needle.as_str()).any(|(at, _)| {
+            let before = &text[..at];
+            let sentence_start = before
+                .rfind(". ")
+                .into_iter()
+                .chain(before.rfind('\n'))
+                .chain(before.rfind(';'))
+                .max()
+                .map_or(0, |i| i + 1);
+            before[sentence_start..]
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .rev()
+                .take(6)
+                .any(|w| CREATE_WORDS.contains(&w))
+        })
+    })
 }
 
 /// The first existing ancestor of `root/relative` that resolves outside `root`

@@ -38,6 +38,13 @@ pub(crate) fn files(field: &Field<'_>, step: u32, diags: &mut Diagnostics) -> Ve
                 if path.is_empty() || is_none_value(path) {
                     continue;
                 }
+                if path.contains('`') {
+                    diags.problem(
+                        line,
+                        format!("step {step}: Files item '{path}' has an unmatched backtick; a path cannot span lines"),
+                    );
+                    continue;
+                }
                 if path.contains(char::is_whitespace) {
                     diags.warning(
                         line,
@@ -128,7 +135,18 @@ pub(crate) fn is_comparison(text: &str) -> bool {
         .iter()
         .find(|op| t.starts_with(*op))
         .map_or(0, |op| op.len());
-    op_len > 0 && t[op_len..].trim().parse::<f64>().is_ok()
+    op_len > 0 && t[op_len..].trim().parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+/// `>= NaN`, `< inf`, `== many`: an operator with no finite number after it,
+/// which no output can satisfy.
+pub(crate) fn is_broken_comparison(text: &str) -> bool {
+    let t = text.trim().trim_matches('`').trim();
+    let op_len = ["<=", ">=", "==", "!=", "<", ">"]
+        .iter()
+        .find(|op| t.starts_with(*op))
+        .map_or(0, |op| op.len());
+    op_len > 0 && !is_comparison(t)
 }
 
 /// A `` `command` → expected: `text` `` item (Verification, Exit Condition).
@@ -189,13 +207,27 @@ pub(crate) fn verify(field: &Field<'_>, step: u32, diags: &mut Diagnostics) -> O
             .filter(|l| !l.fenced)
             .find_map(|l| split_expected(l.text.trim()).1);
     }
-    let command = command.filter(|c| !c.is_empty())?;
+    let Some(command) = command.filter(|c| !c.is_empty()) else {
+        diags.problem(
+            field.line,
+            format!("step {step}: Verify is empty; give a command, or 'none' to pass only with --allow-unverified"),
+        );
+        return None;
+    };
     if is_none_value(&command) {
         diags.warning(
             field.line,
             format!("step {step}: Verify is '{command}'; the step can pass only with --allow-unverified"),
         );
         return None;
+    }
+    if let Some(e) = expected.filter(|e| is_broken_comparison(e)) {
+        diags.problem(
+            field.line,
+            format!(
+                "step {step}: expected '{e}' compares with something that is not a finite number; no output can pass"
+            ),
+        );
     }
     let (expected, expected_kind) = match expected.filter(|e| !e.is_empty()) {
         Some(e) => {

@@ -296,12 +296,20 @@ pub(crate) fn tdd_steps(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Step> {
             fails_when: None,
             line,
         };
-        steps.push(make(
+        let mut red = make(
             number,
             format!("RED: failing test for {name}"),
-            format!("Write a test for this behavior; it must fail before the implementation.\n{behavior}"),
+            format!(
+                "Write the test (in {}) for this behavior; it must fail before the implementation.\n{behavior}",
+                files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
+            ),
             red_verify,
-        ));
+        );
+        // The cycle writes its files: none is "not found".
+        for f in &mut red.files {
+            f.new = true;
+        }
+        steps.push(red);
         steps.push(make(
             number + 1,
             format!("GREEN: implement {name}"),

@@ -246,8 +246,9 @@ impl HumanCheck {
             out.push_str(&format!("\n  {}: {}", o.id, o.name));
         }
         if let Some(signal) = &self.resume_signal {
-            out.push_str(&format!("\nAnswer: {signal}"));
+            out.push_str(&format!("\nThe plan asks: {signal}"));
         }
+        out.push_str(&format!("\n{ANSWER_HINT}"));
         out
     }
 
@@ -275,6 +276,10 @@ impl HumanCheck {
     }
 }
 
+/// The last line of a person's prompt: how to answer.
+pub const ANSWER_HINT: &str =
+    "Answer with 'git ultraplan run --resume --answer <text>' (for a decision, an option id).";
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HumanKind {
@@ -286,6 +291,17 @@ pub enum HumanKind {
     Action,
     /// A Verify (or `<manual>`) written as prose: a check for a person.
     Check,
+}
+
+impl HumanKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HumanKind::Verify => "human-verify",
+            HumanKind::Decision => "decision",
+            HumanKind::Action => "human-action",
+            HumanKind::Check => "check",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -262,7 +262,14 @@ fn task(
     let verify_element = page
         .element_raw("verify", scope)
         .or_else(|| page.element_raw("verification", scope).filter(|_| is_checkpoint));
-    let read = gsd::read_verify(verify_element.as_ref(), number, diags);
+    // A checkpoint task waits for a person anyway: its prose check is shown
+    // to them, not warned about.
+    let mut quiet = Diagnostics::default();
+    let read = gsd::read_verify(
+        verify_element.as_ref(),
+        number,
+        if is_checkpoint { &mut quiet } else { diags },
+    );
     if verify_element.is_none() {
         if let Some(fence) = page.hidden("verify", scope) {
             diags.problem(
@@ -299,7 +306,13 @@ fn task(
             text: Some("tdd=\"true\": the Verify must fail before the change".into()),
             ..Default::default()
         });
-    let human = human.or(read.human);
+    let human = match (human, read.human) {
+        (Some(mut h), Some(then)) => {
+            h.text.push_str(&format!("\nThen check: {}", then.text));
+            Some(h)
+        }
+        (h, then) => h.or(then),
+    };
     Step {
         number,
         title: title.clone(),

@@ -21,6 +21,12 @@
 //! 4. Prose that holds code spans which are commands by this rule (a span
 //!    with a space, or starting with `./`, and not a bare file name) runs
 //!    those commands, joined with `&&`: "`npm test` passes" runs `npm test`.
+//! 5. Prose whose first clause is a command followed by "passes",
+//!    "succeeds", "exits 0" (and the like) runs that command: "npm run build
+//!    succeeds, no TypeScript errors" runs `npm run build`.
+//!
+//! In 4 and 5 the prose is kept as the expectation: recorded, and the exit
+//! code alone decides (DESIGN §6.3).
 //!
 //! Anything else is a check for a person. The rule is measured on the GSD
 //! fixtures (`tests/fixtures/plans/gsd/`): see the README's "Plan formats".
@@ -105,11 +111,37 @@ pub fn read(text: &str) -> Reading {
     if spans.is_empty() && is_command(t) {
         return Reading::Command(t.to_owned());
     }
+    let mut commands = commands_in_prose(t);
+    if commands.is_empty() {
+        commands.extend(command_that_passes(t));
+    }
     Reading::Prose {
         text: t.to_owned(),
-        commands: commands_in_prose(t),
+        commands,
     }
 }
+
+/// What prose says passes: "tsc --noEmit passes", "npm run build succeeds,
+/// no TypeScript errors" — the first clause, a command followed by one of
+/// [`PASS_PHRASES`].
+fn command_that_passes(text: &str) -> Option<String> {
+    let clause = text.split([',', ';']).next()?.trim();
+    PASS_PHRASES.iter().find_map(|phrase| {
+        let command = clause.strip_suffix(phrase)?.trim_end();
+        (command.len() < clause.len() && is_command(command)).then(|| command.to_owned())
+    })
+}
+
+/// Endings that claim a command exits 0.
+const PASS_PHRASES: &[&str] = &[
+    " passes",
+    " succeeds",
+    " exits 0",
+    " exits with 0",
+    " returns 0",
+    " is green",
+    " runs clean",
+];
 
 fn is_assignment(word: &str) -> bool {
     word.split_once('=').is_some_and(|(name, _)| {
@@ -195,6 +227,10 @@ mod tests {
             }
         );
         assert_eq!(read("`cargo test -q`"), Reading::Command("cargo test -q".into()));
+        assert!(matches!(read("npm run build succeeds, no TypeScript errors"),
+            Reading::Prose { commands, .. } if commands == ["npm run build"]));
+        assert!(matches!(read("vercel ls shows deployment, fetch returns 200"),
+            Reading::Prose { commands, .. } if commands.is_empty()));
         assert!(matches!(read("`src/app.ts` exports `App`"), Reading::Prose { commands, .. } if commands.is_empty()));
     }
 }
