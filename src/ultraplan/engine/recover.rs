@@ -32,7 +32,11 @@ impl Run<'_> {
             }
             AttemptEnd::Waiting(text) => {
                 self.instructions = Some(text);
-                self.end(step, previous, Some("waiting for a person to check or decide".into()))
+                let why = match step.human {
+                    Some(_) => "waiting for a person to check or decide",
+                    None => "waiting for a person to make the change",
+                };
+                self.end(step, previous, Some(why.into()))
             }
             AttemptEnd::Interrupted => Ok(StepEnd::Interrupted),
         }
