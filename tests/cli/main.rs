@@ -10,6 +10,7 @@ mod conventions;
 mod crash;
 mod executors;
 mod generated;
+mod gsd;
 mod historian;
 mod historian_session;
 mod result;

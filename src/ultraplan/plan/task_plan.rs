@@ -236,7 +236,7 @@ fn task(
                     diags.warning(
                         e.line,
                         format!(
-                            "task name '{}' does not start with 'Task N:'; tasks are numbered by position (this one is Task {index})",
+                            "task {index}: name '{}' does not start with 'Task N:'; tasks are numbered by position (warned once per plan)",
                             e.content
                         ),
                     );
