@@ -13,6 +13,7 @@ mod generated;
 mod gsd;
 mod historian;
 mod historian_session;
+mod hostile_input;
 mod result;
 mod run;
 mod sessions;

@@ -191,7 +191,7 @@ impl Request<'_> {
                 "on_failure": {"action": step.on_failure.action, "instructions": step.on_failure.instructions},
                 "checkpoint": step.checkpoint,
                 "done": step.done,
-                "context": step.context,
+                "context": step.context.iter().chain(&self.plan.context).collect::<Vec<_>>(),
                 "fails_when": step.fails_when,
             },
             "attempt": self.attempt,

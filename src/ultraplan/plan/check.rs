@@ -133,7 +133,8 @@ impl CheckReport {
 pub fn check(plan: &Plan, root: &Path) -> CheckReport {
     let mut diagnostics = plan.diagnostics.clone();
     let mut file_references = Vec::new();
-    let mut announced_new: Vec<String> = Vec::new();
+    // Sets: a hostile plan may list a million paths.
+    let mut announced_new: std::collections::HashSet<String> = Default::default();
     for step in &plan.steps {
         let creates_all = creates_files(step);
         for file in &step.files {
@@ -171,7 +172,7 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
                 Reference::NotFound
             };
             // A file an earlier task lists exists by the time a later one runs.
-            announced_new.push(path);
+            announced_new.insert(path);
             file_references.push(FileReference {
                 step: step.number,
                 path: file.path.clone(),
@@ -182,17 +183,22 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
     }
     // Files the executor is told to read first must be there (or be made by
     // an earlier step).
-    let mut missing: Vec<&str> = Vec::new();
-    for step in &plan.steps {
-        for path in &step.context {
-            let made = announced_new.iter().any(|p| p == path);
+    let mut missing: std::collections::HashSet<&str> = Default::default();
+    let plan_wide = plan.steps.first().map(|s| (s.number, s.line));
+    let each = plan
+        .steps
+        .iter()
+        .flat_map(|s| s.context.iter().map(move |p| (s.number, s.line, p)));
+    let shared = plan.context.iter().filter_map(|p| plan_wide.map(|(n, l)| (n, l, p)));
+    for (number, line, path) in shared.chain(each) {
+        {
+            let made = announced_new.contains(path);
             let safe = safe_relative_path(path).is_ok();
-            if safe && !made && root.join(path).symlink_metadata().is_err() && !missing.contains(&path.as_str()) {
-                missing.push(path);
+            if safe && !made && root.join(path).symlink_metadata().is_err() && missing.insert(path) {
                 diagnostics.push(Diagnostic {
-                    line: step.line,
+                    line,
                     severity: Severity::Warning,
-                    message: format!("task {}: context file '{path}' (read first) not found", step.number),
+                    message: format!("task {number}: context file '{path}' (read first) not found"),
                 });
             }
         }
@@ -248,8 +254,13 @@ fn creates_file(step: &super::Step, path: &str) -> bool {
         needles.push(name);
     }
     needles.iter().any(|needle| {
-        text.match_indices(needle.as_str()).any(|(at, _)| {
-            let before = &text[..at];
+        // Occurrences and look-behind are both bounded: linear on any input.
+        text.match_indices(needle.as_str()).take(64).any(|(at, _)| {
+            let mut from = at.saturating_sub(160);
+            while !text.is_char_boundary(from) {
+                from += 1;
+            }
+            let before = &text[from..at];
             let sentence_start = before
                 .rfind(". ")
                 .into_iter()

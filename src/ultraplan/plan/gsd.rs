@@ -198,14 +198,12 @@ pub(crate) fn context_refs(e: &Option<Element>) -> Vec<String> {
         return Vec::new();
     };
     let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     if e.content.contains('@') {
         for word in e.content.split_whitespace() {
             if let Some(path) = word.strip_prefix('@') {
                 let path = path.trim_end_matches([',', ';', ')', '.']);
-                if !path.is_empty()
-                    && !path.starts_with('~')
-                    && !path.starts_with('/')
-                    && !out.iter().any(|p| p == path)
+                if !path.is_empty() && !path.starts_with('~') && !path.starts_with('/') && seen.insert(path.to_owned())
                 {
                     out.push(path.to_owned());
                 }
@@ -213,7 +211,7 @@ pub(crate) fn context_refs(e: &Option<Element>) -> Vec<String> {
         }
     } else {
         for f in task_files(e) {
-            if !out.contains(&f.path) {
+            if seen.insert(f.path.clone()) {
                 out.push(f.path);
             }
         }

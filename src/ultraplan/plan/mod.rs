@@ -65,6 +65,10 @@ pub struct Plan {
     /// Session-spec parts: dependencies, entry and exit conditions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_spec: Option<SessionSpec>,
+    /// Files every step's executor should read first (a task plan's
+    /// `<context>` `@file` lines).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<String>,
     /// Task-plan parts: the `<success_criteria>` checklist.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub success_criteria: Option<Vec<Criterion>>,

@@ -161,14 +161,7 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
     {
         plan.title = Some(title);
     }
-    let shared = gsd::context_refs(&element(&text, "context", (0, text.len()), first_line));
-    for step in &mut plan.steps {
-        for path in &shared {
-            if !step.context.contains(path) {
-                step.context.push(path.clone());
-            }
-        }
-    }
+    plan.context = gsd::context_refs(&element(&text, "context", (0, text.len()), first_line));
     plan.success_criteria = success_criteria(&text, first_line, &plan, diags);
     plan
 }

@@ -68,6 +68,7 @@ pub(crate) fn empty_plan(kind: PlanKind, doc: &Document<'_>) -> Plan {
         verification: Vec::new(),
         session_spec: None,
         success_criteria: None,
+        context: Vec::new(),
         execution_order: Vec::new(),
         diagnostics: Vec::new(),
     }
