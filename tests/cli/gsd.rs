@@ -407,3 +407,71 @@ fn nested_fences_that_hide_a_tag_are_named() {
     assert!(out.stdout.contains("inside a code fence"), "{out}");
     assert!(!out.stdout.contains("has no <verify>"), "{out}");
 }
+
+#[test]
+fn scope_fence_items_with_spaces_are_kept_or_warned_never_dropped() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let text = read(&fixture("plans/ultraplan-multi-session.md")).replace(
+        "- **Scope fence:** Touch: `tests/**` — Never touch: `src/**`",
+        "- **Scope fence:** Touch: tests/my dir/**, docs — Never touch: src/**, anything the other sessions own",
+    );
+    write(&repo.join("plan.md"), &text);
+    let out = env.run(&repo, &["ultraplan", "check", "--json", "plan.md"]);
+    let j = out.json();
+    let session = &j["sessions"][2];
+    assert_eq!(
+        session["touch"],
+        serde_json::json!(["tests/my dir/**", "docs"]),
+        "{out}"
+    );
+    assert_eq!(session["never_touch"], serde_json::json!(["src/**"]), "{out}");
+    assert!(
+        j["warnings"].as_array().unwrap().iter().any(|w| w["message"]
+            .as_str()
+            .unwrap()
+            .contains("scope fence item 'anything the other sessions own' is not read as a path")),
+        "{out}"
+    );
+}
+
+#[test]
+fn read_first_and_context_files_reach_the_executor_and_are_checked() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    let tasks = "<task type=\"auto\">\n  <name>Task 1: Note</name>\n  <files>note.txt</files>\n  <read_first>README.md, docs/missing.md</read_first>\n  <action>Write note.txt</action>\n  <verify>test -f note.txt</verify>\n</task>\n";
+    let plan = gsd_plan(tasks).replace("</objective>", "</objective>\n\n<context>\n@.planning/STATE.md\n@~/.claude/get-shit-done/workflows/execute-plan.md\n</context>");
+    write(&repo.join("04-02-PLAN.md"), &plan);
+    let out = env.run(&repo, &["ultraplan", "check", "04-02-PLAN.md"]).expect_code(0);
+    assert!(
+        out.stdout
+            .contains("context file 'docs/missing.md' (read first) not found"),
+        "{out}"
+    );
+    assert!(
+        out.stdout
+            .contains("context file '.planning/STATE.md' (read first) not found"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("README.md' (read first)"), "{out}");
+    assert!(!out.stdout.contains("get-shit-done/workflows"), "{out}");
+    let agent = env.root().join("agent.sh");
+    let stdin_copy = env.root().join("request.json");
+    write(&agent, &format!("cat > {}\necho n > note.txt\n", stdin_copy.display()));
+    env.run(
+        &repo,
+        &[
+            "ultraplan",
+            "run",
+            "--executor",
+            &format!("sh {}", agent.display()),
+            "04-02-PLAN.md",
+        ],
+    )
+    .expect_code(0);
+    let request: serde_json::Value = serde_json::from_str(&read(&stdin_copy)).unwrap();
+    assert_eq!(
+        request["step"]["context"],
+        serde_json::json!(["README.md", "docs/missing.md", ".planning/STATE.md"])
+    );
+}

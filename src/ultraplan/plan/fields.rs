@@ -576,8 +576,10 @@ pub(crate) fn session_refs(text: &str) -> Result<Vec<u32>, String> {
     Ok(out)
 }
 
-/// A Touch or Never touch list: backticked patterns, or comma-separated words.
-pub(crate) fn patterns(text: &str, line: usize) -> Vec<PathPattern> {
+/// A Touch or Never touch list: backticked patterns, or comma-separated
+/// items. An unquoted item with spaces is kept when it reads as a path (it
+/// has a `/` or a `.`), else warned about: never silently dropped.
+pub(crate) fn patterns(text: &str, line: usize, diags: &mut Diagnostics) -> Vec<PathPattern> {
     if is_none_value(text) {
         return Vec::new();
     }
@@ -590,33 +592,55 @@ pub(crate) fn patterns(text: &str, line: usize) -> Vec<PathPattern> {
             .map(|text| PathPattern { text, line })
             .collect();
     }
-    strip_parentheses(text)
-        .split(',')
-        .map(|p| p.trim().trim_matches(['*', '_']).trim())
-        .filter(|p| !p.is_empty() && !p.contains(' '))
-        .map(|p| PathPattern {
+    let mut out = Vec::new();
+    for p in strip_parentheses(text).split(',') {
+        let p = strip_emphasis(p.trim());
+        if p.is_empty() {
+            continue;
+        }
+        if p.contains(' ') && !(p.contains('/') || p.contains('.')) {
+            diags.warning(
+                line,
+                format!("scope fence item '{p}' is not read as a path (it has spaces); put paths in backticks"),
+            );
+            continue;
+        }
+        out.push(PathPattern {
             text: p.to_owned(),
             line,
-        })
-        .collect()
+        });
+    }
+    out
+}
+
+/// `**x**` or `_x_` is emphasis around `x`; `src/**` and `**/*.rs` are globs.
+fn strip_emphasis(text: &str) -> &str {
+    for marker in ["**", "__", "*", "_"] {
+        if let Some(inner) = text.strip_prefix(marker).and_then(|t| t.strip_suffix(marker)) {
+            if !inner.is_empty() && !inner.starts_with('/') && !inner.ends_with('/') {
+                return inner.trim();
+            }
+        }
+    }
+    text
 }
 
 /// A Scope fence value: `Touch: … — Never touch: …` on one line, and/or
 /// nested `Touch:`/`Never touch:` items.
-pub(crate) fn scope_fence(field: &Field<'_>) -> (Vec<PathPattern>, Vec<PathPattern>) {
-    let (mut touch, mut never) = split_fence(&field.value, field.line);
+pub(crate) fn scope_fence(field: &Field<'_>, diags: &mut Diagnostics) -> (Vec<PathPattern>, Vec<PathPattern>) {
+    let (mut touch, mut never) = split_fence(&field.value, field.line, diags);
     for sub in field.subfields() {
         let text = sub.text();
         match sub.label.as_str() {
-            "touch" => touch.extend(patterns(&text, sub.line)),
-            "never touch" | "never" => never.extend(patterns(&text, sub.line)),
+            "touch" => touch.extend(patterns(&text, sub.line, diags)),
+            "never touch" | "never" => never.extend(patterns(&text, sub.line, diags)),
             _ => {}
         }
     }
     (touch, never)
 }
 
-fn split_fence(value: &str, line: usize) -> (Vec<PathPattern>, Vec<PathPattern>) {
+fn split_fence(value: &str, line: usize, diags: &mut Diagnostics) -> (Vec<PathPattern>, Vec<PathPattern>) {
     let lower = value.to_lowercase();
     let (touch_part, never_part) = match lower.find("never touch") {
         Some(i) => (&value[..i], &value[i + "never touch".len()..]),
@@ -625,7 +649,7 @@ fn split_fence(value: &str, line: usize) -> (Vec<PathPattern>, Vec<PathPattern>)
     let touch_part = touch_part.trim().trim_end_matches(['—', '–', '-', ';', ',', ' ']);
     let touch_part = strip_label(touch_part, "touch");
     let never_part = never_part.trim_start_matches([':', '*', ' ']);
-    (patterns(touch_part, line), patterns(never_part, line))
+    (patterns(touch_part, line, diags), patterns(never_part, line, diags))
 }
 
 fn strip_label<'t>(text: &'t str, label: &str) -> &'t str {
@@ -758,14 +782,14 @@ mod tests {
     #[test]
     fn scope_fence_one_line_and_nested() {
         let (f, _) = field("- **Scope fence:** Touch: `src/a.rs`, `src/b/**` — Never touch: `src/c.rs`");
-        let (t, n) = scope_fence(&f);
+        let (t, n) = scope_fence(&f, &mut Diagnostics::default());
         assert_eq!(
             t.iter().map(|p| p.text.as_str()).collect::<Vec<_>>(),
             vec!["src/a.rs", "src/b/**"]
         );
         assert_eq!(n.iter().map(|p| p.text.as_str()).collect::<Vec<_>>(), vec!["src/c.rs"]);
         let (f, _) = field("- **Scope fence:**\n  - Touch: `a`\n  - Never touch: `b`, `c`\n");
-        let (t, n) = scope_fence(&f);
+        let (t, n) = scope_fence(&f, &mut Diagnostics::default());
         assert_eq!((t.len(), n.len()), (1, 2));
     }
 

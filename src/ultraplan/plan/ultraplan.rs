@@ -307,12 +307,12 @@ fn session(doc: &Document<'_>, heading: &Heading<'_>, number: u32, title: String
                 Err(message) => diags.problem(field.line, format!("session {number}: Depends on: {message}")),
             },
             "scope fence" | "scope" => {
-                let (touch, never) = fields::scope_fence(&field);
+                let (touch, never) = fields::scope_fence(&field, diags);
                 session.touch.extend(touch);
                 session.never_touch.extend(never);
             }
-            "touch" => session.touch.extend(fields::patterns(&text, field.line)),
-            "never touch" => session.never_touch.extend(fields::patterns(&text, field.line)),
+            "touch" => session.touch.extend(fields::patterns(&text, field.line, diags)),
+            "never touch" => session.never_touch.extend(fields::patterns(&text, field.line, diags)),
             _ => {}
         }
     }
