@@ -475,3 +475,40 @@ fn read_first_and_context_files_reach_the_executor_and_are_checked() {
         serde_json::json!(["README.md", "docs/missing.md", ".planning/STATE.md"])
     );
 }
+
+#[test]
+fn must_haves_and_acceptance_criteria_are_audited_after_the_task() {
+    let plan = |script: &str| {
+        format!(
+            "---\nphase: 03-auth\nplan: 02\ntype: execute\nmust_haves:\n  truths:\n    - \"A user stays signed in\"\n  artifacts:\n    - path: \"src/session.ts\"\n      provides: \"Session helpers\"\n      exports: [\"createSession\"]\n---\n\n<objective>\nSessions.\n</objective>\n\n<tasks>\n<task type=\"auto\">\n  <name>Task 1: Session helpers</name>\n  <files>src/session.ts</files>\n  <action>Create src/session.ts.\n\n```sh\nmkdir -p src\n{script}\n```\n  </action>\n  <verify>test -f src/session.ts</verify>\n  <acceptance_criteria>\n    - src/session.ts uses 'sid', NOT 'session_id'\n    - Sessions are signed\n  </acceptance_criteria>\n</task>\n</tasks>\n"
+        )
+    };
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(
+        &repo.join("03-02-PLAN.md"),
+        &plan("echo \"export function createSession() { return 'session_id' }\" > src/session.ts"),
+    );
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "03-02-PLAN.md"])
+        .expect_code(1);
+    assert!(
+        out.stdout
+            .contains("manifest: 'src/session.ts' contains /session_id/, which it must not"),
+        "{out}"
+    );
+    assert!(out.stdout.contains("does not contain /sid/"), "{out}");
+    assert_eq!(env.subjects(&repo), ["readme", "initial"]);
+
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(
+        &repo.join("03-02-PLAN.md"),
+        &plan("echo \"export function createSession() { return 'sid' }\" > src/session.ts"),
+    );
+    env.run(&repo, &["ultraplan", "run", "03-02-PLAN.md"]).expect_code(0);
+    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
+    assert!(note.contains("not checked by ultraplan"), "{note}");
+    assert!(note.contains("Sessions are signed"), "{note}");
+    assert!(note.contains("must be true: A user stays signed in"), "{note}");
+}

@@ -424,10 +424,11 @@ pub(crate) fn manifest(field: &Field<'_>, step: u32, diags: &mut Diagnostics) ->
         _ => value,
     };
     if let serde_yaml::Value::Mapping(m) = &inner {
-        const KNOWN: [&str; 6] = [
+        const KNOWN: [&str; 7] = [
             "expected_paths",
             "forbidden_paths",
             "must_contain",
+            "must_not_contain",
             "min_file_count",
             "commit_message_pattern",
             "bash_syntax_check",

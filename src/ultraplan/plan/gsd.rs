@@ -292,6 +292,7 @@ pub(crate) fn tdd_steps(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Step> {
             human: read.human.clone(),
             context: Vec::new(),
             fails_when: None,
+            unchecked: Vec::new(),
             line,
         };
         let mut red = make(

@@ -7,6 +7,7 @@
 //! panics; [`check::check`] adds what needs the repository (file references,
 //! symbolic links).
 
+mod acceptance;
 pub mod check;
 mod fields;
 pub mod front_matter;
@@ -211,6 +212,11 @@ pub struct Step {
     /// Files the executor should read first (`<read_first>`, `<context>` `@file`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub context: Vec<String>,
+    /// Criteria ultraplan cannot check itself (GSD `<acceptance_criteria>`
+    /// that are not grep-verifiable, `must_haves.truths`): recorded in the
+    /// result's evidence.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unchecked: Vec<String>,
     /// What `<verify><fails_when>` says makes the step fail, recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fails_when: Option<String>,
@@ -418,6 +424,9 @@ pub struct Manifest {
     pub expected_paths: Vec<String>,
     pub forbidden_paths: Vec<String>,
     pub must_contain: Vec<MustContain>,
+    /// Patterns that must not match (a GSD criterion's "NOT 'b'").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub must_not_contain: Vec<MustContain>,
     pub min_file_count: Option<u64>,
     pub commit_message_pattern: Option<String>,
     pub bash_syntax_check: Vec<String>,

@@ -3,6 +3,7 @@
 //! `<done>`, a `<success_criteria>` checklist, and optional YAML front matter.
 //! Tags inside fenced code blocks are examples, not tasks.
 
+use super::acceptance;
 use super::front_matter::FrontMatter;
 use super::gsd;
 use super::markdown::{checkbox, code_spans, plain, strip_list_marker, Document};
@@ -121,6 +122,7 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
     let mut at = 0;
     let mut index = 0u32;
     let mut unnumbered_warned = false;
+    let (artifacts, truths) = acceptance::must_haves(front.yaml());
     while let Some(open) = find_open_tag(&text, "task", at) {
         index += 1;
         let line = first_line + text[..open].matches('\n').count();
@@ -144,6 +146,11 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
         let scope = (tag_end + 1, close);
         let mut step = task(&page, scope, line, index, &attrs, diags, &mut unnumbered_warned);
         step.context = gsd::context_refs(&page.element("read_first", scope));
+        let criteria = page
+            .element("acceptance_criteria", scope)
+            .map(|e| acceptance::criteria_lines(&e.content))
+            .unwrap_or_default();
+        acceptance::apply(&mut step, &criteria, &artifacts);
         plan.steps.push(step);
         at = close + "</task>".len();
     }
@@ -160,6 +167,10 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
         .filter(|t| !t.is_empty())
     {
         plan.title = Some(title);
+    }
+    if let Some(last) = plan.steps.last_mut() {
+        last.unchecked
+            .extend(truths.into_iter().map(|t| format!("must be true: {t}")));
     }
     plan.context = gsd::context_refs(&element(&text, "context", (0, text.len()), first_line));
     plan.success_criteria = success_criteria(&text, first_line, &plan, diags);
@@ -329,6 +340,7 @@ fn task(
         human,
         context: Vec::new(),
         fails_when: read.fails_when,
+        unchecked: Vec::new(),
         line,
     }
 }

@@ -166,6 +166,7 @@ fn step(doc: &Document<'_>, heading: &Heading<'_>, number: u32, title: String, d
         human: None,
         context: Vec::new(),
         fails_when: None,
+        unchecked: Vec::new(),
         line: heading.no,
     };
     let list = parse_fields(doc.section(heading));

@@ -62,6 +62,7 @@ fn paths(plan: &Plan, diags: &mut Diagnostics) {
                 .iter()
                 .chain(&manifest.forbidden_paths)
                 .chain(manifest.must_contain.iter().map(|m| &m.path))
+                .chain(manifest.must_not_contain.iter().map(|m| &m.path))
                 .chain(&manifest.bash_syntax_check);
             for path in named {
                 check(path, step.line, format!("{} Manifest", what()));
