@@ -14,6 +14,7 @@ pub mod front_matter;
 mod gsd;
 mod markdown;
 pub mod pattern;
+pub mod phase;
 mod session_spec;
 pub mod sync;
 mod task_plan;
@@ -36,6 +37,8 @@ pub enum PlanKind {
     SessionSpec,
     /// `<task>` elements in Markdown, as in the result capture protocol.
     TaskPlan,
+    /// A GSD phase directory: its `*-PLAN.md` task plans as sessions.
+    Phase,
 }
 
 impl PlanKind {
@@ -44,6 +47,7 @@ impl PlanKind {
             PlanKind::Plan => "plan",
             PlanKind::SessionSpec => "session-spec",
             PlanKind::TaskPlan => "task-plan",
+            PlanKind::Phase => "gsd-phase",
         }
     }
 }
@@ -100,7 +104,7 @@ impl Plan {
     /// Whether `run` without a mode orchestrates sessions (an Execution
     /// Strategy with two or more sessions).
     pub fn is_multi_session(&self) -> bool {
-        self.kind == PlanKind::Plan && self.sessions.len() >= 2
+        matches!(self.kind, PlanKind::Plan | PlanKind::Phase) && self.sessions.len() >= 2
     }
 
     /// Finds the step a result's `task_name` means: by its `Task N:` number,
@@ -574,7 +578,8 @@ pub fn parse(text: &str, file_name: &str) -> Result<Plan, Unrecognised> {
     let mut plan = match kind {
         PlanKind::Plan => ultraplan::parse(&doc, &mut diags),
         PlanKind::SessionSpec => session_spec::parse(&doc, &mut diags),
-        PlanKind::TaskPlan => task_plan::parse(&doc, &front, &mut diags),
+        // `detect` finds the three file formats; a phase is a directory.
+        PlanKind::TaskPlan | PlanKind::Phase => task_plan::parse(&doc, &front, &mut diags),
     };
     plan.plan_id = plan_id(&front, file_name);
     if kind == PlanKind::TaskPlan {
