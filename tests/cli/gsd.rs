@@ -610,3 +610,28 @@ fn a_phase_directory_is_validated_like_an_execution_strategy() {
     let out = env.run(&repo, &["ultraplan", "check", "empty"]).expect_code(128);
     assert!(out.stderr.contains("holds no '*-PLAN.md' files"), "{out}");
 }
+
+#[test]
+fn a_phase_plan_that_stops_at_a_checkpoint_resumes_with_the_answer() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    let dir = copy_phase(&repo);
+    let path = dir.join("01-03-PLAN.md");
+    let text = read(&path).replace("autonomous: true", "autonomous: false").replace(
+        "</tasks>",
+        "<task type=\"checkpoint:human-verify\" gate=\"blocking\">\n  <what-built>app.txt</what-built>\n  <how-to-verify>Read app.txt</how-to-verify>\n</task>\n</tasks>",
+    );
+    write(&path, &text);
+    let phase = ".planning/phases/01-foundation";
+    let out = env.run(&repo, &["ultraplan", "run", phase]).expect_code(3);
+    assert!(out.stdout.contains("Join database and API.     STOPPED    no"), "{out}");
+    // Waves 1 merged; wave 2 waits for the person, unmerged.
+    assert_eq!(env.git(&repo, &["log", "--merges", "--format=%s"]).lines().count(), 2);
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "--answer", "approved", phase])
+        .expect_code(0);
+    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
+    assert_eq!(env.git(&repo, &["log", "--merges", "--format=%s"]).lines().count(), 3);
+    assert_eq!(read(&repo.join("app.txt")), "users\nroutes\n");
+    env.assert_fsck(&repo);
+}

@@ -29,8 +29,10 @@ use crate::ultraplan::state::StepStatus;
 /// Without a mode, a plan whose Execution Strategy has two or more sessions
 /// runs them in worktrees; every other plan runs in the foreground.
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("continuing").args(["resume", "session"]).multiple(true)))]
 pub struct Args {
-    /// The plan: an ultraplan, a session spec or a task plan.
+    /// The plan: an ultraplan, a session spec, a task plan, or a GSD phase
+    /// directory of `*-PLAN.md` task plans (run as sessions, wave by wave).
     #[arg(value_hint = clap::ValueHint::FilePath)]
     pub plan: PathBuf,
 
@@ -70,7 +72,7 @@ pub struct Args {
 
     /// With --resume: the answer to the check or decision the run waits at
     /// (an option id or name of a decision, or any text, such as "approved").
-    #[arg(long, value_name = "TEXT", requires = "resume")]
+    #[arg(long, value_name = "TEXT", requires = "continuing")]
     pub answer: Option<String>,
 
     /// Do not ask: accept API billing when ANTHROPIC_API_KEY is set.
@@ -290,6 +292,11 @@ fn wave_options(args: &Args, cfg: &crate::git::GitConfig, options: &RunOptions) 
     ];
     if options.allow_unverified {
         child_args.push("--allow-unverified".into());
+    }
+    // A resumed session waiting at a checkpoint gets the person's answer.
+    if let Some(answer) = &options.answer {
+        child_args.push("--answer".into());
+        child_args.push(answer.clone());
     }
     // Billing was settled once, for the whole run.
     child_args.push("--yes".into());

@@ -174,8 +174,9 @@ impl Run<'_> {
             max: self.opts.max_attempts,
         });
         let started = Instant::now();
+        let person_did_it = answered.is_some() && step.human.as_ref().is_some_and(|h| h.replaces_executor());
         let outcome = match base {
-            Some(_) => {
+            Some(_) if !person_did_it => {
                 let (touch, never) = self.fence_lists(step);
                 let request = exec::Request {
                     plan: self.plan,
@@ -197,7 +198,7 @@ impl Run<'_> {
                 };
                 exec::run(&self.opts.executor, &request, &ctx)?
             }
-            None => Outcome::verified_in_place(),
+            _ => Outcome::verified_in_place(),
         };
         fault::point("after-executor");
         if outcome.interrupted || process::interrupted() {
@@ -350,20 +351,15 @@ impl Run<'_> {
 
     /// The answer for a step that needs a person, `Ok(None)` when it needs
     /// none (yet), or `Err(prompt)` when it must wait: a checkpoint task waits
-    /// instead of the executor, and in place for an answer that names one of
-    /// its options; a prose Verify takes the answer when verified in place.
+    /// instead of the executor for an answer (one naming an option, for a
+    /// decision) — given on `--resume`, also to a session run again in a new
+    /// worktree; a prose Verify takes the answer when verified in place.
     fn person_answer(&mut self, step: &Step, in_place: bool) -> std::result::Result<Option<String>, String> {
         let Some(human) = &step.human else {
             return Ok(None);
         };
-        if !in_place {
-            return if human.replaces_executor() {
-                Err(human.prompt())
-            } else {
-                Ok(None)
-            };
-        }
-        if !human.replaces_executor() && step.verify.is_some() {
+        if !human.replaces_executor() && (!in_place || step.verify.is_some()) {
+            // A prose check is answered after the person saw the executor's work.
             return Ok(None);
         }
         match self.answer.take() {

@@ -151,6 +151,9 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
             .map(|e| acceptance::criteria_lines(&e.content))
             .unwrap_or_default();
         acceptance::apply(&mut step, &criteria, &artifacts);
+        if let Some(f) = &step.fails_when {
+            step.unchecked.push(format!("fails when: {f}"));
+        }
         plan.steps.push(step);
         at = close + "</task>".len();
     }
