@@ -22,11 +22,19 @@ use crate::ultraplan::plan::{Checkpoint, Diagnostic, Plan};
 /// cycles, waves, Touch overlaps within a wave, scope fences, and that every
 /// path is relative and stays inside the repository.
 ///
+/// Task plans may be GSD's PLAN.md files: `<verify><automated>` is the
+/// command; a Verify written as prose is flagged (naming its line) and left to
+/// a person; checkpoint tasks (`checkpoint:human-verify`, `decision`,
+/// `human-action`) are steps for a person; TDD plans (`type: tdd`) become RED
+/// and GREEN steps. A GSD phase directory (its `*-PLAN.md` files) is checked
+/// as one multi-session plan: `wave`, `depends_on` and `files_modified` as the
+/// sessions' waves, dependencies and Touch lists.
+///
 /// Paths are resolved against the top of the working tree (the current
 /// directory outside a repository).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The plan file: an ultraplan, a session spec or a task plan.
+    /// The plan: an ultraplan, a session spec, a task plan, or a GSD phase directory.
     #[arg(value_hint = clap::ValueHint::FilePath)]
     pub plan: PathBuf,
 
@@ -43,7 +51,7 @@ pub const EXIT_STATUS: [(Exit, &str); 4] = [
     ),
     (
         Exit::Fatal,
-        "the file cannot be read or is none of the three plan formats",
+        "the file cannot be read or is none of the plan formats (with --json, a JSON error document)",
     ),
     (Exit::Usage, "the command line was wrong"),
 ];

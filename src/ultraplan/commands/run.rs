@@ -28,6 +28,12 @@ use crate::ultraplan::state::StepStatus;
 ///
 /// Without a mode, a plan whose Execution Strategy has two or more sessions
 /// runs them in worktrees; every other plan runs in the foreground.
+///
+/// A step for a person — a GSD checkpoint task, or a Verify written as prose
+/// rather than a command — stops the run (exit 3, status waiting) showing what
+/// to check or decide; `--resume --answer <text>` records the answer and goes
+/// on. A GSD phase directory runs its `*-PLAN.md` plans as sessions, wave by
+/// wave.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("continuing").args(["resume", "session"]).multiple(true)))]
 pub struct Args {
@@ -93,7 +99,7 @@ pub const EXIT_STATUS: [(Exit, &str); 6] = [
     (Exit::Failed, "a step failed (after its failure policy), or an exit condition failed"),
     (
         Exit::Stopped,
-        "stopped for a person: a step escalated, is blocked or waits for a manual change, or API billing was not confirmed",
+        "stopped for a person: a step escalated, is blocked, waits for a manual change, a check or a decision, or API billing was not confirmed",
     ),
     (Exit::Fatal, "not a repository, an unreadable or invalid plan, a live lock, or bad state"),
     (Exit::Usage, "the command line was wrong"),
