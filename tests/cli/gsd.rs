@@ -160,8 +160,10 @@ fn checkpoint_tasks_stop_show_the_options_and_record_the_answer() {
     );
     assert!(out.stdout.contains("Open page.html and look at the heading"), "{out}");
     // Without an answer it keeps waiting.
-    env.run(&repo, &["ultraplan", "run", "--resume", "04-02-PLAN.md"])
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "04-02-PLAN.md"])
         .expect_code(3);
+    assert!(out.stdout.contains("at step 2"), "{out}");
     let out = env
         .run(
             &repo,
@@ -192,8 +194,10 @@ fn checkpoint_tasks_stop_show_the_options_and_record_the_answer() {
     assert!(record.contains("answered by a person: approved"), "{record}");
     assert_eq!(env.subjects(&repo)[..2], ["04-02 Task 4: Chart", "04-02 Task 1: Page"]);
     // --answer needs --resume.
-    env.run(&repo, &["ultraplan", "run", "--answer", "x", "04-02-PLAN.md"])
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--answer", "x", "04-02-PLAN.md"])
         .expect_code(129);
+    assert!(out.stderr.contains("--answer"), "{out}");
     env.assert_fsck(&repo);
 }
 
@@ -458,17 +462,19 @@ fn read_first_and_context_files_reach_the_executor_and_are_checked() {
     let agent = env.root().join("agent.sh");
     let stdin_copy = env.root().join("request.json");
     write(&agent, &format!("cat > {}\necho n > note.txt\n", stdin_copy.display()));
-    env.run(
-        &repo,
-        &[
-            "ultraplan",
-            "run",
-            "--executor",
-            &format!("sh {}", agent.display()),
-            "04-02-PLAN.md",
-        ],
-    )
-    .expect_code(0);
+    let out = env
+        .run(
+            &repo,
+            &[
+                "ultraplan",
+                "run",
+                "--executor",
+                &format!("sh {}", agent.display()),
+                "04-02-PLAN.md",
+            ],
+        )
+        .expect_code(0);
+    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
     let request: serde_json::Value = serde_json::from_str(&read(&stdin_copy)).unwrap();
     assert_eq!(
         request["step"]["context"],
@@ -506,7 +512,8 @@ fn must_haves_and_acceptance_criteria_are_audited_after_the_task() {
         &repo.join("03-02-PLAN.md"),
         &plan("echo \"export function createSession() { return 'sid' }\" > src/session.ts"),
     );
-    env.run(&repo, &["ultraplan", "run", "03-02-PLAN.md"]).expect_code(0);
+    let out = env.run(&repo, &["ultraplan", "run", "03-02-PLAN.md"]).expect_code(0);
+    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
     let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
     assert!(note.contains("not checked by ultraplan"), "{note}");
     assert!(note.contains("Sessions are signed"), "{note}");
