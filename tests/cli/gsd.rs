@@ -615,7 +615,10 @@ fn a_phase_directory_is_validated_like_an_execution_strategy() {
     // A directory with no plans is not a plan.
     std::fs::create_dir_all(repo.join("empty")).unwrap();
     let out = env.run(&repo, &["ultraplan", "check", "empty"]).expect_code(128);
-    assert!(out.stderr.contains("holds no '*-PLAN.md' files"), "{out}");
+    assert!(
+        out.stderr.contains("it is a directory without '*-PLAN.md' files"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -641,4 +644,31 @@ fn a_phase_plan_that_stops_at_a_checkpoint_resumes_with_the_answer() {
     assert_eq!(env.git(&repo, &["log", "--merges", "--format=%s"]).lines().count(), 3);
     assert_eq!(read(&repo.join("app.txt")), "users\nroutes\n");
     env.assert_fsck(&repo);
+}
+
+#[test]
+fn prose_verify_in_an_ultraplan_step_is_not_run_either() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(
+        &repo.join("plan.md"),
+        "# P\n\n## Implementation Plan\n\n### Step 1: Guide\n- **Files:** `GUIDE.md` (new)\n- **Changes:**\n  ```sh\n  echo g > GUIDE.md\n  ```\n- **Verify:** The guide reads well\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"docs: guide\"`\n\n### Step 2: Check\n- **Files:** `GUIDE.md`\n- **Verify:** test -s GUIDE.md passes\n- **On failure:** revert\n- **Checkpoint:** none\n",
+    );
+    let check = env
+        .run(&repo, &["ultraplan", "check", "--json", "plan.md"])
+        .expect_code(0);
+    let j = check.json();
+    assert_eq!(j["steps"][0]["verify"], serde_json::Value::Null, "{check}");
+    assert_eq!(j["steps"][0]["human"]["text"], "The guide reads well");
+    assert_eq!(j["steps"][1]["verify"]["command"], "test -s GUIDE.md");
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(3);
+    assert!(out.stdout.contains("The guide reads well"), "{out}");
+    let out = env
+        .run(
+            &repo,
+            &["ultraplan", "run", "--resume", "--answer", "reads well", "plan.md"],
+        )
+        .expect_code(0);
+    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
+    assert_eq!(env.subjects(&repo)[0], "docs: guide");
 }

@@ -65,7 +65,8 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             // `--json` promises one JSON document, also for a file that is not a plan.
             let doc = serde_json::json!({"file": args.plan.display().to_string(), "error": err.to_string()});
             writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&doc)?)?;
-            return Ok(Exit::Fatal);
+            // And the usual `fatal:` line on stderr.
+            return Err(err);
         }
         Err(err) => return Err(err),
     };

@@ -72,6 +72,9 @@ fn load_phase(path: &Path) -> Result<(String, Plan)> {
         .filter(|n| plan::phase::is_plan_file(n))
         .collect();
     names.sort();
+    if names.is_empty() {
+        bail!("cannot read plan '{shown}': it is a directory without '*-PLAN.md' files (a GSD phase directory holds them)");
+    }
     let mut files = Vec::new();
     let mut total = 0u64;
     for name in names {

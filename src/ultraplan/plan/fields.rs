@@ -173,6 +173,19 @@ pub(crate) fn check_item(text: &str, line: usize) -> Option<Check> {
     })
 }
 
+/// The text of a Verify written as prose (no code span, no fenced block,
+/// not a command by `verify_text`'s rule): a check for a person.
+pub(crate) fn prose_verify(field: &Field<'_>) -> Option<String> {
+    let (before, _) = split_expected(&field.value);
+    let text = plain(before);
+    let prose = code_spans(before).is_empty()
+        && !text.is_empty()
+        && !is_none_value(&text)
+        && field.code_blocks().is_empty()
+        && matches!(super::verify_text::read(&text), super::verify_text::Reading::Prose { commands, .. } if commands.is_empty());
+    prose.then_some(text)
+}
+
 /// Verify: a backticked command on the line, or a fenced block on the next
 /// lines, then optionally `→ expected: …` on the same or a later line.
 pub(crate) fn verify(field: &Field<'_>, step: u32, diags: &mut Diagnostics) -> Option<Verify> {
@@ -191,7 +204,25 @@ pub(crate) fn verify(field: &Field<'_>, step: u32, diags: &mut Diagnostics) -> O
         }
         command = Some(first.content.trim().to_owned());
     } else if !before.trim().is_empty() {
-        command = Some(plain(before));
+        let text = plain(before);
+        if is_none_value(&text) || super::verify_text::is_command(&text) {
+            command = Some(text);
+        } else if let super::verify_text::Reading::Prose { commands, .. } = super::verify_text::read(&text) {
+            match commands.is_empty() {
+                // "npm test passes": the command, the rest recorded.
+                false => {
+                    command = Some(commands.join(" && "));
+                    expected = expected.or(Some(before.trim()));
+                }
+                true => {
+                    diags.warning(
+                        field.line,
+                        format!("step {step}: Verify is prose, not a command ('{text}'); run stops there for a person to check it (or takes the executor's word with --allow-unverified)"),
+                    );
+                    return None;
+                }
+            }
+        }
     }
     if command.is_none() {
         command = field

@@ -5,7 +5,7 @@
 
 use super::fields;
 use super::markdown::{code_spans, normalize_heading, parse_fields, plain, strip_list_marker, Document, Heading};
-use super::{Diagnostics, FailurePolicy, OnFailure, Plan, PlanKind, Session, Step};
+use super::{Diagnostics, FailurePolicy, HumanCheck, HumanKind, OnFailure, Plan, PlanKind, Session, Step};
 
 /// A `- Wave N: Session 1, Session 2` line of `### Execution Order`.
 #[derive(Clone, Debug)]
@@ -208,7 +208,15 @@ fn step(doc: &Document<'_>, heading: &Heading<'_>, number: u32, title: String, d
             }
             "Reuses" => step.reuses = Some(field.text()).filter(|t| !t.is_empty()),
             "Test first" => step.test_first = Some(fields::test_first(field)),
-            "Verify" => step.verify = fields::verify(field, number, diags),
+            "Verify" => {
+                step.verify = fields::verify(field, number, diags);
+                step.human = fields::prose_verify(field).map(|text| HumanCheck {
+                    kind: HumanKind::Check,
+                    text,
+                    options: Vec::new(),
+                    resume_signal: None,
+                });
+            }
             "On failure" => {
                 on_failure_given = true;
                 if let Some(policy) = fields::on_failure(field, number, diags) {
