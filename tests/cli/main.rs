@@ -11,6 +11,7 @@ mod crash;
 mod executors;
 mod generated;
 mod gsd;
+mod gsd_phase;
 mod historian;
 mod historian_session;
 mod hostile_input;

@@ -10,6 +10,7 @@ mod checkpoint;
 mod fault;
 pub mod leftovers;
 mod open;
+mod person;
 mod record;
 mod recover;
 pub mod risk;

@@ -349,31 +349,6 @@ impl Run<'_> {
         })))
     }
 
-    /// The answer for a step that needs a person, `Ok(None)` when it needs
-    /// none (yet), or `Err(prompt)` when it must wait: a checkpoint task waits
-    /// instead of the executor for an answer (one naming an option, for a
-    /// decision) — given on `--resume`, also to a session run again in a new
-    /// worktree; a prose Verify takes the answer when verified in place.
-    fn person_answer(&mut self, step: &Step, in_place: bool) -> std::result::Result<Option<String>, String> {
-        let Some(human) = &step.human else {
-            return Ok(None);
-        };
-        if !human.replaces_executor() && (!in_place || step.verify.is_some()) {
-            // A prose check is answered after the person saw the executor's work.
-            return Ok(None);
-        }
-        match self.answer.take() {
-            Some(given) => match human.accept(&given) {
-                Some(answer) => Ok(Some(answer)),
-                None => Err(format!(
-                    "'{given}' is not one of the options; answer with an option id\n{}",
-                    human.prompt()
-                )),
-            },
-            None => Err(human.prompt()),
-        }
-    }
-
     /// Saves a failed attempt's record.
     pub(super) fn record_failure(&mut self, step: &Step, a: u32, done: &Attempt) -> Result<()> {
         let why = done.reason.as_deref().and_then(|r| r.lines().next()).unwrap_or("");
