@@ -158,6 +158,7 @@ fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String
 
     line("");
     line(&paint.bold("Step validation"));
+    let issues = issues_by_step(report);
     let rows: Vec<Vec<String>> = plan
         .steps
         .iter()
@@ -176,7 +177,7 @@ fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String
                     Some(Checkpoint::Command { command }) => command.clone(),
                     None => "none".into(),
                 },
-                step_issues(step.number, report),
+                step_issues(step.number, &issues),
             ]
         })
         .collect();
@@ -301,18 +302,34 @@ fn describe_condition(c: &crate::ultraplan::plan::Condition) -> String {
     }
 }
 
+/// How many problems and warnings name each step (`step N: …`, `task N: …`),
+/// counted in one pass over the diagnostics.
+fn issues_by_step(report: &CheckReport) -> std::collections::HashMap<u32, (usize, usize)> {
+    let mut counts = std::collections::HashMap::new();
+    for d in &report.diagnostics {
+        let Some(rest) = d
+            .message
+            .strip_prefix("step ")
+            .or_else(|| d.message.strip_prefix("task "))
+        else {
+            continue;
+        };
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let named = rest[digits.len()..].starts_with([':', ' ']);
+        if let (Ok(n), true) = (digits.parse::<u32>(), named) {
+            let entry: &mut (usize, usize) = counts.entry(n).or_default();
+            match d.severity {
+                crate::ultraplan::plan::Severity::Problem => entry.0 += 1,
+                crate::ultraplan::plan::Severity::Warning => entry.1 += 1,
+            }
+        }
+    }
+    counts
+}
+
 /// "none", or how many problems and warnings name the step.
-fn step_issues(number: u32, report: &CheckReport) -> String {
-    let names = |d: &&Diagnostic| {
-        ["step", "task"].iter().any(|word| {
-            d.message
-                .strip_prefix(&format!("{word} {number}"))
-                .is_some_and(|rest| rest.starts_with([':', ' ']))
-        })
-    };
-    let problems = report.problems().filter(names).count();
-    let warnings = report.warnings().filter(names).count();
-    match (problems, warnings) {
+fn step_issues(number: u32, counts: &std::collections::HashMap<u32, (usize, usize)>) -> String {
+    match counts.get(&number).copied().unwrap_or_default() {
         (0, 0) => "none".into(),
         (p, 0) => plural(p, "problem"),
         (0, w) => plural(w, "warning"),

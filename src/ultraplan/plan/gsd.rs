@@ -236,7 +236,7 @@ pub(crate) fn tdd_steps(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Step> {
     let mut index = 0;
     while let Some(open) = find_open_tag(page.text, "feature", at) {
         index += 1;
-        let line = page.first_line + page.text[..open].matches('\n').count();
+        let line = page.lines.line(open);
         let Some(close) = page.text[open..].find("</feature>").map(|i| open + i) else {
             diags.problem(line, "<feature> has no matching </feature>");
             break;

@@ -59,15 +59,37 @@ pub(crate) struct Element {
     pub content_line: usize,
 }
 
+/// Line numbers of byte offsets, found by binary search (a plan may hold
+/// many thousands of elements: counting newlines from the top for each
+/// would be quadratic).
+pub(crate) struct LineIndex {
+    first_line: usize,
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str, first_line: usize) -> LineIndex {
+        LineIndex {
+            first_line,
+            newlines: text.match_indices('\n').map(|(i, _)| i).collect(),
+        }
+    }
+
+    /// The line of byte `offset`.
+    pub fn line(&self, offset: usize) -> usize {
+        self.first_line + self.newlines.partition_point(|&nl| nl < offset)
+    }
+}
+
 /// The first `<name>…</name>` inside `scope` (byte offsets into `text`).
 pub(crate) fn element(text: &str, name: &str, scope: (usize, usize), first_line: usize) -> Option<Element> {
-    element_in(text, text, name, scope, first_line)
+    element_in(text, text, name, scope, &LineIndex::new(text, first_line))
 }
 
 /// Like [`element`], but found in `visible` (fences blanked) and read from
 /// `raw` (the same text with its fences), which have the same offsets: the
 /// content keeps its code blocks.
-fn element_in(visible: &str, raw: &str, name: &str, scope: (usize, usize), first_line: usize) -> Option<Element> {
+fn element_in(visible: &str, raw: &str, name: &str, scope: (usize, usize), lines: &LineIndex) -> Option<Element> {
     let (from, to) = scope;
     let open = find_open_tag(&visible[..to], name, from)?;
     let content_start = open + visible[open..to].find('>')? + 1;
@@ -77,8 +99,8 @@ fn element_in(visible: &str, raw: &str, name: &str, scope: (usize, usize), first
     let lead = content.len() - content.trim_start().len();
     Some(Element {
         content: decode_entities(content.trim()),
-        line: first_line + visible[..open].matches('\n').count(),
-        content_line: first_line + visible[..content_start + lead].matches('\n').count(),
+        line: lines.line(open),
+        content_line: lines.line(content_start + lead),
     })
 }
 
@@ -117,7 +139,7 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
     let page = Page {
         text: &text,
         raw: &raw,
-        first_line,
+        lines: LineIndex::new(&text, first_line),
     };
     let mut at = 0;
     let mut index = 0u32;
@@ -125,7 +147,7 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
     let (artifacts, truths) = acceptance::must_haves(front.yaml());
     while let Some(open) = find_open_tag(&text, "task", at) {
         index += 1;
-        let line = first_line + text[..open].matches('\n').count();
+        let line = page.lines.line(open);
         let Some(tag_end) = text[open..].find('>').map(|i| open + i) else {
             diags.problem(line, "<task> tag is not closed with '>'");
             break;
@@ -185,17 +207,17 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
 pub(crate) struct Page<'a> {
     pub text: &'a str,
     pub raw: &'a str,
-    pub first_line: usize,
+    pub lines: LineIndex,
 }
 
 impl Page<'_> {
     pub fn element(&self, name: &str, scope: (usize, usize)) -> Option<Element> {
-        element(self.text, name, scope, self.first_line)
+        element_in(self.text, self.text, name, scope, &self.lines)
     }
 
     /// An element whose content keeps its code blocks.
     pub fn element_raw(&self, name: &str, scope: (usize, usize)) -> Option<Element> {
-        element_in(self.text, self.raw, name, scope, self.first_line)
+        element_in(self.text, self.raw, name, scope, &self.lines)
     }
 
     /// Whether `<name` appears in `scope` only inside a code fence: the line
@@ -207,7 +229,7 @@ impl Page<'_> {
             return None;
         }
         let fence = self.raw[..at].rmatch_indices("```").next().map_or(at, |(i, _)| i);
-        Some(self.first_line + self.raw[..fence].matches('\n').count())
+        Some(self.lines.line(fence))
     }
 }
 
