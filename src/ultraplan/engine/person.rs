@@ -26,6 +26,8 @@ impl Run<'_> {
                     human.prompt()
                 )),
             },
+            // --allow-unverified takes the word for a prose check, as on the first run.
+            None if !human.replaces_executor() && self.opts.allow_unverified => Ok(None),
             None => Err(human.prompt()),
         }
     }
