@@ -37,6 +37,14 @@ fn a_phase_directory_runs_its_plans_as_sessions_wave_by_wave() {
          merge: ultraplan session 1 — 01-01 Create the database file.\n"
     );
     assert_eq!(read(&repo.join("app.txt")), "users\nroutes\n");
+    // The checkboxes, once, on the integration branch after the merges.
+    assert_eq!(env.subjects(&repo)[0], "chore: check off the phase's completed tasks");
+    for name in ["01-01-PLAN.md", "01-02-PLAN.md", "01-03-PLAN.md"] {
+        let text = env.git(&repo, &["show", &format!("HEAD:{phase}/{name}")]);
+        assert!(text.contains("- [x] Task 1: "), "{name}: {text}");
+        assert!(text.contains("status=\"completed\""), "{name}: {text}");
+    }
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
     assert_eq!(env.git(&repo, &["worktree", "list"]).lines().count(), 1);
     assert_eq!(env.git(&repo, &["branch", "--list", "ultraplan/*"]), "");
     env.assert_fsck(&repo);

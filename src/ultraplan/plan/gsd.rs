@@ -293,6 +293,7 @@ pub(crate) fn tdd_steps(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Step> {
             context: Vec::new(),
             fails_when: None,
             unchecked: Vec::new(),
+            origin: None,
             line,
         };
         let mut red = make(

@@ -223,6 +223,10 @@ pub struct Step {
     /// result's evidence.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unchecked: Vec<String>,
+    /// Where a phase directory's step comes from: its plan file's name and
+    /// its own `Task N` number there (for the checkboxes, DESIGN §6.6).
+    #[serde(skip)]
+    pub origin: Option<(String, u32)>,
     /// What `<verify><fails_when>` says makes the step fail, recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fails_when: Option<String>,

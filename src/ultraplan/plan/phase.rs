@@ -71,6 +71,7 @@ pub fn compose(dir_name: &str, files: &[PhaseFile]) -> Result<Plan, String> {
         let mut steps = Vec::new();
         for step in &plan.steps {
             let mut step = step.clone();
+            step.origin = Some((file.name.clone(), step.number));
             step.number = phase.steps.len() as u32 + 1;
             // The result's task name is numbered through the phase; the
             // checkpoint message keeps the plan's own id and task name.

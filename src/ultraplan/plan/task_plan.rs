@@ -366,6 +366,7 @@ fn task(
         context: Vec::new(),
         fails_when: read.fails_when,
         unchecked: Vec::new(),
+        origin: None,
         line,
     }
 }

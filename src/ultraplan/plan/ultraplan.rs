@@ -167,6 +167,7 @@ fn step(doc: &Document<'_>, heading: &Heading<'_>, number: u32, title: String, d
         context: Vec::new(),
         fails_when: None,
         unchecked: Vec::new(),
+        origin: None,
         line: heading.no,
     };
     let list = parse_fields(doc.section(heading));
