@@ -222,6 +222,7 @@ fn tdd_plan_runs_red_then_green() {
     assert_eq!(j["type"], "task-plan");
     assert_eq!(j["steps"][0]["title"], "RED: failing test for answer");
     assert_eq!(j["steps"][1]["title"], "GREEN: implement answer");
+    assert_eq!(j["steps"][2]["title"], "REFACTOR: clean up answer");
     let out = env
         .run(&repo, &["ultraplan", "run", "--executor", &executor, "05-01-PLAN.md"])
         .expect_code(0);
@@ -299,6 +300,7 @@ const LABELS: &[(&str, &[Option<&str>])] = &[
         &[
             Some("! { npx vitest run src/duration.test.ts\n}"),
             Some("npx vitest run src/duration.test.ts"),
+            Some("npx vitest run src/duration.test.ts"),
         ],
     ),
     (
@@ -350,6 +352,7 @@ const LABELS: &[(&str, &[Option<&str>])] = &[
         "held-out/11-01-PLAN.md",
         &[
             Some("! { node --test test/lru.test.js\n}"),
+            Some("node --test test/lru.test.js"),
             Some("node --test test/lru.test.js"),
         ],
     ),

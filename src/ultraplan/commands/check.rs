@@ -25,8 +25,8 @@ use crate::ultraplan::plan::{Checkpoint, Diagnostic, Plan};
 /// Task plans may be GSD's PLAN.md files: `<verify><automated>` is the
 /// command; a Verify written as prose is flagged (naming its line) and left to
 /// a person; checkpoint tasks (`checkpoint:human-verify`, `decision`,
-/// `human-action`) are steps for a person; TDD plans (`type: tdd`) become RED
-/// and GREEN steps. A GSD phase directory (its `*-PLAN.md` files) is checked
+/// `human-action`) are steps for a person; TDD plans (`type: tdd`) become RED,
+/// GREEN and REFACTOR steps. A GSD phase directory (its `*-PLAN.md` files) is checked
 /// as one multi-session plan: `wave`, `depends_on` and `files_modified` as the
 /// sessions' waves, dependencies and Touch lists.
 ///

@@ -224,9 +224,10 @@ pub(crate) fn is_tdd(front: &FrontMatter<'_>) -> bool {
     front.value("type").is_some_and(|t| t.eq_ignore_ascii_case("tdd"))
 }
 
-/// A TDD plan's `<feature>` elements as RED and GREEN steps: RED writes the
-/// test, and passes only when the test command fails; GREEN implements, and
-/// passes only when it succeeds. The command is the feature's `<verify>`,
+/// A TDD plan's `<feature>` elements as RED, GREEN and REFACTOR steps: RED
+/// writes the test, and passes only when the test command fails; GREEN
+/// implements, and passes only when it succeeds; REFACTOR may clean up, and
+/// the test must still pass (no change, no commit). The command is the feature's `<verify>`,
 /// else the plan's `<verification>`.
 pub(crate) fn tdd_steps(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Step> {
     let whole = (0, page.text.len());
@@ -314,6 +315,13 @@ pub(crate) fn tdd_steps(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Step> {
             number + 1,
             format!("GREEN: implement {name}"),
             format!("Implement so the test passes.\n{implementation}\n{behavior}"),
+            read.verify.clone(),
+        ));
+        // Nothing changed is fine: no commit, as GSD asks.
+        steps.push(make(
+            number + 2,
+            format!("REFACTOR: clean up {name}"),
+            "Clean up the implementation if there is an obvious improvement; the test must still pass. Change nothing otherwise.".into(),
             read.verify.clone(),
         ));
         at = close;
