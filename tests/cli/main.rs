@@ -5,6 +5,7 @@
 mod plans;
 mod support;
 
+mod bad_input;
 mod check;
 mod conventions;
 mod crash;
@@ -14,7 +15,6 @@ mod gsd;
 mod gsd_phase;
 mod historian;
 mod historian_session;
-mod hostile_input;
 mod result;
 mod run;
 mod sessions;
