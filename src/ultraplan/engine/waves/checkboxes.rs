@@ -6,7 +6,6 @@
 use anyhow::{anyhow, Result};
 
 use super::Waves;
-use crate::git::{FileChange, Snapshot};
 use crate::ultraplan::plan::{sync, PlanKind};
 use crate::ultraplan::state::{now, RunState, StepStatus};
 
@@ -16,10 +15,6 @@ impl Waves<'_> {
         if plan.kind != PlanKind::Phase {
             return Ok(());
         }
-        let Some(head) = self.repo.head()?.commit else {
-            return Ok(());
-        };
-        let head_tree = self.repo.commit_tree(head)?;
         let date = chrono::Utc::now().format("%Y-%m-%d").to_string();
         let stamp = now();
         let mut texts: std::collections::BTreeMap<String, String> = Default::default();
@@ -37,27 +32,8 @@ impl Waves<'_> {
             let updated = sync::mark_task_done(&text, *task, &date, &stamp).unwrap_or(text);
             texts.insert(rel, updated);
         }
-        let mut changes = Vec::new();
-        for (rel, text) in &texts {
-            let blob = self.repo.write_blob(text.as_bytes())?;
-            if self.repo.tree_entry(head_tree, rel)?.is_some_and(|(id, _)| id != blob) {
-                std::fs::write(self.repo.workdir()?.join(rel), text)
-                    .map_err(|e| anyhow!("cannot update '{rel}': {e}"))?;
-                changes.push(FileChange {
-                    path: rel.clone(),
-                    new: Some((blob, crate::git::EntryKind::Blob)),
-                });
-            }
-        }
-        if changes.is_empty() {
-            return Ok(());
-        }
-        let message = "chore: check off the phase's completed tasks";
-        let commit = self.repo.commit_changes(Some(head), &changes, message)?;
-        self.repo
-            .advance_head(Some(head), commit, &format!("commit: {message}"))?;
-        self.repo
-            .stage(&changes, &Snapshot::recorded(Some(commit), head_tree))?;
+        let texts: Vec<(String, String)> = texts.into_iter().collect();
+        self.commit_plan_texts(&texts, "chore: check off the phase's completed tasks")?;
         Ok(())
     }
 }

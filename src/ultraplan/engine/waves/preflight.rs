@@ -106,6 +106,36 @@ impl<'a> Waves<'a> {
         Ok(())
     }
 
+    /// Writes `texts` (plan files: path, new contents) to the worktree and
+    /// commits those that differ from HEAD, alone, on the user's branch.
+    pub(super) fn commit_plan_texts(&mut self, texts: &[(String, String)], message: &str) -> Result<()> {
+        let Some(head) = self.repo.head()?.commit else {
+            return Ok(());
+        };
+        let head_tree = self.repo.commit_tree(head)?;
+        let mut changes = Vec::new();
+        for (rel, text) in texts {
+            let blob = self.repo.write_blob(text.as_bytes())?;
+            if self.repo.tree_entry(head_tree, rel)?.is_some_and(|(id, _)| id != blob) {
+                std::fs::write(self.repo.workdir()?.join(rel), text)
+                    .map_err(|e| anyhow!("cannot update '{rel}': {e}"))?;
+                changes.push(FileChange {
+                    path: rel.clone(),
+                    new: Some((blob, EntryKind::Blob)),
+                });
+            }
+        }
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let commit = self.repo.commit_changes(Some(head), &changes, message)?;
+        self.repo
+            .advance_head(Some(head), commit, &format!("commit: {message}"))?;
+        self.repo
+            .stage(&changes, &Snapshot::recorded(Some(commit), head_tree))?;
+        Ok(())
+    }
+
     /// The plan's files: the plan, or a GSD phase directory's `*-PLAN.md`.
     fn plan_files(&self) -> Result<Vec<String>> {
         let full = self.repo.workdir()?.join(self.plan_rel);
