@@ -6,7 +6,9 @@
 //! run only when it reads as a command. The rule, in order:
 //!
 //! 1. A fenced code block is a command, whatever it holds.
-//! 2. Text that is one code span (`` `npm test` ``) is judged by its content.
+//! 2. Text that is one code span (`` `npm test` ``) is judged by its content;
+//!    several lines that are each a command (list markers allowed) run in
+//!    turn, joined with `&&`.
 //! 3. Plain text is a command when all of these hold:
 //!    * its first word (after `NAME=value` assignments) is written like a
 //!      program: it starts with a lowercase letter, a digit, `.`, `/`, `~`,
@@ -110,6 +112,21 @@ pub fn read(text: &str) -> Reading {
     }
     if spans.is_empty() && is_command(t) {
         return Reading::Command(t.to_owned());
+    }
+    // Several lines, each a command (list markers allowed): all of them.
+    let lines: Vec<&str> = t
+        .lines()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            l.strip_prefix("- ")
+                .or_else(|| l.strip_prefix("* "))
+                .unwrap_or(l)
+                .trim()
+        })
+        .collect();
+    if lines.len() > 1 && spans.is_empty() && lines.iter().all(|l| is_command(l)) {
+        return Reading::Command(lines.join(" && "));
     }
     let mut commands = commands_in_prose(t);
     if commands.is_empty() {
@@ -227,6 +244,14 @@ mod tests {
             }
         );
         assert_eq!(read("`cargo test -q`"), Reading::Command("cargo test -q".into()));
+        assert_eq!(
+            read("\n- npm test\n- npm run lint\n"),
+            Reading::Command("npm test && npm run lint".into())
+        );
+        assert!(matches!(
+            read("npm test\nThen check the page by hand"),
+            Reading::Prose { .. }
+        ));
         assert!(matches!(read("npm run build succeeds, no TypeScript errors"),
             Reading::Prose { commands, .. } if commands == ["npm run build"]));
         assert!(matches!(read("vercel ls shows deployment, fetch returns 200"),
