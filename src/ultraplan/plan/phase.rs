@@ -72,6 +72,12 @@ pub fn compose(dir_name: &str, files: &[PhaseFile]) -> Result<Plan, String> {
         for step in &plan.steps {
             let mut step = step.clone();
             step.origin = Some((file.name.clone(), step.number));
+            // The plan's own `<context>` files go with each of its steps.
+            for path in &plan.context {
+                if !step.context.contains(path) {
+                    step.context.push(path.clone());
+                }
+            }
             step.number = phase.steps.len() as u32 + 1;
             // The result's task name is numbered through the phase; the
             // checkpoint message keeps the plan's own id and task name.
