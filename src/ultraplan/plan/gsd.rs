@@ -191,8 +191,13 @@ pub(crate) fn name_scope(page: &Page<'_>, scope: (usize, usize)) -> (usize, usiz
     }
 }
 
+/// At most this many context files per element are passed on (real plans
+/// name a handful; a hostile one could name millions, copied to every step).
+const MAX_CONTEXT: usize = 256;
+
 /// Files named in `<read_first>` (paths) or `<context>` (`@path` lines),
-/// relative to the repository; GSD's own `@~/…` files are left out.
+/// relative to the repository; GSD's own `@~/…` files are left out. The
+/// first [`MAX_CONTEXT`] are kept.
 pub(crate) fn context_refs(e: &Option<Element>) -> Vec<String> {
     let Some(e) = e else {
         return Vec::new();
@@ -216,6 +221,7 @@ pub(crate) fn context_refs(e: &Option<Element>) -> Vec<String> {
             }
         }
     }
+    out.truncate(MAX_CONTEXT);
     out
 }
 

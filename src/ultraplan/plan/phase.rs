@@ -73,6 +73,7 @@ pub fn compose(dir_name: &str, files: &[PhaseFile]) -> Result<Plan, String> {
             let mut step = step.clone();
             step.origin = Some((file.name.clone(), step.number));
             // The plan's own `<context>` files go with each of its steps.
+            // (Both lists are bounded by gsd's MAX_CONTEXT.)
             for path in &plan.context {
                 if !step.context.contains(path) {
                     step.context.push(path.clone());
