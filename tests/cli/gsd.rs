@@ -549,3 +549,27 @@ fn prose_verify_in_an_ultraplan_step_is_not_run_either() {
     assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
     assert_eq!(env.subjects(&repo)[0], "docs: guide");
 }
+
+/// Issue 10, item 10: ultraplan-local's own templates keep parsing under the
+/// command-or-prose rule: Step 0's fenced Verify is run, its prose
+/// "non-77 exit code" is an expectation, not a check for a person.
+#[test]
+fn the_session_spec_template_step_0_is_still_a_command() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    std::fs::copy(fixture("plans/session-2-status-endpoint.md"), repo.join("spec.md")).unwrap();
+    let j = env
+        .run(&repo, &["ultraplan", "check", "--json", "spec.md"])
+        .expect_code(0)
+        .json();
+    let step0 = &j["steps"][0];
+    assert_eq!(step0["number"], 0);
+    assert!(
+        step0["verify"]["command"].as_str().unwrap().contains("exit 77"),
+        "{step0}"
+    );
+    assert_eq!(step0["verify"]["expected_kind"], "prose");
+    assert_eq!(step0["on_failure"]["action"], "escalate");
+    assert!(step0["human"].is_null(), "{step0}");
+    assert!(j["steps"].as_array().unwrap().iter().all(|s| s["human"].is_null()));
+}
