@@ -29,7 +29,7 @@ _git_ultraplan ()
 			return
 			;;
 		-*)
-			__gitcomp "--fg --resume --dry-run --step= --session= --executor= --max-attempts= --allow-unverified --yes --jobs= --json --quiet --color= --help"
+			__gitcomp "--fg --resume --dry-run --step= --session= --executor= --max-attempts= --allow-unverified --answer= --yes --jobs= --json --quiet --color= --help"
 			return
 			;;
 		esac

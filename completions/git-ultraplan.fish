@@ -45,6 +45,7 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l step
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l session -d 'Run only session N\'s steps, inside its scope fence, in this worktree (with --resume: continue session N\'s recorded run)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l executor -d 'The executor: shell, claude, manual, or a command line (default: ultraplan.executor, else shell)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l max-attempts -d 'Attempts per step (default: ultraplan.maxAttempts, else 3)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l answer -d 'With --resume: the answer to the check or decision the run waits at (an option id or name of a decision, or any text, such as "approved")' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s j -l jobs -d 'Run at most N sessions of a wave at once (default: ultraplan.jobs, else all)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
@@ -52,7 +53,7 @@ auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l fg -d 'Run every step here, one after another, ignoring the Execution Strategy'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l resume -d 'Continue the recorded run at its first step not passed or skipped (an escalated or waiting step is verified first)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l dry-run -d 'Validate and preview the plan, running nothing (the report of \'git ultraplan check\')'
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l allow-unverified -d 'Let a step without a Verify command pass on the executor\'s word'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l allow-unverified -d 'Let a step without a Verify command (or with a prose one) pass on the executor\'s word'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s y -l yes -d 'Do not ask: accept API billing when ANTHROPIC_API_KEY is set'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l json -d 'Print only the machine summary, as JSON'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'

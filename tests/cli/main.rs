@@ -7,12 +7,15 @@ mod records;
 mod shared;
 mod support;
 
+mod bad_input;
 mod check;
 mod conventions;
 mod crash;
 mod executors;
 mod gate;
 mod generated;
+mod gsd;
+mod gsd_phase;
 mod historian;
 mod historian_session;
 mod redaction;

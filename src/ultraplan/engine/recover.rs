@@ -33,7 +33,14 @@ impl Run<'_> {
                 self.record_failure(step, a, &done)?;
                 self.end(step, previous, done.reason.clone())
             }
-            AttemptEnd::Waiting(_) => self.end(step, previous, None),
+            AttemptEnd::Waiting(text) => {
+                self.instructions = Some(text);
+                let why = match step.human {
+                    Some(_) => "waiting for a person to check or decide",
+                    None => "waiting for a person to make the change",
+                };
+                self.end(step, previous, Some(why.into()))
+            }
             AttemptEnd::Interrupted => Ok(StepEnd::Interrupted),
         }
     }
