@@ -4,7 +4,7 @@
 
 _git_ultraplan ()
 {
-	local subcommands="run check status log show result clean stats export sync hook"
+	local subcommands="run check status log show result clean stats export import sync hook"
 	local subcommand1="$(__git_find_on_cmdline "$subcommands")"
 	if [ -z "$subcommand1" ]; then
 		case "$cur" in
@@ -166,7 +166,21 @@ _git_ultraplan ()
 			return
 			;;
 		-*)
-			__gitcomp "--logs= --force --quiet --color= --help"
+			__gitcomp "--all --transcripts --output= --logs= --force --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	import)
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--force --quiet --color= --help"
 			return
 			;;
 		esac

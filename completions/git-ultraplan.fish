@@ -38,7 +38,8 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "show" -
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "result" -d 'Work with executor result files'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "clean" -d 'Remove stale locks, leftover session worktrees and branches, and the temporary files of runs that are gone'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "stats" -d 'Count, rate and time the recorded step executions'
-complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "export" -d 'Write the recorded runs out as seed 000\'s log directory'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "export" -d 'Write the recorded runs out, to move them to another repository'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "import" -d 'Recreate the run states and notes of an export in this repository'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "sync" -d 'Exchange results, run states and outcomes with a remote; nothing is overwritten'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "hook" -d 'The pre-push gate over the results of pushed checkpoints'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l step -d 'Run only step N' -r
@@ -117,13 +118,22 @@ auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l json -d 'Print the metrics as one JSON object'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l logs -d 'The directory to write the log layout into' -r -f -a "(__fish_complete_directories)"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -s o -l output -d 'Write the document to FILE instead of stdout' -r -F
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l logs -d 'Write seed 000\'s log layout into DIR instead of the document' -r -f -a "(__fish_complete_directories)"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l force -d 'Write into a directory that is not empty (files of the same name are replaced)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l all -d 'Every plan with state here'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l transcripts -d 'Also the transcripts: executor and Verify output of every attempt'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l force -d 'With --logs: write into a directory that is not empty (files of the same name are replaced)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand import" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand import" -l force -d 'Replace states and notes that exist here with other content'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand import" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"

@@ -211,3 +211,164 @@ fn a_configured_state_file_is_committed_alone_at_the_end_of_a_run() {
         "{out}"
     );
 }
+
+/// A bare remote, a clone with a recorded run (a retry, a skip, a note per
+/// checkpoint) pushed to it, and a second, fresh clone.
+fn two_clones(env: &TestEnv) -> (std::path::PathBuf, std::path::PathBuf) {
+    let a = recorded(env);
+    let bare = env.root().join("remote.git");
+    env.git(env.root(), &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    env.git(&a, &["push", "-q", bare.to_str().unwrap(), "main"]);
+    let b = env.root().join("b");
+    env.git(
+        env.root(),
+        &["clone", "-q", "-b", "main", bare.to_str().unwrap(), b.to_str().unwrap()],
+    );
+    (a, b)
+}
+
+fn without_exported_at(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.starts_with("exported_at:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn export_then_import_into_a_fresh_clone_then_export_gives_the_same_document() {
+    let env = TestEnv::new();
+    let (a, b) = two_clones(&env);
+    let first = env.root().join("first.yaml");
+    let _ = env
+        .run(
+            &a,
+            &[
+                "ultraplan",
+                "export",
+                "--all",
+                "--transcripts",
+                "-o",
+                first.to_str().unwrap(),
+            ],
+        )
+        .expect_code(0);
+    let doc = read(&first);
+    assert!(doc.starts_with("version: 1\nexported_at: "), "{doc}");
+    assert!(
+        doc.contains("\n  slug: 03-01-PLAN\n") || doc.contains("- slug: 03-01-PLAN\n"),
+        "{doc}"
+    );
+    let out = env
+        .run(&b, &["ultraplan", "import", first.to_str().unwrap()])
+        .expect_code(0);
+    assert!(
+        out.stderr
+            .contains("Imported 1 state(s) (0 already here) and 2 note(s)"),
+        "{out}"
+    );
+    let second = env.root().join("second.yaml");
+    let _ = env
+        .run(
+            &b,
+            &[
+                "ultraplan",
+                "export",
+                "--all",
+                "--transcripts",
+                "-o",
+                second.to_str().unwrap(),
+            ],
+        )
+        .expect_code(0);
+    assert_eq!(without_exported_at(&read(&second)), without_exported_at(&doc));
+    // The audit log reads the same, and the results travel as notes.
+    let log = |repo: &std::path::Path| {
+        env.git(
+            repo,
+            &["log", "--first-parent", "--format=%s", "refs/ultraplan/03-01-PLAN/run"],
+        )
+    };
+    assert_eq!(log(&b), log(&a));
+    assert_eq!(
+        env.git(&b, &["notes", "--ref=ultraplan", "show", "HEAD"]),
+        env.git(&a, &["notes", "--ref=ultraplan", "show", "HEAD"])
+    );
+    let _ = env.run(&b, &["ultraplan", "log", "03-01-PLAN.md"]).expect_code(0);
+    // Importing again changes nothing.
+    let again = env
+        .run(&b, &["ultraplan", "import", first.to_str().unwrap()])
+        .expect_code(0);
+    assert!(
+        again
+            .stderr
+            .contains("Imported 0 state(s) (1 already here) and 0 note(s)"),
+        "{again}"
+    );
+    env.assert_fsck(&b);
+}
+
+#[test]
+fn an_import_keeps_a_different_state_beside_and_skips_notes_of_missing_commits() {
+    let env = TestEnv::new();
+    let (a, _) = two_clones(&env);
+    let export = env.root().join("x.yaml");
+    let _ = env
+        .run(&a, &["ultraplan", "export", "--all", "-o", export.to_str().unwrap()])
+        .expect_code(0);
+    // Another repository with its own run of the same plan and none of a's commits.
+    let other = TestEnv::new();
+    let c = recorded(&other);
+    let before = other.git(&c, &["rev-parse", "refs/ultraplan/03-01-PLAN/run"]);
+    let out = other
+        .run(&c, &["ultraplan", "import", export.to_str().unwrap()])
+        .expect_code(0);
+    assert!(
+        out.stderr.contains(
+            "hint: a state with other content was here: the imported one is 'refs/ultraplan/03-01-PLAN/imported/run'"
+        ),
+        "{out}"
+    );
+    assert!(out.stderr.contains("warning: left out: the note of "), "{out}");
+    assert_eq!(other.git(&c, &["rev-parse", "refs/ultraplan/03-01-PLAN/run"]), before);
+    let _ = other
+        .run(&c, &["ultraplan", "import", "--force", export.to_str().unwrap()])
+        .expect_code(0);
+    assert_ne!(other.git(&c, &["rev-parse", "refs/ultraplan/03-01-PLAN/run"]), before);
+}
+
+#[test]
+fn bad_exports_are_refused_naming_the_problem_and_write_nothing() {
+    let env = TestEnv::new();
+    let (a, b) = two_clones(&env);
+    let good = env.root().join("good.yaml");
+    let _ = env
+        .run(&a, &["ultraplan", "export", "--all", "-o", good.to_str().unwrap()])
+        .expect_code(0);
+    let text = read(&good);
+    let refs_before = env.git(&b, &["for-each-ref"]);
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("version", text.replacen("version: 1", "version: 7", 1), "export version 7 is not one this git-ultraplan reads"),
+        ("truncated", text[..text.len() / 2].to_owned(), "'"),
+        ("type", text.replacen("version: 1", "version: 1\nplans: 3\nextra: x", 1), "'"),
+        ("escape", text.replacen("progress.json:", "../../escape.json:", 1), "is not a path inside a state"),
+        ("slug", text.replacen("slug: 03-01-PLAN", "slug: con", 1), "plan slug 'con'"),
+        ("bomb", "version: 1\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n".into(), "'"),
+        ("nested", format!("version: 1\nplans: {}{}", "[".repeat(5000), "]".repeat(5000)), "nest"),
+    ];
+    for (what, body, says) in cases {
+        let path = env.root().join(format!("{what}.yaml"));
+        std::fs::write(&path, &body).unwrap();
+        let started = std::time::Instant::now();
+        let out = env
+            .run(&b, &["ultraplan", "import", path.to_str().unwrap()])
+            .expect_code(128);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{what} took {:?}",
+            started.elapsed()
+        );
+        assert!(out.stderr.starts_with("fatal: '"), "{what}: {out}");
+        assert!(out.stderr.contains(says), "{what}: {out}");
+        assert_eq!(env.git(&b, &["for-each-ref"]), refs_before, "{what} wrote a reference");
+    }
+}

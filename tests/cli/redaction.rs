@@ -324,6 +324,10 @@ const RAW_WRITERS: &[(&str, &str)] = &[
         "commits the plan file to the user's branch",
     ),
     (
+        "src/ultraplan/records/import.rs",
+        "import: every file, note and message redacted before it is written",
+    ),
+    (
         "src/ultraplan/records/state_file.rs",
         "commits the user's STATE.md like a checkpoint: the user's own file",
     ),

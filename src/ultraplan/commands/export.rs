@@ -1,4 +1,5 @@
-//! `git ultraplan export --logs DIR`: the record as seed 000's log directory.
+//! `git ultraplan export`: the record as one versioned YAML document, or
+//! (`--logs DIR`) as seed 000's log directory.
 
 use std::path::PathBuf;
 
@@ -6,28 +7,49 @@ use anyhow::{anyhow, Context as _, Result};
 
 use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
-use crate::ultraplan::records::{collect, logs, Filter, Metrics};
+use crate::ultraplan::records::{collect, exchange, logs, Filter, Metrics};
 use crate::ultraplan::state::slug;
 
-/// Write the recorded runs out as seed 000's log directory.
+/// Write the recorded runs out, to move them to another repository.
 ///
-/// `--logs DIR` writes `executions/<YYYY-MM-DD>/<plan-id>-task-<NN>-<status>.yaml`
+/// Without --logs: one versioned YAML document (version 1) with, per plan, its
+/// slug, path and text, every run with each step's attempts (status,
+/// validation, warnings, duration, checkpoint), the run-state chains commit by
+/// commit (so 'git ultraplan import' recreates them, audit log included) and
+/// the notes of its checkpoints. Transcripts (the attempts' .log files) only
+/// with --transcripts. Everything passes the redaction function on the way out.
+///
+/// `--logs DIR` instead writes `executions/<YYYY-MM-DD>/<plan-id>-task-<NN>-<status>.yaml`
 /// (each attempt's record: the metadata header and the result, as the notes
 /// hold it), `summary/daily-<YYYY-MM-DD>.json` and `current-session.json`
 /// (the latest run), for tools that read that layout. Nothing in the
 /// repository is written. A DIR that exists and is not empty needs --force.
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).multiple(true).args(["plans", "all", "logs"])))]
 pub struct Args {
     /// Only these plans' runs.
     #[arg(value_hint = clap::ValueHint::FilePath)]
     pub plans: Vec<PathBuf>,
 
-    /// The directory to write the log layout into.
-    #[arg(long, value_name = "DIR", required = true, value_hint = clap::ValueHint::DirPath)]
-    pub logs: PathBuf,
+    /// Every plan with state here.
+    #[arg(long, conflicts_with = "plans")]
+    pub all: bool,
 
-    /// Write into a directory that is not empty (files of the same name are replaced).
+    /// Also the transcripts: executor and Verify output of every attempt.
     #[arg(long)]
+    pub transcripts: bool,
+
+    /// Write the document to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with = "logs")]
+    pub output: Option<PathBuf>,
+
+    /// Write seed 000's log layout into DIR instead of the document.
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    pub logs: Option<PathBuf>,
+
+    /// With --logs: write into a directory that is not empty (files of the
+    /// same name are replaced).
+    #[arg(long, requires = "logs")]
     pub force: bool,
 }
 
@@ -43,24 +65,45 @@ pub const EXIT_STATUS: [(Exit, &str); 3] = [
 pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
-    let dir = if args.logs.is_absolute() {
-        args.logs.clone()
+    let slugs: Option<Vec<String>> = (!args.plans.is_empty()).then(|| args.plans.iter().map(|p| slug(p)).collect());
+    let Some(logs_dir) = &args.logs else {
+        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let doc = exchange::export(repo, slugs.as_deref(), args.transcripts, &now)?;
+        let text = serde_yaml::to_string(&doc)?;
+        match &args.output {
+            Some(file) => {
+                let path = if file.is_absolute() {
+                    file.clone()
+                } else {
+                    workspace.cwd().join(file)
+                };
+                std::fs::write(&path, text).with_context(|| format!("cannot write '{}'", file.display()))?;
+                if !global.quiet {
+                    eprintln!("Exported {} plan(s) to '{}'", doc.plans.len(), file.display());
+                }
+            }
+            None => std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?,
+        }
+        return Ok(Exit::Done);
+    };
+    let dir = if logs_dir.is_absolute() {
+        logs_dir.clone()
     } else {
-        workspace.cwd().join(&args.logs)
+        workspace.cwd().join(logs_dir)
     };
     let occupied = std::fs::read_dir(&dir).map(|mut d| d.next().is_some()).unwrap_or(false);
     if occupied && !args.force {
         return Err(crate::cli::FatalWithHint {
-            message: format!("'{}' exists and is not empty", args.logs.display()),
+            message: format!("'{}' exists and is not empty", logs_dir.display()),
             hint: "pass --force to write into it anyway, or name a new directory".into(),
         }
         .into());
     }
     if dir.exists() && !dir.is_dir() {
-        return Err(anyhow!("'{}' is not a directory", args.logs.display()));
+        return Err(anyhow!("'{}' is not a directory", logs_dir.display()));
     }
     let filter = Filter {
-        slugs: (!args.plans.is_empty()).then(|| args.plans.iter().map(|p| slug(p)).collect()),
+        slugs,
         ..Filter::default()
     };
     let record = collect(repo, &filter)?;
@@ -73,7 +116,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         std::fs::write(&target, text).with_context(|| format!("cannot write '{}'", target.display()))?;
     }
     if !global.quiet {
-        eprintln!("Wrote {} files to '{}'", files.len(), args.logs.display());
+        eprintln!("Wrote {} files to '{}'", files.len(), logs_dir.display());
     }
     Ok(Exit::Done)
 }

@@ -6,6 +6,7 @@ mod check;
 mod clean;
 mod export;
 mod hook;
+mod import;
 mod load;
 mod log;
 mod result;
@@ -66,6 +67,7 @@ pub enum Command {
     Clean(clean::Args),
     Stats(stats::Args),
     Export(export::Args),
+    Import(import::Args),
     Sync(sync::Args),
     #[command(subcommand)]
     Hook(hook::HookCommand),
@@ -87,6 +89,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Clean(args) => clean::run(args, &cli.global),
         Command::Stats(args) => stats::run(args, &cli.global),
         Command::Export(args) => export::run(args, &cli.global),
+        Command::Import(args) => import::run(args, &cli.global),
         Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
         Command::Sync(args) => sync::run(args, &cli.global),
         Command::Hook(command) => hook::run(command, &cli.global),
@@ -104,6 +107,7 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["clean"] => clean::EXIT_STATUS.to_vec(),
         ["stats"] => stats::EXIT_STATUS.to_vec(),
         ["export"] => export::EXIT_STATUS.to_vec(),
+        ["import"] => import::EXIT_STATUS.to_vec(),
         ["result", "check"] => result::EXIT_STATUS.to_vec(),
         ["sync"] => sync::EXIT_STATUS.to_vec(),
         ["hook", "pre-push"] => hook::PRE_PUSH_EXIT_STATUS.to_vec(),

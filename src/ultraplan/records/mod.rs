@@ -9,9 +9,12 @@
 //!   durations, per plan, per phase and per day, velocity and the trend;
 //! * [`state_md`] writes the `## Performance Metrics` section of a STATE.md,
 //!   and [`state_file`] commits it at the end of a run when configured;
-//! * [`logs`] lays the record out as seed `000_…`'s log directory.
+//! * [`logs`] lays the record out as seed `000_…`'s log directory;
+//! * [`exchange`] writes the versioned export and [`import`] reads it back.
 
 pub mod collect;
+pub mod exchange;
+pub mod import;
 pub mod logs;
 pub mod metrics;
 pub mod state_file;

@@ -1,0 +1,89 @@
+//! `git ultraplan import FILE`: an export's run states and notes, recreated here.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+
+use crate::cli::{Exit, GlobalArgs};
+use crate::git::Workspace;
+use crate::ultraplan::records::import;
+
+/// Recreate the run states and notes of an export in this repository.
+///
+/// Each run state is rebuilt commit by commit ('git log' of the state ref is
+/// the audit log again) with its kept trees where their base commits are here,
+/// and the notes of commits this repository has are added; everything in one
+/// reference transaction at the end, so a failed import writes no reference.
+/// A state that exists with other content is kept and the imported one stored
+/// beside it as refs/ultraplan/<plan>/imported/<name>; a different note already
+/// on a commit is kept. --force replaces both. What is left out is named.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The export ('-' for standard input).
+    #[arg(value_hint = clap::ValueHint::FilePath)]
+    pub file: PathBuf,
+
+    /// Replace states and notes that exist here with other content.
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub const EXIT_STATUS: [(Exit, &str); 3] = [
+    (Exit::Done, "the export was imported (what was left out is named on stderr)"),
+    (
+        Exit::Fatal,
+        "not a git repository, or an export that cannot be read: unknown version, bad YAML, wrong types, paths outside a state; nothing was written",
+    ),
+    (Exit::Usage, "the command line was wrong"),
+];
+
+pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
+    let workspace = Workspace::discover()?;
+    let repo = workspace.repo()?;
+    let bytes = if args.file.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::io::stdin(), import::MAX_BYTES as u64 + 1),
+            &mut buf,
+        )?;
+        buf
+    } else {
+        let path = if args.file.is_absolute() {
+            args.file.clone()
+        } else {
+            workspace.cwd().join(&args.file)
+        };
+        let len = std::fs::metadata(&path)
+            .map_err(|e| anyhow!("cannot read '{}': {e}", args.file.display()))?
+            .len();
+        if len > import::MAX_BYTES as u64 {
+            return Err(anyhow!(
+                "'{}' is larger than {} MiB",
+                args.file.display(),
+                import::MAX_BYTES >> 20
+            ));
+        }
+        std::fs::read(&path).map_err(|e| anyhow!("cannot read '{}': {e}", args.file.display()))?
+    };
+    let text = String::from_utf8(bytes).map_err(|_| anyhow!("'{}' is not UTF-8 text", args.file.display()))?;
+    let doc = import::parse(&text).map_err(|e| anyhow!("'{}': {e:#}", args.file.display()))?;
+    let done = import::import(repo, &doc, args.force).map_err(|e| anyhow!("'{}': {e:#}", args.file.display()))?;
+    let ui = crate::cli::Ui { quiet: global.quiet };
+    for what in &done.skipped {
+        ui.warning(format!("left out: {what}"));
+    }
+    ui.note(format!(
+        "Imported {} state(s) ({} already here) and {} note(s)",
+        done.states.len(),
+        done.unchanged.len(),
+        done.notes_added
+    ));
+    for state in &done.states {
+        if state.contains("/imported/") {
+            ui.hint(format!(
+                "a state with other content was here: the imported one is '{state}'"
+            ));
+        }
+    }
+    Ok(Exit::Done)
+}

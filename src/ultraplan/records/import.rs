@@ -1,0 +1,283 @@
+//! Reading an export back (DESIGN §16.2): the run states are rebuilt commit
+//! by commit and the notes added, all in one reference transaction at the
+//! end — an import that fails anywhere writes no reference.
+//!
+//! * A state ref that does not exist is created. One that exists with the
+//!   same content (the tips' trees agree) is left alone; one with other
+//!   content is kept, and the imported state goes beside it under
+//!   `refs/ultraplan/<slug>/imported/<name>`, unless `force` replaces it.
+//! * A note on a commit this repository lacks is skipped and named; a
+//!   different note already on a commit is kept unless `force`.
+//! * A kept tree whose base commit is missing here, or that does not come
+//!   out as the id the export names, is left out of its state and named.
+//!
+//! Everything read passes the one redaction function before it is stored.
+
+use std::collections::BTreeMap;
+
+use anyhow::{anyhow, bail, Result};
+
+use super::exchange::{Document, TreeDoc, VERSION};
+use crate::git::{Expect, Oid, RefUpdate, Repo, Signature, TreeEdit};
+use crate::ultraplan::state::NOTES_REF;
+
+/// What an import did.
+#[derive(Debug, Default)]
+pub struct Imported {
+    /// State refs created or replaced, and where.
+    pub states: Vec<String>,
+    /// State refs already there with the same content.
+    pub unchanged: Vec<String>,
+    pub notes_added: usize,
+    /// Things left out, each with why.
+    pub skipped: Vec<String>,
+}
+
+/// The largest export read.
+pub const MAX_BYTES: usize = 1 << 30;
+
+/// Parses an export, refusing what this version cannot read.
+pub fn parse(text: &str) -> Result<Document> {
+    if text.len() > MAX_BYTES {
+        bail!("the export is larger than {} MiB", MAX_BYTES >> 20);
+    }
+    let value = crate::yaml::parse(text).map_err(|e| match e.line {
+        Some(line) => anyhow!("line {line}: {e}"),
+        None => anyhow!("{e}"),
+    })?;
+    let version = value.get("version").and_then(|v| v.as_u64());
+    match version {
+        Some(v) if v == u64::from(VERSION) => {}
+        Some(v) => bail!("export version {v} is not one this git-ultraplan reads (it reads version {VERSION})"),
+        None => bail!("not a git-ultraplan export: it has no 'version'"),
+    }
+    // Read again from the text, so an error names the field and its line.
+    serde_yaml::from_str(text).map_err(|e| anyhow!("{e}"))
+}
+
+fn clean_path(path: &str) -> Result<()> {
+    let ok = !path.is_empty()
+        && !path.starts_with('/')
+        && path.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+        && crate::git::storable(path);
+    if ok {
+        Ok(())
+    } else {
+        bail!("'{path}' is not a path inside a state (relative, no '..', nothing git refuses)")
+    }
+}
+
+fn oid(text: &str, what: &str) -> Result<Oid> {
+    text.parse().map_err(|_| anyhow!("{what} '{text}' is not an object id"))
+}
+
+fn redacted(text: &str) -> String {
+    crate::redact::redact(text).into_owned()
+}
+
+/// Rebuilds a kept tree; `None` (with why) when it cannot come out as exported.
+fn rebuild_tree(repo: &Repo, doc: &TreeDoc) -> Result<std::result::Result<Oid, String>> {
+    let want = oid(&doc.id, "tree")?;
+    let base_tree = match &doc.base {
+        Some(b) => {
+            let commit = oid(b, "base commit")?;
+            if !repo.has_object(commit) {
+                return Ok(Err(format!("its base commit {b} is not in this repository")));
+            }
+            repo.commit_tree(commit)?
+        }
+        None => repo.empty_tree(),
+    };
+    let mut edits = Vec::new();
+    for (path, file) in &doc.files {
+        clean_path(path)?;
+        let path = path.clone();
+        edits.push(match file {
+            None => TreeEdit::Remove { path },
+            Some(f) => {
+                let bytes = if f.hex {
+                    decode_hex(&f.text).ok_or_else(|| anyhow!("'{path}' holds hex that does not decode"))?
+                } else {
+                    redacted(&f.text).into_bytes()
+                };
+                let id = repo.write_blob(bytes)?;
+                match f.kind.as_str() {
+                    "file" => TreeEdit::Blob {
+                        path,
+                        id,
+                        executable: false,
+                    },
+                    "executable" => TreeEdit::Blob {
+                        path,
+                        id,
+                        executable: true,
+                    },
+                    "link" => TreeEdit::Link { path, id },
+                    other => bail!("'{path}' has an unknown kind '{other}'"),
+                }
+            }
+        });
+    }
+    edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));
+    let tree = repo.edit_tree(Some(base_tree), &edits)?;
+    Ok(if tree == want {
+        Ok(tree)
+    } else {
+        Err("it does not come out as the tree exported".into())
+    })
+}
+
+fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Imports `doc` into `repo`.
+pub fn import(repo: &Repo, doc: &Document, force: bool) -> Result<Imported> {
+    let mut out = Imported::default();
+    let mut updates = Vec::new();
+    let mut notes = repo.notes_map(NOTES_REF)?;
+    let notes_before = notes.clone();
+    for plan in &doc.plans {
+        if crate::git::component_problem(&plan.slug).is_some() || plan.slug.contains('/') {
+            bail!("plan slug '{}' is not a name a plan's state can have", plan.slug);
+        }
+        for state in &plan.states {
+            let valid_name = state.name == "run"
+                || state
+                    .name
+                    .strip_prefix("session-")
+                    .is_some_and(|n| n.parse::<u32>().is_ok());
+            if !valid_name {
+                bail!(
+                    "plan '{}': state '{}' is neither 'run' nor 'session-<N>'",
+                    plan.slug,
+                    state.name
+                );
+            }
+            let mut tree_files: BTreeMap<String, TreeEdit> = BTreeMap::new();
+            let mut tip: Option<Oid> = None;
+            let mut tip_tree = repo.empty_tree();
+            for (k, commit) in state.commits.iter().enumerate() {
+                for path in &commit.removed {
+                    clean_path(path)?;
+                    tree_files.remove(path);
+                }
+                for (path, text) in &commit.files {
+                    clean_path(path)?;
+                    let id = repo.write_blob(redacted(text).as_bytes())?;
+                    tree_files.insert(
+                        path.clone(),
+                        TreeEdit::Blob {
+                            path: path.clone(),
+                            id,
+                            executable: false,
+                        },
+                    );
+                }
+                for (path, tree) in &commit.trees {
+                    clean_path(path)?;
+                    match rebuild_tree(repo, tree)? {
+                        Ok(id) => {
+                            tree_files.insert(path.clone(), TreeEdit::Tree { path: path.clone(), id });
+                        }
+                        Err(why) => {
+                            tree_files.remove(path);
+                            out.skipped.push(format!(
+                                "{}/{} commit {}: tree '{path}' left out: {why}",
+                                plan.slug,
+                                state.name,
+                                k + 1
+                            ));
+                        }
+                    }
+                }
+                let edits: Vec<TreeEdit> = tree_files.values().cloned().collect();
+                tip_tree = repo.edit_tree(None, &edits)?;
+                let mut parents: Vec<Oid> = tip.into_iter().collect();
+                for kept in &commit.kept {
+                    let id = oid(kept, "kept commit")?;
+                    if repo.has_object(id) {
+                        parents.push(id);
+                    } else {
+                        out.skipped.push(format!(
+                            "{}/{} commit {}: kept commit {kept} is not in this repository",
+                            plan.slug,
+                            state.name,
+                            k + 1
+                        ));
+                    }
+                }
+                let author = Signature {
+                    name: commit.author.name.clone(),
+                    email: commit.author.email.clone(),
+                    time: commit.author.time,
+                    offset: commit.author.offset,
+                };
+                tip = Some(repo.write_commit_as(tip_tree, &parents, &redacted(&commit.message), &author)?);
+            }
+            let Some(tip) = tip else { continue };
+            let name = format!("refs/ultraplan/{}/{}", plan.slug, state.name);
+            let existing = repo.read_ref(&name)?;
+            let (target, expect) = match existing {
+                None => (name, Expect::Absent),
+                Some(old) if repo.commit_tree(old)? == tip_tree => {
+                    out.unchanged.push(name);
+                    continue;
+                }
+                Some(old) if force => (name, Expect::Value(old)),
+                Some(_) => {
+                    let beside = format!("refs/ultraplan/{}/imported/{}", plan.slug, state.name);
+                    let expect = repo.read_ref(&beside)?.map_or(Expect::Absent, Expect::Value);
+                    (beside, expect)
+                }
+            };
+            out.states.push(target.clone());
+            updates.push(RefUpdate {
+                name: target,
+                new: Some(tip),
+                expect,
+            });
+        }
+        for note in &plan.notes {
+            let commit = oid(&note.commit, "noted commit")?;
+            if !repo.has_object(commit) {
+                out.skipped
+                    .push(format!("the note of {} (a commit this repository lacks)", note.commit));
+                continue;
+            }
+            let blob = repo.write_blob(redacted(&note.note).as_bytes())?;
+            match notes.get(&commit) {
+                Some(existing) if *existing == blob => {}
+                Some(_) if !force => out.skipped.push(format!(
+                    "the note of {}: a different note is there (kept; --force replaces it)",
+                    note.commit
+                )),
+                _ => {
+                    notes.insert(commit, blob);
+                    out.notes_added += 1;
+                }
+            }
+        }
+    }
+    if notes != notes_before {
+        let old = repo.read_ref(NOTES_REF)?;
+        let commit = repo.write_notes_commit(
+            &notes,
+            &old.into_iter().collect::<Vec<_>>(),
+            "Notes added by 'git ultraplan import'",
+        )?;
+        updates.push(RefUpdate {
+            name: NOTES_REF.into(),
+            new: Some(commit),
+            expect: old.map_or(Expect::Absent, Expect::Value),
+        });
+    }
+    repo.update_refs(&updates, "ultraplan: import")?;
+    Ok(out)
+}
