@@ -5,6 +5,7 @@
 pub mod commands;
 pub mod engine;
 pub mod exec;
+pub mod outcomes;
 pub mod plan;
 pub mod result;
 pub mod state;

@@ -6,6 +6,7 @@ mod check;
 mod clean;
 mod load;
 mod log;
+mod outcome;
 mod result;
 mod run;
 mod run_report;
@@ -59,6 +60,8 @@ pub enum Command {
     #[command(subcommand)]
     Result(result::ResultCommand),
     Clean(clean::Args),
+    #[command(subcommand)]
+    Outcome(outcome::OutcomeCommand),
 }
 
 /// The whole command-line definition, with every subcommand named for its man
@@ -76,6 +79,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Show(args) => show::run(args, &cli.global),
         Command::Clean(args) => clean::run(args, &cli.global),
         Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
+        Command::Outcome(command) => outcome::run(command, &cli.global),
     }
 }
 
@@ -89,6 +93,7 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["show"] => show::EXIT_STATUS.to_vec(),
         ["clean"] => clean::EXIT_STATUS.to_vec(),
         ["result", "check"] => result::EXIT_STATUS.to_vec(),
+        ["outcome", ..] => outcome::EXIT_STATUS.to_vec(),
         _ => Exit::DOCUMENTED.to_vec(),
     }
 }

@@ -1,0 +1,150 @@
+//! A reference as an append-only commit chain: each record is one commit
+//! whose tree is the previous tree plus the record's files, and the reference
+//! moves by compare-and-swap, retried on contention so that concurrent writers
+//! never lose a record. Two chains that diverged merge as the union of their
+//! files. Knows nothing of what the files mean.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Result};
+
+use super::repo::{EntryKind, Expect, Oid, RefConflict, Repo, TreeEdit};
+
+/// How long an append keeps retrying a reference other writers keep moving.
+const CONTENTION_LIMIT: Duration = Duration::from_secs(30);
+
+/// What [`Repo::append_to_chain`] needs to build one record from the current
+/// tip: the tip's tree (`None` before the first record) in, the edits out.
+/// Called again after each lost race, on the fresh tip.
+pub type BuildRecord<'a> = dyn FnMut(&Repo, Option<Oid>) -> Result<Vec<TreeEdit>> + 'a;
+
+/// The result of merging two chains.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainMerge {
+    /// The commit holding both histories (one of the two when one contains the other).
+    pub commit: Oid,
+    /// Paths both sides hold with different contents; ours was kept.
+    pub conflicts: Vec<String>,
+}
+
+impl Repo {
+    /// Appends one record to the chain at `ref_name`: `build` turns the
+    /// current tip's tree into edits, they are committed on top of the tip
+    /// with `message`, and the reference moves only if it still points at
+    /// that tip. A lost race (or a reference locked by another writer) reads
+    /// the new tip and builds again, with a short randomised pause, until
+    /// [`CONTENTION_LIMIT`]. Returns the new tip.
+    pub fn append_to_chain(&self, ref_name: &str, message: &str, build: &mut BuildRecord<'_>) -> Result<Oid> {
+        let start = Instant::now();
+        let mut tries: u64 = 0;
+        loop {
+            let tip = self.read_ref(ref_name)?;
+            let base_tree = match tip {
+                Some(commit) => Some(self.commit_tree(commit)?),
+                None => None,
+            };
+            let edits = build(self, base_tree)?;
+            let tree = self.edit_tree(base_tree, &edits)?;
+            let parents: Vec<Oid> = tip.into_iter().collect();
+            let commit = self.write_commit(tree, &parents, message)?;
+            let expect = match tip {
+                Some(tip) => Expect::Value(tip),
+                None => Expect::Absent,
+            };
+            match self.update_ref(ref_name, commit, expect, message) {
+                Ok(()) => return Ok(commit),
+                Err(err) if is_contention(&err) && start.elapsed() < CONTENTION_LIMIT => {
+                    tries += 1;
+                    std::thread::sleep(backoff(tries));
+                }
+                Err(err) if is_contention(&err) => {
+                    return Err(anyhow!(
+                        "gave up writing '{ref_name}' after {tries} tries in {:.0?}: other writers keep moving it",
+                        start.elapsed()
+                    ))
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    /// Merges two chains as the union of their files: when one contains the
+    /// other, the newer one; else a merge commit (parents ours, theirs) whose
+    /// tree holds every file of both. A path both hold with different
+    /// contents keeps ours and is named in [`ChainMerge::conflicts`].
+    pub fn merge_chains(&self, ours: Oid, theirs: Oid, message: &str) -> Result<ChainMerge> {
+        if ours == theirs || self.is_ancestor(theirs, ours)? {
+            return Ok(ChainMerge {
+                commit: ours,
+                conflicts: Vec::new(),
+            });
+        }
+        if self.is_ancestor(ours, theirs)? {
+            return Ok(ChainMerge {
+                commit: theirs,
+                conflicts: Vec::new(),
+            });
+        }
+        let ours_tree = self.commit_tree(ours)?;
+        let theirs_tree = self.commit_tree(theirs)?;
+        let our_files: HashMap<String, (Oid, EntryKind)> = self
+            .tree_files(ours_tree)?
+            .into_iter()
+            .map(|(path, id, kind)| (path, (id, kind)))
+            .collect();
+        let mut edits = Vec::new();
+        let mut conflicts = Vec::new();
+        for (path, id, kind) in self.tree_files(theirs_tree)? {
+            match our_files.get(&path) {
+                Some((ours_id, _)) if *ours_id == id => {}
+                Some(_) => conflicts.push(path),
+                None => edits.push(match kind {
+                    EntryKind::Link => TreeEdit::Link { path, id },
+                    EntryKind::Commit => TreeEdit::Commit { path, id },
+                    EntryKind::Executable => TreeEdit::Blob {
+                        path,
+                        id,
+                        executable: true,
+                    },
+                    _ => TreeEdit::Blob {
+                        path,
+                        id,
+                        executable: false,
+                    },
+                }),
+            }
+        }
+        let tree = self.edit_tree(Some(ours_tree), &edits)?;
+        let commit = self.write_commit(tree, &[ours, theirs], message)?;
+        Ok(ChainMerge { commit, conflicts })
+    }
+
+    /// How many commits the chain at `tip` has along its first parents.
+    pub fn chain_length(&self, tip: Oid) -> Result<usize> {
+        let mut count = 0;
+        let mut current = Some(tip);
+        while let Some(id) = current {
+            count += 1;
+            current = self.commit_info(id)?.parents.first().copied();
+        }
+        Ok(count)
+    }
+}
+
+/// A lost compare-and-swap, or a reference lock another writer holds (gix
+/// gives up on a held lock after `core.filesRefLockTimeout`, 100 ms).
+fn is_contention(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| e.downcast_ref::<RefConflict>().is_some()) || format!("{err:#}").contains("lock")
+}
+
+/// A pause that grows with the tries and differs between processes, so that
+/// writers that collided do not collide again in step.
+fn backoff(tries: u64) -> Duration {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::from(d.subsec_nanos()))
+        .unwrap_or(0);
+    let jitter = (nanos ^ u64::from(std::process::id()).wrapping_mul(2_654_435_761)) % 8;
+    Duration::from_millis(1 + tries.min(10) + jitter)
+}
