@@ -12,6 +12,7 @@ mod executors;
 mod generated;
 mod historian;
 mod historian_session;
+mod outcomes;
 mod result;
 mod run;
 mod safety;
