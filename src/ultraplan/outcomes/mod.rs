@@ -243,3 +243,6 @@ pub fn parse_since(text: &str) -> Result<String> {
         .map(|t| t.to_rfc3339())
         .map_err(|_| anyhow!("bad date '{text}': expected YYYY-MM-DD or an RFC 3339 time"))
 }
+
+#[cfg(test)]
+mod tests;
