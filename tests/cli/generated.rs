@@ -153,7 +153,11 @@ fn bash_completion_through_git() {
     let env = TestEnv::new();
     assert_eq!(
         complete(&env, &script, "git ultraplan "),
-        vec!["check", "clean", "log", "result", "run", "show", "status"]
+        vec!["check", "clean", "log", "outcome", "result", "run", "show", "status"]
+    );
+    assert_eq!(
+        complete(&env, &script, "git ultraplan outcome "),
+        vec!["extract", "list", "log", "search", "show", "stats"]
     );
     assert!(complete(&env, &script, "git ultraplan run --").contains(&"--resume".to_owned()));
     assert_eq!(complete(&env, &script, "git ultraplan result "), vec!["check"]);

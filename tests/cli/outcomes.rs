@@ -557,3 +557,47 @@ fn a_failed_run_records_a_failure_and_recording_never_fails_a_run() {
         "{out}"
     );
 }
+
+#[test]
+fn each_session_of_a_multi_session_run_records_its_own_outcome() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let steps: String = [
+        StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt"),
+        StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt"),
+    ]
+    .iter()
+    .map(StepSpec::render)
+    .collect();
+    let mut strategy = String::from("## Execution Strategy\n\n");
+    for (n, file) in [(1, "a.txt"), (2, "b.txt")] {
+        strategy.push_str(&format!(
+            "### Session {n}: S{n}\n- **Steps:** {n}\n- **Wave:** 1\n- **Depends on:** none\n- **Scope fence:** Touch: `{file}`\n\n"
+        ));
+    }
+    write(
+        &repo.join("plan.md"),
+        &format!("# Sessions\n\n## Implementation Plan\n\n{steps}{strategy}"),
+    );
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let list = env
+        .run(&repo, &["ultraplan", "outcome", "list", "--json"])
+        .expect_code(0);
+    let mut tasks: Vec<String> = list
+        .stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["outcome"]["task_description"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    tasks.sort();
+    assert_eq!(
+        tasks,
+        vec!["Sessions", "Sessions — session 1", "Sessions — session 2"],
+        "{out}\n{list}"
+    );
+    env.assert_fsck(&repo);
+}

@@ -219,7 +219,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     };
     drop(status);
     run_report::append_stats(&report);
-    record_outcomes(repo, &workspace, &report, &plan, &options, waves.as_ref(), started, &ui);
+    record_outcomes(repo, &workspace, &report, &plan, &options, started, &ui);
     let mut out = std::io::stdout().lock();
     match (&waves, args.json) {
         (Some(w), true) => writeln!(out, "{}", serde_json::to_string_pretty(&run_report::waves_json(w))?)?,
@@ -242,14 +242,12 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
 
 /// Records the run's outcomes (DESIGN §17); never fails the run: a problem
 /// is a warning.
-#[allow(clippy::too_many_arguments)]
 fn record_outcomes(
     repo: &crate::git::Repo,
     workspace: &Workspace,
     report: &engine::RunReport,
     plan: &crate::ultraplan::plan::Plan,
     options: &RunOptions,
-    waves: Option<&engine::waves::WavesReport>,
     started: std::time::Instant,
     ui: &Ui,
 ) {
@@ -260,7 +258,6 @@ fn record_outcomes(
         plan,
         executor: &executor,
         elapsed: started.elapsed(),
-        sessions: waves.map_or(&[], |w| w.sessions.as_slice()),
     };
     let recorded = outcomes::Settings::from_config(workspace.config())
         .and_then(|settings| outcomes::from_run::record_run(repo, &run, &settings, workspace.root()));

@@ -1,5 +1,5 @@
-//! The outcome of a finished run (and of each session of a multi-session
-//! run, and each step with `ultraplan.outcomes=steps`), filled from what
+//! The outcome of a finished run (and each step with
+//! `ultraplan.outcomes=steps`), filled from what
 //! ultraplan knows: task = the plan's title, agent = the executor, execution
 //! path = the steps reached in order with their results, result = the final
 //! report's counts, context = plan, run id, branch and commit.
@@ -8,12 +8,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Map};
 
 use super::model::{agent_name_from, OutcomeInput};
 use super::{log, Logged, Recording, Settings};
 use crate::git::Repo;
-use crate::ultraplan::engine::waves::SessionRecord;
 use crate::ultraplan::engine::{RunReport, RunResult};
 use crate::ultraplan::plan::Plan;
 
@@ -24,20 +23,17 @@ pub struct FinishedRun<'a> {
     /// The executor's recorded id (`shell`, `command: ./agent`).
     pub executor: &'a str,
     pub elapsed: Duration,
-    /// The sessions of a multi-session run.
-    pub sessions: &'a [SessionRecord],
 }
 
 /// Records the run's outcomes as `settings` asks; returns what was recorded.
-/// A run that did not finish (interrupted) records nothing.
+/// A run that did not finish (interrupted) records nothing. Each session of
+/// a multi-session run is a `run --session N` process of its own, so it
+/// records its own outcome through here too.
 pub fn record_run(repo: &Repo, run: &FinishedRun<'_>, settings: &Settings, cwd: &Path) -> Result<Vec<Logged>> {
     if settings.recording == Recording::Off || run.report.result == RunResult::Interrupted {
         return Ok(Vec::new());
     }
     let mut inputs = vec![run_input(repo, run)?];
-    for session in run.sessions {
-        inputs.push(session_input(&inputs[0], run, session));
-    }
     if settings.recording == Recording::Steps {
         inputs.extend(step_inputs(&inputs[0], run));
     }
@@ -83,7 +79,13 @@ fn run_input(repo: &Repo, run: &FinishedRun<'_>) -> Result<OutcomeInput> {
         context.insert("session".into(), json!(session));
     }
     Ok(OutcomeInput {
-        task: bounded(&title(run.plan), super::model::MAX_TASK_BYTES),
+        task: bounded(
+            &match report.session {
+                Some(n) => format!("{} — session {n}", title(run.plan)),
+                None => title(run.plan),
+            },
+            super::model::MAX_TASK_BYTES,
+        ),
         agent_name: agent_name_from(run.executor),
         success,
         execution_path: report
@@ -101,44 +103,6 @@ fn run_input(repo: &Repo, run: &FinishedRun<'_>) -> Result<OutcomeInput> {
         execution_time: run.elapsed.as_secs_f64(),
         context,
     })
-}
-
-fn session_input(run_input: &OutcomeInput, run: &FinishedRun<'_>, session: &SessionRecord) -> OutcomeInput {
-    let steps: Vec<u32> = run
-        .plan
-        .sessions
-        .iter()
-        .find(|s| s.number == session.number)
-        .map(|s| s.steps.clone())
-        .unwrap_or_default();
-    let success = session.result == "completed";
-    let mut context = run_input.context.clone();
-    context.insert("session".into(), json!(session.number));
-    context.insert("wave".into(), json!(session.wave));
-    context.insert("merged".into(), json!(session.merged));
-    let mut result = Map::new();
-    result.insert(
-        "status".into(),
-        Value::from(if success { "success" } else { session.result.as_str() }),
-    );
-    OutcomeInput {
-        task: bounded(
-            &format!("{} — session {}: {}", title(run.plan), session.number, session.title),
-            super::model::MAX_TASK_BYTES,
-        ),
-        execution_path: run
-            .report
-            .steps
-            .iter()
-            .filter(|s| steps.contains(&s.number) && !matches!(s.result, "pending" | "running"))
-            .map(|s| bounded(&format!("{} ({})", s.title, s.result), super::model::MAX_STEP_BYTES))
-            .collect(),
-        success,
-        result,
-        error_message: (!success).then(|| format!("session {} {}", session.number, session.result)),
-        context,
-        ..run_input.clone()
-    }
 }
 
 fn step_inputs(run_input: &OutcomeInput, run: &FinishedRun<'_>) -> Vec<OutcomeInput> {
