@@ -50,9 +50,9 @@ fn input(i: usize) -> OutcomeInput {
     OutcomeInput {
         task: format!("task {i}: {}", words.join(" ")),
         agent_name: AGENTS[i % AGENTS.len()].into(),
-        success: i % 4 != 0,
+        success: !i.is_multiple_of(4),
         execution_path: words.iter().take(1 + i % 7).map(|w| format!("{w}_step")).collect(),
-        error_message: (i % 4 == 0).then(|| format!("{} failed", words[0])),
+        error_message: i.is_multiple_of(4).then(|| format!("{} failed", words[0])),
         execution_time: (i % 40) as f64,
         ..Default::default()
     }

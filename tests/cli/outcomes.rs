@@ -528,7 +528,7 @@ fn a_failed_run_records_a_failure_and_recording_never_fails_a_run() {
         .run(&repo, &["ultraplan", "outcome", "list", "--failure", "--json"])
         .expect_code(0);
     let outcome: serde_json::Value =
-        serde_json::from_str(list.stdout.lines().next().expect(&list.to_string())).unwrap();
+        serde_json::from_str(list.stdout.lines().next().unwrap_or_else(|| panic!("{list}"))).unwrap();
     assert!(outcome["outcome"]["error_message"].as_str().is_some(), "{outcome}");
     assert!(outcome["plan"].is_null());
 
