@@ -601,3 +601,81 @@ fn each_session_of_a_multi_session_run_records_its_own_outcome() {
     );
     env.assert_fsck(&repo);
 }
+
+#[test]
+fn with_outcomes_steps_each_step_records_one_too() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("plan.md"),
+        &plan(&[
+            StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt"),
+            StepSpec::new(2, "`b.txt`", "echo b > b.txt", "false"),
+        ]),
+    );
+    let _ = env
+        .run(
+            &repo,
+            &[
+                "-c",
+                "ultraplan.outcomes=steps",
+                "ultraplan",
+                "run",
+                "plan.md",
+                "--max-attempts",
+                "1",
+            ],
+        )
+        .expect_code(1);
+    let list = env
+        .run(&repo, &["ultraplan", "outcome", "list", "--json"])
+        .expect_code(0);
+    let outcomes: Vec<serde_json::Value> = list
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["outcome"].clone())
+        .collect();
+    assert_eq!(outcomes.len(), 3, "{list}");
+    let step = |n: u64| {
+        outcomes
+            .iter()
+            .find(|o| o["context"]["step"] == n)
+            .unwrap_or_else(|| panic!("{list}"))
+    };
+    assert_eq!(step(1)["success"], true);
+    assert!(
+        step(1)["task_description"]
+            .as_str()
+            .unwrap()
+            .ends_with("step 1: Step 1"),
+        "{list}"
+    );
+    assert_eq!(step(2)["success"], false);
+    assert!(
+        step(2)["error_message"].as_str().is_some_and(|e| !e.is_empty()),
+        "{list}"
+    );
+    let out = env
+        .run(
+            &repo,
+            &["-c", "ultraplan.outcomes=sometimes", "ultraplan", "outcome", "list"],
+        )
+        .expect_code(0);
+    assert!(out.stdout.lines().count() == 3, "{out}");
+    let other = env.repo("other");
+    write(
+        &other.join("plan.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "true")]),
+    );
+    let out = env
+        .run(
+            &other,
+            &["-c", "ultraplan.outcomes=sometimes", "ultraplan", "run", "plan.md"],
+        )
+        .expect_code(0);
+    assert!(
+        out.stderr
+            .contains("warning: the run's outcome was not recorded: bad config value 'sometimes'"),
+        "{out}"
+    );
+}

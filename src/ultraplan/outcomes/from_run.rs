@@ -15,6 +15,7 @@ use super::{log, Logged, Recording, Settings};
 use crate::git::Repo;
 use crate::ultraplan::engine::{RunReport, RunResult};
 use crate::ultraplan::plan::Plan;
+use crate::ultraplan::state::{Progress, RunState};
 
 /// What a finished run knows about itself.
 pub struct FinishedRun<'a> {
@@ -35,7 +36,13 @@ pub fn record_run(repo: &Repo, run: &FinishedRun<'_>, settings: &Settings, cwd: 
     }
     let mut inputs = vec![run_input(repo, run)?];
     if settings.recording == Recording::Steps {
-        inputs.extend(step_inputs(&inputs[0], run));
+        // The run state has each step's error and completion time; without
+        // it the step outcomes say less, but are still recorded.
+        let progress = RunState::load(repo, &run.report.progress_ref)
+            .ok()
+            .flatten()
+            .map(|state| state.progress);
+        inputs.extend(step_inputs(&inputs[0], run, progress.as_ref()));
     }
     inputs.iter().map(|input| log(repo, input, settings, cwd)).collect()
 }
@@ -105,13 +112,15 @@ fn run_input(repo: &Repo, run: &FinishedRun<'_>) -> Result<OutcomeInput> {
     })
 }
 
-fn step_inputs(run_input: &OutcomeInput, run: &FinishedRun<'_>) -> Vec<OutcomeInput> {
+fn step_inputs(run_input: &OutcomeInput, run: &FinishedRun<'_>, progress: Option<&Progress>) -> Vec<OutcomeInput> {
+    let durations = progress.map(step_durations).unwrap_or_default();
     run.report
         .steps
         .iter()
         .filter(|s| !matches!(s.result, "pending" | "running" | "skipped"))
         .map(|step| {
             let success = step.result == "passed";
+            let recorded = progress.and_then(|p| p.steps.get(&step.number));
             let mut context = run_input.context.clone();
             context.insert("step".into(), json!(step.number));
             context.insert("attempts".into(), json!(step.attempts));
@@ -126,14 +135,39 @@ fn step_inputs(run_input: &OutcomeInput, run: &FinishedRun<'_>) -> Vec<OutcomeIn
                 execution_path: vec![bounded(&step.title, super::model::MAX_STEP_BYTES)],
                 success,
                 result,
-                error_message: (!success).then(|| format!("step {} {}", step.number, step.result)),
-                // A step's own time is not in the report; the run's would mislead.
-                execution_time: 0.0,
+                error_message: (!success).then(|| {
+                    let error = recorded
+                        .and_then(|r| r.error.clone())
+                        .unwrap_or_else(|| format!("step {} {}", step.number, step.result));
+                    bounded(&error, super::model::MAX_ERROR_BYTES)
+                }),
+                execution_time: durations.get(&step.number).copied().unwrap_or(0.0),
                 context,
                 ..run_input.clone()
             }
         })
         .collect()
+}
+
+/// Seconds from the end of the step before (or the run's start) to each
+/// step's completion, from the run state's timestamps (whole seconds).
+fn step_durations(progress: &Progress) -> std::collections::BTreeMap<u32, f64> {
+    let parse = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok();
+    let mut out = std::collections::BTreeMap::new();
+    let mut previous = parse(&progress.started_at);
+    let mut done: Vec<(chrono::DateTime<chrono::FixedOffset>, u32)> = progress
+        .steps
+        .iter()
+        .filter_map(|(n, s)| s.completed_at.as_deref().and_then(parse).map(|t| (t, *n)))
+        .collect();
+    done.sort();
+    for (at, n) in done {
+        if let Some(before) = previous {
+            out.insert(n, ((at - before).num_milliseconds() as f64 / 1000.0).max(0.0));
+        }
+        previous = Some(at);
+    }
+    out
 }
 
 /// `text` cut to at most `max` bytes at a character boundary.
