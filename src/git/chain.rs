@@ -150,13 +150,16 @@ impl WritersTurn {
         let Ok(dir) = std::fs::File::open(common_dir.join("refs")) else {
             return WritersTurn(None);
         };
-        // A blocking flock (the kernel wakes the next writer; no polling) on
+        // SAFETY (both calls): flock on a descriptor this process owns; no memory is shared.
+        if unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return WritersTurn(Some(dir));
+        }
+        // Taken: a blocking flock (the kernel wakes the next writer; no polling) on
         // a helper thread, so that waiting has a bound. A turn that comes
         // after we stopped waiting is handed back at once: the send fails
         // and dropping the file releases it.
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            // SAFETY: flock on a descriptor this thread owns; no memory is shared.
             if unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX) } == 0 {
                 let _ = tx.send(dir);
             }

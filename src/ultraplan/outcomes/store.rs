@@ -179,20 +179,55 @@ pub fn load_all(repo: &Repo) -> Result<Vec<Stored>> {
         return Ok(Vec::new());
     };
     let tree = repo.commit_tree(tip)?;
-    let mut plans: BTreeMap<String, ExtractedPlan> = BTreeMap::new();
-    for (agent, files) in namespace(repo, tree, "plans")? {
-        for (name, blob) in files {
-            let plan: ExtractedPlan = read_yaml(repo, blob, &format!("plans/{agent}/{name}"))?;
-            plans.insert(plan.outcome_id.clone(), plan);
+    let read = |folder: &str| -> Result<Vec<(String, Vec<u8>)>> {
+        let mut out = Vec::new();
+        for (agent, files) in namespace(repo, tree, folder)? {
+            for (name, blob) in files {
+                out.push((format!("{folder}/{agent}/{name}"), repo.read_blob(blob)?));
+            }
         }
-    }
-    let mut out = Vec::new();
-    for (agent, files) in namespace(repo, tree, "outcomes")? {
-        for (name, blob) in files {
-            let outcome: Outcome = read_yaml(repo, blob, &format!("outcomes/{agent}/{name}"))?;
+        Ok(out)
+    };
+    let plans: Vec<ExtractedPlan> = parse_all(read("plans")?)?;
+    let outcomes: Vec<Outcome> = parse_all(read("outcomes")?)?;
+    let mut plans: BTreeMap<String, ExtractedPlan> = plans.into_iter().map(|p| (p.outcome_id.clone(), p)).collect();
+    Ok(outcomes
+        .into_iter()
+        .map(|outcome| {
             let plan = plans.remove(&outcome.outcome_id);
-            out.push(Stored { outcome, plan });
-        }
+            Stored { outcome, plan }
+        })
+        .collect())
+}
+
+/// Parses YAML documents on every core: with thousands of outcomes, parsing
+/// is most of the time a search takes. Keeps the order.
+fn parse_all<T: DeserializeOwned + Send>(docs: Vec<(String, Vec<u8>)>) -> Result<Vec<T>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let chunk = docs.len().div_ceil(threads).max(256);
+    let parse = |part: &[(String, Vec<u8>)]| -> Result<Vec<T>> {
+        part.iter()
+            .map(|(path, bytes)| {
+                serde_yaml::from_slice(bytes).map_err(|e| anyhow!("cannot read {OUTCOMES_REF}:{path}: {e}"))
+            })
+            .collect()
+    };
+    if docs.len() <= chunk {
+        return parse(&docs);
+    }
+    let parts: Vec<Result<Vec<T>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = docs
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || parse(part)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(anyhow!("a parser thread panicked"))))
+            .collect()
+    });
+    let mut out = Vec::with_capacity(docs.len());
+    for part in parts {
+        out.extend(part?);
     }
     Ok(out)
 }
