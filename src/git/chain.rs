@@ -120,17 +120,6 @@ impl Repo {
         let commit = self.write_commit(tree, &[ours, theirs], message)?;
         Ok(ChainMerge { commit, conflicts })
     }
-
-    /// How many commits the chain at `tip` has along its first parents.
-    pub fn chain_length(&self, tip: Oid) -> Result<usize> {
-        let mut count = 0;
-        let mut current = Some(tip);
-        while let Some(id) = current {
-            count += 1;
-            current = self.commit_info(id)?.parents.first().copied();
-        }
-        Ok(count)
-    }
 }
 
 /// Writers of chains take turns: an advisory `flock` on the repository's
