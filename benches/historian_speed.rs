@@ -9,7 +9,7 @@
 //! out a new branch at the base, and for each commit apply its patch to the
 //! index and working tree and commit. The patches and messages are taken
 //! from historian's commits beforehand, outside the timing. Both start from
-//! copies of one repository; the median of the rounds is reported.
+//! copies of one repository and run as alternating pairs (common's module docs).
 //!
 //! Run with `cargo bench --bench historian_speed`.
 
@@ -18,9 +18,8 @@ mod common;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-use common::{copy, env, median, repository_of};
+use common::{copy, env, machine, repository_of, sampled, Pairs, Sample};
 
 const FILES: usize = 20_000;
 const COMMITS: usize = 200;
@@ -89,16 +88,16 @@ fn template(root: &Path) -> PathBuf {
     repo
 }
 
-fn historian(repo: &Path) -> (Duration, String) {
+fn historian(repo: &Path) -> (Sample, String) {
     let bin = env!("CARGO_BIN_EXE_git-historian");
-    let start = Instant::now();
-    let out = Command::new(bin)
-        .args(["-q", "clean", "feature", "--base", "main", "--json"])
-        .current_dir(repo)
-        .envs(env())
-        .output()
-        .expect("git-historian runs");
-    let elapsed = start.elapsed();
+    let (elapsed, out) = sampled(|| {
+        Command::new(bin)
+            .args(["-q", "clean", "feature", "--base", "main", "--json"])
+            .current_dir(repo)
+            .envs(env())
+            .output()
+            .expect("git-historian runs")
+    });
     assert!(
         out.status.success(),
         "{}\n{}",
@@ -124,7 +123,7 @@ fn commits_of(repo: &Path, branch: &str, into: &Path) -> Vec<(PathBuf, PathBuf)>
         .collect()
 }
 
-fn script(repo: &Path, commits: &[(PathBuf, PathBuf)]) -> Duration {
+fn script(repo: &Path, commits: &[(PathBuf, PathBuf)]) -> Sample {
     let mut body = String::from("set -e\ngit checkout -q -b scripted main\n");
     for (patch, message) in commits {
         body.push_str(&format!(
@@ -133,14 +132,14 @@ fn script(repo: &Path, commits: &[(PathBuf, PathBuf)]) -> Duration {
             message.display()
         ));
     }
-    let start = Instant::now();
-    let status = Command::new("bash")
-        .args(["-c", &body])
-        .current_dir(repo)
-        .envs(env())
-        .status()
-        .expect("bash runs");
-    let elapsed = start.elapsed();
+    let (elapsed, status) = sampled(|| {
+        Command::new("bash")
+            .args(["-c", &body])
+            .current_dir(repo)
+            .envs(env())
+            .status()
+            .expect("bash runs")
+    });
     assert!(status.success());
     elapsed
 }
@@ -149,14 +148,12 @@ fn main() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let root = dir.path();
     let template = template(root);
-    let mut ours = Vec::new();
-    let mut theirs = Vec::new();
+    let mut pairs = Pairs::default();
     let mut created = 0;
     for round in 0..ROUNDS {
         let a = root.join(format!("h{round}"));
         copy(&template, &a);
-        let (elapsed, clean) = historian(&a);
-        ours.push(elapsed);
+        let (ours, clean) = historian(&a);
         assert_eq!(
             output(&a, &["rev-parse", &format!("{clean}^{{tree}}")]),
             output(&a, &["rev-parse", "feature^{tree}"]),
@@ -168,22 +165,24 @@ fn main() {
         created = commits.len();
         let b = root.join(format!("s{round}"));
         copy(&template, &b);
-        theirs.push(script(&b, &commits));
+        pairs.push(ours, script(&b, &commits));
         assert_eq!(
             output(&b, &["rev-parse", "scripted^{tree}"]),
             output(&b, &["rev-parse", "feature^{tree}"]),
             "the script built the same tree"
         );
     }
-    let (h, s) = (median(ours), median(theirs));
     println!(
-        "historian_speed: {FILES} files, a branch of {COMMITS} commits touching {} files, {created} commits built, median of {ROUNDS} rounds",
-        COMMITS * FILES_PER_COMMIT
+        "historian_speed: {FILES} files, a branch of {COMMITS} commits touching {} files, {created} commits built, {ROUNDS} alternating pairs; {}",
+        COMMITS * FILES_PER_COMMIT,
+        machine()
     );
-    println!("  git historian clean : {:7.3} s", h.as_secs_f64());
-    println!("  plain git script    : {:7.3} s", s.as_secs_f64());
+    println!("{}", pairs.report("git historian clean", "plain git script"));
+    let (w, lo, hi) = pairs.ratio(|s| s.wall);
     println!(
-        "  ratio               : {:.1}x faster",
-        s.as_secs_f64() / h.as_secs_f64()
+        "  historian is {:.1}x faster (wall; {:.1}-{:.1})",
+        1.0 / w,
+        1.0 / hi,
+        1.0 / lo
     );
 }

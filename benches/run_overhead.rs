@@ -4,17 +4,16 @@
 //! Each of 30 steps writes one file with a shell block and verifies with
 //! `true`. The script does the same work the old way, per step:
 //! `sh -e -c <change>`, `sh -c true`, `git status`, `git add`, `git commit`,
-//! `git notes add`, `git update-ref`. Both start from the same repository
-//! (copied), and the median of the rounds is reported.
+//! `git notes add`, `git update-ref`. Both start from copies of the same
+//! repository and run as alternating pairs (common's module docs).
 //!
 //! Run with `cargo bench --bench run_overhead`.
 
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use common::{copy, median, repository_of, timed, ultraplan_run};
+use common::{copy, machine, repository_of, timed, ultraplan_run, Pairs, Sample};
 
 const FILES: usize = 10_000;
 const STEPS: usize = 30;
@@ -33,7 +32,7 @@ fn template(root: &Path) -> PathBuf {
     repo
 }
 
-fn script(repo: &Path) -> Duration {
+fn script(repo: &Path) -> Sample {
     let mut body = String::from("set -e\n");
     for n in 1..=STEPS {
         body.push_str(&format!(
@@ -49,33 +48,26 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let template = template(root);
-    let mut ours = Vec::new();
-    let mut theirs = Vec::new();
+    let mut pairs = Pairs::default();
     for round in 0..ROUNDS {
         let a = root.join(format!("u{round}"));
         copy(&template, &a);
         let plan = a.join("plan.md");
         std::fs::copy(root.join("plan.md"), &plan).unwrap();
-        ours.push(ultraplan_run(&a, &plan));
+        let ours = ultraplan_run(&a, &plan);
         let b = root.join(format!("s{round}"));
         copy(&template, &b);
-        theirs.push(script(&b));
+        pairs.push(ours, script(&b));
     }
-    let (u, s) = (median(ours), median(theirs));
-    let per = |d: Duration| d.as_secs_f64() * 1000.0 / STEPS as f64;
-    println!("run_overhead: {FILES} files, {STEPS} steps, median of {ROUNDS} rounds");
     println!(
-        "  git ultraplan run : {:7.1} ms/step ({:.2} s total)",
-        per(u),
-        u.as_secs_f64()
+        "run_overhead: {FILES} files, {STEPS} steps, {ROUNDS} alternating pairs; {}",
+        machine()
     );
+    println!("{}", pairs.report("git ultraplan run", "plain git script"));
+    let per = |v: &[Sample]| common::median(v.iter().map(|s| s.wall).collect()).as_secs_f64() * 1000.0 / STEPS as f64;
     println!(
-        "  plain git script  : {:7.1} ms/step ({:.2} s total)",
-        per(s),
-        s.as_secs_f64()
-    );
-    println!(
-        "  ratio             : {:.2}x the script's time",
-        u.as_secs_f64() / s.as_secs_f64()
+        "  per step                     {:.1} ms with ultraplan, {:.1} ms with the script",
+        per(&pairs.ours),
+        per(&pairs.theirs)
     );
 }

@@ -9,37 +9,38 @@
 //!    worktree (the sessions of a wave in parallel, as `run` does), `merge
 //!    --no-ff` one at a time, `worktree remove` and `branch -D`.
 //!
-//! Both sides start from copies of the same repository; medians of the
-//! rounds are reported. Run with `cargo bench --bench waves`.
+//! Both sides start from copies of the same repository and run as
+//! alternating pairs (common's module docs). Run with `cargo bench --bench waves`.
 
 mod common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
-use common::{copy, git, median, repository_of, timed, ultraplan_run};
+use common::{copy, git, machine, repository_of, sampled, timed, ultraplan_run, Pairs, Sample};
 use ultraplan::git::Workspace;
 
 const FILES: usize = 20_000;
 const ROUNDS: usize = 5;
 
-fn gix_worktree(repo: &Path, at: &Path) -> Duration {
+fn gix_worktree(repo: &Path, at: &Path) -> Sample {
     let workspace = Workspace::discover_in(repo).unwrap();
     let repo = workspace.repo().unwrap();
     let head = repo.head().unwrap().commit.unwrap();
-    let start = Instant::now();
-    repo.create_branch("refs/heads/bench-gix", head).unwrap();
-    repo.add_worktree(at, "refs/heads/bench-gix").unwrap();
-    start.elapsed()
+    sampled(|| {
+        repo.create_branch("refs/heads/bench-gix", head).unwrap();
+        repo.add_worktree(at, "refs/heads/bench-gix").unwrap();
+    })
+    .0
 }
 
-fn git_worktree(repo: &Path, at: &Path) -> Duration {
-    let start = Instant::now();
-    git(
-        repo,
-        &["worktree", "add", "-q", "-b", "bench-git", at.to_str().unwrap(), "HEAD"],
-    );
-    start.elapsed()
+fn git_worktree(repo: &Path, at: &Path) -> Sample {
+    sampled(|| {
+        git(
+            repo,
+            &["worktree", "add", "-q", "-b", "bench-git", at.to_str().unwrap(), "HEAD"],
+        )
+    })
+    .0
 }
 
 const SESSIONS: [(u32, u32, &str); 3] = [(1, 1, "One"), (2, 1, "Two"), (3, 2, "Three")];
@@ -61,7 +62,7 @@ fn plan() -> String {
     plan
 }
 
-fn script(repo: &Path) -> Duration {
+fn script(repo: &Path) -> Sample {
     let mut body = String::from("set -e\nwt=.git/bench-worktrees\n");
     for wave in [1, 2] {
         let sessions: Vec<_> = SESSIONS.iter().filter(|s| s.1 == wave).collect();
@@ -87,10 +88,6 @@ fn script(repo: &Path) -> Duration {
     timed("bash", &["-c", &body], repo)
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
 fn main() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -99,39 +96,30 @@ fn main() {
     std::fs::write(template.join("plan.md"), plan()).unwrap();
     git(&template, &["add", "plan.md"]);
     git(&template, &["commit", "-q", "-m", "plan"]);
+    println!("waves: {FILES} files, {ROUNDS} alternating pairs; {}", machine());
 
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let mut pairs = Pairs::default();
     for round in 0..ROUNDS {
         let a = root.join(format!("wg{round}"));
         copy(&template, &a);
-        ours.push(gix_worktree(&a, &root.join(format!("wg{round}-wt"))));
+        let ours = gix_worktree(&a, &root.join(format!("wg{round}-wt")));
         let b = root.join(format!("wc{round}"));
         copy(&template, &b);
-        theirs.push(git_worktree(&b, &root.join(format!("wc{round}-wt"))));
+        pairs.push(ours, git_worktree(&b, &root.join(format!("wc{round}-wt"))));
     }
-    let (g, c) = (median(ours), median(theirs));
-    println!("waves: {FILES} files, median of {ROUNDS} rounds");
-    println!("  worktree with gix       : {:8.1} ms", ms(g));
-    println!("  git worktree add        : {:8.1} ms", ms(c));
-    println!(
-        "  ratio                   : {:.2}x git's time",
-        g.as_secs_f64() / c.as_secs_f64()
-    );
+    println!("{}", pairs.report("worktree with gix", "git worktree add -b"));
 
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let mut pairs = Pairs::default();
     for round in 0..ROUNDS {
         let a = root.join(format!("pu{round}"));
         copy(&template, &a);
-        ours.push(ultraplan_run(&a, Path::new("plan.md")));
+        let ours = ultraplan_run(&a, Path::new("plan.md"));
         let b = root.join(format!("ps{round}"));
         copy(&template, &b);
-        theirs.push(script(&b));
+        pairs.push(ours, script(&b));
     }
-    let (u, s) = (median(ours), median(theirs));
-    println!("  3 sessions, 2 waves     : {:8.1} ms with git ultraplan run", ms(u));
-    println!("  same with a git script  : {:8.1} ms", ms(s));
     println!(
-        "  ratio                   : {:.2}x the script's time",
-        u.as_secs_f64() / s.as_secs_f64()
+        "{}",
+        pairs.report("3 sessions, 2 waves: run", "the same with a git script")
     );
 }

@@ -4,7 +4,7 @@
 
 _git_ultraplan ()
 {
-	local subcommands="run check status log show result clean outcome"
+	local subcommands="run check status log show result clean stats export sync hook outcome"
 	local subcommand1="$(__git_find_on_cmdline "$subcommands")"
 	if [ -z "$subcommand1" ]; then
 		case "$cur" in
@@ -29,7 +29,7 @@ _git_ultraplan ()
 			return
 			;;
 		-*)
-			__gitcomp "--fg --resume --dry-run --step= --session= --executor= --max-attempts= --allow-unverified --yes --jobs= --json --quiet --color= --help"
+			__gitcomp "--fg --resume --dry-run --step= --session= --executor= --max-attempts= --allow-unverified --answer= --yes --jobs= --json --quiet --color= --help"
 			return
 			;;
 		esac
@@ -140,6 +140,101 @@ _git_ultraplan ()
 		esac
 		compopt -o filenames +o nospace 2>/dev/null
 		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	stats)
+		case "$cur" in
+		--by=*)
+			__gitcomp "day plan phase" "" "${cur##--by=}"
+			return
+			;;
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--since= --until= --by= --state-md= --json --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	export)
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--logs= --force --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	sync)
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--dry-run --json --setup --unset --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	hook)
+		local subcommands="pre-push install"
+		local subcommand2="$(__git_find_on_cmdline "$subcommands")"
+		if [ -z "$subcommand2" ]; then
+			case "$cur" in
+			--color=*)
+				__gitcomp "always never auto" "" "${cur##--color=}"
+				return
+				;;
+			-*)
+				__gitcomp "--quiet --color= --help"
+				;;
+			*)
+				__gitcomp "$subcommands"
+				;;
+			esac
+			return
+		fi
+		case "$subcommand2" in
+		pre-push)
+			case "$cur" in
+			--color=*)
+				__gitcomp "always never auto" "" "${cur##--color=}"
+				return
+				;;
+			-*)
+				__gitcomp "--quiet --color= --help"
+				return
+				;;
+			esac
+			compopt -o filenames +o nospace 2>/dev/null
+			COMPREPLY=( $(compgen -f -- "$cur") )
+			;;
+		install)
+			case "$cur" in
+			--color=*)
+				__gitcomp "always never auto" "" "${cur##--color=}"
+				return
+				;;
+			-*)
+				__gitcomp "--force --uninstall --quiet --color= --help"
+				return
+				;;
+			esac
+			compopt -o filenames +o nospace 2>/dev/null
+			COMPREPLY=( $(compgen -f -- "$cur") )
+			;;
+		esac
 		;;
 	outcome)
 		local subcommands="log list show search stats extract"

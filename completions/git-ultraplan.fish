@@ -37,11 +37,16 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "log" -d
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "show" -d 'Show the recorded result (YAML) of a step, or of a checkpoint commit'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "result" -d 'Work with executor result files'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "clean" -d 'Remove stale locks, leftover session worktrees and branches, and the temporary files of runs that are gone'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "stats" -d 'Count, rate and time the recorded step executions'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "export" -d 'Write the recorded runs out as seed 000\'s log directory'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "sync" -d 'Exchange results, run states and outcomes with a remote; nothing is overwritten'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "hook" -d 'The pre-push gate over the results of pushed checkpoints'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "outcome" -d 'Record and search what executions did and the plans behind them'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l step -d 'Run only step N' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l session -d 'Run only session N\'s steps, inside its scope fence, in this worktree (with --resume: continue session N\'s recorded run)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l executor -d 'The executor: shell, claude, manual, or a command line (default: ultraplan.executor, else shell)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l max-attempts -d 'Attempts per step (default: ultraplan.maxAttempts, else 3)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l answer -d 'With --resume: the answer to the check or decision the run waits at (an option id or name of a decision, or any text, such as "approved")' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s j -l jobs -d 'Run at most N sessions of a wave at once (default: ultraplan.jobs, else all)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
@@ -49,7 +54,7 @@ auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l fg -d 'Run every step here, one after another, ignoring the Execution Strategy'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l resume -d 'Continue the recorded run at its first step not passed or skipped (an escalated or waiting step is verified first)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l dry-run -d 'Validate and preview the plan, running nothing (the report of \'git ultraplan check\')'
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l allow-unverified -d 'Let a step without a Verify command pass on the executor\'s word'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l allow-unverified -d 'Let a step without a Verify command (or with a prose one) pass on the executor\'s word'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s y -l yes -d 'Do not ask: accept API billing when ANTHROPIC_API_KEY is set'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l json -d 'Print only the machine summary, as JSON'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
@@ -101,6 +106,53 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -l fo
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -l json -d 'Print what was removed as JSON'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l since -d 'Only what was logged on or after this day (YYYY-MM-DD, UTC)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l until -d 'Only what was logged on or before this day (YYYY-MM-DD, UTC)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l by -d 'The table to show besides the totals' -r -f -a "day\t''
+plan\t''
+phase\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l state-md -d 'Rewrite the `## Performance Metrics` section of FILE (default STATE.md), leaving every other byte of it as it is' -r -F
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l json -d 'Print the metrics as one JSON object'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l logs -d 'The directory to write the log layout into' -r -f -a "(__fish_complete_directories)"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l force -d 'Write into a directory that is not empty (files of the same name are replaced)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l dry-run -d 'Report what would be fetched, merged and pushed; write nothing'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l json -d 'Print the report as one JSON object'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l setup -d 'Configure the remote\'s notes fetch refspec, notes.rewriteRef and notes.displayRef (idempotent) instead of syncing'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l unset -d 'Remove what --setup configured'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -s h -l help -d 'Print help'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -f -a "pre-push" -d 'Check the results of the commits a push adds (what a pre-push hook runs)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -f -a "install" -d 'Install the pre-push gate into the hooks directory git uses'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from pre-push" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from pre-push" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from pre-push" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from install" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from install" -l force -d 'Replace a hook kept by an earlier install with the current pre-push hook'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from install" -l uninstall -d 'Remove the gate, restoring the hook it chained'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and not __fish_seen_subcommand_from log list show search stats extract" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"

@@ -7,7 +7,8 @@
 //!   man pages and completions;
 //! * [`git`] — the only code that touches gix or the `git` binary;
 //! * [`ultraplan`] — plan formats, result validation and the commands;
-//! * [`historian`] — the RESULT protocol and, later, the branch rewrite.
+//! * [`historian`] — the RESULT protocol and, later, the branch rewrite;
+//! * [`yaml`] — YAML read with a bound on nesting.
 //!
 //! Library code never prints: commands render what the library returns.
 
@@ -16,3 +17,4 @@ pub mod git;
 pub mod historian;
 pub mod redact;
 pub mod ultraplan;
+pub mod yaml;

@@ -1,5 +1,12 @@
 //! What the benchmarks share: a hermetic git, copies of a template
-//! repository, and medians.
+//! repository, and measurement in alternating pairs.
+//!
+//! Every comparison runs the two sides as pairs — ours, then theirs, then
+//! ours again — each from its own copy of the same starting state, so a
+//! machine that slows down or speeds up during the run touches both sides
+//! alike. A pair gives one ratio; the report is the median ratio with the
+//! range over the pairs, for wall time and for CPU time (user + system,
+//! of this process and every child it waited for).
 
 #![allow(dead_code)] // each bench uses its own part
 
@@ -45,6 +52,112 @@ pub fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
+/// Wall and CPU time of one measured run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sample {
+    pub wall: Duration,
+    /// User + system time of this process and the children it waited for.
+    pub cpu: Duration,
+}
+
+fn cpu_so_far() -> Duration {
+    let of = |who| {
+        // SAFETY: getrusage fills the struct it is given; zeroed is a valid start.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid pointer to a rusage for the call's duration.
+        unsafe { libc::getrusage(who, &mut usage) };
+        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+        tv(usage.ru_utime) + tv(usage.ru_stime)
+    };
+    of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
+}
+
+/// Measures `f`: its wall time and the CPU it and its waited-for children used.
+pub fn sampled<T>(f: impl FnOnce() -> T) -> (Sample, T) {
+    let cpu = cpu_so_far();
+    let start = Instant::now();
+    let value = f();
+    let wall = start.elapsed();
+    (
+        Sample {
+            wall,
+            cpu: cpu_so_far().saturating_sub(cpu),
+        },
+        value,
+    )
+}
+
+/// Pairs of samples of two sides, measured alternately.
+#[derive(Default)]
+pub struct Pairs {
+    pub ours: Vec<Sample>,
+    pub theirs: Vec<Sample>,
+}
+
+impl Pairs {
+    pub fn push(&mut self, ours: Sample, theirs: Sample) {
+        self.ours.push(ours);
+        self.theirs.push(theirs);
+    }
+
+    fn ratios(&self, of: fn(&Sample) -> Duration) -> Vec<f64> {
+        let mut r: Vec<f64> = self
+            .ours
+            .iter()
+            .zip(&self.theirs)
+            .map(|(o, t)| of(o).as_secs_f64() / of(t).as_secs_f64().max(1e-9))
+            .collect();
+        r.sort_by(|a, b| a.total_cmp(b));
+        r
+    }
+
+    /// Median of ours over theirs, and the range over the pairs.
+    pub fn ratio(&self, of: fn(&Sample) -> Duration) -> (f64, f64, f64) {
+        let r = self.ratios(of);
+        (r[r.len() / 2], r[0], r[r.len() - 1])
+    }
+
+    /// The lines every benchmark prints for one comparison.
+    pub fn report(&self, ours: &str, theirs: &str) -> String {
+        let med = |v: &[Sample], of: fn(&Sample) -> Duration| median(v.iter().map(of).collect());
+        let wall = |s: &Sample| s.wall;
+        let cpu = |s: &Sample| s.cpu;
+        let (w, wlo, whi) = self.ratio(wall);
+        let (c, clo, chi) = self.ratio(cpu);
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        format!(
+            "  {ours:<28} wall {:9.1} ms   cpu {:9.1} ms
+  {theirs:<28} wall {:9.1} ms   cpu {:9.1} ms
+               ratio (median of {} pairs)   wall {w:.2}x ({wlo:.2}-{whi:.2})   cpu {c:.2}x ({clo:.2}-{chi:.2})",
+            ms(med(&self.ours, wall)),
+            ms(med(&self.ours, cpu)),
+            ms(med(&self.theirs, wall)),
+            ms(med(&self.theirs, cpu)),
+            self.ours.len(),
+        )
+    }
+}
+
+/// One line naming the machine a benchmark ran on, for the README.
+pub fn machine() -> String {
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let git = Command::new("git")
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    format!("{cores} cores, {model}, {git}")
+}
+
 /// A repository in `repo` with `files` committed files (100 per directory
 /// under `src/`), on branch `main`, its index refreshed after the files aged
 /// past its timestamp and its objects packed, so no side pays for racy entries.
@@ -65,28 +178,28 @@ pub fn repository_of(repo: &Path, files: usize) {
     git(repo, &["update-index", "--really-refresh", "-q"]);
 }
 
-/// Runs `program args` in `dir` with the hermetic environment and returns how
-/// long it took; panics (with its output) when it fails.
-pub fn timed(program: &str, args: &[&str], dir: &Path) -> Duration {
-    let start = Instant::now();
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .envs(env())
-        .output()
-        .unwrap();
-    let elapsed = start.elapsed();
+/// Runs `program args` in `dir` with the hermetic environment and measures
+/// it; panics (with its output) when it fails.
+pub fn timed(program: &str, args: &[&str], dir: &Path) -> Sample {
+    let (sample, out) = sampled(|| {
+        Command::new(program)
+            .args(args)
+            .current_dir(dir)
+            .envs(env())
+            .output()
+            .unwrap()
+    });
     assert!(
         out.status.success(),
         "{program} failed:\n{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    elapsed
+    sample
 }
 
-/// `git-ultraplan -q run <plan>` in `repo`, timed.
-pub fn ultraplan_run(repo: &Path, plan: &Path) -> Duration {
+/// `git-ultraplan -q run <plan>` in `repo`, measured.
+pub fn ultraplan_run(repo: &Path, plan: &Path) -> Sample {
     timed(
         env!("CARGO_BIN_EXE_git-ultraplan"),
         &["-q", "run", plan.to_str().unwrap()],

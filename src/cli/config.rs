@@ -84,7 +84,7 @@ ultraplan_key!(
 ultraplan_key!(
     LOCK_TIMEOUT,
     "ultraplan.lockTimeout",
-    ["run", "clean", "status"],
+    ["run", "clean", "status", "sync", "hook"],
     "10m",
     "A lock whose heartbeat is older than this is stale and is taken over."
 );
@@ -101,6 +101,13 @@ ultraplan_key!(
     ["run"],
     "16m",
     "Bytes of ignored files (.env, local databases) a step's snapshot keeps so a restore can put them back, smallest first, at most 1000 files; k, m or g suffixes; 0 keeps none. Directories ignored as a whole (node_modules/, target/) are never looked into. A change to an ignored file that was not kept is named in a warning."
+);
+ultraplan_key!(
+    STATE_FILE,
+    "ultraplan.stateFile",
+    ["run"],
+    "(unset)",
+    "A STATE.md to keep current: at the end of a run that is not a session, its ## Performance Metrics section is rewritten from the recorded runs and committed alone as 'chore: update <path> metrics'."
 );
 ultraplan_key!(ALLOW_API_BILLING, "ultraplan.allowApiBilling", ["run"], "false",
     "Run the claude executor with ANTHROPIC_API_KEY set without asking (the key bills the API account, not a subscription).");
@@ -146,6 +153,13 @@ ultraplan_key!(
     ["run"],
     "(none)",
     "A command run with sh -c in each new session worktree before its session starts (npm ci, …)."
+);
+ultraplan_key!(
+    PRE_PUSH,
+    "ultraplan.prePush",
+    ["hook"],
+    "strict",
+    "What the pre-push gate does with a checkpoint whose result is invalid, unreadable or not a success: strict refuses the push (exit 1), warn only says so, off looks at nothing."
 );
 
 macro_rules! historian_key {
@@ -234,6 +248,7 @@ pub const ALL: &[Key] = &[
     LOCK_TIMEOUT,
     TRANSCRIPT_CAP,
     SNAPSHOT_IGNORED_MAX,
+    STATE_FILE,
     ALLOW_API_BILLING,
     CLAUDE_PATH,
     CLAUDE_ARGS,
@@ -241,6 +256,7 @@ pub const ALL: &[Key] = &[
     WORKTREE_DIR,
     WORKTREE_INCLUDE,
     WORKTREE_SETUP,
+    PRE_PUSH,
     HISTORIAN_BASE,
     HISTORIAN_MAX_FILES,
     HISTORIAN_MAX_LINES,

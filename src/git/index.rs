@@ -16,9 +16,11 @@ use super::repo::{bstr, Oid, Repo, TreeEdit};
 
 impl Repo {
     /// The tree the index holds now (what `git write-tree` writes), or `None`
-    /// when it has unmerged entries.
+    /// when it has unmerged entries. The index file's checksum identifies
+    /// its content: asked again for the same index (and HEAD), the tree is
+    /// not computed again.
     pub fn index_tree(&self) -> Result<Option<Oid>> {
-        use gix::index::entry::{Flags, Mode, Stage};
+        use gix::index::entry::Stage;
         let index = self
             .inner
             .index_or_empty()
@@ -30,32 +32,39 @@ impl Repo {
             Some(c) => self.commit_tree(c)?,
             None => self.empty_tree(),
         };
+        let checksum = index.checksum();
+        if let (Some(sum), Some((seen_sum, seen_head, tree))) = (checksum, self.index_tree_seen.get()) {
+            if sum == seen_sum && seen_head == head_tree {
+                return Ok(Some(tree));
+            }
+        }
+        let tree = self.compute_index_tree(&index, head_tree)?;
+        if let Some(sum) = checksum {
+            self.index_tree_seen.set(Some((sum, head_tree, tree)));
+        }
+        Ok(Some(tree))
+    }
+
+    fn compute_index_tree(&self, index: &gix::index::File, head_tree: Oid) -> Result<Oid> {
+        use gix::index::entry::{Flags, Mode};
         let mut edits = Vec::new();
         let edit = |path: &gix::bstr::BStr, mode: Mode, id: Oid, flags: Flags| -> Option<TreeEdit> {
+            use super::repo::EntryKind as K;
             let path = path.to_str_lossy().into_owned();
-            if flags.contains(Flags::INTENT_TO_ADD) {
-                return Some(TreeEdit::Remove { path });
-            }
-            Some(match mode {
-                Mode::FILE => TreeEdit::Blob {
-                    path,
-                    id,
-                    executable: false,
-                },
-                Mode::FILE_EXECUTABLE => TreeEdit::Blob {
-                    path,
-                    id,
-                    executable: true,
-                },
-                Mode::SYMLINK => TreeEdit::Link { path, id },
-                Mode::COMMIT => TreeEdit::Commit { path, id },
+            let kind = match mode {
+                _ if flags.contains(Flags::INTENT_TO_ADD) => return Some(TreeEdit::Remove { path }),
+                Mode::FILE => K::Blob,
+                Mode::FILE_EXECUTABLE => K::Executable,
+                Mode::SYMLINK => K::Link,
+                Mode::COMMIT => K::Commit,
                 _ => return None,
-            })
+            };
+            Some(super::worktree::entry_edit(path, Some((id, kind))))
         };
         self.inner
             .tree_index_status(
                 &head_tree,
-                &index,
+                index,
                 None,
                 gix::status::tree_index::TrackRenames::Disabled,
                 |change, _, worktree_index| {
@@ -87,11 +96,11 @@ impl Repo {
             )
             .map_err(|e| anyhow!("cannot compare the index with HEAD: {e}"))?;
         if edits.is_empty() {
-            return Ok(Some(head_tree));
+            return Ok(head_tree);
         }
         // Removals first: a path may turn from a file into a directory.
         edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));
-        Ok(Some(self.edit_tree(Some(head_tree), &edits)?))
+        self.edit_tree(Some(head_tree), &edits)
     }
 
     /// The index `staged` (a tree recorded when HEAD's tree was `old`) carried
@@ -131,23 +140,7 @@ impl Repo {
                     }
                 }
             };
-            let path = change.path;
-            edits.push(match target {
-                None => TreeEdit::Remove { path },
-                Some((id, EntryKind::Blob)) => TreeEdit::Blob {
-                    path,
-                    id,
-                    executable: false,
-                },
-                Some((id, EntryKind::Executable)) => TreeEdit::Blob {
-                    path,
-                    id,
-                    executable: true,
-                },
-                Some((id, EntryKind::Link)) => TreeEdit::Link { path, id },
-                Some((id, EntryKind::Commit)) => TreeEdit::Commit { path, id },
-                Some((id, EntryKind::Tree)) => TreeEdit::Tree { path, id },
-            });
+            edits.push(super::worktree::entry_edit(change.path, target));
         }
         if edits.is_empty() {
             return Ok((new, overlapping));
@@ -176,7 +169,8 @@ impl Repo {
             if let Some(old) = current.entry_by_path(bstr(&path.to_str_lossy())) {
                 if old.id == entry.id && old.mode == entry.mode {
                     entry.stat = old.stat;
-                    entry.flags = old.flags;
+                    // The tree holds this entry: it is no intent-to-add one.
+                    entry.flags = old.flags - gix::index::entry::Flags::INTENT_TO_ADD;
                 }
             }
         }
@@ -185,6 +179,13 @@ impl Repo {
         restored
             .write(gix::index::write::Options::default())
             .map_err(|e| anyhow!("cannot write the index: {e}"))?;
+        if let Some(sum) = restored.checksum() {
+            let head_tree = match self.head()?.commit {
+                Some(c) => self.commit_tree(c)?,
+                None => self.empty_tree(),
+            };
+            self.index_tree_seen.set(Some((sum, head_tree, tree)));
+        }
         Ok(true)
     }
 }

@@ -1,5 +1,6 @@
-//! git's own files a step could change: `config`, `hooks/*` and `info/*` of
-//! the repository (its common directory). A step's snapshot records them as a
+//! git's own files a step could change: `config`, `hooks/*` (but the
+//! `*.sample` files git never runs) and `info/*` of the repository (its
+//! common directory). A step's snapshot records them as a
 //! tree so that a change is seen, named, and put back by a restore: a hook or
 //! a `core.fsmonitor` left behind would run code at the user's next git
 //! command.
@@ -46,6 +47,9 @@ impl Repo {
                 let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
                     continue;
                 };
+                if dir == "hooks" && name.ends_with(".sample") {
+                    continue; // never run by git; renaming one shows as a new hook
+                }
                 add(format!("{dir}/{name}"), &entry.path()).with_context(|| format!("cannot read '{dir}/{name}'"))?;
             }
         }

@@ -15,6 +15,9 @@ use super::worktree::FileChange;
 /// An opened repository. Cheap to share by reference; not `Sync`.
 pub struct Repo {
     pub(crate) inner: gix::Repository,
+    /// The last index seen as a tree: its checksum, HEAD's tree then, and
+    /// the tree (see `index_tree`).
+    pub(crate) index_tree_seen: std::cell::Cell<Option<(Oid, Oid, Oid)>>,
 }
 
 /// Where `HEAD` points.
@@ -113,7 +116,10 @@ impl SharedRepo {
 
 impl Repo {
     pub(crate) fn new(inner: gix::Repository) -> Repo {
-        Repo { inner }
+        Repo {
+            inner,
+            index_tree_seen: std::cell::Cell::new(None),
+        }
     }
 
     /// A handle for another thread (a heartbeat, a parallel scan).

@@ -400,9 +400,18 @@ impl Repo {
     }
 }
 
+/// The tree edit that makes `change` of a file (none for a directory or a
+/// submodule: a worktree change never writes those).
 pub(crate) fn tree_edit(change: &FileChange) -> Option<TreeEdit> {
-    let path = change.path.clone();
-    Some(match change.new {
+    match change.new {
+        Some((_, EntryKind::Tree | EntryKind::Commit)) => None,
+        new => Some(entry_edit(change.path.clone(), new)),
+    }
+}
+
+/// The tree edit that puts `entry` (or nothing) at `path`.
+pub(crate) fn entry_edit(path: String, entry: Option<(Oid, EntryKind)>) -> TreeEdit {
+    match entry {
         None => TreeEdit::Remove { path },
         Some((id, EntryKind::Blob)) => TreeEdit::Blob {
             path,
@@ -415,8 +424,9 @@ pub(crate) fn tree_edit(change: &FileChange) -> Option<TreeEdit> {
             executable: true,
         },
         Some((id, EntryKind::Link)) => TreeEdit::Link { path, id },
-        Some((_, EntryKind::Tree | EntryKind::Commit)) => return None,
-    })
+        Some((id, EntryKind::Commit)) => TreeEdit::Commit { path, id },
+        Some((id, EntryKind::Tree)) => TreeEdit::Tree { path, id },
+    }
 }
 
 /// Whether git can store `path`: none of its components is a spelling of

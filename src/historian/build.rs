@@ -131,11 +131,15 @@ impl<'a> Builder<'a> {
         Ok(Prepared { tree, applied })
     }
 
-    /// Writes the commit for `prepared` and moves on to it.
+    /// Writes the commit for `prepared` and moves on to it. The message is
+    /// redacted here, whoever wrote it (historian, a plan file, the commit
+    /// writer): a pending session keeps the partial branch reachable from
+    /// its ref.
     pub fn commit(&mut self, prepared: Prepared, message: &str, author: &Signature) -> Result<Oid> {
+        let message = crate::redact::redact(message);
         let id = self
             .repo
-            .write_commit_as(prepared.tree, &[self.parent], message, author)?;
+            .write_commit_as(prepared.tree, &[self.parent], &message, author)?;
         for (f, state) in prepared.applied {
             self.applied[f] = state;
         }

@@ -20,6 +20,7 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::git::{Entry, EntryKind, Expect, Oid, Repo};
+use crate::redact::{redact, redact_file};
 
 use super::base::BaseSource;
 use super::plan::PlanFile;
@@ -164,15 +165,21 @@ pub fn load(repo: &Repo, ref_name: &str) -> Result<Option<Stored>> {
     }))
 }
 
-/// The id `plan` would have as `plan.json` (the plan's hash).
+/// The id `plan` would have as `plan.json` (the plan's hash), redacted as
+/// it is stored: redaction is idempotent, so a stored plan read back hashes
+/// the same.
 pub fn plan_hash(repo: &Repo, plan: &PlanFile) -> Result<(Vec<u8>, Oid)> {
-    let text = serde_json::to_vec_pretty(plan)?;
+    let json = serde_json::to_string_pretty(plan)?;
+    let text = redact_file("plan.json", &json).into_owned().into_bytes();
     let id = repo.write_blob(&text)?;
     Ok((text, id))
 }
 
 /// Writes a new state of the session, moving the ref from `previous`
 /// (`None`: it must not exist) — a lost race is an error naming the ref.
+/// Everything it writes is redacted here: the session (the commit writer's
+/// question, the verify-each command), the plan, the question, the commit
+/// and reflog message.
 pub fn save(
     repo: &Repo,
     previous: Option<Oid>,
@@ -182,7 +189,9 @@ pub fn save(
     message: &str,
 ) -> Result<Oid> {
     let ref_name = ref_name(&session.branch);
-    let json = serde_json::to_vec_pretty(session)?;
+    let json = redact_file("session.json", &serde_json::to_string_pretty(session)?).into_owned();
+    let question = redact(question);
+    let message = redact(message);
     let (_, plan_id) = plan_hash(repo, plan)?;
     let blob = |data: &[u8]| -> Result<Option<Entry>> {
         Ok(Some(Entry {
@@ -193,7 +202,7 @@ pub fn save(
     let tree = repo.build_tree(
         repo.empty_tree(),
         &[
-            ("session.json".into(), blob(&json)?),
+            ("session.json".into(), blob(json.as_bytes())?),
             (
                 "plan.json".into(),
                 Some(Entry {
@@ -208,12 +217,12 @@ pub fn save(
     if let Some(tip) = session.clean_tip()? {
         parents.push(tip);
     }
-    let commit = repo.write_commit(tree, &parents, message)?;
+    let commit = repo.write_commit(tree, &parents, &message)?;
     let expect = match previous {
         Some(p) => Expect::Value(p),
         None => Expect::Absent,
     };
-    repo.update_ref(&ref_name, commit, expect, message)
+    repo.update_ref(&ref_name, commit, expect, &message)
         .with_context(|| format!("cannot record the historian session in '{ref_name}'"))?;
     Ok(commit)
 }

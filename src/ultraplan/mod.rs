@@ -7,8 +7,10 @@ pub mod engine;
 pub mod exec;
 pub mod outcomes;
 pub mod plan;
+pub mod records;
 pub mod result;
 pub mod state;
+pub mod sync;
 
 /// The clap definition, for parsing, man pages and completions.
 pub fn command() -> clap::Command {

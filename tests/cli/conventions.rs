@@ -65,7 +65,7 @@ fn unreadable_plans_are_fatal() {
 
     std::fs::create_dir(repo.join("dir.md")).unwrap();
     let out = env.run(&repo, &["ultraplan", "check", "dir.md"]).expect_code(128);
-    assert_eq!(out.stderr, "fatal: cannot read plan 'dir.md': it is a directory\n");
+    assert_eq!(out.stderr, "fatal: cannot read plan 'dir.md': it is a directory without '*-PLAN.md' files (a GSD phase directory holds them)\n");
 
     std::fs::write(repo.join("bin.md"), [0xff, 0xfe, 0x00, 0x41]).unwrap();
     let out = env.run(&repo, &["ultraplan", "check", "bin.md"]).expect_code(128);
@@ -75,7 +75,14 @@ fn unreadable_plans_are_fatal() {
     let out = env
         .run(&repo, &["ultraplan", "check", "--json", "notes.md"])
         .expect_code(128);
-    assert!(out.stdout.is_empty(), "{out}");
+    // `--json` promises a JSON document on stdout, also here.
+    assert!(
+        out.json()["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("'notes.md' is not a plan"),
+        "{out}"
+    );
     assert!(out.stderr.starts_with("fatal: 'notes.md' is not a plan: expected an ultraplan ('## Implementation Plan' with '### Step N:' headings), a session spec"), "{out}");
     assert!(out.stderr.contains("or a task plan ('<task>' elements"), "{out}");
     assert_eq!(out.stderr.lines().count(), 1, "{out}");

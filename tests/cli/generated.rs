@@ -153,12 +153,17 @@ fn bash_completion_through_git() {
     let env = TestEnv::new();
     assert_eq!(
         complete(&env, &script, "git ultraplan "),
-        vec!["check", "clean", "log", "outcome", "result", "run", "show", "status"]
+        vec!["check", "clean", "export", "hook", "log", "outcome", "result", "run", "show", "stats", "status", "sync"]
     );
     assert_eq!(
         complete(&env, &script, "git ultraplan outcome "),
         vec!["extract", "list", "log", "search", "show", "stats"]
     );
+    assert_eq!(
+        complete(&env, &script, "git ultraplan hook "),
+        vec!["install", "pre-push"]
+    );
+    assert!(complete(&env, &script, "git ultraplan sync --").contains(&"--setup".to_owned()));
     assert!(complete(&env, &script, "git ultraplan run --").contains(&"--resume".to_owned()));
     assert_eq!(complete(&env, &script, "git ultraplan result "), vec!["check"]);
     assert!(complete(&env, &script, "git ultraplan check --").contains(&"--json".to_owned()));

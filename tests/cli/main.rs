@@ -3,19 +3,28 @@
 //! hermetic temporary repositories, with outcomes checked by the real `git`.
 
 mod plans;
+mod records;
+mod shared;
 mod support;
 
+mod bad_input;
 mod check;
 mod conventions;
 mod crash;
 mod executors;
+mod gate;
 mod generated;
+mod gsd;
+mod gsd_phase;
 mod historian;
 mod historian_session;
 mod outcomes;
+mod redaction;
 mod result;
 mod run;
 mod safety;
 mod sessions;
 mod state;
+mod sync;
+mod sync_faults;
 mod waves;

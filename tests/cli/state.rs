@@ -11,7 +11,7 @@ const AWS_KEY: &str = "AKIAIOSFODNN7EXAMPLE";
 fn secrets_never_reach_git() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let script = format!("echo 'password=hunter2 token {GITHUB_TOKEN}'\necho ok > a.txt");
+    let script = format!("echo 'password=hunter2'\necho 'token {GITHUB_TOKEN}'\necho ok > a.txt");
     let verify = format!("echo {AWS_KEY} && test -f a.txt");
     let body = plan(&[StepSpec::new(1, "`a.txt`", &script, &verify)]).replace(
         "# Test plan",

@@ -141,6 +141,14 @@ pub fn resume(repo: &Repo, stored: Stored, answer: &str, options: &Options) -> R
         run.plan = plan;
         return finish(run, &ctx);
     }
+    if let Some(command) = s.settings.verify_each.as_deref().filter(|c| c.contains("[REDACTED:")) {
+        // The session holds it redacted; running that would check nothing.
+        return Err(FatalWithHint {
+            message: format!("the recorded --verify-each command '{command}' had a secret redacted from it"),
+            hint: "abort and clean again with the command reading the secret from the environment:\n  git historian abort\n  git historian clean --verify-each 'make test TOKEN=\"$TOKEN\"'".into(),
+        }
+        .into());
+    }
     let question = match protocol::parse(&stored.question) {
         Ok(ResultBlock::Question(q)) => q,
         _ => bail!("the historian session '{}' has no readable question", stored.ref_name),

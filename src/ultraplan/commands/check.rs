@@ -22,11 +22,19 @@ use crate::ultraplan::plan::{Checkpoint, Diagnostic, Plan};
 /// cycles, waves, Touch overlaps within a wave, scope fences, and that every
 /// path is relative and stays inside the repository.
 ///
+/// Task plans may be GSD's PLAN.md files: `<verify><automated>` is the
+/// command; a Verify written as prose is flagged (naming its line) and left to
+/// a person; checkpoint tasks (`checkpoint:human-verify`, `decision`,
+/// `human-action`) are steps for a person; TDD plans (`type: tdd`) become RED,
+/// GREEN and REFACTOR steps. A GSD phase directory (its `*-PLAN.md` files) is checked
+/// as one multi-session plan: `wave`, `depends_on` and `files_modified` as the
+/// sessions' waves, dependencies and Touch lists.
+///
 /// Paths are resolved against the top of the working tree (the current
 /// directory outside a repository).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The plan file: an ultraplan, a session spec or a task plan.
+    /// The plan: an ultraplan, a session spec, a task plan, or a GSD phase directory.
     #[arg(value_hint = clap::ValueHint::FilePath)]
     pub plan: PathBuf,
 
@@ -43,7 +51,7 @@ pub const EXIT_STATUS: [(Exit, &str); 4] = [
     ),
     (
         Exit::Fatal,
-        "the file cannot be read or is none of the three plan formats",
+        "the file cannot be read or is none of the plan formats (with --json, a JSON error document)",
     ),
     (Exit::Usage, "the command line was wrong"),
 ];
@@ -51,7 +59,17 @@ pub const EXIT_STATUS: [(Exit, &str); 4] = [
 pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let ui = Ui { quiet: global.quiet };
     let workspace = Workspace::discover()?;
-    let (_, plan) = super::load_plan(&args.plan)?;
+    let plan = match super::load_plan(&args.plan) {
+        Ok((_, plan)) => plan,
+        Err(err) if args.json => {
+            // `--json` promises one JSON document, also for a file that is not a plan.
+            let doc = serde_json::json!({"file": args.plan.display().to_string(), "error": err.to_string()});
+            writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&doc)?)?;
+            // And the usual `fatal:` line on stderr.
+            return Err(err);
+        }
+        Err(err) => return Err(err),
+    };
     if !workspace.in_repository() {
         ui.note(format_args!(
             "note: not in a git repository; checking paths against '{}'",
@@ -140,6 +158,7 @@ fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String
 
     line("");
     line(&paint.bold("Step validation"));
+    let issues = issues_by_step(report);
     let rows: Vec<Vec<String>> = plan
         .steps
         .iter()
@@ -147,14 +166,18 @@ fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String
             vec![
                 step.number.to_string(),
                 step.title.clone(),
-                step.verify.as_ref().map_or("—".into(), |v| v.command.clone()),
+                match (&step.verify, &step.human) {
+                    (Some(v), _) => v.command.clone(),
+                    (None, Some(h)) => format!("(a person: {})", h.kind.as_str()),
+                    (None, None) => "—".into(),
+                },
                 step.on_failure.action.as_str().to_owned(),
                 match &step.checkpoint {
                     Some(Checkpoint::Commit { message }) => message.clone(),
                     Some(Checkpoint::Command { command }) => command.clone(),
                     None => "none".into(),
                 },
-                step_issues(step.number, report),
+                step_issues(step.number, &issues),
             ]
         })
         .collect();
@@ -279,17 +302,34 @@ fn describe_condition(c: &crate::ultraplan::plan::Condition) -> String {
     }
 }
 
+/// How many problems and warnings name each step (`step N: …`, `task N: …`),
+/// counted in one pass over the diagnostics.
+fn issues_by_step(report: &CheckReport) -> std::collections::HashMap<u32, (usize, usize)> {
+    let mut counts = std::collections::HashMap::new();
+    for d in &report.diagnostics {
+        let Some(rest) = d
+            .message
+            .strip_prefix("step ")
+            .or_else(|| d.message.strip_prefix("task "))
+        else {
+            continue;
+        };
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let named = rest[digits.len()..].starts_with([':', ' ']);
+        if let (Ok(n), true) = (digits.parse::<u32>(), named) {
+            let entry: &mut (usize, usize) = counts.entry(n).or_default();
+            match d.severity {
+                crate::ultraplan::plan::Severity::Problem => entry.0 += 1,
+                crate::ultraplan::plan::Severity::Warning => entry.1 += 1,
+            }
+        }
+    }
+    counts
+}
+
 /// "none", or how many problems and warnings name the step.
-fn step_issues(number: u32, report: &CheckReport) -> String {
-    let names = |d: &&Diagnostic| {
-        let prefix = format!("step {number}");
-        d.message
-            .strip_prefix(&prefix)
-            .is_some_and(|rest| rest.starts_with([':', ' ']))
-    };
-    let problems = report.problems().filter(names).count();
-    let warnings = report.warnings().filter(names).count();
-    match (problems, warnings) {
+fn step_issues(number: u32, counts: &std::collections::HashMap<u32, (usize, usize)>) -> String {
+    match counts.get(&number).copied().unwrap_or_default() {
         (0, 0) => "none".into(),
         (p, 0) => plural(p, "problem"),
         (0, w) => plural(w, "warning"),

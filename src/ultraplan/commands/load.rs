@@ -14,7 +14,7 @@ pub fn load_plan(path: &Path) -> Result<(String, Plan)> {
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|e| anyhow!("cannot read plan '{shown}': {e}"))?;
     if meta.is_dir() {
-        bail!("cannot read plan '{shown}': it is a directory");
+        return load_phase(path);
     }
     if meta.len() > MAX_PLAN_BYTES {
         bail!("cannot read plan '{shown}': it is larger than 16 MiB");
@@ -57,4 +57,47 @@ pub fn state_belongs(recorded: &str, wanted: Option<&str>, ui: &crate::cli::Ui) 
         }
         _ => true,
     }
+}
+
+/// A GSD phase directory: its `*-PLAN.md` files (at most 16 MiB together)
+/// as one plan whose sessions they are. The text is the files joined, each
+/// after a `<!-- file: NAME -->` line.
+fn load_phase(path: &Path) -> Result<(String, Plan)> {
+    let shown = path.display();
+    let mut names: Vec<String> = std::fs::read_dir(path)
+        .map_err(|e| anyhow!("cannot read plan '{shown}': {e}"))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| plan::phase::is_plan_file(n))
+        .collect();
+    names.sort();
+    if names.is_empty() {
+        bail!("cannot read plan '{shown}': it is a directory without '*-PLAN.md' files (a GSD phase directory holds them)");
+    }
+    let mut files = Vec::new();
+    let mut total = 0u64;
+    for name in names {
+        let file = path.join(&name);
+        total += std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+        if total > MAX_PLAN_BYTES {
+            bail!("cannot read plan '{shown}': its plans are larger than 16 MiB together");
+        }
+        let bytes = std::fs::read(&file).map_err(|e| anyhow!("cannot read plan '{}': {e}", file.display()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| anyhow!("cannot read plan '{}': it is not UTF-8 text", file.display()))?;
+        files.push(plan::phase::PhaseFile { name, text });
+    }
+    let dir_name = path
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| shown.to_string());
+    let plan = plan::phase::compose(&dir_name, &files).map_err(|why| anyhow!("'{shown}' is not a plan: {why}"))?;
+    let text = files
+        .iter()
+        .map(|f| format!("<!-- file: {} -->\n{}", f.name, f.text))
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok((text, plan))
 }

@@ -8,13 +8,15 @@ use serde::Serialize;
 
 use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
-use crate::ultraplan::state::{catalog, slug};
+use crate::ultraplan::state::{catalog, note_stream, slug};
+use crate::ultraplan::sync;
 
 /// List every step attempt of every run: status, duration and commit.
 ///
 /// Reads the run-state chains under refs/ultraplan/ (each run's last state
 /// holds its attempts); `git log refs/ultraplan/<plan>/run` shows the same
-/// history commit by commit.
+/// history commit by commit. A remote's state that diverged from ours (kept
+/// by `sync` under refs/ultraplan-remotes/) is listed too, with a warning.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only this plan's runs.
@@ -77,6 +79,24 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             }
         }
     }
+    // A remote's history of a run state that diverged from ours, kept by `sync`.
+    let diverged = sync::diverged(repo)?;
+    for d in &diverged {
+        if !slugs
+            .iter()
+            .any(|s| d.local.starts_with(&format!("refs/ultraplan/{s}/")))
+        {
+            continue;
+        }
+        for past in catalog::history(repo, &d.remote_copy)? {
+            runs.push(run_row(&d.remote_copy, past));
+        }
+        ui.warning(format!(
+            "run state '{}' diverged from '{}''s; both are listed",
+            d.local, d.remote
+        ));
+        ui.hint(sync::pick_hint(d));
+    }
     runs.sort_by(|a, b| b.started_at.cmp(&a.started_at));
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -114,7 +134,11 @@ fn run_row(state_ref: &str, past: catalog::PastRun) -> RunRow {
         .attempts
         .into_iter()
         .map(|a| {
-            let record: serde_yaml::Value = serde_yaml::from_str(&a.record).unwrap_or_default();
+            // The newest document, should a record be a stream.
+            let record = note_stream::documents(&a.record)
+                .ok()
+                .and_then(|mut d| d.pop())
+                .unwrap_or_default();
             let result = record.get("result");
             AttemptRow {
                 step: a.step,

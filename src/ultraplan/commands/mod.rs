@@ -4,6 +4,8 @@
 
 mod check;
 mod clean;
+mod export;
+mod hook;
 mod load;
 mod log;
 mod outcome;
@@ -11,7 +13,9 @@ mod result;
 mod run;
 mod run_report;
 mod show;
+mod stats;
 mod status;
+mod sync;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
@@ -32,7 +36,8 @@ pub use load::load_plan;
 /// parallel, each in its own linked worktree, and merges them back one at a
 /// time as `--no-ff` merge commits; a conflict changes nothing. `status`,
 /// `log` and `show` read the recorded state; `clean` removes what a killed
-/// run left behind.
+/// run left behind; `sync` shares results and run states through a remote,
+/// and `hook pre-push` refuses a push whose checkpoints' results failed.
 #[derive(Debug, Parser)]
 #[command(
     name = "git-ultraplan",
@@ -60,6 +65,11 @@ pub enum Command {
     #[command(subcommand)]
     Result(result::ResultCommand),
     Clean(clean::Args),
+    Stats(stats::Args),
+    Export(export::Args),
+    Sync(sync::Args),
+    #[command(subcommand)]
+    Hook(hook::HookCommand),
     #[command(subcommand)]
     Outcome(outcome::OutcomeCommand),
 }
@@ -78,7 +88,11 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Log(args) => log::run(args, &cli.global),
         Command::Show(args) => show::run(args, &cli.global),
         Command::Clean(args) => clean::run(args, &cli.global),
+        Command::Stats(args) => stats::run(args, &cli.global),
+        Command::Export(args) => export::run(args, &cli.global),
         Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
+        Command::Sync(args) => sync::run(args, &cli.global),
+        Command::Hook(command) => hook::run(command, &cli.global),
         Command::Outcome(command) => outcome::run(command, &cli.global),
     }
 }
@@ -92,7 +106,12 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["log"] => log::EXIT_STATUS.to_vec(),
         ["show"] => show::EXIT_STATUS.to_vec(),
         ["clean"] => clean::EXIT_STATUS.to_vec(),
+        ["stats"] => stats::EXIT_STATUS.to_vec(),
+        ["export"] => export::EXIT_STATUS.to_vec(),
         ["result", "check"] => result::EXIT_STATUS.to_vec(),
+        ["sync"] => sync::EXIT_STATUS.to_vec(),
+        ["hook", "pre-push"] => hook::PRE_PUSH_EXIT_STATUS.to_vec(),
+        ["hook", "install"] => hook::INSTALL_EXIT_STATUS.to_vec(),
         ["outcome", ..] => outcome::EXIT_STATUS.to_vec(),
         _ => Exit::DOCUMENTED.to_vec(),
     }

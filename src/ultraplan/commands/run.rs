@@ -28,9 +28,17 @@ use crate::ultraplan::state::StepStatus;
 ///
 /// Without a mode, a plan whose Execution Strategy has two or more sessions
 /// runs them in worktrees; every other plan runs in the foreground.
+///
+/// A step for a person — a GSD checkpoint task, or a Verify written as prose
+/// rather than a command — stops the run (exit 3, status waiting) showing what
+/// to check or decide; `--resume --answer <text>` records the answer and goes
+/// on. A GSD phase directory runs its `*-PLAN.md` plans as sessions, wave by
+/// wave.
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("continuing").args(["resume", "session"]).multiple(true)))]
 pub struct Args {
-    /// The plan: an ultraplan, a session spec or a task plan.
+    /// The plan: an ultraplan, a session spec, a task plan, or a GSD phase
+    /// directory of `*-PLAN.md` task plans (run as sessions, wave by wave).
     #[arg(value_hint = clap::ValueHint::FilePath)]
     pub plan: PathBuf,
 
@@ -64,9 +72,14 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub max_attempts: Option<u32>,
 
-    /// Let a step without a Verify command pass on the executor's word.
+    /// Let a step without a Verify command (or with a prose one) pass on the executor's word.
     #[arg(long)]
     pub allow_unverified: bool,
+
+    /// With --resume: the answer to the check or decision the run waits at
+    /// (an option id or name of a decision, or any text, such as "approved").
+    #[arg(long, value_name = "TEXT", requires = "continuing")]
+    pub answer: Option<String>,
 
     /// Do not ask: accept API billing when ANTHROPIC_API_KEY is set.
     #[arg(short = 'y', long)]
@@ -86,7 +99,7 @@ pub const EXIT_STATUS: [(Exit, &str); 6] = [
     (Exit::Failed, "a step failed (after its failure policy), or an exit condition failed"),
     (
         Exit::Stopped,
-        "stopped for a person: a step escalated, is blocked or waits for a manual change, or API billing was not confirmed",
+        "stopped for a person: a step escalated, is blocked, waits for a manual change, a check or a decision, or API billing was not confirmed",
     ),
     (Exit::Fatal, "not a repository, an unreadable or invalid plan, a live lock, or bad state"),
     (Exit::Usage, "the command line was wrong"),
@@ -192,6 +205,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             files: 1000,
         },
         allow_unverified: args.allow_unverified,
+        answer: args.answer.clone(),
         lock_timeout: duration(cfg, &config::LOCK_TIMEOUT)?,
         claude: ClaudeSettings {
             path: cfg.string(config::CLAUDE_PATH.name),
@@ -219,6 +233,17 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     };
     drop(status);
     run_report::append_stats(&report);
+    if let (Some(path), None) = (cfg.string(config::STATE_FILE.name), mode.session()) {
+        match crate::ultraplan::records::state_file::commit(repo, &path) {
+            Ok(Some(commit)) => ui.note(format!(
+                "{} ({})",
+                crate::ultraplan::records::state_file::subject(&path),
+                repo.short(commit)
+            )),
+            Ok(_) => {}
+            Err(e) => ui.warning(format!("cannot update ultraplan.stateFile '{path}': {e:#}")),
+        }
+    }
     record_outcomes(repo, &workspace, &report, &plan, &options, started, &ui);
     let mut out = std::io::stdout().lock();
     match (&waves, args.json) {
@@ -320,6 +345,11 @@ fn wave_options(args: &Args, cfg: &crate::git::GitConfig, options: &RunOptions) 
     ];
     if options.allow_unverified {
         child_args.push("--allow-unverified".into());
+    }
+    // A resumed session waiting at a checkpoint gets the person's answer.
+    if let Some(answer) = &options.answer {
+        child_args.push("--answer".into());
+        child_args.push(answer.clone());
     }
     // Billing was settled once, for the whole run.
     child_args.push("--yes".into());

@@ -123,7 +123,9 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
         for l in text.lines() {
             out.push_str(&format!("  {l}\n"));
         }
-        out.push_str("  Make the change, then run the resume command below; git-ultraplan verifies it.\n");
+        if !text.contains(crate::ultraplan::plan::ANSWER_HINT) {
+            out.push_str("  Make the change, then run the resume command below; git-ultraplan verifies it.\n");
+        }
     }
     let remaining: Vec<_> = report
         .steps

@@ -6,14 +6,17 @@ use anyhow::{anyhow, Result};
 
 use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
-use crate::ultraplan::state::{slug, Refs, RunState, NOTES_REF};
+use crate::ultraplan::state::{note_stream, slug, Refs, RunState};
 
 /// Show the recorded result (YAML) of a step, or of a checkpoint commit.
 ///
 /// With --step, the latest attempt of step N in the plan's run state (or a
 /// session's, with --session); otherwise the argument is a commit and its
 /// note in refs/notes/ultraplan is shown — the same text as
-/// `git notes --ref=ultraplan show <commit>`.
+/// `git notes --ref=ultraplan show <commit>` — or, when there is none here, a
+/// remote's copy fetched by `sync` (or by `git fetch` after `sync --setup`).
+/// A checkpoint recorded in two clones holds a YAML stream of both results
+/// (an array with --json).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A plan (with --step) or a commit.
@@ -75,14 +78,19 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
                 .into());
             }
             let commit = repo.rev_parse(&format!("{}^{{commit}}", args.target))?;
-            repo.note(NOTES_REF, commit)?
+            crate::ultraplan::sync::find_note(repo, commit)?
                 .ok_or_else(|| anyhow!("no git-ultraplan result is recorded for {}", repo.short(commit)))?
         }
     };
     let mut out = std::io::stdout().lock();
     if args.json {
-        let value: serde_json::Value =
-            serde_yaml::from_str(&yaml).map_err(|e| anyhow!("the recorded result is not YAML: {e}"))?;
+        // A checkpoint recorded in two clones holds a stream: shown as an array.
+        let mut docs = note_stream::documents(&yaml).map_err(|e| anyhow!("the recorded result: {e}"))?;
+        let value = if docs.len() == 1 {
+            serde_json::to_value(docs.remove(0))?
+        } else {
+            serde_json::to_value(docs)?
+        };
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
     } else {
         out.write_all(yaml.as_bytes())?;

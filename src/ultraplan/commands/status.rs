@@ -10,11 +10,14 @@ use crate::cli::config::{self, duration};
 use crate::cli::{table, Exit, GlobalArgs};
 use crate::git::Workspace;
 use crate::ultraplan::state::{catalog, slug, LockStatus, RunState};
+use crate::ultraplan::sync;
 
 /// Show the progress of one plan, or of every plan with state in this repository.
 ///
 /// Reads the run state under refs/ultraplan/<plan>/ (the foreground run and
-/// each session) and the plan's lock, writing nothing.
+/// each session) and the plan's lock, writing nothing. A remote's state that
+/// diverged from ours (kept by `sync`) is shown beside it, with a warning
+/// saying how to pick one.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The plan (its file name selects the state; the file need not exist).
@@ -54,6 +57,26 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         let locks = catalog::locks(repo, s)?;
         plans.push((s.clone(), states, locks));
     }
+    // Remote states that diverged from ours: shown beside them, with how to pick.
+    let diverged: Vec<(sync::Diverged, RunState<'_>)> = sync::diverged(repo)?
+        .into_iter()
+        .filter(|d| {
+            slugs
+                .iter()
+                .any(|s| d.local.starts_with(&format!("refs/ultraplan/{s}/")))
+        })
+        .filter_map(|d| match RunState::load(repo, &d.remote_copy) {
+            Ok(Some(state)) => Some((d, state)),
+            _ => None,
+        })
+        .collect();
+    for (d, _) in &diverged {
+        ui.warning(format!(
+            "run state '{}' diverged from '{}''s; both are shown",
+            d.local, d.remote
+        ));
+        ui.hint(sync::pick_hint(d));
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         let value = json!({
@@ -72,7 +95,13 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                     "command": info.command,
                     "stale": matches!(info.status(timeout), LockStatus::Stale(_)),
                 })).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>()
+            })).collect::<Vec<_>>(),
+            "diverged": diverged.iter().map(|(d, st)| json!({
+                "ref": d.local,
+                "remote": d.remote,
+                "remote_ref": d.remote_copy,
+                "remote_progress": st.progress,
+            })).collect::<Vec<_>>(),
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
         return Ok(Exit::Done);
@@ -110,6 +139,12 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                     table::render(&["Step", "Status", "Attempts", "Commit", "Error"], &rows, 60, 2).as_bytes(),
                 )?;
             }
+        }
+        for (d, remote_state) in diverged
+            .iter()
+            .filter(|(d, _)| states.iter().any(|s| s.ref_name == d.local))
+        {
+            writeln!(out, "{} [from '{}', diverged]", headline(remote_state), d.remote)?;
         }
         for (name, _, info) in locks {
             let state = match info.status(timeout) {

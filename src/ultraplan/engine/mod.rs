@@ -10,6 +10,7 @@ mod checkpoint;
 mod fault;
 pub mod leftovers;
 mod open;
+mod person;
 mod record;
 mod recover;
 mod restore;
@@ -78,6 +79,9 @@ pub struct RunOptions {
     /// How much of the ignored files a step's snapshot keeps.
     pub ignored_bound: crate::git::IgnoredBound,
     pub allow_unverified: bool,
+    /// A person's answer to the check or decision the run waits at
+    /// (`--resume --answer`).
+    pub answer: Option<String>,
     pub lock_timeout: Duration,
     pub claude: ClaudeSettings,
     /// The command line, for the lock.
@@ -224,6 +228,8 @@ pub(crate) struct Run<'a> {
     pub warnings: Vec<String>,
     pub failure: Option<Failure>,
     pub instructions: Option<String>,
+    /// The `--answer` not yet given to a waiting step.
+    pub answer: Option<String>,
     /// Carries scans from one to the next (incremental when it can).
     pub tracker: crate::git::Tracker,
     /// The dead run this one took over left processes running (stopped now):
@@ -316,6 +322,7 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
             warnings,
             failure: None,
             instructions: None,
+            answer: opts.answer.clone(),
             tracker: Default::default(),
             leftovers_stopped: lock.leftovers_stopped > 0,
         };

@@ -58,7 +58,7 @@ pub(super) fn open_state<'r>(
             state.progress.mode = opts.mode.name();
             state.progress.status = RunStatus::InProgress;
             state.progress.summary = None;
-            state.progress.plan_blob = repo.write_blob(plan_text.as_bytes())?.to_string();
+            state.progress.plan_blob = crate::ultraplan::state::write_text(repo, &plan_text)?.to_string();
             for step in steps {
                 state.progress.steps.entry(step.number).or_default();
             }
@@ -96,7 +96,7 @@ pub(super) fn open_state<'r>(
                 run_id: super::run_id(),
                 session,
                 executor: opts.executor.id(),
-                plan_blob: repo.write_blob(plan_text.as_bytes())?.to_string(),
+                plan_blob: crate::ultraplan::state::write_text(repo, &plan_text)?.to_string(),
             };
             let mut state = RunState::start(repo, state_ref, progress, input.text)?;
             state.save(&format!(

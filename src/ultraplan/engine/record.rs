@@ -95,7 +95,7 @@ pub fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
     } else {
         "failure"
     };
-    let evidence = facts
+    let mut evidence = facts
         .outcome
         .evidence
         .clone()
@@ -103,6 +103,12 @@ pub fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
             Claim::Success => format!("{} finished without a result of its own", facts.executor.id()),
             claim => format!("{} reported {}", facts.executor.id(), claim.as_str()),
         });
+    if !step.unchecked.is_empty() {
+        evidence.push_str(&format!(
+            "\nnot checked by ultraplan (the plan's criteria, recorded): {}",
+            step.unchecked.join("; ")
+        ));
+    }
     let result = ResultDoc {
         status,
         task_name: step.task_name(),
@@ -174,7 +180,7 @@ pub fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
                     .map(|f| format!("executor's result: {}", f.message)),
             );
         }
-        if let Ok(serde_yaml::Value::Mapping(m)) = serde_yaml::from_str::<serde_yaml::Value>(claimed) {
+        if let Ok(serde_yaml::Value::Mapping(m)) = crate::yaml::parse(claimed) {
             if let Some(claimed_files) = m.get("files_modified").and_then(|v| v.as_sequence()) {
                 for f in claimed_files.iter().filter_map(|v| v.as_str()) {
                     if !facts.changed.iter().any(|c| c == f) {

@@ -23,6 +23,9 @@ impl Run<'_> {
             // Still fenced off: what a person did cannot make it pass.
             return self.end(step, StepStatus::Escalated, Some(reason));
         }
+        // What the person staged, committed or configured meanwhile is
+        // theirs: the step's index and pointers start from here.
+        self.record_git(n)?;
         let a = self.state.progress.step(n).attempts + 1;
         match self.attempt(step, snapshot, a, None, None)? {
             AttemptEnd::Done(done) if done.passed => self.checkpoint(step, a, &done),
@@ -30,7 +33,14 @@ impl Run<'_> {
                 self.record_failure(step, a, &done)?;
                 self.end(step, previous, done.reason.clone())
             }
-            AttemptEnd::Waiting(_) => self.end(step, previous, None),
+            AttemptEnd::Waiting(text) => {
+                self.instructions = Some(text);
+                let why = match step.human {
+                    Some(_) => "waiting for a person to check or decide",
+                    None => "waiting for a person to make the change",
+                };
+                self.end(step, previous, Some(why.into()))
+            }
             AttemptEnd::Interrupted => Ok(StepEnd::Interrupted),
         }
     }

@@ -63,8 +63,9 @@ impl Run<'_> {
         let kept = match put.kept.as_slice() {
             [] => String::new(),
             ids => format!(
-                "; kept in the run state: {}",
-                ids.iter().map(|c| self.repo.short(*c)).collect::<Vec<_>>().join(", ")
+                "; {} kept, secrets redacted, in the run state (git log --merges {}) and as made in HEAD's reflog",
+                ids.iter().map(|c| self.repo.short(*c)).collect::<Vec<_>>().join(", "),
+                self.state.ref_name
             ),
         };
         self.warn(format!(

@@ -162,7 +162,7 @@ impl super::Run<'_> {
     /// [`secrets`]), so restores and checkpoints get them back exactly — even
     /// after `git gc` has pruned the unreachable raw objects.
     pub(crate) fn keep_tree(&mut self, path: &str, tree: crate::git::Oid) -> Result<()> {
-        let base = match self.repo.head()?.commit {
+        let base = match self.trusted_head(path)? {
             Some(c) => self.repo.commit_tree(c)?,
             None => self.repo.empty_tree(),
         };
@@ -190,6 +190,24 @@ impl super::Run<'_> {
         }
         self.state.put_tree(path, clean);
         Ok(())
+    }
+
+    /// The commit whose files need no redaction in a snapshot at `path`:
+    /// the user's HEAD from before step N (`steps/<N>/git`), not the HEAD
+    /// now, which a step may have moved onto commits of its own (their files
+    /// are the step's output and are redacted like any other).
+    fn trusted_head(&self, path: &str) -> Result<Option<crate::git::Oid>> {
+        let now = self.repo.head()?.commit;
+        let step = path.strip_prefix("steps/").and_then(|rest| rest.split('/').next());
+        let Some(recorded) = step
+            .map(|n| self.state.read_text(&format!("steps/{n}/git")))
+            .transpose()?
+            .flatten()
+            .and_then(|text| crate::git::Pointers::parse(&text))
+        else {
+            return Ok(now);
+        };
+        Ok(recorded.head.commit)
     }
 
     /// The raw tree recorded at `path` (see [`Run::keep_tree`]).

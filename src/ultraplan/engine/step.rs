@@ -118,11 +118,11 @@ impl Run<'_> {
                 AttemptEnd::Interrupted => return Ok(StepEnd::Interrupted),
                 AttemptEnd::Waiting(text) => {
                     self.instructions = Some(text);
-                    return self.end(
-                        step,
-                        StepStatus::Waiting,
-                        Some("waiting for a person to make the change".into()),
-                    );
+                    let why = match step.human {
+                        Some(_) => "waiting for a person to check or decide",
+                        None => "waiting for a person to make the change",
+                    };
+                    return self.end(step, StepStatus::Waiting, Some(why.into()));
                 }
                 AttemptEnd::Done(done) if done.passed => return self.checkpoint(step, a, &done),
                 AttemptEnd::Done(done) => match self
@@ -152,6 +152,12 @@ impl Run<'_> {
         feedback: Option<String>,
     ) -> Result<AttemptEnd> {
         let n = step.number;
+        // A step for a person (a checkpoint task, or a prose Verify): it waits
+        // for them, and passes on the answer given with `--resume --answer`.
+        let answered = match self.person_answer(step, base.is_none()) {
+            Ok(answer) => answer,
+            Err(prompt) => return Ok(AttemptEnd::Waiting(prompt)),
+        };
         self.state.progress.step_mut(n).attempts = a;
         self.state.progress.step_mut(n).status = StepStatus::Running;
         match base {
@@ -171,8 +177,9 @@ impl Run<'_> {
             max: self.opts.max_attempts,
         });
         let started = Instant::now();
+        let person_did_it = answered.is_some() && step.human.as_ref().is_some_and(|h| h.replaces_executor());
         let outcome = match base {
-            Some(_) => {
+            Some(_) if !person_did_it => {
                 let (touch, never) = self.fence_lists(step);
                 let request = exec::Request {
                     plan: self.plan,
@@ -194,7 +201,7 @@ impl Run<'_> {
                 };
                 exec::run(&self.opts.executor, &request, &ctx)?
             }
-            None => Outcome::verified_in_place(),
+            _ => Outcome::verified_in_place(),
         };
         fault::point("after-executor");
         if outcome.interrupted || process::interrupted() {
@@ -235,6 +242,11 @@ impl Run<'_> {
         let mut verify_summary = "not run".to_owned();
         let mut verify_output = String::new();
         let mut sandbox_blocked = false;
+        if let Some(answer) = &answered {
+            warnings.push(format!("answered by a person: {answer}"));
+        } else if let (Some(h), Some(_)) = (&step.human, &step.verify) {
+            warnings.push(format!("left for a person to check (not run): {}", h.text));
+        }
         if reason.is_none() {
             match &step.verify {
                 Some(v) => {
@@ -266,16 +278,24 @@ impl Run<'_> {
                         });
                     }
                 }
+                None if answered.is_some() => {
+                    verify_exit = Some(0);
+                    verify_summary = format!("checked by a person: {}", answered.clone().unwrap_or_default());
+                }
                 None if self.opts.allow_unverified && outcome.claim == Claim::Success => {
                     verify_exit = Some(0);
                     verify_summary = "no Verify command; accepted on the executor's word (--allow-unverified)".into();
                     warnings.push(verify_summary.clone());
                 }
-                None => {
-                    reason = Some(
-                        "the step has no Verify command (pass --allow-unverified to accept the executor's word)".into(),
-                    );
-                }
+                None => match &step.human {
+                    Some(h) => return Ok(AttemptEnd::Waiting(h.prompt())),
+                    None => {
+                        reason = Some(
+                            "the step has no Verify command (pass --allow-unverified to accept the executor's word)"
+                                .into(),
+                        );
+                    }
+                },
             }
         }
         if reason.is_none() {

@@ -155,6 +155,22 @@ pub fn audit_manifest(
             },
         }
     }
+    for rule in &manifest.must_not_contain {
+        let Ok(safe) = pattern::safe_relative_path(&rule.path) else {
+            continue;
+        };
+        if let (Ok(re), Ok(text)) = (
+            regex::Regex::new(&rule.pattern),
+            std::fs::read_to_string(root.join(&safe)),
+        ) {
+            if re.is_match(&text) {
+                misses.push(format!(
+                    "manifest: '{}' contains /{}/, which it must not",
+                    rule.path, rule.pattern
+                ));
+            }
+        }
+    }
     if let Some(min) = manifest.min_file_count {
         if (changes.len() as u64) < min {
             misses.push(format!(

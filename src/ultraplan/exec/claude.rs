@@ -113,6 +113,18 @@ fn prompt(request: &Request<'_>, ctx: &Context<'_>) -> String {
     if let Some(reuses) = &step.reuses {
         p.push_str(&format!("Reuses: {reuses}\n"));
     }
+    let context: Vec<&str> = step
+        .context
+        .iter()
+        .chain(&request.plan.context)
+        .map(String::as_str)
+        .collect();
+    if !context.is_empty() {
+        p.push_str(&format!("Read these files first: {}\n", context.join(", ")));
+    }
+    if let Some(fails_when) = &step.fails_when {
+        p.push_str(&format!("The step fails when: {fails_when}\n"));
+    }
     if let Some(done) = &step.done {
         p.push_str(&format!("Done when: {done}\n"));
     }

@@ -191,6 +191,8 @@ impl Request<'_> {
                 "on_failure": {"action": step.on_failure.action, "instructions": step.on_failure.instructions},
                 "checkpoint": step.checkpoint,
                 "done": step.done,
+                "context": step.context.iter().chain(&self.plan.context).collect::<Vec<_>>(),
+                "fails_when": step.fails_when,
             },
             "attempt": self.attempt,
             "max_attempts": self.max_attempts,
@@ -242,7 +244,7 @@ pub fn run(executor: &Executor, request: &Request<'_>, ctx: &Context<'_>) -> any
 
 /// Takes status, evidence and error from a result YAML the executor gave.
 fn apply_claims(outcome: &mut Outcome, yaml: &str) {
-    let Ok(serde_yaml::Value::Mapping(map)) = serde_yaml::from_str::<serde_yaml::Value>(yaml) else {
+    let Ok(serde_yaml::Value::Mapping(map)) = crate::yaml::parse(yaml) else {
         return;
     };
     let text = |k: &str| map.get(k).and_then(|v| v.as_str()).map(str::to_owned);
@@ -299,7 +301,7 @@ pub fn last_yaml_document(stdout: &str) -> Option<String> {
         }
     }
     docs.into_iter().rev().map(|d| d.join("\n")).find(|text| {
-        matches!(serde_yaml::from_str::<serde_yaml::Value>(text),
+        matches!(crate::yaml::parse(text),
             Ok(serde_yaml::Value::Mapping(ref m)) if m.contains_key("status"))
     })
 }

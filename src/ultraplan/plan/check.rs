@@ -133,10 +133,12 @@ impl CheckReport {
 pub fn check(plan: &Plan, root: &Path) -> CheckReport {
     let mut diagnostics = plan.diagnostics.clone();
     let mut file_references = Vec::new();
-    let mut announced_new: Vec<String> = Vec::new();
+    // Sets: a hostile plan may list a million paths.
+    let mut announced_new: std::collections::HashSet<String> = Default::default();
     for step in &plan.steps {
-        let creates = creates_files(step);
+        let creates_all = creates_files(step);
         for file in &step.files {
+            let creates = creates_all || creates_file(step, &file.path) || writes_its_test(step, &file.path);
             let Ok(path) = safe_relative_path(&file.path) else {
                 continue; // already a problem of the plan
             };
@@ -169,15 +171,36 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
                 });
                 Reference::NotFound
             };
-            if file.new || creates {
-                announced_new.push(path);
-            }
+            // A file an earlier task lists exists by the time a later one runs.
+            announced_new.insert(path);
             file_references.push(FileReference {
                 step: step.number,
                 path: file.path.clone(),
                 status,
                 line: file.line,
             });
+        }
+    }
+    // Files the executor is told to read first must be there (or be made by
+    // an earlier step).
+    let mut missing: std::collections::HashSet<&str> = Default::default();
+    let plan_wide = plan.steps.first().map(|s| (s.number, s.line));
+    let each = plan
+        .steps
+        .iter()
+        .flat_map(|s| s.context.iter().map(move |p| (s.number, s.line, p)));
+    let shared = plan.context.iter().filter_map(|p| plan_wide.map(|(n, l)| (n, l, p)));
+    for (number, line, path) in shared.chain(each) {
+        {
+            let made = announced_new.contains(path);
+            let safe = safe_relative_path(path).is_ok();
+            if safe && !made && root.join(path).symlink_metadata().is_err() && missing.insert(path) {
+                diagnostics.push(Diagnostic {
+                    line,
+                    severity: Severity::Warning,
+                    message: format!("task {number}: context file '{path}' (read first) not found"),
+                });
+            }
         }
     }
     diagnostics.sort_by_key(|d| (d.line, d.severity));
@@ -192,6 +215,67 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
 fn creates_files(step: &super::Step) -> bool {
     let changes = step.changes.trim_start().to_lowercase();
     changes.starts_with("create") || changes.starts_with("new ") || changes.contains("new file")
+}
+
+/// A test-first step (or a TDD task) writes its test file.
+fn writes_its_test(step: &super::Step, path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_lowercase();
+    step.test_first.is_some() && (name.contains("test") || name.contains("spec"))
+}
+
+/// Words that say a step makes a file: "Create src/a.ts", "add a new
+/// `docs/x.md`", "write tests/t.py".
+const CREATE_WORDS: &[&str] = &[
+    "create",
+    "creates",
+    "creating",
+    "add",
+    "adds",
+    "adding",
+    "write",
+    "writes",
+    "writing",
+    "generate",
+    "generates",
+    "new",
+    "scaffold",
+    "touch",
+];
+
+/// Whether the step's title or Changes (a task's name or action) says it
+/// makes `path`: the path, or its file name, follows one of
+/// [`CREATE_WORDS`] in the same sentence, at most six words before it.
+fn creates_file(step: &super::Step, path: &str) -> bool {
+    let text = format!("{}\n{}", step.title, step.changes).to_lowercase();
+    let path = path.to_lowercase();
+    let name = path.rsplit('/').next().unwrap_or(&path).to_owned();
+    let mut needles = vec![path.clone()];
+    if name.contains('.') && name != path {
+        needles.push(name);
+    }
+    needles.iter().any(|needle| {
+        // Occurrences and look-behind are both bounded: linear on any input.
+        text.match_indices(needle.as_str()).take(64).any(|(at, _)| {
+            let mut from = at.saturating_sub(160);
+            while !text.is_char_boundary(from) {
+                from += 1;
+            }
+            let before = &text[from..at];
+            let sentence_start = before
+                .rfind(". ")
+                .into_iter()
+                .chain(before.rfind('\n'))
+                .chain(before.rfind(';'))
+                .max()
+                .map_or(0, |i| i + 1);
+            before[sentence_start..]
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .rev()
+                .take(6)
+                .any(|w| CREATE_WORDS.contains(&w))
+        })
+    })
 }
 
 /// The first existing ancestor of `root/relative` that resolves outside `root`

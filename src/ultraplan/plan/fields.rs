@@ -38,6 +38,13 @@ pub(crate) fn files(field: &Field<'_>, step: u32, diags: &mut Diagnostics) -> Ve
                 if path.is_empty() || is_none_value(path) {
                     continue;
                 }
+                if path.contains('`') {
+                    diags.problem(
+                        line,
+                        format!("step {step}: Files item '{path}' has an unmatched backtick; a path cannot span lines"),
+                    );
+                    continue;
+                }
                 if path.contains(char::is_whitespace) {
                     diags.warning(
                         line,
@@ -128,7 +135,18 @@ pub(crate) fn is_comparison(text: &str) -> bool {
         .iter()
         .find(|op| t.starts_with(*op))
         .map_or(0, |op| op.len());
-    op_len > 0 && t[op_len..].trim().parse::<f64>().is_ok()
+    op_len > 0 && t[op_len..].trim().parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+/// `>= NaN`, `< inf`, `== many`: an operator with no finite number after it,
+/// which no output can satisfy.
+pub(crate) fn is_broken_comparison(text: &str) -> bool {
+    let t = text.trim().trim_matches('`').trim();
+    let op_len = ["<=", ">=", "==", "!=", "<", ">"]
+        .iter()
+        .find(|op| t.starts_with(*op))
+        .map_or(0, |op| op.len());
+    op_len > 0 && !is_comparison(t)
 }
 
 /// A `` `command` → expected: `text` `` item (Verification, Exit Condition).
@@ -155,6 +173,19 @@ pub(crate) fn check_item(text: &str, line: usize) -> Option<Check> {
     })
 }
 
+/// The text of a Verify written as prose (no code span, no fenced block,
+/// not a command by `verify_text`'s rule): a check for a person.
+pub(crate) fn prose_verify(field: &Field<'_>) -> Option<String> {
+    let (before, _) = split_expected(&field.value);
+    let text = plain(before);
+    let prose = code_spans(before).is_empty()
+        && !text.is_empty()
+        && !is_none_value(&text)
+        && field.code_blocks().is_empty()
+        && matches!(super::verify_text::read(&text), super::verify_text::Reading::Prose { commands, .. } if commands.is_empty());
+    prose.then_some(text)
+}
+
 /// Verify: a backticked command on the line, or a fenced block on the next
 /// lines, then optionally `→ expected: …` on the same or a later line.
 pub(crate) fn verify(field: &Field<'_>, step: u32, diags: &mut Diagnostics) -> Option<Verify> {
@@ -173,7 +204,25 @@ pub(crate) fn verify(field: &Field<'_>, step: u32, diags: &mut Diagnostics) -> O
         }
         command = Some(first.content.trim().to_owned());
     } else if !before.trim().is_empty() {
-        command = Some(plain(before));
+        let text = plain(before);
+        if is_none_value(&text) || super::verify_text::is_command(&text) {
+            command = Some(text);
+        } else if let super::verify_text::Reading::Prose { commands, .. } = super::verify_text::read(&text) {
+            match commands.is_empty() {
+                // "npm test passes": the command, the rest recorded.
+                false => {
+                    command = Some(commands.join(" && "));
+                    expected = expected.or(Some(before.trim()));
+                }
+                true => {
+                    diags.warning(
+                        field.line,
+                        format!("step {step}: Verify is prose, not a command ('{text}'); run stops there for a person to check it (or takes the executor's word with --allow-unverified)"),
+                    );
+                    return None;
+                }
+            }
+        }
     }
     if command.is_none() {
         command = field
@@ -189,13 +238,27 @@ pub(crate) fn verify(field: &Field<'_>, step: u32, diags: &mut Diagnostics) -> O
             .filter(|l| !l.fenced)
             .find_map(|l| split_expected(l.text.trim()).1);
     }
-    let command = command.filter(|c| !c.is_empty())?;
+    let Some(command) = command.filter(|c| !c.is_empty()) else {
+        diags.problem(
+            field.line,
+            format!("step {step}: Verify is empty; give a command, or 'none' to pass only with --allow-unverified"),
+        );
+        return None;
+    };
     if is_none_value(&command) {
         diags.warning(
             field.line,
             format!("step {step}: Verify is '{command}'; the step can pass only with --allow-unverified"),
         );
         return None;
+    }
+    if let Some(e) = expected.filter(|e| is_broken_comparison(e)) {
+        diags.problem(
+            field.line,
+            format!(
+                "step {step}: expected '{e}' compares with something that is not a finite number; no output can pass"
+            ),
+        );
     }
     let (expected, expected_kind) = match expected.filter(|e| !e.is_empty()) {
         Some(e) => {
@@ -379,17 +442,11 @@ pub(crate) fn manifest(field: &Field<'_>, step: u32, diags: &mut Diagnostics) ->
         Some(block) => (block.code, block.line + 1),
         None => (field.text(), field.line),
     };
-    let value: serde_yaml::Value = match serde_yaml::from_str(&yaml) {
+    let value: serde_yaml::Value = match crate::yaml::parse(&yaml) {
         Ok(v) => v,
         Err(err) => {
-            let at = err.location().map_or(line, |l| line + l.line().saturating_sub(1));
-            diags.problem(
-                at,
-                format!(
-                    "step {step}: Manifest is not valid YAML: {}",
-                    first_line(&err.to_string())
-                ),
-            );
+            let at = err.line.map_or(line, |l| line + l.saturating_sub(1));
+            diags.problem(at, format!("step {step}: Manifest is not valid YAML: {}", err.message));
             return None;
         }
     };
@@ -398,10 +455,11 @@ pub(crate) fn manifest(field: &Field<'_>, step: u32, diags: &mut Diagnostics) ->
         _ => value,
     };
     if let serde_yaml::Value::Mapping(m) = &inner {
-        const KNOWN: [&str; 6] = [
+        const KNOWN: [&str; 7] = [
             "expected_paths",
             "forbidden_paths",
             "must_contain",
+            "must_not_contain",
             "min_file_count",
             "commit_message_pattern",
             "bash_syntax_check",
@@ -550,8 +608,10 @@ pub(crate) fn session_refs(text: &str) -> Result<Vec<u32>, String> {
     Ok(out)
 }
 
-/// A Touch or Never touch list: backticked patterns, or comma-separated words.
-pub(crate) fn patterns(text: &str, line: usize) -> Vec<PathPattern> {
+/// A Touch or Never touch list: backticked patterns, or comma-separated
+/// items. An unquoted item with spaces is kept when it reads as a path (it
+/// has a `/` or a `.`), else warned about: never silently dropped.
+pub(crate) fn patterns(text: &str, line: usize, diags: &mut Diagnostics) -> Vec<PathPattern> {
     if is_none_value(text) {
         return Vec::new();
     }
@@ -564,33 +624,55 @@ pub(crate) fn patterns(text: &str, line: usize) -> Vec<PathPattern> {
             .map(|text| PathPattern { text, line })
             .collect();
     }
-    strip_parentheses(text)
-        .split(',')
-        .map(|p| p.trim().trim_matches(['*', '_']).trim())
-        .filter(|p| !p.is_empty() && !p.contains(' '))
-        .map(|p| PathPattern {
+    let mut out = Vec::new();
+    for p in strip_parentheses(text).split(',') {
+        let p = strip_emphasis(p.trim());
+        if p.is_empty() {
+            continue;
+        }
+        if p.contains(' ') && !(p.contains('/') || p.contains('.')) {
+            diags.warning(
+                line,
+                format!("scope fence item '{p}' is not read as a path (it has spaces); put paths in backticks"),
+            );
+            continue;
+        }
+        out.push(PathPattern {
             text: p.to_owned(),
             line,
-        })
-        .collect()
+        });
+    }
+    out
+}
+
+/// `**x**` or `_x_` is emphasis around `x`; `src/**` and `**/*.rs` are globs.
+fn strip_emphasis(text: &str) -> &str {
+    for marker in ["**", "__", "*", "_"] {
+        if let Some(inner) = text.strip_prefix(marker).and_then(|t| t.strip_suffix(marker)) {
+            if !inner.is_empty() && !inner.starts_with('/') && !inner.ends_with('/') {
+                return inner.trim();
+            }
+        }
+    }
+    text
 }
 
 /// A Scope fence value: `Touch: … — Never touch: …` on one line, and/or
 /// nested `Touch:`/`Never touch:` items.
-pub(crate) fn scope_fence(field: &Field<'_>) -> (Vec<PathPattern>, Vec<PathPattern>) {
-    let (mut touch, mut never) = split_fence(&field.value, field.line);
+pub(crate) fn scope_fence(field: &Field<'_>, diags: &mut Diagnostics) -> (Vec<PathPattern>, Vec<PathPattern>) {
+    let (mut touch, mut never) = split_fence(&field.value, field.line, diags);
     for sub in field.subfields() {
         let text = sub.text();
         match sub.label.as_str() {
-            "touch" => touch.extend(patterns(&text, sub.line)),
-            "never touch" | "never" => never.extend(patterns(&text, sub.line)),
+            "touch" => touch.extend(patterns(&text, sub.line, diags)),
+            "never touch" | "never" => never.extend(patterns(&text, sub.line, diags)),
             _ => {}
         }
     }
     (touch, never)
 }
 
-fn split_fence(value: &str, line: usize) -> (Vec<PathPattern>, Vec<PathPattern>) {
+fn split_fence(value: &str, line: usize, diags: &mut Diagnostics) -> (Vec<PathPattern>, Vec<PathPattern>) {
     let lower = value.to_lowercase();
     let (touch_part, never_part) = match lower.find("never touch") {
         Some(i) => (&value[..i], &value[i + "never touch".len()..]),
@@ -599,7 +681,7 @@ fn split_fence(value: &str, line: usize) -> (Vec<PathPattern>, Vec<PathPattern>)
     let touch_part = touch_part.trim().trim_end_matches(['—', '–', '-', ';', ',', ' ']);
     let touch_part = strip_label(touch_part, "touch");
     let never_part = never_part.trim_start_matches([':', '*', ' ']);
-    (patterns(touch_part, line), patterns(never_part, line))
+    (patterns(touch_part, line, diags), patterns(never_part, line, diags))
 }
 
 fn strip_label<'t>(text: &'t str, label: &str) -> &'t str {
@@ -732,14 +814,14 @@ mod tests {
     #[test]
     fn scope_fence_one_line_and_nested() {
         let (f, _) = field("- **Scope fence:** Touch: `src/a.rs`, `src/b/**` — Never touch: `src/c.rs`");
-        let (t, n) = scope_fence(&f);
+        let (t, n) = scope_fence(&f, &mut Diagnostics::default());
         assert_eq!(
             t.iter().map(|p| p.text.as_str()).collect::<Vec<_>>(),
             vec!["src/a.rs", "src/b/**"]
         );
         assert_eq!(n.iter().map(|p| p.text.as_str()).collect::<Vec<_>>(), vec!["src/c.rs"]);
         let (f, _) = field("- **Scope fence:**\n  - Touch: `a`\n  - Never touch: `b`, `c`\n");
-        let (t, n) = scope_fence(&f);
+        let (t, n) = scope_fence(&f, &mut Diagnostics::default());
         assert_eq!((t.len(), n.len()), (1, 2));
     }
 

@@ -7,19 +7,26 @@
 //! panics; [`check::check`] adds what needs the repository (file references,
 //! symbolic links).
 
+mod acceptance;
 pub mod check;
 mod fields;
+pub mod front_matter;
+mod gsd;
+mod human;
 mod markdown;
 pub mod pattern;
+pub mod phase;
 mod session_spec;
 pub mod sync;
 mod task_plan;
 mod ultraplan;
 mod validate;
+pub mod verify_text;
 
 use serde::Serialize;
 
 pub use fields::shell_words;
+pub use human::{HumanCheck, HumanKind, HumanOption, ANSWER_HINT};
 pub use markdown::CodeBlock;
 
 /// Which of the three formats a file is.
@@ -32,6 +39,8 @@ pub enum PlanKind {
     SessionSpec,
     /// `<task>` elements in Markdown, as in the result capture protocol.
     TaskPlan,
+    /// A GSD phase directory: its `*-PLAN.md` task plans as sessions.
+    Phase,
 }
 
 impl PlanKind {
@@ -40,6 +49,7 @@ impl PlanKind {
             PlanKind::Plan => "plan",
             PlanKind::SessionSpec => "session-spec",
             PlanKind::TaskPlan => "task-plan",
+            PlanKind::Phase => "gsd-phase",
         }
     }
 }
@@ -62,6 +72,10 @@ pub struct Plan {
     /// Session-spec parts: dependencies, entry and exit conditions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_spec: Option<SessionSpec>,
+    /// Files every step's executor should read first (a task plan's
+    /// `<context>` `@file` lines).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<String>,
     /// Task-plan parts: the `<success_criteria>` checklist.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub success_criteria: Option<Vec<Criterion>>,
@@ -92,7 +106,7 @@ impl Plan {
     /// Whether `run` without a mode orchestrates sessions (an Execution
     /// Strategy with two or more sessions).
     pub fn is_multi_session(&self) -> bool {
-        self.kind == PlanKind::Plan && self.sessions.len() >= 2
+        matches!(self.kind, PlanKind::Plan | PlanKind::Phase) && self.sessions.len() >= 2
     }
 
     /// Finds the step a result's `task_name` means: by its `Task N:` number,
@@ -197,6 +211,25 @@ pub struct Step {
     /// The exact `<name>` of a task; other steps are named `Task N: <title>`.
     #[serde(skip)]
     pub name: Option<String>,
+    /// A check or decision for a person: a checkpoint task, or a Verify that
+    /// is prose rather than a command.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub human: Option<HumanCheck>,
+    /// Files the executor should read first (`<read_first>`, `<context>` `@file`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<String>,
+    /// Criteria ultraplan cannot check itself (GSD `<acceptance_criteria>`
+    /// that are not grep-verifiable, `must_haves.truths`): recorded in the
+    /// result's evidence.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unchecked: Vec<String>,
+    /// Where a phase directory's step comes from: its plan file's name and
+    /// its own `Task N` number there (for the checkboxes, DESIGN §6.6).
+    #[serde(skip)]
+    pub origin: Option<(String, u32)>,
+    /// What `<verify><fails_when>` says makes the step fail, recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fails_when: Option<String>,
     pub line: usize,
 }
 
@@ -304,6 +337,9 @@ pub struct Manifest {
     pub expected_paths: Vec<String>,
     pub forbidden_paths: Vec<String>,
     pub must_contain: Vec<MustContain>,
+    /// Patterns that must not match (a GSD criterion's "NOT 'b'").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub must_not_contain: Vec<MustContain>,
     pub min_file_count: Option<u64>,
     pub commit_message_pattern: Option<String>,
     pub bash_syntax_check: Vec<String>,
@@ -428,18 +464,31 @@ or a task plan ('<task>' elements with '<name>Task N: …</name>')";
 pub fn parse(text: &str, file_name: &str) -> Result<Plan, Unrecognised> {
     // Editors on some systems start files with a byte-order mark.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let front = task_plan::front_matter(text);
+    let front = front_matter::front_matter(text);
     let doc = markdown::Document::new(front.body, front.body_first_line);
     let mut diags = Diagnostics::default();
     front.check(&mut diags);
     if let Some(line) = doc.unclosed_fence {
-        diags.warning(line, "code fence is never closed; the rest of the file is read as code");
+        // A fence left open swallows every step after it: `run` would not see them.
+        let swallowed = doc.lines.iter().filter(|l| l.no > line).find(|l| swallows(l.text));
+        match swallowed {
+            Some(l) => diags.problem(
+                line,
+                format!(
+                    "code fence is never closed; it swallows what follows (line {}: '{}'); close it",
+                    l.no,
+                    l.text.trim()
+                ),
+            ),
+            None => diags.warning(line, "code fence is never closed; the rest of the file is read as code"),
+        }
     }
-    let kind = detect(&doc).ok_or(Unrecognised)?;
+    let kind = detect(&doc, &front).ok_or(Unrecognised)?;
     let mut plan = match kind {
         PlanKind::Plan => ultraplan::parse(&doc, &mut diags),
         PlanKind::SessionSpec => session_spec::parse(&doc, &mut diags),
-        PlanKind::TaskPlan => task_plan::parse(&doc, &front, &mut diags),
+        // `detect` finds the three file formats; a phase is a directory.
+        PlanKind::TaskPlan | PlanKind::Phase => task_plan::parse(&doc, &front, &mut diags),
     };
     plan.plan_id = plan_id(&front, file_name);
     if kind == PlanKind::TaskPlan {
@@ -462,7 +511,7 @@ pub fn parse(text: &str, file_name: &str) -> Result<Plan, Unrecognised> {
 /// Decides the format (seed 004's rules, plus task plans): a session spec has
 /// at least two of `## Dependencies`, `## Scope Fence` and `## Exit Condition`;
 /// an ultraplan has `## Implementation Plan`; a task plan has `<task>` elements.
-fn detect(doc: &markdown::Document<'_>) -> Option<PlanKind> {
+fn detect(doc: &markdown::Document<'_>, front: &front_matter::FrontMatter<'_>) -> Option<PlanKind> {
     let has = |name: &str| doc.find_section(2, name).is_some();
     let spec_sections = ["dependencies", "scope fence", "exit condition"]
         .iter()
@@ -472,7 +521,7 @@ fn detect(doc: &markdown::Document<'_>) -> Option<PlanKind> {
         Some(PlanKind::SessionSpec)
     } else if has("implementation plan") {
         Some(PlanKind::Plan)
-    } else if task_plan::has_tasks(doc) {
+    } else if task_plan::has_tasks(doc, front) {
         Some(PlanKind::TaskPlan)
     } else {
         None
@@ -481,7 +530,7 @@ fn detect(doc: &markdown::Document<'_>) -> Option<PlanKind> {
 
 /// Front matter `plan_id`, or `phase`/`plan` (`03-executor` and `01` give `03-01`), else a
 /// `NN-NN-PLAN.md` file name, else the file name without extension.
-fn plan_id(front: &task_plan::FrontMatter<'_>, file_name: &str) -> String {
+fn plan_id(front: &front_matter::FrontMatter<'_>, file_name: &str) -> String {
     let stem = std::path::Path::new(file_name)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -490,13 +539,27 @@ fn plan_id(front: &task_plan::FrontMatter<'_>, file_name: &str) -> String {
         return id;
     }
     if let (Some(phase), Some(plan)) = (front.value("phase"), front.value("plan")) {
-        let phase_number: String = phase.chars().take_while(|c| c.is_ascii_digit()).collect();
+        // `12.5-blueprint` is phase 12.5 (a decimal phase inserted between 12
+        // and 13), not 12.
+        let phase_number: String = phase
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect::<String>()
+            .trim_end_matches('.')
+            .to_owned();
         let phase_id = if phase_number.is_empty() {
             phase.clone()
         } else {
             phase_number
         };
-        return format!("{}-{}", pad2(&phase_id), pad2(&plan));
+        let phase_id = pad2(&phase_id);
+        // `plan: 22-06` under phase 22 already names its phase.
+        if let Some(rest) = plan.strip_prefix(&format!("{phase_id}-")) {
+            if !rest.is_empty() {
+                return plan;
+            }
+        }
+        return format!("{phase_id}-{}", pad2(&plan));
     }
     if let Some(id) = stem.strip_suffix("-PLAN").filter(|id| {
         let mut parts = id.split('-');
@@ -509,11 +572,25 @@ fn plan_id(front: &task_plan::FrontMatter<'_>, file_name: &str) -> String {
 }
 
 fn pad2(s: &str) -> String {
-    if s.len() == 1 && s.chars().all(|c| c.is_ascii_digit()) {
+    let digits = s.split('.').next().unwrap_or(s);
+    if digits.len() == 1 && digits.chars().all(|c| c.is_ascii_digit()) {
         format!("0{s}")
     } else {
         s.to_owned()
     }
+}
+
+/// A line a fence left open would hide from the parser: a step heading, a
+/// task, a field.
+fn swallows(text: &str) -> bool {
+    let t = text.trim_start();
+    let lower = t.to_lowercase();
+    lower.starts_with("### step")
+        || lower.starts_with("## ")
+        || t.starts_with("<task")
+        || t.starts_with("</task>")
+        || t.starts_with("</action>")
+        || t.starts_with("- **")
 }
 
 #[cfg(test)]

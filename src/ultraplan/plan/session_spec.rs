@@ -81,8 +81,8 @@ pub(crate) fn parse(doc: &Document<'_>, diags: &mut Diagnostics) -> Plan {
             for field in parse_fields(doc.section(heading)).fields {
                 let text = field.text();
                 match field.label.as_str() {
-                    "touch" => session.touch.extend(fields::patterns(&text, field.line)),
-                    "never touch" | "never" => session.never_touch.extend(fields::patterns(&text, field.line)),
+                    "touch" => session.touch.extend(fields::patterns(&text, field.line, diags)),
+                    "never touch" | "never" => session.never_touch.extend(fields::patterns(&text, field.line, diags)),
                     _ => {}
                 }
             }

@@ -3,105 +3,25 @@
 //! `<done>`, a `<success_criteria>` checklist, and optional YAML front matter.
 //! Tags inside fenced code blocks are examples, not tasks.
 
+use super::acceptance;
+use super::front_matter::FrontMatter;
+use super::gsd;
 use super::markdown::{checkbox, code_spans, plain, strip_list_marker, Document};
 use super::ultraplan::empty_plan;
-use super::{
-    task_number, Checkpoint, Criterion, Diagnostics, FailurePolicy, FileRef, OnFailure, Plan, PlanKind, Step, Verify,
-};
+use super::{task_number, Checkpoint, Criterion, Diagnostics, FailurePolicy, FileRef, OnFailure, Plan, PlanKind, Step};
 
-/// YAML front matter between `---` lines at the top of the file.
-pub(crate) struct FrontMatter<'a> {
-    /// The file after the front matter.
-    pub body: &'a str,
-    pub body_first_line: usize,
-    /// Top-level `key: value` pairs, values unquoted and kept as text
-    /// (so `plan: 01` stays `01`).
-    entries: Vec<(String, String)>,
-    yaml: Option<&'a str>,
-}
-
-impl FrontMatter<'_> {
-    pub fn value(&self, key: &str) -> Option<String> {
-        self.entries
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
-            .filter(|v| !v.is_empty())
-    }
-
-    /// Reports front matter that is not valid YAML.
-    pub fn check(&self, diags: &mut Diagnostics) {
-        if let Some(yaml) = self.yaml {
-            if let Err(err) = serde_yaml::from_str::<serde_yaml::Value>(yaml) {
-                let line = err.location().map_or(1, |l| l.line() + 1);
-                let message = err.to_string();
-                diags.problem(
-                    line,
-                    format!(
-                        "front matter is not valid YAML: {}",
-                        message.lines().next().unwrap_or("")
-                    ),
-                );
-            }
-        }
-    }
-}
-
-pub(crate) fn front_matter(text: &str) -> FrontMatter<'_> {
-    let none = FrontMatter {
-        body: text,
-        body_first_line: 1,
-        entries: Vec::new(),
-        yaml: None,
-    };
-    let first_end = text.find('\n').unwrap_or(text.len());
-    if text[..first_end].trim_end() != "---" {
-        return none;
-    }
-    let mut offset = first_end + 1;
-    let mut line_no = 2;
-    while offset <= text.len() {
-        let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-        let line = text[offset..end].trim_end();
-        if line == "---" || line == "..." {
-            let yaml = &text[first_end + 1..offset];
-            let entries = yaml
-                .lines()
-                .filter(|l| !l.starts_with([' ', '\t', '#', '-']))
-                .filter_map(|l| {
-                    let (k, v) = l.split_once(':')?;
-                    let v = v.trim();
-                    let v = v.split(" #").next().unwrap_or(v).trim();
-                    Some((k.trim().to_owned(), v.trim_matches(['"', '\'']).to_owned()))
-                })
-                .collect();
-            let body_start = (end + 1).min(text.len());
-            return FrontMatter {
-                body: &text[body_start..],
-                body_first_line: line_no + 1,
-                entries,
-                yaml: Some(yaml),
-            };
-        }
-        if end == text.len() {
-            break;
-        }
-        offset = end + 1;
-        line_no += 1;
-    }
-    none
-}
-
-/// Whether the document has a `<task>` element outside code blocks.
-pub(crate) fn has_tasks(doc: &Document<'_>) -> bool {
+/// Whether the document has a `<task>` element (or, in a TDD plan, a
+/// `<feature>`) outside code blocks.
+pub(crate) fn has_tasks(doc: &Document<'_>, front: &FrontMatter<'_>) -> bool {
+    let tdd = gsd::is_tdd(front);
     doc.lines
         .iter()
         .filter(|l| !l.fenced)
-        .any(|l| find_open_tag(l.text, "task", 0).is_some())
+        .any(|l| find_open_tag(l.text, "task", 0).is_some() || (tdd && find_open_tag(l.text, "feature", 0).is_some()))
 }
 
 /// Finds `<name` followed by whitespace, `>` or `/` from byte `from`.
-fn find_open_tag(text: &str, name: &str, from: usize) -> Option<usize> {
+pub(crate) fn find_open_tag(text: &str, name: &str, from: usize) -> Option<usize> {
     let pattern = format!("<{name}");
     let mut at = from;
     while let Some(i) = text.get(at..)?.find(&pattern) {
@@ -131,23 +51,45 @@ fn visible_text(doc: &Document<'_>) -> String {
         .join("\n")
 }
 
-struct Element {
-    content: String,
+pub(crate) struct Element {
+    pub content: String,
     /// The line of the opening tag.
-    line: usize,
+    pub line: usize,
     /// The line of the content's first character.
-    content_line: usize,
+    pub content_line: usize,
+}
+
+/// Line numbers of byte offsets, found by binary search (a plan may hold
+/// many thousands of elements: counting newlines from the top for each
+/// would be quadratic).
+pub(crate) struct LineIndex {
+    first_line: usize,
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str, first_line: usize) -> LineIndex {
+        LineIndex {
+            first_line,
+            newlines: text.match_indices('\n').map(|(i, _)| i).collect(),
+        }
+    }
+
+    /// The line of byte `offset`.
+    pub fn line(&self, offset: usize) -> usize {
+        self.first_line + self.newlines.partition_point(|&nl| nl < offset)
+    }
 }
 
 /// The first `<name>…</name>` inside `scope` (byte offsets into `text`).
-fn element(text: &str, name: &str, scope: (usize, usize), first_line: usize) -> Option<Element> {
-    element_in(text, text, name, scope, first_line)
+pub(crate) fn element(text: &str, name: &str, scope: (usize, usize), first_line: usize) -> Option<Element> {
+    element_in(text, text, name, scope, &LineIndex::new(text, first_line))
 }
 
 /// Like [`element`], but found in `visible` (fences blanked) and read from
 /// `raw` (the same text with its fences), which have the same offsets: the
 /// content keeps its code blocks.
-fn element_in(visible: &str, raw: &str, name: &str, scope: (usize, usize), first_line: usize) -> Option<Element> {
+fn element_in(visible: &str, raw: &str, name: &str, scope: (usize, usize), lines: &LineIndex) -> Option<Element> {
     let (from, to) = scope;
     let open = find_open_tag(&visible[..to], name, from)?;
     let content_start = open + visible[open..to].find('>')? + 1;
@@ -157,8 +99,8 @@ fn element_in(visible: &str, raw: &str, name: &str, scope: (usize, usize), first
     let lead = content.len() - content.trim_start().len();
     Some(Element {
         content: decode_entities(content.trim()),
-        line: first_line + visible[..open].matches('\n').count(),
-        content_line: first_line + visible[..content_start + lead].matches('\n').count(),
+        line: lines.line(open),
+        content_line: lines.line(content_start + lead),
     })
 }
 
@@ -171,7 +113,7 @@ fn decode_entities(text: &str) -> String {
 }
 
 /// `key="value"` attributes of an opening tag.
-fn attributes(tag: &str) -> Vec<(String, String)> {
+pub(crate) fn attributes(tag: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut rest = tag;
     while let Some(eq) = rest.find('=') {
@@ -194,47 +136,123 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
     let text = visible_text(doc);
     let raw: String = doc.lines.iter().map(|l| l.text).collect::<Vec<_>>().join("\n");
     let first_line = front.body_first_line;
+    let page = Page {
+        text: &text,
+        raw: &raw,
+        lines: LineIndex::new(&text, first_line),
+    };
     let mut at = 0;
     let mut index = 0u32;
+    let mut unnumbered_warned = false;
+    let (artifacts, truths) = acceptance::must_haves(front.yaml());
     while let Some(open) = find_open_tag(&text, "task", at) {
         index += 1;
-        let line = first_line + text[..open].matches('\n').count();
+        let line = page.lines.line(open);
         let Some(tag_end) = text[open..].find('>').map(|i| open + i) else {
             diags.problem(line, "<task> tag is not closed with '>'");
             break;
         };
         let Some(close) = text[tag_end..].find("</task>").map(|i| tag_end + i) else {
-            diags.problem(line, "<task> has no matching </task>");
+            let hidden = raw[tag_end..].contains("</task>");
+            diags.problem(
+                line,
+                if hidden {
+                    "<task> has its </task> inside a code fence (nested or unclosed ``` fences hide it); close the fence before the tag".to_owned()
+                } else {
+                    "<task> has no matching </task>".to_owned()
+                },
+            );
             break;
         };
         let attrs = attributes(&text[open + "<task".len()..tag_end]);
         let scope = (tag_end + 1, close);
-        plan.steps
-            .push(task((&text, &raw), scope, line, index, &attrs, first_line, diags));
+        let mut step = task(&page, scope, line, index, &attrs, diags, &mut unnumbered_warned);
+        step.context = gsd::context_refs(&page.element("read_first", scope));
+        let criteria = page
+            .element("acceptance_criteria", scope)
+            .map(|e| acceptance::criteria_lines(&e.content))
+            .unwrap_or_default();
+        acceptance::apply(&mut step, &criteria, &artifacts);
+        if let Some(f) = &step.fails_when {
+            step.unchecked.push(format!("fails when: {f}"));
+        }
+        plan.steps.push(step);
         at = close + "</task>".len();
+    }
+    if plan.steps.is_empty() && gsd::is_tdd(front) {
+        plan.steps = gsd::tdd_steps(&page, diags);
     }
     if plan.steps.is_empty() {
         diags.problem(1, "no <task> elements found");
     }
-    if plan.title.is_none() {
-        plan.title = element(&text, "objective", (0, text.len()), first_line)
-            .and_then(|e| e.content.lines().next().map(plain))
-            .filter(|t| !t.is_empty());
+    // The title is the first line of <objective>, never a heading inside
+    // <context> or <output>.
+    if let Some(title) = element(&text, "objective", (0, text.len()), first_line)
+        .and_then(|e| e.content.lines().next().map(plain))
+        .filter(|t| !t.is_empty())
+    {
+        plan.title = Some(title);
     }
+    if let Some(last) = plan.steps.last_mut() {
+        last.unchecked
+            .extend(truths.into_iter().map(|t| format!("must be true: {t}")));
+    }
+    plan.context = gsd::context_refs(&element(&text, "context", (0, text.len()), first_line));
     plan.success_criteria = success_criteria(&text, first_line, &plan, diags);
     plan
 }
 
+/// The plan's text twice over: with fenced lines blanked (where tags are
+/// looked for) and as written (what element contents are read from).
+pub(crate) struct Page<'a> {
+    pub text: &'a str,
+    pub raw: &'a str,
+    pub lines: LineIndex,
+}
+
+impl Page<'_> {
+    pub fn element(&self, name: &str, scope: (usize, usize)) -> Option<Element> {
+        element_in(self.text, self.text, name, scope, &self.lines)
+    }
+
+    /// An element whose content keeps its code blocks.
+    pub fn element_raw(&self, name: &str, scope: (usize, usize)) -> Option<Element> {
+        element_in(self.text, self.raw, name, scope, &self.lines)
+    }
+
+    /// Whether `<name` appears in `scope` only inside a code fence: the line
+    /// of the fence that hides it.
+    pub fn hidden(&self, name: &str, scope: (usize, usize)) -> Option<usize> {
+        let (from, to) = scope;
+        let at = find_open_tag(&self.raw[..to], name, from)?;
+        if find_open_tag(&self.text[..to], name, from).is_some() {
+            return None;
+        }
+        let fence = self.raw[..at].rmatch_indices("```").next().map_or(at, |(i, _)| i);
+        Some(self.lines.line(fence))
+    }
+}
+
 fn task(
-    (text, raw): (&str, &str),
+    page: &Page<'_>,
     scope: (usize, usize),
     line: usize,
     index: u32,
     attrs: &[(String, String)],
-    first_line: usize,
     diags: &mut Diagnostics,
+    unnumbered_warned: &mut bool,
 ) -> Step {
-    let name = element(text, "name", scope, first_line);
+    let task_type = attrs.iter().find(|(k, _)| k == "type").map(|(_, v)| v.clone());
+    let human = gsd::checkpoint_task(page, scope, task_type.as_deref());
+    let is_checkpoint = human.is_some();
+    let name = page.element(
+        "name",
+        if is_checkpoint {
+            gsd::name_scope(page, scope)
+        } else {
+            scope
+        },
+    );
     let (number, title, full_name) = match &name {
         Some(e) => match task_number(&e.content) {
             Some(n) => {
@@ -242,81 +260,119 @@ fn task(
                 (n, title, Some(e.content.clone()))
             }
             None => {
-                diags.problem(
-                    e.line,
-                    format!("task name '{}' does not start with 'Task N:'", e.content),
-                );
-                (index, e.content.clone(), Some(e.content.clone()))
+                if !*unnumbered_warned {
+                    *unnumbered_warned = true;
+                    diags.warning(
+                        e.line,
+                        format!(
+                            "task {index}: name '{}' does not start with 'Task N:'; tasks are numbered by position (warned once per plan)",
+                            e.content
+                        ),
+                    );
+                }
+                (index, e.content.clone(), None)
             }
         },
+        None if is_checkpoint => (index, gsd::checkpoint_title(human.as_ref()), None),
         None => {
             diags.problem(line, "<task> has no <name>");
             (index, String::new(), None)
         }
     };
-    let files = match element(text, "files", scope, first_line) {
+    let files = match page.element("files", scope) {
         Some(e) => task_files(&e),
         None => {
-            diags.warning(line, format!("task {number} has no <files>"));
+            if !is_checkpoint {
+                diags.warning(line, format!("task {number} has no <files>"));
+            }
             Vec::new()
         }
     };
-    let verify = match element(text, "verify", scope, first_line) {
-        Some(e) if !e.content.is_empty() => {
-            let spans = code_spans(&e.content);
-            let command = match spans.first() {
-                Some(span) => span.content.trim().to_owned(),
-                None => e.content.clone(),
-            };
-            Some(Verify {
-                command,
-                expected: None,
-                expected_kind: None,
-            })
-        }
-        _ => {
+    let verify_element = page
+        .element_raw("verify", scope)
+        .or_else(|| page.element_raw("verification", scope).filter(|_| is_checkpoint));
+    // A checkpoint task waits for a person anyway: its prose check is shown
+    // to them, not warned about.
+    let mut quiet = Diagnostics::default();
+    let read = gsd::read_verify(
+        verify_element.as_ref(),
+        number,
+        if is_checkpoint { &mut quiet } else { diags },
+    );
+    if verify_element.is_none() {
+        if let Some(fence) = page.hidden("verify", scope) {
+            diags.problem(
+                line,
+                format!("task {number}: its <verify> is inside the code fence that starts at line {fence} (nested ``` fences hide it); close the fence before the tag"),
+            );
+        } else if !is_checkpoint {
             diags.warning(
                 line,
                 format!("task {number} has no <verify>; it can pass only with --allow-unverified"),
             );
-            None
         }
-    };
-    let action = element_in(text, raw, "action", scope, first_line);
-    if action.is_none() {
-        diags.warning(line, format!("task {number} has no <action>"));
     }
-    let task_type = attrs.iter().find(|(k, _)| k == "type").map(|(_, v)| v.clone());
+    let action = page.element_raw("action", scope);
+    if action.is_none() && !is_checkpoint {
+        match page.hidden("action", scope) {
+            Some(fence) => diags.problem(
+                line,
+                format!("task {number}: its <action> is inside the code fence that starts at line {fence} (nested ``` fences hide it); close the fence before the tag"),
+            ),
+            None => diags.warning(line, format!("task {number} has no <action>")),
+        }
+    }
     // Fenced blocks in <action> are what the shell executor runs, as in a
     // step's Changes.
     let code_blocks = action
         .as_ref()
         .map(|a| super::markdown::code_blocks(&super::markdown::Document::new(&a.content, a.content_line).lines))
         .unwrap_or_default();
+    let test_first = attrs
+        .iter()
+        .any(|(k, v)| k == "tdd" && v == "true")
+        .then(|| super::TestFirst {
+            text: Some("tdd=\"true\": the Verify must fail before the change".into()),
+            ..Default::default()
+        });
+    let human = match (human, read.human) {
+        (Some(mut h), Some(then)) => {
+            h.text.push_str(&format!("\nThen check: {}", then.text));
+            Some(h)
+        }
+        (h, then) => h.or(then),
+    };
     Step {
         number,
-        title,
+        title: title.clone(),
         files,
         changes: action.map(|a| a.content).unwrap_or_default(),
         code_blocks,
         reuses: None,
-        test_first: None,
-        verify,
+        test_first,
+        verify: read.verify,
         on_failure: OnFailure {
             action: FailurePolicy::Retry,
             instructions: None,
         },
-        checkpoint: full_name.as_ref().map(|n| Checkpoint::Commit { message: n.clone() }),
+        checkpoint: Some(Checkpoint::Commit {
+            message: full_name.clone().unwrap_or_else(|| format!("Task {number}: {title}")),
+        }),
         manifest: None,
-        done: element(text, "done", scope, first_line).map(|e| e.content),
+        done: page.element("done", scope).map(|e| e.content),
         task_type,
         name: full_name,
+        human,
+        context: Vec::new(),
+        fails_when: read.fails_when,
+        unchecked: Vec::new(),
+        origin: None,
         line,
     }
 }
 
 /// `<files>`: comma- or line-separated paths, backticked or plain.
-fn task_files(e: &Element) -> Vec<FileRef> {
+pub(crate) fn task_files(e: &Element) -> Vec<FileRef> {
     let mut out = Vec::new();
     for (i, raw_line) in e.content.lines().enumerate() {
         let spans = code_spans(raw_line);
@@ -356,13 +412,12 @@ fn success_criteria(text: &str, first_line: usize, plan: &Plan, diags: &mut Diag
             continue;
         };
         let task = task_number(rest);
-        match task {
-            Some(n) if plan.step(n).is_none() => diags.warning(
+        // Items that are not `Task N: …` are plain criteria.
+        if let Some(n) = task.filter(|n| plan.step(*n).is_none()) {
+            diags.warning(
                 no,
                 format!("success criterion names Task {n}, which the plan does not have"),
-            ),
-            None => diags.warning(no, format!("success criterion '{rest}' does not start with 'Task N:'")),
-            _ => {}
+            );
         }
         out.push(Criterion {
             task,

@@ -5,7 +5,7 @@
 
 use super::fields;
 use super::markdown::{code_spans, normalize_heading, parse_fields, plain, strip_list_marker, Document, Heading};
-use super::{Diagnostics, FailurePolicy, OnFailure, Plan, PlanKind, Session, Step};
+use super::{Diagnostics, FailurePolicy, HumanCheck, HumanKind, OnFailure, Plan, PlanKind, Session, Step};
 
 /// A `- Wave N: Session 1, Session 2` line of `### Execution Order`.
 #[derive(Clone, Debug)]
@@ -68,6 +68,7 @@ pub(crate) fn empty_plan(kind: PlanKind, doc: &Document<'_>) -> Plan {
         verification: Vec::new(),
         session_spec: None,
         success_criteria: None,
+        context: Vec::new(),
         execution_order: Vec::new(),
         diagnostics: Vec::new(),
     }
@@ -162,6 +163,11 @@ fn step(doc: &Document<'_>, heading: &Heading<'_>, number: u32, title: String, d
         done: None,
         task_type: None,
         name: None,
+        human: None,
+        context: Vec::new(),
+        fails_when: None,
+        unchecked: Vec::new(),
+        origin: None,
         line: heading.no,
     };
     let list = parse_fields(doc.section(heading));
@@ -203,7 +209,15 @@ fn step(doc: &Document<'_>, heading: &Heading<'_>, number: u32, title: String, d
             }
             "Reuses" => step.reuses = Some(field.text()).filter(|t| !t.is_empty()),
             "Test first" => step.test_first = Some(fields::test_first(field)),
-            "Verify" => step.verify = fields::verify(field, number, diags),
+            "Verify" => {
+                step.verify = fields::verify(field, number, diags);
+                step.human = fields::prose_verify(field).map(|text| HumanCheck {
+                    kind: HumanKind::Check,
+                    text,
+                    options: Vec::new(),
+                    resume_signal: None,
+                });
+            }
             "On failure" => {
                 on_failure_given = true;
                 if let Some(policy) = fields::on_failure(field, number, diags) {
@@ -303,12 +317,12 @@ fn session(doc: &Document<'_>, heading: &Heading<'_>, number: u32, title: String
                 Err(message) => diags.problem(field.line, format!("session {number}: Depends on: {message}")),
             },
             "scope fence" | "scope" => {
-                let (touch, never) = fields::scope_fence(&field);
+                let (touch, never) = fields::scope_fence(&field, diags);
                 session.touch.extend(touch);
                 session.never_touch.extend(never);
             }
-            "touch" => session.touch.extend(fields::patterns(&text, field.line)),
-            "never touch" => session.never_touch.extend(fields::patterns(&text, field.line)),
+            "touch" => session.touch.extend(fields::patterns(&text, field.line, diags)),
+            "never touch" => session.never_touch.extend(fields::patterns(&text, field.line, diags)),
             _ => {}
         }
     }

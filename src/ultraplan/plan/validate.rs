@@ -11,7 +11,7 @@ use super::{Diagnostics, Plan, PlanKind};
 pub(crate) fn validate(plan: &mut Plan, diags: &mut Diagnostics) {
     step_numbers(plan, diags);
     paths(plan, diags);
-    if plan.kind == PlanKind::Plan && !plan.sessions.is_empty() {
+    if matches!(plan.kind, PlanKind::Plan | PlanKind::Phase) && !plan.sessions.is_empty() {
         sessions(plan, diags);
     }
     fences(plan, diags);
@@ -62,6 +62,7 @@ fn paths(plan: &Plan, diags: &mut Diagnostics) {
                 .iter()
                 .chain(&manifest.forbidden_paths)
                 .chain(manifest.must_contain.iter().map(|m| &m.path))
+                .chain(manifest.must_not_contain.iter().map(|m| &m.path))
                 .chain(&manifest.bash_syntax_check);
             for path in named {
                 check(path, step.line, format!("{} Manifest", what()));

@@ -155,13 +155,12 @@ pub fn validate(text: &str, ctx: ValidationContext<'_>) -> Validation {
         warnings: Vec::new(),
         ctx,
     };
-    let task = match serde_yaml::from_str::<Value>(text) {
+    let task = match crate::yaml::parse(text) {
         Err(err) => {
-            let line = err.location().map(|l| l.line());
             c.violations.push(Finding {
-                line,
+                line: err.line,
                 field: String::new(),
-                message: format!("not valid YAML: {}", err.to_string().lines().next().unwrap_or("")),
+                message: format!("not valid YAML: {}", err.message),
             });
             None
         }

@@ -16,6 +16,7 @@ use anyhow::{anyhow, Result};
 
 use super::progress::now;
 use crate::git::{Expect, Oid, RefConflict, Repo};
+use crate::redact::redact;
 
 const HEARTBEAT: Duration = Duration::from_secs(30);
 
@@ -162,7 +163,7 @@ impl Lock {
     /// Takes the lock `name` for `command`, taking over a stale one.
     pub fn acquire(repo: &Repo, name: &str, command: &str, timeout: Duration) -> Result<Lock> {
         let info = LockInfo::ours(command);
-        let blob = repo.write_blob(info.render())?;
+        let blob = repo.write_blob(redact(&info.render()).as_bytes())?;
         let mut took_over = None;
         let mut leftovers_stopped = 0;
         match repo.read_ref(name)? {
@@ -245,7 +246,7 @@ fn beat(repo: Repo, name: &str, mut info: LockInfo, current: &Mutex<Oid>, stop: 
         waited = Duration::ZERO;
         info.heartbeat_at = now();
         let Ok(mut guard) = current.lock() else { return };
-        let Ok(blob) = repo.write_blob(info.render()) else {
+        let Ok(blob) = repo.write_blob(redact(&info.render()).as_bytes()) else {
             continue;
         };
         match repo.update_ref(name, blob, Expect::Value(*guard), "ultraplan: heartbeat") {

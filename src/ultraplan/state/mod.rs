@@ -9,6 +9,7 @@
 pub mod catalog;
 mod lock;
 mod names;
+pub mod note_stream;
 mod progress;
 mod run_state;
 
@@ -17,7 +18,14 @@ pub use names::{slug, Refs, NOTES_REF};
 pub use progress::{now, Progress, RunStatus, StepProgress, StepStatus, Summary};
 pub use run_state::RunState;
 
-/// Writes the note for a checkpoint commit, redacted like everything else.
+/// Writes the note for a checkpoint commit (a YAML record), redacted like
+/// everything else.
 pub fn write_note(repo: &crate::git::Repo, commit: crate::git::Oid, text: &str) -> anyhow::Result<()> {
-    repo.set_note(NOTES_REF, commit, &crate::redact::redact(text))
+    repo.set_note(NOTES_REF, commit, &crate::redact::redact_yaml(text))
+}
+
+/// Writes `text` as a blob the state names by id (the plan's blob),
+/// redacted like everything else.
+pub fn write_text(repo: &crate::git::Repo, text: &str) -> anyhow::Result<crate::git::Oid> {
+    repo.write_blob(crate::redact::redact(text).as_bytes())
 }

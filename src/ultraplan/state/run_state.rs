@@ -4,11 +4,14 @@
 //! moves only if it still points at the parent. `git log` of the ref is the
 //! audit log.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
+
 use anyhow::{anyhow, Result};
 
 use super::progress::{now, Progress};
 use crate::git::{EntryKind, Expect, Oid, RefConflict, Repo, TreeEdit};
-use crate::redact::redact;
+use crate::redact::{redact, redact_file};
 
 pub struct RunState<'r> {
     repo: &'r Repo,
@@ -69,9 +72,11 @@ impl<'r> RunState<'r> {
         self.head
     }
 
-    /// Queues `text` (redacted) at `path` for the next save.
+    /// Queues `text` at `path` for the next save, redacted as the kind of
+    /// file `path` names (JSON and YAML string by string): every file of the
+    /// state is written here, so none escapes redaction.
     pub fn put_text(&mut self, path: &str, text: &str) -> Result<()> {
-        let id = self.repo.write_blob(redact(text).as_bytes())?;
+        let id = self.repo.write_blob(redact_file(path, text).as_bytes())?;
         self.pending.push(TreeEdit::Blob {
             path: path.to_owned(),
             id,
@@ -95,6 +100,60 @@ impl<'r> RunState<'r> {
         if !self.kept.contains(&commit) {
             self.kept.push(commit);
         }
+    }
+
+    /// `commit` as the state may keep it: it and its ancestors that HEAD
+    /// does not reach (what a step committed or stashed) are copied with
+    /// their messages and the files that differ from HEAD's redacted, like
+    /// snapshots; a commit redaction leaves alone is kept as it is. The
+    /// originals stay in HEAD's reflog.
+    fn redacted_commit(&self, commit: Oid) -> Result<Oid> {
+        let head = self.repo.head()?.commit;
+        let base = match head {
+            Some(c) => self.repo.commit_tree(c)?,
+            None => self.repo.empty_tree(),
+        };
+        let mut copies: HashMap<Oid, Oid> = HashMap::new();
+        let mut stack = vec![(commit, false)];
+        while let Some((c, parents_done)) = stack.pop() {
+            if copies.contains_key(&c) {
+                continue;
+            }
+            if let Some(h) = head {
+                if self.repo.is_ancestor(c, h)? {
+                    copies.insert(c, c);
+                    continue;
+                }
+            }
+            let info = self.repo.commit_info(c)?;
+            if !parents_done {
+                stack.push((c, true));
+                stack.extend(
+                    info.parents
+                        .iter()
+                        .filter(|p| !copies.contains_key(*p))
+                        .map(|p| (*p, false)),
+                );
+                continue;
+            }
+            let tree = self.repo.rewrite_tree(base, info.tree, |text| match redact(text) {
+                Cow::Owned(clean) => Some(clean),
+                Cow::Borrowed(_) => None,
+            })?;
+            let message = redact(&info.message);
+            let parents: Vec<Oid> = info
+                .parents
+                .iter()
+                .map(|p| copies.get(p).copied().unwrap_or(*p))
+                .collect();
+            let id = if tree == info.tree && message == info.message && parents == info.parents {
+                c
+            } else {
+                self.repo.write_commit(tree, &parents, &message)?
+            };
+            copies.insert(c, id);
+        }
+        Ok(copies.get(&commit).copied().unwrap_or(commit))
     }
 
     pub fn remove(&mut self, path: &str) {
@@ -139,7 +198,12 @@ impl<'r> RunState<'r> {
         let json = serde_json::to_string_pretty(&self.progress)?;
         self.put_text("progress.json", &(json + "\n"))?;
         let tree = self.repo.edit_tree(self.tree, &self.pending)?;
-        let parents: Vec<Oid> = self.head.into_iter().chain(self.kept.iter().copied()).collect();
+        let kept = self
+            .kept
+            .iter()
+            .map(|c| self.redacted_commit(*c))
+            .collect::<Result<Vec<Oid>>>()?;
+        let parents: Vec<Oid> = self.head.into_iter().chain(kept).collect();
         let message = redact(message);
         let commit = self.repo.write_commit(tree, &parents, &message)?;
         let expect = match self.head {

@@ -6,6 +6,7 @@
 //! an untracked file in the way, changes nothing and stops the run. Worktrees
 //! and branches are removed on every exit path.
 
+mod checkboxes;
 mod merge;
 mod preflight;
 mod record;
@@ -332,6 +333,7 @@ impl<'a> Waves<'a> {
         }
         let mut verification = Vec::new();
         if result == RunResult::Completed {
+            self.check_off_phase_tasks(&state)?;
             verification = self.verification()?;
             if verification.iter().any(|c| !c.passed) {
                 result = RunResult::Failed;

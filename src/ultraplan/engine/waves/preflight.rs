@@ -34,7 +34,7 @@ impl<'a> Waves<'a> {
         let dirt = self.repo.dirt()?;
         // The plan itself may differ from its commit (a person fixed it
         // before --resume): it is committed alone below, like an untracked one.
-        let tracked: Vec<&String> = dirt.tracked.iter().filter(|p| *p != self.plan_rel).collect();
+        let tracked: Vec<&String> = dirt.tracked.iter().filter(|p| !self.is_plan_file(p)).collect();
         if !tracked.is_empty() {
             let shown: Vec<&str> = tracked.iter().take(10).map(|p| p.as_str()).collect();
             return Err(crate::cli::FatalWithHint {
@@ -47,7 +47,7 @@ impl<'a> Waves<'a> {
             }
             .into());
         }
-        let untracked: Vec<String> = dirt.untracked.into_iter().filter(|p| p != self.plan_rel).collect();
+        let untracked: Vec<String> = dirt.untracked.into_iter().filter(|p| !self.is_plan_file(p)).collect();
         if !untracked.is_empty() {
             let shown: Vec<&str> = untracked.iter().take(10).map(String::as_str).collect();
             self.warn(format!(
@@ -68,37 +68,96 @@ impl<'a> Waves<'a> {
             .commit
             .ok_or_else(|| anyhow!("the repository has no commits yet"))?;
         let head_tree = self.repo.commit_tree(head)?;
-        let text = std::fs::read(self.repo.workdir()?.join(self.plan_rel))
-            .map_err(|e| anyhow!("cannot read '{}': {e}", self.plan_rel))?;
-        let blob = self.repo.write_blob(&text)?;
-        let committed = self.repo.tree_entry(head_tree, self.plan_rel)?;
-        if committed.is_none_or(|(id, _)| id != blob) {
-            let kind = match committed {
-                Some((_, EntryKind::Executable)) => EntryKind::Executable,
-                _ => EntryKind::Blob,
+        let mut changes = Vec::new();
+        let mut added = false;
+        for rel in self.plan_files()? {
+            let text =
+                std::fs::read(self.repo.workdir()?.join(&rel)).map_err(|e| anyhow!("cannot read '{rel}': {e}"))?;
+            let blob = self.repo.write_blob(&text)?;
+            let committed = self.repo.tree_entry(head_tree, &rel)?;
+            if committed.is_none_or(|(id, _)| id != blob) {
+                let kind = match committed {
+                    Some((_, EntryKind::Executable)) => EntryKind::Executable,
+                    _ => EntryKind::Blob,
+                };
+                added |= committed.is_none();
+                changes.push(FileChange {
+                    path: rel,
+                    new: Some((blob, kind)),
+                });
+            }
+        }
+        if !changes.is_empty() {
+            let message = if added {
+                "chore: track plan file for parallel execution"
+            } else {
+                "chore: update plan file for parallel execution"
             };
-            let change = FileChange {
-                path: self.plan_rel.to_owned(),
-                new: Some((blob, kind)),
-            };
-            let message = match committed {
-                None => "chore: track plan file for parallel execution",
-                Some(_) => "chore: update plan file for parallel execution",
-            };
-            let commit = self
-                .repo
-                .commit_changes(Some(head), std::slice::from_ref(&change), message)?;
+            let commit = self.repo.commit_changes(Some(head), &changes, message)?;
             self.repo
                 .advance_head(Some(head), commit, &format!("commit: {message}"))?;
-            self.repo.stage(
-                std::slice::from_ref(&change),
-                &Snapshot::recorded(Some(commit), head_tree),
-            )?;
+            self.repo
+                .stage(&changes, &Snapshot::recorded(Some(commit), head_tree))?;
             self.warn(format!(
                 "committed the plan '{}' so that the worktrees see it",
                 self.plan_rel
             ));
         }
         Ok(())
+    }
+
+    /// Writes `texts` (plan files: path, new contents) to the worktree and
+    /// commits those that differ from HEAD, alone, on the user's branch.
+    pub(super) fn commit_plan_texts(&mut self, texts: &[(String, String)], message: &str) -> Result<()> {
+        let Some(head) = self.repo.head()?.commit else {
+            return Ok(());
+        };
+        let head_tree = self.repo.commit_tree(head)?;
+        let mut changes = Vec::new();
+        for (rel, text) in texts {
+            let blob = self.repo.write_blob(text.as_bytes())?;
+            if self.repo.tree_entry(head_tree, rel)?.is_some_and(|(id, _)| id != blob) {
+                std::fs::write(self.repo.workdir()?.join(rel), text)
+                    .map_err(|e| anyhow!("cannot update '{rel}': {e}"))?;
+                changes.push(FileChange {
+                    path: rel.clone(),
+                    new: Some((blob, EntryKind::Blob)),
+                });
+            }
+        }
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let commit = self.repo.commit_changes(Some(head), &changes, message)?;
+        self.repo
+            .advance_head(Some(head), commit, &format!("commit: {message}"))?;
+        self.repo
+            .stage(&changes, &Snapshot::recorded(Some(commit), head_tree))?;
+        Ok(())
+    }
+
+    /// The plan's files: the plan, or a GSD phase directory's `*-PLAN.md`.
+    fn plan_files(&self) -> Result<Vec<String>> {
+        let full = self.repo.workdir()?.join(self.plan_rel);
+        if !full.is_dir() {
+            return Ok(vec![self.plan_rel.to_owned()]);
+        }
+        let mut names: Vec<String> = std::fs::read_dir(&full)
+            .map_err(|e| anyhow!("cannot read '{}': {e}", self.plan_rel))?
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| crate::ultraplan::plan::phase::is_plan_file(n))
+            .collect();
+        names.sort();
+        Ok(names.into_iter().map(|n| format!("{}/{n}", self.plan_rel)).collect())
+    }
+
+    /// Whether `path` is the plan or one of a phase directory's plans.
+    fn is_plan_file(&self, path: &str) -> bool {
+        path == self.plan_rel
+            || path
+                .strip_prefix(self.plan_rel)
+                .and_then(|rest| rest.strip_prefix('/'))
+                .is_some_and(|name| !name.contains('/') && crate::ultraplan::plan::phase::is_plan_file(name))
     }
 }

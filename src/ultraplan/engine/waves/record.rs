@@ -124,10 +124,7 @@ impl<'a> Waves<'a> {
             run_id: crate::ultraplan::engine::run_id(),
             session: None,
             executor: self.opts.executor.id(),
-            plan_blob: self
-                .repo
-                .write_blob(crate::redact::redact(self.input.text).as_bytes())?
-                .to_string(),
+            plan_blob: crate::ultraplan::state::write_text(self.repo, self.input.text)?.to_string(),
         };
         let mut state = RunState::start(self.repo, &self.refs.run(), progress, self.input.text)?;
         state.put_text(

@@ -1,0 +1,188 @@
+//! Which names say that their value is a secret: the words of a name
+//! (`SECRET_KEY`, `clientSecret`, `x-api-key`) against the words that mean
+//! secret, the qualifiers that make a `key` a secret one, and the last words
+//! that describe a secret rather than hold it (`SSH_KEY_PATH`, `TOKEN_TTL`).
+
+/// Words that make a name a secret's wherever they stand in it.
+const SECRET_WORDS: &[&str] = &[
+    "password",
+    "passwd",
+    "pwd",
+    "passphrase",
+    "secret",
+    "secrets",
+    "token",
+    "credential",
+    "credentials",
+    "auth",
+    "apikey",
+    "privatekey",
+    "secretkey",
+    "accesskey",
+    "accesstoken",
+    "authtoken",
+    "clientsecret",
+];
+
+/// Words that, right before `key`, make it a secret key in a lower-case name.
+const KEY_QUALIFIERS: &[&str] = &[
+    "api",
+    "secret",
+    "private",
+    "access",
+    "signing",
+    "master",
+    "encryption",
+    "client",
+    "service",
+    "account",
+    "app",
+    "license",
+    "consumer",
+    "shared",
+    "subscription",
+    "admin",
+    "deploy",
+    "webhook",
+    "ssh",
+    "gpg",
+];
+
+/// Words that, right before `key`, say it is not a secret (a database or
+/// data-structure key, a public key).
+const PLAIN_KEYS: &[&str] = &[
+    "public",
+    "sort",
+    "primary",
+    "foreign",
+    "cache",
+    "partition",
+    "hash",
+    "map",
+    "lookup",
+    "group",
+    "unique",
+    "index",
+    "idempotency",
+    "row",
+    "range",
+    "shard",
+    "composite",
+    "cursor",
+    "dedup",
+    "routing",
+];
+
+/// Last words of names that describe a secret rather than hold it.
+const DESCRIBING: &[&str] = &[
+    "id",
+    "count",
+    "counts",
+    "length",
+    "len",
+    "size",
+    "type",
+    "kind",
+    "name",
+    "names",
+    "mode",
+    "path",
+    "file",
+    "dir",
+    "url",
+    "uri",
+    "endpoint",
+    "ttl",
+    "expiry",
+    "expires",
+    "expiration",
+    "timeout",
+    "lifetime",
+    "max",
+    "min",
+    "limit",
+    "stdin",
+    "env",
+    "var",
+    "header",
+    "prefix",
+    "field",
+    "column",
+    "policy",
+    "rotation",
+    "version",
+    "format",
+    "enabled",
+    "required",
+    "regex",
+    "pattern",
+    "label",
+    "hint",
+    "prompt",
+    "hash",
+    "strength",
+];
+
+/// The name's words, lower-case: split at `_`, `-`, `.` and camelCase humps.
+fn words(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if matches!(c, '_' | '-' | '.') {
+            if !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            previous_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && previous_lower && !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+        previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        current.push(c.to_ascii_lowercase());
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// Whether `name` says that its value is a secret.
+pub(super) fn names_secret(name: &str) -> bool {
+    let words = words(name);
+    let Some(last) = words.last() else { return false };
+    if DESCRIBING.contains(&last.as_str()) {
+        return false;
+    }
+    let upper = name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase());
+    words.iter().enumerate().any(|(i, w)| {
+        let before = i.checked_sub(1).map(|b| words[b].as_str());
+        match w.as_str() {
+            w if SECRET_WORDS.contains(&w) => true,
+            "pass" => words.len() > 1,
+            "key" | "keys" => match before {
+                Some(b) if PLAIN_KEYS.contains(&b) => false,
+                Some(b) => upper || KEY_QUALIFIERS.contains(&b),
+                None => false,
+            },
+            _ => false,
+        }
+    })
+}
+
+/// The kind a secret's name gives it.
+pub(super) fn kind_of(name: &str) -> &'static str {
+    let name = name.to_ascii_lowercase();
+    if name.contains("pass") || name.contains("pwd") {
+        "password"
+    } else if name.contains("secret") {
+        "secret"
+    } else if name.contains("token") || name.contains("auth") || name.contains("cred") {
+        "token"
+    } else if name.contains("key") {
+        "api-key"
+    } else {
+        "secret"
+    }
+}

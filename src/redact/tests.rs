@@ -1,0 +1,237 @@
+use super::redact;
+
+/// The corpus shared with the integration tests (see its header).
+pub const CORPUS: &str = include_str!("../../tests/fixtures/redact/corpus.txt");
+
+/// A corpus sample: its kind (`keep` for a near-miss), its text with the
+/// markers removed and the marked secrets.
+struct Sample {
+    kind: String,
+    text: String,
+    secrets: Vec<String>,
+}
+
+fn samples() -> Vec<Sample> {
+    let mut out: Vec<Sample> = Vec::new();
+    for line in CORPUS.lines() {
+        if let Some(kind) = line.strip_prefix("== ") {
+            out.push(Sample {
+                kind: kind.trim().to_owned(),
+                text: String::new(),
+                secrets: Vec::new(),
+            });
+            continue;
+        }
+        let Some(sample) = out.last_mut() else { continue };
+        if !sample.text.is_empty() || !sample.secrets.is_empty() {
+            sample.text.push('\n');
+        }
+        let mut rest = line;
+        while let Some(open) = rest.find('«') {
+            let close = rest[open..]
+                .find('»')
+                .map(|c| open + c)
+                .expect("a « is closed on its line");
+            sample.text.push_str(&rest[..open]);
+            let secret = &rest[open + '«'.len_utf8()..close];
+            sample.text.push_str(secret);
+            sample.secrets.push(secret.to_owned());
+            rest = &rest[close + '»'.len_utf8()..];
+        }
+        sample.text.push_str(rest);
+    }
+    out
+}
+
+#[test]
+fn the_corpus_has_every_published_format() {
+    let kinds: std::collections::BTreeSet<String> = samples().into_iter().map(|s| s.kind).collect();
+    for kind in [
+        "stripe-key",
+        "google-api-key",
+        "npm-token",
+        "basic-auth",
+        "azure-key",
+        "azure-client-secret",
+        "private-key",
+        "twilio-key",
+        "sendgrid-key",
+        "mailgun-key",
+        "heroku-key",
+        "digitalocean-token",
+        "huggingface-token",
+        "databricks-token",
+        "shopify-token",
+        "pypi-token",
+        "docker-token",
+        "discord-token",
+        "discord-webhook",
+        "telegram-token",
+        "keep",
+    ] {
+        assert!(kinds.contains(kind), "no sample of {kind}");
+    }
+}
+
+#[test]
+fn every_secret_in_the_corpus_is_redacted() {
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for sample in samples().iter().filter(|s| s.kind != "keep") {
+        count += 1;
+        assert!(!sample.secrets.is_empty(), "a {} sample marks no secret", sample.kind);
+        let out = redact(&sample.text);
+        for secret in &sample.secrets {
+            if out.contains(secret.as_str()) {
+                failures.push(format!("{}: {secret:?} survived in {out:?}", sample.kind));
+            }
+        }
+        if !out.contains(&format!("[REDACTED:{}]", sample.kind)) {
+            failures.push(format!("{}: kind not shown in {out:?}", sample.kind));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(count >= 75, "{count} samples");
+}
+
+#[test]
+fn near_misses_survive_byte_for_byte() {
+    let mut failures = Vec::new();
+    for sample in samples().iter().filter(|s| s.kind == "keep") {
+        let out = redact(&sample.text);
+        if out != sample.text {
+            failures.push(format!("{:?}\n  became {out:?}", sample.text));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn redaction_is_idempotent() {
+    for sample in samples() {
+        let once = redact(&sample.text).into_owned();
+        assert_eq!(redact(&once), once, "{}", sample.kind);
+    }
+    let all: String = samples().into_iter().map(|s| s.text + "\n").collect();
+    let once = redact(&all).into_owned();
+    assert_eq!(redact(&once), once);
+}
+
+#[test]
+fn context_stays_readable() {
+    assert_eq!(
+        redact("echo password=hunter2 ok"),
+        "echo password=[REDACTED:password] ok"
+    );
+    assert_eq!(redact("password=hunter2 ok"), "password=[REDACTED:password]");
+    assert_eq!(redact("PASSWORD=hunter2 ok"), "PASSWORD=[REDACTED:password]");
+    assert_eq!(
+        redact("git clone https://alice:pw@github.com/o/r"),
+        "git clone https://[REDACTED:url-credentials]@github.com/o/r"
+    );
+    assert_eq!(
+        redact("key:\n-----BEGIN EC PRIVATE KEY-----\nabc\n-----END EC PRIVATE KEY-----\nafter"),
+        "key:\n[REDACTED:private-key]\nafter"
+    );
+    assert_eq!(
+        redact("https://x.example/?user=ci&password=pw&next=1"),
+        "https://x.example/?user=ci&password=[REDACTED:password]&next=1"
+    );
+    assert_eq!(
+        redact("login(user=\"ci\", password=\"a \\\" b\")"),
+        "login(user=\"ci\", password=\"[REDACTED:password]\")"
+    );
+    assert_eq!(
+        redact("run --api-key k3y-v4lue --verbose"),
+        "run --api-key [REDACTED:api-key] --verbose"
+    );
+}
+
+#[test]
+fn an_environment_dump_loses_every_secret_and_keeps_the_rest() {
+    let dump = "HOME=/home/ci\nSECRET_KEY=a b&c#d\"e\nPATH=/usr/bin\nDB_PASSWORD='x y'\nLANG=C\nGH_TOKEN=abc123\nMAX_TOKENS=10\n";
+    assert_eq!(
+        redact(dump),
+        "HOME=/home/ci\nSECRET_KEY=[REDACTED:secret]\nPATH=/usr/bin\nDB_PASSWORD='[REDACTED:password]'\nLANG=C\nGH_TOKEN=[REDACTED:token]\nMAX_TOKENS=10\n"
+    );
+}
+
+#[test]
+fn unterminated_private_key_is_redacted_to_the_end() {
+    let out = redact("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n(truncated");
+    assert_eq!(out, "[REDACTED:private-key]");
+}
+
+#[test]
+fn json_and_yaml_strings_are_redacted_as_they_read() {
+    let command = r#"sh run.sh 'client_secret = '\''abc123def456'\''' --x"#;
+    let env = "A=1\nDB_PASSWORD=a \"b\" c\nB=2";
+    let json = serde_json::to_string_pretty(&serde_json::json!({"executor": command, "env": env})).unwrap();
+    let out = super::redact_file("progress.json", &json);
+    assert!(!out.contains("abc123def456") && !out.contains(r#"a \"b"#), "{out}");
+    assert!(out.contains("\\nB=2\",\n  \"executor\""), "the layout stays: {out}");
+    let yaml = serde_yaml::to_string(&serde_json::json!({"evidence": "SECRET_KEY=x y z\nok ", "error": null})).unwrap();
+    let out = super::redact_file("attempt-1.yaml", &yaml);
+    assert!(!out.contains("x y z"), "{out}");
+    assert!(out.contains("error: null"), "{out}");
+    assert_eq!(
+        super::redact_file("a.log", "password=pw"),
+        "password=[REDACTED:password]"
+    );
+}
+
+#[test]
+fn numbers_under_a_secrets_key_are_redacted_too() {
+    assert_eq!(
+        super::redact_json(r#"{"pin_password": 123456, "count": 3, "api_key": -1.5e3}"#),
+        r#"{"pin_password": "[REDACTED:password]", "count": 3, "api_key": "[REDACTED:api-key]"}"#
+    );
+    let out = super::redact_yaml("a: 1\nDB_PASSWORD: 987654\nmax_tokens: 10\n");
+    assert_eq!(out, "a: 1\nDB_PASSWORD: '[REDACTED:password]'\nmax_tokens: 10\n");
+}
+
+/// Pathological inputs stay linear: each is about 1 MiB and must take well
+/// under a second even in a debug build on a loaded machine.
+#[test]
+fn hostile_inputs_take_linear_time() {
+    let mib = 1 << 20;
+    let inputs = [
+        "password=".repeat(mib / 9),
+        "a".repeat(mib),
+        "-----BEGIN PRIVATE KEY-----\n".repeat(mib / 28),
+        "SECRET_KEY_".repeat(mib / 11) + "=x",
+        "\"password\": \"\\".repeat(mib / 15),
+        "--token ".repeat(mib / 8),
+        "A_B.".repeat(mib / 4),
+        "é".repeat(mib / 2),
+    ];
+    for input in &inputs {
+        let start = std::time::Instant::now();
+        let _ = redact(input);
+        let took = start.elapsed();
+        assert!(
+            took < std::time::Duration::from_secs(5),
+            "{:?}…: {took:?}",
+            &input[..20.min(input.len())]
+        );
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// Any text: no panic, and redacting twice is redacting once (a stored
+    /// value read back and redacted again hashes the same).
+    #[test]
+    fn any_text_is_redacted_idempotently(
+        text in r#"([A-Za-z0-9_]{0,6}|password|SECRET_KEY|api_key|--token|[=:'"\\ \n&#$.,;{}\[\]()<>-]|é|Authorization: Basic |sk_live_|\[REDACTED:x\]){0,40}"#
+    ) {
+        let once = redact(&text).into_owned();
+        let twice = redact(&once).into_owned();
+        proptest::prop_assert_eq!(twice, once);
+        let json = serde_json::to_string(&serde_json::json!({ "password": text, "log": text })).unwrap();
+        let once = super::redact_json(&json).into_owned();
+        let twice = super::redact_json(&once).into_owned();
+        proptest::prop_assert_eq!(twice, once);
+    }
+}

@@ -1,0 +1,205 @@
+//! `git ultraplan sync [<remote>] [--dry-run] [--json]` and `sync --setup|--unset`.
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use crate::cli::config::{self, duration};
+use crate::cli::{Exit, GlobalArgs, Ui};
+use crate::git::Workspace;
+use crate::ultraplan::sync::{self, setup, Action, Relation, SyncOptions, SyncReport};
+
+/// Exchange results, run states and outcomes with a remote; nothing is overwritten.
+///
+/// Fetches the remote's notes (refs/notes/ultraplan) into
+/// refs/notes/remotes/<remote>/ultraplan and its run states and outcomes
+/// into refs/ultraplan-remotes/<remote>/ (never locks), then merges locally:
+/// a note on one side only is taken, two different notes on one commit become
+/// a YAML stream of both (ordered by logged_at), a run state that
+/// fast-forwards moves, and two run states that diverged are both kept (the
+/// remote's under refs/ultraplan-remotes/; `status` and `log` show both and
+/// say how to pick). Then it pushes what is new, fast-forward only (--atomic
+/// where the server supports it); a push that loses a race is refetched,
+/// remerged and retried, never forced. Locks never travel.
+///
+/// The remote is the argument, else the current branch's upstream remote,
+/// else origin.
+///
+/// With --setup, configures git instead so that plain git does the right
+/// thing from then on: `git fetch` brings the notes, `git commit --amend` and
+/// `git rebase` carry a checkpoint's result to the rewritten commit, and
+/// `git log` shows results. --unset undoes that.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The remote (default: the current branch's upstream remote, else origin).
+    pub remote: Option<String>,
+
+    /// Report what would be fetched, merged and pushed; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Configure the remote's notes fetch refspec, notes.rewriteRef and
+    /// notes.displayRef (idempotent) instead of syncing.
+    #[arg(long, conflicts_with_all = ["dry_run", "unset"])]
+    pub setup: bool,
+
+    /// Remove what --setup configured.
+    #[arg(long, conflicts_with = "dry_run")]
+    pub unset: bool,
+}
+
+pub const EXIT_STATUS: [(Exit, &str); 4] = [
+    (
+        Exit::Done,
+        "everything was exchanged (diverged run states are kept side by side)",
+    ),
+    (
+        Exit::Failed,
+        "the remote refused the push, or holds a note that is not YAML (nothing was taken from its notes)",
+    ),
+    (
+        Exit::Fatal,
+        "no such remote, the remote cannot be reached, or not a git repository",
+    ),
+    (Exit::Usage, "the command line was wrong"),
+];
+
+pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
+    let workspace = Workspace::discover()?;
+    let repo = workspace.repo()?;
+    let ui = Ui { quiet: global.quiet };
+    let mut out = std::io::stdout().lock();
+    if args.setup || args.unset {
+        let remote = sync::resolve_remote(repo, args.remote.as_deref())?;
+        let changed = if args.setup {
+            setup::setup(repo, &remote)?
+        } else {
+            setup::unset(repo, &remote)?
+        };
+        if args.json {
+            let key = if args.setup { "added" } else { "removed" };
+            writeln!(out, "{}", serde_json::json!({ "remote": remote, key: changed }))?;
+        } else if changed.is_empty() {
+            writeln!(
+                out,
+                "nothing to change: '{remote}' is {}set up",
+                if args.setup { "already " } else { "not " }
+            )?;
+        } else {
+            for line in &changed {
+                writeln!(out, "{} {line}", if args.setup { "set" } else { "unset" })?;
+            }
+        }
+        return Ok(Exit::Done);
+    }
+    let opts = SyncOptions {
+        remote: args.remote.clone(),
+        dry_run: args.dry_run,
+        lock_timeout: duration(workspace.config(), &config::LOCK_TIMEOUT)?,
+    };
+    let report = sync::sync(repo, &opts)?;
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        render(&mut out, &report)?;
+    }
+    warn(&ui, repo, &report)?;
+    Ok(if report.incomplete() { Exit::Failed } else { Exit::Done })
+}
+
+fn render(out: &mut impl Write, r: &SyncReport) -> Result<()> {
+    let would = if r.dry_run { "would be " } else { "" };
+    writeln!(
+        out,
+        "sync with '{}'{}",
+        r.remote,
+        if r.dry_run { " (dry run)" } else { "" }
+    )?;
+    writeln!(out, "fetched: {}", list(&r.fetched))?;
+    let notes = match r.notes {
+        Some(Relation::NothingThere) => "the remote has none".to_owned(),
+        None => "not here yet; a real sync fetches them, then merges".to_owned(),
+        Some(Relation::Same) => "the same on both sides".to_owned(),
+        Some(Relation::Ahead) => "ours are ahead".to_owned(),
+        Some(Relation::FastForward) => format!("{} taken (fast-forward)", r.notes_taken),
+        Some(Relation::Merged) => format!(
+            "{} taken, {} commit(s) with two results kept as a YAML stream",
+            r.notes_taken,
+            r.notes_streamed.len()
+        ),
+    };
+    writeln!(out, "notes: {notes}")?;
+    for s in &r.states {
+        let what = match s.action {
+            Action::Same => continue,
+            Action::Created => "taken from the remote",
+            Action::FastForward => "fast-forwarded",
+            Action::Push => "ours is newer",
+            Action::KeptApart => "diverged: both kept",
+            Action::RunningHere => "running here: left for the next sync",
+            Action::NotAState => "not a run state: left alone",
+        };
+        writeln!(out, "state {}: {what}", s.name)?;
+    }
+    if r.outcomes_taken > 0 {
+        writeln!(out, "outcomes: {} taken", r.outcomes_taken)?;
+    }
+    writeln!(
+        out,
+        "pushed{}: {}",
+        if would.is_empty() { "" } else { " (would be)" },
+        list(&r.pushed)
+    )?;
+    if r.retries > 0 {
+        writeln!(out, "retried: {} (the remote moved meanwhile)", r.retries)?;
+    }
+    Ok(())
+}
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "nothing".into()
+    } else {
+        items.join(", ")
+    }
+}
+
+fn warn(ui: &Ui, repo: &crate::git::Repo, r: &SyncReport) -> Result<()> {
+    for name in &r.foreign {
+        ui.warning(format!(
+            "'{name}' on '{}' is not a git-ultraplan run state; left alone",
+            r.remote
+        ));
+    }
+    for d in sync::diverged(repo)?.iter().filter(|d| d.remote == r.remote) {
+        ui.warning(format!(
+            "run state '{}' diverged from '{}''s; both are kept",
+            d.local, d.remote
+        ));
+        ui.hint(sync::pick_hint(d));
+    }
+    for path in &r.outcome_clashes {
+        ui.warning(format!("outcome '{path}' differs on '{}'; ours is kept", r.remote));
+    }
+    if !r.notes_refused.is_empty() {
+        for refused in &r.notes_refused {
+            ui.error(format!(
+                "the note on {} from '{}' cannot be merged: {}",
+                refused.commit, r.remote, refused.why
+            ));
+        }
+        ui.hint(format!(
+            "nothing was taken from '{}''s notes; read the note with: git notes --ref=remotes/{}/ultraplan show <commit>",
+            r.remote, r.remote
+        ));
+    }
+    if let Some(why) = &r.push_refused {
+        ui.error(why);
+        ui.hint("what was fetched is merged here; nothing was forced. Run sync again once the remote accepts pushes");
+    }
+    Ok(())
+}

@@ -1,0 +1,336 @@
+//! What GSD ("get-shit-done") adds to the task-plan format: `<verify>` with
+//! `<automated>`, `<manual>` and `<fails_when>`; checkpoint tasks for a
+//! person (`checkpoint:human-verify`, `checkpoint:decision`,
+//! `checkpoint:human-action`); TDD plans of `<feature>` elements; and the
+//! `<read_first>`/`<context>` files an executor should read.
+
+use super::front_matter::FrontMatter;
+use super::markdown::{code_blocks, Document};
+use super::task_plan::{find_open_tag, task_files, Element, Page};
+use super::verify_text::{read, Reading};
+use super::{
+    Checkpoint, Diagnostics, ExpectedKind, FailurePolicy, HumanCheck, HumanKind, HumanOption, OnFailure, Step, Verify,
+};
+
+/// What a `<verify>` element says.
+#[derive(Default)]
+pub(crate) struct VerifyRead {
+    pub verify: Option<Verify>,
+    /// Prose (or `<manual>`) with no command: a check for a person.
+    pub human: Option<HumanCheck>,
+    pub fails_when: Option<String>,
+}
+
+/// The first `<name>…</name>` inside `text`, or `None`.
+fn inner(text: &str, name: &str) -> Option<String> {
+    let open = find_open_tag(text, name, 0)?;
+    let start = open + text[open..].find('>')? + 1;
+    let close = start + text[start..].find(&format!("</{name}>"))?;
+    Some(text[start..close].trim().to_owned())
+}
+
+/// Reads a `<verify>`: the `<automated>` text (or a fenced block, or the
+/// whole text) is the command when it reads as one (see `verify_text`);
+/// prose becomes a check for a person; `<manual>`/`<human-check>` with no
+/// command too; `<fails_when>` is recorded.
+pub(crate) fn read_verify(e: Option<&Element>, number: u32, diags: &mut Diagnostics) -> VerifyRead {
+    let Some(e) = e else {
+        return VerifyRead::default();
+    };
+    let content = &e.content;
+    let mut out = VerifyRead {
+        fails_when: inner(content, "fails_when"),
+        ..Default::default()
+    };
+    let manual = inner(content, "manual").or_else(|| inner(content, "human-check"));
+    let automated = inner(content, "automated");
+    let has_parts = automated.is_some() || manual.is_some() || out.fails_when.is_some();
+    let source = match (&automated, has_parts) {
+        (Some(a), _) => Some(a.clone()),
+        (None, true) => None,
+        (None, false) => Some(content.clone()),
+    };
+    if let Some(source) = source.filter(|s| !s.trim().is_empty()) {
+        let blocks = code_blocks(&Document::new(&source, e.content_line).lines);
+        let reading = match blocks.into_iter().find(|b| !b.code.trim().is_empty()) {
+            Some(block) => Reading::Command(block.code.trim().to_owned()),
+            None => read(&source),
+        };
+        match reading {
+            Reading::Command(command) => {
+                out.verify = Some(Verify {
+                    command,
+                    expected: None,
+                    expected_kind: None,
+                })
+            }
+            Reading::Prose { text, commands } if !commands.is_empty() => {
+                out.verify = Some(Verify {
+                    command: commands.join(" && "),
+                    expected: Some(text),
+                    expected_kind: Some(ExpectedKind::Prose),
+                })
+            }
+            Reading::Prose { text, .. } => {
+                diags.warning(
+                    e.content_line,
+                    format!(
+                        "task {number}: <verify> is prose, not a command ('{}'); run stops there for a person to check it (or takes the executor's word with --allow-unverified)",
+                        one_line(&text)
+                    ),
+                );
+                out.human = Some(HumanCheck {
+                    kind: HumanKind::Check,
+                    text,
+                    options: Vec::new(),
+                    resume_signal: None,
+                });
+            }
+        }
+    } else if automated.is_some() {
+        diags.problem(e.line, format!("task {number}: <automated> is empty"));
+    } else if manual.is_none() && !has_parts {
+        diags.problem(e.line, format!("task {number}: <verify> is empty"));
+    }
+    if let (None, Some(m)) = (&out.human, manual) {
+        out.human = Some(HumanCheck {
+            kind: HumanKind::Check,
+            text: m,
+            options: Vec::new(),
+            resume_signal: None,
+        });
+    }
+    out
+}
+
+fn one_line(text: &str) -> String {
+    let first = text.lines().next().unwrap_or("").trim();
+    if first.chars().count() > 80 {
+        format!("{}…", first.chars().take(80).collect::<String>())
+    } else {
+        first.to_owned()
+    }
+}
+
+/// A `checkpoint:*` task: what the person checks, does or decides.
+pub(crate) fn checkpoint_task(page: &Page<'_>, scope: (usize, usize), task_type: Option<&str>) -> Option<HumanCheck> {
+    let kind = match task_type?.strip_prefix("checkpoint:")? {
+        "decision" => HumanKind::Decision,
+        "human-action" => HumanKind::Action,
+        _ => HumanKind::Verify,
+    };
+    let text_of = |name: &str| page.element(name, scope).map(|e| e.content);
+    let parts: Vec<String> = match kind {
+        HumanKind::Decision => vec![text_of("decision"), text_of("context")],
+        HumanKind::Action => vec![text_of("action"), text_of("instructions")],
+        _ => vec![text_of("what-built"), text_of("how-to-verify")],
+    }
+    .into_iter()
+    .flatten()
+    .filter(|t| !t.is_empty())
+    .collect();
+    let options = page
+        .element("options", scope)
+        .map(|e| options(&e.content))
+        .unwrap_or_default();
+    Some(HumanCheck {
+        kind,
+        text: parts.join("\n"),
+        options,
+        resume_signal: text_of("resume-signal"),
+    })
+}
+
+/// `<option id="a"><name>…</name>…</option>` items.
+fn options(text: &str) -> Vec<HumanOption> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(open) = find_open_tag(text, "option", at) {
+        let Some(tag_end) = text[open..].find('>').map(|i| open + i) else {
+            break;
+        };
+        let end = text[tag_end..].find("</option>").map_or(text.len(), |i| tag_end + i);
+        let attrs = super::task_plan::attributes(&text[open + "<option".len()..tag_end]);
+        let body = &text[tag_end + 1..end];
+        let id = attrs
+            .iter()
+            .find(|(k, _)| k == "id")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| (out.len() + 1).to_string());
+        let name = inner(body, "name").unwrap_or_else(|| body.trim().to_owned());
+        out.push(HumanOption { id, name });
+        at = end;
+    }
+    out
+}
+
+/// A checkpoint task without `<name>` is titled by what it asks.
+pub(crate) fn checkpoint_title(human: Option<&HumanCheck>) -> String {
+    let Some(h) = human else {
+        return String::new();
+    };
+    let first = one_line(&h.text);
+    let what = match h.kind {
+        HumanKind::Decision => "Decide",
+        HumanKind::Action => "Do by hand",
+        _ => "Check by hand",
+    };
+    if first.is_empty() {
+        what.to_owned()
+    } else {
+        format!("{what}: {first}")
+    }
+}
+
+/// Where a checkpoint task's own `<name>` may be: before its `<options>`
+/// (each option has a `<name>` too).
+pub(crate) fn name_scope(page: &Page<'_>, scope: (usize, usize)) -> (usize, usize) {
+    match find_open_tag(&page.text[..scope.1], "options", scope.0) {
+        Some(at) => (scope.0, at),
+        None => scope,
+    }
+}
+
+/// At most this many context files per element are passed on (real plans
+/// name a handful; a hostile one could name millions, copied to every step).
+const MAX_CONTEXT: usize = 256;
+
+/// Files named in `<read_first>` (paths) or `<context>` (`@path` lines),
+/// relative to the repository; GSD's own `@~/…` files are left out. The
+/// first [`MAX_CONTEXT`] are kept.
+pub(crate) fn context_refs(e: &Option<Element>) -> Vec<String> {
+    let Some(e) = e else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    if e.content.contains('@') {
+        for word in e.content.split_whitespace() {
+            if let Some(path) = word.strip_prefix('@') {
+                let path = path.trim_end_matches([',', ';', ')', '.']);
+                if !path.is_empty() && !path.starts_with('~') && !path.starts_with('/') && seen.insert(path.to_owned())
+                {
+                    out.push(path.to_owned());
+                }
+            }
+        }
+    } else {
+        for f in task_files(e) {
+            if seen.insert(f.path.clone()) {
+                out.push(f.path);
+            }
+        }
+    }
+    out.truncate(MAX_CONTEXT);
+    out
+}
+
+/// `type: tdd` in the front matter.
+pub(crate) fn is_tdd(front: &FrontMatter<'_>) -> bool {
+    front.value("type").is_some_and(|t| t.eq_ignore_ascii_case("tdd"))
+}
+
+/// A TDD plan's `<feature>` elements as RED, GREEN and REFACTOR steps: RED
+/// writes the test, and passes only when the test command fails; GREEN
+/// implements, and passes only when it succeeds; REFACTOR may clean up, and
+/// the test must still pass (no change, no commit). The command is the feature's `<verify>`,
+/// else the plan's `<verification>`.
+pub(crate) fn tdd_steps(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Step> {
+    let whole = (0, page.text.len());
+    let plan_verify = page.element_raw("verification", whole);
+    let mut steps = Vec::new();
+    let mut at = 0;
+    let mut index = 0;
+    while let Some(open) = find_open_tag(page.text, "feature", at) {
+        index += 1;
+        let line = page.lines.line(open);
+        let Some(close) = page.text[open..].find("</feature>").map(|i| open + i) else {
+            diags.problem(line, "<feature> has no matching </feature>");
+            break;
+        };
+        let scope = (open, close);
+        let name = page
+            .element("name", scope)
+            .map(|e| e.content)
+            .unwrap_or_else(|| format!("Feature {index}"));
+        let files = page.element("files", scope).map(|e| task_files(&e)).unwrap_or_default();
+        let behavior = page
+            .element_raw("behavior", scope)
+            .map(|e| e.content)
+            .unwrap_or_default();
+        let implementation = page
+            .element_raw("implementation", scope)
+            .map(|e| e.content)
+            .unwrap_or_default();
+        let number = steps.len() as u32 + 1;
+        let own = page.element_raw("verify", scope);
+        let read = read_verify(own.as_ref().or(plan_verify.as_ref()), number, diags);
+        if own.is_none() && plan_verify.is_none() {
+            diags.warning(
+                line,
+                format!("feature '{name}' has no <verify> and the plan no <verification>; its steps wait for a person"),
+            );
+        }
+        let red_verify = read.verify.as_ref().map(|v| Verify {
+            command: format!("! {{ {}\n}}", v.command),
+            expected: None,
+            expected_kind: None,
+        });
+        let make = |number: u32, title: String, changes: String, verify: Option<Verify>| Step {
+            number,
+            title: title.clone(),
+            files: files.clone(),
+            changes,
+            code_blocks: Vec::new(),
+            reuses: None,
+            test_first: None,
+            verify,
+            on_failure: OnFailure {
+                action: FailurePolicy::Retry,
+                instructions: None,
+            },
+            checkpoint: Some(Checkpoint::Commit {
+                message: format!("Task {number}: {title}"),
+            }),
+            manifest: None,
+            done: None,
+            task_type: Some("tdd".into()),
+            name: None,
+            human: read.human.clone(),
+            context: Vec::new(),
+            fails_when: None,
+            unchecked: Vec::new(),
+            origin: None,
+            line,
+        };
+        let mut red = make(
+            number,
+            format!("RED: failing test for {name}"),
+            format!(
+                "Write the test (in {}) for this behavior; it must fail before the implementation.\n{behavior}",
+                files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+            red_verify,
+        );
+        // The cycle writes its files: none is "not found".
+        for f in &mut red.files {
+            f.new = true;
+        }
+        steps.push(red);
+        steps.push(make(
+            number + 1,
+            format!("GREEN: implement {name}"),
+            format!("Implement so the test passes.\n{implementation}\n{behavior}"),
+            read.verify.clone(),
+        ));
+        // Nothing changed is fine: no commit, as GSD asks.
+        steps.push(make(
+            number + 2,
+            format!("REFACTOR: clean up {name}"),
+            "Clean up the implementation if there is an obvious improvement; the test must still pass. Change nothing otherwise.".into(),
+            read.verify.clone(),
+        ));
+        at = close;
+    }
+    steps
+}

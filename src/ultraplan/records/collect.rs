@@ -1,0 +1,221 @@
+//! One pass over every state chain: tasks and runs.
+//!
+//! A task is one step's execution within one run: its attempts (a retry is
+//! an attempt after the first), the status of its last attempt (a step the
+//! run marked skipped counts as skipped), the time all its attempts took, and
+//! the files its passing attempt changed. Each attempt is counted once, even
+//! when several state chains (a plan's and its sessions') hold it: attempts
+//! are keyed by run id, step and attempt number.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::git::Repo;
+use crate::ultraplan::state::{catalog, StepStatus};
+
+/// One step's execution in one run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Task {
+    pub plan: String,
+    pub plan_id: String,
+    pub phase: String,
+    pub run_id: String,
+    pub session: Option<u32>,
+    pub step: u32,
+    pub task_name: String,
+    /// `success`, `failure`, `blocked` or `skipped`.
+    pub status: String,
+    pub attempts: u32,
+    pub duration_ms: u64,
+    pub files_modified: usize,
+    /// When its last attempt was logged (RFC 3339).
+    pub logged_at: String,
+}
+
+/// One run of a plan (a foreground run, a session, or an orchestrating run).
+#[derive(Clone, Debug, Serialize)]
+pub struct PlanRun {
+    pub plan: String,
+    pub plan_id: String,
+    pub phase: String,
+    pub run_id: String,
+    pub session: Option<u32>,
+    pub status: String,
+    pub started_at: String,
+    pub updated_at: String,
+    pub duration_ms: u64,
+    pub steps_total: usize,
+    pub steps_passed: usize,
+}
+
+/// One attempt as recorded: the note format (metadata header and result).
+#[derive(Clone, Debug, Serialize)]
+pub struct Attempt {
+    pub plan_id: String,
+    pub run_id: String,
+    pub step: u32,
+    pub attempt: u32,
+    pub status: String,
+    pub logged_at: String,
+    /// The attempt's YAML as stored.
+    pub yaml: String,
+}
+
+/// What the record holds, after the filter.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Record {
+    pub tasks: Vec<Task>,
+    pub runs: Vec<PlanRun>,
+    /// Every attempt, oldest first.
+    pub attempts: Vec<Attempt>,
+}
+
+/// Which runs count: by plan slug, and by the day (`YYYY-MM-DD`, UTC) a task
+/// was logged or a run started.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    pub slugs: Option<Vec<String>>,
+    pub since: Option<String>,
+    pub until: Option<String>,
+}
+
+impl Filter {
+    fn day_ok(&self, timestamp: &str) -> bool {
+        let day = timestamp.get(..10).unwrap_or(timestamp);
+        self.since.as_deref().is_none_or(|s| day >= s) && self.until.as_deref().is_none_or(|u| day <= u)
+    }
+}
+
+/// The phase of a plan id: the number before its last `-NN` part for ids
+/// like `03-01` or `12.5-05` (a GSD phase and plan), else the id itself.
+pub fn phase_of(plan_id: &str) -> String {
+    match plan_id.rsplit_once('-') {
+        Some((phase, plan))
+            if !phase.is_empty()
+                && phase.chars().next().is_some_and(|c| c.is_ascii_digit())
+                && plan.chars().all(|c| c.is_ascii_digit()) =>
+        {
+            phase.to_owned()
+        }
+        _ => plan_id.to_owned(),
+    }
+}
+
+fn parse_millis(a: &str, b: &str) -> u64 {
+    let (Ok(a), Ok(b)) = (
+        chrono::DateTime::parse_from_rfc3339(a),
+        chrono::DateTime::parse_from_rfc3339(b),
+    ) else {
+        return 0;
+    };
+    b.signed_duration_since(a).num_milliseconds().max(0) as u64
+}
+
+/// Reads every run and task recorded in `repo`.
+pub fn collect(repo: &Repo, filter: &Filter) -> Result<Record> {
+    let mut record = Record::default();
+    let mut seen_attempts: BTreeSet<(String, u32, u32)> = BTreeSet::new();
+    let mut seen_runs: BTreeSet<(String, Option<u32>)> = BTreeSet::new();
+    for slug in catalog::slugs(repo)? {
+        if filter.slugs.as_ref().is_some_and(|s| !s.contains(&slug)) {
+            continue;
+        }
+        for state in catalog::states(repo, &slug)? {
+            for past in catalog::history(repo, &state.ref_name)? {
+                let p = &past.progress;
+                if !seen_runs.insert((p.run_id.clone(), p.session)) {
+                    continue;
+                }
+                // Attempts grouped into tasks, in the order they ran.
+                let mut tasks: BTreeMap<u32, Task> = BTreeMap::new();
+                let mut plan_id = String::new();
+                for attempt in &past.attempts {
+                    if !seen_attempts.insert((p.run_id.clone(), attempt.step, attempt.attempt)) {
+                        continue;
+                    }
+                    let Ok(doc) = serde_yaml::from_str::<serde_yaml::Value>(&attempt.record) else {
+                        continue;
+                    };
+                    let text = |v: &serde_yaml::Value| v.as_str().unwrap_or_default().to_owned();
+                    let result = &doc["result"];
+                    plan_id = text(&doc["plan_id"]);
+                    let task = tasks.entry(attempt.step).or_insert_with(|| Task {
+                        plan: p.plan.clone(),
+                        plan_id: plan_id.clone(),
+                        phase: phase_of(&plan_id),
+                        run_id: p.run_id.clone(),
+                        session: p.session,
+                        step: attempt.step,
+                        task_name: text(&result["task_name"]),
+                        status: String::new(),
+                        attempts: 0,
+                        duration_ms: 0,
+                        files_modified: 0,
+                        logged_at: String::new(),
+                    });
+                    task.attempts += 1;
+                    task.duration_ms += result["metadata"]["duration_ms"].as_u64().unwrap_or(0);
+                    task.status = text(&result["status"]);
+                    task.files_modified = result["files_modified"].as_sequence().map_or(0, |s| s.len());
+                    task.logged_at = text(&doc["logged_at"]);
+                    if filter.day_ok(&task.logged_at) {
+                        record.attempts.push(Attempt {
+                            plan_id: plan_id.clone(),
+                            run_id: p.run_id.clone(),
+                            step: attempt.step,
+                            attempt: attempt.attempt,
+                            status: task.status.clone(),
+                            logged_at: task.logged_at.clone(),
+                            yaml: attempt.record.clone(),
+                        });
+                    }
+                }
+                for (step, task) in &mut tasks {
+                    if p.step(*step).status == StepStatus::Skipped {
+                        task.status = "skipped".into();
+                    }
+                }
+                record
+                    .tasks
+                    .extend(tasks.into_values().filter(|t| filter.day_ok(&t.logged_at)));
+                if !filter.day_ok(&p.started_at) {
+                    continue;
+                }
+                let plan_id = if plan_id.is_empty() { slug.clone() } else { plan_id };
+                record.runs.push(PlanRun {
+                    plan: p.plan.clone(),
+                    phase: phase_of(&plan_id),
+                    plan_id,
+                    run_id: p.run_id.clone(),
+                    session: p.session,
+                    status: p.status.as_str().to_owned(),
+                    started_at: p.started_at.clone(),
+                    updated_at: p.updated_at.clone(),
+                    duration_ms: parse_millis(&p.started_at, &p.updated_at),
+                    steps_total: p.total_steps,
+                    steps_passed: p.steps.values().filter(|s| s.status == StepStatus::Passed).count(),
+                });
+            }
+        }
+    }
+    record
+        .tasks
+        .sort_by(|a, b| (&a.logged_at, &a.run_id, a.step).cmp(&(&b.logged_at, &b.run_id, b.step)));
+    record
+        .runs
+        .sort_by(|a, b| (&a.updated_at, &a.run_id).cmp(&(&b.updated_at, &b.run_id)));
+    Ok(record)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn phases_of_plan_ids() {
+        assert_eq!(super::phase_of("03-01"), "03");
+        assert_eq!(super::phase_of("12.5-05"), "12.5");
+        assert_eq!(super::phase_of("demo-plan"), "demo-plan");
+        assert_eq!(super::phase_of("plan"), "plan");
+    }
+}

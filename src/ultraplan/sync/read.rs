@@ -1,0 +1,124 @@
+//! Reading what sync brought: run states kept apart, a remote's copy of a
+//! note, and many notes at once (for sync's checks and the gate).
+
+use anyhow::{anyhow, Result};
+use serde::Serialize;
+
+use super::names;
+use crate::git::{Oid, Repo};
+use crate::ultraplan::state::{note_stream, NOTES_REF};
+
+/// The documents of each note blob of `notes` (`(commit, blob)` pairs), in
+/// order, or why one does not read as YAML. Sync checks what it takes with the
+/// same full parse the readers use (a cheaper syntax-only pass would let
+/// through duplicate keys, which every reader refuses).
+pub(crate) fn read_notes(repo: &Repo, notes: &[(Oid, Oid)]) -> Result<Vec<ParsedNote>> {
+    on_all_cores(repo, notes, |text| {
+        note_stream::documents(text).map_err(|e| e.to_string())
+    })
+}
+
+/// A note's documents, or why it is not YAML.
+pub(crate) type ParsedNote = std::result::Result<Vec<serde_yaml::Value>, String>;
+
+/// `read` applied to the text of each blob of `notes`, in order. Parsing is
+/// most of the work of a large sync or gate, so big batches are split over
+/// the machine's cores.
+fn on_all_cores<T: Send>(repo: &Repo, notes: &[(Oid, Oid)], read: impl Fn(&str) -> T + Sync) -> Result<Vec<T>> {
+    let each = |repo: &Repo, chunk: &[(Oid, Oid)]| -> Result<Vec<T>> {
+        let mut out = Vec::with_capacity(chunk.len());
+        for (_, blob) in chunk {
+            out.push(read(&String::from_utf8_lossy(&repo.read_blob(*blob)?)));
+        }
+        Ok(out)
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
+    if notes.len() < 200 || threads < 2 {
+        return each(repo, notes);
+    }
+    let shared = repo.share();
+    let chunks: Vec<&[(Oid, Oid)]> = notes.chunks(notes.len().div_ceil(threads)).collect();
+    let results: Vec<Result<Vec<T>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                let (shared, each) = (&shared, &each);
+                scope.spawn(move || each(&shared.open(), chunk))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow!("a note reader stopped unexpectedly")))
+            })
+            .collect()
+    });
+    let mut out = Vec::with_capacity(notes.len());
+    for r in results {
+        out.extend(r?);
+    }
+    Ok(out)
+}
+
+/// A run state whose local and remote histories diverged, as left by `sync`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Diverged {
+    /// Our state reference.
+    pub local: String,
+    /// The remote's copy, kept beside it.
+    pub remote_copy: String,
+    pub remote: String,
+}
+
+/// Every remote copy of a run state that neither equals nor is contained in ours.
+pub fn diverged(repo: &Repo) -> Result<Vec<Diverged>> {
+    let mut out = Vec::new();
+    for (tracking, theirs) in repo.refs_with_prefix("refs/ultraplan-remotes/")? {
+        let Some(rest) = tracking.strip_prefix("refs/ultraplan-remotes/") else {
+            continue;
+        };
+        let Some((remote, name)) = rest.split_once("/ultraplan/") else {
+            continue;
+        };
+        let local = format!("refs/ultraplan/{name}");
+        if names::kind(&local) != names::Kind::State {
+            continue;
+        }
+        let Some(ours) = repo.read_ref(&local)? else { continue };
+        if ours != theirs && !repo.is_ancestor(theirs, ours)? && !repo.is_ancestor(ours, theirs)? {
+            out.push(Diverged {
+                local,
+                remote_copy: tracking.clone(),
+                remote: remote.to_owned(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The hint that says how to pick one of two diverged states.
+pub fn pick_hint(d: &Diverged) -> String {
+    format!(
+        "both are kept; to adopt '{remote}''s: git update-ref {local} {copy}\nto publish yours over it instead: git push --force-with-lease={local}:$(git rev-parse {copy}) {remote} {local}",
+        remote = d.remote,
+        local = d.local,
+        copy = d.remote_copy
+    )
+}
+
+/// Reads the note of `commit`, ours first, else any remote's copy fetched
+/// by `sync` or by a plain `git fetch` after `sync --setup`.
+pub fn find_note(repo: &Repo, commit: Oid) -> Result<Option<String>> {
+    if let Some(note) = repo.note(NOTES_REF, commit)? {
+        return Ok(Some(note));
+    }
+    for (name, _) in repo.refs_with_prefix("refs/notes/remotes/")? {
+        if name.ends_with("/ultraplan") {
+            if let Some(note) = repo.note(&name, commit)? {
+                return Ok(Some(note));
+            }
+        }
+    }
+    Ok(None)
+}
