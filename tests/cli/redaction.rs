@@ -339,6 +339,14 @@ const RAW_WRITERS: &[(&str, &str)] = &[
         "src/ultraplan/sync/states.rs",
         "sync's outcomes merge: files already stored on either side; fixed message",
     ),
+    (
+        "src/ultraplan/outcomes/store.rs",
+        "the outcome store: every value passes store::redacted (redact on every string, keys too) before it is written; messages redacted",
+    ),
+    (
+        "src/ultraplan/outcomes/tests.rs",
+        "unit tests: move the outcomes ref to build two histories",
+    ),
 ];
 
 #[test]
