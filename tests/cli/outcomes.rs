@@ -679,3 +679,44 @@ fn with_outcomes_steps_each_step_records_one_too() {
         "{out}"
     );
 }
+
+#[test]
+fn no_secret_of_the_redaction_corpus_survives_in_an_outcome() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (samples, secrets) = crate::redaction::corpus();
+    // Every sample in every field: alone as a step, a result value, a
+    // context key and value; all together as the task and the error.
+    let mut result = serde_json::Map::new();
+    let mut context = serde_json::Map::new();
+    for (i, sample) in samples.iter().enumerate() {
+        result.insert(format!("s{i}"), sample.clone().into());
+        context.insert(sample.clone(), serde_json::json!({ "nested": [sample] }));
+    }
+    let all = samples.join("\n");
+    let input = serde_json::json!({
+        "task": all,
+        "agent_name": "corpus",
+        "success": true,
+        "execution_path": samples,
+        "result": result,
+        "context": context,
+        "error_message": all,
+    });
+    let out = log_stdin(&env, &repo, input.to_string().as_bytes(), &[]).expect_code(0);
+    let objects = env.git(&repo, &["rev-list", "--objects", REF]);
+    let mut blobs = 0;
+    for line in objects.lines() {
+        let id = line.split_whitespace().next().unwrap();
+        let text = env.git(&repo, &["cat-file", "-p", id]);
+        for secret in &secrets {
+            assert!(!text.contains(secret.as_str()), "{secret} in {line}:\n{text}");
+        }
+        blobs += usize::from(line.ends_with(".yaml"));
+    }
+    assert_eq!(blobs, 3, "{out}");
+    let shown = env
+        .run(&repo, &["ultraplan", "outcome", "show", out.stdout.trim()])
+        .expect_code(0);
+    assert!(shown.stdout.contains("[REDACTED:"), "{shown}");
+}

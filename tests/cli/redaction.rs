@@ -12,7 +12,7 @@ use crate::plans::{plan, StepSpec};
 use crate::support::*;
 
 /// The corpus's secret samples (markers removed) and their marked secrets.
-fn corpus() -> (Vec<String>, Vec<String>) {
+pub(crate) fn corpus() -> (Vec<String>, Vec<String>) {
     let text = read(&repo_root().join("tests/fixtures/redact/corpus.txt"));
     let mut samples: Vec<(String, String)> = Vec::new();
     let mut secrets = Vec::new();
