@@ -183,3 +183,73 @@ fn backoff(tries: u64) -> Duration {
     let jitter = (nanos ^ u64::from(std::process::id()).wrapping_mul(2_654_435_761)) % 8;
     Duration::from_millis(1 + tries.min(10) + jitter)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::Workspace;
+
+    fn repo() -> (tempfile::TempDir, Repo) {
+        let dir = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .unwrap();
+        assert!(status.success());
+        std::fs::write(
+            dir.path().join(".git/config"),
+            "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[user]\n\tname = A\n\temail = a@example.com\n",
+        )
+        .unwrap();
+        let repo = Workspace::discover_in(dir.path()).unwrap().repo.expect("a repository");
+        (dir, repo)
+    }
+
+    #[test]
+    fn concurrent_appends_from_threads_lose_nothing() {
+        let (_dir, repo) = repo();
+        let shared = repo.share();
+        std::thread::scope(|scope| {
+            for t in 0..6 {
+                let shared = &shared;
+                scope.spawn(move || {
+                    let repo = shared.open();
+                    for i in 0..8 {
+                        let blob = repo.write_blob(format!("{t}-{i}")).unwrap();
+                        let path = format!("records/{t}/{i}");
+                        repo.append_to_chain("refs/test-chain", &path, &mut |_, _| {
+                            Ok(vec![TreeEdit::Blob {
+                                path: path.clone(),
+                                id: blob,
+                                executable: false,
+                            }])
+                        })
+                        .unwrap();
+                    }
+                });
+            }
+        });
+        let tip = repo.read_ref("refs/test-chain").unwrap().unwrap();
+        assert_eq!(repo.tree_files(repo.commit_tree(tip).unwrap()).unwrap().len(), 48);
+        let mut length = 0;
+        let mut current = Some(tip);
+        while let Some(id) = current {
+            length += 1;
+            current = repo.commit_info(id).unwrap().parents.first().copied();
+        }
+        assert_eq!(length, 48, "one commit per record");
+    }
+
+    #[test]
+    fn a_build_error_writes_nothing() {
+        let (_dir, repo) = repo();
+        let err = repo
+            .append_to_chain("refs/test-chain", "m", &mut |_, _| Err(anyhow!("refused")))
+            .unwrap_err();
+        assert_eq!(err.to_string(), "refused");
+        assert_eq!(repo.read_ref("refs/test-chain").unwrap(), None);
+    }
+}
