@@ -115,7 +115,10 @@ impl SharedRepo {
 }
 
 impl Repo {
-    pub(crate) fn new(inner: gix::Repository) -> Repo {
+    pub(crate) fn new(mut inner: gix::Repository) -> Repo {
+        // A run reads the same trees again and again (HEAD's, the
+        // snapshots'): keep decoded objects, as git keeps its object cache.
+        inner.object_cache_size_if_unset(32 << 20);
         Repo {
             inner,
             index_tree_seen: std::cell::Cell::new(None),

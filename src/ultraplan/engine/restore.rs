@@ -29,9 +29,9 @@ impl Run<'_> {
         })?;
         self.keep_tree(&format!("steps/{n}/index"), index)?;
         let own = self.repo.own_files_tree()?;
-        self.keep_tree(&format!("steps/{n}/own"), own)?;
+        self.keep_whole_tree(&format!("steps/{n}/own"), own)?;
         let ignored = self.repo.ignored_files(self.opts.ignored_bound, &mut self.tracker)?;
-        self.keep_tree(&format!("steps/{n}/ignored"), ignored.tree)?;
+        self.keep_whole_tree(&format!("steps/{n}/ignored"), ignored.tree)?;
         self.state
             .put_text(&format!("steps/{n}/ignored-unkept"), &ignored.render_unkept())?;
         let pointers = self.repo.pointers()?;

@@ -166,6 +166,18 @@ impl super::Run<'_> {
             Some(c) => self.repo.commit_tree(c)?,
             None => self.repo.empty_tree(),
         };
+        self.keep_tree_against(path, tree, base)
+    }
+
+    /// [`Run::keep_tree`] for a tree that is not the worktree (git's own
+    /// files, the ignored files): every file of it is redacted, and it is not
+    /// compared with HEAD's tree, which it shares nothing with.
+    pub(crate) fn keep_whole_tree(&mut self, path: &str, tree: crate::git::Oid) -> Result<()> {
+        let empty = self.repo.empty_tree();
+        self.keep_tree_against(path, tree, empty)
+    }
+
+    fn keep_tree_against(&mut self, path: &str, tree: crate::git::Oid, base: crate::git::Oid) -> Result<()> {
         let clean = self
             .repo
             .rewrite_tree(base, tree, |text| match crate::redact::redact(text) {
