@@ -4,7 +4,7 @@
 
 _git_ultraplan ()
 {
-	local subcommands="run check status log show result clean stats export import sync hook"
+	local subcommands="run check status log show result clean stats export import sync hook outcome"
 	local subcommand1="$(__git_find_on_cmdline "$subcommands")"
 	if [ -z "$subcommand1" ]; then
 		case "$cur" in
@@ -242,6 +242,111 @@ _git_ultraplan ()
 				;;
 			-*)
 				__gitcomp "--force --uninstall --quiet --color= --help"
+				return
+				;;
+			esac
+			compopt -o filenames +o nospace 2>/dev/null
+			COMPREPLY=( $(compgen -f -- "$cur") )
+			;;
+		esac
+		;;
+	outcome)
+		local subcommands="log list show search stats extract"
+		local subcommand2="$(__git_find_on_cmdline "$subcommands")"
+		if [ -z "$subcommand2" ]; then
+			case "$cur" in
+			--color=*)
+				__gitcomp "always never auto" "" "${cur##--color=}"
+				return
+				;;
+			-*)
+				__gitcomp "--quiet --color= --help"
+				;;
+			*)
+				__gitcomp "$subcommands"
+				;;
+			esac
+			return
+		fi
+		case "$subcommand2" in
+		log)
+			case "$cur" in
+			--color=*)
+				__gitcomp "always never auto" "" "${cur##--color=}"
+				return
+				;;
+			-*)
+				__gitcomp "--task= --agent= --success --failure --step= --result= --error= --time= --context= --no-extract --json --quiet --color= --help"
+				return
+				;;
+			esac
+			compopt -o filenames +o nospace 2>/dev/null
+			COMPREPLY=( $(compgen -f -- "$cur") )
+			;;
+		list)
+			case "$cur" in
+			--color=*)
+				__gitcomp "always never auto" "" "${cur##--color=}"
+				return
+				;;
+			-*)
+				__gitcomp "--agent= --success --failure --since= --json --quiet --color= --help"
+				return
+				;;
+			esac
+			compopt -o filenames +o nospace 2>/dev/null
+			COMPREPLY=( $(compgen -f -- "$cur") )
+			;;
+		show)
+			case "$cur" in
+			--color=*)
+				__gitcomp "always never auto" "" "${cur##--color=}"
+				return
+				;;
+			-*)
+				__gitcomp "--json --quiet --color= --help"
+				return
+				;;
+			esac
+			compopt -o filenames +o nospace 2>/dev/null
+			COMPREPLY=( $(compgen -f -- "$cur") )
+			;;
+		search)
+			case "$cur" in
+			--color=*)
+				__gitcomp "always never auto" "" "${cur##--color=}"
+				return
+				;;
+			-*)
+				__gitcomp "--agent= --success --failure --limit= --json --quiet --color= --help"
+				return
+				;;
+			esac
+			compopt -o filenames +o nospace 2>/dev/null
+			COMPREPLY=( $(compgen -f -- "$cur") )
+			;;
+		stats)
+			case "$cur" in
+			--color=*)
+				__gitcomp "always never auto" "" "${cur##--color=}"
+				return
+				;;
+			-*)
+				__gitcomp "--json --quiet --color= --help"
+				return
+				;;
+			esac
+			compopt -o filenames +o nospace 2>/dev/null
+			COMPREPLY=( $(compgen -f -- "$cur") )
+			;;
+		extract)
+			case "$cur" in
+			--color=*)
+				__gitcomp "always never auto" "" "${cur##--color=}"
+				return
+				;;
+			-*)
+				__gitcomp "--json --quiet --color= --help"
 				return
 				;;
 			esac

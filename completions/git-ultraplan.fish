@@ -42,6 +42,7 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "export"
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "import" -d 'Recreate the run states and notes of an export in this repository'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "sync" -d 'Exchange results, run states and outcomes with a remote; nothing is overwritten'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "hook" -d 'The pre-push gate over the results of pushed checkpoints'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "outcome" -d 'Record and search what executions did and the plans behind them'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l step -d 'Run only step N' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l session -d 'Run only session N\'s steps, inside its scope fence, in this worktree (with --resume: continue session N\'s recorded run)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l executor -d 'The executor: shell, claude, manual, or a command line (default: ultraplan.executor, else shell)' -r
@@ -162,3 +163,68 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from install" -l uninstall -d 'Remove the gate, restoring the hook it chained'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and not __fish_seen_subcommand_from log list show search stats extract" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and not __fish_seen_subcommand_from log list show search stats extract" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and not __fish_seen_subcommand_from log list show search stats extract" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and not __fish_seen_subcommand_from log list show search stats extract" -f -a "log" -d 'Record an outcome: from flags, or one JSON object on stdin'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and not __fish_seen_subcommand_from log list show search stats extract" -f -a "list" -d 'List recorded outcomes, newest first'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and not __fish_seen_subcommand_from log list show search stats extract" -f -a "show" -d 'Show one outcome and the plan extracted from it'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and not __fish_seen_subcommand_from log list show search stats extract" -f -a "search" -d 'Search outcomes and their plans, ranked by BM25'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and not __fish_seen_subcommand_from log list show search stats extract" -f -a "stats" -d 'Count outcomes, extracted plans and training examples, per agent'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and not __fish_seen_subcommand_from log list show search stats extract" -f -a "extract" -d 'Extract the plan of a stored outcome again, and store it'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -l task -d 'What was being done' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -l agent -d 'The agent that did it (a folder name: letters, digits, \'-\', \'_\', \'.\')' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -l step -d 'A step or tool of the execution path, in order (repeatable)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -l result -d 'The result, as a JSON object' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -l error -d 'What went wrong' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -l time -d 'How long it took, in seconds' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -l context -d 'More about it, as a JSON object' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -l success -d 'It succeeded'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -l failure -d 'It failed'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -l no-extract -d 'Do not extract a plan, even from a success (beats ultraplan.outcomes.autoExtract)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -l json -d 'Print the stored outcome (and plan) as JSON instead of its id'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -l agent -d 'Only this agent\'s outcomes' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -l since -d 'Only outcomes recorded at or after this date (YYYY-MM-DD) or RFC 3339 time' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -l success -d 'Only successes'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -l failure -d 'Only failures'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -l json -d 'Print JSON Lines, one outcome (with its plan) per line'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from show" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from show" -l json -d 'Print one JSON object {outcome, plan}'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from search" -l agent -d 'Only this agent\'s outcomes' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from search" -l limit -d 'At most this many results' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from search" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from search" -l success -d 'Only successes'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from search" -l failure -d 'Only failures'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from search" -l json -d 'Print JSON Lines, one hit (score, outcome, plan) per line'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from search" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from stats" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from stats" -l json -d 'Print the seed\'s get_statistics() counters as one JSON object'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from stats" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from stats" -s h -l help -d 'Print help'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from extract" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from extract" -l json -d 'Print the plan as JSON'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from extract" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from extract" -s h -l help -d 'Print help'

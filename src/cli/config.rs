@@ -207,6 +207,35 @@ historian_key!(
     "How long the --verify-each command may run on one commit."
 );
 
+ultraplan_key!(
+    OUTCOMES,
+    "ultraplan.outcomes",
+    ["run"],
+    "runs",
+    "Which outcomes a finished run records in refs/ultraplan-outcomes: runs (the run and each session), steps (also each step), or off."
+);
+ultraplan_key!(
+    OUTCOMES_AUTO_EXTRACT,
+    "ultraplan.outcomes.autoExtract",
+    ["run", "outcome"],
+    "true",
+    "Extract a plan from each successful outcome when it is recorded."
+);
+ultraplan_key!(
+    OUTCOMES_EXTRACTOR,
+    "ultraplan.outcomes.extractor",
+    ["run", "outcome"],
+    "(the rules)",
+    "A command that extracts plans: the outcome as JSON on stdin, a JSON plan on stdout. Its plan must draw its tools from the execution path; on any failure the rules decide, with a warning."
+);
+ultraplan_key!(
+    OUTCOMES_EXTRACTOR_TIMEOUT,
+    "ultraplan.outcomes.extractorTimeout",
+    ["run", "outcome"],
+    "1m",
+    "How long the extractor command may run before its process group is killed and the rules decide."
+);
+
 /// Every key, in the order the man pages list them.
 pub const ALL: &[Key] = &[
     COLOR_UI,
@@ -234,6 +263,10 @@ pub const ALL: &[Key] = &[
     HISTORIAN_COMMIT_WRITER,
     HISTORIAN_COMMIT_WRITER_TIMEOUT,
     HISTORIAN_VERIFY_TIMEOUT,
+    OUTCOMES,
+    OUTCOMES_AUTO_EXTRACT,
+    OUTCOMES_EXTRACTOR,
+    OUTCOMES_EXTRACTOR_TIMEOUT,
 ];
 
 /// Reads a duration: seconds, or a number with `s`, `m` or `h`.

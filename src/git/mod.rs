@@ -5,6 +5,7 @@
 //! Nothing outside `src/git/` names gix: the rest of the program asks for what it
 //! needs in the domain's words.
 
+mod chain;
 mod config;
 mod config_params;
 mod history;
@@ -25,6 +26,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 
+pub use chain::{BuildRecord, ChainMerge};
 pub use config::GitConfig;
 pub use config_params::{parse_config_parameters, ConfigParameter};
 pub use history::{BranchCommit, Delta, Entry, Renames, Signature};

@@ -481,7 +481,7 @@ impl Repo {
             // gix classifies a value that no longer matches as a conflict, and
             // a reference that had to exist as not found: both mean we lost.
             Err(err) if err.is_conflict() || err.is_not_found() => Err(RefConflict { name: name.into() }.into()),
-            Err(err) => Err(anyhow!("cannot update '{name}': {err}")),
+            Err(err) => Err(anyhow!("cannot update '{name}': {}", with_sources(&err))),
         }
     }
 
@@ -621,4 +621,20 @@ pub(crate) fn kind(mode: gix::object::tree::EntryMode) -> EntryKind {
 
 pub(crate) fn bstr(s: &str) -> &BStr {
     s.as_bytes().as_bstr()
+}
+
+/// An error and its sources, joined with `: ` (gix keeps the cause, such as
+/// a lock held by another writer, in the source chain).
+fn with_sources(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let more = cause.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        source = cause.source();
+    }
+    text
 }

@@ -5,6 +5,7 @@
 pub mod commands;
 pub mod engine;
 pub mod exec;
+pub mod outcomes;
 pub mod plan;
 pub mod records;
 pub mod result;

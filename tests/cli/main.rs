@@ -18,6 +18,7 @@ mod gsd;
 mod gsd_phase;
 mod historian;
 mod historian_session;
+mod outcomes;
 mod redaction;
 mod result;
 mod run;

@@ -12,7 +12,7 @@ use crate::plans::{plan, StepSpec};
 use crate::support::*;
 
 /// The corpus's secret samples (markers removed) and their marked secrets.
-fn corpus() -> (Vec<String>, Vec<String>) {
+pub(crate) fn corpus() -> (Vec<String>, Vec<String>) {
     let text = read(&repo_root().join("tests/fixtures/redact/corpus.txt"));
     let mut samples: Vec<(String, String)> = Vec::new();
     let mut secrets = Vec::new();
@@ -342,6 +342,14 @@ const RAW_WRITERS: &[(&str, &str)] = &[
     (
         "src/ultraplan/sync/states.rs",
         "sync's outcomes merge: files already stored on either side; fixed message",
+    ),
+    (
+        "src/ultraplan/outcomes/store.rs",
+        "the outcome store: every value passes store::redacted (redact on every string, keys too) before it is written; messages redacted",
+    ),
+    (
+        "src/ultraplan/outcomes/tests.rs",
+        "unit tests: move the outcomes ref to build two histories",
     ),
 ];
 

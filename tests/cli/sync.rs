@@ -47,7 +47,11 @@ fn results_made_in_one_clone_are_read_in_the_other() {
     assert_eq!(json["notes"], "same", "{json}");
     assert_eq!(json["states"][0]["ref"], "refs/ultraplan/plan/run");
     assert_eq!(json["states"][0]["action"], "push");
-    assert_eq!(json["pushed"], serde_json::json!(["refs/ultraplan/plan/run"]));
+    // The run also recorded its outcome (DESIGN §17), which travels too.
+    assert_eq!(
+        json["pushed"],
+        serde_json::json!(["refs/ultraplan-shared/outcomes", "refs/ultraplan/plan/run"])
+    );
     assert_eq!(json["push_refused"], serde_json::Value::Null);
     assert_eq!(
         s.rev(&s.remote, "refs/ultraplan/plan/run"),

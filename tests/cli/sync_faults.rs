@@ -56,7 +56,7 @@ fn dry_run_writes_nothing() {
     assert!(out.stdout.contains("notes: not here yet"), "{out}");
     assert!(
         out.stdout
-            .contains("fetched: refs/notes/ultraplan, refs/ultraplan/plan/run"),
+            .contains("fetched: refs/notes/ultraplan, refs/ultraplan-shared/outcomes, refs/ultraplan/plan/run"),
         "{out}"
     );
     assert_eq!(s.refs(&s.b), before);

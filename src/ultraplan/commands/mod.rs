@@ -9,6 +9,7 @@ mod hook;
 mod import;
 mod load;
 mod log;
+mod outcome;
 mod result;
 mod run;
 mod run_report;
@@ -71,6 +72,8 @@ pub enum Command {
     Sync(sync::Args),
     #[command(subcommand)]
     Hook(hook::HookCommand),
+    #[command(subcommand)]
+    Outcome(outcome::OutcomeCommand),
 }
 
 /// The whole command-line definition, with every subcommand named for its man
@@ -93,6 +96,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
         Command::Sync(args) => sync::run(args, &cli.global),
         Command::Hook(command) => hook::run(command, &cli.global),
+        Command::Outcome(command) => outcome::run(command, &cli.global),
     }
 }
 
@@ -112,6 +116,7 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["sync"] => sync::EXIT_STATUS.to_vec(),
         ["hook", "pre-push"] => hook::PRE_PUSH_EXIT_STATUS.to_vec(),
         ["hook", "install"] => hook::INSTALL_EXIT_STATUS.to_vec(),
+        ["outcome", ..] => outcome::EXIT_STATUS.to_vec(),
         _ => Exit::DOCUMENTED.to_vec(),
     }
 }

@@ -221,6 +221,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         in_worktree,
     };
     process::install_interrupt_handler();
+    let started = std::time::Instant::now();
     let status = StatusLine::new(!global.quiet && std::io::stderr().is_terminal());
     let mut observer = LiveProgress { status: &status, ui };
     let (report, waves) = if in_waves {
@@ -243,6 +244,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             Err(e) => ui.warning(format!("cannot update ultraplan.stateFile '{path}': {e:#}")),
         }
     }
+    record_outcomes(repo, &workspace, &report, &plan, &options, started, &ui);
     let mut out = std::io::stdout().lock();
     match (&waves, args.json) {
         (Some(w), true) => writeln!(out, "{}", serde_json::to_string_pretty(&run_report::waves_json(w))?)?,
@@ -261,6 +263,33 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         RunResult::Stopped => Exit::Stopped,
         RunResult::Interrupted => Exit::Interrupted,
     })
+}
+
+/// Records the run's outcomes (DESIGN §17); never fails the run: a problem
+/// is a warning.
+fn record_outcomes(
+    repo: &crate::git::Repo,
+    workspace: &Workspace,
+    report: &engine::RunReport,
+    plan: &crate::ultraplan::plan::Plan,
+    options: &RunOptions,
+    started: std::time::Instant,
+    ui: &Ui,
+) {
+    use crate::ultraplan::outcomes;
+    let executor = options.executor.id();
+    let run = outcomes::from_run::FinishedRun {
+        report,
+        plan,
+        executor: &executor,
+        elapsed: started.elapsed(),
+    };
+    let recorded = outcomes::Settings::from_config(workspace.config())
+        .and_then(|settings| outcomes::from_run::record_run(repo, &run, &settings, workspace.root()));
+    match recorded {
+        Ok(logged) => logged.iter().flat_map(|l| &l.warnings).for_each(|w| ui.warning(w)),
+        Err(err) => ui.warning(format!("the run's outcome was not recorded: {err:#}")),
+    }
 }
 
 /// The executor the run being resumed used: a resumed run goes on with it
