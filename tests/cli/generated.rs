@@ -153,7 +153,10 @@ fn bash_completion_through_git() {
     let env = TestEnv::new();
     assert_eq!(
         complete(&env, &script, "git ultraplan "),
-        vec!["check", "clean", "export", "hook", "import", "log", "outcome", "result", "run", "show", "stats", "status", "sync"]
+        vec![
+            "check", "clean", "export", "hook", "import", "log", "outcome", "result", "run", "show", "stats", "status",
+            "sync"
+        ]
     );
     assert_eq!(
         complete(&env, &script, "git ultraplan outcome "),
