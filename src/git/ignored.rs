@@ -145,10 +145,7 @@ impl Repo {
     fn list_ignored(&self) -> Result<(Vec<String>, Vec<String>)> {
         use gix::dir::entry::Status;
         use gix::dir::walk::EmissionMode;
-        let index = self
-            .inner
-            .index_or_empty()
-            .map_err(|e| anyhow!("cannot read the index: {e}"))?;
+        let index = self.fresh_index()?;
         let options = self
             .inner
             .dirwalk_options()

@@ -15,16 +15,30 @@ use gix::bstr::ByteSlice;
 use super::repo::{bstr, Oid, Repo, TreeEdit};
 
 impl Repo {
+    /// The index as it is on disk now. gix's shared copy is refreshed only
+    /// when the file's modification time grows, and the kernel's file times
+    /// move in steps of milliseconds: an index written twice within one step
+    /// (this program stages, restores and carries the index within a few
+    /// milliseconds) would be read stale. Every read that leads to a write,
+    /// and every comparison with what was just written, reads it here.
+    pub(crate) fn fresh_index(&self) -> Result<gix::index::File> {
+        match self.inner.open_index() {
+            Ok(index) => Ok(index),
+            Err(_) if !self.inner.index_path().exists() => Ok(gix::index::File::from_state(
+                gix::index::State::new(self.inner.object_hash()),
+                self.inner.index_path(),
+            )),
+            Err(e) => Err(anyhow!("cannot read the index: {e}")),
+        }
+    }
+
     /// The tree the index holds now (what `git write-tree` writes), or `None`
     /// when it has unmerged entries. The index file's checksum identifies
     /// its content: asked again for the same index (and HEAD), the tree is
     /// not computed again.
     pub fn index_tree(&self) -> Result<Option<Oid>> {
         use gix::index::entry::Stage;
-        let index = self
-            .inner
-            .index_or_empty()
-            .map_err(|e| anyhow!("cannot read the index: {e}"))?;
+        let index = self.fresh_index()?;
         if index.entries().iter().any(|e| e.stage() != Stage::Unconflicted) {
             return Ok(None);
         }
@@ -155,10 +169,7 @@ impl Repo {
         if self.index_tree()? == Some(tree) {
             return Ok(false);
         }
-        let current = self
-            .inner
-            .index_or_empty()
-            .map_err(|e| anyhow!("cannot read the index: {e}"))?;
+        let current = self.fresh_index()?;
         let mut restored = self
             .inner
             .index_from_tree(&tree)

@@ -84,10 +84,7 @@ impl Repo {
     /// directories, not nested repositories.
     fn watch_all(&self, watcher: &mut Watcher) -> Result<bool> {
         let root = self.workdir()?.to_owned();
-        let index = self
-            .inner
-            .index_or_empty()
-            .map_err(|e| anyhow!("cannot read the index: {e}"))?;
+        let index = self.fresh_index()?;
         let mut excludes = self
             .inner
             .excludes(&index, None, Default::default())
@@ -143,10 +140,7 @@ impl Repo {
             return Ok(Some(same));
         }
         let root = self.workdir()?.to_owned();
-        let index = self
-            .inner
-            .index_or_empty()
-            .map_err(|e| anyhow!("cannot read the index: {e}"))?;
+        let index = self.fresh_index()?;
         let mut excludes = self
             .inner
             .excludes(&index, None, Default::default())

@@ -208,10 +208,14 @@ impl Repo {
 
     /// `git status` as an iterator: staged and unstaged changes, untracked
     /// files one by one, no rename detection, submodules judged by `ignore`.
+    /// The index is read fresh (see `fresh_index`): the refreshed stat data
+    /// the caller may write back must not carry a stale index over a newer one.
     pub(crate) fn status_iter(&self, ignore: gix::submodule::config::Ignore) -> Result<gix::status::Iter> {
+        let index = gix::worktree::IndexPersistedOrInMemory::InMemory(self.fresh_index()?);
         self.inner
             .status(gix::progress::Discard)
             .map_err(|e| anyhow!("cannot read the status: {e}"))?
+            .index(index)
             .untracked_files(gix::status::UntrackedFiles::Files)
             .index_worktree_rewrites(None)
             .index_worktree_submodules(gix::status::Submodule::Given {
@@ -337,14 +341,7 @@ impl Repo {
     /// `git status` agrees without re-reading them. Other entries are kept.
     pub fn stage(&self, changes: &[FileChange], observed: &Snapshot) -> Result<()> {
         use gix::index::entry::{Flags, Mode, Stage};
-        let path = self.inner.index_path();
-        let mut index: gix::index::File = match self.inner.index() {
-            Ok(shared) => (**shared).clone(),
-            Err(_) if !path.exists() => {
-                gix::index::File::from_state(gix::index::State::new(self.inner.object_hash()), path.clone())
-            }
-            Err(e) => return Err(anyhow!("cannot read the index: {e}")),
-        };
+        let mut index = self.fresh_index()?;
         // Entries to drop: every stage of a changed path, a file that a new
         // path's directory replaces (`a` for `a/b`), and whatever lived under
         // a path that is now a file (`a/b` for `a`).
