@@ -495,3 +495,31 @@ fn diff_stat_and_dirt() {
         "two files, two added lines, binary counts none"
     );
 }
+
+#[test]
+fn an_index_rewritten_within_one_tick_of_the_clock_is_read_as_it_is() {
+    let fx = fixture();
+    let repo = open(&fx.path);
+    let index_path = fx.path.join(".git/index");
+    let head_tree = repo.commit_tree(repo.head().unwrap().commit.unwrap()).unwrap();
+    // gix's shared index is read once...
+    assert_eq!(repo.index_tree().unwrap(), Some(head_tree));
+    let _ = repo.inner.index_or_empty().unwrap();
+    let before = std::fs::metadata(&index_path).unwrap().modified().unwrap();
+    // ...then the index is rewritten (a file staged) and, as happens when two
+    // writes fall within one tick of the kernel's clock, keeps its time.
+    std::fs::write(fx.path.join("a.txt"), "changed\n").unwrap();
+    git(&fx.path, &["add", "a.txt"]);
+    std::fs::File::options()
+        .write(true)
+        .open(&index_path)
+        .unwrap()
+        .set_modified(before)
+        .unwrap();
+    let staged = repo.index_tree().unwrap().unwrap();
+    assert_ne!(staged, head_tree, "the staged change is seen");
+    assert_eq!(repo.read_path(staged, "a.txt").unwrap().unwrap(), b"changed\n");
+    // A status and the stat refresh it writes back keep the staged change.
+    let _ = repo.snapshot().unwrap();
+    assert_eq!(git(&fx.path, &["diff", "--cached", "--name-only"]), "a.txt\n");
+}
