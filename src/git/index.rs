@@ -21,15 +21,41 @@ impl Repo {
     /// (this program stages, restores and carries the index within a few
     /// milliseconds) would be read stale. Every read that leads to a write,
     /// and every comparison with what was just written, reads it here.
-    pub(crate) fn fresh_index(&self) -> Result<gix::index::File> {
+    ///
+    /// The file's trailer is its checksum: when it is the shared copy's, that
+    /// copy is current and is used as it is, without parsing the file again.
+    pub(crate) fn fresh_index(&self) -> Result<gix::worktree::IndexPersistedOrInMemory> {
+        use gix::worktree::IndexPersistedOrInMemory as Index;
+        let shared = self
+            .inner
+            .index_or_empty()
+            .map_err(|e| anyhow!("cannot read the index: {e}"))?;
+        if let (Some(sum), Some(trailer)) = (shared.checksum(), self.index_trailer()) {
+            if sum == trailer {
+                return Ok(Index::Persisted(shared));
+            }
+        }
         match self.inner.open_index() {
-            Ok(index) => Ok(index),
-            Err(_) if !self.inner.index_path().exists() => Ok(gix::index::File::from_state(
+            Ok(index) => Ok(Index::InMemory(index)),
+            Err(_) if !self.inner.index_path().exists() => Ok(Index::InMemory(gix::index::File::from_state(
                 gix::index::State::new(self.inner.object_hash()),
                 self.inner.index_path(),
-            )),
+            ))),
             Err(e) => Err(anyhow!("cannot read the index: {e}")),
         }
+    }
+
+    /// The checksum at the end of the index file (`None` when unreadable or
+    /// written without one, as `index.skipHash` does).
+    fn index_trailer(&self) -> Option<Oid> {
+        use std::io::{Read, Seek, SeekFrom};
+        let len = self.inner.object_hash().len_in_bytes();
+        let mut file = std::fs::File::open(self.inner.index_path()).ok()?;
+        file.seek(SeekFrom::End(-(len as i64))).ok()?;
+        let mut buf = vec![0u8; len];
+        file.read_exact(&mut buf).ok()?;
+        let id = Oid::from_bytes_or_panic(&buf);
+        (!id.is_null()).then_some(id)
     }
 
     /// The tree the index holds now (what `git write-tree` writes), or `None`
@@ -170,6 +196,7 @@ impl Repo {
             return Ok(false);
         }
         let current = self.fresh_index()?;
+        let current: &gix::index::File = &current;
         let mut restored = self
             .inner
             .index_from_tree(&tree)

@@ -211,7 +211,7 @@ impl Repo {
     /// The index is read fresh (see `fresh_index`): the refreshed stat data
     /// the caller may write back must not carry a stale index over a newer one.
     pub(crate) fn status_iter(&self, ignore: gix::submodule::config::Ignore) -> Result<gix::status::Iter> {
-        let index = gix::worktree::IndexPersistedOrInMemory::InMemory(self.fresh_index()?);
+        let index = self.fresh_index()?;
         self.inner
             .status(gix::progress::Discard)
             .map_err(|e| anyhow!("cannot read the status: {e}"))?
@@ -341,7 +341,7 @@ impl Repo {
     /// `git status` agrees without re-reading them. Other entries are kept.
     pub fn stage(&self, changes: &[FileChange], observed: &Snapshot) -> Result<()> {
         use gix::index::entry::{Flags, Mode, Stage};
-        let mut index = self.fresh_index()?;
+        let mut index: gix::index::File = (*self.fresh_index()?).clone();
         // Entries to drop: every stage of a changed path, a file that a new
         // path's directory replaces (`a` for `a/b`), and whatever lived under
         // a path that is now a file (`a/b` for `a`).
