@@ -355,27 +355,6 @@ impl Repo {
         Ok(commit.id)
     }
 
-    /// The author of commit `id`.
-    pub fn commit_author(&self, id: Oid) -> Result<Signature> {
-        let commit = self
-            .inner
-            .find_commit(id)
-            .map_err(|e| anyhow!("cannot read commit {id}: {e}"))?;
-        let decoded = commit.decode().map_err(|e| anyhow!("cannot decode commit {id}: {e}"))?;
-        let author = decoded
-            .author()
-            .map_err(|e| anyhow!("cannot read the author of {id}: {e}"))?;
-        let time = author
-            .time()
-            .map_err(|e| anyhow!("cannot read the time of {id}: {e}"))?;
-        Ok(Signature {
-            name: author.name.to_str_lossy().into_owned(),
-            email: author.email.to_str_lossy().into_owned(),
-            time: time.seconds,
-            offset: time.offset,
-        })
-    }
-
     /// The size of a blob without reading it whole.
     pub fn blob_size(&self, id: Oid) -> Result<u64> {
         let header = self

@@ -232,7 +232,7 @@ fn state_doc(repo: &Repo, name: &str, tip: Oid, transcripts: bool) -> Result<Sta
     let mut chain = Vec::new();
     let mut next = Some(tip);
     while let Some(c) = next {
-        let info = repo.commit_info(c)?;
+        let info = repo.branch_commit(c)?;
         next = info.parents.first().copied();
         chain.push(info);
     }
@@ -243,14 +243,11 @@ fn state_doc(repo: &Repo, name: &str, tip: Oid, transcripts: bool) -> Result<Sta
         let now = flatten(repo, info.tree)?;
         let mut doc = CommitDoc {
             message: redacted(&info.message),
-            author: {
-                let a = repo.commit_author(info.id)?;
-                AuthorDoc {
-                    name: a.name,
-                    email: a.email,
-                    time: a.time,
-                    offset: a.offset,
-                }
+            author: AuthorDoc {
+                name: info.author.name.clone(),
+                email: info.author.email.clone(),
+                time: info.author.time,
+                offset: info.author.offset,
             },
             files: BTreeMap::new(),
             trees: BTreeMap::new(),
