@@ -112,12 +112,15 @@ pub fn redact_json(text: &str) -> Cow<'_, str> {
             .take()
             .filter(|(_, after)| text[*after..start].trim() == ":")
             .map(|(name, _)| name);
+        // The member's value is judged as it reads once redacted, so that
+        // redacting the result again judges the same text (idempotence).
+        let text_clean = redact(&decoded);
         let replacement = match member_of
             .as_deref()
-            .and_then(|name| assignments::keyed_secret(name, &decoded))
+            .and_then(|name| assignments::keyed_secret(name, &text_clean))
         {
             Some(kind) => Some(format!("[REDACTED:{kind}]")),
-            None => match redact(&decoded) {
+            None => match text_clean {
                 Cow::Owned(clean) => Some(clean),
                 Cow::Borrowed(_) => None,
             },
@@ -154,11 +157,13 @@ pub fn redact_yaml(text: &str) -> Cow<'_, str> {
                 None => false,
             },
             serde_yaml::Value::String(s) => {
-                if let Some(kind) = key.and_then(|k| assignments::keyed_secret(k, s)) {
+                // Judged as it reads once redacted, as in `redact_json`.
+                let clean = redact(s);
+                if let Some(kind) = key.and_then(|k| assignments::keyed_secret(k, &clean)) {
                     *s = format!("[REDACTED:{kind}]");
                     return true;
                 }
-                match redact(s) {
+                match clean {
                     Cow::Owned(clean) => {
                         *s = clean;
                         true

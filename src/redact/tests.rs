@@ -180,6 +180,22 @@ fn json_and_yaml_strings_are_redacted_as_they_read() {
     );
 }
 
+/// A member's value is judged after its text is redacted: a value that read
+/// as code (`word[…]`) only until a token inside it was redacted must not
+/// turn into a secret on the second pass.
+#[test]
+fn a_keyed_value_is_judged_as_it_reads_once_redacted() {
+    let value = "sk_live_0AAApasswordpassword[REDACTED:x]password";
+    let json = serde_json::to_string(&serde_json::json!({ "password": value })).unwrap();
+    let once = super::redact_json(&json).into_owned();
+    assert_eq!(once, r#"{"password":"[REDACTED:password]"}"#);
+    assert_eq!(super::redact_json(&once), once);
+    let yaml = serde_yaml::to_string(&serde_json::json!({ "password": value })).unwrap();
+    let once = super::redact_yaml(&yaml).into_owned();
+    assert_eq!(once, "password: '[REDACTED:password]'\n");
+    assert_eq!(super::redact_yaml(&once), once);
+}
+
 #[test]
 fn numbers_under_a_secrets_key_are_redacted_too() {
     assert_eq!(
