@@ -31,9 +31,30 @@ impl std::error::Error for YamlError {}
 pub fn parse(text: &str) -> Result<Value, YamlError> {
     check_depth(text)?;
     serde_yaml::from_str::<Value>(text).map_err(|err| YamlError {
-        line: err.location().map(|l| l.line()),
+        line: err.location().map(|l| text_line(text, l.line())),
         message: err.to_string().lines().next().unwrap_or("").to_owned(),
     })
+}
+
+/// The 1-based line of `text`, counted by `\n` as everywhere else, on which
+/// YAML's 1-based `yaml_line` starts: YAML also breaks lines at a lone `\r`
+/// and at NEL, LS and PS, so its count runs ahead of ours in such a text.
+fn text_line(text: &str, yaml_line: usize) -> usize {
+    let (mut yaml, mut ours) = (1, 1);
+    let mut chars = text.chars().peekable();
+    while yaml < yaml_line {
+        match chars.next() {
+            None => break,
+            Some('\n') => {
+                yaml += 1;
+                ours += 1;
+            }
+            Some('\r') if chars.peek() != Some(&'\n') => yaml += 1,
+            Some('\u{85}' | '\u{2028}' | '\u{2029}') => yaml += 1,
+            Some(_) => {}
+        }
+    }
+    ours
 }
 
 /// Refuses nesting deeper than [`MAX_DEPTH`], in one pass: flow brackets
@@ -97,6 +118,15 @@ fn too_deep(line: usize) -> YamlError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn error_lines_count_newlines_as_the_text_does() {
+        // YAML reads three lines before the quote (`\r` and LS break too);
+        // the text has two.
+        let err = parse("a: 1\rb: 2\u{2028}c: 3\n: '").unwrap_err();
+        assert_eq!(err.line, Some(2), "{err:?}");
+        assert_eq!(text_line("x\ny", 9), 2);
+    }
 
     #[test]
     fn ordinary_yaml_parses() {
