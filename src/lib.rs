@@ -3,18 +3,27 @@
 //! The two binaries are one-line mains over [`ultraplan::main`] and
 //! [`historian::main`]. Everything testable lives here:
 //!
-//! * [`cli`] — exit statuses, git-style messages, color, configuration keys,
-//!   man pages and completions;
-//! * [`git`] — the only code that touches gix or the `git` binary;
-//! * [`ultraplan`] — plan formats, result validation and the commands;
-//! * [`historian`] — the RESULT protocol and, later, the branch rewrite;
-//! * [`yaml`] — YAML read with a bound on nesting.
+//! The rooms stand in floors (DESIGN §12); a room imports only from the
+//! floors below it, never up and never in a circle (`tests/cli/floors.rs`
+//! reads every `use crate::…` and holds this):
+//!
+//! 1. [`redact`], [`error`], [`yaml`] — shared leaves: redaction, the
+//!    error-with-hint type, YAML read with a bound on nesting;
+//! 2. [`process`] — running child processes: timeouts, process groups,
+//!    capped output; [`git`] — the only code that touches gix or the `git`
+//!    binary, knowing no domain;
+//! 3. [`cli`] — exit statuses, git-style messages, color, progress,
+//!    configuration keys; it knows no product;
+//! 4. [`ultraplan`] and [`historian`] — the two products, side by side,
+//!    neither importing the other; each has its `commands/` on top.
 //!
 //! Library code never prints: commands render what the library returns.
 
 pub mod cli;
+pub mod error;
 pub mod git;
 pub mod historian;
+pub mod process;
 pub mod redact;
 pub mod ultraplan;
 pub mod yaml;

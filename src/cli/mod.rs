@@ -6,7 +6,6 @@
 pub mod color;
 pub mod config;
 mod exit;
-pub mod generate;
 pub mod progress;
 pub mod table;
 
@@ -65,22 +64,6 @@ fn eprintln_quiet(args: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr().lock(), "{args}");
 }
 
-/// A fatal error that carries advice: printed as `fatal: …` followed by
-/// `hint: …` lines.
-#[derive(Debug)]
-pub struct FatalWithHint {
-    pub message: String,
-    pub hint: String,
-}
-
-impl Display for FatalWithHint {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for FatalWithHint {}
-
 /// Runs a program: parses the command line with `command` (clap errors exit
 /// 129, `-h`/`--help`/`--version` exit 0), calls `dispatch`, and prints any
 /// error once as `fatal: <chain>` with exit 128. A closed stdout ends quietly.
@@ -100,7 +83,10 @@ pub fn main_with<T: clap::FromArgMatches>(
         Err(err) if is_broken_pipe(&err) => Exit::Done.into(),
         Err(err) => {
             eprintln_quiet(format_args!("fatal: {}", fatal_message(&err)));
-            if let Some(hinted) = err.chain().find_map(|e| e.downcast_ref::<FatalWithHint>()) {
+            if let Some(hinted) = err
+                .chain()
+                .find_map(|e| e.downcast_ref::<crate::error::FatalWithHint>())
+            {
                 for line in hinted.hint.lines() {
                     eprintln_quiet(format_args!("hint: {line}"));
                 }
@@ -147,6 +133,20 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain()
         .filter_map(|e| e.downcast_ref::<std::io::Error>())
         .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// Gives every subcommand its man-page name (`git-ultraplan-check`) and its
+/// usage name (`git ultraplan check`), recursively.
+pub fn name_subcommands(command: clap::Command) -> clap::Command {
+    let display = command.get_display_name().unwrap_or(command.get_name()).to_owned();
+    let bin = command.get_bin_name().unwrap_or(command.get_name()).to_owned();
+    command.mut_subcommands(|sub| {
+        let name = sub.get_name().to_owned();
+        name_subcommands(
+            sub.display_name(format!("{display}-{name}"))
+                .bin_name(format!("{bin} {name}")),
+        )
+    })
 }
 
 #[cfg(test)]

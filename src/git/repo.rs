@@ -166,7 +166,7 @@ impl Repo {
                 Some(Ok(_)) => {}
                 Some(Err(e)) => bail!("cannot read the {what} identity: {e}"),
                 None => {
-                    return Err(crate::cli::FatalWithHint {
+                    return Err(crate::error::FatalWithHint {
                         message: format!("{what} identity unknown"),
                         hint: "run\n  git config user.email \"you@example.com\"\n  git config user.name \"Your Name\"\nto set your identity".into(),
                     }

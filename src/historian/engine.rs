@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context as _, Result};
 
-use crate::cli::FatalWithHint;
+use crate::error::FatalWithHint;
 use crate::git::{BranchCommit, Oid, Repo, Signature};
 
 use super::base::{self, Base, NoBase};

@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::git::{Oid, Repo};
-use crate::ultraplan::exec::process;
+use crate::process;
 
 use super::writer::tail;
 

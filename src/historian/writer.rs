@@ -28,7 +28,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::git::{Delta, Oid, Renames, Repo};
-use crate::ultraplan::exec::process;
+use crate::process;
 
 use super::lines;
 use super::protocol::{self, ResultBlock, ResumeValue};

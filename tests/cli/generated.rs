@@ -11,7 +11,7 @@ use crate::support::{repo_root, TestEnv};
 fn generated_files_are_fresh() {
     let regenerate = std::env::var_os("ULTRAPLAN_REGENERATE").is_some();
     let mut stale = Vec::new();
-    let expected: Vec<_> = ultraplan::cli::generate::all();
+    let expected: Vec<_> = crate::generate::all();
     for file in &expected {
         let path = repo_root().join(&file.path);
         let current = std::fs::read(&path).ok();
@@ -46,10 +46,7 @@ fn generated_files_are_fresh() {
 
 #[test]
 fn man_pages_have_the_git_sections() {
-    for file in ultraplan::cli::generate::all()
-        .iter()
-        .filter(|f| f.path.starts_with("man"))
-    {
+    for file in crate::generate::all().iter().filter(|f| f.path.starts_with("man")) {
         let text = String::from_utf8_lossy(&file.contents);
         for section in [
             "NAME",
@@ -66,7 +63,7 @@ fn man_pages_have_the_git_sections() {
             );
         }
     }
-    let names: Vec<String> = ultraplan::cli::generate::all()
+    let names: Vec<String> = crate::generate::all()
         .iter()
         .map(|f| f.path.display().to_string())
         .collect();

@@ -2,6 +2,7 @@
 //! directory first on PATH, so `git ultraplan …` dispatches as for a user), in
 //! hermetic temporary repositories, with outcomes checked by the real `git`.
 
+mod generate;
 mod plans;
 mod records;
 mod shared;
@@ -12,6 +13,7 @@ mod check;
 mod conventions;
 mod crash;
 mod executors;
+mod floors;
 mod gate;
 mod generated;
 mod gsd;

@@ -59,7 +59,7 @@ pub enum Command {
 /// The whole command-line definition, with every subcommand named for its man
 /// page (`git-historian-clean`) and its usage line (`git historian clean`).
 pub fn command() -> clap::Command {
-    crate::cli::generate::name_subcommands(Cli::command())
+    crate::cli::name_subcommands(Cli::command())
 }
 
 pub fn run(cli: Cli) -> Result<Exit> {

@@ -2,7 +2,7 @@
 
 use anyhow::{anyhow, bail, Result};
 
-use crate::cli::FatalWithHint;
+use crate::error::FatalWithHint;
 use crate::git::{Expect, Repo};
 use crate::historian::base;
 use crate::historian::engine::{Analysis, Options, Target};

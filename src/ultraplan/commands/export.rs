@@ -93,7 +93,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     };
     let occupied = std::fs::read_dir(&dir).map(|mut d| d.next().is_some()).unwrap_or(false);
     if occupied && !args.force {
-        return Err(crate::cli::FatalWithHint {
+        return Err(crate::error::FatalWithHint {
             message: format!("'{}' exists and is not empty", logs_dir.display()),
             hint: "pass --force to write into it anyway, or name a new directory".into(),
         }

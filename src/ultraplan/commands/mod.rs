@@ -79,7 +79,7 @@ pub enum Command {
 /// The whole command-line definition, with every subcommand named for its man
 /// page (`git-ultraplan-check`) and its usage line (`git ultraplan check`).
 pub fn command() -> clap::Command {
-    crate::cli::generate::name_subcommands(Cli::command())
+    crate::cli::name_subcommands(Cli::command())
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {

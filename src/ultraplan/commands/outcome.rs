@@ -288,7 +288,7 @@ fn log_input(args: &LogArgs) -> Result<OutcomeInput> {
     let Some(task) = &args.task else {
         let stdin = std::io::stdin();
         if stdin.is_terminal() {
-            return Err(crate::cli::FatalWithHint {
+            return Err(crate::error::FatalWithHint {
                 message:
                     "no outcome given: pass --task, --agent and --success or --failure, or one JSON object on stdin"
                         .into(),

@@ -11,8 +11,9 @@ use crate::cli::config::{self, duration};
 use crate::cli::progress::StatusLine;
 use crate::cli::{Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
+use crate::process;
 use crate::ultraplan::engine::{self, Event, Mode, Observer, PlanInput, RunOptions, RunResult};
-use crate::ultraplan::exec::{process, ClaudeSettings, Executor};
+use crate::ultraplan::exec::{ClaudeSettings, Executor};
 use crate::ultraplan::plan::shell_words;
 use crate::ultraplan::state::StepStatus;
 
@@ -163,7 +164,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     if in_waves && executor == Executor::Manual {
         // A person works in the worktree a step stopped in; session
         // worktrees are removed when the run stops.
-        return Err(crate::cli::FatalWithHint {
+        return Err(crate::error::FatalWithHint {
             message: "the manual executor cannot run parallel sessions: their worktrees are removed when the run stops".into(),
             hint: format!(
                 "run the steps here with 'git ultraplan run --fg --executor manual {}', or one session with --session N",
@@ -302,7 +303,7 @@ fn recorded_executor(repo: &crate::git::Repo, plan_path: &str, mode: Mode) -> Re
     let id = state.progress.executor.as_str();
     Ok(Some(match id.strip_prefix("command: ") {
         Some(command) if command.contains("[REDACTED:") => {
-            return Err(crate::cli::FatalWithHint {
+            return Err(crate::error::FatalWithHint {
                 message: format!("the recorded executor '{id}' had a secret redacted from it"),
                 hint: "pass the executor again with --executor".into(),
             }

@@ -71,7 +71,7 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
         }
         None => {
             if std::path::Path::new(&args.target).is_file() && repo.rev_parse(&args.target).is_err() {
-                return Err(crate::cli::FatalWithHint {
+                return Err(crate::error::FatalWithHint {
                     message: format!("'{}' is a plan; say which step", args.target),
                     hint: format!("git ultraplan show {} --step N", args.target),
                 }

@@ -13,7 +13,7 @@ use super::step::{Attempt, StepEnd};
 use super::verify::run_expecting;
 use super::{fault, Failure, Run};
 use crate::git::{FileChange, Oid, Snapshot};
-use crate::ultraplan::exec::process;
+use crate::process;
 use crate::ultraplan::plan::{sync, Checkpoint, PlanKind, Step};
 use crate::ultraplan::state::{now, write_note, StepStatus};
 

@@ -28,7 +28,8 @@ use anyhow::{anyhow, Result};
 use serde::Serialize;
 
 use crate::git::Repo;
-use crate::ultraplan::exec::{process, ClaudeSettings, Executor};
+use crate::process;
+use crate::ultraplan::exec::{ClaudeSettings, Executor};
 use crate::ultraplan::plan::{Plan, PlanKind, Session, Step};
 use crate::ultraplan::state::{slug, Lock, Refs, RunState, RunStatus, StepStatus, Summary};
 
@@ -248,7 +249,7 @@ impl Run<'_> {
 pub(crate) fn refuse_problems(input: &PlanInput<'_>) -> Result<()> {
     let problems: Vec<_> = input.plan.problems().collect();
     if let Some(first) = problems.first() {
-        return Err(crate::cli::FatalWithHint {
+        return Err(crate::error::FatalWithHint {
             message: format!(
                 "'{}' has {} problem{}; first: line {}: {}",
                 input.path,

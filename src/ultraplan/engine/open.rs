@@ -124,7 +124,7 @@ pub(super) fn refuse_shared_state(state: &RunState<'_>, plan_path: &str) -> Resu
     if state.progress.plan == plan_path {
         return Ok(());
     }
-    Err(crate::cli::FatalWithHint {
+    Err(crate::error::FatalWithHint {
         message: format!(
             "'{plan_path}' and '{}' share the state '{}'",
             state.progress.plan, state.ref_name

@@ -23,7 +23,7 @@ use crate::git::{FileChange, Oid, Pointers, Snapshot};
 impl Run<'_> {
     /// Records the index and the pointers before step `n` runs.
     pub(super) fn record_git(&mut self, n: u32) -> Result<()> {
-        let index = self.repo.index_tree()?.ok_or_else(|| crate::cli::FatalWithHint {
+        let index = self.repo.index_tree()?.ok_or_else(|| crate::error::FatalWithHint {
             message: "the index has unmerged entries".into(),
             hint: "resolve them (git add / git rm) or 'git reset' before running a step".into(),
         })?;

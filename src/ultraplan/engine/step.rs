@@ -13,7 +13,8 @@ use super::record::{self, AttemptFacts};
 use super::verify::{self, run_expecting};
 use super::{fault, Event, Failure, Run};
 use crate::git::{FileChange, Oid, Snapshot};
-use crate::ultraplan::exec::{self, process, Claim, Outcome};
+use crate::process;
+use crate::ultraplan::exec::{self, Claim, Outcome};
 use crate::ultraplan::plan::{FailurePolicy, PlanKind, Step};
 use crate::ultraplan::state::{now, StepProgress, StepStatus};
 

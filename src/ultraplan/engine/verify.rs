@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::git::FileChange;
-use crate::ultraplan::exec::process::{self, Ending, Finished};
+use crate::process::{self, Ending, Finished};
 use crate::ultraplan::plan::pattern;
 use crate::ultraplan::plan::{Checkpoint, ExpectedKind, Manifest};
 

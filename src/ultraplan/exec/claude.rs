@@ -8,7 +8,8 @@
 //! the command before any step runs.
 
 use super::command::transcript;
-use super::{last_yaml_document, process, Claim, Context, Outcome, Request, Tokens};
+use super::{last_yaml_document, Claim, Context, Outcome, Request, Tokens};
+use crate::process;
 
 /// How to find and call the CLI.
 #[derive(Clone, Debug, Default)]

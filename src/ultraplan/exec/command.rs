@@ -4,7 +4,8 @@
 //! writes to `ULTRAPLAN_RESULT_FILE`, or the last YAML document on stdout; with
 //! neither, one is made from its exit code.
 
-use super::{last_yaml_document, process, Context, Outcome, Request};
+use super::{last_yaml_document, Context, Outcome, Request};
+use crate::process;
 
 pub(super) fn run(command: &str, request: &Request<'_>, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let stdin = serde_json::to_vec(&request.json())?;

@@ -8,11 +8,9 @@
 //! * `manual` prints what the step asks for and stops for a person;
 //! * anything else is a command speaking the command protocol.
 
-mod children;
 mod claude;
 mod command;
 mod manual;
-pub mod process;
 mod shell;
 
 use std::path::{Path, PathBuf};
@@ -20,6 +18,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::process;
 use crate::ultraplan::plan::{Plan, Step};
 
 pub use claude::ClaudeSettings;

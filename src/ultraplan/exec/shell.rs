@@ -4,7 +4,8 @@
 //! Blocks in other languages are examples and are not run; a step without a
 //! runnable block is `blocked`.
 
-use super::{process, Claim, Context, Outcome, Request};
+use super::{Claim, Context, Outcome, Request};
+use crate::process;
 
 pub(super) fn run(request: &Request<'_>, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let blocks: Vec<_> = request

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::model::{ExtractedPlan, Outcome};
-use crate::ultraplan::exec::process;
+use crate::process;
 
 /// The seed's confidence for rule-based plans.
 pub const RULES_CONFIDENCE: f64 = 0.8;

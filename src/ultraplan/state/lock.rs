@@ -84,7 +84,7 @@ impl LockInfo {
     }
 
     /// What every process this holder started carries in its environment as
-    /// [`process::RUN_TOKEN_VAR`](crate::ultraplan::exec::process::RUN_TOKEN_VAR).
+    /// [`process::RUN_TOKEN_VAR`](crate::process::RUN_TOKEN_VAR).
     pub fn token(&self) -> String {
         format!("{}@{}@{}", self.pid, self.host, self.started_at)
     }
@@ -96,7 +96,7 @@ impl LockInfo {
         if self.host != hostname() || self.holder_alive() {
             return 0;
         }
-        crate::ultraplan::exec::process::kill_tagged(&self.token())
+        crate::process::kill_tagged(&self.token())
     }
 
     /// Whether the holder is gone: same host and no such process, or silent
@@ -188,7 +188,7 @@ impl Lock {
                 }
             }
         }
-        crate::ultraplan::exec::process::set_run_token(info.token());
+        crate::process::set_run_token(info.token());
         let current = Arc::new(Mutex::new(blob));
         let stop = Arc::new(AtomicBool::new(false));
         let heartbeat = {
@@ -258,7 +258,7 @@ fn beat(repo: Repo, name: &str, mut info: LockInfo, current: &Mutex<Oid>, stop: 
 }
 
 fn held(name: &str, holder: &LockInfo) -> anyhow::Error {
-    crate::cli::FatalWithHint {
+    crate::error::FatalWithHint {
         message: format!(
             "another git ultraplan holds '{name}': pid {} on {} since {} ({})",
             holder.pid, holder.host, holder.started_at, holder.command

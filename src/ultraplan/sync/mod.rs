@@ -110,7 +110,7 @@ pub fn resolve_remote(repo: &Repo, wanted: Option<&str>) -> Result<String> {
             .unwrap_or_else(|| "origin".into()),
     };
     if repo.remote_url(&name).is_none() {
-        return Err(crate::cli::FatalWithHint {
+        return Err(crate::error::FatalWithHint {
             message: format!("'{name}' is not a remote of this repository"),
             hint: "'git remote -v' lists the remotes; add one with 'git remote add <name> <url>'".into(),
         }

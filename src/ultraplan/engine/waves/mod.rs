@@ -22,7 +22,7 @@ use super::leftovers::{worktree_dir, Leftovers, Removed};
 use super::risk::{assess, Risk};
 use super::{Event, Failure, Observer, PlanInput, RunOptions, RunReport, RunResult};
 use crate::git::Repo;
-use crate::ultraplan::exec::process;
+use crate::process;
 use crate::ultraplan::plan::Session;
 use crate::ultraplan::state::{slug, Lock, Refs, RunState, StepStatus};
 
@@ -114,7 +114,7 @@ pub fn run_waves(
         ));
     }
     let Some(plan_rel) = input.in_worktree.clone() else {
-        return Err(crate::cli::FatalWithHint {
+        return Err(crate::error::FatalWithHint {
             message: format!(
                 "'{}' is outside the repository; sessions in worktrees cannot see it",
                 input.path

@@ -19,7 +19,7 @@ impl<'a> Waves<'a> {
             .map(|st| st.number.to_string())
             .collect();
         if !orphans.is_empty() {
-            return Err(crate::cli::FatalWithHint {
+            return Err(crate::error::FatalWithHint {
                 message: format!(
                     "step{} {} belong{} to no session of the Execution Strategy, so a parallel run would not run {}",
                     if orphans.len() == 1 { "" } else { "s" },
@@ -37,7 +37,7 @@ impl<'a> Waves<'a> {
         let tracked: Vec<&String> = dirt.tracked.iter().filter(|p| !self.is_plan_file(p)).collect();
         if !tracked.is_empty() {
             let shown: Vec<&str> = tracked.iter().take(10).map(|p| p.as_str()).collect();
-            return Err(crate::cli::FatalWithHint {
+            return Err(crate::error::FatalWithHint {
                 message: format!(
                     "uncommitted changes to tracked files: {}{}",
                     shown.join(", "),

@@ -9,8 +9,8 @@ use std::time::Duration;
 use anyhow::{anyhow, Result};
 
 use super::Waves;
+use crate::process;
 use crate::ultraplan::engine::Event;
-use crate::ultraplan::exec::process;
 use crate::ultraplan::plan::{pattern, Session};
 use crate::ultraplan::state::{RunState, RunStatus};
 

@@ -1,7 +1,9 @@
-//! Man pages and shell completions, generated from the clap definitions that
-//! parse the command line, so they cannot drift. They are committed under
-//! `man/` and `completions/`; a test fails when they are stale and rewrites them
-//! when `ULTRAPLAN_REGENERATE=1` is set.
+//! The generator of man pages and shell completions, from the clap
+//! definitions that parse the command line, so they cannot drift. It lives
+//! with the tests (the shipped binaries do not need it, so `clap_mangen` and
+//! `clap_complete` are dev-dependencies); the files are committed under
+//! `man/` and `completions/`, and `generated.rs` fails when they are stale
+//! and rewrites them when `ULTRAPLAN_REGENERATE=1` is set.
 //!
 //! Bash completion is our own: git's completion calls `_git_<name>` for
 //! `git <name> <TAB>`, so each program gets a `_git_ultraplan`-style function
@@ -13,27 +15,13 @@ use std::path::PathBuf;
 
 use clap_mangen::roff::{bold, roman, Roff};
 
-use super::config::{keys_for, Program};
-use super::Exit;
+use ultraplan::cli::config::{keys_for, Program};
+use ultraplan::cli::Exit;
 
 /// A generated file, relative to the repository root.
 pub struct Generated {
     pub path: PathBuf,
     pub contents: Vec<u8>,
-}
-
-/// Gives every subcommand its man-page name (`git-ultraplan-check`) and its
-/// usage name (`git ultraplan check`), recursively.
-pub fn name_subcommands(command: clap::Command) -> clap::Command {
-    let display = command.get_display_name().unwrap_or(command.get_name()).to_owned();
-    let bin = command.get_bin_name().unwrap_or(command.get_name()).to_owned();
-    command.mut_subcommands(|sub| {
-        let name = sub.get_name().to_owned();
-        name_subcommands(
-            sub.display_name(format!("{display}-{name}"))
-                .bin_name(format!("{bin} {name}")),
-        )
-    })
 }
 
 struct Program_ {
@@ -47,17 +35,17 @@ struct Program_ {
 fn programs() -> Vec<Program_> {
     vec![
         Program_ {
-            command: crate::ultraplan::command(),
+            command: ultraplan::ultraplan::command(),
             name: "git-ultraplan",
             program: Program::Ultraplan,
-            exit_statuses: crate::ultraplan::commands::exit_statuses,
+            exit_statuses: ultraplan::ultraplan::commands::exit_statuses,
             other: "git-historian",
         },
         Program_ {
-            command: crate::historian::command(),
+            command: ultraplan::historian::command(),
             name: "git-historian",
             program: Program::Historian,
-            exit_statuses: crate::historian::commands::exit_statuses,
+            exit_statuses: ultraplan::historian::commands::exit_statuses,
             other: "git-ultraplan",
         },
     ]

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 
-use super::children;
-pub use super::children::{
+mod children;
+pub use children::{
     install_interrupt_handler, interrupted, kill_own_leftovers, kill_tagged, set_run_token, spawn_registered,
     unregister, RUN_TOKEN_VAR,
 };
