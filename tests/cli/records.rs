@@ -372,3 +372,39 @@ fn bad_exports_are_refused_naming_the_problem_and_write_nothing() {
         assert_eq!(env.git(&b, &["for-each-ref"]), refs_before, "{what} wrote a reference");
     }
 }
+
+/// The digests of runs already read are a cache: `stats` reads them instead
+/// of walking a run's commits again, reads a run afresh once it has a new
+/// newest commit, and reads everything again when the cache is damaged.
+#[test]
+fn stats_read_the_digests_of_runs_read_before_and_never_trust_a_damaged_one() {
+    let env = TestEnv::new();
+    let repo = recorded(&env);
+    let first = env.run(&repo, &["ultraplan", "stats", "--json"]).expect_code(0).json();
+    let cache = repo.join(".git/ultraplan/digests.json");
+    let text = std::fs::read_to_string(&cache).expect("stats keeps the digests");
+    // Read from the cache: a digest edited by hand shows in the figures.
+    let edited = text.replacen("\"status\":\"success\"", "\"status\":\"failure\"", 1);
+    assert_ne!(edited, text);
+    std::fs::write(&cache, &edited).unwrap();
+    let json = env.run(&repo, &["ultraplan", "stats", "--json"]).expect_code(0).json();
+    assert_eq!(json["tasks_failed"], 1, "the digest was read: {json}");
+    // A damaged file is read as empty and written again.
+    std::fs::write(&cache, "{ not json").unwrap();
+    let again = env.run(&repo, &["ultraplan", "stats", "--json"]).expect_code(0).json();
+    assert_eq!(again, first);
+    assert!(std::fs::read_to_string(&cache).unwrap().starts_with("{\"version\":1,"));
+    // A new run is read; the old one still comes from its digest.
+    env.git(&repo, &["commit", "-q", "--allow-empty", "-m", "again"]);
+    // (Step 2's counter has passed 2 now: this run fails there.)
+    let _ = env.run(&repo, &["ultraplan", "run", "03-01-PLAN.md"]);
+    let json = env.run(&repo, &["ultraplan", "stats", "--json"]).expect_code(0).json();
+    assert!(
+        json["tasks_executed"].as_u64() > first["tasks_executed"].as_u64(),
+        "{json}"
+    );
+    assert_eq!(json["velocity"]["plans_completed"], 1, "{json}");
+    // Nothing of it is in git.
+    let refs = env.git(&repo, &["for-each-ref", "--format=%(refname)"]);
+    assert!(!refs.contains("digest"), "{refs}");
+}

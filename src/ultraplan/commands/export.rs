@@ -104,6 +104,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     }
     let filter = Filter {
         slugs,
+        records: true,
         ..Filter::default()
     };
     let record = collect(repo, &filter)?;

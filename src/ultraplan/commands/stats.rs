@@ -79,6 +79,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         slugs: (!args.plans.is_empty()).then(|| args.plans.iter().map(|p| slug(p)).collect()),
         since: args.since.clone(),
         until: args.until.clone(),
+        records: false,
     };
     let record = collect(repo, &filter)?;
     let metrics = Metrics::of(&record);

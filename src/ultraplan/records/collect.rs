@@ -12,8 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::git::Repo;
-use crate::ultraplan::state::{catalog, StepStatus};
+use super::digest::Digests;
+use crate::git::{Oid, Repo};
+use crate::ultraplan::state::catalog;
 
 /// One step's execution in one run.
 #[derive(Clone, Debug, Serialize)]
@@ -79,6 +80,9 @@ pub struct Filter {
     pub slugs: Option<Vec<String>>,
     pub since: Option<String>,
     pub until: Option<String>,
+    /// Whether each [`Attempt`] gets its record's text (`yaml`); without it
+    /// the text is left empty and no record is read.
+    pub records: bool,
 }
 
 impl Filter {
@@ -113,34 +117,30 @@ fn parse_millis(a: &str, b: &str) -> u64 {
     b.signed_duration_since(a).num_milliseconds().max(0) as u64
 }
 
-/// Reads every run and task recorded in `repo`.
+/// Reads every run and task recorded in `repo`, through the digests of
+/// runs read before ([`super::digest`]).
 pub fn collect(repo: &Repo, filter: &Filter) -> Result<Record> {
     let mut record = Record::default();
     let mut seen_attempts: BTreeSet<(String, u32, u32)> = BTreeSet::new();
     let mut seen_runs: BTreeSet<(String, Option<u32>)> = BTreeSet::new();
+    let mut digests = Digests::open(repo);
     for slug in catalog::slugs(repo)? {
         if filter.slugs.as_ref().is_some_and(|s| !s.contains(&slug)) {
             continue;
         }
         for state in catalog::states(repo, &slug)? {
-            for past in catalog::history(repo, &state.ref_name)? {
-                let p = &past.progress;
+            for p in digests.chain(repo, &state.ref_name)? {
                 if !seen_runs.insert((p.run_id.clone(), p.session)) {
                     continue;
                 }
                 // Attempts grouped into tasks, in the order they ran.
                 let mut tasks: BTreeMap<u32, Task> = BTreeMap::new();
                 let mut plan_id = String::new();
-                for attempt in &past.attempts {
+                for attempt in &p.attempts {
                     if !seen_attempts.insert((p.run_id.clone(), attempt.step, attempt.attempt)) {
                         continue;
                     }
-                    let Ok(doc) = serde_yaml::from_str::<serde_yaml::Value>(&attempt.record) else {
-                        continue;
-                    };
-                    let text = |v: &serde_yaml::Value| v.as_str().unwrap_or_default().to_owned();
-                    let result = &doc["result"];
-                    plan_id = text(&doc["plan_id"]);
+                    plan_id = attempt.plan_id.clone();
                     let task = tasks.entry(attempt.step).or_insert_with(|| Task {
                         plan: p.plan.clone(),
                         plan_id: plan_id.clone(),
@@ -148,7 +148,7 @@ pub fn collect(repo: &Repo, filter: &Filter) -> Result<Record> {
                         run_id: p.run_id.clone(),
                         session: p.session,
                         step: attempt.step,
-                        task_name: text(&result["task_name"]),
+                        task_name: attempt.task_name.clone(),
                         status: String::new(),
                         attempts: 0,
                         duration_ms: 0,
@@ -156,11 +156,17 @@ pub fn collect(repo: &Repo, filter: &Filter) -> Result<Record> {
                         logged_at: String::new(),
                     });
                     task.attempts += 1;
-                    task.duration_ms += result["metadata"]["duration_ms"].as_u64().unwrap_or(0);
-                    task.status = text(&result["status"]);
-                    task.files_modified = result["files_modified"].as_sequence().map_or(0, |s| s.len());
-                    task.logged_at = text(&doc["logged_at"]);
+                    task.duration_ms += attempt.duration_ms;
+                    task.status = attempt.status.clone();
+                    task.files_modified = attempt.files_modified;
+                    task.logged_at = attempt.logged_at.clone();
                     if filter.day_ok(&task.logged_at) {
+                        let yaml = if filter.records {
+                            let blob = Oid::from_hex(attempt.blob.as_bytes())?;
+                            String::from_utf8_lossy(&repo.read_blob(blob)?).into_owned()
+                        } else {
+                            String::new()
+                        };
                         record.attempts.push(Attempt {
                             plan_id: plan_id.clone(),
                             run_id: p.run_id.clone(),
@@ -168,12 +174,12 @@ pub fn collect(repo: &Repo, filter: &Filter) -> Result<Record> {
                             attempt: attempt.attempt,
                             status: task.status.clone(),
                             logged_at: task.logged_at.clone(),
-                            yaml: attempt.record.clone(),
+                            yaml,
                         });
                     }
                 }
                 for (step, task) in &mut tasks {
-                    if p.step(*step).status == StepStatus::Skipped {
+                    if p.skipped.contains(step) {
                         task.status = "skipped".into();
                     }
                 }
@@ -190,16 +196,17 @@ pub fn collect(repo: &Repo, filter: &Filter) -> Result<Record> {
                     plan_id,
                     run_id: p.run_id.clone(),
                     session: p.session,
-                    status: p.status.as_str().to_owned(),
+                    status: p.status.clone(),
                     started_at: p.started_at.clone(),
                     updated_at: p.updated_at.clone(),
                     duration_ms: parse_millis(&p.started_at, &p.updated_at),
                     steps_total: p.total_steps,
-                    steps_passed: p.steps.values().filter(|s| s.status == StepStatus::Passed).count(),
+                    steps_passed: p.steps_passed,
                 });
             }
         }
     }
+    digests.save(filter.slugs.is_none());
     record
         .tasks
         .sort_by(|a, b| (&a.logged_at, &a.run_id, a.step).cmp(&(&b.logged_at, &b.run_id, b.step)));

@@ -1,10 +1,12 @@
 //! The record (DESIGN §16): what the run states and notes say, read back in
 //! aggregate. Nothing here is stored anywhere else: every figure is computed
-//! from the state chains under `refs/ultraplan/` each time.
+//! from the state chains under `refs/ultraplan/` (the digests of runs
+//! already read are a cache of that, never a source).
 //!
 //! * [`collect`] walks every state chain once and yields one [`Task`] per
 //!   step execution (a step's attempts within one run) and one [`PlanRun`]
-//!   per run;
+//!   per run, through the [`digest`]s of the runs it read before (a local
+//!   cache keyed by each run's newest commit);
 //! * [`metrics`] aggregates them as seed `000_…` asks: counts, rates,
 //!   durations, per plan, per phase and per day, velocity and the trend;
 //! * [`state_md`] writes the `## Performance Metrics` section of a STATE.md,
@@ -13,6 +15,7 @@
 //! * [`exchange`] writes the versioned export and [`import`] reads it back.
 
 pub mod collect;
+pub mod digest;
 pub mod exchange;
 pub mod import;
 pub mod logs;

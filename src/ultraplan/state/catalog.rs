@@ -8,7 +8,7 @@ use anyhow::Result;
 use super::lock::LockInfo;
 use super::progress::Progress;
 use super::run_state::RunState;
-use crate::git::{Oid, Repo};
+use crate::git::{EntryKind, Oid, Repo};
 
 /// Every slug with something under `refs/ultraplan/<slug>/`. A name no plan
 /// slug can be (one gix refuses to look under, made by another tool) is not a
@@ -66,7 +66,10 @@ pub struct RecordedAttempt {
     pub attempt: u32,
     /// The attempt's YAML (the note format).
     pub record: String,
-    /// The checkpoint commit, when this attempt passed and was committed.
+    /// The blob the YAML was read from.
+    pub blob: Oid,
+    /// The checkpoint commit, when this attempt passed and was committed
+    /// (read only when asked for: see [`Reading`]).
     pub commit: Option<String>,
 }
 
@@ -78,15 +81,39 @@ pub struct PastRun {
     pub attempts: Vec<RecordedAttempt>,
 }
 
+/// How much of a run to read: the checkpoint commits of passed attempts
+/// cost a read of the progress at each `step N: passed` commit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    WithCheckpoints,
+    WithoutCheckpoints,
+}
+
 /// Every run recorded in the chain at `ref_name`, newest first, with every
 /// attempt it recorded (also those a later re-run of the step superseded).
 /// The chain marks a run's start with `run <id>: started`; attempts with
 /// `step N attempt A: passed|failed …`.
 pub fn history(repo: &Repo, ref_name: &str) -> Result<Vec<PastRun>> {
     let mut runs = Vec::new();
+    let mut next = repo.read_ref(ref_name)?;
+    while let Some(last) = next {
+        let Some((run, before)) = run_ending_at(repo, last, Reading::WithCheckpoints)? else {
+            break;
+        };
+        runs.push(run);
+        next = before;
+    }
+    Ok(runs)
+}
+
+/// The run whose newest commit is `last` (or, when `last` holds no
+/// progress, the first older commit that does), and the commit before the
+/// run's start, where older runs go on; `None` when no commit from `last`
+/// down holds a run.
+pub fn run_ending_at(repo: &Repo, last: Oid, reading: Reading) -> Result<Option<(PastRun, Option<Oid>)>> {
     let mut current: Option<PastRun> = None;
     let mut committed: std::collections::HashMap<u32, Option<String>> = std::collections::HashMap::new();
-    let mut next = repo.read_ref(ref_name)?;
+    let mut next = Some(last);
     while let Some(commit) = next {
         let info = repo.commit_info(commit)?;
         next = info.parents.first().copied();
@@ -102,25 +129,28 @@ pub fn history(repo: &Repo, ref_name: &str) -> Result<Vec<PastRun>> {
                 progress,
                 attempts: Vec::new(),
             });
-            committed.clear();
         }
         if let Some((step, rest)) = subject.strip_prefix("step ").and_then(|r| r.split_once(' ')) {
             let Ok(step) = step.trim_end_matches(':').parse::<u32>() else {
                 continue;
             };
             if rest.starts_with("passed") && subject.starts_with(&format!("step {step}: ")) {
-                let commit = repo
-                    .read_path(info.tree, "progress.json")?
-                    .and_then(|b| serde_json::from_slice::<Progress>(&b).ok())
-                    .and_then(|p| p.step(step).commit);
-                committed.insert(step, commit);
+                if reading == Reading::WithCheckpoints {
+                    let commit = repo
+                        .read_path(info.tree, "progress.json")?
+                        .and_then(|b| serde_json::from_slice::<Progress>(&b).ok())
+                        .and_then(|p| p.step(step).commit);
+                    committed.insert(step, commit);
+                }
             } else if let Some(after) = rest.strip_prefix("attempt ") {
                 if let Some((attempt, verdict)) = after.split_once(": ") {
                     let Ok(attempt) = attempt.parse::<u32>() else { continue };
                     if verdict.starts_with("passed") || verdict.starts_with("failed") {
-                        if let Some(record) =
-                            repo.read_path(info.tree, &format!("steps/{step}/attempt-{attempt}.yaml"))?
+                        let path = format!("steps/{step}/attempt-{attempt}.yaml");
+                        if let Some((blob, EntryKind::Blob | EntryKind::Executable)) =
+                            repo.tree_entry(info.tree, &path)?
                         {
+                            let record = repo.read_blob(blob)?;
                             let commit = if verdict.starts_with("passed") {
                                 committed.remove(&step).flatten()
                             } else {
@@ -131,6 +161,7 @@ pub fn history(repo: &Repo, ref_name: &str) -> Result<Vec<PastRun>> {
                                     step,
                                     attempt,
                                     record: String::from_utf8_lossy(&record).into_owned(),
+                                    blob,
                                     commit,
                                 });
                             }
@@ -140,15 +171,11 @@ pub fn history(repo: &Repo, ref_name: &str) -> Result<Vec<PastRun>> {
             }
         }
         if subject.starts_with("run ") && subject.contains(": started") {
-            if let Some(mut run) = current.take() {
-                run.attempts.reverse();
-                runs.push(run);
-            }
+            break;
         }
     }
-    if let Some(mut run) = current {
+    Ok(current.map(|mut run| {
         run.attempts.reverse();
-        runs.push(run);
-    }
-    Ok(runs)
+        (run, next)
+    }))
 }
