@@ -9,7 +9,7 @@
 //! | `stash list/drop/store` | `refs::pointers` | editing reflogs (the stash list is one) |
 //! | `rev-parse --git-path hooks`, `config --local` | `config::local` | `core.hooksPath` resolution as git does it; locked config writes |
 //! | `ls-remote`, `fetch`, `push` | `remote` | push at all; the user's transports, credential helpers and `insteadOf` |
-//! | `apply` | [`apply_patch`] | applying a patch |
+//! | `apply` | [`apply_patch`] (the shell executor's `diff` blocks) | applying a patch |
 //!
 //! git is found with `which`; `GIT_INDEX_FILE` never leaks into it (a hook
 //! that runs us may have set one for its own index).
@@ -148,9 +148,9 @@ impl Repo {
 }
 
 /// Applies the patch `patch` to the files of the working tree `dir` (`git
-/// apply`: gix has no patch application), under the process runner like any
-/// command of a step: its own process group, `timeout`, output kept up to
-/// `cap` bytes, `env` added to the environment.
+/// apply`: gix has no patch application), under the process runner: its own
+/// process group, `timeout`, output kept up to `cap` bytes, `env` added to
+/// the environment.
 pub fn apply_patch(
     dir: &Path,
     patch: &str,

@@ -79,6 +79,8 @@ impl Repo {
     /// move from `old` to `merge` (or git refuses, changing nothing).
     pub fn checkout_merge(&self, old: Oid, merge: Oid) -> Result<std::result::Result<(), String>> {
         let (old_hex, merge_hex) = (old.to_string(), merge.to_string());
+        // git: gix 0.90 has no two-way checkout that refuses to overwrite an
+        // untracked file or a local change (see `apply_merge`).
         let out = self.git(&["read-tree", "-m", "-u", &old_hex, &merge_hex])?;
         if !out.status.success() {
             return Ok(Err(String::from_utf8_lossy(&out.stderr).trim().to_owned()));
@@ -91,6 +93,9 @@ impl Repo {
     /// put back to `old` and it fails.
     pub fn commit_merge(&self, old: Oid, merge: Oid, reflog: &str) -> Result<()> {
         let (old_hex, merge_hex) = (old.to_string(), merge.to_string());
+        // gix could move HEAD here (`advance_head`); git does it as the second
+        // half of its own fast-forward (DESIGN §14), after the `read-tree` above
+        // took and released the index lock, with git's reflog lines.
         let out = self.git(&["update-ref", "-m", reflog, "HEAD", &merge_hex, &old_hex])?;
         if !out.status.success() {
             // HEAD moved meanwhile: put the index and working tree back.

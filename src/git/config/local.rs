@@ -13,6 +13,7 @@ impl Repo {
     /// The hooks directory git uses for this repository (`core.hooksPath`
     /// honoured; shared by linked worktrees), as `git rev-parse --git-path hooks`.
     pub fn hooks_dir(&self) -> Result<PathBuf> {
+        // git: gix does not resolve `core.hooksPath` (relative, per worktree) as git does.
         let out = self.git(&["rev-parse", "--git-path", "hooks"])?;
         if !out.status.success() {
             bail!("cannot find the hooks directory: {}", last_lines(&out.stderr));
@@ -26,6 +27,8 @@ impl Repo {
 
     /// Every value of the multi-valued `key` in the repository's own configuration file.
     pub fn local_config_values(&self, key: &str) -> Result<Vec<String>> {
+        // Read through git as the writes are: gix's configuration is a snapshot
+        // taken when the repository was opened, and would miss a value just written.
         let out = self.git(&["config", "--local", "--get-all", key])?;
         // Exit 1 means "no such key".
         if !out.status.success() && out.status.code() != Some(1) {

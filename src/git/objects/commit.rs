@@ -27,7 +27,7 @@ pub struct Signature {
     pub offset: i32,
 }
 
-/// A commit of the branch being rewritten.
+/// A commit with its author (what rewriting a branch needs of each commit).
 #[derive(Clone, Debug)]
 pub struct BranchCommit {
     pub id: Oid,
