@@ -22,10 +22,13 @@
 //! | `config` | configuration with git's precedence, `-c` parameters, local writes |
 //! | `cli` | the one runner of the `git` binary, and what gix lacks at each use |
 //!
-//! Floors inside the room: `repo` at the bottom; `cli` and `objects` on it;
-//! `refs`, `diff` and `history` on those; `merge`, `linked`, `remote` and
-//! `config` beside them; `workdir` on top (it restores through `diff` and
-//! carries the index through `merge`).
+//! Floors inside the room (held by `tests/cli/floors.rs`): `repo` at the
+//! bottom; `cli` and `objects` on it; `refs`, `diff`, `history`, `config`,
+//! `linked`, `merge` and `remote` on those, none importing another;
+//! `workdir` on top (it stages the changes `diff` finds). The floors hold
+//! for imports; calls through [`Repo`]'s methods follow the same direction
+//! (a chain in `refs` asks `history` for ancestry, `workdir` carries the
+//! index over with `merge`'s text merge); none runs the other way.
 
 mod cli;
 mod config;

@@ -106,18 +106,18 @@ impl Snapshot {
 /// What a run carries from scan to scan.
 #[derive(Default)]
 pub struct Tracker {
-    pub(crate) watcher: Option<watch::Watcher>,
-    pub(crate) last: Option<Snapshot>,
-    /// A HEAD this program moved to itself (a checkpoint).
-    pub(crate) own_head: Option<Oid>,
+    watcher: Option<watch::Watcher>,
+    last: Option<Snapshot>,
+    /// A HEAD this program moved to itself (a commit of the last snapshot).
+    own_head: Option<Oid>,
     /// How many scans were incremental (for tests and benchmarks).
     pub incremental_scans: usize,
     /// Ignored files hashed before, by path: their fingerprint then and the
     /// tree edit made, so an unchanged file is not read again.
-    pub(crate) ignored: HashMap<String, (ignored::Fingerprint, TreeEdit)>,
+    ignored: HashMap<String, (ignored::Fingerprint, TreeEdit)>,
     /// Every ignored file with its fingerprint, as of the last walk brought up
     /// to date by incremental scans; `None` after a full scan (walk again).
-    pub(crate) ignored_list: Option<ignored::IgnoredList>,
+    ignored_list: Option<ignored::IgnoredList>,
 }
 
 impl Tracker {
