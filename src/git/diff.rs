@@ -208,10 +208,7 @@ impl Repo {
     /// Builds a commit on `parent` whose tree is the parent's with `changes`
     /// applied; no reference moves.
     pub fn commit_changes(&self, parent: Option<Oid>, changes: &[FileChange], message: &str) -> Result<Oid> {
-        let base = match parent {
-            Some(p) => self.commit_tree(p)?,
-            None => self.empty_tree(),
-        };
+        let base = self.tree_of(parent)?;
         let tree = self.tree_with(base, changes)?;
         let parents: Vec<Oid> = parent.into_iter().collect();
         self.write_commit(tree, &parents, message)

@@ -50,6 +50,14 @@ impl Repo {
         Ok(self.commit_info(commit)?.tree)
     }
 
+    /// The tree of `commit`, or the empty tree for none (an unborn branch).
+    pub(crate) fn tree_of(&self, commit: Option<Oid>) -> Result<Oid> {
+        match commit {
+            Some(commit) => self.commit_tree(commit),
+            None => Ok(self.empty_tree()),
+        }
+    }
+
     pub fn commit_info(&self, id: Oid) -> Result<CommitInfo> {
         let commit = self
             .inner

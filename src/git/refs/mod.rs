@@ -76,21 +76,7 @@ impl Repo {
             // gix also accepts an existing ref with the same value; "create only" must mean absent.
             return Err(RefConflict { name: name.into() }.into());
         }
-        let edit = RefEdit {
-            change: Change::Update {
-                log: LogChange {
-                    mode: RefLog::AndReference,
-                    force_create_reflog: false,
-                    message: message.into(),
-                },
-                expected: previous_value(expect),
-                new: Target::Object(new),
-            },
-            name: name
-                .try_into()
-                .map_err(|e| anyhow!("invalid reference name '{name}': {e}"))?,
-            deref: false,
-        };
+        let edit = update_edit(name, previous_value(expect), Target::Object(new), message, false)?;
         self.apply_edit(name, edit)
     }
 
@@ -102,22 +88,11 @@ impl Repo {
     /// Moves the branch `HEAD` points at (or a detached `HEAD`) from `old` to
     /// `new`, writing reflogs for both as `git commit` does.
     pub fn advance_head(&self, old: Option<Oid>, new: Oid, message: &str) -> Result<()> {
-        let edit = RefEdit {
-            change: Change::Update {
-                log: LogChange {
-                    mode: RefLog::AndReference,
-                    force_create_reflog: false,
-                    message: message.into(),
-                },
-                expected: match old {
-                    Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
-                    None => PreviousValue::MustNotExist,
-                },
-                new: Target::Object(new),
-            },
-            name: "HEAD".try_into().map_err(|e| anyhow!("{e}"))?,
-            deref: true,
+        let expected = match old {
+            Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
+            None => PreviousValue::MustNotExist,
         };
+        let edit = update_edit("HEAD", expected, Target::Object(new), message, true)?;
         self.apply_edit("HEAD", edit)
     }
 
@@ -131,9 +106,7 @@ impl Repo {
                 },
                 log: RefLog::AndReference,
             },
-            name: name
-                .try_into()
-                .map_err(|e| anyhow!("invalid reference name '{name}': {e}"))?,
+            name: full_name(name)?,
             deref: false,
         };
         self.apply_edit(name, edit)
@@ -182,29 +155,16 @@ impl Repo {
         let mut edits = Vec::with_capacity(updates.len());
         for u in updates {
             let expected = previous_value(u.expect);
-            let change = match u.new {
-                Some(new) => Change::Update {
-                    log: LogChange {
-                        mode: RefLog::AndReference,
-                        force_create_reflog: false,
-                        message: message.into(),
+            edits.push(match u.new {
+                Some(new) => update_edit(&u.name, expected, Target::Object(new), message, false)?,
+                None => RefEdit {
+                    change: Change::Delete {
+                        expected,
+                        log: RefLog::AndReference,
                     },
-                    expected,
-                    new: Target::Object(new),
+                    name: full_name(&u.name)?,
+                    deref: false,
                 },
-                None => Change::Delete {
-                    expected,
-                    log: RefLog::AndReference,
-                },
-            };
-            edits.push(RefEdit {
-                change,
-                name: u
-                    .name
-                    .as_str()
-                    .try_into()
-                    .map_err(|e| anyhow!("invalid reference name '{}': {e}", u.name))?,
-                deref: false,
             });
         }
         match self.inner.edit_references(edits) {
@@ -225,6 +185,29 @@ impl Repo {
             .map_err(|e| anyhow!("not a valid revision: '{spec}' ({e})"))?;
         Ok(id.detach())
     }
+}
+
+/// The edit that moves `name` (through a symbolic reference to its target
+/// when `deref`) to `new` if it holds `expected`, with a reflog line.
+fn update_edit(name: &str, expected: PreviousValue, new: Target, message: &str, deref: bool) -> Result<RefEdit> {
+    Ok(RefEdit {
+        change: Change::Update {
+            log: LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: message.into(),
+            },
+            expected,
+            new,
+        },
+        name: full_name(name)?,
+        deref,
+    })
+}
+
+fn full_name(name: &str) -> Result<gix::refs::FullName> {
+    name.try_into()
+        .map_err(|e| anyhow!("invalid reference name '{name}': {e}"))
 }
 
 /// What gix must find in a reference before changing it.

@@ -7,7 +7,7 @@
 //! state, and a stash the step dropped is stored again.
 
 use anyhow::{anyhow, Result};
-use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+use gix::refs::transaction::PreviousValue;
 use gix::refs::Target;
 
 use super::Expect;
@@ -198,19 +198,8 @@ impl Repo {
     }
 
     fn set_head(&self, target: Target) -> Result<()> {
-        let edit = RefEdit {
-            change: Change::Update {
-                log: LogChange {
-                    mode: RefLog::AndReference,
-                    force_create_reflog: false,
-                    message: "ultraplan: put HEAD back after a failed step".into(),
-                },
-                expected: PreviousValue::Any,
-                new: target,
-            },
-            name: "HEAD".try_into().map_err(|e| anyhow!("{e}"))?,
-            deref: false,
-        };
+        let message = "ultraplan: put HEAD back after a failed step";
+        let edit = super::update_edit("HEAD", PreviousValue::Any, target, message, false)?;
         self.inner
             .edit_reference(edit)
             .map_err(|e| anyhow!("cannot move HEAD back: {e}"))?;

@@ -69,10 +69,7 @@ impl Repo {
         if index.entries().iter().any(|e| e.stage() != Stage::Unconflicted) {
             return Ok(None);
         }
-        let head_tree = match self.head()?.commit {
-            Some(c) => self.commit_tree(c)?,
-            None => self.empty_tree(),
-        };
+        let head_tree = self.tree_of(self.head()?.commit)?;
         let checksum = index.checksum();
         if let (Some(sum), Some((seen_sum, seen_head, tree))) = (checksum, self.index_tree_seen.get()) {
             if sum == seen_sum && seen_head == head_tree {
@@ -217,10 +214,7 @@ impl Repo {
             .write(gix::index::write::Options::default())
             .map_err(|e| anyhow!("cannot write the index: {e}"))?;
         if let Some(sum) = restored.checksum() {
-            let head_tree = match self.head()?.commit {
-                Some(c) => self.commit_tree(c)?,
-                None => self.empty_tree(),
-            };
+            let head_tree = self.tree_of(self.head()?.commit)?;
             self.index_tree_seen.set(Some((sum, head_tree, tree)));
         }
         Ok(true)

@@ -131,10 +131,7 @@ impl Repo {
     /// Takes a snapshot of the working tree.
     pub fn snapshot(&self) -> Result<Snapshot> {
         let head = self.head()?.commit;
-        let head_tree = match head {
-            Some(commit) => self.commit_tree(commit)?,
-            None => self.empty_tree(),
-        };
+        let head_tree = self.tree_of(head)?;
         let (paths, unstorable): (BTreeSet<String>, BTreeSet<String>) =
             self.dirty_paths()?.into_iter().partition(|p| storable(p));
         if paths.is_empty() {

@@ -122,10 +122,7 @@ impl Repo {
             .inner
             .excludes(&index, None, Default::default())
             .map_err(|e| anyhow!("cannot read the ignore rules: {e}"))?;
-        let head_tree = match head {
-            Some(c) => self.commit_tree(c)?,
-            None => self.empty_tree(),
-        };
+        let head_tree = self.tree_of(head)?;
         let mut paths: BTreeSet<String> = BTreeSet::new();
         let mut unstorable = last.unstorable.clone();
         let mut new_dirs: Vec<String> = Vec::new();
