@@ -199,27 +199,6 @@ pub(crate) fn last_lines(stderr: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::git::testing::{fixture, git};
-
-    #[test]
-    fn a_patch_applies_to_the_working_tree_and_a_stale_one_is_refused() {
-        let f = fixture();
-        let patch = "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+patched\n";
-        let env = vec![("PATCH_TEST".to_owned(), "1".to_owned())];
-        let done = apply_patch(&f.path, patch, env.clone(), Duration::from_secs(30), 1 << 16).unwrap();
-        assert!(done.ending.success(), "{}", done.output());
-        assert_eq!(std::fs::read_to_string(f.path.join("a.txt")).unwrap(), "patched\n");
-        assert_eq!(
-            git(&f.path, &["status", "--porcelain"]),
-            " M a.txt\n",
-            "the index is not touched"
-        );
-        // The same patch again no longer applies: git says why, nothing changes.
-        let again = apply_patch(&f.path, patch, env, Duration::from_secs(30), 1 << 16).unwrap();
-        assert!(!again.ending.success());
-        assert!(again.stderr.contains("a.txt"), "{}", again.stderr);
-        assert_eq!(std::fs::read_to_string(f.path.join("a.txt")).unwrap(), "patched\n");
-    }
 
     #[test]
     fn git_messages_are_shortened() {

@@ -1,7 +1,9 @@
 //! Objects, references, merges, linked worktrees and diffs against the real
 //! `git`: compare-and-swap refuses a stale expectation, notes read as git
 //! reads them, merges change nothing when they conflict or an untracked file
-//! is in the way.
+//! is in the way, a patch applies through the one git runner.
+
+use std::time::Duration;
 
 use super::testing::{fixture, git, open};
 use super::*;
@@ -191,4 +193,24 @@ fn diff_stat_and_dirt() {
         (2, 2),
         "two files, two added lines, binary counts none"
     );
+}
+
+#[test]
+fn a_patch_applies_to_the_working_tree_and_a_stale_one_is_refused() {
+    let f = fixture();
+    let patch = "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+patched\n";
+    let env = vec![("PATCH_TEST".to_owned(), "1".to_owned())];
+    let done = apply_patch(&f.path, patch, env.clone(), Duration::from_secs(30), 1 << 16).unwrap();
+    assert!(done.ending.success(), "{}", done.output());
+    assert_eq!(std::fs::read_to_string(f.path.join("a.txt")).unwrap(), "patched\n");
+    assert_eq!(
+        git(&f.path, &["status", "--porcelain"]),
+        " M a.txt\n",
+        "the index is not touched"
+    );
+    // The same patch again no longer applies: git says why, nothing changes.
+    let again = apply_patch(&f.path, patch, env, Duration::from_secs(30), 1 << 16).unwrap();
+    assert!(!again.ending.success());
+    assert!(again.stderr.contains("a.txt"), "{}", again.stderr);
+    assert_eq!(std::fs::read_to_string(f.path.join("a.txt")).unwrap(), "patched\n");
 }
