@@ -1,45 +1,65 @@
-//! The one room where the program meets git.
+//! The one room where the program meets git; it knows no domain (no plans,
+//! runs or sessions), only repositories.
 //!
 //! gix reads and writes objects, refs and configuration; where gix lacks
-//! something, this module calls the `git` binary and says why next to the call.
-//! Nothing outside `src/git/` names gix: the rest of the program asks for what it
-//! needs in the domain's words.
+//! something, the one `git` runner (`cli`) calls the binary and the caller
+//! says why next to the call. Nothing outside `src/git/` names gix: the rest
+//! of the program asks for what it needs in its own words.
+//!
+//! The room by subject, each adding its operations to [`Repo`]:
+//!
+//! | module | subject |
+//! |---|---|
+//! | `repo` | the handle: opening, directories, `HEAD`, identity |
+//! | `objects` | blobs, trees (the one tree editor), commits (the one commit writer) |
+//! | `refs` | references and compare-and-swap; notes, append-only chains, HEAD and the stash, name rules |
+//! | `diff` | the one tree diff (renames on or off) and what is built from a diff |
+//! | `history` | walks, ancestry, merge bases |
+//! | `workdir` | the working tree: snapshot, status, scan and watch, ignored and git's own files, restore, index and staging |
+//! | `linked` | linked worktrees |
+//! | `merge` | merges decided in memory and applied through git; text merges |
+//! | `remote` | fetch, push, ls-remote |
+//! | `config` | configuration with git's precedence, `-c` parameters, local writes |
+//! | `cli` | the one runner of the `git` binary, and what gix lacks at each use |
+//!
+//! Floors inside the room (held by `tests/cli/floors.rs`): `repo` at the
+//! bottom; `cli` and `objects` on it; `refs`, `diff`, `history`, `config`,
+//! `linked`, `merge` and `remote` on those, none importing another;
+//! `workdir` on top (it stages the changes `diff` finds). The floors hold
+//! for imports; calls through [`Repo`]'s methods follow the same direction
+//! (a chain in `refs` asks `history` for ancestry, `workdir` carries the
+//! index over with `merge`'s text merge); none runs the other way.
 
-mod chain;
+mod cli;
 mod config;
-mod config_params;
+mod diff;
 mod history;
-mod ignored;
-mod index;
-mod names;
-mod notes;
-mod own_files;
-mod pointers;
+mod linked;
+mod merge;
+mod objects;
+mod refs;
 mod remote;
 mod repo;
-mod scan;
-mod watch;
-mod worktree;
-mod worktrees;
+#[cfg(test)]
+mod testing;
+mod workdir;
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 
-pub use chain::{BuildRecord, ChainMerge};
-pub use config::GitConfig;
-pub use config_params::{parse_config_parameters, ConfigParameter};
-pub use history::{BranchCommit, Delta, Entry, Renames, Signature};
-pub use ignored::{IgnoredBound, IgnoredFiles};
-pub use names::{component_problem, ref_name_problem};
-pub use notes::RefUpdate;
-pub use own_files::risky_settings_added;
-pub use pointers::{Pointers, PutBack};
+pub use cli::apply_patch;
+pub use config::{parse_config_parameters, ConfigParameter, GitConfig};
+pub use diff::{Delta, FileChange, Renames};
+pub use linked::LinkedWorktree;
+pub use merge::MergePlan;
+pub use objects::{BranchCommit, CommitInfo, Entry, EntryKind, Signature, TreeEdit};
+pub use refs::{
+    component_problem, ref_name_problem, BuildRecord, ChainMerge, Expect, Pointers, PutBack, RefConflict, RefUpdate,
+};
 pub use remote::{PushOutcome, PushedRef};
-pub use repo::{CommitInfo, EntryKind, Expect, Head, Oid, RefConflict, Repo, SharedRepo, TreeEdit};
-pub use scan::Tracker;
-pub use worktree::{remove_files, storable, FileChange, Snapshot};
-pub use worktrees::{Dirt, LinkedWorktree, MergePlan};
+pub use repo::{Head, Oid, Repo, SharedRepo};
+pub use workdir::{remove_files, risky_settings_added, storable, Dirt, IgnoredBound, IgnoredFiles, Snapshot, Tracker};
 
 /// Where a command runs: the repository around the current directory (if any),
 /// the effective configuration, and the directory that plan paths are relative to.

@@ -1,15 +1,10 @@
 //! Talking to remotes, through the `git` binary: gix 0.90 cannot push at all,
 //! and fetching through the CLI keeps every transport, credential helper and
 //! `insteadOf` rule the user configured working exactly as for `git fetch`.
-//! Also the few configuration writes `sync --setup` makes (`git config`
-//! handles the locking and file layout gix would make us redo).
-
-use std::io::Write as _;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 use anyhow::{anyhow, bail, Result};
 
+use super::cli::last_lines;
 use super::repo::{Oid, Repo};
 
 /// How one reference of a push ended, from `git push --porcelain`.
@@ -167,153 +162,19 @@ impl Repo {
         })
     }
 
-    /// The commits reachable from `tip` but from none of `hidden` (those
-    /// this repository lacks are ignored), newest first: what a push of `tip`
-    /// adds to a remote whose references are `hidden`. A shallow clone's
-    /// walk stops at its boundary.
-    pub fn commits_between(&self, tip: Oid, hidden: &[Oid]) -> Result<Vec<Oid>> {
-        let hidden: Vec<Oid> = hidden.iter().copied().filter(|h| self.has_object(*h)).collect();
-        let walk = self
-            .inner
-            .rev_walk([tip])
-            .with_hidden(hidden)
-            .all()
-            .map_err(|e| anyhow!("cannot walk history from {tip}: {e}"))?;
-        let mut out = Vec::new();
-        for info in walk {
-            let info = info.map_err(|e| anyhow!("cannot walk history from {tip}: {e}"))?;
-            out.push(info.id);
-        }
-        Ok(out)
-    }
-
     /// Whether this repository is a shallow clone.
     pub fn is_shallow(&self) -> bool {
         self.inner.is_shallow().unwrap_or(false)
     }
 
-    /// The hooks directory git uses for this repository (`core.hooksPath`
-    /// honoured; shared by linked worktrees), as `git rev-parse --git-path hooks`.
-    pub fn hooks_dir(&self) -> Result<PathBuf> {
-        let out = self.git(&["rev-parse", "--git-path", "hooks"], None)?;
-        if !out.status.success() {
-            bail!("cannot find the hooks directory: {}", last_lines(&out.stderr));
-        }
-        let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-        Ok(match self.workdir() {
-            Ok(dir) if path.is_relative() => dir.join(path),
-            _ => path,
-        })
-    }
-
-    /// Every value of the multi-valued `key` in the repository's own configuration file.
-    pub fn local_config_values(&self, key: &str) -> Result<Vec<String>> {
-        let out = self.git(&["config", "--local", "--get-all", key], None)?;
-        // Exit 1 means "no such key".
-        if !out.status.success() && out.status.code() != Some(1) {
-            bail!("cannot read '{key}': {}", last_lines(&out.stderr));
-        }
-        Ok(String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(str::to_owned)
-            .collect())
-    }
-
-    /// Every `(key, value)` of the repository's own configuration file whose
-    /// key matches the regular expression `pattern` (`git config --get-regexp`).
-    pub fn local_config_regexp(&self, pattern: &str) -> Result<Vec<(String, String)>> {
-        let out = self.git(&["config", "--local", "--get-regexp", pattern], None)?;
-        if !out.status.success() && out.status.code() != Some(1) {
-            bail!("cannot read the configuration: {}", last_lines(&out.stderr));
-        }
-        Ok(String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(|l| {
-                let (k, v) = l.split_once(' ').unwrap_or((l, ""));
-                (k.to_owned(), v.to_owned())
-            })
-            .collect())
-    }
-
-    /// Adds `value` to `key` in the repository's configuration, unless it is there.
-    pub fn config_add_once(&self, key: &str, value: &str) -> Result<bool> {
-        if self.local_config_values(key)?.iter().any(|v| v == value) {
-            return Ok(false);
-        }
-        self.git_config(&["config", "--local", "--add", key, value])?;
-        Ok(true)
-    }
-
-    /// Sets the single-valued `key`, unless it already holds `value`.
-    pub fn config_set(&self, key: &str, value: &str) -> Result<bool> {
-        if self.local_config_values(key)?.last().map(String::as_str) == Some(value) {
-            return Ok(false);
-        }
-        self.git_config(&["config", "--local", "--replace-all", key, value])?;
-        Ok(true)
-    }
-
-    /// Removes `value` from `key` (only that value), if it is there.
-    pub fn config_remove_value(&self, key: &str, value: &str) -> Result<bool> {
-        if !self.local_config_values(key)?.iter().any(|v| v == value) {
-            return Ok(false);
-        }
-        self.git_config(&["config", "--local", "--fixed-value", "--unset-all", key, value])?;
-        Ok(true)
-    }
-
-    fn git_config(&self, args: &[&str]) -> Result<()> {
-        let out = self.git(args, None)?;
-        if !out.status.success() {
-            bail!("git {} failed: {}", args.join(" "), last_lines(&out.stderr));
-        }
-        Ok(())
-    }
-
     /// `git <args>` for talking to a remote: no terminal prompts (a hook or a
     /// script must fail, not hang), stdin fed from `input`.
     fn git_transport(&self, args: &[&str], input: Option<&[u8]>) -> Result<std::process::Output> {
-        let git = which::which("git").map_err(|_| anyhow!("git is not on PATH"))?;
-        let mut cmd = Command::new(git);
-        cmd.arg("--git-dir").arg(self.git_dir());
-        if let Ok(workdir) = self.workdir() {
-            cmd.current_dir(workdir);
+        let git = self.git_cli().no_prompt().args(args);
+        match input {
+            Some(input) => git.stdin(input.to_vec()).output(),
+            None => git.output(),
         }
-        cmd.args(args)
-            .env_remove("GIT_INDEX_FILE")
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().map_err(|e| anyhow!("cannot run git {}: {e}", args[0]))?;
-        if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
-            // A git that dies early closes its stdin; its exit status says why.
-            let _ = stdin.write_all(input);
-        }
-        child
-            .wait_with_output()
-            .map_err(|e| anyhow!("cannot run git {}: {e}", args[0]))
-    }
-}
-
-/// The last few lines of git's messages, for an error.
-fn last_lines(stderr: &[u8]) -> String {
-    let text = String::from_utf8_lossy(stderr);
-    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let tail = &lines[lines.len().saturating_sub(3)..];
-    let joined = tail
-        .iter()
-        .map(|l| {
-            l.strip_prefix("fatal: ")
-                .or_else(|| l.strip_prefix("error: "))
-                .unwrap_or(l)
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
-    if joined.is_empty() {
-        "git gave no reason".into()
-    } else {
-        joined
     }
 }
 
@@ -339,14 +200,5 @@ mod tests {
         assert!(outcome(&["[rejected] (non-fast-forward)", "[rejected] (atomic push failed)"]).lost_a_race());
         assert!(!outcome(&["[remote rejected] (pre-receive hook declined)"]).lost_a_race());
         assert!(!outcome(&[]).lost_a_race());
-    }
-
-    #[test]
-    fn git_messages_are_shortened() {
-        assert_eq!(
-            last_lines(b"fatal: 'nowhere' does not appear to be a git repository\nfatal: Could not read from remote repository.\n"),
-            "'nowhere' does not appear to be a git repository; Could not read from remote repository."
-        );
-        assert_eq!(last_lines(b""), "git gave no reason");
     }
 }

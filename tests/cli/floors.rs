@@ -26,6 +26,22 @@ const FLOORS: &[(&str, u32)] = &[
     // The products, side by side.
     ("ultraplan", 4),
     ("historian", 4),
+    // Inside git (its module docs): the handle; the runner and objects on it;
+    // refs, diff, history and the rest on those; the working tree on top
+    // (it restores through diff). Added with the room's split by subject so
+    // that it stays layered.
+    ("git::repo", 0),
+    ("git::cli", 1),
+    ("git::objects", 1),
+    ("git::testing", 1),
+    ("git::refs", 2),
+    ("git::diff", 2),
+    ("git::history", 2),
+    ("git::config", 2),
+    ("git::linked", 2),
+    ("git::merge", 2),
+    ("git::remote", 2),
+    ("git::workdir", 3),
     // Inside ultraplan: formats, then records of a run, then what runs it.
     ("ultraplan::plan", 0),
     ("ultraplan::state", 0),

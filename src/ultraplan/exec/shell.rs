@@ -23,25 +23,20 @@ pub(super) fn run(request: &Request<'_>, ctx: &Context<'_>) -> anyhow::Result<Ou
     let mut outcome = Outcome::new(Claim::Success);
     let mut transcript = String::new();
     for (i, block) in blocks.iter().enumerate() {
-        let (program, args, stdin) = match block.lang.as_str() {
-            "bash" => ("bash", vec!["-e".into(), "-c".into(), block.code.clone()], None),
-            "diff" | "patch" => (
-                "git",
-                vec!["apply".into(), "--whitespace=nowarn".into(), "-".into()],
-                Some(format!("{}\n", block.code.trim_end()).into_bytes()),
-            ),
-            _ => ("sh", vec!["-e".into(), "-c".into(), block.code.clone()], None),
-        };
         transcript.push_str(&format!("$ [{} block {} at line {}]\n", block.lang, i + 1, block.line));
-        let finished = process::run(process::Spec {
-            program,
-            args,
-            cwd: ctx.workdir,
-            env: env.clone(),
-            stdin,
-            timeout: ctx.timeout.saturating_sub(outcome.duration),
-            cap: ctx.cap,
-        })?;
+        let timeout = ctx.timeout.saturating_sub(outcome.duration);
+        let finished = match block.lang.as_str() {
+            "diff" | "patch" => crate::git::apply_patch(ctx.workdir, &block.code, env.clone(), timeout, ctx.cap)?,
+            lang => process::run(process::Spec {
+                program: if lang == "bash" { "bash" } else { "sh" },
+                args: vec!["-e".into(), "-c".into(), block.code.clone()],
+                cwd: ctx.workdir,
+                env: env.clone(),
+                stdin: None,
+                timeout,
+                cap: ctx.cap,
+            })?,
+        };
         outcome.duration += finished.duration;
         transcript.push_str(&finished.output());
         outcome.exit_code = Some(finished.ending.code());

@@ -1,5 +1,5 @@
-//! Reading and writing whole notes trees, and moving several references in
-//! one all-or-nothing transaction.
+//! Notes: one note at a time through gix's notes platform, and whole notes
+//! trees at once.
 //!
 //! gix's notes platform reads and writes one note at a time; sync and the
 //! pre-push gate need every note of a notes commit at once (one tree walk, not
@@ -11,21 +11,66 @@ use std::collections::BTreeMap;
 
 use anyhow::{anyhow, Result};
 use gix::bstr::ByteSlice;
-use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
-use gix::refs::Target;
 
-use super::repo::{EntryKind, Expect, Oid, RefConflict, Repo};
-
-/// One reference change of a [`Repo::update_refs`] transaction.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RefUpdate {
-    pub name: String,
-    /// The new value; `None` deletes the reference.
-    pub new: Option<Oid>,
-    pub expect: Expect,
-}
+use crate::git::objects::{kind, EntryKind};
+use crate::git::repo::{Oid, Repo};
 
 impl Repo {
+    /// Adds or replaces the note for `object` in `notes_ref`, committed with
+    /// git's own notes commit message. Parallel sessions share the notes ref:
+    /// losing its compare-and-swap means trying again on a fresh view.
+    pub fn set_note(&self, notes_ref: &str, object: Oid, text: &str) -> Result<()> {
+        let name: &gix::refs::FullNameRef = notes_ref
+            .try_into()
+            .map_err(|e| anyhow!("invalid notes reference '{notes_ref}': {e}"))?;
+        let mut tries = 0u64;
+        loop {
+            let mut notes = self
+                .inner
+                .notes()
+                .map_err(|e| anyhow!("cannot open notes: {e}"))?
+                .with_commit_message("Notes added by 'git ultraplan'");
+            match notes.replace_at_ref(name, object, text.as_bytes()) {
+                Ok(_) => return Ok(()),
+                Err(e) if (e.is_conflict() || e.is_not_found()) && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(
+                        2 + (tries * 7 + u64::from(std::process::id())) % 20,
+                    ));
+                }
+                Err(e) => return Err(anyhow!("cannot write the note for {object}: {e}")),
+            }
+        }
+    }
+
+    /// The note for `object` in `notes_ref`.
+    pub fn note(&self, notes_ref: &str, object: Oid) -> Result<Option<String>> {
+        let Some(notes_commit) = self.read_ref(notes_ref)? else {
+            return Ok(None);
+        };
+        let tree = self.commit_tree(notes_commit)?;
+        // Notes trees may fan out into directories of two hex digits.
+        let hex = object.to_string();
+        let mut current = tree;
+        let mut consumed = 0;
+        loop {
+            let entries = self.list_tree(current)?;
+            if let Some((_, id, _)) = entries.iter().find(|(name, _, _)| name == &hex[consumed..]) {
+                return Ok(Some(String::from_utf8_lossy(&self.read_blob(*id)?).into_owned()));
+            }
+            let next = entries
+                .iter()
+                .find(|(name, _, kind)| *kind == EntryKind::Tree && hex[consumed..].starts_with(name.as_str()));
+            match next {
+                Some((name, id, _)) => {
+                    consumed += name.len();
+                    current = *id;
+                }
+                None => return Ok(None),
+            }
+        }
+    }
+
     /// Every note of the notes commit `notes_commit`: annotated object → note blob.
     pub fn notes_at(&self, notes_commit: Oid) -> Result<BTreeMap<Oid, Oid>> {
         let mut out = BTreeMap::new();
@@ -38,7 +83,7 @@ impl Repo {
             let decoded = tree.decode().map_err(|e| anyhow!("cannot decode a notes tree: {e}"))?;
             for entry in &decoded.entries {
                 let name = format!("{prefix}{}", entry.filename.to_str_lossy());
-                match super::repo::kind(entry.mode) {
+                match kind(entry.mode) {
                     EntryKind::Tree if name.len() < 40 => stack.push((name, entry.oid.to_owned())),
                     EntryKind::Blob | EntryKind::Executable => {
                         // Anything that is not a full object name (a stray file) is not a note.
@@ -81,59 +126,5 @@ impl Repo {
             .map_err(|e| anyhow!("cannot write a notes tree: {e}"))?
             .detach();
         self.write_commit(tree, parents, message)
-    }
-
-    /// Whether the object database holds `id`.
-    pub fn has_object(&self, id: Oid) -> bool {
-        self.inner.has_object(id)
-    }
-
-    /// Applies every update or none (one transaction); a reference that no
-    /// longer holds what its update expects is a [`RefConflict`].
-    pub fn update_refs(&self, updates: &[RefUpdate], message: &str) -> Result<()> {
-        if updates.is_empty() {
-            return Ok(());
-        }
-        let mut edits = Vec::with_capacity(updates.len());
-        for u in updates {
-            let expected = match u.expect {
-                Expect::Absent => PreviousValue::MustNotExist,
-                Expect::Value(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
-                Expect::AbsentOr(None) => PreviousValue::MustNotExist,
-                Expect::AbsentOr(Some(old)) => PreviousValue::ExistingMustMatch(Target::Object(old)),
-            };
-            let change = match u.new {
-                Some(new) => Change::Update {
-                    log: LogChange {
-                        mode: RefLog::AndReference,
-                        force_create_reflog: false,
-                        message: message.into(),
-                    },
-                    expected,
-                    new: Target::Object(new),
-                },
-                None => Change::Delete {
-                    expected,
-                    log: RefLog::AndReference,
-                },
-            };
-            edits.push(RefEdit {
-                change,
-                name: u
-                    .name
-                    .as_str()
-                    .try_into()
-                    .map_err(|e| anyhow!("invalid reference name '{}': {e}", u.name))?,
-                deref: false,
-            });
-        }
-        match self.inner.edit_references(edits) {
-            Ok(_) => Ok(()),
-            Err(err) if err.is_conflict() || err.is_not_found() => Err(RefConflict {
-                name: updates.iter().map(|u| u.name.as_str()).collect::<Vec<_>>().join("', '"),
-            }
-            .into()),
-            Err(err) => Err(anyhow!("cannot update references: {err}")),
-        }
     }
 }

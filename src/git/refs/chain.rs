@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 
-use super::repo::{EntryKind, Expect, Oid, RefConflict, Repo, TreeEdit};
+use super::{Expect, RefConflict};
+use crate::git::objects::{entry_edit, EntryKind, TreeEdit};
+use crate::git::repo::{Oid, Repo};
 
 /// How long an append keeps retrying a reference other writers keep moving.
 const CONTENTION_LIMIT: Duration = Duration::from_secs(30);
@@ -100,20 +102,8 @@ impl Repo {
             match our_files.get(&path) {
                 Some((ours_id, _)) if *ours_id == id => {}
                 Some(_) => conflicts.push(path),
-                None => edits.push(match kind {
-                    EntryKind::Link => TreeEdit::Link { path, id },
-                    EntryKind::Commit => TreeEdit::Commit { path, id },
-                    EntryKind::Executable => TreeEdit::Blob {
-                        path,
-                        id,
-                        executable: true,
-                    },
-                    _ => TreeEdit::Blob {
-                        path,
-                        id,
-                        executable: false,
-                    },
-                }),
+                // `tree_files` lists files, never trees.
+                None => edits.push(entry_edit(path, Some((id, kind)))),
             }
         }
         let tree = self.edit_tree(Some(ours_tree), &edits)?;

@@ -7,10 +7,11 @@
 //! state, and a stash the step dropped is stored again.
 
 use anyhow::{anyhow, Result};
-use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+use gix::refs::transaction::PreviousValue;
 use gix::refs::Target;
 
-use super::repo::{Expect, Head, Oid, Repo};
+use super::Expect;
+use crate::git::repo::{Head, Oid, Repo};
 
 const STASH: &str = "refs/stash";
 
@@ -152,7 +153,7 @@ impl Repo {
     /// stores `recorded` again if the step dropped or popped it. Through the
     /// `git` binary: gix does not edit reflogs, and the stash list is a reflog.
     fn put_stash_back(&self, recorded: Option<Oid>, out: &mut PutBack) -> Result<()> {
-        let list = self.git(&["stash", "list", "--format=%H"], None)?;
+        let list = self.git(&["stash", "list", "--format=%H"])?;
         let list: Vec<Oid> = String::from_utf8_lossy(&list.stdout)
             .lines()
             .filter_map(|l| l.trim().parse().ok())
@@ -161,7 +162,7 @@ impl Repo {
         let found = recorded.is_none() || newer.len() < list.len();
         let drops = if found { newer.len() } else { 0 };
         for _ in 0..drops {
-            let done = self.git(&["stash", "drop", "-q", "stash@{0}"], None)?;
+            let done = self.git(&["stash", "drop", "-q", "stash@{0}"])?;
             if !done.status.success() {
                 return Err(anyhow!(
                     "cannot drop a stash entry the step made: {}",
@@ -183,7 +184,7 @@ impl Repo {
                 .map(|c| c.message.lines().next().unwrap_or("").to_owned())
                 .unwrap_or_default();
             let id = stash.to_string();
-            let done = self.git(&["stash", "store", "-q", "-m", &message, &id], None)?;
+            let done = self.git(&["stash", "store", "-q", "-m", &message, &id])?;
             if !done.status.success() {
                 return Err(anyhow!(
                     "cannot store stash {id} again: {}",
@@ -197,19 +198,8 @@ impl Repo {
     }
 
     fn set_head(&self, target: Target) -> Result<()> {
-        let edit = RefEdit {
-            change: Change::Update {
-                log: LogChange {
-                    mode: RefLog::AndReference,
-                    force_create_reflog: false,
-                    message: "ultraplan: put HEAD back after a failed step".into(),
-                },
-                expected: PreviousValue::Any,
-                new: target,
-            },
-            name: "HEAD".try_into().map_err(|e| anyhow!("{e}"))?,
-            deref: false,
-        };
+        let message = "ultraplan: put HEAD back after a failed step";
+        let edit = super::update_edit("HEAD", PreviousValue::Any, target, message, false)?;
         self.inner
             .edit_reference(edit)
             .map_err(|e| anyhow!("cannot move HEAD back: {e}"))?;

@@ -9,10 +9,11 @@
 //! an intent-to-add entry (`git add -N`), which a tree cannot hold, is left
 //! out of the tree as `git write-tree` leaves it out.
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use gix::bstr::ByteSlice;
 
-use super::repo::{bstr, Oid, Repo, TreeEdit};
+use crate::git::objects::{bstr, entry_edit, removals_first, EntryKind, TreeEdit};
+use crate::git::repo::{Oid, Repo};
 
 impl Repo {
     /// The index as it is on disk now. gix's shared copy is refreshed only
@@ -68,10 +69,7 @@ impl Repo {
         if index.entries().iter().any(|e| e.stage() != Stage::Unconflicted) {
             return Ok(None);
         }
-        let head_tree = match self.head()?.commit {
-            Some(c) => self.commit_tree(c)?,
-            None => self.empty_tree(),
-        };
+        let head_tree = self.tree_of(self.head()?.commit)?;
         let checksum = index.checksum();
         if let (Some(sum), Some((seen_sum, seen_head, tree))) = (checksum, self.index_tree_seen.get()) {
             if sum == seen_sum && seen_head == head_tree {
@@ -89,17 +87,16 @@ impl Repo {
         use gix::index::entry::{Flags, Mode};
         let mut edits = Vec::new();
         let edit = |path: &gix::bstr::BStr, mode: Mode, id: Oid, flags: Flags| -> Option<TreeEdit> {
-            use super::repo::EntryKind as K;
             let path = path.to_str_lossy().into_owned();
             let kind = match mode {
                 _ if flags.contains(Flags::INTENT_TO_ADD) => return Some(TreeEdit::Remove { path }),
-                Mode::FILE => K::Blob,
-                Mode::FILE_EXECUTABLE => K::Executable,
-                Mode::SYMLINK => K::Link,
-                Mode::COMMIT => K::Commit,
+                Mode::FILE => EntryKind::Blob,
+                Mode::FILE_EXECUTABLE => EntryKind::Executable,
+                Mode::SYMLINK => EntryKind::Link,
+                Mode::COMMIT => EntryKind::Commit,
                 _ => return None,
             };
-            Some(super::worktree::entry_edit(path, Some((id, kind))))
+            Some(entry_edit(path, Some((id, kind))))
         };
         self.inner
             .tree_index_status(
@@ -139,7 +136,7 @@ impl Repo {
             return Ok(head_tree);
         }
         // Removals first: a path may turn from a file into a directory.
-        edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));
+        removals_first(&mut edits);
         self.edit_tree(Some(head_tree), &edits)
     }
 
@@ -150,7 +147,6 @@ impl Repo {
     /// new version is taken and the path is returned, so the caller can say
     /// where the staged version is kept.
     pub fn carry_staged(&self, staged: Oid, old: Oid, new: Oid) -> Result<(Oid, Vec<String>)> {
-        use super::repo::EntryKind;
         let mut edits = Vec::new();
         let mut overlapping = Vec::new();
         for change in self.changes(old, staged)? {
@@ -180,12 +176,12 @@ impl Repo {
                     }
                 }
             };
-            edits.push(super::worktree::entry_edit(change.path, target));
+            edits.push(entry_edit(change.path, target));
         }
         if edits.is_empty() {
             return Ok((new, overlapping));
         }
-        edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));
+        removals_first(&mut edits);
         Ok((self.edit_tree(Some(new), &edits)?, overlapping))
     }
 
@@ -218,12 +214,24 @@ impl Repo {
             .write(gix::index::write::Options::default())
             .map_err(|e| anyhow!("cannot write the index: {e}"))?;
         if let Some(sum) = restored.checksum() {
-            let head_tree = match self.head()?.commit {
-                Some(c) => self.commit_tree(c)?,
-                None => self.empty_tree(),
-            };
+            let head_tree = self.tree_of(self.head()?.commit)?;
             self.index_tree_seen.set(Some((sum, head_tree, tree)));
         }
         Ok(true)
+    }
+
+    /// Refuses index layouts this program cannot update in place.
+    pub fn check_index_supported(&self) -> Result<()> {
+        let index = match self.inner.open_index() {
+            Ok(index) => index,
+            Err(_) => return Ok(()), // no index yet
+        };
+        if index.link().is_some() {
+            bail!("the index is split (core.splitIndex); git ultraplan cannot stage into a split index");
+        }
+        if index.is_sparse() {
+            bail!("the index is sparse (sparse-checkout with index.sparse); git ultraplan cannot stage into it");
+        }
+        Ok(())
     }
 }

@@ -1,11 +1,15 @@
 //! Configuration read with git's precedence: system, global, repository,
 //! worktree, `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_<n>` and finally `git -c`
-//! (`GIT_CONFIG_PARAMETERS`), which gix does not read by itself.
+//! (`GIT_CONFIG_PARAMETERS`), which gix does not read by itself; and the
+//! few writes to the repository's own configuration file (`local`).
+
+mod local;
+mod params;
 
 use anyhow::{anyhow, Context as _, Result};
 use gix::bstr::ByteSlice;
 
-use super::config_params::{parse_config_parameters, ConfigParameter};
+pub use params::{parse_config_parameters, ConfigParameter};
 
 /// A read-only view of the effective git configuration.
 #[derive(Clone)]

@@ -18,7 +18,10 @@ use std::path::Path;
 use anyhow::{anyhow, Result};
 use gix::bstr::ByteSlice;
 
-use super::repo::{EntryKind, Oid, Repo, TreeEdit};
+use super::restore::remove_files;
+use super::{storable, Snapshot, Tracker};
+use crate::git::objects::{EntryKind, TreeEdit};
+use crate::git::repo::{Oid, Repo};
 
 /// How much of the ignored files a snapshot keeps.
 #[derive(Clone, Copy, Debug)]
@@ -62,7 +65,7 @@ impl IgnoredList {
     pub(crate) fn update(&mut self, root: &Path, paths: impl IntoIterator<Item = String>) {
         for path in paths {
             match fingerprint(&root.join(&path)) {
-                Some(print) if super::worktree::storable(&path) => {
+                Some(print) if storable(&path) => {
                     self.files.insert(path, print);
                 }
                 _ => {
@@ -180,7 +183,7 @@ impl Repo {
 
     /// The ignored files now, kept up to `bound`; files whose fingerprint is
     /// the one `tracker` saw are not read again.
-    pub fn ignored_files(&self, bound: IgnoredBound, tracker: &mut super::Tracker) -> Result<IgnoredFiles> {
+    pub fn ignored_files(&self, bound: IgnoredBound, tracker: &mut Tracker) -> Result<IgnoredFiles> {
         if bound.bytes == 0 || bound.files == 0 {
             return Ok(IgnoredFiles {
                 tree: self.empty_tree(),
@@ -194,7 +197,7 @@ impl Repo {
             let root = self.workdir()?.to_owned();
             let files = files
                 .into_iter()
-                .filter(|p| super::worktree::storable(p))
+                .filter(|p| storable(p))
                 .filter_map(|p| fingerprint(&root.join(&p)).map(|f| (p, f)))
                 .collect();
             tracker.ignored_list = Some(IgnoredList { files, dirs });
@@ -280,7 +283,7 @@ impl Repo {
             }
         }
         if !differing.is_empty() {
-            let current = super::Snapshot::recorded(None, self.empty_tree());
+            let current = Snapshot::recorded(None, self.empty_tree());
             out.written = self.restore(&current, recorded.tree, Some(&differing))?;
         }
         // Files beyond the bound: named when they changed.
@@ -299,7 +302,7 @@ impl Repo {
             .into_iter()
             .filter(|p| !recorded_files.contains_key(p) && !recorded.unkept.contains_key(p))
             .collect();
-        out.removed = super::worktree::remove_files(&root, &made)?;
+        out.removed = remove_files(&root, &made)?;
         out.new_dirs = dirs.into_iter().filter(|d| !recorded.dirs.contains(d)).collect();
         Ok(out)
     }

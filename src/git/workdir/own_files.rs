@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context as _, Result};
 
-use super::repo::{EntryKind, Oid, Repo, TreeEdit};
+use crate::git::objects::{EntryKind, TreeEdit};
+use crate::git::repo::{Oid, Repo};
 
 /// The directories and files of the common directory that are recorded.
 const WATCHED_DIRS: [&str; 2] = ["hooks", "info"];

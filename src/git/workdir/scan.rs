@@ -12,33 +12,10 @@ use std::collections::BTreeSet;
 
 use anyhow::{anyhow, Result};
 
-use super::repo::{bstr, Oid, Repo, TreeEdit};
 use super::watch::{Changed, Watcher};
-use super::worktree::Snapshot;
-
-/// What a run carries from scan to scan.
-#[derive(Default)]
-pub struct Tracker {
-    watcher: Option<Watcher>,
-    last: Option<Snapshot>,
-    /// A HEAD this program moved to itself (a checkpoint).
-    own_head: Option<Oid>,
-    /// How many scans were incremental (for tests and benchmarks).
-    pub incremental_scans: usize,
-    /// Ignored files hashed before, by path: their fingerprint then and the
-    /// tree edit made, so an unchanged file is not read again.
-    pub(crate) ignored: std::collections::HashMap<String, (super::ignored::Fingerprint, TreeEdit)>,
-    /// Every ignored file with its fingerprint, as of the last walk brought up
-    /// to date by incremental scans; `None` after a full scan (walk again).
-    pub(crate) ignored_list: Option<super::ignored::IgnoredList>,
-}
-
-impl Tracker {
-    /// This program moved HEAD to `commit` (from the last snapshot's content).
-    pub fn moved_head(&mut self, commit: Oid) {
-        self.own_head = Some(commit);
-    }
-}
+use super::{storable, Snapshot, Tracker};
+use crate::git::objects::{bstr, removals_first, EntryKind, TreeEdit};
+use crate::git::repo::{Oid, Repo};
 
 fn full_scans_forced() -> bool {
     std::env::var_os("ULTRAPLAN_FULL_SCANS").is_some_and(|v| v != "0" && !v.is_empty())
@@ -145,10 +122,7 @@ impl Repo {
             .inner
             .excludes(&index, None, Default::default())
             .map_err(|e| anyhow!("cannot read the ignore rules: {e}"))?;
-        let head_tree = match head {
-            Some(c) => self.commit_tree(c)?,
-            None => self.empty_tree(),
-        };
+        let head_tree = self.tree_of(head)?;
         let mut paths: BTreeSet<String> = BTreeSet::new();
         let mut unstorable = last.unstorable.clone();
         let mut new_dirs: Vec<String> = Vec::new();
@@ -198,7 +172,7 @@ impl Repo {
         let mut removals: Vec<TreeEdit> = resets.into_iter().map(|path| TreeEdit::Remove { path }).collect();
         let mut files = Vec::new();
         for path in paths {
-            if !super::worktree::storable(&path) {
+            if !storable(&path) {
                 match std::fs::symlink_metadata(root.join(&path)) {
                     Ok(meta) if !meta.is_dir() => unstorable.insert(path),
                     _ => unstorable.remove(&path),
@@ -215,7 +189,7 @@ impl Repo {
                     // directory's contents were collected above.
                     if self
                         .tree_entry(last.tree, &path)?
-                        .is_some_and(|(_, k)| k != super::EntryKind::Tree)
+                        .is_some_and(|(_, k)| k != EntryKind::Tree)
                     {
                         removals.push(TreeEdit::Remove { path });
                     }
@@ -251,7 +225,7 @@ impl Repo {
             stats.extend(fresh);
         }
         // Removals come first: a path may turn from a file into a directory.
-        edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));
+        removals_first(&mut edits);
         let tree = self.edit_tree(Some(last.tree), &edits)?;
         Ok(Some(Snapshot::with_stats(head, tree, stats, unstorable)))
     }

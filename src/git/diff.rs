@@ -1,0 +1,293 @@
+//! The one tree diff, by file: what changed from one tree to another, with
+//! rename and copy detection when asked; and what is built from a diff (a
+//! tree or commit with the changes applied, a tree with files rewritten, the
+//! size of a change).
+
+use anyhow::{anyhow, Result};
+use gix::bstr::ByteSlice;
+
+use super::objects::{entry_edit, kind, removals_first, Entry, EntryKind, TreeEdit};
+use super::repo::{Oid, Repo};
+
+/// One difference between two trees, by file (never by directory).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Delta {
+    Added {
+        path: String,
+        new: Entry,
+    },
+    Deleted {
+        path: String,
+        old: Entry,
+    },
+    /// Same path, different contents or kind.
+    Modified {
+        path: String,
+        old: Entry,
+        new: Entry,
+    },
+    /// `from` became `to` (a rename: `from` is gone), or `to` was made from
+    /// `from` (a copy: `from` stays).
+    Renamed {
+        from: String,
+        to: String,
+        old: Entry,
+        new: Entry,
+        copy: bool,
+    },
+}
+
+impl Delta {
+    /// The path the change is known by: the new path, or the deleted one.
+    pub fn path(&self) -> &str {
+        match self {
+            Delta::Added { path, .. } | Delta::Deleted { path, .. } | Delta::Modified { path, .. } => path,
+            Delta::Renamed { to, .. } => to,
+        }
+    }
+
+    pub fn old(&self) -> Option<Entry> {
+        match self {
+            Delta::Added { .. } => None,
+            Delta::Deleted { old, .. } | Delta::Modified { old, .. } | Delta::Renamed { old, .. } => Some(*old),
+        }
+    }
+
+    pub fn new_entry(&self) -> Option<Entry> {
+        match self {
+            Delta::Deleted { .. } => None,
+            Delta::Added { new, .. } | Delta::Modified { new, .. } | Delta::Renamed { new, .. } => Some(*new),
+        }
+    }
+}
+
+/// One path that differs between two trees: its new entry, or `None` when deleted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: String,
+    pub new: Option<(Oid, EntryKind)>,
+}
+
+/// How rename and copy detection runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Renames {
+    Off,
+    /// Renames, and copies from modified files (`git diff -M -C`).
+    On,
+}
+
+impl Repo {
+    /// The file-level differences from tree `old` to tree `new`, sorted by
+    /// path. With [`Renames::On`], deletions and additions of similar files
+    /// (50%, as git's default) become renames, and additions similar to a
+    /// modified file become copies.
+    pub fn tree_deltas(&self, old: Oid, new: Oid, renames: Renames) -> Result<Vec<Delta>> {
+        if old == new {
+            return Ok(Vec::new());
+        }
+        let old_tree = self
+            .inner
+            .find_tree(old)
+            .map_err(|e| anyhow!("cannot read tree {old}: {e}"))?;
+        let new_tree = self
+            .inner
+            .find_tree(new)
+            .map_err(|e| anyhow!("cannot read tree {new}: {e}"))?;
+        let mut options = gix::diff::Options::default();
+        options.track_path();
+        options.track_rewrites(match renames {
+            Renames::Off => None,
+            Renames::On => Some(gix::diff::Rewrites {
+                copies: Some(gix::diff::rewrites::Copies::default()),
+                percentage: Some(0.5),
+                limit: 1000,
+                track_empty: false,
+            }),
+        });
+        let changes = self
+            .inner
+            .diff_tree_to_tree(&old_tree, &new_tree, options)
+            .map_err(|e| anyhow!("cannot compare trees {old} and {new}: {e}"))?;
+        use gix::object::tree::diff::ChangeDetached as C;
+        let entry = |id: Oid, mode: gix::object::tree::EntryMode| Entry { id, kind: kind(mode) };
+        let mut out = Vec::new();
+        for change in changes {
+            match change {
+                C::Addition {
+                    location,
+                    entry_mode,
+                    id,
+                    ..
+                } if !entry_mode.is_tree() => out.push(Delta::Added {
+                    path: location.to_str_lossy().into_owned(),
+                    new: entry(id, entry_mode),
+                }),
+                C::Deletion {
+                    location,
+                    entry_mode,
+                    id,
+                    ..
+                } if !entry_mode.is_tree() => out.push(Delta::Deleted {
+                    path: location.to_str_lossy().into_owned(),
+                    old: entry(id, entry_mode),
+                }),
+                C::Modification {
+                    location,
+                    previous_entry_mode,
+                    previous_id,
+                    entry_mode,
+                    id,
+                    ..
+                } => {
+                    let path = location.to_str_lossy().into_owned();
+                    match (previous_entry_mode.is_tree(), entry_mode.is_tree()) {
+                        (false, false) => out.push(Delta::Modified {
+                            path,
+                            old: entry(previous_id, previous_entry_mode),
+                            new: entry(id, entry_mode),
+                        }),
+                        // A file that became a directory (or back): its
+                        // contents arrive as separate additions/deletions.
+                        (false, true) => out.push(Delta::Deleted {
+                            path,
+                            old: entry(previous_id, previous_entry_mode),
+                        }),
+                        (true, false) => out.push(Delta::Added {
+                            path,
+                            new: entry(id, entry_mode),
+                        }),
+                        (true, true) => {}
+                    }
+                }
+                C::Rewrite {
+                    source_location,
+                    source_entry_mode,
+                    source_id,
+                    entry_mode,
+                    id,
+                    location,
+                    copy,
+                    ..
+                } if !entry_mode.is_tree() && !source_entry_mode.is_tree() => out.push(Delta::Renamed {
+                    from: source_location.to_str_lossy().into_owned(),
+                    to: location.to_str_lossy().into_owned(),
+                    old: entry(source_id, source_entry_mode),
+                    new: entry(id, entry_mode),
+                    copy,
+                }),
+                _ => {}
+            }
+        }
+        out.sort_by(|a, b| a.path().cmp(b.path()));
+        Ok(out)
+    }
+
+    /// The paths that differ from tree `old` to tree `new` (no rename
+    /// detection), each with its new entry (`None` when deleted): the files
+    /// of [`Repo::tree_deltas`] without their old entries.
+    pub fn changes(&self, old: Oid, new: Oid) -> Result<Vec<FileChange>> {
+        let mut out: Vec<FileChange> = self
+            .tree_deltas(old, new, Renames::Off)?
+            .into_iter()
+            .map(|delta| match delta {
+                Delta::Deleted { path, .. } => FileChange { path, new: None },
+                Delta::Added { path, new } | Delta::Modified { path, new, .. } => FileChange {
+                    path,
+                    new: Some((new.id, new.kind)),
+                },
+                Delta::Renamed { to, new, .. } => FileChange {
+                    path: to,
+                    new: Some((new.id, new.kind)),
+                },
+            })
+            .collect();
+        out.dedup_by(|a, b| a.path == b.path);
+        Ok(out)
+    }
+
+    /// Builds a commit on `parent` whose tree is the parent's with `changes`
+    /// applied; no reference moves.
+    pub fn commit_changes(&self, parent: Option<Oid>, changes: &[FileChange], message: &str) -> Result<Oid> {
+        let base = self.tree_of(parent)?;
+        let tree = self.tree_with(base, changes)?;
+        let parents: Vec<Oid> = parent.into_iter().collect();
+        self.write_commit(tree, &parents, message)
+    }
+
+    /// `base` with `changes` applied (deletions first: a file may become a
+    /// directory).
+    pub fn tree_with(&self, base: Oid, changes: &[FileChange]) -> Result<Oid> {
+        let mut edits: Vec<TreeEdit> = changes.iter().filter_map(tree_edit).collect();
+        if edits.is_empty() {
+            return Ok(base);
+        }
+        removals_first(&mut edits);
+        self.edit_tree(Some(base), &edits)
+    }
+
+    /// `tree` with every file that differs from `base` passed through
+    /// `rewrite` (which returns `None` to keep a file as it is); binary files
+    /// are kept. Used to store snapshots without the secrets they may hold.
+    pub fn rewrite_tree(&self, base: Oid, tree: Oid, rewrite: impl Fn(&str) -> Option<String>) -> Result<Oid> {
+        let mut edits = Vec::new();
+        for change in self.changes(base, tree)? {
+            let Some((id, kind @ (EntryKind::Blob | EntryKind::Executable))) = change.new else {
+                continue;
+            };
+            let data = self.read_blob(id)?;
+            let Ok(text) = std::str::from_utf8(&data) else { continue };
+            if let Some(new) = rewrite(text) {
+                edits.push(TreeEdit::Blob {
+                    path: change.path,
+                    id: self.write_blob(new)?,
+                    executable: kind == EntryKind::Executable,
+                });
+            }
+        }
+        if edits.is_empty() {
+            return Ok(tree);
+        }
+        self.edit_tree(Some(tree), &edits)
+    }
+
+    /// Files and lines changed from tree `old` to tree `new` (lines added plus
+    /// removed; binary files count no lines).
+    pub fn diff_stat(&self, old: Oid, new: Oid) -> Result<(usize, usize)> {
+        let changes = self.changes(old, new)?;
+        let mut lines = 0;
+        for change in &changes {
+            let before = self.text_at(old, &change.path)?;
+            let after = match change.new {
+                Some((id, EntryKind::Blob | EntryKind::Executable)) => text(self.read_blob(id)?),
+                _ => None,
+            };
+            let (a, b) = (before.unwrap_or_default(), after.unwrap_or_default());
+            let diff = similar::TextDiff::from_lines(&a, &b);
+            lines += diff
+                .iter_all_changes()
+                .filter(|c| c.tag() != similar::ChangeTag::Equal)
+                .count();
+        }
+        Ok((changes.len(), lines))
+    }
+
+    fn text_at(&self, tree: Oid, path: &str) -> Result<Option<String>> {
+        Ok(match self.tree_entry(tree, path)? {
+            Some((id, EntryKind::Blob | EntryKind::Executable)) => text(self.read_blob(id)?),
+            _ => None,
+        })
+    }
+}
+
+/// The tree edit that makes `change` of a file (none for a directory or a
+/// submodule: a worktree change never writes those).
+pub(crate) fn tree_edit(change: &FileChange) -> Option<TreeEdit> {
+    match change.new {
+        Some((_, EntryKind::Tree | EntryKind::Commit)) => None,
+        new => Some(entry_edit(change.path.clone(), new)),
+    }
+}
+
+fn text(bytes: Vec<u8>) -> Option<String> {
+    (!bytes.contains(&0)).then(|| String::from_utf8_lossy(&bytes).into_owned())
+}

@@ -1,0 +1,143 @@
+//! Commits: reading them, and the one commit writer.
+
+use anyhow::{anyhow, bail, Result};
+use gix::bstr::ByteSlice;
+
+use crate::git::repo::{Oid, Repo};
+
+/// The parts of a commit the program reads.
+#[derive(Clone, Debug)]
+pub struct CommitInfo {
+    pub id: Oid,
+    pub tree: Oid,
+    pub parents: Vec<Oid>,
+    pub message: String,
+    /// Committer time, seconds since the epoch.
+    pub time: i64,
+}
+
+/// A person and a moment, as in a commit's author line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    pub name: String,
+    pub email: String,
+    /// Seconds since the epoch.
+    pub time: i64,
+    /// Offset from UTC in seconds.
+    pub offset: i32,
+}
+
+/// A commit with its author (what rewriting a branch needs of each commit).
+#[derive(Clone, Debug)]
+pub struct BranchCommit {
+    pub id: Oid,
+    pub tree: Oid,
+    pub parents: Vec<Oid>,
+    pub message: String,
+    pub author: Signature,
+}
+
+impl BranchCommit {
+    /// The first line of the message.
+    pub fn subject(&self) -> &str {
+        self.message.lines().next().unwrap_or("").trim()
+    }
+}
+
+impl Repo {
+    /// The tree of `commit`.
+    pub fn commit_tree(&self, commit: Oid) -> Result<Oid> {
+        Ok(self.commit_info(commit)?.tree)
+    }
+
+    /// The tree of `commit`, or the empty tree for none (an unborn branch).
+    pub(crate) fn tree_of(&self, commit: Option<Oid>) -> Result<Oid> {
+        match commit {
+            Some(commit) => self.commit_tree(commit),
+            None => Ok(self.empty_tree()),
+        }
+    }
+
+    pub fn commit_info(&self, id: Oid) -> Result<CommitInfo> {
+        let commit = self
+            .inner
+            .find_commit(id)
+            .map_err(|e| anyhow!("cannot read commit {id}: {e}"))?;
+        let decoded = commit.decode().map_err(|e| anyhow!("cannot decode commit {id}: {e}"))?;
+        Ok(CommitInfo {
+            id,
+            tree: decoded.tree(),
+            parents: decoded.parents().collect(),
+            message: decoded.message.to_str_lossy().into_owned(),
+            time: decoded.committer().map(|c| c.seconds()).unwrap_or(0),
+        })
+    }
+
+    /// One commit with its author.
+    pub fn branch_commit(&self, id: Oid) -> Result<BranchCommit> {
+        let commit = self
+            .inner
+            .find_commit(id)
+            .map_err(|e| anyhow!("cannot read commit {id}: {e}"))?;
+        let decoded = commit.decode().map_err(|e| anyhow!("cannot decode commit {id}: {e}"))?;
+        let author = decoded
+            .author()
+            .map_err(|e| anyhow!("cannot read the author of {id}: {e}"))?;
+        let time = author.time().unwrap_or_default();
+        Ok(BranchCommit {
+            id,
+            tree: decoded.tree(),
+            parents: decoded.parents().collect(),
+            message: decoded.message.to_str_lossy().into_owned(),
+            author: Signature {
+                name: author.name.to_str_lossy().into_owned(),
+                email: author.email.to_str_lossy().into_owned(),
+                time: time.seconds,
+                offset: time.offset,
+            },
+        })
+    }
+
+    /// Writes a commit object with the user's identity; no reference moves.
+    pub fn write_commit(&self, tree: Oid, parents: &[Oid], message: &str) -> Result<Oid> {
+        self.commit_object(tree, parents, message, None)
+    }
+
+    /// Writes a commit with `author` and the configured committer (now);
+    /// no reference moves.
+    pub fn write_commit_as(&self, tree: Oid, parents: &[Oid], message: &str, author: &Signature) -> Result<Oid> {
+        self.commit_object(tree, parents, message, Some(author))
+    }
+
+    /// The one commit writer: the configured committer, and `author` or the
+    /// configured author.
+    fn commit_object(&self, tree: Oid, parents: &[Oid], message: &str, author: Option<&Signature>) -> Result<Oid> {
+        let mut buf = gix::date::parse::TimeBuf::default();
+        let author = match author {
+            Some(author) => gix::actor::SignatureRef {
+                name: author.name.as_bytes().as_bstr(),
+                email: author.email.as_bytes().as_bstr(),
+                time: gix::date::Time::new(author.time, author.offset).to_str(&mut buf),
+            },
+            None => identity("author", self.inner.author())?,
+        };
+        let committer = identity("committer", self.inner.committer())?;
+        let commit = self
+            .inner
+            .new_commit_as(committer, author, message, tree, parents.iter().copied())
+            .map_err(|e| anyhow!("cannot write a commit: {e}"))?;
+        Ok(commit.id)
+    }
+}
+
+/// The configured identity `what` (author or committer), or why there is none.
+fn identity<'a, E: std::fmt::Display>(
+    what: &str,
+    configured: Option<std::result::Result<gix::actor::SignatureRef<'a>, E>>,
+) -> Result<gix::actor::SignatureRef<'a>> {
+    match configured {
+        Some(Ok(sig)) => Ok(sig),
+        Some(Err(e)) => bail!("cannot read the {what} identity: {e}"),
+        None => bail!("{what} identity unknown"),
+    }
+}

@@ -1,0 +1,96 @@
+//! Objects: blobs, trees and commits. Writing one never moves a reference,
+//! the index or the working tree; `refs` makes them reachable.
+//!
+//! One tree editor ([`Repo::edit_tree`]) and one commit writer
+//! ([`Repo::write_commit_as`], with [`Repo::write_commit`] for the user's own
+//! identity) serve every caller.
+
+mod commit;
+mod tree;
+
+use anyhow::{anyhow, Result};
+use gix::bstr::{BStr, ByteSlice};
+
+pub use commit::{BranchCommit, CommitInfo, Signature};
+pub use tree::TreeEdit;
+pub(crate) use tree::{entry_edit, removals_first};
+
+use super::repo::{Oid, Repo};
+
+/// Kinds of tree entries, as the program needs them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum EntryKind {
+    Blob,
+    Executable,
+    Link,
+    Tree,
+    Commit,
+}
+
+/// A tree entry: what a path holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Entry {
+    pub id: Oid,
+    pub kind: EntryKind,
+}
+
+impl Repo {
+    pub fn write_blob(&self, data: impl AsRef<[u8]>) -> Result<Oid> {
+        Ok(self
+            .inner
+            .write_blob(data.as_ref())
+            .map_err(|e| anyhow!("cannot write a blob: {e}"))?
+            .detach())
+    }
+
+    pub fn read_blob(&self, id: Oid) -> Result<Vec<u8>> {
+        let blob = self
+            .inner
+            .find_blob(id)
+            .map_err(|e| anyhow!("cannot read blob {id}: {e}"))?;
+        Ok(blob.data.clone())
+    }
+
+    /// The size of a blob without reading it whole.
+    pub fn blob_size(&self, id: Oid) -> Result<u64> {
+        let header = self
+            .inner
+            .find_header(id)
+            .map_err(|e| anyhow!("cannot read object {id}: {e}"))?;
+        Ok(header.size())
+    }
+
+    /// Whether the object database holds `id`.
+    pub fn has_object(&self, id: Oid) -> bool {
+        self.inner.has_object(id)
+    }
+
+    pub fn empty_tree(&self) -> Oid {
+        Oid::empty_tree(self.inner.object_hash())
+    }
+
+    /// A short unique prefix of `id` for messages.
+    pub fn short(&self, id: Oid) -> String {
+        use gix::prelude::ObjectIdExt as _;
+        id.attach(&self.inner)
+            .shorten()
+            .map(|p| p.to_string())
+            .unwrap_or_else(|_| id.to_hex_with_len(7).to_string())
+    }
+}
+
+pub(crate) fn kind(mode: gix::object::tree::EntryMode) -> EntryKind {
+    use gix::object::tree::EntryKind as K;
+    match mode.kind() {
+        K::Blob => EntryKind::Blob,
+        K::BlobExecutable => EntryKind::Executable,
+        K::Link => EntryKind::Link,
+        K::Tree => EntryKind::Tree,
+        K::Commit => EntryKind::Commit,
+    }
+}
+
+/// A repository-relative path as gix takes it.
+pub(crate) fn bstr(s: &str) -> &BStr {
+    s.as_bytes().as_bstr()
+}

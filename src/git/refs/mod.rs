@@ -1,0 +1,236 @@
+//! References: reading them, moving them by compare-and-swap (one at a
+//! time or several all-or-nothing), and the subjects built on them — notes,
+//! append-only chains, HEAD and the stash, and which names every tool accepts.
+
+mod chain;
+mod names;
+mod notes;
+mod pointers;
+
+use anyhow::{anyhow, Result};
+use gix::bstr::ByteSlice;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+use gix::refs::Target;
+
+pub use chain::{BuildRecord, ChainMerge};
+pub use names::{component_problem, ref_name_problem};
+pub use pointers::{Pointers, PutBack};
+
+use super::repo::{Oid, Repo};
+
+/// A compare-and-swap reference update lost the race: the reference did not
+/// hold the expected value.
+#[derive(Debug)]
+pub struct RefConflict {
+    pub name: String,
+}
+
+impl std::fmt::Display for RefConflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "'{}' was changed by someone else", self.name)
+    }
+}
+
+impl std::error::Error for RefConflict {}
+
+/// What a reference must hold before an update.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// Create only: it must not exist.
+    Absent,
+    /// It must point at this object.
+    Value(Oid),
+    /// Either absent or this object (used where the first write creates it).
+    AbsentOr(Option<Oid>),
+}
+
+/// One reference change of a [`Repo::update_refs`] transaction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefUpdate {
+    pub name: String,
+    /// The new value; `None` deletes the reference.
+    pub new: Option<Oid>,
+    pub expect: Expect,
+}
+
+impl Repo {
+    pub fn read_ref(&self, name: &str) -> Result<Option<Oid>> {
+        let reference = self
+            .inner
+            .try_find_reference(name)
+            .map_err(|e| anyhow!("cannot read '{name}': {e}"))?;
+        match reference {
+            None => Ok(None),
+            Some(mut r) => Ok(Some(
+                r.peel_to_id()
+                    .map_err(|e| anyhow!("cannot resolve '{name}': {e}"))?
+                    .detach(),
+            )),
+        }
+    }
+
+    /// Moves (or creates) `name` to `new` only if it holds what `expect` says;
+    /// losing that race is a [`RefConflict`].
+    pub fn update_ref(&self, name: &str, new: Oid, expect: Expect, message: &str) -> Result<()> {
+        if expect == Expect::Absent && self.read_ref(name)?.is_some() {
+            // gix also accepts an existing ref with the same value; "create only" must mean absent.
+            return Err(RefConflict { name: name.into() }.into());
+        }
+        let edit = update_edit(name, previous_value(expect), Target::Object(new), message, false)?;
+        self.apply_edit(name, edit)
+    }
+
+    /// Creates the local branch `name` (`refs/heads/…`) at `commit`; it must not exist.
+    pub fn create_branch(&self, name: &str, commit: Oid) -> Result<()> {
+        self.update_ref(name, commit, Expect::Absent, "branch: Created by git ultraplan")
+    }
+
+    /// Moves the branch `HEAD` points at (or a detached `HEAD`) from `old` to
+    /// `new`, writing reflogs for both as `git commit` does.
+    pub fn advance_head(&self, old: Option<Oid>, new: Oid, message: &str) -> Result<()> {
+        let expected = match old {
+            Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
+            None => PreviousValue::MustNotExist,
+        };
+        let edit = update_edit("HEAD", expected, Target::Object(new), message, true)?;
+        self.apply_edit("HEAD", edit)
+    }
+
+    /// Deletes `name` if it still holds `expected` (any value when `None`).
+    pub fn delete_ref(&self, name: &str, expected: Option<Oid>) -> Result<()> {
+        let edit = RefEdit {
+            change: Change::Delete {
+                expected: match expected {
+                    Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
+                    None => PreviousValue::Any,
+                },
+                log: RefLog::AndReference,
+            },
+            name: full_name(name)?,
+            deref: false,
+        };
+        self.apply_edit(name, edit)
+    }
+
+    fn apply_edit(&self, name: &str, edit: RefEdit) -> Result<()> {
+        match self.inner.edit_reference(edit) {
+            Ok(_) => Ok(()),
+            // gix classifies a value that no longer matches as a conflict, and
+            // a reference that had to exist as not found: both mean we lost.
+            Err(err) if err.is_conflict() || err.is_not_found() => Err(RefConflict { name: name.into() }.into()),
+            Err(err) => Err(anyhow!("cannot update '{name}': {}", with_sources(&err))),
+        }
+    }
+
+    /// Every reference under `prefix` (`refs/ultraplan/`) with its target.
+    /// A reference gix cannot read (a name it refuses, such as a Windows
+    /// device name made by another tool) is left out rather than failing the
+    /// listing of every other one.
+    pub fn refs_with_prefix(&self, prefix: &str) -> Result<Vec<(String, Oid)>> {
+        let platform = self
+            .inner
+            .references()
+            .map_err(|e| anyhow!("cannot list references: {e}"))?;
+        let iter = platform
+            .prefixed(prefix)
+            .map_err(|e| anyhow!("cannot list references under '{prefix}': {e}"))?;
+        let mut out = Vec::new();
+        for r in iter {
+            let Ok(mut r) = r else { continue };
+            let name = r.name().as_bstr().to_str_lossy().into_owned();
+            if let Ok(id) = r.peel_to_id() {
+                out.push((name, id.detach()));
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Applies every update or none (one transaction); a reference that no
+    /// longer holds what its update expects is a [`RefConflict`].
+    pub fn update_refs(&self, updates: &[RefUpdate], message: &str) -> Result<()> {
+        if updates.is_empty() {
+            return Ok(());
+        }
+        let mut edits = Vec::with_capacity(updates.len());
+        for u in updates {
+            let expected = previous_value(u.expect);
+            edits.push(match u.new {
+                Some(new) => update_edit(&u.name, expected, Target::Object(new), message, false)?,
+                None => RefEdit {
+                    change: Change::Delete {
+                        expected,
+                        log: RefLog::AndReference,
+                    },
+                    name: full_name(&u.name)?,
+                    deref: false,
+                },
+            });
+        }
+        match self.inner.edit_references(edits) {
+            Ok(_) => Ok(()),
+            Err(err) if err.is_conflict() || err.is_not_found() => Err(RefConflict {
+                name: updates.iter().map(|u| u.name.as_str()).collect::<Vec<_>>().join("', '"),
+            }
+            .into()),
+            Err(err) => Err(anyhow!("cannot update references: {err}")),
+        }
+    }
+
+    /// Parses a revision (`HEAD`, `main~2`, an abbreviated id) to an object id.
+    pub fn rev_parse(&self, spec: &str) -> Result<Oid> {
+        let id = self
+            .inner
+            .rev_parse_single(spec)
+            .map_err(|e| anyhow!("not a valid revision: '{spec}' ({e})"))?;
+        Ok(id.detach())
+    }
+}
+
+/// The edit that moves `name` (through a symbolic reference to its target
+/// when `deref`) to `new` if it holds `expected`, with a reflog line.
+fn update_edit(name: &str, expected: PreviousValue, new: Target, message: &str, deref: bool) -> Result<RefEdit> {
+    Ok(RefEdit {
+        change: Change::Update {
+            log: LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: message.into(),
+            },
+            expected,
+            new,
+        },
+        name: full_name(name)?,
+        deref,
+    })
+}
+
+fn full_name(name: &str) -> Result<gix::refs::FullName> {
+    name.try_into()
+        .map_err(|e| anyhow!("invalid reference name '{name}': {e}"))
+}
+
+/// What gix must find in a reference before changing it.
+fn previous_value(expect: Expect) -> PreviousValue {
+    match expect {
+        Expect::Absent | Expect::AbsentOr(None) => PreviousValue::MustNotExist,
+        Expect::Value(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
+        Expect::AbsentOr(Some(old)) => PreviousValue::ExistingMustMatch(Target::Object(old)),
+    }
+}
+
+/// An error and its sources, joined with `: ` (gix keeps the cause, such as
+/// a lock held by another writer, in the source chain).
+fn with_sources(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let more = cause.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        source = cause.source();
+    }
+    text
+}
