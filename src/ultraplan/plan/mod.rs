@@ -8,6 +8,7 @@
 //! symbolic links).
 
 mod acceptance;
+mod elements;
 pub mod check;
 mod fields;
 pub mod front_matter;
