@@ -66,12 +66,12 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let wanted = args
         .plan
         .as_ref()
-        .map(|p| super::load::plan_location(p, repo.workdir().unwrap_or(std::path::Path::new("."))).0);
+        .map(|p| crate::ultraplan::plan::load::plan_location(p, repo.workdir().unwrap_or(std::path::Path::new("."))).0);
     let ui = crate::cli::Ui { quiet: global.quiet };
     let mut runs = Vec::new();
     for s in &slugs {
         for state in catalog::states(repo, s)? {
-            if !super::load::state_belongs(&state.progress.plan, wanted.as_deref(), &ui) {
+            if !super::state_belongs(&state.progress.plan, wanted.as_deref(), &ui) {
                 continue;
             }
             for past in catalog::history(repo, &state.ref_name)? {

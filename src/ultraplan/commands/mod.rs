@@ -7,7 +7,6 @@ mod clean;
 mod export;
 mod hook;
 mod import;
-mod load;
 mod log;
 mod outcome;
 mod result;
@@ -22,7 +21,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::cli::{Exit, GlobalArgs};
 
-pub use load::load_plan;
+use crate::ultraplan::plan::load::load_plan;
 
 /// Run implementation plans step by step with verified checkpoints.
 ///
@@ -97,6 +96,22 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Sync(args) => sync::run(args, &cli.global),
         Command::Hook(command) => hook::run(command, &cli.global),
         Command::Outcome(command) => outcome::run(command, &cli.global),
+    }
+}
+
+/// For `status`, `log` and friends: whether a state recorded for `recorded`
+/// belongs to the plan named on the command line (`wanted`, as
+/// [`plan_location`](crate::ultraplan::plan::load::plan_location) names it). Plans with the same file name share a slug;
+/// a state of another one is not shown as this one's, with a warning.
+pub fn state_belongs(recorded: &str, wanted: Option<&str>, ui: &crate::cli::Ui) -> bool {
+    match wanted {
+        Some(w) if w != recorded => {
+            ui.warning(format_args!(
+                "the state under this name belongs to '{recorded}', not to '{w}'"
+            ));
+            false
+        }
+        _ => true,
     }
 }
 

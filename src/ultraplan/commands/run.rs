@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 
-use super::load::plan_location;
 use super::run_report;
 use crate::cli::config::{self, duration};
 use crate::cli::progress::StatusLine;
@@ -14,6 +13,7 @@ use crate::git::Workspace;
 use crate::process;
 use crate::ultraplan::engine::{self, Event, Mode, Observer, PlanInput, RunOptions, RunResult};
 use crate::ultraplan::exec::{ClaudeSettings, Executor};
+use crate::ultraplan::plan::load::plan_location;
 use crate::ultraplan::plan::shell_words;
 use crate::ultraplan::state::StepStatus;
 

@@ -46,13 +46,13 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let wanted = args
         .plan
         .as_ref()
-        .map(|p| super::load::plan_location(p, repo.workdir().unwrap_or(std::path::Path::new("."))).0);
+        .map(|p| crate::ultraplan::plan::load::plan_location(p, repo.workdir().unwrap_or(std::path::Path::new("."))).0);
     let ui = crate::cli::Ui { quiet: global.quiet };
     let mut plans = Vec::new();
     for s in &slugs {
         let states: Vec<_> = catalog::states(repo, s)?
             .into_iter()
-            .filter(|st| super::load::state_belongs(&st.progress.plan, wanted.as_deref(), &ui))
+            .filter(|st| super::state_belongs(&st.progress.plan, wanted.as_deref(), &ui))
             .collect();
         let locks = catalog::locks(repo, s)?;
         plans.push((s.clone(), states, locks));

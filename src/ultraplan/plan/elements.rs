@@ -157,19 +157,12 @@ pub(crate) fn task_files(e: &Element) -> Vec<FileRef> {
         let items: Vec<String> = if spans.is_empty() {
             raw_line
                 .split(',')
-                .map(|p| {
-                    strip_parentheses(strip_list_marker(p.trim()))
-                        .trim()
-                        .to_owned()
-                })
+                .map(|p| strip_parentheses(strip_list_marker(p.trim())).trim().to_owned())
                 .collect()
         } else {
             spans.into_iter().map(|s| s.content).collect()
         };
-        for path in items
-            .into_iter()
-            .filter(|p| !p.is_empty() && !is_none_value(p))
-        {
+        for path in items.into_iter().filter(|p| !p.is_empty() && !is_none_value(p)) {
             out.push(FileRef {
                 new: false,
                 path,

@@ -4,9 +4,9 @@
 //! `checkpoint:human-action`); TDD plans of `<feature>` elements; and the
 //! `<read_first>`/`<context>` files an executor should read.
 
+use super::elements::{attributes, find_open_tag, task_files, Element, Page};
 use super::front_matter::FrontMatter;
 use super::markdown::{code_blocks, Document};
-use super::elements::{attributes, find_open_tag, task_files, Element, Page};
 use super::verify_text::{read, Reading};
 use super::{
     Checkpoint, Diagnostics, ExpectedKind, FailurePolicy, HumanCheck, HumanKind, HumanOption, OnFailure, Step, Verify,

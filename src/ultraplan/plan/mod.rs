@@ -8,12 +8,13 @@
 //! symbolic links).
 
 mod acceptance;
-mod elements;
 pub mod check;
+mod elements;
 mod fields;
 pub mod front_matter;
 mod gsd;
 mod human;
+pub mod load;
 mod markdown;
 pub mod pattern;
 pub mod phase;

@@ -4,8 +4,8 @@
 //! Tags inside fenced code blocks are examples, not tasks.
 
 use super::acceptance;
-use super::front_matter::FrontMatter;
 use super::elements::{attributes, element, find_open_tag, task_files, visible_text, LineIndex, Page};
+use super::front_matter::FrontMatter;
 use super::gsd;
 use super::markdown::{checkbox, plain, strip_list_marker, Document};
 use super::ultraplan::empty_plan;
