@@ -7,6 +7,7 @@
 //! a [`RunReport`] the command renders.
 
 mod checkpoint;
+pub mod clean;
 mod fault;
 pub mod leftovers;
 mod open;
