@@ -11,7 +11,6 @@ mod log;
 mod outcome;
 mod result;
 mod run;
-mod run_report;
 mod show;
 mod stats;
 mod status;

@@ -1,11 +1,13 @@
-//! `git ultraplan run [MODE] <plan>`: execute a plan.
+//! `git ultraplan run [MODE] <plan>`: execute a plan. [`report`] renders
+//! what the engine reports.
+
+mod report;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 
-use super::run_report;
 use crate::cli::config::{self, duration};
 use crate::cli::progress::StatusLine;
 use crate::cli::{Exit, GlobalArgs, Ui};
@@ -233,7 +235,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         (engine::run(repo, &input, &options, &mut observer)?, None)
     };
     drop(status);
-    run_report::append_stats(&report);
+    engine::stats_line::append(&report);
     if let (Some(path), None) = (cfg.string(config::STATE_FILE.name), mode.session()) {
         match crate::ultraplan::records::state_file::commit(repo, &path) {
             Ok(Some(commit)) => ui.note(format!(
@@ -248,14 +250,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     record_outcomes(repo, &workspace, &report, &plan, &options, started, &ui);
     let mut out = std::io::stdout().lock();
     match (&waves, args.json) {
-        (Some(w), true) => writeln!(out, "{}", serde_json::to_string_pretty(&run_report::waves_json(w))?)?,
-        (Some(w), false) => out.write_all(run_report::render_waves(w, &input.path).as_bytes())?,
-        (None, true) => writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&run_report::summary_json(&report))?
-        )?,
-        (None, false) => out.write_all(run_report::render(&report, &input.path).as_bytes())?,
+        (Some(w), true) => writeln!(out, "{}", serde_json::to_string_pretty(&report::waves_json(w))?)?,
+        (Some(w), false) => out.write_all(report::render_waves(w, &input.path).as_bytes())?,
+        (None, true) => writeln!(out, "{}", serde_json::to_string_pretty(&report::summary_json(&report))?)?,
+        (None, false) => out.write_all(report::render(&report, &input.path).as_bytes())?,
     }
     out.flush()?;
     Ok(match report.result {
