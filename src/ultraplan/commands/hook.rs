@@ -93,12 +93,7 @@ fn pre_push(args: PrePushArgs, global: &GlobalArgs) -> Result<Exit> {
         .map_err(|e| anyhow!("cannot read the pre-push input: {e}"))?;
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
-    let policy = Policy::parse(
-        &workspace
-            .config()
-            .string(config::PRE_PUSH.name)
-            .unwrap_or_else(|| config::PRE_PUSH.default.into()),
-    )?;
+    let policy = Policy::parse(&config::string(workspace.config(), &config::PRE_PUSH))?;
     if policy == Policy::Off {
         return Ok(Exit::Done);
     }

@@ -127,13 +127,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let (path, in_worktree) = plan_location(&args.plan, &workdir);
     let cfg = workspace.config();
 
-    let mode = match (args.resume, args.step, args.session) {
-        (true, _, Some(n)) => Mode::ResumeSession(n),
-        (true, _, None) => Mode::Resume,
-        (_, Some(n), _) => Mode::Step(n),
-        (_, _, Some(n)) => Mode::Session(n),
-        _ => Mode::Execute,
-    };
+    let mode = mode(&args);
     let in_waves = !args.fg
         && plan.is_multi_session()
         && match mode {
@@ -159,8 +153,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             &args
                 .executor
                 .clone()
-                .or_else(|| cfg.string(config::EXECUTOR.name))
-                .unwrap_or_else(|| "shell".into()),
+                .unwrap_or_else(|| config::string(cfg, &config::EXECUTOR)),
         ),
     };
     if in_waves && executor == Executor::Manual {
@@ -179,44 +172,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     if executor.is_billed_agent() && !billing_confirmed(&args, cfg, &ui)? {
         return Ok(Exit::Stopped);
     }
-    let max_attempts = match args.max_attempts {
-        Some(n) => n,
-        None => cfg.integer(config::MAX_ATTEMPTS.name)?.map_or(Ok(3), |n| {
-            u32::try_from(n).map_err(|_| anyhow!("bad ultraplan.maxAttempts '{n}'"))
-        })?,
-    }
-    .max(1);
-    let cap = cfg
-        .integer(config::TRANSCRIPT_CAP.name)?
-        .unwrap_or(1 << 20)
-        .clamp(1024, 1 << 30) as usize;
-    let claude_args = cfg
-        .string(config::CLAUDE_ARGS.name)
-        .unwrap_or_else(|| config::CLAUDE_ARGS.default.into());
-    let options = RunOptions {
-        mode,
-        executor,
-        max_attempts,
-        executor_timeout: duration(cfg, &config::EXECUTOR_TIMEOUT)?,
-        verify_timeout: duration(cfg, &config::VERIFY_TIMEOUT)?,
-        transcript_cap: cap,
-        ignored_bound: crate::git::IgnoredBound {
-            bytes: cfg
-                .integer(config::SNAPSHOT_IGNORED_MAX.name)?
-                .unwrap_or(16 << 20)
-                .max(0) as u64,
-            files: 1000,
-        },
-        allow_unverified: args.allow_unverified,
-        answer: args.answer.clone(),
-        lock_timeout: duration(cfg, &config::LOCK_TIMEOUT)?,
-        claude: ClaudeSettings {
-            path: cfg.string(config::CLAUDE_PATH.name),
-            args: shell_words(&claude_args)
-                .ok_or_else(|| anyhow!("cannot split ultraplan.claudeArgs '{claude_args}'"))?,
-        },
-        command_line: std::env::args().collect::<Vec<_>>().join(" "),
-    };
+    let options = options(&args, cfg, mode, executor)?;
     let input = PlanInput {
         plan: &plan,
         text: &text,
@@ -261,6 +217,60 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         RunResult::Failed => Exit::Failed,
         RunResult::Stopped => Exit::Stopped,
         RunResult::Interrupted => Exit::Interrupted,
+    })
+}
+
+/// The mode the command line asks for.
+fn mode(args: &Args) -> Mode {
+    match (args.resume, args.step, args.session) {
+        (true, _, Some(n)) => Mode::ResumeSession(n),
+        (true, _, None) => Mode::Resume,
+        (_, Some(n), _) => Mode::Step(n),
+        (_, _, Some(n)) => Mode::Session(n),
+        _ => Mode::Execute,
+    }
+}
+
+/// Bytes of output kept per stream: at least 1 KiB, at most 1 GiB, whatever
+/// ultraplan.transcriptCap says.
+const TRANSCRIPT_CAP_BOUNDS: (i64, i64) = (1024, 1 << 30);
+
+/// Files of ignored files a snapshot keeps at most (ultraplan.snapshotIgnoredMax bounds their bytes).
+const SNAPSHOT_IGNORED_FILES: usize = 1000;
+
+/// The library's options from the command line and the configuration.
+fn options(args: &Args, cfg: &crate::git::GitConfig, mode: Mode, executor: Executor) -> Result<RunOptions> {
+    let max_attempts = match args.max_attempts {
+        Some(n) => n,
+        None => {
+            let n = config::integer(cfg, &config::MAX_ATTEMPTS)?;
+            u32::try_from(n).map_err(|_| anyhow!("bad ultraplan.maxAttempts '{n}'"))?
+        }
+    }
+    .max(1);
+    let (least, most) = TRANSCRIPT_CAP_BOUNDS;
+    let cap = config::integer(cfg, &config::TRANSCRIPT_CAP)?.clamp(least, most) as usize;
+    let claude_args = config::string(cfg, &config::CLAUDE_ARGS);
+    Ok(RunOptions {
+        mode,
+        executor,
+        max_attempts,
+        executor_timeout: duration(cfg, &config::EXECUTOR_TIMEOUT)?,
+        verify_timeout: duration(cfg, &config::VERIFY_TIMEOUT)?,
+        transcript_cap: cap,
+        ignored_bound: crate::git::IgnoredBound {
+            bytes: config::integer(cfg, &config::SNAPSHOT_IGNORED_MAX)?.max(0) as u64,
+            files: SNAPSHOT_IGNORED_FILES,
+        },
+        allow_unverified: args.allow_unverified,
+        answer: args.answer.clone(),
+        lock_timeout: duration(cfg, &config::LOCK_TIMEOUT)?,
+        claude: ClaudeSettings {
+            path: cfg.string(config::CLAUDE_PATH.name),
+            args: shell_words(&claude_args)
+                .ok_or_else(|| anyhow!("cannot split ultraplan.claudeArgs '{claude_args}'"))?,
+        },
+        command_line: std::env::args().collect::<Vec<_>>().join(" "),
     })
 }
 
@@ -362,15 +372,13 @@ fn wave_options(args: &Args, cfg: &crate::git::GitConfig, options: &RunOptions) 
     })
 }
 
-/// The plan's name for state and messages (relative to the top of the
-/// worktree when inside it), and that relative path.
 /// DESIGN §5.2: with ANTHROPIC_API_KEY set, the claude CLI bills the API
 /// account. Ask once on a terminal; elsewhere stop unless told yes.
 fn billing_confirmed(args: &Args, cfg: &crate::git::GitConfig, ui: &Ui) -> Result<bool> {
     if std::env::var_os("ANTHROPIC_API_KEY").is_none_or(|v| v.is_empty()) {
         return Ok(true);
     }
-    if args.yes || cfg.boolean(config::ALLOW_API_BILLING.name)?.unwrap_or(false) {
+    if args.yes || config::boolean(cfg, &config::ALLOW_API_BILLING)? {
         ui.warning("ANTHROPIC_API_KEY is set: the claude executor bills your API account");
         return Ok(true);
     }
