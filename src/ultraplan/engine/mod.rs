@@ -6,8 +6,11 @@
 //! It never prints: progress goes to an [`Observer`], the outcome comes back as
 //! a [`RunReport`] the command renders.
 
+mod attempt;
 mod checkpoint;
 pub mod clean;
+mod conditions;
+mod expecting;
 mod fault;
 pub mod leftovers;
 mod observer;
