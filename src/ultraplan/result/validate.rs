@@ -88,6 +88,18 @@ pub fn validate(text: &str, ctx: ValidationContext<'_>) -> Validation {
 }
 
 fn check_mapping(c: &mut Checker<'_>, map: &serde_yaml::Mapping) -> Option<MatchedTask> {
+    unknown_fields(c, map);
+    let fields = read_fields(c, map);
+    status_consistency(c, &fields);
+    let matched = fields.task_name.as_ref().and_then(|name| match_task(c, name));
+    if let Some(files) = fields.files {
+        file_paths(c, files, matched.as_ref());
+    }
+    matched
+}
+
+/// Fields a result may not have are warned about.
+fn unknown_fields(c: &mut Checker<'_>, map: &serde_yaml::Mapping) {
     for key in map.keys() {
         match key.as_str() {
             Some(k) if TOP_LEVEL.contains(&k) => {}
@@ -95,8 +107,22 @@ fn check_mapping(c: &mut Checker<'_>, map: &serde_yaml::Mapping) -> Option<Match
             None => c.warning("", format!("unknown field {key:?}")),
         }
     }
+}
 
-    // Schema completeness and types.
+/// The required fields as read (`None`: missing or mistyped, already a
+/// violation).
+struct Fields<'m> {
+    status: Option<&'m str>,
+    task_name: Option<String>,
+    files: Option<Vec<&'m str>>,
+    command: Option<Option<String>>,
+    exit_code: Option<Option<i64>>,
+    done: Option<bool>,
+    error: Option<Option<&'m str>>,
+}
+
+/// Schema completeness and types.
+fn read_fields<'m>(c: &mut Checker<'_>, map: &'m serde_yaml::Mapping) -> Fields<'m> {
     let status = match get(map, "status") {
         None => {
             c.violation("status", "missing required field 'status'");
@@ -167,8 +193,29 @@ fn check_mapping(c: &mut Checker<'_>, map: &serde_yaml::Mapping) -> Option<Match
         }
     };
     metadata(c, map);
+    Fields {
+        status,
+        task_name,
+        files,
+        command,
+        exit_code,
+        done,
+        error,
+    }
+}
 
-    // Status consistency.
+/// Status consistency: what success, failure and blocked each require.
+fn status_consistency(c: &mut Checker<'_>, fields: &Fields<'_>) {
+    let Fields {
+        status,
+        files,
+        command,
+        exit_code,
+        done,
+        error,
+        ..
+    } = fields;
+    let (status, exit_code, done) = (*status, *exit_code, *done);
     let has_error = error.map(|e| e.is_some_and(|s| !s.trim().is_empty()));
     match status {
         Some("success") => {
@@ -220,39 +267,35 @@ fn check_mapping(c: &mut Checker<'_>, map: &serde_yaml::Mapping) -> Option<Match
         }
         _ => {}
     }
+}
 
-    // Task name matching.
-    let matched = task_name.and_then(|name| match_task(c, &name));
-
-    // File paths.
-    if let Some(files) = files {
-        let step = matched.as_ref().and_then(|m| c.ctx.plan.and_then(|p| p.step(m.number)));
-        for (i, path) in files.into_iter().enumerate() {
-            let field = format!("files_modified[{i}]");
-            let normalized = match safe_relative_path(path) {
-                Ok(p) => p,
-                Err(why) => {
-                    c.violation(&field, format!("files_modified: '{path}' {why}"));
-                    continue;
-                }
-            };
-            if let Some(root) = c.ctx.root {
-                if root.join(&normalized).symlink_metadata().is_err() {
-                    c.warning(&field, format!("files_modified: '{path}' does not exist"));
-                }
+/// File paths: inside the repository, existing, and in the task's list.
+fn file_paths(c: &mut Checker<'_>, files: Vec<&str>, matched: Option<&MatchedTask>) {
+    let step = matched.as_ref().and_then(|m| c.ctx.plan.and_then(|p| p.step(m.number)));
+    for (i, path) in files.into_iter().enumerate() {
+        let field = format!("files_modified[{i}]");
+        let normalized = match safe_relative_path(path) {
+            Ok(p) => p,
+            Err(why) => {
+                c.violation(&field, format!("files_modified: '{path}' {why}"));
+                continue;
             }
-            if let Some(step) = step {
-                let listed = step.files.iter().any(|f| {
-                    safe_relative_path(&f.path).is_ok_and(|p| p == normalized) || pattern::matches(&f.path, &normalized)
-                });
-                if !listed {
-                    c.warning(
-                        &field,
-                        format!("files_modified: '{path}' is not in the files of '{}'", step.task_name()),
-                    );
-                }
+        };
+        if let Some(root) = c.ctx.root {
+            if root.join(&normalized).symlink_metadata().is_err() {
+                c.warning(&field, format!("files_modified: '{path}' does not exist"));
+            }
+        }
+        if let Some(step) = step {
+            let listed = step.files.iter().any(|f| {
+                safe_relative_path(&f.path).is_ok_and(|p| p == normalized) || pattern::matches(&f.path, &normalized)
+            });
+            if !listed {
+                c.warning(
+                    &field,
+                    format!("files_modified: '{path}' is not in the files of '{}'", step.task_name()),
+                );
             }
         }
     }
-    matched
 }
