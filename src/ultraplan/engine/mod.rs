@@ -4,7 +4,13 @@
 //! be resumed to the same result.
 //!
 //! It never prints: progress goes to an [`Observer`], the outcome comes back as
-//! a [`RunReport`] the command renders.
+//! a [`RunReport`] the command renders. This is ultraplan's engine, which runs
+//! a plan's steps; the historian's (`historian::engine`) rewrites a branch.
+//!
+//! Here: [`run`] and the loop over steps; `options` and `report` hold the
+//! vocabulary a caller speaks; `step` → `attempt` → `checkpoint` is one
+//! step's life, `conditions` a session spec's entry and exit conditions,
+//! [`waves`] the parallel sessions.
 
 mod attempt;
 mod checkpoint;

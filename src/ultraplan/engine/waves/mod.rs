@@ -1,5 +1,7 @@
-//! Parallel sessions (DESIGN §7): pre-flight, then for each wave one linked
-//! worktree per session (created serially, on `ultraplan/<slug>/session-<N>`),
+//! Parallel sessions (DESIGN §7) — a session here is a part of the plan run
+//! in its own worktree, not the historian's rewrite session: pre-flight, then
+//! for each wave one linked worktree per session (created serially, on
+//! `ultraplan/<slug>/session-<N>`),
 //! each session run as `git-ultraplan run --session N` in its worktree, and
 //! — only when every session of the wave completed — merges one at a time as
 //! `--no-ff` commits, decided in memory and applied through git. A conflict, or
