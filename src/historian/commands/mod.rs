@@ -160,8 +160,8 @@ pub(crate) fn options(workspace: &Workspace, args: &RewriteArgs, branch: &str) -
         .filter(|r| !r.is_empty() && r != ".")
         .unwrap_or_else(|| "origin".into());
     options.limits = Limits {
-        files: limit(args.max_files, config, &config::HISTORIAN_MAX_FILES)?,
-        lines: limit(args.max_lines, config, &config::HISTORIAN_MAX_LINES)?,
+        files: limit(args.max_files, config, &config::HISTORIAN_MAX_FILES, 15)?,
+        lines: limit(args.max_lines, config, &config::HISTORIAN_MAX_LINES, 500)?,
     };
     if let Some(path) = &args.plan {
         options.plan_file = Some(read_plan(&workspace.cwd().join(path), path)?);
@@ -181,13 +181,14 @@ pub(crate) fn runtime_options(workspace: &Workspace, options: &mut Options) -> R
     Ok(())
 }
 
-fn limit(option: Option<u64>, config: &crate::git::GitConfig, key: &config::Key) -> Result<usize> {
+fn limit(option: Option<u64>, config: &crate::git::GitConfig, key: &config::Key, default: usize) -> Result<usize> {
     if let Some(n) = option {
         return Ok(n as usize);
     }
-    match config::integer(config, key)? {
-        n if n >= 1 => Ok(n as usize),
-        n => Err(anyhow!(
+    match config.integer(key.name)? {
+        None => Ok(default),
+        Some(n) if n >= 1 => Ok(n as usize),
+        Some(n) => Err(anyhow!(
             "bad config value '{n}' for '{}': it must be at least 1",
             key.name
         )),
