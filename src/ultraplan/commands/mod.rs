@@ -98,6 +98,27 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     }
 }
 
+/// The plans `status` and `log` look at: the one named (by its slug, and
+/// as [`plan_location`](crate::ultraplan::plan::load::plan_location) names
+/// it), or every plan with state here.
+struct PlanSelection {
+    slugs: Vec<String>,
+    wanted: Option<String>,
+}
+
+impl PlanSelection {
+    fn of(plan: Option<&std::path::Path>, repo: &crate::git::Repo) -> anyhow::Result<PlanSelection> {
+        let slugs = match plan {
+            Some(plan) => vec![crate::ultraplan::state::slug(plan)],
+            None => crate::ultraplan::state::catalog::slugs(repo)?,
+        };
+        let wanted = plan.map(|p| {
+            crate::ultraplan::plan::load::plan_location(p, repo.workdir().unwrap_or(std::path::Path::new("."))).0
+        });
+        Ok(PlanSelection { slugs, wanted })
+    }
+}
+
 /// For `status`, `log` and friends: whether a state recorded for `recorded`
 /// belongs to the plan named on the command line (`wanted`, as
 /// [`plan_location`](crate::ultraplan::plan::load::plan_location) names it). Plans with the same file name share a slug;

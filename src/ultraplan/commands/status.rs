@@ -7,11 +7,12 @@ use std::time::Duration;
 use anyhow::Result;
 use serde_json::json;
 
+use super::PlanSelection;
 use crate::cli::config::{self, duration};
 use crate::cli::{table, Exit, GlobalArgs};
 use crate::git::Oid;
 use crate::git::Workspace;
-use crate::ultraplan::state::{catalog, slug, LockInfo, LockStatus, RunState};
+use crate::ultraplan::state::{catalog, LockInfo, LockStatus, RunState};
 use crate::ultraplan::sync;
 
 /// Show the progress of one plan, or of every plan with state in this repository.
@@ -40,18 +41,16 @@ pub const EXIT_STATUS: [(Exit, &str); 3] = [
 /// A plan's run states and locks.
 type PlanState<'r> = (String, Vec<RunState<'r>>, Vec<(String, Oid, LockInfo)>);
 
+/// The plans to show, from the command line.
+fn options(args: &Args, repo: &crate::git::Repo) -> Result<PlanSelection> {
+    PlanSelection::of(args.plan.as_deref(), repo)
+}
+
 pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
     let timeout = duration(workspace.config(), &config::LOCK_TIMEOUT)?;
-    let slugs = match &args.plan {
-        Some(plan) => vec![slug(plan)],
-        None => catalog::slugs(repo)?,
-    };
-    let wanted = args
-        .plan
-        .as_ref()
-        .map(|p| crate::ultraplan::plan::load::plan_location(p, repo.workdir().unwrap_or(std::path::Path::new("."))).0);
+    let PlanSelection { slugs, wanted } = options(&args, repo)?;
     let ui = crate::cli::Ui { quiet: global.quiet };
     let mut plans = Vec::new();
     for s in &slugs {
