@@ -1,6 +1,7 @@
-//! `git ultraplan run [MODE] <plan>`: execute a plan. [`report`] renders
-//! what the engine reports.
+//! `git ultraplan run [MODE] <plan>`: execute a plan. [`progress`] shows
+//! the run while it goes, [`report`] renders what the engine reports.
 
+mod progress;
 mod report;
 
 use std::io::{IsTerminal, Write};
@@ -13,11 +14,11 @@ use crate::cli::progress::StatusLine;
 use crate::cli::{Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
 use crate::process;
-use crate::ultraplan::engine::{self, Event, Mode, Observer, PlanInput, RunOptions, RunResult};
+use crate::ultraplan::engine::{self, Mode, PlanInput, RunOptions, RunResult};
 use crate::ultraplan::exec::{ClaudeSettings, Executor};
 use crate::ultraplan::plan::load::plan_location;
 use crate::ultraplan::plan::shell_words;
-use crate::ultraplan::state::StepStatus;
+use progress::LiveProgress;
 
 /// Execute a plan step by step, verifying and committing each step.
 ///
@@ -398,44 +399,4 @@ fn billing_confirmed(args: &Args, cfg: &crate::git::GitConfig, ui: &Ui) -> Resul
     ui.error("ANTHROPIC_API_KEY is set: the claude executor would bill your API account, not your subscription");
     ui.hint("unset ANTHROPIC_API_KEY to use your subscription, or confirm with --yes or 'git config ultraplan.allowApiBilling true'");
     Ok(false)
-}
-
-/// Live progress on a terminal; warnings always.
-struct LiveProgress<'a> {
-    status: &'a StatusLine,
-    ui: Ui,
-}
-
-impl Observer for LiveProgress<'_> {
-    fn event(&mut self, event: Event<'_>) {
-        match event {
-            Event::Step {
-                number,
-                title,
-                position,
-                total,
-            } => self.status.set(format!("step {number} ({position}/{total}): {title}")),
-            Event::Attempt { number, attempt, max } => {
-                if attempt > 1 {
-                    self.status.set(format!("step {number}: attempt {attempt}/{max}"));
-                }
-            }
-            Event::Verifying { number } => self.status.set(format!("step {number}: verifying")),
-            Event::StepDone { number, status } => {
-                self.status.clear();
-                if !self.ui.quiet && std::io::stderr().is_terminal() {
-                    let word = match status {
-                        StepStatus::Passed => "passed",
-                        other => other.as_str(),
-                    };
-                    self.status.println(&format!("step {number}: {word}"));
-                }
-            }
-            Event::Warning(message) => {
-                self.status.clear();
-                self.ui.warning(message);
-            }
-            Event::Progress(line) => self.status.set_text(line),
-        }
-    }
 }
