@@ -4,12 +4,14 @@
 //! Tags inside fenced code blocks are examples, not tasks.
 
 use super::acceptance;
-use super::elements::{attributes, element, find_open_tag, task_files, visible_text, LineIndex, Page};
+use super::elements::{attributes, element, find_open_tag, task_files, visible_text, Element, LineIndex, Page};
 use super::front_matter::FrontMatter;
 use super::gsd;
 use super::markdown::{checkbox, plain, strip_list_marker, Document};
 use super::ultraplan::empty_plan;
-use super::{task_number, Checkpoint, Criterion, Diagnostics, FailurePolicy, OnFailure, Plan, PlanKind, Step};
+use super::{
+    task_number, Checkpoint, Criterion, Diagnostics, FailurePolicy, HumanCheck, OnFailure, Plan, PlanKind, Step,
+};
 
 /// Whether the document has a `<task>` element (or, in a TDD plan, a
 /// `<feature>`) outside code blocks.
@@ -104,40 +106,7 @@ fn task(
     let task_type = attrs.iter().find(|(k, _)| k == "type").map(|(_, v)| v.clone());
     let human = gsd::checkpoint_task(page, scope, task_type.as_deref());
     let is_checkpoint = human.is_some();
-    let name = page.element(
-        "name",
-        if is_checkpoint {
-            gsd::name_scope(page, scope)
-        } else {
-            scope
-        },
-    );
-    let (number, title, full_name) = match &name {
-        Some(e) => match task_number(&e.content) {
-            Some(n) => {
-                let title = e.content.split_once(':').map_or("", |(_, t)| t).trim().to_owned();
-                (n, title, Some(e.content.clone()))
-            }
-            None => {
-                if !*unnumbered_warned {
-                    *unnumbered_warned = true;
-                    diags.warning(
-                        e.line,
-                        format!(
-                            "task {index}: name '{}' does not start with 'Task N:'; tasks are numbered by position (warned once per plan)",
-                            e.content
-                        ),
-                    );
-                }
-                (index, e.content.clone(), None)
-            }
-        },
-        None if is_checkpoint => (index, gsd::checkpoint_title(human.as_ref()), None),
-        None => {
-            diags.problem(line, "<task> has no <name>");
-            (index, String::new(), None)
-        }
-    };
+    let (number, title, full_name) = name_of(page, scope, line, index, human.as_ref(), diags, unnumbered_warned);
     let files = match page.element("files", scope) {
         Some(e) => task_files(&e),
         None => {
@@ -147,40 +116,8 @@ fn task(
             Vec::new()
         }
     };
-    let verify_element = page
-        .element_raw("verify", scope)
-        .or_else(|| page.element_raw("verification", scope).filter(|_| is_checkpoint));
-    // A checkpoint task waits for a person anyway: its prose check is shown
-    // to them, not warned about.
-    let mut quiet = Diagnostics::default();
-    let read = gsd::read_verify(
-        verify_element.as_ref(),
-        number,
-        if is_checkpoint { &mut quiet } else { diags },
-    );
-    if verify_element.is_none() {
-        if let Some(fence) = page.hidden("verify", scope) {
-            diags.problem(
-                line,
-                format!("task {number}: its <verify> is inside the code fence that starts at line {fence} (nested ``` fences hide it); close the fence before the tag"),
-            );
-        } else if !is_checkpoint {
-            diags.warning(
-                line,
-                format!("task {number} has no <verify>; it can pass only with --allow-unverified"),
-            );
-        }
-    }
-    let action = page.element_raw("action", scope);
-    if action.is_none() && !is_checkpoint {
-        match page.hidden("action", scope) {
-            Some(fence) => diags.problem(
-                line,
-                format!("task {number}: its <action> is inside the code fence that starts at line {fence} (nested ``` fences hide it); close the fence before the tag"),
-            ),
-            None => diags.warning(line, format!("task {number} has no <action>")),
-        }
-    }
+    let read = verify_of(page, scope, line, number, is_checkpoint, diags);
+    let action = action_of(page, scope, line, number, is_checkpoint, diags);
     // Fenced blocks in <action> are what the shell executor runs, as in a
     // step's Changes.
     let code_blocks = action
@@ -228,6 +165,113 @@ fn task(
         origin: None,
         line,
     }
+}
+
+/// The task's number, title and full name from its `<name>` (a checkpoint
+/// task's may be missing: its title is then its kind).
+fn name_of(
+    page: &Page<'_>,
+    scope: (usize, usize),
+    line: usize,
+    index: u32,
+    human: Option<&HumanCheck>,
+    diags: &mut Diagnostics,
+    unnumbered_warned: &mut bool,
+) -> (u32, String, Option<String>) {
+    let is_checkpoint = human.is_some();
+    let name = page.element(
+        "name",
+        if is_checkpoint {
+            gsd::name_scope(page, scope)
+        } else {
+            scope
+        },
+    );
+    match &name {
+        Some(e) => match task_number(&e.content) {
+            Some(n) => {
+                let title = e.content.split_once(':').map_or("", |(_, t)| t).trim().to_owned();
+                (n, title, Some(e.content.clone()))
+            }
+            None => {
+                if !*unnumbered_warned {
+                    *unnumbered_warned = true;
+                    diags.warning(
+                        e.line,
+                        format!(
+                            "task {index}: name '{}' does not start with 'Task N:'; tasks are numbered by position (warned once per plan)",
+                            e.content
+                        ),
+                    );
+                }
+                (index, e.content.clone(), None)
+            }
+        },
+        None if is_checkpoint => (index, gsd::checkpoint_title(human), None),
+        None => {
+            diags.problem(line, "<task> has no <name>");
+            (index, String::new(), None)
+        }
+    }
+}
+
+/// The task's `<verify>` (a checkpoint task's `<verification>` too), read;
+/// a missing one is warned about, one hidden in a code fence is a problem.
+fn verify_of(
+    page: &Page<'_>,
+    scope: (usize, usize),
+    line: usize,
+    number: u32,
+    is_checkpoint: bool,
+    diags: &mut Diagnostics,
+) -> gsd::VerifyRead {
+    let verify_element = page
+        .element_raw("verify", scope)
+        .or_else(|| page.element_raw("verification", scope).filter(|_| is_checkpoint));
+    // A checkpoint task waits for a person anyway: its prose check is shown
+    // to them, not warned about.
+    let mut quiet = Diagnostics::default();
+    let read = gsd::read_verify(
+        verify_element.as_ref(),
+        number,
+        if is_checkpoint { &mut quiet } else { diags },
+    );
+    if verify_element.is_none() {
+        if let Some(fence) = page.hidden("verify", scope) {
+            diags.problem(
+                line,
+                format!("task {number}: its <verify> is inside the code fence that starts at line {fence} (nested ``` fences hide it); close the fence before the tag"),
+            );
+        } else if !is_checkpoint {
+            diags.warning(
+                line,
+                format!("task {number} has no <verify>; it can pass only with --allow-unverified"),
+            );
+        }
+    }
+    read
+}
+
+/// The task's `<action>`, with its content's code blocks as written.
+fn action_of(
+    page: &Page<'_>,
+    scope: (usize, usize),
+    line: usize,
+    number: u32,
+    is_checkpoint: bool,
+    diags: &mut Diagnostics,
+) -> Option<Element> {
+    let action = page.element_raw("action", scope);
+    if action.is_none() && !is_checkpoint {
+        match page.hidden("action", scope) {
+            Some(fence) => diags.problem(
+                line,
+                format!("task {number}: its <action> is inside the code fence that starts at line {fence} (nested ``` fences hide it); close the fence before the tag"),
+            ),
+            None => diags.warning(line, format!("task {number} has no <action>")),
+        }
+    }
+    action
 }
 
 fn success_criteria(text: &str, first_line: usize, plan: &Plan, diags: &mut Diagnostics) -> Option<Vec<Criterion>> {
