@@ -293,6 +293,52 @@ pub fn duration(config: &crate::git::GitConfig, key: &Key) -> anyhow::Result<std
     parse_duration(&text).ok_or_else(|| anyhow::anyhow!("bad duration config value '{text}' for '{}'", key.name))
 }
 
+/// A key read as a git integer (`k`, `m`, `g` suffixes), or its default
+/// from this table; a bad value is an error naming the key.
+pub fn integer(config: &crate::git::GitConfig, key: &Key) -> anyhow::Result<i64> {
+    match config.integer(key.name)? {
+        Some(n) => Ok(n),
+        None => default_integer(key),
+    }
+}
+
+/// A key's default read as git reads an integer (`1m` is 1048576).
+pub fn default_integer(key: &Key) -> anyhow::Result<i64> {
+    parse_integer(key.default).ok_or_else(|| anyhow::anyhow!("the default of '{}' is not a number", key.name))
+}
+
+fn parse_integer(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let (number, scale) = match t.char_indices().last()? {
+        (i, 'k' | 'K') => (&t[..i], 1 << 10),
+        (i, 'm' | 'M') => (&t[..i], 1 << 20),
+        (i, 'g' | 'G') => (&t[..i], 1 << 30),
+        _ => (t, 1),
+    };
+    number.parse::<i64>().ok()?.checked_mul(scale)
+}
+
+/// A key read as a git boolean, or its default from this table.
+pub fn boolean(config: &crate::git::GitConfig, key: &Key) -> anyhow::Result<bool> {
+    match config.boolean(key.name)? {
+        Some(b) => Ok(b),
+        None => match key.default {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            other => Err(anyhow::anyhow!(
+                "the default '{other}' of '{}' is not a boolean",
+                key.name
+            )),
+        },
+    }
+}
+
+/// A key read as text, or its default from this table (for keys whose
+/// default is a value, not a description such as `(none)`).
+pub fn string(config: &crate::git::GitConfig, key: &Key) -> String {
+    config.string(key.name).unwrap_or_else(|| key.default.to_owned())
+}
+
 /// The keys `program` reads; with `command`, only those that command reads.
 pub fn keys_for(program: Program, command: Option<&str>) -> impl Iterator<Item = &'static Key> + '_ {
     ALL.iter()
@@ -306,6 +352,17 @@ pub fn keys_for(program: Program, command: Option<&str>) -> impl Iterator<Item =
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_defaults_read_as_git_reads_them() {
+        assert_eq!(default_integer(&MAX_ATTEMPTS).unwrap(), 3);
+        assert_eq!(default_integer(&TRANSCRIPT_CAP).unwrap(), 1 << 20);
+        assert_eq!(default_integer(&SNAPSHOT_IGNORED_MAX).unwrap(), 16 << 20);
+        assert_eq!(default_integer(&HISTORIAN_MAX_FILES).unwrap(), 15);
+        assert_eq!(default_integer(&HISTORIAN_MAX_LINES).unwrap(), 500);
+        assert_eq!(parse_integer("2k"), Some(2048));
+        assert!(default_integer(&EXECUTOR).is_err());
+    }
 
     #[test]
     fn durations() {

@@ -1,6 +1,27 @@
 //! git-ultraplan: executes implementation plans with verified checkpoints.
-//! This part reads plans ([`plan`]), validates executor results ([`result`])
-//! and holds one file per subcommand ([`commands`]).
+//!
+//! The rooms, lowest floor first (DESIGN §12; `tests/cli/floors.rs` keeps a
+//! room from importing one above it or beside it):
+//!
+//! * [`plan`] — the three formats read into one model, with diagnostics;
+//!   [`plan::load`] reads a plan file or a GSD phase directory. [`state`] —
+//!   the run state, notes and lock in git.
+//! * [`result`] — the result YAML an executor reports, and its validator.
+//!   [`exec`] — the executors that make a step's changes.
+//! * [`engine`] — the step lifecycle (an attempt's phases, checkpoints,
+//!   conditions, restores), parallel sessions in waves and their merges, and
+//!   `clean`. [`sync`] — notes, states and outcomes shared with a remote, and
+//!   the pre-push gate. [`records`] — stats, logs, export and import.
+//! * [`outcomes`] — what runs did and the plans behind them.
+//! * [`commands`] — one file (or folder) per subcommand: arguments into
+//!   options, the library call, the rendering.
+//!
+//! Words the historian uses too mean something else here: a *plan* is steps
+//! to execute (the historian's is commits to build); the *engine* runs those
+//! steps (the historian's rewrites a branch); a *session* is a part of a plan
+//! run in its own worktree (the historian's is a rewrite in progress); and
+//! *verify* is a step's Verify command judged by its exit code (the
+//! historian's `--verify-each` runs a command on every built commit).
 
 pub mod commands;
 pub mod engine;

@@ -128,36 +128,55 @@ impl<'a> CheckJson<'a> {
 /// Seed 004's dry-run report, as plain text.
 fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String {
     let mut out = String::new();
-    let mut line = |s: &str| {
-        out.push_str(s);
-        out.push('\n');
-    };
-    line(&paint.bold(format!("Dry run report: {file}")));
-    line("");
-    line(&format!("Type: {}", plan.kind.as_str()));
-    line(&format!("Plan: {}", plan.plan_id));
+    overview(&mut out, file, plan, paint);
+    out.push('\n');
+    step_table(&mut out, plan, report, paint);
+    file_references(&mut out, report, paint);
+    conditions(&mut out, plan, paint);
+    execution_preview(&mut out, file, plan, paint);
+    verification(&mut out, plan, paint);
+    findings_and_verdict(&mut out, report, paint);
+    out
+}
+
+fn line(out: &mut String, s: &str) {
+    out.push_str(s);
+    out.push('\n');
+}
+
+/// The plan's kind, id, title, size and strategy.
+fn overview(out: &mut String, file: &str, plan: &Plan, paint: Paint) {
+    line(out, &paint.bold(format!("Dry run report: {file}")));
+    line(out, "");
+    line(out, &format!("Type: {}", plan.kind.as_str()));
+    line(out, &format!("Plan: {}", plan.plan_id));
     if let Some(title) = &plan.title {
-        line(&format!("Title: {title}"));
+        line(out, &format!("Title: {title}"));
     }
     if let Some(version) = &plan.plan_version {
-        line(&format!("Plan version: {version}"));
+        line(out, &format!("Plan version: {version}"));
     }
-    line(&format!("Steps: {}", plan.steps.len()));
-    line(&format!("Strategy: {}", plan.strategy()));
+    line(out, &format!("Steps: {}", plan.steps.len()));
+    line(out, &format!("Strategy: {}", plan.strategy()));
     if let Some(spec) = &plan.session_spec {
         let session = plan.sessions.first();
-        line(&format!(
-            "Scope fence: {} touch, {} never-touch",
-            session.map_or(0, |s| s.touch.len()),
-            session.map_or(0, |s| s.never_touch.len())
-        ));
+        line(
+            out,
+            &format!(
+                "Scope fence: {} touch, {} never-touch",
+                session.map_or(0, |s| s.touch.len()),
+                session.map_or(0, |s| s.never_touch.len())
+            ),
+        );
         if let Some(master) = &spec.master_plan {
-            line(&format!("Master plan: {master}"));
+            line(out, &format!("Master plan: {master}"));
         }
     }
+}
 
-    line("");
-    line(&paint.bold("Step validation"));
+/// One row per step: its Verify, failure policy, checkpoint and issues.
+fn step_table(out: &mut String, plan: &Plan, report: &CheckReport, paint: Paint) {
+    line(out, &paint.bold("Step validation"));
     let issues = issues_by_step(report);
     let rows: Vec<Vec<String>> = plan
         .steps
@@ -188,7 +207,10 @@ fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String
         2,
     );
     out.push_str(&table);
+}
 
+/// What the plan's file references point at.
+fn file_references(out: &mut String, report: &CheckReport, paint: Paint) {
     if !report.file_references.is_empty() {
         out.push('\n');
         out.push_str(&paint.bold("File references"));
@@ -201,7 +223,10 @@ fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String
             out.push_str(&format!("  {}: {status}\n", r.path));
         }
     }
+}
 
+/// A session spec's entry and exit conditions.
+fn conditions(out: &mut String, plan: &Plan, paint: Paint) {
     if let Some(spec) = &plan.session_spec {
         out.push('\n');
         out.push_str(&paint.bold("Entry / exit conditions"));
@@ -214,7 +239,10 @@ fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String
             out.push_str(&format!("  Exit:  {}\n", describe_condition(c)));
         }
     }
+}
 
+/// Sessions by wave, with the command that runs each.
+fn execution_preview(out: &mut String, file: &str, plan: &Plan, paint: Paint) {
     if plan.is_multi_session() {
         out.push('\n');
         out.push_str(&paint.bold("Execution preview"));
@@ -247,7 +275,10 @@ fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String
             2,
         ));
     }
+}
 
+/// The plan's `## Verification` checks.
+fn verification(out: &mut String, plan: &Plan, paint: Paint) {
     if !plan.verification.is_empty() {
         out.push('\n');
         out.push_str(&paint.bold("Verification"));
@@ -259,7 +290,10 @@ fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String
             }
         }
     }
+}
 
+/// Problems, warnings and the verdict.
+fn findings_and_verdict(out: &mut String, report: &CheckReport, paint: Paint) {
     let problems: Vec<_> = report.problems().collect();
     let warnings: Vec<_> = report.warnings().collect();
     if !problems.is_empty() {
@@ -289,7 +323,6 @@ fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String
         ))),
     };
     out.push_str(&format!("Verdict: {verdict}\n"));
-    out
 }
 
 fn describe_condition(c: &crate::ultraplan::plan::Condition) -> String {

@@ -62,6 +62,16 @@ pub const EXIT_STATUS: [(Exit, &str); 3] = [
     (Exit::Usage, "the command line was wrong"),
 ];
 
+/// The record's filter for `--logs`: the plans named, every run of them.
+fn options(slugs: Option<Vec<String>>) -> Filter {
+    Filter {
+        slugs,
+        // The logs hold every attempt's record.
+        records: true,
+        ..Filter::default()
+    }
+}
+
 pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
@@ -102,12 +112,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     if dir.exists() && !dir.is_dir() {
         return Err(anyhow!("'{}' is not a directory", logs_dir.display()));
     }
-    let filter = Filter {
-        slugs,
-        records: true,
-        ..Filter::default()
-    };
-    let record = collect(repo, &filter)?;
+    let record = collect(repo, &options(slugs))?;
     let files = logs::layout(&record, &Metrics::of(&record));
     for (path, text) in &files {
         let target = dir.join(path);

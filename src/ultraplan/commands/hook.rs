@@ -86,6 +86,15 @@ pub fn run(command: HookCommand, global: &GlobalArgs) -> Result<Exit> {
     }
 }
 
+/// The gate's input from the command line, the pushed refs and the configuration.
+fn options<'a>(args: &'a PrePushArgs, refs: &'a [gate::PushedRef], workspace: &Workspace) -> Result<GateInput<'a>> {
+    Ok(GateInput {
+        remote: &args.remote,
+        refs,
+        lock_timeout: duration(workspace.config(), &config::LOCK_TIMEOUT)?,
+    })
+}
+
 fn pre_push(args: PrePushArgs, global: &GlobalArgs) -> Result<Exit> {
     let mut input = String::new();
     std::io::stdin()
@@ -93,24 +102,12 @@ fn pre_push(args: PrePushArgs, global: &GlobalArgs) -> Result<Exit> {
         .map_err(|e| anyhow!("cannot read the pre-push input: {e}"))?;
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
-    let policy = Policy::parse(
-        &workspace
-            .config()
-            .string(config::PRE_PUSH.name)
-            .unwrap_or_else(|| config::PRE_PUSH.default.into()),
-    )?;
+    let policy = Policy::parse(&config::string(workspace.config(), &config::PRE_PUSH))?;
     if policy == Policy::Off {
         return Ok(Exit::Done);
     }
     let refs = gate::parse_input(&input)?;
-    let report = gate::check(
-        repo,
-        &GateInput {
-            remote: &args.remote,
-            refs: &refs,
-            lock_timeout: duration(workspace.config(), &config::LOCK_TIMEOUT)?,
-        },
-    )?;
+    let report = gate::check(repo, &options(&args, &refs, &workspace)?)?;
     let ui = Ui { quiet: global.quiet };
     let strict = policy == Policy::Strict;
     for f in &report.refused {

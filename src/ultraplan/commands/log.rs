@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use anyhow::Result;
 use serde::Serialize;
 
+use super::PlanSelection;
 use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
-use crate::ultraplan::state::{catalog, note_stream, slug};
+use crate::ultraplan::state::{catalog, note_stream};
 use crate::ultraplan::sync;
 
 /// List every step attempt of every run: status, duration and commit.
@@ -56,22 +57,20 @@ struct RunRow {
     attempts: Vec<AttemptRow>,
 }
 
+/// The plans to show, from the command line.
+fn options(args: &Args, repo: &crate::git::Repo) -> Result<PlanSelection> {
+    PlanSelection::of(args.plan.as_deref(), repo)
+}
+
 pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
-    let slugs = match &args.plan {
-        Some(plan) => vec![slug(plan)],
-        None => catalog::slugs(repo)?,
-    };
-    let wanted = args
-        .plan
-        .as_ref()
-        .map(|p| super::load::plan_location(p, repo.workdir().unwrap_or(std::path::Path::new("."))).0);
+    let PlanSelection { slugs, wanted } = options(&args, repo)?;
     let ui = crate::cli::Ui { quiet: global.quiet };
     let mut runs = Vec::new();
     for s in &slugs {
         for state in catalog::states(repo, s)? {
-            if !super::load::state_belongs(&state.progress.plan, wanted.as_deref(), &ui) {
+            if !super::state_belongs(&state.progress.plan, wanted.as_deref(), &ui) {
                 continue;
             }
             for past in catalog::history(repo, &state.ref_name)? {

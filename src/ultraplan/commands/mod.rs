@@ -7,12 +7,10 @@ mod clean;
 mod export;
 mod hook;
 mod import;
-mod load;
 mod log;
 mod outcome;
 mod result;
 mod run;
-mod run_report;
 mod show;
 mod stats;
 mod status;
@@ -22,7 +20,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::cli::{Exit, GlobalArgs};
 
-pub use load::load_plan;
+use crate::ultraplan::plan::load::load_plan;
 
 /// Run implementation plans step by step with verified checkpoints.
 ///
@@ -97,6 +95,43 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Sync(args) => sync::run(args, &cli.global),
         Command::Hook(command) => hook::run(command, &cli.global),
         Command::Outcome(command) => outcome::run(command, &cli.global),
+    }
+}
+
+/// The plans `status` and `log` look at: the one named (by its slug, and
+/// as [`plan_location`](crate::ultraplan::plan::load::plan_location) names
+/// it), or every plan with state here.
+struct PlanSelection {
+    slugs: Vec<String>,
+    wanted: Option<String>,
+}
+
+impl PlanSelection {
+    fn of(plan: Option<&std::path::Path>, repo: &crate::git::Repo) -> anyhow::Result<PlanSelection> {
+        let slugs = match plan {
+            Some(plan) => vec![crate::ultraplan::state::slug(plan)],
+            None => crate::ultraplan::state::catalog::slugs(repo)?,
+        };
+        let wanted = plan.map(|p| {
+            crate::ultraplan::plan::load::plan_location(p, repo.workdir().unwrap_or(std::path::Path::new("."))).0
+        });
+        Ok(PlanSelection { slugs, wanted })
+    }
+}
+
+/// For `status`, `log` and friends: whether a state recorded for `recorded`
+/// belongs to the plan named on the command line (`wanted`, as
+/// [`plan_location`](crate::ultraplan::plan::load::plan_location) names it). Plans with the same file name share a slug;
+/// a state of another one is not shown as this one's, with a warning.
+pub fn state_belongs(recorded: &str, wanted: Option<&str>, ui: &crate::cli::Ui) -> bool {
+    match wanted {
+        Some(w) if w != recorded => {
+            ui.warning(format_args!(
+                "the state under this name belongs to '{recorded}', not to '{w}'"
+            ));
+            false
+        }
+        _ => true,
     }
 }
 

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::cli::color::{use_color, Paint, Terminal};
 use crate::cli::Exit;
 use crate::git::Workspace;
+use crate::ultraplan::plan::Plan;
 use crate::ultraplan::result::{validate, Finding, Outcome, Validation, ValidationContext};
 
 /// Work with executor result files.
@@ -58,6 +59,15 @@ pub const EXIT_STATUS: [(Exit, &str); 4] = [
 /// Results larger than this are refused.
 const MAX_RESULT_BYTES: u64 = 16 * 1024 * 1024;
 
+/// What the validator knows besides the result: the plan named on the
+/// command line, and the worktree its paths are relative to.
+fn options<'a>(plan: Option<&'a Plan>, workspace: &'a Workspace) -> ValidationContext<'a> {
+    ValidationContext {
+        plan,
+        root: Some(workspace.root()),
+    }
+}
+
 pub fn run_check(args: CheckArgs, global: &crate::cli::GlobalArgs) -> Result<Exit> {
     let text = read_result(&args.file)?;
     let workspace = Workspace::discover()?;
@@ -65,13 +75,7 @@ pub fn run_check(args: CheckArgs, global: &crate::cli::GlobalArgs) -> Result<Exi
         Some(path) => Some(super::load_plan(path)?.1),
         None => None,
     };
-    let validation = validate(
-        &text,
-        ValidationContext {
-            plan: plan.as_ref(),
-            root: Some(workspace.root()),
-        },
-    );
+    let validation = validate(&text, options(plan.as_ref(), &workspace));
     let mut out = std::io::stdout().lock();
     if args.json {
         #[derive(Serialize)]

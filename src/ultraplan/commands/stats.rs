@@ -72,16 +72,20 @@ fn day(text: &str) -> Result<String, String> {
         .map_err(|_| format!("'{text}' is not a date (YYYY-MM-DD)"))
 }
 
-pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
-    let workspace = Workspace::discover()?;
-    let repo = workspace.repo()?;
-    let filter = Filter {
+/// The record's filter from the command line.
+fn options(args: &Args) -> Filter {
+    Filter {
         slugs: (!args.plans.is_empty()).then(|| args.plans.iter().map(|p| slug(p)).collect()),
         since: args.since.clone(),
         until: args.until.clone(),
         records: false,
-    };
-    let record = collect(repo, &filter)?;
+    }
+}
+
+pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
+    let workspace = Workspace::discover()?;
+    let repo = workspace.repo()?;
+    let record = collect(repo, &options(&args))?;
     let metrics = Metrics::of(&record);
     if let Some(file) = &args.state_md {
         let path = if file.is_absolute() {

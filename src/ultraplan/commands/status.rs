@@ -2,14 +2,17 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Result;
 use serde_json::json;
 
+use super::PlanSelection;
 use crate::cli::config::{self, duration};
 use crate::cli::{table, Exit, GlobalArgs};
+use crate::git::Oid;
 use crate::git::Workspace;
-use crate::ultraplan::state::{catalog, slug, LockStatus, RunState};
+use crate::ultraplan::state::{catalog, LockInfo, LockStatus, RunState};
 use crate::ultraplan::sync;
 
 /// Show the progress of one plan, or of every plan with state in this repository.
@@ -35,41 +38,31 @@ pub const EXIT_STATUS: [(Exit, &str); 3] = [
     (Exit::Usage, "the command line was wrong"),
 ];
 
+/// A plan's run states and locks.
+type PlanState<'r> = (String, Vec<RunState<'r>>, Vec<(String, Oid, LockInfo)>);
+
+/// The plans to show, from the command line.
+fn options(args: &Args, repo: &crate::git::Repo) -> Result<PlanSelection> {
+    PlanSelection::of(args.plan.as_deref(), repo)
+}
+
 pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
     let timeout = duration(workspace.config(), &config::LOCK_TIMEOUT)?;
-    let slugs = match &args.plan {
-        Some(plan) => vec![slug(plan)],
-        None => catalog::slugs(repo)?,
-    };
-    let wanted = args
-        .plan
-        .as_ref()
-        .map(|p| super::load::plan_location(p, repo.workdir().unwrap_or(std::path::Path::new("."))).0);
+    let PlanSelection { slugs, wanted } = options(&args, repo)?;
     let ui = crate::cli::Ui { quiet: global.quiet };
     let mut plans = Vec::new();
     for s in &slugs {
         let states: Vec<_> = catalog::states(repo, s)?
             .into_iter()
-            .filter(|st| super::load::state_belongs(&st.progress.plan, wanted.as_deref(), &ui))
+            .filter(|st| super::state_belongs(&st.progress.plan, wanted.as_deref(), &ui))
             .collect();
         let locks = catalog::locks(repo, s)?;
         plans.push((s.clone(), states, locks));
     }
     // Remote states that diverged from ours: shown beside them, with how to pick.
-    let diverged: Vec<(sync::Diverged, RunState<'_>)> = sync::diverged(repo)?
-        .into_iter()
-        .filter(|d| {
-            slugs
-                .iter()
-                .any(|s| d.local.starts_with(&format!("refs/ultraplan/{s}/")))
-        })
-        .filter_map(|d| match RunState::load(repo, &d.remote_copy) {
-            Ok(Some(state)) => Some((d, state)),
-            _ => None,
-        })
-        .collect();
+    let diverged = sync::diverged_states(repo, &slugs)?;
     for (d, _) in &diverged {
         ui.warning(format!(
             "run state '{}' diverged from '{}''s; both are shown",
@@ -79,33 +72,55 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     }
     let mut out = std::io::stdout().lock();
     if args.json {
-        let value = json!({
-            "plans": plans.iter().map(|(slug, states, locks)| json!({
-                "slug": slug,
-                "states": states.iter().map(|st| json!({
-                    "ref": st.ref_name,
-                    "progress": st.progress,
-                })).collect::<Vec<_>>(),
-                "locks": locks.iter().map(|(name, _, info)| json!({
-                    "ref": name,
-                    "pid": info.pid,
-                    "host": info.host,
-                    "started_at": info.started_at,
-                    "heartbeat_at": info.heartbeat_at,
-                    "command": info.command,
-                    "stale": matches!(info.status(timeout), LockStatus::Stale(_)),
-                })).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-            "diverged": diverged.iter().map(|(d, st)| json!({
-                "ref": d.local,
-                "remote": d.remote,
-                "remote_ref": d.remote_copy,
-                "remote_progress": st.progress,
-            })).collect::<Vec<_>>(),
-        });
-        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
-        return Ok(Exit::Done);
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&json_of(&plans, &diverged, timeout))?
+        )?;
+    } else {
+        render(&mut out, &args, &plans, &diverged, timeout)?;
     }
+    Ok(Exit::Done)
+}
+
+fn json_of(
+    plans: &[PlanState<'_>],
+    diverged: &[(sync::Diverged, RunState<'_>)],
+    timeout: Duration,
+) -> serde_json::Value {
+    json!({
+        "plans": plans.iter().map(|(slug, states, locks)| json!({
+            "slug": slug,
+            "states": states.iter().map(|st| json!({
+                "ref": st.ref_name,
+                "progress": st.progress,
+            })).collect::<Vec<_>>(),
+            "locks": locks.iter().map(|(name, _, info)| json!({
+                "ref": name,
+                "pid": info.pid,
+                "host": info.host,
+                "started_at": info.started_at,
+                "heartbeat_at": info.heartbeat_at,
+                "command": info.command,
+                "stale": matches!(info.status(timeout), LockStatus::Stale(_)),
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "diverged": diverged.iter().map(|(d, st)| json!({
+            "ref": d.local,
+            "remote": d.remote,
+            "remote_ref": d.remote_copy,
+            "remote_progress": st.progress,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn render(
+    out: &mut impl Write,
+    args: &Args,
+    plans: &[PlanState<'_>],
+    diverged: &[(sync::Diverged, RunState<'_>)],
+    timeout: Duration,
+) -> Result<()> {
     if plans
         .iter()
         .all(|(_, states, locks)| states.is_empty() && locks.is_empty())
@@ -114,10 +129,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             Some(plan) => writeln!(out, "no run of '{}' is recorded", plan.display())?,
             None => writeln!(out, "no plan has run in this repository")?,
         }
-        return Ok(Exit::Done);
+        return Ok(());
     }
     let detailed = args.plan.is_some();
-    for (_, states, locks) in &plans {
+    for (_, states, locks) in plans {
         for state in states {
             writeln!(out, "{}", headline(state))?;
             if detailed {
@@ -158,7 +173,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             )?;
         }
     }
-    Ok(Exit::Done)
+    Ok(())
 }
 
 fn headline(state: &RunState<'_>) -> String {

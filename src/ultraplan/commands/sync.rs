@@ -68,6 +68,15 @@ pub const EXIT_STATUS: [(Exit, &str); 4] = [
     (Exit::Usage, "the command line was wrong"),
 ];
 
+/// The library's options from the command line and the configuration.
+fn options(args: &Args, workspace: &Workspace) -> Result<SyncOptions> {
+    Ok(SyncOptions {
+        remote: args.remote.clone(),
+        dry_run: args.dry_run,
+        lock_timeout: duration(workspace.config(), &config::LOCK_TIMEOUT)?,
+    })
+}
+
 pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
@@ -96,12 +105,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         }
         return Ok(Exit::Done);
     }
-    let opts = SyncOptions {
-        remote: args.remote.clone(),
-        dry_run: args.dry_run,
-        lock_timeout: duration(workspace.config(), &config::LOCK_TIMEOUT)?,
-    };
-    let report = sync::sync(repo, &opts)?;
+    let report = sync::sync(repo, &options(&args, &workspace)?)?;
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {

@@ -1,4 +1,4 @@
-//! Checkpoints (DESIGN §6.4) and a session spec's entry and exit conditions.
+//! Checkpoints (DESIGN §6.4).
 //!
 //! A `git commit -m` checkpoint is made by ultraplan: the commit is built from
 //! HEAD's tree plus exactly the step's allowed observed changes, its id is
@@ -9,9 +9,9 @@
 
 use anyhow::{anyhow, Result};
 
-use super::step::{Attempt, StepEnd};
-use super::verify::run_expecting;
-use super::{fault, Failure, Run};
+use super::attempt::Attempt;
+use super::step::StepEnd;
+use super::{fault, Run};
 use crate::git::{FileChange, Oid, Snapshot};
 use crate::process;
 use crate::ultraplan::plan::{sync, Checkpoint, PlanKind, Step};
@@ -350,97 +350,6 @@ impl Run<'_> {
             path: relative,
             new: Some((id, crate::git::EntryKind::Blob)),
         }))
-    }
-
-    /// A session spec's entry condition; `Some` when it stops the run.
-    pub(super) fn entry_condition(&mut self) -> Result<Option<Failure>> {
-        let Some(condition) = self.plan.session_spec.as_ref().and_then(|s| s.entry_condition.clone()) else {
-            return Ok(None);
-        };
-        match &condition.check {
-            None => self.warn(format!(
-                "the entry condition '{}' cannot be checked automatically; assuming it holds",
-                condition.text
-            )),
-            Some(check) => {
-                let checked = run_expecting(
-                    &check.command,
-                    check.expected.as_deref(),
-                    check.expected_kind,
-                    &self.workdir,
-                    self.opts,
-                )?;
-                if let Some(why) = checked.failure.clone() {
-                    self.state.progress.status = crate::ultraplan::state::RunStatus::Stopped;
-                    self.state.save(&format!("entry condition failed: {why}"))?;
-                    return Ok(Some(Failure {
-                        step: None,
-                        title: "entry condition".into(),
-                        status: StepStatus::Blocked,
-                        policy: "stop".into(),
-                        error: format!(
-                            "entry condition '{}' failed: {why}\n{}",
-                            condition.text,
-                            checked.tail(10)
-                        ),
-                        attempts: 0,
-                    }));
-                }
-            }
-        }
-        self.state.progress.entry_condition_checked = true;
-        self.state.save("entry condition: passed")?;
-        Ok(None)
-    }
-
-    /// A session spec's exit conditions: whether every command passed (prose
-    /// items are reported, not checked).
-    pub(super) fn exit_conditions(&mut self) -> Result<bool> {
-        let conditions = self
-            .plan
-            .session_spec
-            .as_ref()
-            .map(|s| s.exit_conditions.clone())
-            .unwrap_or_default();
-        let mut all = true;
-        let mut log = String::new();
-        for condition in conditions {
-            match &condition.check {
-                None => log.push_str(&format!("- not checked (prose): {}\n", condition.text)),
-                Some(check) => {
-                    let checked = run_expecting(
-                        &check.command,
-                        check.expected.as_deref(),
-                        check.expected_kind,
-                        &self.workdir,
-                        self.opts,
-                    )?;
-                    let verdict = if checked.passed() { "PASS" } else { "FAIL" };
-                    all &= checked.passed();
-                    log.push_str(&format!(
-                        "- {verdict}: {} ({})\n",
-                        check.command,
-                        checked.ending.describe()
-                    ));
-                    if !checked.passed() {
-                        self.failure = Some(Failure {
-                            step: None,
-                            title: "exit condition".into(),
-                            status: StepStatus::Failed,
-                            policy: "stop".into(),
-                            error: format!(
-                                "exit condition `{}` failed: {}",
-                                check.command,
-                                checked.failure.unwrap_or_default()
-                            ),
-                            attempts: 0,
-                        });
-                    }
-                }
-            }
-        }
-        self.state.put_text("exit-conditions.log", &log)?;
-        Ok(all)
     }
 }
 

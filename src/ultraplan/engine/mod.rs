@@ -4,216 +4,49 @@
 //! be resumed to the same result.
 //!
 //! It never prints: progress goes to an [`Observer`], the outcome comes back as
-//! a [`RunReport`] the command renders.
+//! a [`RunReport`] the command renders. This is ultraplan's engine, which runs
+//! a plan's steps; the historian's (`historian::engine`) rewrites a branch.
+//!
+//! Here: [`run`] and the loop over steps; `options` and `report` hold the
+//! vocabulary a caller speaks; `step` → `attempt` → `checkpoint` is one
+//! step's life, `conditions` a session spec's entry and exit conditions,
+//! [`waves`] the parallel sessions.
 
+mod attempt;
 mod checkpoint;
+pub mod clean;
+mod conditions;
+mod expecting;
 mod fault;
 pub mod leftovers;
+mod observer;
 mod open;
+mod options;
 mod person;
 mod record;
 mod recover;
+mod report;
 mod restore;
 pub mod risk;
 mod scope;
 pub mod secrets;
+pub mod stats_line;
 mod step;
 pub mod verify;
 pub mod waves;
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::{anyhow, Result};
-use serde::Serialize;
 
 use crate::git::Repo;
 use crate::process;
-use crate::ultraplan::exec::{ClaudeSettings, Executor};
 use crate::ultraplan::plan::{Plan, PlanKind, Session, Step};
 use crate::ultraplan::state::{slug, Lock, Refs, RunState, RunStatus, StepStatus, Summary};
 
-/// Which steps a run takes (the seed's modes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Every step, in order (`--fg`, or a plan without an Execution Strategy).
-    Execute,
-    /// Continue the recorded run at its first step not passed or skipped.
-    Resume,
-    /// Only step N.
-    Step(u32),
-    /// Only session N's steps, inside its scope fence.
-    Session(u32),
-    /// Continue session N's recorded run (`--resume --session N`).
-    ResumeSession(u32),
-}
-
-impl Mode {
-    pub fn name(self) -> String {
-        match self {
-            Mode::Execute => "execute".into(),
-            Mode::Resume => "resume".into(),
-            Mode::Step(n) => format!("step {n}"),
-            Mode::Session(n) => format!("session {n}"),
-            Mode::ResumeSession(n) => format!("resume session {n}"),
-        }
-    }
-
-    /// The session this mode runs, if any.
-    pub fn session(self) -> Option<u32> {
-        match self {
-            Mode::Session(n) | Mode::ResumeSession(n) => Some(n),
-            _ => None,
-        }
-    }
-}
-
-/// Everything a run needs to know besides the plan.
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    pub mode: Mode,
-    pub executor: Executor,
-    pub max_attempts: u32,
-    pub executor_timeout: Duration,
-    pub verify_timeout: Duration,
-    pub transcript_cap: usize,
-    /// How much of the ignored files a step's snapshot keeps.
-    pub ignored_bound: crate::git::IgnoredBound,
-    pub allow_unverified: bool,
-    /// A person's answer to the check or decision the run waits at
-    /// (`--resume --answer`).
-    pub answer: Option<String>,
-    pub lock_timeout: Duration,
-    pub claude: ClaudeSettings,
-    /// The command line, for the lock.
-    pub command_line: String,
-}
-
-/// The plan being run.
-pub struct PlanInput<'a> {
-    pub plan: &'a Plan,
-    pub text: &'a str,
-    /// How the plan is named in state and messages: relative to the top of the
-    /// worktree when inside it.
-    pub path: String,
-    /// Its path relative to the top of the worktree, if it is inside it.
-    pub in_worktree: Option<String>,
-}
-
-/// What a run reports while it goes.
-pub enum Event<'a> {
-    Step {
-        number: u32,
-        title: &'a str,
-        position: usize,
-        total: usize,
-    },
-    Attempt {
-        number: u32,
-        attempt: u32,
-        max: u32,
-    },
-    Verifying {
-        number: u32,
-    },
-    StepDone {
-        number: u32,
-        status: StepStatus,
-    },
-    Warning(String),
-    /// The current state of running sessions, for a live line.
-    Progress(String),
-}
-
-pub trait Observer {
-    fn event(&mut self, event: Event<'_>);
-}
-
-/// How a run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RunResult {
-    Completed,
-    Failed,
-    /// Stopped for a person: escalated, blocked, waiting or refused.
-    Stopped,
-    Interrupted,
-}
-
-impl RunResult {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunResult::Completed => "completed",
-            RunResult::Failed => "failed",
-            RunResult::Stopped => "stopped",
-            RunResult::Interrupted => "interrupted",
-        }
-    }
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct StepReport {
-    pub number: u32,
-    pub title: String,
-    pub result: &'static str,
-    pub attempts: u32,
-    pub commit: Option<String>,
-}
-
-/// Why a run stopped at a step.
-#[derive(Clone, Debug)]
-pub struct Failure {
-    /// The step, when a step stopped the run (not a session, merge, condition
-    /// or the Verification).
-    pub step: Option<u32>,
-    pub title: String,
-    pub status: StepStatus,
-    pub policy: String,
-    pub error: String,
-    pub attempts: u32,
-}
-
-#[derive(Clone, Debug)]
-pub struct RunReport {
-    pub plan: String,
-    pub plan_type: &'static str,
-    pub mode: String,
-    pub result: RunResult,
-    pub steps: Vec<StepReport>,
-    pub failed_at_step: Option<u32>,
-    pub exit_condition: &'static str,
-    pub progress_ref: String,
-    pub failure: Option<Failure>,
-    /// What a person is asked to do (manual executor).
-    pub instructions: Option<String>,
-    pub warnings: Vec<String>,
-    pub run_id: String,
-    /// The session a `--session N` run ran (its resume command names it).
-    pub session: Option<u32>,
-}
-
-impl RunReport {
-    pub fn count(&self, status: &str) -> usize {
-        self.steps.iter().filter(|s| s.result == status).count()
-    }
-
-    /// Steps reached that did not pass: failed, and stopped for a person
-    /// (escalated, blocked, waiting) — with passed, skipped and not reached,
-    /// every step is counted once.
-    pub fn failed(&self) -> usize {
-        self.steps
-            .iter()
-            .filter(|s| matches!(s.result, "failed" | "escalated" | "blocked" | "waiting"))
-            .count()
-    }
-
-    pub fn not_reached(&self) -> usize {
-        self.steps
-            .iter()
-            .filter(|s| matches!(s.result, "pending" | "running"))
-            .count()
-    }
-}
+pub use observer::{Event, Observer};
+pub use options::{Mode, PlanInput, RunOptions};
+pub use report::{Failure, RunReport, RunResult, StepReport};
 
 /// The run in progress: everything the step lifecycle touches.
 pub(crate) struct Run<'a> {

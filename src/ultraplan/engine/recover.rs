@@ -4,7 +4,8 @@
 
 use anyhow::{anyhow, Result};
 
-use super::step::{Attempt, AttemptEnd, Next, StepEnd};
+use super::attempt::{Attempt, AttemptEnd};
+use super::step::{Next, StepEnd};
 use super::Run;
 use crate::git::{Oid, Snapshot};
 use crate::ultraplan::plan::{pattern, Step};

@@ -1,21 +1,15 @@
 //! One step (DESIGN §6.2–6.5): snapshot, scope, Test first, attempts with
-//! feedback, observed changes as the truth, Verify run by ultraplan, the
-//! result recorded, then a checkpoint or the failure policy. Every phase is
-//! saved in the run state before the next begins; [`Run::recover`] picks a
-//! step up from whatever phase a killed process left it in.
-
-use std::collections::BTreeSet;
-use std::time::Instant;
+//! feedback (each one [`super::attempt`]), then a checkpoint or the failure
+//! policy. Every phase is saved in the run state before the next begins;
+//! [`Run::recover`] picks a step up from whatever phase a killed process left
+//! it in.
 
 use anyhow::Result;
 
-use super::record::{self, AttemptFacts};
-use super::verify::{self, run_expecting};
-use super::{fault, Event, Failure, Run};
-use crate::git::{FileChange, Oid, Snapshot};
-use crate::process;
-use crate::ultraplan::exec::{self, Claim, Outcome};
-use crate::ultraplan::plan::{FailurePolicy, PlanKind, Step};
+use super::attempt::{Attempt, AttemptEnd};
+use super::{expecting, fault, Failure, Run};
+use crate::git::{Oid, Snapshot};
+use crate::ultraplan::plan::{FailurePolicy, Step};
 use crate::ultraplan::state::{now, StepProgress, StepStatus};
 
 pub(super) enum StepEnd {
@@ -25,27 +19,6 @@ pub(super) enum StepEnd {
     Escalated,
     Blocked,
     Waiting,
-    Interrupted,
-}
-
-/// A recorded attempt.
-pub(super) struct Attempt {
-    pub passed: bool,
-    pub reason: Option<String>,
-    /// The working tree after the attempt (scope violations already undone).
-    pub observed: Snapshot,
-    /// Observed changes since the step's snapshot, all allowed.
-    pub changes: Vec<FileChange>,
-    pub record: String,
-    /// The executor could not start (and Verify did not pass either).
-    pub blocked: bool,
-    /// A session spec's Step 0 exited 77.
-    pub sandbox_blocked: bool,
-}
-
-pub(super) enum AttemptEnd {
-    Done(Box<Attempt>),
-    Waiting(String),
     Interrupted,
 }
 
@@ -139,224 +112,6 @@ impl Run<'_> {
                 },
             }
         }
-    }
-
-    /// One attempt: the executor (unless `base` is `None`: then the worktree
-    /// as a person left it is verified), observation, scope, Verify, Manifest,
-    /// the recorded result.
-    pub(super) fn attempt(
-        &mut self,
-        step: &Step,
-        snapshot: Oid,
-        a: u32,
-        base: Option<Oid>,
-        feedback: Option<String>,
-    ) -> Result<AttemptEnd> {
-        let n = step.number;
-        // A step for a person (a checkpoint task, or a prose Verify): it waits
-        // for them, and passes on the answer given with `--resume --answer`.
-        let answered = match self.person_answer(step, base.is_none()) {
-            Ok(answer) => answer,
-            Err(prompt) => return Ok(AttemptEnd::Waiting(prompt)),
-        };
-        self.state.progress.step_mut(n).attempts = a;
-        self.state.progress.step_mut(n).status = StepStatus::Running;
-        match base {
-            Some(base) => self.keep_tree(&format!("steps/{n}/attempt-{a}.base"), base)?,
-            None => self.state.put_text(
-                &format!("steps/{n}/attempt-{a}.in-place"),
-                "verify the worktree as it is\n",
-            )?,
-        }
-        if let Some(f) = &feedback {
-            self.state.put_text(&format!("steps/{n}/attempt-{a}.feedback"), f)?;
-        }
-        self.state.save(&format!("step {n} attempt {a}: started"))?;
-        self.observer.event(Event::Attempt {
-            number: n,
-            attempt: a,
-            max: self.opts.max_attempts,
-        });
-        let started = Instant::now();
-        let person_did_it = answered.is_some() && step.human.as_ref().is_some_and(|h| h.replaces_executor());
-        let outcome = match base {
-            Some(_) if !person_did_it => {
-                let (touch, never) = self.fence_lists(step);
-                let request = exec::Request {
-                    plan: self.plan,
-                    plan_path: &self.input.path,
-                    step,
-                    attempt: a,
-                    max_attempts: self.opts.max_attempts,
-                    feedback,
-                    touch,
-                    never_touch: never,
-                    session: self.step_session(step).map(|s| s.number),
-                };
-                let ctx = exec::Context {
-                    workdir: &self.workdir,
-                    timeout: self.opts.executor_timeout,
-                    cap: self.opts.transcript_cap,
-                    result_file: self.result_file.clone(),
-                    claude: &self.opts.claude,
-                };
-                exec::run(&self.opts.executor, &request, &ctx)?
-            }
-            _ => Outcome::verified_in_place(),
-        };
-        fault::point("after-executor");
-        if outcome.interrupted || process::interrupted() {
-            return Ok(AttemptEnd::Interrupted);
-        }
-        if outcome.claim == Claim::Waiting {
-            return Ok(AttemptEnd::Waiting(outcome.instructions.clone().unwrap_or_default()));
-        }
-        let mut observed = self.repo.scan(&mut self.tracker)?;
-        self.own_files_changed(n)?;
-        fault::point("after-observe");
-        let mut changes = self.repo.changes(snapshot, observed.tree)?;
-        if base.is_none() {
-            // Verifying what a person left: their edits to the plan itself
-            // (a fixed Verify command) are theirs, neither the step's change
-            // nor a violation; resume reads the plan as it is now.
-            changes.retain(|c| Some(&c.path) != self.input.in_worktree.as_ref());
-        }
-        let (violations, mut warnings) = self.scope_check(step, &changes);
-        warnings.extend(self.beyond_the_snapshot(step, &changes)?);
-        for w in &warnings {
-            self.warn(format!("step {n}: {w}"));
-        }
-        let mut reason = self.unstorable_made(n, &mut observed)?;
-        if !violations.is_empty() {
-            let paths: BTreeSet<String> = violations.iter().map(|(p, _)| p.clone()).collect();
-            self.repo.restore(&observed, snapshot, Some(&paths))?;
-            observed = self.overlay(&observed, snapshot, &paths)?;
-            changes.retain(|c| !paths.contains(&c.path));
-            let why: Vec<String> = violations.into_iter().map(|(_, w)| w).collect();
-            let why = format!("scope violation: {} (restored)", why.join("; "));
-            reason = Some(match reason {
-                Some(earlier) => format!("{earlier}; {why}"),
-                None => why,
-            });
-        }
-        let mut verify_exit = None;
-        let mut verify_summary = "not run".to_owned();
-        let mut verify_output = String::new();
-        let mut sandbox_blocked = false;
-        if let Some(answer) = &answered {
-            warnings.push(format!("answered by a person: {answer}"));
-        } else if let (Some(h), Some(_)) = (&step.human, &step.verify) {
-            warnings.push(format!("left for a person to check (not run): {}", h.text));
-        }
-        if reason.is_none() {
-            match &step.verify {
-                Some(v) => {
-                    self.observer.event(Event::Verifying { number: n });
-                    let checked = run_expecting(
-                        &v.command,
-                        v.expected.as_deref(),
-                        v.expected_kind,
-                        &self.workdir,
-                        self.opts,
-                    )?;
-                    fault::point("after-verify");
-                    if process::interrupted() {
-                        return Ok(AttemptEnd::Interrupted);
-                    }
-                    verify_exit = Some(checked.ending.code());
-                    verify_summary = summary(&checked.tail(10), &checked.ending.describe());
-                    verify_output = checked.output.clone();
-                    if let Some(note) = &checked.note {
-                        warnings.push(note.clone());
-                    }
-                    if let Some(failure) = checked.failure {
-                        sandbox_blocked =
-                            self.plan.kind == PlanKind::SessionSpec && n == 0 && checked.ending.code() == 77;
-                        reason = Some(if sandbox_blocked {
-                            "Step 0 exited 77: this sandbox cannot do what the session needs".into()
-                        } else {
-                            failure
-                        });
-                    }
-                }
-                None if answered.is_some() => {
-                    verify_exit = Some(0);
-                    verify_summary = format!("checked by a person: {}", answered.clone().unwrap_or_default());
-                }
-                None if self.opts.allow_unverified && outcome.claim == Claim::Success => {
-                    verify_exit = Some(0);
-                    verify_summary = "no Verify command; accepted on the executor's word (--allow-unverified)".into();
-                    warnings.push(verify_summary.clone());
-                }
-                None => match &step.human {
-                    Some(h) => return Ok(AttemptEnd::Waiting(h.prompt())),
-                    None => {
-                        reason = Some(
-                            "the step has no Verify command (pass --allow-unverified to accept the executor's word)"
-                                .into(),
-                        );
-                    }
-                },
-            }
-        }
-        if reason.is_none() {
-            if let Some(manifest) = &step.manifest {
-                let misses = verify::audit_manifest(manifest, &self.workdir, &changes, step.checkpoint.as_ref());
-                if !misses.is_empty() {
-                    reason = Some(misses.join("; "));
-                }
-            }
-        }
-        if let (Some(r), Some(err)) = (&reason, &outcome.error) {
-            if outcome.claim != Claim::Success && outcome.claim != Claim::Blocked {
-                reason = Some(format!("{r}; the executor said: {err}"));
-            }
-        }
-        let blocked = reason.is_some() && outcome.claim == Claim::Blocked;
-        if blocked {
-            if let Some(err) = &outcome.error {
-                reason = Some(format!("{err}; {}", reason.unwrap_or_default()));
-            }
-        }
-        let passed = reason.is_none();
-        let paths: Vec<String> = changes.iter().map(|c| c.path.clone()).collect();
-        let (record, _) = record::build(AttemptFacts {
-            plan: self.plan,
-            plan_path: &self.input.path,
-            step,
-            session: self.step_session(step).map(|s| s.number),
-            run_id: &self.state.progress.run_id.clone(),
-            attempt: a,
-            executor: &self.opts.executor,
-            outcome: &outcome,
-            changed: paths,
-            verify_exit,
-            verify_summary,
-            passed,
-            blocked,
-            reason: reason.clone(),
-            duration_ms: started.elapsed().as_millis() as u64,
-            warnings,
-            root: &self.workdir,
-        });
-        let mut log = outcome.transcript.clone();
-        if let Some(v) = &step.verify {
-            log.push_str(&format!("\n--- verify: {}\n{verify_output}", v.command));
-        }
-        self.state.put_text(&format!("steps/{n}/attempt-{a}.yaml"), &record)?;
-        self.state.put_text(&format!("steps/{n}/attempt-{a}.log"), &log)?;
-        self.keep_tree(&format!("steps/{n}/attempt-{a}.tree"), observed.tree)?;
-        self.state.progress.step_mut(n).error = reason.clone();
-        // Saved by the caller: with the pending checkpoint when it passed.
-        Ok(AttemptEnd::Done(Box::new(Attempt {
-            passed,
-            reason,
-            observed,
-            changes,
-            record,
-            blocked,
-            sandbox_blocked,
-        })))
     }
 
     /// Saves a failed attempt's record.
@@ -473,13 +228,7 @@ impl Run<'_> {
             ));
             return Ok(());
         };
-        let checked = run_expecting(
-            &v.command,
-            v.expected.as_deref(),
-            v.expected_kind,
-            &self.workdir,
-            self.opts,
-        )?;
+        let checked = expecting::run(v, &self.workdir, self.opts)?;
         let verdict = if checked.passed() {
             self.warn(format!("step {n}: Verify already passes before the step (Test first expects it to fail); the step may already be done"));
             "GREEN (unexpected: already passes)"
@@ -491,15 +240,5 @@ impl Run<'_> {
             &format!("test first: {verdict}\n--- verify: {}\n{}", v.command, checked.output),
         )?;
         Ok(())
-    }
-}
-
-fn summary(tail: &str, ending: &str) -> String {
-    let tail = tail.trim();
-    if tail.is_empty() {
-        format!("{ending}, no output")
-    } else {
-        let cut: String = tail.chars().take(500).collect();
-        format!("{ending}: {cut}")
     }
 }

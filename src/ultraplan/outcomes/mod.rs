@@ -40,11 +40,11 @@ pub struct Settings {
 
 impl Settings {
     pub fn from_config(cfg: &GitConfig) -> Result<Settings> {
-        let recording = match cfg.string(config::OUTCOMES.name).as_deref().map(str::trim) {
-            None | Some("runs") | Some("true") | Some("on") => Recording::Runs,
-            Some("steps") => Recording::Steps,
-            Some("off") | Some("false") | Some("none") => Recording::Off,
-            Some(other) => {
+        let recording = match config::string(cfg, &config::OUTCOMES).trim() {
+            "runs" | "true" | "on" => Recording::Runs,
+            "steps" => Recording::Steps,
+            "off" | "false" | "none" => Recording::Off,
+            other => {
                 return Err(anyhow!(
                     "bad config value '{other}' for '{}': expected runs, steps or off",
                     config::OUTCOMES.name
@@ -63,7 +63,7 @@ impl Settings {
             .transpose()?;
         Ok(Settings {
             recording,
-            auto_extract: cfg.boolean(config::OUTCOMES_AUTO_EXTRACT.name)?.unwrap_or(true),
+            auto_extract: config::boolean(cfg, &config::OUTCOMES_AUTO_EXTRACT)?,
             extractor,
         })
     }

@@ -4,9 +4,9 @@
 //! `checkpoint:human-action`); TDD plans of `<feature>` elements; and the
 //! `<read_first>`/`<context>` files an executor should read.
 
+use super::elements::{attributes, find_open_tag, task_files, Element, Page};
 use super::front_matter::FrontMatter;
 use super::markdown::{code_blocks, Document};
-use super::task_plan::{find_open_tag, task_files, Element, Page};
 use super::verify_text::{read, Reading};
 use super::{
     Checkpoint, Diagnostics, ExpectedKind, FailurePolicy, HumanCheck, HumanKind, HumanOption, OnFailure, Step, Verify,
@@ -150,7 +150,7 @@ fn options(text: &str) -> Vec<HumanOption> {
             break;
         };
         let end = text[tag_end..].find("</option>").map_or(text.len(), |i| tag_end + i);
-        let attrs = super::task_plan::attributes(&text[open + "<option".len()..tag_end]);
+        let attrs = attributes(&text[open + "<option".len()..tag_end]);
         let body = &text[tag_end + 1..end];
         let id = attrs
             .iter()

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{anyhow, bail, Result};
 
-use super::exchange::{Document, TreeDoc, VERSION};
+use super::exchange::{Document, PlanDoc, StateDoc, TreeDoc, VERSION};
 use crate::git::{Expect, Oid, RefUpdate, Repo, Signature, TreeEdit};
 use crate::ultraplan::state::NOTES_REF;
 
@@ -160,110 +160,12 @@ pub fn import(repo: &Repo, doc: &Document, force: bool) -> Result<Imported> {
                     state.name
                 );
             }
-            let mut tree_files: BTreeMap<String, TreeEdit> = BTreeMap::new();
-            let mut tip: Option<Oid> = None;
-            let mut tip_tree = repo.empty_tree();
-            for (k, commit) in state.commits.iter().enumerate() {
-                for path in &commit.removed {
-                    clean_path(path)?;
-                    tree_files.remove(path);
-                }
-                for (path, text) in &commit.files {
-                    clean_path(path)?;
-                    let id = repo.write_blob(redacted(text).as_bytes())?;
-                    tree_files.insert(
-                        path.clone(),
-                        TreeEdit::Blob {
-                            path: path.clone(),
-                            id,
-                            executable: false,
-                        },
-                    );
-                }
-                for (path, tree) in &commit.trees {
-                    clean_path(path)?;
-                    match rebuild_tree(repo, tree)? {
-                        Ok(id) => {
-                            tree_files.insert(path.clone(), TreeEdit::Tree { path: path.clone(), id });
-                        }
-                        Err(why) => {
-                            tree_files.remove(path);
-                            out.skipped.push(format!(
-                                "{}/{} commit {}: tree '{path}' left out: {why}",
-                                plan.slug,
-                                state.name,
-                                k + 1
-                            ));
-                        }
-                    }
-                }
-                let edits: Vec<TreeEdit> = tree_files.values().cloned().collect();
-                tip_tree = repo.edit_tree(None, &edits)?;
-                let mut parents: Vec<Oid> = tip.into_iter().collect();
-                for kept in &commit.kept {
-                    let id = oid(kept, "kept commit")?;
-                    if repo.has_object(id) {
-                        parents.push(id);
-                    } else {
-                        out.skipped.push(format!(
-                            "{}/{} commit {}: kept commit {kept} is not in this repository",
-                            plan.slug,
-                            state.name,
-                            k + 1
-                        ));
-                    }
-                }
-                let author = Signature {
-                    name: commit.author.name.clone(),
-                    email: commit.author.email.clone(),
-                    time: commit.author.time,
-                    offset: commit.author.offset,
-                };
-                tip = Some(repo.write_commit_as(tip_tree, &parents, &redacted(&commit.message), &author)?);
-            }
-            let Some(tip) = tip else { continue };
-            let name = format!("refs/ultraplan/{}/{}", plan.slug, state.name);
-            let existing = repo.read_ref(&name)?;
-            let (target, expect) = match existing {
-                None => (name, Expect::Absent),
-                Some(old) if repo.commit_tree(old)? == tip_tree => {
-                    out.unchanged.push(name);
-                    continue;
-                }
-                Some(old) if force => (name, Expect::Value(old)),
-                Some(_) => {
-                    let beside = format!("refs/ultraplan/{}/imported/{}", plan.slug, state.name);
-                    let expect = repo.read_ref(&beside)?.map_or(Expect::Absent, Expect::Value);
-                    (beside, expect)
-                }
-            };
-            out.states.push(target.clone());
-            updates.push(RefUpdate {
-                name: target,
-                new: Some(tip),
-                expect,
-            });
-        }
-        for note in &plan.notes {
-            let commit = oid(&note.commit, "noted commit")?;
-            if !repo.has_object(commit) {
-                out.skipped
-                    .push(format!("the note of {} (a commit this repository lacks)", note.commit));
+            let Some((tip, tip_tree)) = rebuild_chain(repo, plan, state, &mut out)? else {
                 continue;
-            }
-            let blob = repo.write_blob(redacted(&note.note).as_bytes())?;
-            match notes.get(&commit) {
-                Some(existing) if *existing == blob => {}
-                Some(_) if !force => out.skipped.push(format!(
-                    "the note of {}: a different note is there (kept; --force replaces it)",
-                    note.commit
-                )),
-                _ => {
-                    notes.insert(commit, blob);
-                    out.notes_added += 1;
-                }
-            }
+            };
+            updates.extend(state_update(repo, plan, state, tip, tip_tree, force, &mut out)?);
         }
+        import_notes(repo, plan, &mut notes, force, &mut out)?;
     }
     if notes != notes_before {
         let old = repo.read_ref(NOTES_REF)?;
@@ -280,4 +182,137 @@ pub fn import(repo: &Repo, doc: &Document, force: bool) -> Result<Imported> {
     }
     repo.update_refs(&updates, "ultraplan: import")?;
     Ok(out)
+}
+
+/// The state's commits written again here (their files redacted), oldest
+/// first: the tip and its tree, or `None` for a state without commits.
+fn rebuild_chain(repo: &Repo, plan: &PlanDoc, state: &StateDoc, out: &mut Imported) -> Result<Option<(Oid, Oid)>> {
+    let mut tree_files: BTreeMap<String, TreeEdit> = BTreeMap::new();
+    let mut tip: Option<Oid> = None;
+    let mut tip_tree = repo.empty_tree();
+    for (k, commit) in state.commits.iter().enumerate() {
+        for path in &commit.removed {
+            clean_path(path)?;
+            tree_files.remove(path);
+        }
+        for (path, text) in &commit.files {
+            clean_path(path)?;
+            let id = repo.write_blob(redacted(text).as_bytes())?;
+            tree_files.insert(
+                path.clone(),
+                TreeEdit::Blob {
+                    path: path.clone(),
+                    id,
+                    executable: false,
+                },
+            );
+        }
+        for (path, tree) in &commit.trees {
+            clean_path(path)?;
+            match rebuild_tree(repo, tree)? {
+                Ok(id) => {
+                    tree_files.insert(path.clone(), TreeEdit::Tree { path: path.clone(), id });
+                }
+                Err(why) => {
+                    tree_files.remove(path);
+                    out.skipped.push(format!(
+                        "{}/{} commit {}: tree '{path}' left out: {why}",
+                        plan.slug,
+                        state.name,
+                        k + 1
+                    ));
+                }
+            }
+        }
+        let edits: Vec<TreeEdit> = tree_files.values().cloned().collect();
+        tip_tree = repo.edit_tree(None, &edits)?;
+        let mut parents: Vec<Oid> = tip.into_iter().collect();
+        for kept in &commit.kept {
+            let id = oid(kept, "kept commit")?;
+            if repo.has_object(id) {
+                parents.push(id);
+            } else {
+                out.skipped.push(format!(
+                    "{}/{} commit {}: kept commit {kept} is not in this repository",
+                    plan.slug,
+                    state.name,
+                    k + 1
+                ));
+            }
+        }
+        let author = Signature {
+            name: commit.author.name.clone(),
+            email: commit.author.email.clone(),
+            time: commit.author.time,
+            offset: commit.author.offset,
+        };
+        tip = Some(repo.write_commit_as(tip_tree, &parents, &redacted(&commit.message), &author)?);
+    }
+    Ok(tip.map(|tip| (tip, tip_tree)))
+}
+
+/// Where the rebuilt state goes: its own reference when new, nothing when the
+/// same, over ours with `--force`, else beside ours under `imported/`.
+fn state_update(
+    repo: &Repo,
+    plan: &PlanDoc,
+    state: &StateDoc,
+    tip: Oid,
+    tip_tree: Oid,
+    force: bool,
+    out: &mut Imported,
+) -> Result<Option<RefUpdate>> {
+    let name = format!("refs/ultraplan/{}/{}", plan.slug, state.name);
+    let existing = repo.read_ref(&name)?;
+    let (target, expect) = match existing {
+        None => (name, Expect::Absent),
+        Some(old) if repo.commit_tree(old)? == tip_tree => {
+            out.unchanged.push(name);
+            return Ok(None);
+        }
+        Some(old) if force => (name, Expect::Value(old)),
+        Some(_) => {
+            let beside = format!("refs/ultraplan/{}/imported/{}", plan.slug, state.name);
+            let expect = repo.read_ref(&beside)?.map_or(Expect::Absent, Expect::Value);
+            (beside, expect)
+        }
+    };
+    out.states.push(target.clone());
+    Ok(Some(RefUpdate {
+        name: target,
+        new: Some(tip),
+        expect,
+    }))
+}
+
+/// The plan's notes, onto commits this repository has; a different note
+/// already there is kept unless `--force`.
+fn import_notes(
+    repo: &Repo,
+    plan: &PlanDoc,
+    notes: &mut BTreeMap<Oid, Oid>,
+    force: bool,
+    out: &mut Imported,
+) -> Result<()> {
+    for note in &plan.notes {
+        let commit = oid(&note.commit, "noted commit")?;
+        if !repo.has_object(commit) {
+            out.skipped
+                .push(format!("the note of {} (a commit this repository lacks)", note.commit));
+            continue;
+        }
+        let blob = repo.write_blob(redacted(&note.note).as_bytes())?;
+        match notes.get(&commit) {
+            Some(existing) if *existing == blob => {}
+            Some(_) if !force => out.skipped.push(format!(
+                "the note of {}: a different note is there (kept; --force replaces it)",
+                note.commit
+            )),
+            _ => {
+                notes.insert(commit, blob);
+                out.notes_added += 1;
+            }
+        }
+    }
+    Ok(())
 }

@@ -1,10 +1,15 @@
 //! Result YAML (DESIGN §9.1, seed 000): what an executor reports about a step,
 //! and the validator that decides whether the report can be believed.
 
+mod checker;
 mod lines;
-pub mod validate;
+mod report;
+mod sections;
+mod task_match;
+mod validate;
 
-pub use validate::{validate, Finding, Outcome, Validation, ValidationContext};
+pub use report::{Finding, Outcome, Validation, ValidationContext};
+pub use validate::validate;
 
 #[cfg(test)]
 mod tests;

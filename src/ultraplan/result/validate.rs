@@ -10,70 +10,14 @@
 //! (VALID_WITH_WARNINGS): unknown fields, missing optional metadata, files
 //! that do not exist, and files outside the task's list.
 
-use std::path::Path;
-
-use serde::Serialize;
 use serde_yaml::Value;
 
+use super::checker::{describe, get, required_string, type_name, Checker};
 use super::lines::key_lines;
+use super::report::{Finding, MatchedTask, Outcome, Validation, ValidationContext};
+use super::sections::{metadata, verification};
+use super::task_match::match_task;
 use crate::ultraplan::plan::pattern::{self, safe_relative_path};
-use crate::ultraplan::plan::{task_number, Plan, TaskMatch};
-
-/// What the validator knows besides the result itself.
-#[derive(Clone, Copy, Default)]
-pub struct ValidationContext<'a> {
-    /// The plan whose task the result reports on; enables name matching and
-    /// the files-in-the-task's-list check.
-    pub plan: Option<&'a Plan>,
-    /// The repository root, for "file does not exist" warnings.
-    pub root: Option<&'a Path>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum Outcome {
-    #[serde(rename = "VALID")]
-    Valid,
-    #[serde(rename = "VALID_WITH_WARNINGS")]
-    ValidWithWarnings,
-    #[serde(rename = "INVALID")]
-    Invalid,
-}
-
-impl Outcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Valid => "VALID",
-            Outcome::ValidWithWarnings => "VALID_WITH_WARNINGS",
-            Outcome::Invalid => "INVALID",
-        }
-    }
-}
-
-/// One violation or warning: the field at fault and its line, when known.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    pub line: Option<usize>,
-    pub field: String,
-    pub message: String,
-}
-
-/// The task a result was matched to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct MatchedTask {
-    pub number: u32,
-    pub name: String,
-    /// `exact` or `prefix`.
-    #[serde(rename = "match")]
-    pub how: &'static str,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Validation {
-    pub outcome: Outcome,
-    pub violations: Vec<Finding>,
-    pub warnings: Vec<Finding>,
-    pub task: Option<MatchedTask>,
-}
 
 const TOP_LEVEL: [&str; 9] = [
     "status",
@@ -87,63 +31,6 @@ const TOP_LEVEL: [&str; 9] = [
     // Written by ultraplan's own records (DESIGN §8.3); harmless in a result.
     "warnings",
 ];
-const VERIFICATION: [&str; 3] = ["command", "exit_code", "output_summary"];
-const METADATA: [&str; 5] = ["duration_ms", "attempt", "executor_id", "cost_usd", "tokens"];
-const OPTIONAL_METADATA: [&str; 3] = ["duration_ms", "attempt", "executor_id"];
-
-struct Checker<'a> {
-    lines: std::collections::HashMap<String, usize>,
-    violations: Vec<Finding>,
-    warnings: Vec<Finding>,
-    ctx: ValidationContext<'a>,
-}
-
-impl Checker<'_> {
-    /// The line of `field`, or of the nearest enclosing key.
-    fn line(&self, field: &str) -> Option<usize> {
-        let mut key = field;
-        loop {
-            if let Some(&l) = self.lines.get(key) {
-                return Some(l);
-            }
-            key = match key.rsplit_once(['.', '[']) {
-                Some((parent, _)) => parent,
-                None => return None,
-            };
-        }
-    }
-
-    fn violation(&mut self, field: &str, message: impl Into<String>) {
-        let line = self.line(field);
-        self.violations.push(Finding {
-            line,
-            field: field.to_owned(),
-            message: message.into(),
-        });
-    }
-
-    fn warning(&mut self, field: &str, message: impl Into<String>) {
-        let line = self.line(field);
-        self.warnings.push(Finding {
-            line,
-            field: field.to_owned(),
-            message: message.into(),
-        });
-    }
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Sequence(_) => "a list",
-        Value::Mapping(_) => "a mapping",
-        Value::Tagged(_) => "a tagged value",
-    }
-}
 
 /// Validates the result YAML `text`.
 pub fn validate(text: &str, ctx: ValidationContext<'_>) -> Validation {
@@ -200,11 +87,19 @@ pub fn validate(text: &str, ctx: ValidationContext<'_>) -> Validation {
     }
 }
 
-fn get<'v>(map: &'v serde_yaml::Mapping, key: &str) -> Option<&'v Value> {
-    map.get(key)
+fn check_mapping(c: &mut Checker<'_>, map: &serde_yaml::Mapping) -> Option<MatchedTask> {
+    unknown_fields(c, map);
+    let fields = read_fields(c, map);
+    status_consistency(c, &fields);
+    let matched = fields.task_name.as_ref().and_then(|name| match_task(c, name));
+    if let Some(files) = fields.files {
+        file_paths(c, files, matched.as_ref());
+    }
+    matched
 }
 
-fn check_mapping(c: &mut Checker<'_>, map: &serde_yaml::Mapping) -> Option<MatchedTask> {
+/// Fields a result may not have are warned about.
+fn unknown_fields(c: &mut Checker<'_>, map: &serde_yaml::Mapping) {
     for key in map.keys() {
         match key.as_str() {
             Some(k) if TOP_LEVEL.contains(&k) => {}
@@ -212,8 +107,22 @@ fn check_mapping(c: &mut Checker<'_>, map: &serde_yaml::Mapping) -> Option<Match
             None => c.warning("", format!("unknown field {key:?}")),
         }
     }
+}
 
-    // Schema completeness and types.
+/// The required fields as read (`None`: missing or mistyped, already a
+/// violation).
+struct Fields<'m> {
+    status: Option<&'m str>,
+    task_name: Option<String>,
+    files: Option<Vec<&'m str>>,
+    command: Option<Option<String>>,
+    exit_code: Option<Option<i64>>,
+    done: Option<bool>,
+    error: Option<Option<&'m str>>,
+}
+
+/// Schema completeness and types.
+fn read_fields<'m>(c: &mut Checker<'_>, map: &'m serde_yaml::Mapping) -> Fields<'m> {
     let status = match get(map, "status") {
         None => {
             c.violation("status", "missing required field 'status'");
@@ -284,8 +193,29 @@ fn check_mapping(c: &mut Checker<'_>, map: &serde_yaml::Mapping) -> Option<Match
         }
     };
     metadata(c, map);
+    Fields {
+        status,
+        task_name,
+        files,
+        command,
+        exit_code,
+        done,
+        error,
+    }
+}
 
-    // Status consistency.
+/// Status consistency: what success, failure and blocked each require.
+fn status_consistency(c: &mut Checker<'_>, fields: &Fields<'_>) {
+    let Fields {
+        status,
+        files,
+        command,
+        exit_code,
+        done,
+        error,
+        ..
+    } = fields;
+    let (status, exit_code, done) = (*status, *exit_code, *done);
     let has_error = error.map(|e| e.is_some_and(|s| !s.trim().is_empty()));
     match status {
         Some("success") => {
@@ -337,252 +267,35 @@ fn check_mapping(c: &mut Checker<'_>, map: &serde_yaml::Mapping) -> Option<Match
         }
         _ => {}
     }
+}
 
-    // Task name matching.
-    let matched = task_name.and_then(|name| match_task(c, &name));
-
-    // File paths.
-    if let Some(files) = files {
-        let step = matched.as_ref().and_then(|m| c.ctx.plan.and_then(|p| p.step(m.number)));
-        for (i, path) in files.into_iter().enumerate() {
-            let field = format!("files_modified[{i}]");
-            let normalized = match safe_relative_path(path) {
-                Ok(p) => p,
-                Err(why) => {
-                    c.violation(&field, format!("files_modified: '{path}' {why}"));
-                    continue;
-                }
-            };
-            if let Some(root) = c.ctx.root {
-                if root.join(&normalized).symlink_metadata().is_err() {
-                    c.warning(&field, format!("files_modified: '{path}' does not exist"));
-                }
+/// File paths: inside the repository, existing, and in the task's list.
+fn file_paths(c: &mut Checker<'_>, files: Vec<&str>, matched: Option<&MatchedTask>) {
+    let step = matched.as_ref().and_then(|m| c.ctx.plan.and_then(|p| p.step(m.number)));
+    for (i, path) in files.into_iter().enumerate() {
+        let field = format!("files_modified[{i}]");
+        let normalized = match safe_relative_path(path) {
+            Ok(p) => p,
+            Err(why) => {
+                c.violation(&field, format!("files_modified: '{path}' {why}"));
+                continue;
             }
-            if let Some(step) = step {
-                let listed = step.files.iter().any(|f| {
-                    safe_relative_path(&f.path).is_ok_and(|p| p == normalized) || pattern::matches(&f.path, &normalized)
-                });
-                if !listed {
-                    c.warning(
-                        &field,
-                        format!("files_modified: '{path}' is not in the files of '{}'", step.task_name()),
-                    );
-                }
+        };
+        if let Some(root) = c.ctx.root {
+            if root.join(&normalized).symlink_metadata().is_err() {
+                c.warning(&field, format!("files_modified: '{path}' does not exist"));
+            }
+        }
+        if let Some(step) = step {
+            let listed = step.files.iter().any(|f| {
+                safe_relative_path(&f.path).is_ok_and(|p| p == normalized) || pattern::matches(&f.path, &normalized)
+            });
+            if !listed {
+                c.warning(
+                    &field,
+                    format!("files_modified: '{path}' is not in the files of '{}'", step.task_name()),
+                );
             }
         }
     }
-    matched
-}
-
-fn describe(v: &Value) -> String {
-    match v.as_str() {
-        Some(s) => format!("'{s}'"),
-        None => type_name(v).to_owned(),
-    }
-}
-
-fn required_string(c: &mut Checker<'_>, map: &serde_yaml::Mapping, key: &str) -> Option<String> {
-    match get(map, key) {
-        None => {
-            c.violation(key, format!("missing required field '{key}'"));
-            None
-        }
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(v) => {
-            c.violation(key, format!("{key} must be a string, not {}", type_name(v)));
-            None
-        }
-    }
-}
-
-/// Checks the verification block; returns (command, exit_code) where the outer
-/// `None` means absent or mistyped and the inner `None` means null.
-#[allow(clippy::type_complexity)]
-fn verification(c: &mut Checker<'_>, map: &serde_yaml::Mapping) -> (Option<Option<String>>, Option<Option<i64>>) {
-    let block = match get(map, "verification") {
-        None => {
-            c.violation("verification", "missing required field 'verification'");
-            return (None, None);
-        }
-        Some(Value::Mapping(m)) => m,
-        Some(v) => {
-            c.violation(
-                "verification",
-                format!("verification must be a mapping, not {}", type_name(v)),
-            );
-            return (None, None);
-        }
-    };
-    for key in block.keys() {
-        match key.as_str() {
-            Some(k) if VERIFICATION.contains(&k) => {}
-            Some(k) => c.warning(
-                &format!("verification.{k}"),
-                format!("unknown field 'verification.{k}'"),
-            ),
-            None => c.warning("verification", format!("unknown field {key:?} in verification")),
-        }
-    }
-    let command = match block.get("command") {
-        None => {
-            c.violation("verification.command", "missing required field 'verification.command'");
-            None
-        }
-        Some(Value::Null) => Some(None),
-        Some(Value::String(s)) => Some(Some(s.clone())),
-        Some(v) => {
-            c.violation(
-                "verification.command",
-                format!("verification.command must be a string or null, not {}", type_name(v)),
-            );
-            None
-        }
-    };
-    let exit_code = match block.get("exit_code") {
-        None => {
-            c.violation(
-                "verification.exit_code",
-                "missing required field 'verification.exit_code'",
-            );
-            None
-        }
-        Some(Value::Null) => Some(None),
-        Some(Value::Number(n)) if n.as_i64().is_some() => Some(n.as_i64()),
-        Some(v) => {
-            c.violation(
-                "verification.exit_code",
-                format!("verification.exit_code must be an integer, not {}", type_name(v)),
-            );
-            None
-        }
-    };
-    match block.get("output_summary") {
-        None => c.violation(
-            "verification.output_summary",
-            "missing required field 'verification.output_summary'",
-        ),
-        Some(Value::String(_)) => {}
-        Some(v) => c.violation(
-            "verification.output_summary",
-            format!("verification.output_summary must be a string, not {}", type_name(v)),
-        ),
-    }
-    (command, exit_code)
-}
-
-fn metadata(c: &mut Checker<'_>, map: &serde_yaml::Mapping) {
-    let block = match get(map, "metadata") {
-        None | Some(Value::Null) => {
-            c.warning(
-                "metadata",
-                "missing optional field 'metadata' (duration_ms, attempt, executor_id)",
-            );
-            return;
-        }
-        Some(Value::Mapping(m)) => m,
-        Some(v) => {
-            c.violation("metadata", format!("metadata must be a mapping, not {}", type_name(v)));
-            return;
-        }
-    };
-    for key in block.keys() {
-        match key.as_str() {
-            Some(k) if METADATA.contains(&k) => {}
-            Some(k) => c.warning(&format!("metadata.{k}"), format!("unknown field 'metadata.{k}'")),
-            None => c.warning("metadata", format!("unknown field {key:?} in metadata")),
-        }
-    }
-    for key in OPTIONAL_METADATA {
-        if !block.contains_key(key) {
-            c.warning("metadata", format!("missing optional field 'metadata.{key}'"));
-        }
-    }
-    let field = |k: &str| format!("metadata.{k}");
-    if let Some(v) = block.get("duration_ms") {
-        if v.as_u64().is_none() {
-            c.violation(
-                &field("duration_ms"),
-                format!(
-                    "metadata.duration_ms must be a non-negative integer, not {}",
-                    describe(v)
-                ),
-            );
-        }
-    }
-    if let Some(v) = block.get("attempt") {
-        if v.as_u64().is_none_or(|n| n < 1) {
-            c.violation(
-                &field("attempt"),
-                format!("metadata.attempt must be an integer from 1, not {}", describe(v)),
-            );
-        }
-    }
-    if let Some(v) = block.get("executor_id") {
-        if !v.is_string() {
-            c.violation(
-                &field("executor_id"),
-                format!("metadata.executor_id must be a string, not {}", type_name(v)),
-            );
-        }
-    }
-    if let Some(v) = block.get("cost_usd") {
-        if !v.as_f64().is_some_and(|n| n >= 0.0) {
-            c.violation(
-                &field("cost_usd"),
-                format!("metadata.cost_usd must be a non-negative number, not {}", describe(v)),
-            );
-        }
-    }
-    if let Some(v) = block.get("tokens") {
-        let ok = v.as_u64().is_some() || v.as_mapping().is_some_and(|m| m.values().all(|n| n.as_u64().is_some()));
-        if !ok {
-            c.violation(
-                &field("tokens"),
-                format!(
-                    "metadata.tokens must be an integer or a mapping of integers, not {}",
-                    type_name(v)
-                ),
-            );
-        }
-    }
-}
-
-fn match_task(c: &mut Checker<'_>, name: &str) -> Option<MatchedTask> {
-    if task_number(name).is_none() {
-        c.violation(
-            "task_name",
-            format!("task_name '{name}' does not start with 'Task N:', so it matches no task"),
-        );
-        return None;
-    }
-    let plan = c.ctx.plan?;
-    let (step, how) = match plan.match_task(name) {
-        TaskMatch::Exact(step) => (step, "exact"),
-        TaskMatch::Prefix(step) => (step, "prefix"),
-        TaskMatch::NumberOnly(step) => {
-            // Seed 000: a name matching no task is a critical violation.
-            c.violation(
-                "task_name",
-                format!(
-                    "task_name '{name}' matches no task of the plan (task {} is '{}')",
-                    step.number,
-                    step.task_name()
-                ),
-            );
-            return None;
-        }
-        TaskMatch::Unknown(n) => {
-            c.violation(
-                "task_name",
-                format!("task_name '{name}' matches no task of the plan (it has no task {n})"),
-            );
-            return None;
-        }
-        TaskMatch::NoTaskNumber => return None,
-    };
-    Some(MatchedTask {
-        number: step.number,
-        name: step.task_name(),
-        how,
-    })
 }

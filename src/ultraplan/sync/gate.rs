@@ -123,34 +123,8 @@ pub fn check(repo: &Repo, input: &GateInput<'_>) -> Result<GateReport> {
     if branches.is_empty() {
         return Ok(report);
     }
-    // A push to a URL (not a configured remote) has no tracking references:
-    // only the remote's old values tell what it has.
     let named = repo.remote_url(input.remote).is_some();
-    let mut hidden: Vec<Oid> = if named {
-        repo.refs_with_prefix(&format!("refs/remotes/{}/", input.remote))?
-            .into_iter()
-            .map(|(_, id)| id)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    hidden.extend(input.refs.iter().filter_map(|r| r.remote));
-    let mut commits: Vec<Oid> = Vec::new();
-    let mut seen = BTreeSet::new();
-    for pushed in &branches {
-        let Some(tip) = pushed.local else { continue };
-        if !repo.has_object(tip) {
-            bail!(
-                "the pushed commit {tip} of '{}' is not in this repository",
-                pushed.local_ref
-            );
-        }
-        for id in repo.commits_between(tip, &hidden)? {
-            if seen.insert(id) {
-                commits.push(id);
-            }
-        }
-    }
+    let commits = pushed_commits(repo, input, &branches, named)?;
     report.commits_checked = commits.len();
     let ours = repo.notes_map(NOTES_REF)?;
     let on_remote = if named {
@@ -207,37 +181,81 @@ pub fn check(repo: &Repo, input: &GateInput<'_>) -> Result<GateReport> {
         for doc in &docs {
             let plan = doc.get("plan").and_then(|v| v.as_str()).map(str::to_owned);
             let step = doc.get("task_index").and_then(|v| v.as_u64());
-            let validation = doc.get("validation").and_then(|v| v.as_str()).unwrap_or("");
-            let status = doc
-                .get("result")
-                .and_then(|r| r.get("status"))
-                .and_then(|s| s.as_str())
-                .unwrap_or("");
-            if validation == "INVALID" {
-                let detail = first_warning(doc).map(|w| format!(": {w}")).unwrap_or_default();
-                report
-                    .refused
-                    .push(finding(plan, step, format!("its result is INVALID{detail}"), show())?);
-            } else if status != "success" {
-                let why = if status.is_empty() {
-                    "its result has no status".to_owned()
-                } else {
-                    format!("its result's status is '{status}', not success")
-                };
-                report.refused.push(finding(plan, step, why, show())?);
-            } else if validation == "VALID_WITH_WARNINGS" {
-                let count = doc.get("warnings").and_then(|w| w.as_sequence()).map_or(0, |w| w.len());
-                report.warned.push(finding(
-                    plan,
-                    step,
-                    format!("its result is VALID_WITH_WARNINGS ({count} warning(s))"),
-                    show(),
-                )?);
+            match judge(doc) {
+                Some(Judged::Refuse(why)) => report.refused.push(finding(plan, step, why, show())?),
+                Some(Judged::Warn(why)) => report.warned.push(finding(plan, step, why, show())?),
+                None => {}
             }
         }
     }
     running_plans(repo, input, &branches, &commits, &mut report)?;
     Ok(report)
+}
+
+/// Every commit the pushed branches add to what the remote has, each once.
+fn pushed_commits(repo: &Repo, input: &GateInput<'_>, branches: &[&PushedRef], named: bool) -> Result<Vec<Oid>> {
+    // A push to a URL (not a configured remote) has no tracking references:
+    // only the remote's old values tell what it has.
+    let mut hidden: Vec<Oid> = if named {
+        repo.refs_with_prefix(&format!("refs/remotes/{}/", input.remote))?
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    hidden.extend(input.refs.iter().filter_map(|r| r.remote));
+    let mut commits: Vec<Oid> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for pushed in branches {
+        let Some(tip) = pushed.local else { continue };
+        if !repo.has_object(tip) {
+            bail!(
+                "the pushed commit {tip} of '{}' is not in this repository",
+                pushed.local_ref
+            );
+        }
+        for id in repo.commits_between(tip, &hidden)? {
+            if seen.insert(id) {
+                commits.push(id);
+            }
+        }
+    }
+    Ok(commits)
+}
+
+/// What the gate makes of one result document.
+enum Judged {
+    Refuse(String),
+    Warn(String),
+}
+
+/// An INVALID result or one that is not a success refuses the push; a
+/// result valid with warnings is warned about.
+fn judge(doc: &serde_yaml::Value) -> Option<Judged> {
+    let validation = doc.get("validation").and_then(|v| v.as_str()).unwrap_or("");
+    let status = doc
+        .get("result")
+        .and_then(|r| r.get("status"))
+        .and_then(|s| s.as_str())
+        .unwrap_or("");
+    if validation == "INVALID" {
+        let detail = first_warning(doc).map(|w| format!(": {w}")).unwrap_or_default();
+        Some(Judged::Refuse(format!("its result is INVALID{detail}")))
+    } else if status != "success" {
+        Some(Judged::Refuse(if status.is_empty() {
+            "its result has no status".to_owned()
+        } else {
+            format!("its result's status is '{status}', not success")
+        }))
+    } else if validation == "VALID_WITH_WARNINGS" {
+        let count = doc.get("warnings").and_then(|w| w.as_sequence()).map_or(0, |w| w.len());
+        Some(Judged::Warn(format!(
+            "its result is VALID_WITH_WARNINGS ({count} warning(s))"
+        )))
+    } else {
+        None
+    }
 }
 
 fn first_warning(doc: &serde_yaml::Value) -> Option<String> {

@@ -25,7 +25,7 @@ use serde::Serialize;
 use crate::git::{RefConflict, Repo};
 pub use notes::Relation;
 pub(crate) use read::read_notes;
-pub use read::{diverged, find_note, pick_hint, Diverged};
+pub use read::{diverged, diverged_states, find_note, pick_hint, Diverged};
 use round::{one_round, Round};
 pub use states::Action;
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::names;
 use crate::git::{Oid, Repo};
-use crate::ultraplan::state::{note_stream, NOTES_REF};
+use crate::ultraplan::state::{note_stream, RunState, NOTES_REF};
 
 /// The documents of each note blob of `notes` (`(commit, blob)` pairs), in
 /// order, or why one does not read as YAML. Sync checks what it takes with the
@@ -95,6 +95,23 @@ pub fn diverged(repo: &Repo) -> Result<Vec<Diverged>> {
         }
     }
     Ok(out)
+}
+
+/// The diverged states of the plans `slugs`, each with the remote's state
+/// as it reads (a copy that does not read is left out).
+pub fn diverged_states<'r>(repo: &'r Repo, slugs: &[String]) -> Result<Vec<(Diverged, RunState<'r>)>> {
+    Ok(diverged(repo)?
+        .into_iter()
+        .filter(|d| {
+            slugs
+                .iter()
+                .any(|s| d.local.starts_with(&format!("refs/ultraplan/{s}/")))
+        })
+        .filter_map(|d| match RunState::load(repo, &d.remote_copy) {
+            Ok(Some(state)) => Some((d, state)),
+            _ => None,
+        })
+        .collect())
 }
 
 /// The hint that says how to pick one of two diverged states.

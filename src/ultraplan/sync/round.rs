@@ -20,179 +20,235 @@ pub(super) enum Round {
 /// Fetch, merge locally, push: once.
 pub(super) fn one_round(repo: &Repo, remote: &str, opts: &SyncOptions, report: &mut SyncReport) -> Result<Round> {
     let write = !opts.dry_run;
-    // 1-2. What the remote has. A real sync fetches it in one round trip into
-    // the remote's namespace (globs, so that a reference the remote lacks is
-    // no error; plan locks and published work excluded by negative refspecs,
-    // anything else that is not shared dropped right after); a dry run only
-    // asks (`git ls-remote`) and writes nothing.
-    let mut remote_refs: BTreeMap<String, Oid> = BTreeMap::new();
-    let mut drop_copies: Vec<(String, Oid)> = Vec::new();
-    let listed: Vec<(String, Oid)> = if write {
-        let before = tracked(repo, remote)?;
-        repo.fetch_refspecs(remote, &names::fetch_refspecs(remote), true)?;
-        let after = tracked(repo, remote)?;
-        report.fetched = after
-            .iter()
-            .filter(|(name, id)| before.get(*name) != Some(*id))
-            .map(|(name, _)| name.clone())
-            .collect();
-        after.into_iter().collect()
-    } else {
-        let listed = repo.ls_remote(remote, &names::REMOTE_PATTERNS)?;
-        for (name, id) in &listed {
-            if names::kind(name) != names::Kind::NotShared
-                && repo.read_ref(&names::tracking(remote, name))? != Some(*id)
-            {
-                report.fetched.push(name.clone());
-            }
-        }
-        listed
-    };
-    for (name, id) in listed {
-        match names::kind(&name) {
-            names::Kind::Notes | names::Kind::Outcomes | names::Kind::State => {
-                remote_refs.insert(name, id);
-            }
-            names::Kind::NotShared => drop_copies.push((name, id)),
-            names::Kind::Foreign => {
-                report.foreign.push(name.clone());
-                drop_copies.push((name, id));
-            }
-        }
-    }
-    report.fetched.retain(|n| remote_refs.contains_key(n));
-    // The values to merge: what was fetched (a dry run uses what ls-remote
-    // said when the objects are here already).
-    let theirs = |name: &str| -> Result<Option<Oid>> {
-        if write {
-            repo.read_ref(&names::tracking(remote, name))
-        } else {
-            Ok(remote_refs.get(name).copied().filter(|id| repo.has_object(*id)))
-        }
-    };
-    let mut updates: Vec<RefUpdate> = Vec::new();
-    let mut push: Vec<String> = Vec::new();
-
-    // 3. Notes.
-    let our_notes = repo.read_ref(NOTES_REF)?;
-    let their_notes = theirs(NOTES_REF)?;
-    let unseen = remote_refs.contains_key(NOTES_REF) && their_notes.is_none();
-    let notes = notes::merge(repo, our_notes, their_notes, remote, write)?;
-    // A dry run that has not got the remote's notes cannot say how they relate.
-    report.notes = (!unseen).then_some(notes.relation);
-    report.notes_taken = notes.taken;
-    report.notes_streamed = notes.streams.iter().map(|c| c.to_string()).collect();
-    report.notes_refused = notes
-        .set_aside
-        .iter()
-        .map(|(c, why)| RefusedNote {
-            commit: c.to_string(),
-            why: why.clone(),
-        })
-        .collect();
-    if notes.set_aside.is_empty() && !unseen {
-        if let Some(new) = notes.new_head {
-            updates.push(RefUpdate {
-                name: NOTES_REF.into(),
-                new: Some(new),
-                expect: Expect::AbsentOr(our_notes),
-            });
-        }
-        let ours_after = notes.new_head.or(our_notes);
-        if ours_after.is_some()
-            && ours_after != remote_refs.get(NOTES_REF).copied()
-            && notes.relation != Relation::FastForward
-        {
-            push.push(NOTES_REF.into());
-        }
-    }
-
-    // 4. Run states: every one either side has.
-    let local_states: BTreeMap<String, Oid> = repo
-        .refs_with_prefix("refs/ultraplan/")?
-        .into_iter()
-        .filter(|(n, _)| names::kind(n) == names::Kind::State)
-        .collect();
-    let running = running_slugs(repo, opts.lock_timeout)?;
-    let mut all: Vec<&String> = local_states.keys().chain(remote_refs.keys()).collect();
-    all.sort();
-    all.dedup();
-    for name in all {
-        if names::kind(name) != names::Kind::State {
-            continue;
-        }
-        let ours = local_states.get(name).copied();
-        let remote_value = theirs(name)?;
-        if remote_refs.contains_key(name) && remote_value.is_none() {
-            // Dry run: not fetched yet, nothing to decide on.
-            continue;
-        }
-        let slug = name.split('/').nth(2).unwrap_or("");
-        let action = states::decide(repo, ours, remote_value, running.iter().any(|s| s == slug))?;
-        match action {
-            Action::Created | Action::FastForward => updates.push(RefUpdate {
-                name: name.clone(),
-                new: remote_value,
-                expect: Expect::AbsentOr(ours),
-            }),
-            Action::Push => push.push(name.clone()),
-            Action::NotAState => {
-                report.foreign.push(name.clone());
-                updates.push(RefUpdate {
-                    name: names::tracking(remote, name),
-                    new: None,
-                    expect: Expect::AbsentOr(remote_value),
-                });
-            }
-            Action::Same | Action::KeptApart | Action::RunningHere => {}
-        }
-        if action != Action::Same {
-            report.states.push(StateReport {
-                name: name.clone(),
-                action,
-            });
-        }
-    }
-
-    // 5. Outcomes.
-    let our_outcomes = repo.read_ref(names::OUTCOMES_REF)?;
-    let outcomes = states::merge_outcomes(repo, our_outcomes, theirs(names::OUTCOMES_REMOTE_REF)?, write)?;
-    report.outcomes_taken = outcomes.taken;
-    report.outcome_clashes = outcomes.clashes;
-    if let Some(new) = outcomes.new_head {
-        updates.push(RefUpdate {
-            name: names::OUTCOMES_REF.into(),
-            new: Some(new),
-            expect: Expect::AbsentOr(our_outcomes),
-        });
-    }
-    if outcomes.push && our_outcomes.is_some() {
-        push.push(names::OUTCOMES_REF.into());
-    }
-
+    let fetched = Fetched::fetch(repo, remote, write, report)?;
+    let mut changes = Changes::default();
+    fetched.merge_notes(&mut changes, report)?;
+    fetched.merge_states(&mut changes, report, opts.lock_timeout)?;
+    fetched.merge_outcomes(&mut changes, report)?;
     // Copies of what is not exchanged, fetched by the globs.
     if write {
-        for (name, id) in drop_copies {
-            updates.push(RefUpdate {
-                name: names::tracking(remote, &name),
+        for (name, id) in &fetched.drop_copies {
+            changes.updates.push(RefUpdate {
+                name: names::tracking(remote, name),
                 new: None,
-                expect: Expect::Value(id),
+                expect: Expect::Value(*id),
             });
         }
     }
     report.foreign.sort();
     report.foreign.dedup();
+    push(repo, remote, write, changes, report)
+}
 
-    // 6. One local transaction, then the push.
+/// What the remote has (steps 1-2), and how to read it.
+struct Fetched<'r> {
+    repo: &'r Repo,
+    remote: &'r str,
+    write: bool,
+    /// The exchanged references the remote has, by their remote names.
+    remote_refs: BTreeMap<String, Oid>,
+    /// Our copies of what is not exchanged, dropped after a real fetch.
+    drop_copies: Vec<(String, Oid)>,
+}
+
+/// What a round changes: our references in one transaction, theirs by a push.
+#[derive(Default)]
+struct Changes {
+    updates: Vec<RefUpdate>,
+    push: Vec<String>,
+}
+
+impl<'r> Fetched<'r> {
+    /// 1-2. What the remote has. A real sync fetches it in one round trip into
+    /// the remote's namespace (globs, so that a reference the remote lacks is
+    /// no error; plan locks and published work excluded by negative refspecs,
+    /// anything else that is not shared dropped right after); a dry run only
+    /// asks (`git ls-remote`) and writes nothing.
+    fn fetch(repo: &'r Repo, remote: &'r str, write: bool, report: &mut SyncReport) -> Result<Fetched<'r>> {
+        let mut remote_refs: BTreeMap<String, Oid> = BTreeMap::new();
+        let mut drop_copies: Vec<(String, Oid)> = Vec::new();
+        let listed: Vec<(String, Oid)> = if write {
+            let before = tracked(repo, remote)?;
+            repo.fetch_refspecs(remote, &names::fetch_refspecs(remote), true)?;
+            let after = tracked(repo, remote)?;
+            report.fetched = after
+                .iter()
+                .filter(|(name, id)| before.get(*name) != Some(*id))
+                .map(|(name, _)| name.clone())
+                .collect();
+            after.into_iter().collect()
+        } else {
+            let listed = repo.ls_remote(remote, &names::REMOTE_PATTERNS)?;
+            for (name, id) in &listed {
+                if names::kind(name) != names::Kind::NotShared
+                    && repo.read_ref(&names::tracking(remote, name))? != Some(*id)
+                {
+                    report.fetched.push(name.clone());
+                }
+            }
+            listed
+        };
+        for (name, id) in listed {
+            match names::kind(&name) {
+                names::Kind::Notes | names::Kind::Outcomes | names::Kind::State => {
+                    remote_refs.insert(name, id);
+                }
+                names::Kind::NotShared => drop_copies.push((name, id)),
+                names::Kind::Foreign => {
+                    report.foreign.push(name.clone());
+                    drop_copies.push((name, id));
+                }
+            }
+        }
+        report.fetched.retain(|n| remote_refs.contains_key(n));
+        Ok(Fetched {
+            repo,
+            remote,
+            write,
+            remote_refs,
+            drop_copies,
+        })
+    }
+
+    /// The value to merge for `name`: what was fetched (a dry run uses what
+    /// ls-remote said when the objects are here already).
+    fn theirs(&self, name: &str) -> Result<Option<Oid>> {
+        if self.write {
+            self.repo.read_ref(&names::tracking(self.remote, name))
+        } else {
+            Ok(self
+                .remote_refs
+                .get(name)
+                .copied()
+                .filter(|id| self.repo.has_object(*id)))
+        }
+    }
+
+    /// 3. Notes.
+    fn merge_notes(&self, changes: &mut Changes, report: &mut SyncReport) -> Result<()> {
+        let repo = self.repo;
+        let our_notes = repo.read_ref(NOTES_REF)?;
+        let their_notes = self.theirs(NOTES_REF)?;
+        let unseen = self.remote_refs.contains_key(NOTES_REF) && their_notes.is_none();
+        let notes = notes::merge(repo, our_notes, their_notes, self.remote, self.write)?;
+        // A dry run that has not got the remote's notes cannot say how they relate.
+        report.notes = (!unseen).then_some(notes.relation);
+        report.notes_taken = notes.taken;
+        report.notes_streamed = notes.streams.iter().map(|c| c.to_string()).collect();
+        report.notes_refused = notes
+            .set_aside
+            .iter()
+            .map(|(c, why)| RefusedNote {
+                commit: c.to_string(),
+                why: why.clone(),
+            })
+            .collect();
+        if notes.set_aside.is_empty() && !unseen {
+            if let Some(new) = notes.new_head {
+                changes.updates.push(RefUpdate {
+                    name: NOTES_REF.into(),
+                    new: Some(new),
+                    expect: Expect::AbsentOr(our_notes),
+                });
+            }
+            let ours_after = notes.new_head.or(our_notes);
+            if ours_after.is_some()
+                && ours_after != self.remote_refs.get(NOTES_REF).copied()
+                && notes.relation != Relation::FastForward
+            {
+                changes.push.push(NOTES_REF.into());
+            }
+        }
+        Ok(())
+    }
+
+    /// 4. Run states: every one either side has.
+    fn merge_states(&self, changes: &mut Changes, report: &mut SyncReport, lock_timeout: Duration) -> Result<()> {
+        let repo = self.repo;
+        let local_states: BTreeMap<String, Oid> = repo
+            .refs_with_prefix("refs/ultraplan/")?
+            .into_iter()
+            .filter(|(n, _)| names::kind(n) == names::Kind::State)
+            .collect();
+        let running = running_slugs(repo, lock_timeout)?;
+        let mut all: Vec<&String> = local_states.keys().chain(self.remote_refs.keys()).collect();
+        all.sort();
+        all.dedup();
+        for name in all {
+            if names::kind(name) != names::Kind::State {
+                continue;
+            }
+            let ours = local_states.get(name).copied();
+            let remote_value = self.theirs(name)?;
+            if self.remote_refs.contains_key(name) && remote_value.is_none() {
+                // Dry run: not fetched yet, nothing to decide on.
+                continue;
+            }
+            let slug = name.split('/').nth(2).unwrap_or("");
+            let action = states::decide(repo, ours, remote_value, running.iter().any(|s| s == slug))?;
+            match action {
+                Action::Created | Action::FastForward => changes.updates.push(RefUpdate {
+                    name: name.clone(),
+                    new: remote_value,
+                    expect: Expect::AbsentOr(ours),
+                }),
+                Action::Push => changes.push.push(name.clone()),
+                Action::NotAState => {
+                    report.foreign.push(name.clone());
+                    changes.updates.push(RefUpdate {
+                        name: names::tracking(self.remote, name),
+                        new: None,
+                        expect: Expect::AbsentOr(remote_value),
+                    });
+                }
+                Action::Same | Action::KeptApart | Action::RunningHere => {}
+            }
+            if action != Action::Same {
+                report.states.push(StateReport {
+                    name: name.clone(),
+                    action,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// 5. Outcomes.
+    fn merge_outcomes(&self, changes: &mut Changes, report: &mut SyncReport) -> Result<()> {
+        let our_outcomes = self.repo.read_ref(names::OUTCOMES_REF)?;
+        let theirs = self.theirs(names::OUTCOMES_REMOTE_REF)?;
+        let outcomes = states::merge_outcomes(self.repo, our_outcomes, theirs, self.write)?;
+        report.outcomes_taken = outcomes.taken;
+        report.outcome_clashes = outcomes.clashes;
+        if let Some(new) = outcomes.new_head {
+            changes.updates.push(RefUpdate {
+                name: names::OUTCOMES_REF.into(),
+                new: Some(new),
+                expect: Expect::AbsentOr(our_outcomes),
+            });
+        }
+        if outcomes.push && our_outcomes.is_some() {
+            changes.push.push(names::OUTCOMES_REF.into());
+        }
+        Ok(())
+    }
+}
+
+/// 6. One local transaction, then the push (a dry run reports what it would push).
+fn push(repo: &Repo, remote: &str, write: bool, changes: Changes, report: &mut SyncReport) -> Result<Round> {
     if !write {
-        report.pushed = push;
+        report.pushed = changes.push;
         return Ok(Round::Done);
     }
-    repo.update_refs(&updates, &format!("ultraplan: sync with '{remote}'"))?;
-    if push.is_empty() {
+    repo.update_refs(&changes.updates, &format!("ultraplan: sync with '{remote}'"))?;
+    if changes.push.is_empty() {
         return Ok(Round::Done);
     }
-    let refspecs: Vec<String> = push.iter().map(|n| format!("{n}:{}", names::remote_name(n))).collect();
+    let refspecs: Vec<String> = changes
+        .push
+        .iter()
+        .map(|n| format!("{n}:{}", names::remote_name(n)))
+        .collect();
     let mut outcome = repo.push_refspecs(remote, &refspecs, true)?;
     if !outcome.success && outcome.stderr.contains("does not support --atomic") {
         outcome = repo.push_refspecs(remote, &refspecs, false)?;

@@ -1,5 +1,7 @@
-//! Parallel sessions (DESIGN §7): pre-flight, then for each wave one linked
-//! worktree per session (created serially, on `ultraplan/<slug>/session-<N>`),
+//! Parallel sessions (DESIGN §7) — a session here is a part of the plan run
+//! in its own worktree, not the historian's rewrite session: pre-flight, then
+//! for each wave one linked worktree per session (created serially, on
+//! `ultraplan/<slug>/session-<N>`),
 //! each session run as `git-ultraplan run --session N` in its worktree, and
 //! — only when every session of the wave completed — merges one at a time as
 //! `--no-ff` commits, decided in memory and applied through git. A conflict, or
@@ -260,76 +262,11 @@ impl<'a> Waves<'a> {
             _ => base,
         };
         let mut result = RunResult::Completed;
-        'waves: for (w, wave) in plan.waves.iter().enumerate() {
-            let sessions: Vec<&Session> = wave.iter().filter_map(|n| plan.session(*n)).collect();
-            if sessions.is_empty() {
-                continue;
-            }
-            let wave_number = w + 1;
-            let sessions: Vec<&Session> = sessions
-                .into_iter()
-                .filter(|s| self.sessions.get(&s.number).is_some_and(|r| !r.merged))
-                .collect();
-            if sessions.is_empty() {
-                continue; // merged by the run this one resumes
-            }
-            self.create_worktrees(&sessions)?;
-            self.launch(&sessions, wave_number, plan.waves.len())?;
-            self.collect(&sessions, &mut state)?;
-            if process::interrupted() {
-                result = RunResult::Interrupted;
+        for (w, wave) in plan.waves.iter().enumerate() {
+            if let Some(end) = self.run_wave(w + 1, wave, &mut state)? {
+                result = end;
                 break;
             }
-            let unfinished: Vec<&SessionRecord> = sessions
-                .iter()
-                .filter_map(|s| self.sessions.get(&s.number))
-                .filter(|r| r.result != "completed")
-                .collect();
-            if let Some(first) = unfinished.first() {
-                result = if unfinished
-                    .iter()
-                    .any(|r| matches!(r.result.as_str(), "failed" | "crashed" | "setup-failed"))
-                {
-                    RunResult::Failed
-                } else {
-                    RunResult::Stopped
-                };
-                self.failure = Some(Failure {
-                    step: None,
-                    title: format!("session {}: {}", first.number, first.title),
-                    status: if result == RunResult::Failed {
-                        StepStatus::Failed
-                    } else {
-                        StepStatus::Escalated
-                    },
-                    policy: "stop before merging".into(),
-                    error: format!(
-                        "session {} {}; wave {wave_number} is not merged and later waves do not run (log: {})",
-                        first.number, first.result, first.log
-                    ),
-                    attempts: 0,
-                });
-                break;
-            }
-            for (i, session) in sessions.iter().enumerate() {
-                if !self.merge(session, &mut state)? {
-                    for later in &sessions[i + 1..] {
-                        if let Some(r) = self.sessions.get_mut(&later.number) {
-                            r.result = "merge-failed".into();
-                        }
-                    }
-                    result = RunResult::Failed;
-                    self.save(
-                        &mut state,
-                        &format!("wave {wave_number}: merge of session {} failed", session.number),
-                    )?;
-                    break 'waves;
-                }
-            }
-            for session in &sessions {
-                self.leftovers.remove_session(session.number)?;
-            }
-            self.save(&mut state, &format!("wave {wave_number}: merged"))?;
         }
         let mut verification = Vec::new();
         if result == RunResult::Completed {
@@ -354,5 +291,83 @@ impl<'a> Waves<'a> {
             untracked,
             cleaned,
         })
+    }
+
+    /// One wave: its sessions run, each in its worktree, then — only when
+    /// every one completed — merged one at a time. `Some` when the run stops
+    /// here, with how it ended.
+    fn run_wave(&mut self, wave_number: usize, wave: &[u32], state: &mut RunState<'a>) -> Result<Option<RunResult>> {
+        let plan = self.input.plan;
+        let sessions: Vec<&Session> = wave
+            .iter()
+            .filter_map(|n| plan.session(*n))
+            .filter(|s| self.sessions.get(&s.number).is_some_and(|r| !r.merged))
+            .collect();
+        if sessions.is_empty() {
+            return Ok(None); // an empty wave, or merged by the run this one resumes
+        }
+        self.create_worktrees(&sessions)?;
+        self.launch(&sessions, wave_number, plan.waves.len())?;
+        self.collect(&sessions, state)?;
+        if process::interrupted() {
+            return Ok(Some(RunResult::Interrupted));
+        }
+        if let Some(result) = self.stop_for_unfinished(&sessions, wave_number) {
+            return Ok(Some(result));
+        }
+        for (i, session) in sessions.iter().enumerate() {
+            if !self.merge(session, state)? {
+                for later in &sessions[i + 1..] {
+                    if let Some(r) = self.sessions.get_mut(&later.number) {
+                        r.result = "merge-failed".into();
+                    }
+                }
+                self.save(
+                    state,
+                    &format!("wave {wave_number}: merge of session {} failed", session.number),
+                )?;
+                return Ok(Some(RunResult::Failed));
+            }
+        }
+        for session in &sessions {
+            self.leftovers.remove_session(session.number)?;
+        }
+        self.save(state, &format!("wave {wave_number}: merged"))?;
+        Ok(None)
+    }
+
+    /// A wave with a session that did not complete is not merged: the run
+    /// fails (a session failed or crashed) or stops (it waits for a person).
+    fn stop_for_unfinished(&mut self, sessions: &[&Session], wave_number: usize) -> Option<RunResult> {
+        let unfinished: Vec<&SessionRecord> = sessions
+            .iter()
+            .filter_map(|s| self.sessions.get(&s.number))
+            .filter(|r| r.result != "completed")
+            .collect();
+        let first = unfinished.first()?;
+        let result = if unfinished
+            .iter()
+            .any(|r| matches!(r.result.as_str(), "failed" | "crashed" | "setup-failed"))
+        {
+            RunResult::Failed
+        } else {
+            RunResult::Stopped
+        };
+        self.failure = Some(Failure {
+            step: None,
+            title: format!("session {}: {}", first.number, first.title),
+            status: if result == RunResult::Failed {
+                StepStatus::Failed
+            } else {
+                StepStatus::Escalated
+            },
+            policy: "stop before merging".into(),
+            error: format!(
+                "session {} {}; wave {wave_number} is not merged and later waves do not run (log: {})",
+                first.number, first.result, first.log
+            ),
+            attempts: 0,
+        });
+        Some(result)
     }
 }

@@ -4,7 +4,7 @@
 use anyhow::{anyhow, Result};
 
 use super::{Checked, SessionRecord, Waves};
-use crate::ultraplan::engine::verify::run_expecting;
+use crate::ultraplan::engine::expecting;
 use crate::ultraplan::engine::{Failure, RunReport, RunResult, StepReport};
 use crate::ultraplan::state::{now, Progress, RunState, RunStatus, StepStatus, Summary};
 
@@ -147,13 +147,7 @@ impl<'a> Waves<'a> {
         let mut out = Vec::new();
         let root = self.repo.workdir()?.to_owned();
         for check in &self.input.plan.verification {
-            let checked = run_expecting(
-                &check.command,
-                check.expected.as_deref(),
-                check.expected_kind,
-                &root,
-                self.opts,
-            )?;
+            let checked = expecting::run(check, &root, self.opts)?;
             let detail = match &checked.failure {
                 Some(f) => format!("{f}: {}", checked.tail(5)),
                 None => checked.ending.describe(),

@@ -1,7 +1,5 @@
 //! The final report of a run (DESIGN §9.2, seed 004 Phase 8), its
-//! `ultraexecute_summary` machine block, and the stats line.
-
-use std::io::Write as _;
+//! `ultraexecute_summary` machine block, as text and JSON.
 
 use serde_json::json;
 
@@ -15,10 +13,7 @@ pub fn summary_json(report: &RunReport) -> serde_json::Value {
             "plan": report.plan,
             "plan_type": report.plan_type,
             "mode": report.mode,
-            "result": match report.result {
-                RunResult::Interrupted => "stopped",
-                other => other.as_str(),
-            },
+            "result": report.result.summary_word(),
             "steps_total": report.steps.len(),
             "steps_passed": report.count("passed"),
             "steps_failed": report.failed(),
@@ -165,39 +160,6 @@ fn word(status: &str) -> &'static str {
         "running" => "RUNNING",
         _ => "—",
     }
-}
-
-/// Appends seed 004's stats line to `$XDG_DATA_HOME/git-ultraplan/stats.jsonl`;
-/// never fails the run.
-pub fn append_stats(report: &RunReport) {
-    let Some(dir) = std::env::var_os("XDG_DATA_HOME")
-        .filter(|d| !d.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/share")))
-    else {
-        return;
-    };
-    let dir = dir.join("git-ultraplan");
-    let summary = &summary_json(report)["ultraexecute_summary"];
-    let line = json!({
-        "ts": crate::ultraplan::state::now(),
-        "plan": std::path::Path::new(&report.plan).file_name().map(|n| n.to_string_lossy().into_owned()),
-        "plan_type": report.plan_type,
-        "mode": report.mode,
-        "result": summary["result"],
-        "steps_total": summary["steps_total"],
-        "steps_passed": summary["steps_passed"],
-        "steps_failed": summary["steps_failed"],
-        "steps_skipped": summary["steps_skipped"],
-        "failed_at_step": report.failed_at_step,
-    });
-    let _ = std::fs::create_dir_all(&dir).and_then(|_| {
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(dir.join("stats.jsonl"))?;
-        writeln!(file, "{line}")
-    });
 }
 
 /// The summary of a multi-session run: the usual block plus `sessions`,

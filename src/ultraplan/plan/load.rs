@@ -1,4 +1,6 @@
-//! Reading a plan file for any command: size limit, UTF-8, format detection.
+//! Reading a plan from the filesystem for any command: size limit, UTF-8,
+//! a file or a GSD phase directory. The only part of `plan/` that touches
+//! files; [`super::parse`] gets the text.
 
 use std::path::Path;
 
@@ -40,22 +42,6 @@ pub fn plan_location(plan: &Path, workdir: &Path) -> (String, Option<String>) {
             (rel.clone(), Some(rel))
         }
         Err(_) => (absolute.display().to_string(), None),
-    }
-}
-
-/// For `status`, `log` and friends: whether a state recorded for `recorded`
-/// belongs to the plan named on the command line (`wanted`, as
-/// [`plan_location`] names it). Plans with the same file name share a slug;
-/// a state of another one is not shown as this one's, with a warning.
-pub fn state_belongs(recorded: &str, wanted: Option<&str>, ui: &crate::cli::Ui) -> bool {
-    match wanted {
-        Some(w) if w != recorded => {
-            ui.warning(format_args!(
-                "the state under this name belongs to '{recorded}', not to '{w}'"
-            ));
-            false
-        }
-        _ => true,
     }
 }
 

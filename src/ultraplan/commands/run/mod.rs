@@ -1,21 +1,24 @@
-//! `git ultraplan run [MODE] <plan>`: execute a plan.
+//! `git ultraplan run [MODE] <plan>`: execute a plan. [`progress`] shows
+//! the run while it goes, [`report`] renders what the engine reports.
+
+mod progress;
+mod report;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 
-use super::load::plan_location;
-use super::run_report;
 use crate::cli::config::{self, duration};
 use crate::cli::progress::StatusLine;
 use crate::cli::{Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
 use crate::process;
-use crate::ultraplan::engine::{self, Event, Mode, Observer, PlanInput, RunOptions, RunResult};
+use crate::ultraplan::engine::{self, Mode, PlanInput, RunOptions, RunResult};
 use crate::ultraplan::exec::{ClaudeSettings, Executor};
+use crate::ultraplan::plan::load::plan_location;
 use crate::ultraplan::plan::shell_words;
-use crate::ultraplan::state::StepStatus;
+use progress::LiveProgress;
 
 /// Execute a plan step by step, verifying and committing each step.
 ///
@@ -125,13 +128,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let (path, in_worktree) = plan_location(&args.plan, &workdir);
     let cfg = workspace.config();
 
-    let mode = match (args.resume, args.step, args.session) {
-        (true, _, Some(n)) => Mode::ResumeSession(n),
-        (true, _, None) => Mode::Resume,
-        (_, Some(n), _) => Mode::Step(n),
-        (_, _, Some(n)) => Mode::Session(n),
-        _ => Mode::Execute,
-    };
+    let mode = mode(&args);
     let in_waves = !args.fg
         && plan.is_multi_session()
         && match mode {
@@ -157,8 +154,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             &args
                 .executor
                 .clone()
-                .or_else(|| cfg.string(config::EXECUTOR.name))
-                .unwrap_or_else(|| "shell".into()),
+                .unwrap_or_else(|| config::string(cfg, &config::EXECUTOR)),
         ),
     };
     if in_waves && executor == Executor::Manual {
@@ -177,44 +173,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     if executor.is_billed_agent() && !billing_confirmed(&args, cfg, &ui)? {
         return Ok(Exit::Stopped);
     }
-    let max_attempts = match args.max_attempts {
-        Some(n) => n,
-        None => cfg.integer(config::MAX_ATTEMPTS.name)?.map_or(Ok(3), |n| {
-            u32::try_from(n).map_err(|_| anyhow!("bad ultraplan.maxAttempts '{n}'"))
-        })?,
-    }
-    .max(1);
-    let cap = cfg
-        .integer(config::TRANSCRIPT_CAP.name)?
-        .unwrap_or(1 << 20)
-        .clamp(1024, 1 << 30) as usize;
-    let claude_args = cfg
-        .string(config::CLAUDE_ARGS.name)
-        .unwrap_or_else(|| config::CLAUDE_ARGS.default.into());
-    let options = RunOptions {
-        mode,
-        executor,
-        max_attempts,
-        executor_timeout: duration(cfg, &config::EXECUTOR_TIMEOUT)?,
-        verify_timeout: duration(cfg, &config::VERIFY_TIMEOUT)?,
-        transcript_cap: cap,
-        ignored_bound: crate::git::IgnoredBound {
-            bytes: cfg
-                .integer(config::SNAPSHOT_IGNORED_MAX.name)?
-                .unwrap_or(16 << 20)
-                .max(0) as u64,
-            files: 1000,
-        },
-        allow_unverified: args.allow_unverified,
-        answer: args.answer.clone(),
-        lock_timeout: duration(cfg, &config::LOCK_TIMEOUT)?,
-        claude: ClaudeSettings {
-            path: cfg.string(config::CLAUDE_PATH.name),
-            args: shell_words(&claude_args)
-                .ok_or_else(|| anyhow!("cannot split ultraplan.claudeArgs '{claude_args}'"))?,
-        },
-        command_line: std::env::args().collect::<Vec<_>>().join(" "),
-    };
+    let options = options(&args, cfg, mode, executor)?;
     let input = PlanInput {
         plan: &plan,
         text: &text,
@@ -233,7 +192,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         (engine::run(repo, &input, &options, &mut observer)?, None)
     };
     drop(status);
-    run_report::append_stats(&report);
+    engine::stats_line::append(&report);
     if let (Some(path), None) = (cfg.string(config::STATE_FILE.name), mode.session()) {
         match crate::ultraplan::records::state_file::commit(repo, &path) {
             Ok(Some(commit)) => ui.note(format!(
@@ -248,14 +207,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     record_outcomes(repo, &workspace, &report, &plan, &options, started, &ui);
     let mut out = std::io::stdout().lock();
     match (&waves, args.json) {
-        (Some(w), true) => writeln!(out, "{}", serde_json::to_string_pretty(&run_report::waves_json(w))?)?,
-        (Some(w), false) => out.write_all(run_report::render_waves(w, &input.path).as_bytes())?,
-        (None, true) => writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&run_report::summary_json(&report))?
-        )?,
-        (None, false) => out.write_all(run_report::render(&report, &input.path).as_bytes())?,
+        (Some(w), true) => writeln!(out, "{}", serde_json::to_string_pretty(&report::waves_json(w))?)?,
+        (Some(w), false) => out.write_all(report::render_waves(w, &input.path).as_bytes())?,
+        (None, true) => writeln!(out, "{}", serde_json::to_string_pretty(&report::summary_json(&report))?)?,
+        (None, false) => out.write_all(report::render(&report, &input.path).as_bytes())?,
     }
     out.flush()?;
     Ok(match report.result {
@@ -263,6 +218,60 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         RunResult::Failed => Exit::Failed,
         RunResult::Stopped => Exit::Stopped,
         RunResult::Interrupted => Exit::Interrupted,
+    })
+}
+
+/// The mode the command line asks for.
+fn mode(args: &Args) -> Mode {
+    match (args.resume, args.step, args.session) {
+        (true, _, Some(n)) => Mode::ResumeSession(n),
+        (true, _, None) => Mode::Resume,
+        (_, Some(n), _) => Mode::Step(n),
+        (_, _, Some(n)) => Mode::Session(n),
+        _ => Mode::Execute,
+    }
+}
+
+/// Bytes of output kept per stream: at least 1 KiB, at most 1 GiB, whatever
+/// ultraplan.transcriptCap says.
+const TRANSCRIPT_CAP_BOUNDS: (i64, i64) = (1024, 1 << 30);
+
+/// Files of ignored files a snapshot keeps at most (ultraplan.snapshotIgnoredMax bounds their bytes).
+const SNAPSHOT_IGNORED_FILES: usize = 1000;
+
+/// The library's options from the command line and the configuration.
+fn options(args: &Args, cfg: &crate::git::GitConfig, mode: Mode, executor: Executor) -> Result<RunOptions> {
+    let max_attempts = match args.max_attempts {
+        Some(n) => n,
+        None => {
+            let n = config::integer(cfg, &config::MAX_ATTEMPTS)?;
+            u32::try_from(n).map_err(|_| anyhow!("bad ultraplan.maxAttempts '{n}'"))?
+        }
+    }
+    .max(1);
+    let (least, most) = TRANSCRIPT_CAP_BOUNDS;
+    let cap = config::integer(cfg, &config::TRANSCRIPT_CAP)?.clamp(least, most) as usize;
+    let claude_args = config::string(cfg, &config::CLAUDE_ARGS);
+    Ok(RunOptions {
+        mode,
+        executor,
+        max_attempts,
+        executor_timeout: duration(cfg, &config::EXECUTOR_TIMEOUT)?,
+        verify_timeout: duration(cfg, &config::VERIFY_TIMEOUT)?,
+        transcript_cap: cap,
+        ignored_bound: crate::git::IgnoredBound {
+            bytes: config::integer(cfg, &config::SNAPSHOT_IGNORED_MAX)?.max(0) as u64,
+            files: SNAPSHOT_IGNORED_FILES,
+        },
+        allow_unverified: args.allow_unverified,
+        answer: args.answer.clone(),
+        lock_timeout: duration(cfg, &config::LOCK_TIMEOUT)?,
+        claude: ClaudeSettings {
+            path: cfg.string(config::CLAUDE_PATH.name),
+            args: shell_words(&claude_args)
+                .ok_or_else(|| anyhow!("cannot split ultraplan.claudeArgs '{claude_args}'"))?,
+        },
+        command_line: std::env::args().collect::<Vec<_>>().join(" "),
     })
 }
 
@@ -364,15 +373,13 @@ fn wave_options(args: &Args, cfg: &crate::git::GitConfig, options: &RunOptions) 
     })
 }
 
-/// The plan's name for state and messages (relative to the top of the
-/// worktree when inside it), and that relative path.
 /// DESIGN §5.2: with ANTHROPIC_API_KEY set, the claude CLI bills the API
 /// account. Ask once on a terminal; elsewhere stop unless told yes.
 fn billing_confirmed(args: &Args, cfg: &crate::git::GitConfig, ui: &Ui) -> Result<bool> {
     if std::env::var_os("ANTHROPIC_API_KEY").is_none_or(|v| v.is_empty()) {
         return Ok(true);
     }
-    if args.yes || cfg.boolean(config::ALLOW_API_BILLING.name)?.unwrap_or(false) {
+    if args.yes || config::boolean(cfg, &config::ALLOW_API_BILLING)? {
         ui.warning("ANTHROPIC_API_KEY is set: the claude executor bills your API account");
         return Ok(true);
     }
@@ -392,44 +399,4 @@ fn billing_confirmed(args: &Args, cfg: &crate::git::GitConfig, ui: &Ui) -> Resul
     ui.error("ANTHROPIC_API_KEY is set: the claude executor would bill your API account, not your subscription");
     ui.hint("unset ANTHROPIC_API_KEY to use your subscription, or confirm with --yes or 'git config ultraplan.allowApiBilling true'");
     Ok(false)
-}
-
-/// Live progress on a terminal; warnings always.
-struct LiveProgress<'a> {
-    status: &'a StatusLine,
-    ui: Ui,
-}
-
-impl Observer for LiveProgress<'_> {
-    fn event(&mut self, event: Event<'_>) {
-        match event {
-            Event::Step {
-                number,
-                title,
-                position,
-                total,
-            } => self.status.set(format!("step {number} ({position}/{total}): {title}")),
-            Event::Attempt { number, attempt, max } => {
-                if attempt > 1 {
-                    self.status.set(format!("step {number}: attempt {attempt}/{max}"));
-                }
-            }
-            Event::Verifying { number } => self.status.set(format!("step {number}: verifying")),
-            Event::StepDone { number, status } => {
-                self.status.clear();
-                if !self.ui.quiet && std::io::stderr().is_terminal() {
-                    let word = match status {
-                        StepStatus::Passed => "passed",
-                        other => other.as_str(),
-                    };
-                    self.status.println(&format!("step {number}: {word}"));
-                }
-            }
-            Event::Warning(message) => {
-                self.status.clear();
-                self.ui.warning(message);
-            }
-            Event::Progress(line) => self.status.set_text(line),
-        }
-    }
 }

@@ -1,0 +1,73 @@
+//! What a run is asked to do: its mode, its options and the plan it runs.
+
+use std::time::Duration;
+
+use crate::ultraplan::exec::{ClaudeSettings, Executor};
+use crate::ultraplan::plan::Plan;
+
+/// Which steps a run takes (the seed's modes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Every step, in order (`--fg`, or a plan without an Execution Strategy).
+    Execute,
+    /// Continue the recorded run at its first step not passed or skipped.
+    Resume,
+    /// Only step N.
+    Step(u32),
+    /// Only session N's steps, inside its scope fence.
+    Session(u32),
+    /// Continue session N's recorded run (`--resume --session N`).
+    ResumeSession(u32),
+}
+
+impl Mode {
+    pub fn name(self) -> String {
+        match self {
+            Mode::Execute => "execute".into(),
+            Mode::Resume => "resume".into(),
+            Mode::Step(n) => format!("step {n}"),
+            Mode::Session(n) => format!("session {n}"),
+            Mode::ResumeSession(n) => format!("resume session {n}"),
+        }
+    }
+
+    /// The session this mode runs, if any.
+    pub fn session(self) -> Option<u32> {
+        match self {
+            Mode::Session(n) | Mode::ResumeSession(n) => Some(n),
+            _ => None,
+        }
+    }
+}
+
+/// Everything a run needs to know besides the plan.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub mode: Mode,
+    pub executor: Executor,
+    pub max_attempts: u32,
+    pub executor_timeout: Duration,
+    pub verify_timeout: Duration,
+    pub transcript_cap: usize,
+    /// How much of the ignored files a step's snapshot keeps.
+    pub ignored_bound: crate::git::IgnoredBound,
+    pub allow_unverified: bool,
+    /// A person's answer to the check or decision the run waits at
+    /// (`--resume --answer`).
+    pub answer: Option<String>,
+    pub lock_timeout: Duration,
+    pub claude: ClaudeSettings,
+    /// The command line, for the lock.
+    pub command_line: String,
+}
+
+/// The plan being run.
+pub struct PlanInput<'a> {
+    pub plan: &'a Plan,
+    pub text: &'a str,
+    /// How the plan is named in state and messages: relative to the top of the
+    /// worktree when inside it.
+    pub path: String,
+    /// Its path relative to the top of the worktree, if it is inside it.
+    pub in_worktree: Option<String>,
+}

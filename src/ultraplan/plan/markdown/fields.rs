@@ -1,0 +1,176 @@
+//! `- **Label:** value` field lists: a field's label, value and nested
+//! lines, list markers and task checkboxes. The syntax only: what a
+//! field's value means is read by `plan::fields`.
+
+use super::{code_blocks, dedent, CodeBlock, Line};
+
+/// A `Label: value` item of a field list.
+#[derive(Clone, Debug)]
+pub(crate) struct Field<'a> {
+    /// Lowercase, single-spaced, hyphens as spaces: `test first`.
+    pub label: String,
+    pub line: usize,
+    /// The text after the label on the item's own line.
+    pub value: String,
+    /// The item's further lines: nested items, fenced blocks, continuations.
+    pub body: Vec<Line<'a>>,
+}
+
+impl<'a> Field<'a> {
+    /// The value line and then every body line, each with its number.
+    pub fn lines(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
+        std::iter::once((self.line, self.value.as_str())).chain(self.body.iter().map(|l| (l.no, l.text)))
+    }
+
+    /// The body's fenced blocks: (info string, content, line of the opening fence).
+    pub fn code_blocks(&self) -> Vec<CodeBlock> {
+        code_blocks(&self.body)
+    }
+
+    /// Value and body as one dedented text.
+    pub fn text(&self) -> String {
+        let mut out = self.value.trim().to_owned();
+        let body = dedent(&self.body);
+        if !body.is_empty() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&body);
+        }
+        out
+    }
+
+    /// The nested `Label: value` items of the body.
+    pub fn subfields(&self) -> Vec<Field<'a>> {
+        parse_fields(&self.body).fields
+    }
+}
+
+pub(crate) struct FieldList<'a> {
+    pub fields: Vec<Field<'a>>,
+}
+
+/// Reads a field list. A field starts at a line that looks like `- **Label:**`
+/// at the list's own indentation; every deeper, fenced or blank line after it
+/// (and lazy continuation lines) belongs to it. Text between fields that is
+/// neither is left out.
+pub(crate) fn parse_fields<'a>(lines: &[Line<'a>]) -> FieldList<'a> {
+    let mut fields: Vec<Field<'a>> = Vec::new();
+    let mut current: Option<Field<'a>> = None;
+    let mut base: Option<usize> = None;
+    let mut previous_blank = false;
+    for line in lines {
+        if line.fenced || line.is_blank() {
+            if let Some(field) = current.as_mut() {
+                field.body.push(*line);
+            }
+            previous_blank = line.is_blank();
+            continue;
+        }
+        let indent = line.indent();
+        let at_base = base.is_none_or(|b| indent <= b + 1);
+        match field_label(line.text).filter(|_| at_base) {
+            Some((label, value)) => {
+                if base.is_none() {
+                    base = Some(indent);
+                }
+                fields.extend(current.take().map(trim_body));
+                current = Some(Field {
+                    label,
+                    line: line.no,
+                    value,
+                    body: Vec::new(),
+                });
+            }
+            None => {
+                let deeper = base.is_some_and(|b| indent > b);
+                match current.as_mut() {
+                    Some(field) if deeper || !previous_blank => field.body.push(*line),
+                    _ => fields.extend(current.take().map(trim_body)),
+                }
+            }
+        }
+        previous_blank = false;
+    }
+    fields.extend(current.map(trim_body));
+    FieldList { fields }
+}
+
+fn trim_body(mut field: Field<'_>) -> Field<'_> {
+    while field.body.last().is_some_and(|l| l.is_blank()) {
+        field.body.pop();
+    }
+    field
+}
+
+/// Recognises `- **Label:** value`, `- **Label**: value`, `* Label: value`,
+/// `__Label:__ value` and `Label: value`; returns the normalised label and value.
+pub(crate) fn field_label(line: &str) -> Option<(String, String)> {
+    let item = strip_list_marker(line.trim_start());
+    let (label, rest) = if let Some(delim) = ["**", "__", "*", "_"].into_iter().find(|d| item.starts_with(d)) {
+        let inner = &item[delim.len()..];
+        let close = inner.find(delim)?;
+        let label = &inner[..close];
+        let after = &inner[close + delim.len()..];
+        if let Some(label) = label.strip_suffix(':') {
+            (label, after)
+        } else if let Some(after) = after.strip_prefix(':') {
+            (label, after)
+        } else {
+            return None;
+        }
+    } else {
+        let colon = item.find(':')?;
+        (&item[..colon], &item[colon + 1..])
+    };
+    let label = label.trim();
+    let looks_like_label = !label.is_empty()
+        && label.len() <= 32
+        && label.starts_with(|c: char| c.is_alphabetic())
+        && label
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '/'))
+        && label.split_whitespace().count() <= 4;
+    if !looks_like_label {
+        return None;
+    }
+    let normalized = label
+        .replace(['-', '_'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    Some((normalized, rest.trim().to_owned()))
+}
+
+/// Drops a leading `- `, `* `, `+ ` or `1. ` list marker, and a task checkbox.
+pub(crate) fn strip_list_marker(text: &str) -> &str {
+    let text = text.trim_start();
+    let rest = if let Some(rest) = text
+        .strip_prefix(['-', '*', '+'])
+        .filter(|r| r.starts_with([' ', '\t']))
+    {
+        rest.trim_start()
+    } else {
+        let digits = text.chars().take_while(|c| c.is_ascii_digit()).count();
+        match text[digits..].strip_prefix(['.', ')']) {
+            Some(rest) if digits > 0 && rest.starts_with([' ', '\t']) => rest.trim_start(),
+            _ => text,
+        }
+    };
+    rest
+}
+
+/// A `[ ]`/`[x]` checkbox at the start of an item: (checked, rest).
+pub(crate) fn checkbox(item: &str) -> Option<(bool, &str)> {
+    let item = item.trim_start();
+    let rest = item.strip_prefix('[')?;
+    let mut chars = rest.chars();
+    let mark = chars.next()?;
+    let rest = chars.as_str().strip_prefix(']')?;
+    match mark {
+        ' ' => Some((false, rest.trim_start())),
+        'x' | 'X' => Some((true, rest.trim_start())),
+        _ => None,
+    }
+}
