@@ -50,10 +50,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ultraplan::git::{BranchCommit, Oid, Workspace};
-use ultraplan::historian::coupling::{self, Coupling};
+use ultraplan::historian::analyse::coupling::{self, Coupling};
 use ultraplan::historian::group::{self, Context, Tuning};
-use ultraplan::historian::items::ChangeSet;
-use ultraplan::historian::{affinity, planner, provenance};
+use ultraplan::historian::analyse::items::ChangeSet;
+use ultraplan::historian::analyse::provenance;
+use ultraplan::historian::{affinity, planner};
 
 const MOST_FILES: usize = 25;
 const MOST_LINES: usize = 600;

@@ -10,8 +10,8 @@ use anyhow::{bail, Result};
 
 use crate::git::{Entry, Oid, Repo, Signature};
 
-use super::items::{ChangeSet, Status};
-use super::lines;
+use super::analyse::items::{ChangeSet, Status};
+use super::analyse::lines;
 
 /// Builds commits one after the other on top of the base.
 pub struct Builder<'a> {

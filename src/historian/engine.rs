@@ -15,14 +15,14 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use crate::error::FatalWithHint;
 use crate::git::{BranchCommit, Oid, Repo, Signature};
 
-use super::base::{self, Base, NoBase};
-use super::coupling::{self, Coupling};
+use super::analyse::base::{self, Base, NoBase};
+use super::analyse::coupling::{self, Coupling};
 use super::group::{Context, Tuning};
-use super::items::ChangeSet;
+use super::analyse::items::ChangeSet;
 use super::outcome::{Failed, Step};
 use super::plan::{CommitPlan, PlanFile};
 use super::planner;
-use super::provenance::{self, Provenance};
+use super::analyse::provenance::{self, Provenance};
 use super::session::{self, Stored};
 use super::split::Limits;
 

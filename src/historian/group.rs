@@ -30,10 +30,10 @@ use std::sync::{Arc, OnceLock};
 use crate::git::BranchCommit;
 
 use super::affinity::{self, Words};
-use super::coupling::Coupling;
-use super::items::ChangeSet;
+use super::analyse::coupling::Coupling;
+use super::analyse::items::ChangeSet;
 use super::message::{self, Kind};
-use super::provenance::Provenance;
+use super::analyse::provenance::Provenance;
 
 /// Knobs of the heuristics, with the values the evaluation chose
 /// (`benches/historian_eval.rs`).
@@ -60,7 +60,7 @@ impl Default for Tuning {
             join_threshold: 0.5,
             small_part_lines: 3,
             common_name_share: 0.5,
-            coupling_history: super::coupling::HISTORY,
+            coupling_history: super::analyse::coupling::HISTORY,
             coefficients: None,
         }
     }
@@ -269,7 +269,7 @@ fn join_path_conflicts(changes: &ChangeSet, groups: &mut Vec<Vec<usize>>) {
         if file.new.is_none() {
             removed.push((file.path.as_str(), i));
         }
-        if let super::items::Status::Renamed { from } = &file.status {
+        if let super::analyse::items::Status::Renamed { from } = &file.status {
             removed.push((from.as_str(), i));
         }
     }

@@ -14,27 +14,21 @@
 //! Never touched: the working tree, the index, `HEAD`, the original branch.
 
 pub mod affinity;
+pub mod analyse;
 pub mod attach;
-pub mod base;
 pub mod build;
-pub mod classify;
 pub mod commands;
-pub mod coupling;
 pub mod engine;
 pub mod execute;
 pub mod group;
-pub mod items;
-pub mod lines;
 pub mod message;
 pub mod order;
 pub mod outcome;
 pub mod plan;
 pub mod planner;
 pub mod protocol;
-pub mod provenance;
 pub mod session;
 pub mod split;
-pub mod symbols;
 pub mod verify;
 pub mod writer;
 

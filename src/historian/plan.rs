@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::items::ChangeSet;
+use super::analyse::items::ChangeSet;
 
 /// One commit of the plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -152,7 +152,7 @@ impl CommitPlan {
             .filter(|f| f.new.is_none())
             .map(|f| f.path.as_str())
             .chain(changes.files.iter().filter_map(|f| match &f.status {
-                super::items::Status::Renamed { from } => Some(from.as_str()),
+                super::analyse::items::Status::Renamed { from } => Some(from.as_str()),
                 _ => None,
             }))
             .collect();
@@ -171,7 +171,7 @@ impl CommitPlan {
                     changes
                         .files
                         .iter()
-                        .position(|f| matches!(&f.status, super::items::Status::Renamed { from } if from == gone))
+                        .position(|f| matches!(&f.status, super::analyse::items::Status::Renamed { from } if from == gone))
                         .and_then(|f| changes.items.iter().position(|it| it.file == f))
                         .map(|item| owner[item][0])
                 });

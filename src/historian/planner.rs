@@ -4,9 +4,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::classify::{self, Category};
+use super::analyse::classify::{self, Category};
 use super::group::{self, Context, Tuning};
-use super::items::Status;
+use super::analyse::items::Status;
 use super::message::{Draft, FileLine, SUBJECT_WIDTH};
 use super::order;
 use super::plan::{CommitPlan, PlannedCommit};

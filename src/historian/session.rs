@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::git::{Entry, EntryKind, Expect, Oid, Repo};
 use crate::redact::{redact, redact_file};
 
-use super::base::BaseSource;
+use super::analyse::base::BaseSource;
 use super::plan::PlanFile;
 
 pub const PREFIX: &str = "refs/historian/";

@@ -30,7 +30,7 @@ use serde::Serialize;
 use crate::git::{Delta, Oid, Renames, Repo};
 use crate::process;
 
-use super::lines;
+use super::analyse::lines;
 use super::protocol::{self, ResultBlock, ResumeValue};
 
 /// The most bytes of diff handed to the writer.

@@ -13,7 +13,7 @@ use anyhow::{anyhow, Context as _, Result};
 
 use crate::git::{Expect, Oid, Repo};
 
-use super::base;
+use super::analyse::base;
 use super::build::Builder;
 use super::engine::{self, Analysis, Options, Target};
 use super::group::Context;

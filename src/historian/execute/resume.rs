@@ -4,7 +4,7 @@ use anyhow::{anyhow, bail, Result};
 
 use crate::error::FatalWithHint;
 use crate::git::{Expect, Repo};
-use crate::historian::base;
+use crate::historian::analyse::base;
 use crate::historian::engine::{Analysis, Options, Target};
 use crate::historian::outcome::Outcome;
 use crate::historian::plan::{CommitPlan, PlanFile};
