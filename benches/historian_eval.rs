@@ -51,10 +51,10 @@ use std::process::Command;
 
 use ultraplan::git::{BranchCommit, Oid, Workspace};
 use ultraplan::historian::analyse::coupling::{self, Coupling};
-use ultraplan::historian::group::{self, Context, Tuning};
+use ultraplan::historian::plan::group::{self, Context, Tuning};
 use ultraplan::historian::analyse::items::ChangeSet;
 use ultraplan::historian::analyse::provenance;
-use ultraplan::historian::{affinity, planner};
+use ultraplan::historian::plan::{affinity, auto};
 
 const MOST_FILES: usize = 25;
 const MOST_LINES: usize = 600;
@@ -466,7 +466,7 @@ fn tally(segments: &[Segment], tuning: &Tuning) -> Tally {
     for seg in segments {
         let changes = &seg.changes;
         let ctx = Context::new(changes, &seg.seen, &seg.squashed, seg.coupling.clone());
-        let plan = planner::plan(&ctx, tuning);
+        let plan = auto::plan(&ctx, tuning);
         let groups: Vec<Vec<usize>> = plan.commits.iter().map(|c| c.items.clone()).collect();
         let n = changes.items.len();
         let o = seg.originals.len();
@@ -510,7 +510,7 @@ fn tally(segments: &[Segment], tuning: &Tuning) -> Tally {
         ));
         // The planner on the branch as it was.
         let uncut_ctx = Context::new(changes, &seg.truth, &seg.originals, seg.coupling.clone());
-        let uncut = planner::plan(&uncut_ctx, tuning);
+        let uncut = auto::plan(&uncut_ctx, tuning);
         let uncut_groups: Vec<Vec<usize>> = uncut.commits.iter().map(|c| c.items.clone()).collect();
         tally.unsquashed.add(score(&uncut_groups, truth, o));
     }

@@ -17,14 +17,14 @@ use crate::git::{BranchCommit, Oid, Repo, Signature};
 
 use super::analyse::base::{self, Base, NoBase};
 use super::analyse::coupling::{self, Coupling};
-use super::group::{Context, Tuning};
+use super::plan::group::{Context, Tuning};
 use super::analyse::items::ChangeSet;
 use super::outcome::{Failed, Step};
 use super::plan::{CommitPlan, PlanFile};
-use super::planner;
+use super::plan::auto;
 use super::analyse::provenance::{self, Provenance};
 use super::session::{self, Stored};
-use super::split::Limits;
+use super::plan::split::Limits;
 
 /// What a run is asked to do, with configuration already merged in.
 #[derive(Clone, Debug)]
@@ -260,7 +260,7 @@ pub fn plan(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<Commi
             })
         }
         None => {
-            let plan = planner::plan(&ctx, &options.tuning);
+            let plan = auto::plan(&ctx, &options.tuning);
             let problems = plan.check(&analysis.changes);
             if !problems.is_empty() {
                 bail!(

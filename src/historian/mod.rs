@@ -13,22 +13,16 @@
 //!
 //! Never touched: the working tree, the index, `HEAD`, the original branch.
 
-pub mod affinity;
 pub mod analyse;
-pub mod attach;
 pub mod build;
 pub mod commands;
 pub mod engine;
 pub mod execute;
-pub mod group;
 pub mod message;
-pub mod order;
 pub mod outcome;
 pub mod plan;
-pub mod planner;
 pub mod protocol;
 pub mod session;
-pub mod split;
 pub mod verify;
 pub mod writer;
 

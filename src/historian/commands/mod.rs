@@ -20,7 +20,7 @@ use crate::git::Workspace;
 use crate::historian::engine::Options;
 use crate::historian::outcome::Outcome;
 use crate::historian::plan::{CommitPlan, PlanFile};
-use crate::historian::split::Limits;
+use crate::historian::plan::split::Limits;
 
 /// Rewrite a messy feature branch into a clean branch of logical commits.
 ///

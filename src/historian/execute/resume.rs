@@ -8,10 +8,10 @@ use crate::historian::analyse::base;
 use crate::historian::engine::{Analysis, Options, Target};
 use crate::historian::outcome::Outcome;
 use crate::historian::plan::{CommitPlan, PlanFile};
-use crate::historian::planner;
+use crate::historian::plan::auto;
 use crate::historian::protocol::{self, ResultBlock};
 use crate::historian::session::{self, Pending, Session, Stage, Stored};
-use crate::historian::split::Limits;
+use crate::historian::plan::split::Limits;
 
 use super::{execute, finish, limits, Run};
 
@@ -187,7 +187,7 @@ pub fn resume(repo: &Repo, stored: Stored, answer: &str, options: &Options) -> R
                             .collect::<Result<Vec<usize>>>()
                     })
                     .collect::<Result<_>>()?;
-                let replacement = planner::commits_for(&ctx, parts).commits;
+                let replacement = auto::commits_for(&ctx, parts).commits;
                 plan.commits.splice(s.current..=s.current, replacement);
             } else {
                 plan.commits[s.current].keep = true;

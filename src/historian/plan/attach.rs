@@ -31,7 +31,7 @@
 
 use std::collections::BTreeMap;
 
-use super::analyse::classify::{self, Category};
+use crate::historian::analyse::classify::{self, Category};
 use super::group::{self, Context};
 
 /// Where the code of each stem lives: its group and file, or `None` when

@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::analyse::classify::{self, Category};
+use crate::historian::analyse::classify::{self, Category};
 use super::group::Context;
 use super::order;
 

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::analyse::classify::{self, Category};
+use crate::historian::analyse::classify::{self, Category};
 use super::group::Context;
 
 /// Sorting facts about one group.

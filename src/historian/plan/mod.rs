@@ -13,6 +13,23 @@
 //!
 //! `plan --json` prints the same shape, so a person or a tool can edit it and
 //! give it back with `clean --plan`.
+//!
+//! The room around it makes that plan from the analysis, in the order data
+//! flows: the branch's work [`group`]ed into commits (split where
+//! [`affinity`] is low, pieces [`attach`]ed where they belong), put in
+//! [`order`], each commit's size weighed against the limits ([`split`]), and
+//! the whole assembled with drafted messages by the [`auto`]matic planner.
+//! A plan from `--plan` skips all of that and is only checked.
+//!
+//! Not to be confused with `ultraplan::plan`, the task plans git-ultraplan
+//! runs: a historian plan is a list of commits to write.
+
+pub mod affinity;
+pub mod attach;
+pub mod auto;
+pub mod group;
+pub mod order;
+pub mod split;
 
 use std::collections::BTreeMap;
 

@@ -30,10 +30,10 @@ use std::sync::{Arc, OnceLock};
 use crate::git::BranchCommit;
 
 use super::affinity::{self, Words};
-use super::analyse::coupling::Coupling;
-use super::analyse::items::ChangeSet;
-use super::message::{self, Kind};
-use super::analyse::provenance::Provenance;
+use crate::historian::analyse::coupling::Coupling;
+use crate::historian::analyse::items::ChangeSet;
+use crate::historian::message::{self, Kind};
+use crate::historian::analyse::provenance::Provenance;
 
 /// Knobs of the heuristics, with the values the evaluation chose
 /// (`benches/historian_eval.rs`).
@@ -60,7 +60,7 @@ impl Default for Tuning {
             join_threshold: 0.5,
             small_part_lines: 3,
             common_name_share: 0.5,
-            coupling_history: super::analyse::coupling::HISTORY,
+            coupling_history: crate::historian::analyse::coupling::HISTORY,
             coefficients: None,
         }
     }
@@ -269,7 +269,7 @@ fn join_path_conflicts(changes: &ChangeSet, groups: &mut Vec<Vec<usize>>) {
         if file.new.is_none() {
             removed.push((file.path.as_str(), i));
         }
-        if let super::analyse::items::Status::Renamed { from } = &file.status {
+        if let crate::historian::analyse::items::Status::Renamed { from } = &file.status {
             removed.push((from.as_str(), i));
         }
     }

@@ -4,12 +4,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::analyse::classify::{self, Category};
+use crate::historian::analyse::classify::{self, Category};
 use super::group::{self, Context, Tuning};
-use super::analyse::items::Status;
-use super::message::{Draft, FileLine, SUBJECT_WIDTH};
+use crate::historian::analyse::items::Status;
+use crate::historian::message::{Draft, FileLine, SUBJECT_WIDTH};
 use super::order;
-use super::plan::{CommitPlan, PlannedCommit};
+use super::{CommitPlan, PlannedCommit};
 
 /// Plans the branch's rewrite.
 pub fn plan(ctx: &Context<'_>, tuning: &Tuning) -> CommitPlan {
@@ -116,14 +116,14 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
         .map(|(s, _)| s.clone());
     let mut sources: Vec<(usize, usize)> = sources.into_iter().collect();
     sources.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let sources: Vec<(String, String, super::message::Kind, usize)> = sources
+    let sources: Vec<(String, String, crate::historian::message::Kind, usize)> = sources
         .into_iter()
-        .filter(|(k, _)| !matches!(ctx.kinds[*k], super::message::Kind::Merge))
+        .filter(|(k, _)| !matches!(ctx.kinds[*k], crate::historian::message::Kind::Merge))
         .map(|(k, w)| {
             let c = &ctx.commits[k];
             (
                 c.id.to_hex_with_len(7).to_string(),
-                super::message::meaningful_subject(&c.message).to_owned(),
+                crate::historian::message::meaningful_subject(&c.message).to_owned(),
                 ctx.kinds[k].clone(),
                 w,
             )
@@ -174,7 +174,7 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
     // The branch's words matter only to a subject listing several things.
     let lead = sources.iter().find(|(_, _, kind, _)| !kind.is_noise());
     let branch_words = match lead {
-        Some((_, subject, _, _)) if super::message::has_clauses(&super::message::parse_subject(subject).summary) => {
+        Some((_, subject, _, _)) if crate::historian::message::has_clauses(&crate::historian::message::parse_subject(subject).summary) => {
             ctx.branch_words()
         }
         _ => Default::default(),
