@@ -51,9 +51,10 @@ use std::process::Command;
 
 use ultraplan::git::{BranchCommit, Oid, Workspace};
 use ultraplan::historian::analyse::coupling::{self, Coupling};
-use ultraplan::historian::plan::group::{self, Context, Tuning};
 use ultraplan::historian::analyse::items::ChangeSet;
 use ultraplan::historian::analyse::provenance;
+use ultraplan::historian::plan::context::{Context, Tuning};
+use ultraplan::historian::plan::units;
 use ultraplan::historian::plan::{affinity, auto};
 
 const MOST_FILES: usize = 25;
@@ -524,7 +525,7 @@ fn dataset(segments: &[Segment], tuning: &Tuning) -> Vec<(affinity::Signals, boo
     for seg in segments {
         let ctx = Context::new(&seg.changes, &seg.seen, &seg.squashed, seg.coupling.clone());
         let words = affinity::Words::new(&seg.changes, tuning.common_name_share);
-        for files in group::unit_files(&ctx).values() {
+        for files in units::unit_files(&ctx).values() {
             let (parts, pairs) = affinity::pairs(&ctx, files, &words);
             let origin: Vec<usize> = parts
                 .iter()

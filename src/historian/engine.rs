@@ -17,14 +17,14 @@ use crate::git::{BranchCommit, Oid, Repo, Signature};
 
 use super::analyse::base::{self, Base, NoBase};
 use super::analyse::coupling::{self, Coupling};
-use super::plan::group::{Context, Tuning};
 use super::analyse::items::ChangeSet;
-use super::outcome::{Failed, Step};
-use super::plan::{CommitPlan, PlanFile};
-use super::plan::auto;
 use super::analyse::provenance::{self, Provenance};
-use super::session::{self, Stored};
+use super::outcome::{Failed, Step};
+use super::plan::auto;
+use super::plan::context::{Context, Tuning};
 use super::plan::split::Limits;
+use super::plan::{CommitPlan, PlanFile};
+use super::session::{self, Stored};
 
 /// What a run is asked to do, with configuration already merged in.
 #[derive(Clone, Debug)]

@@ -19,8 +19,8 @@ use crate::cli::{Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
 use crate::historian::engine::Options;
 use crate::historian::outcome::Outcome;
-use crate::historian::plan::{CommitPlan, PlanFile};
 use crate::historian::plan::split::Limits;
+use crate::historian::plan::{CommitPlan, PlanFile};
 
 /// Rewrite a messy feature branch into a clean branch of logical commits.
 ///

@@ -3,11 +3,11 @@
 
 use anyhow::Result;
 
-use crate::historian::plan::group::Context;
 use crate::historian::outcome::{Asked, Outcome, Step};
+use crate::historian::plan::context::Context;
+use crate::historian::plan::split;
 use crate::historian::protocol::{self, Question, ResultBlock, ResumeEntry, ResumeValue, DEFAULT_PROMPT};
 use crate::historian::session::{self, Pending, Session, Stage};
-use crate::historian::plan::split;
 
 use super::{limits, settle_branch, Run};
 

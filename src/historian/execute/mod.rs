@@ -16,11 +16,11 @@ use crate::git::{Expect, Oid, Repo};
 use super::analyse::base;
 use super::build::Builder;
 use super::engine::{self, Analysis, Options, Target};
-use super::plan::group::Context;
 use super::outcome::{BuiltCommit, Done, Failed, Outcome, Step};
+use super::plan::context::Context;
+use super::plan::split::{self, Limits};
 use super::plan::CommitPlan;
 use super::session::{self, Pending, Settings, Stage, Stored};
-use super::plan::split::{self, Limits};
 use super::verify;
 use super::writer::{self, Reply};
 

@@ -7,11 +7,11 @@ use crate::git::{Expect, Repo};
 use crate::historian::analyse::base;
 use crate::historian::engine::{Analysis, Options, Target};
 use crate::historian::outcome::Outcome;
-use crate::historian::plan::{CommitPlan, PlanFile};
 use crate::historian::plan::auto;
+use crate::historian::plan::split::Limits;
+use crate::historian::plan::{CommitPlan, PlanFile};
 use crate::historian::protocol::{self, ResultBlock};
 use crate::historian::session::{self, Pending, Session, Stage, Stored};
-use crate::historian::plan::split::Limits;
 
 use super::{execute, finish, limits, Run};
 

@@ -22,9 +22,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::context::{Context, Tuning};
 use crate::historian::analyse::classify::{self, Category};
 use crate::historian::analyse::coupling::Coupling;
-use super::group::{Context, Tuning};
 use crate::historian::analyse::items::{ChangeSet, Status};
 
 /// What the names of a change set say: which are too common to link

@@ -4,12 +4,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::historian::analyse::classify::{self, Category};
-use super::group::{self, Context, Tuning};
-use crate::historian::analyse::items::Status;
-use crate::historian::message::{Draft, FileLine, SUBJECT_WIDTH};
+use super::context::{Context, Tuning};
+use super::group;
 use super::order;
 use super::{CommitPlan, PlannedCommit};
+use crate::historian::analyse::classify::{self, Category};
+use crate::historian::analyse::items::Status;
+use crate::historian::message::{Draft, FileLine, SUBJECT_WIDTH};
 
 /// Plans the branch's rewrite.
 pub fn plan(ctx: &Context<'_>, tuning: &Tuning) -> CommitPlan {
@@ -174,7 +175,9 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
     // The branch's words matter only to a subject listing several things.
     let lead = sources.iter().find(|(_, _, kind, _)| !kind.is_noise());
     let branch_words = match lead {
-        Some((_, subject, _, _)) if crate::historian::message::has_clauses(&crate::historian::message::parse_subject(subject).summary) => {
+        Some((_, subject, _, _))
+            if crate::historian::message::has_clauses(&crate::historian::message::parse_subject(subject).summary) =>
+        {
             ctx.branch_words()
         }
         _ => Default::default(),

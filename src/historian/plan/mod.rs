@@ -14,11 +14,12 @@
 //! `plan --json` prints the same shape, so a person or a tool can edit it and
 //! give it back with `clean --plan`.
 //!
-//! The room around it makes that plan from the analysis, in the order data
-//! flows: the branch's work [`group`]ed into commits (split where
-//! [`affinity`] is low, pieces [`attach`]ed where they belong), put in
-//! [`order`], each commit's size weighed against the limits ([`split`]), and
-//! the whole assembled with drafted messages by the [`auto`]matic planner.
+//! The room around it makes that plan from the analysis (read as one
+//! [`context`]), in the order data flows: the branch's [`units`] of work
+//! [`group`]ed into commits (split where [`affinity`] is low, pieces
+//! [`attach`]ed where they belong), put in [`order`], each commit's size
+//! weighed against the limits ([`split`]), and the whole assembled with
+//! drafted messages by the [`auto`]matic planner.
 //! A plan from `--plan` skips all of that and is only checked.
 //!
 //! Not to be confused with `ultraplan::plan`, the task plans git-ultraplan
@@ -27,9 +28,11 @@
 pub mod affinity;
 pub mod attach;
 pub mod auto;
+pub mod context;
 pub mod group;
 pub mod order;
 pub mod split;
+pub mod units;
 
 use std::collections::BTreeMap;
 
@@ -188,7 +191,9 @@ impl CommitPlan {
                     changes
                         .files
                         .iter()
-                        .position(|f| matches!(&f.status, super::analyse::items::Status::Renamed { from } if from == gone))
+                        .position(
+                            |f| matches!(&f.status, super::analyse::items::Status::Renamed { from } if from == gone),
+                        )
                         .and_then(|f| changes.items.iter().position(|it| it.file == f))
                         .map(|item| owner[item][0])
                 });

@@ -9,9 +9,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::historian::analyse::classify::{self, Category};
-use super::group::Context;
+use super::context::Context;
 use super::order;
+use crate::historian::analyse::classify::{self, Category};
 
 /// The most files and lines a commit may have before historian asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
