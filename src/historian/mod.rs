@@ -14,7 +14,6 @@
 //! Never touched: the working tree, the index, `HEAD`, the original branch.
 
 pub mod analyse;
-pub mod build;
 pub mod commands;
 pub mod engine;
 pub mod execute;
@@ -23,8 +22,6 @@ pub mod outcome;
 pub mod plan;
 pub mod protocol;
 pub mod session;
-pub mod verify;
-pub mod writer;
 
 /// The clap definition, for parsing, man pages and completions.
 pub fn command() -> clap::Command {

@@ -14,18 +14,21 @@ use anyhow::{anyhow, Context as _, Result};
 use crate::git::{Expect, Oid, Repo};
 
 use super::analyse::base;
-use super::build::Builder;
 use super::engine::{self, Analysis, Options, Target};
 use super::outcome::{BuiltCommit, Done, Failed, Outcome, Step};
 use super::plan::context::Context;
 use super::plan::split::{self, Limits};
 use super::plan::CommitPlan;
 use super::session::{self, Pending, Settings, Stage, Stored};
-use super::verify;
-use super::writer::{self, Reply};
 
 mod ask;
+pub mod build;
 mod resume;
+pub mod verify;
+pub mod writer;
+
+use build::Builder;
+use writer::Reply;
 
 use ask::{ask_size, ask_writer};
 use resume::settle_branch;

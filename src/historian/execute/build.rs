@@ -10,8 +10,8 @@ use anyhow::{bail, Result};
 
 use crate::git::{Entry, Oid, Repo, Signature};
 
-use super::analyse::items::{ChangeSet, Status};
-use super::analyse::lines;
+use crate::historian::analyse::items::{ChangeSet, Status};
+use crate::historian::analyse::lines;
 
 /// Builds commits one after the other on top of the base.
 pub struct Builder<'a> {
