@@ -22,6 +22,7 @@ use super::plan::CommitPlan;
 use super::session::{self, Pending, Settings, Stage, Stored};
 
 mod ask;
+pub mod branch;
 pub mod build;
 mod resume;
 pub mod verify;
@@ -31,7 +32,7 @@ use build::Builder;
 use writer::Reply;
 
 use ask::{ask_size, ask_writer};
-use resume::settle_branch;
+use branch::settle_branch;
 pub use resume::{abort, choose, resume, session_limits, Aborted};
 
 /// Where an execution starts.
@@ -59,7 +60,7 @@ pub fn clean(repo: &Repo, target: &Target, options: &Options) -> Result<Outcome>
         Err(failed) => return Ok(Outcome::Error(failed)),
     };
     let plan = engine::plan(repo, &analysis, options)?;
-    let clean_branch = engine::clean_branch_name(repo, &target.branch, options.now)?;
+    let clean_branch = branch::clean_branch_name(repo, &target.branch, options.now)?;
     execute(Run {
         repo,
         analysis: &analysis,
@@ -142,7 +143,7 @@ fn execute(mut run: Run<'_>) -> Result<Outcome> {
                 }
             }
         };
-        let author = engine::author_for(&ctx, &commit.items);
+        let author = build::author_for(&ctx, &commit.items);
         let id = builder.commit(prepared, &message, &author)?;
         run.built.push(id);
         run.current += 1;

@@ -3,7 +3,7 @@
 use anyhow::{anyhow, bail, Result};
 
 use crate::error::FatalWithHint;
-use crate::git::{Expect, Repo};
+use crate::git::Repo;
 use crate::historian::analyse::base;
 use crate::historian::engine::{Analysis, Options, Target};
 use crate::historian::outcome::Outcome;
@@ -13,38 +13,8 @@ use crate::historian::plan::{CommitPlan, PlanFile};
 use crate::historian::protocol::{self, ResultBlock};
 use crate::historian::session::{self, Pending, Session, Stage, Stored};
 
+use super::branch::settle_branch;
 use super::{execute, finish, limits, Run};
-
-/// Moves the clean branch to where the session says, from where it says
-/// it pointed (or already is); anything else means someone moved it.
-pub(super) fn settle_branch(repo: &Repo, session: &Session) -> Result<()> {
-    let clean_ref = session.clean_ref();
-    let target = session.clean_tip()?;
-    let current = repo.read_ref(&clean_ref)?;
-    if current == target {
-        return Ok(());
-    }
-    let known = [session.previous_clean_tip()?, None];
-    if !known.contains(&current) {
-        bail!(
-            "the branch '{}' was moved by someone else (to {}); leaving it alone",
-            session.clean_branch,
-            current.map(|c| repo.short(c)).unwrap_or_default()
-        );
-    }
-    match target {
-        Some(t) => repo.update_ref(
-            &clean_ref,
-            t,
-            match current {
-                Some(c) => Expect::Value(c),
-                None => Expect::Absent,
-            },
-            "historian: partial clean branch",
-        ),
-        None => repo.delete_ref(&clean_ref, current),
-    }
-}
 
 /// `git historian resume --answer <answer>`.
 pub fn resume(repo: &Repo, stored: Stored, answer: &str, options: &Options) -> Result<Outcome> {
