@@ -15,6 +15,10 @@
 //! clean branch stays reachable whatever happens to its ref). Every update
 //! is a compare-and-swap on the ref. The branch name is the ref's name as
 //! is: git's own rules for branch names keep two sessions' refs apart.
+//!
+//! Not to be confused with ultraplan's sessions (DESIGN §7), the parallel
+//! parts of a task plan run in their own worktrees: a historian session is
+//! one rewrite waiting for a person's answer.
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use serde::{Deserialize, Serialize};
