@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Result};
 
+use crate::cli::config;
 use crate::error::FatalWithHint;
 use crate::git::{BranchCommit, Oid, Repo};
 
@@ -57,22 +58,38 @@ pub struct Options {
 }
 
 impl Options {
-    pub fn new(root: PathBuf) -> Options {
-        Options {
+    /// The options of a run nothing was asked of: every default is the
+    /// configuration key's (`crate::cli::config`), read from its table.
+    pub fn new(root: PathBuf) -> Result<Options> {
+        Ok(Options {
             base: None,
             config_base: None,
             remote: "origin".into(),
             plan_file: None,
-            limits: Limits::default(),
+            limits: Limits {
+                files: default_number(&config::HISTORIAN_MAX_FILES)?,
+                lines: default_number(&config::HISTORIAN_MAX_LINES)?,
+            },
             verify_each: None,
-            verify_timeout: Duration::from_secs(600),
+            verify_timeout: default_duration(&config::HISTORIAN_VERIFY_TIMEOUT)?,
             commit_writer: None,
-            writer_timeout: Duration::from_secs(600),
+            writer_timeout: default_duration(&config::HISTORIAN_COMMIT_WRITER_TIMEOUT)?,
             root,
             now: chrono::Local::now(),
             tuning: Tuning::default(),
-        }
+        })
     }
+}
+
+fn default_number(key: &config::Key) -> Result<usize> {
+    key.default
+        .parse()
+        .map_err(|_| anyhow!("internal error: the default of '{}' is not a number", key.name))
+}
+
+fn default_duration(key: &config::Key) -> Result<Duration> {
+    config::parse_duration(key.default)
+        .ok_or_else(|| anyhow!("internal error: the default of '{}' is not a duration", key.name))
 }
 
 /// The branch a command works on.
@@ -276,5 +293,23 @@ pub fn plan(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<Commi
             }
             Ok(plan)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_the_config_keys() {
+        let options = Options::new(PathBuf::from("/")).unwrap();
+        assert_eq!(options.limits.files.to_string(), config::HISTORIAN_MAX_FILES.default);
+        assert_eq!(options.limits.lines.to_string(), config::HISTORIAN_MAX_LINES.default);
+        let timeout = |key: &config::Key| config::parse_duration(key.default);
+        assert_eq!(Some(options.verify_timeout), timeout(&config::HISTORIAN_VERIFY_TIMEOUT));
+        assert_eq!(
+            Some(options.writer_timeout),
+            timeout(&config::HISTORIAN_COMMIT_WRITER_TIMEOUT)
+        );
     }
 }

@@ -34,7 +34,7 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
     let stored = session::find_session(repo, args.branch.as_deref())?;
-    let mut options = Options::new(workspace.root().to_owned());
+    let mut options = Options::new(workspace.root().to_owned())?;
     super::runtime_options(&workspace, &mut options)?;
     let outcome = execute::resume(repo, stored, &args.answer, &options)?;
     super::render(&outcome, args.json, ui)

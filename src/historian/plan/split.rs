@@ -20,12 +20,6 @@ pub struct Limits {
     pub lines: usize,
 }
 
-impl Default for Limits {
-    fn default() -> Self {
-        Limits { files: 15, lines: 500 }
-    }
-}
-
 /// Files and lines of a set of items.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Size {
