@@ -13,7 +13,6 @@ use anyhow::{anyhow, Context as _, Result};
 
 use crate::git::{Expect, Oid, Repo};
 
-use super::analyse::base;
 use super::engine::{self, Analysis, Options, Target};
 use super::outcome::{BuiltCommit, Done, Failed, Outcome, Step};
 use super::plan::context::Context;
