@@ -252,6 +252,24 @@ pub fn branch_of(ref_name: &str) -> &str {
     ref_name.strip_prefix(PREFIX).unwrap_or(ref_name)
 }
 
+/// The pending sessions: `branch`'s, or every one when no branch is named;
+/// an error when the branch named has none.
+pub fn pending(repo: &Repo, branch: Option<&str>) -> Result<Vec<Stored>> {
+    let refs = match branch {
+        Some(b) => vec![ref_name(b.trim_start_matches("refs/heads/"))],
+        None => list(repo)?,
+    };
+    let mut sessions: Vec<Stored> = Vec::new();
+    for r in &refs {
+        if let Some(s) = load(repo, r)? {
+            sessions.push(s);
+        } else if branch.is_some() {
+            bail!("no historian session is pending for '{}'", branch_of(r));
+        }
+    }
+    Ok(sessions)
+}
+
 /// The session of `branch`, or the only one when no branch is named and
 /// `HEAD`'s branch has none; a fatal error naming the sessions otherwise.
 pub fn find_session(repo: &Repo, branch: Option<&str>) -> Result<Stored> {
