@@ -3,6 +3,12 @@
 //! writer asks; then the tree-equality check, `--verify-each`, and the
 //! clean branch. Also resuming a stopped session and aborting it.
 //!
+//! The room: [`build`] writes each commit in memory, the [`writer`] (a
+//! `historian.commitWriter` command) may write its message, `ask` stops
+//! with a QUESTION, `resume` continues after the answer, [`verify`] runs
+//! `--verify-each` on every commit, and [`branch`] names and moves the
+//! clean branch.
+//!
 //! Order of writes, so that a process killed at any instant leaves a state
 //! that `resume` (or `abort`) settles: objects first; then the session ref
 //! (recording where the clean branch should point, and where it pointed);
