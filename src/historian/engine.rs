@@ -200,39 +200,7 @@ pub fn analyse(repo: &Repo, target: &Target, options: &Options) -> Result<std::r
     )?;
     let base = match found {
         Ok(base) => base,
-        Err(NoBase::BadRevision { rev, source, reason }) => {
-            return Ok(Err(Failed::new(Step::Prepare, "Cannot find base commit for branch")
-                .context("Original branch", &target.branch)
-                .details(format!(
-                    "'{rev}' ({}) is not a commit: {reason}",
-                    source.describe()
-                ))))
-        }
-        Err(NoBase::Unrelated { source }) => {
-            return Ok(Err(Failed::new(Step::Prepare, "Cannot find base commit for branch")
-                .context("Original branch", &target.branch)
-                .details(format!(
-                    "{} shares no history with '{}'",
-                    source.describe(),
-                    target.branch
-                ))))
-        }
-        Err(NoBase::NotFound { tried, skipped }) => {
-            return Ok(Err(Failed::new(Step::Prepare, "Cannot find base commit for branch")
-                .context("Original branch", &target.branch)
-                .details(format!(
-                    "none of {} exists or shares history with '{}'{}",
-                    tried.join(", "),
-                    target.branch,
-                    match skipped {
-                        Some(s) => format!(" ({s} is the branch being cleaned)"),
-                        None => String::new(),
-                    }
-                ))
-                .hint(
-                    "name the base: git historian clean --base <rev> (or set historian.base)",
-                )))
-        }
+        Err(no_base) => return Ok(Err(no_base_found(target, no_base))),
     };
     if base.commit == target.tip {
         return Ok(Err(Failed::new(
@@ -247,6 +215,33 @@ pub fn analyse(repo: &Repo, target: &Target, options: &Options) -> Result<std::r
         ))));
     }
     Ok(Ok(Analysis::read(repo, target.clone(), base, &options.tuning)?))
+}
+
+/// Step 2's failure: why no base was found, as an ERROR.
+fn no_base_found(target: &Target, no_base: NoBase) -> Failed {
+    let failed =
+        Failed::new(Step::Prepare, "Cannot find base commit for branch").context("Original branch", &target.branch);
+    match no_base {
+        NoBase::BadRevision { rev, source, reason } => {
+            failed.details(format!("'{rev}' ({}) is not a commit: {reason}", source.describe()))
+        }
+        NoBase::Unrelated { source } => failed.details(format!(
+            "{} shares no history with '{}'",
+            source.describe(),
+            target.branch
+        )),
+        NoBase::NotFound { tried, skipped } => failed
+            .details(format!(
+                "none of {} exists or shares history with '{}'{}",
+                tried.join(", "),
+                target.branch,
+                match skipped {
+                    Some(s) => format!(" ({s} is the branch being cleaned)"),
+                    None => String::new(),
+                }
+            ))
+            .hint("name the base: git historian clean --base <rev> (or set historian.base)"),
+    }
 }
 
 /// Step 4: the plan from `--plan`, or made here. A plan file that misses,
