@@ -1,6 +1,6 @@
 //! The clean branch (DESIGN §10.1): a free name for it, and moving it to
-//! where the session says it should point. The only reference this room
-//! writes besides the session's, always with a compare-and-swap.
+//! where the session says it should point. It is the only reference
+//! `execute` writes besides the session's, always with a compare-and-swap.
 
 use anyhow::{bail, Result};
 
