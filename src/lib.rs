@@ -19,6 +19,8 @@
 //!
 //! Library code never prints: commands render what the library returns.
 
+#![deny(unsafe_code)]
+
 pub mod cli;
 pub mod error;
 pub mod git;

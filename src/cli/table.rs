@@ -1,4 +1,10 @@
 //! Plain aligned tables for terminal reports, cells cut with `…` when long.
+//!
+//! Hand-written rather than `comfy-table` or `tabled`: git's own reports
+//! are plain columns two spaces apart, without borders, and that is one
+//! function here. Widths count characters, which is right for the ASCII
+//! ids, statuses and paths these tables hold (wide characters may
+//! misalign a column; nothing breaks).
 
 /// Renders rows under a header, each column as wide as its widest cell (up to
 /// `max_width`), two spaces apart, every line indented by `indent` spaces.

@@ -135,12 +135,11 @@ impl WritersTurn {
     const PATIENCE: Duration = Duration::from_secs(3);
 
     fn take(common_dir: &std::path::Path) -> WritersTurn {
-        use std::os::fd::AsRawFd;
+        use rustix::fs::{flock, FlockOperation};
         let Ok(dir) = std::fs::File::open(common_dir.join("refs")) else {
             return WritersTurn(None);
         };
-        // SAFETY (both calls): flock on a descriptor this process owns; no memory is shared.
-        if unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        if flock(&dir, FlockOperation::NonBlockingLockExclusive).is_ok() {
             return WritersTurn(Some(dir));
         }
         // Taken: a blocking flock (the kernel wakes the next writer; no polling) on
@@ -149,7 +148,7 @@ impl WritersTurn {
         // and dropping the file releases it.
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            if unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX) } == 0 {
+            if flock(&dir, FlockOperation::LockExclusive).is_ok() {
                 let _ = tx.send(dir);
             }
         });
@@ -159,10 +158,9 @@ impl WritersTurn {
 
 impl Drop for WritersTurn {
     fn drop(&mut self) {
-        use std::os::fd::AsRawFd;
         if let Some(dir) = &self.0 {
-            // SAFETY: as above; closing the file would release it too.
-            unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_UN) };
+            // Closing the file would release it too.
+            let _ = rustix::fs::flock(dir, rustix::fs::FlockOperation::Unlock);
         }
     }
 }

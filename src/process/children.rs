@@ -8,6 +8,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
 use anyhow::{anyhow, Result};
+use rustix::process::{Pid, Signal};
 
 /// The environment variable naming the run (its lock's token) in every
 /// process a run starts, so that the processes a killed run left behind can
@@ -55,8 +56,10 @@ pub fn kill_tagged(token: &str) -> usize {
             continue;
         };
         if environ.split(|b| *b == 0).any(|var| var == wanted.as_bytes()) {
-            // SAFETY: kill only sends a signal; the pid carries our run's token.
-            if unsafe { libc::kill(pid as i32, libc::SIGKILL) } == 0 {
+            let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+                continue;
+            };
+            if rustix::process::kill_process(pid, Signal::KILL).is_ok() {
                 killed += 1;
             }
         }
@@ -91,18 +94,13 @@ pub fn own_group(command: &mut Command, death: DeathSignal) {
         command.env(RUN_TOKEN_VAR, token);
     }
     #[cfg(target_os = "linux")]
-    {
-        let parent = std::process::id();
-        let signal = match death {
-            DeathSignal::Kill => libc::SIGKILL,
-            DeathSignal::Term => libc::SIGTERM,
-        };
-        // SAFETY: the closure only calls prctl and getppid (async-signal-safe)
-        // in the forked child, affecting only that child.
-        unsafe {
-            command.pre_exec(move || die_with_parent(parent, signal));
-        }
-    }
+    super::fork::die_with_parent(
+        command,
+        match death {
+            DeathSignal::Kill => Signal::KILL,
+            DeathSignal::Term => Signal::TERM,
+        },
+    );
     #[cfg(not(target_os = "linux"))]
     let _ = death;
 }
@@ -127,26 +125,9 @@ pub fn spawn_registered(command: &mut Command) -> Result<std::process::Child> {
         .iter()
         .any(|s| s.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok());
     if interrupted() {
-        // SAFETY: our own child's group.
-        unsafe {
-            libc::killpg(pgid, libc::SIGINT);
-        }
+        kill_group(pgid, Signal::INT);
     }
     Ok(child)
-}
-
-/// In a freshly forked child: asks for `signal` when the parent dies, and
-/// gives up at once if it died before the request could take effect.
-#[cfg(target_os = "linux")]
-fn die_with_parent(parent: u32, signal: libc::c_int) -> std::io::Result<()> {
-    // SAFETY: prctl and getppid are async-signal-safe and touch only this process.
-    unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, signal);
-        if libc::getppid() as u32 != parent {
-            return Err(std::io::Error::other("the parent process is gone"));
-        }
-    }
-    Ok(())
 }
 
 /// Forgets a group registered by [`spawn_registered`] once its child ended.
@@ -169,17 +150,42 @@ static FIRST_SIGNAL_MS: AtomicU64 = AtomicU64::new(0);
 /// of `git ultraplan` forwards its own copy to us.
 const SAME_INTERRUPT_MS: u64 = 2_000;
 
-fn monotonic_ms() -> u64 {
-    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime is async-signal-safe and writes only `now`.
-    unsafe {
-        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now);
+/// Sends `signal` to the process group `pgid` (one of our children's);
+/// a group that is gone already is no error.
+pub fn kill_group(pgid: i32, signal: Signal) {
+    if let Some(group) = Pid::from_raw(pgid) {
+        let _ = rustix::process::kill_process_group(group, signal);
     }
-    now.tv_sec as u64 * 1000 + now.tv_nsec as u64 / 1_000_000
 }
 
-extern "C" fn on_signal(signal: libc::c_int) {
-    // Only async-signal-safe work: atomics, clock_gettime, killpg, signal, raise.
+/// Whether a process with `pid` exists on this host (it may belong to
+/// another user: then it exists though we may not signal it).
+pub fn exists(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+        return false;
+    };
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        Err(e) => e == rustix::io::Errno::PERM,
+    }
+}
+
+/// Ends this process at once with SIGKILL, as a crash would (fault
+/// injection); nothing runs after it.
+pub fn kill_self() -> ! {
+    let _ = rustix::process::kill_process(rustix::process::getpid(), Signal::KILL);
+    std::process::abort()
+}
+
+fn monotonic_ms() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed().as_millis() as u64
+}
+
+/// What a signal does: the first forwards it to the running children's
+/// groups and marks the run interrupted; a later one (past the same Ctrl-C
+/// arriving twice) ends us the way the signal's default would.
+fn on_signal(signal: i32) {
     let now = monotonic_ms() + 1;
     if INTERRUPTED.swap(true, Ordering::SeqCst) {
         let first = FIRST_SIGNAL_MS.load(Ordering::SeqCst);
@@ -187,40 +193,41 @@ extern "C" fn on_signal(signal: libc::c_int) {
             return; // the same interrupt again: cleanup is under way
         }
         // A second interrupt, later: stop being polite.
-        // SAFETY: restoring the default disposition and re-raising are async-signal-safe.
-        unsafe {
-            libc::signal(signal, libc::SIG_DFL);
-            libc::raise(signal);
-        }
+        let _ = signal_hook::low_level::emulate_default_handler(signal);
         return;
     }
     FIRST_SIGNAL_MS.store(now, Ordering::SeqCst);
+    let Some(signal) = Signal::from_named_raw(signal) else {
+        return;
+    };
     let group = CURRENT_GROUP.load(Ordering::SeqCst);
     if group > 0 {
-        // SAFETY: killpg is async-signal-safe; the group is our own child's.
-        unsafe {
-            libc::killpg(group, signal);
-        }
+        kill_group(group, signal);
     }
     for slot in &GROUPS {
         let group = slot.load(Ordering::SeqCst);
         if group > 0 {
-            // SAFETY: as above, a registered child's group.
-            unsafe {
-                libc::killpg(group, signal);
-            }
+            kill_group(group, signal);
         }
     }
 }
 
 /// Routes SIGINT, SIGTERM and SIGHUP to the running child's process group and
 /// remembers them, so the run can record where it stopped and clean up.
+///
+/// signal-hook's iterator: the signal handler only wakes a thread of ours,
+/// which does the forwarding, so no code of ours runs in a signal handler.
 pub fn install_interrupt_handler() {
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: installing a handler that only touches atomics and calls
-        // async-signal-safe functions.
-        unsafe {
-            libc::signal(signal, on_signal as *const () as libc::sighandler_t);
-        }
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    static INSTALLED: AtomicBool = AtomicBool::new(false);
+    if INSTALLED.swap(true, Ordering::SeqCst) {
+        return;
     }
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    monotonic_ms();
+    let _ = std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || signals.forever().for_each(on_signal));
 }

@@ -13,10 +13,14 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Result};
 
 mod children;
+#[allow(unsafe_code)]
+mod fork;
+
 pub use children::{
-    install_interrupt_handler, interrupted, kill_own_leftovers, kill_tagged, set_run_token, spawn_registered,
-    unregister, RUN_TOKEN_VAR,
+    exists, install_interrupt_handler, interrupted, kill_group, kill_own_leftovers, kill_self, kill_tagged,
+    set_run_token, spawn_registered, unregister, RUN_TOKEN_VAR,
 };
+pub use rustix::process::Signal;
 
 /// What to run.
 pub struct Spec<'a> {
@@ -189,10 +193,7 @@ pub fn run(spec: Spec<'_>) -> Result<Finished> {
     let status = match wait_rx.recv_timeout(spec.timeout) {
         Ok(status) => Some(status),
         Err(_) => {
-            // SAFETY: killing our own child's process group.
-            unsafe {
-                libc::killpg(pgid, libc::SIGKILL);
-            }
+            children::kill_group(pgid, Signal::KILL);
             let _ = wait_rx.recv();
             None
         }

@@ -82,9 +82,7 @@ pub fn remove_stale(repo: &Repo) -> Result<()> {
 }
 
 fn alive(pid: i32) -> bool {
-    // SAFETY: signal 0 only checks that the process exists.
-    pid > 0
-        && (unsafe { libc::kill(pid, 0) } == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
+    u32::try_from(pid).is_ok_and(process::exists)
 }
 
 /// Runs `command` on each of `commits` in order; the first failure, if any.

@@ -20,10 +20,7 @@ pub fn point(name: &str) {
     });
     if let Some((point, count)) = target {
         if point == name && SEEN.fetch_add(1, Ordering::SeqCst) + 1 == *count {
-            // SAFETY: sending SIGKILL to ourselves; nothing runs after it.
-            unsafe {
-                libc::kill(libc::getpid(), libc::SIGKILL);
-            }
+            crate::process::kill_self();
         }
     }
 }

@@ -277,26 +277,17 @@ fn lost(e: anyhow::Error, name: &str) -> anyhow::Error {
 }
 
 pub(crate) fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates
-    // within it or truncates, and we stop at the first NUL.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return "localhost".into();
+    let name = rustix::system::uname().nodename().to_string_lossy().into_owned();
+    if name.is_empty() {
+        "localhost".into()
+    } else {
+        name
     }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
 }
 
 /// Whether a process with `pid` exists (on this host).
 pub fn process_alive(pid: u32) -> bool {
-    if pid == 0 || pid > i32::MAX as u32 {
-        return false;
-    }
-    // SAFETY: signal 0 checks for existence and permission without sending anything.
-    let rc = unsafe { libc::kill(pid as i32, 0) };
-    let exists = rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
-    exists && !zombie(pid)
+    crate::process::exists(pid) && !zombie(pid)
 }
 
 /// When process `pid` started, in clock ticks since boot (field 22 of
