@@ -50,10 +50,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ultraplan::git::{BranchCommit, Oid, Workspace};
-use ultraplan::historian::coupling::{self, Coupling};
-use ultraplan::historian::group::{self, Context, Tuning};
-use ultraplan::historian::items::ChangeSet;
-use ultraplan::historian::{affinity, planner, provenance};
+use ultraplan::historian::analyse::coupling::{self, Coupling};
+use ultraplan::historian::analyse::items::ChangeSet;
+use ultraplan::historian::analyse::provenance;
+use ultraplan::historian::plan::context::{Context, Tuning};
+use ultraplan::historian::plan::units;
+use ultraplan::historian::plan::{affinity, auto};
 
 const MOST_FILES: usize = 25;
 const MOST_LINES: usize = 600;
@@ -465,7 +467,7 @@ fn tally(segments: &[Segment], tuning: &Tuning) -> Tally {
     for seg in segments {
         let changes = &seg.changes;
         let ctx = Context::new(changes, &seg.seen, &seg.squashed, seg.coupling.clone());
-        let plan = planner::plan(&ctx, tuning);
+        let plan = auto::plan(&ctx, tuning);
         let groups: Vec<Vec<usize>> = plan.commits.iter().map(|c| c.items.clone()).collect();
         let n = changes.items.len();
         let o = seg.originals.len();
@@ -509,7 +511,7 @@ fn tally(segments: &[Segment], tuning: &Tuning) -> Tally {
         ));
         // The planner on the branch as it was.
         let uncut_ctx = Context::new(changes, &seg.truth, &seg.originals, seg.coupling.clone());
-        let uncut = planner::plan(&uncut_ctx, tuning);
+        let uncut = auto::plan(&uncut_ctx, tuning);
         let uncut_groups: Vec<Vec<usize>> = uncut.commits.iter().map(|c| c.items.clone()).collect();
         tally.unsquashed.add(score(&uncut_groups, truth, o));
     }
@@ -523,7 +525,7 @@ fn dataset(segments: &[Segment], tuning: &Tuning) -> Vec<(affinity::Signals, boo
     for seg in segments {
         let ctx = Context::new(&seg.changes, &seg.seen, &seg.squashed, seg.coupling.clone());
         let words = affinity::Words::new(&seg.changes, tuning.common_name_share);
-        for files in group::unit_files(&ctx).values() {
+        for files in units::unit_files(&ctx).values() {
             let (parts, pairs) = affinity::pairs(&ctx, files, &words);
             let origin: Vec<usize> = parts
                 .iter()

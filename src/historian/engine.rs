@@ -1,30 +1,37 @@
-//! The six steps of a run (DESIGN §10.1): validate, prepare the base,
-//! analyse the changes, plan the commits, execute the plan, verify the
-//! result. `clean` runs them from the start; `resume` continues a session
-//! stopped at a question; `plan` stops after step 4.
+//! Steps 1 to 4 of a run (DESIGN §10.1): validate the branch, prepare its
+//! base, analyse its changes (the facts come from `analyse`), and plan the
+//! commits (a `--plan` file checked against the changes, or `plan::auto`).
+//! What they return, an [`Analysis`] and a [`CommitPlan`], is what
+//! `execute` builds from; `git historian plan` stops here. The [`Options`]
+//! of a whole run are defined here because these steps read most of them.
 //!
-//! What this module must never do: touch the working tree, the index,
-//! `HEAD` or the original branch. The only references it writes are the
-//! clean branch and the session ref, each with a compare-and-swap.
+//! Not to be confused with `ultraplan::engine`, which runs the steps, waves
+//! and merges of a task plan: this one only reads.
+//!
+//! What this module must never do: write anything. The working tree, the
+//! index, `HEAD` and the original branch are never touched by the
+//! historian; the clean branch and the session ref are written by
+//! `execute`, each with a compare-and-swap.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Context as _, Result};
+use anyhow::{anyhow, bail, Result};
 
+use crate::cli::config;
 use crate::error::FatalWithHint;
-use crate::git::{BranchCommit, Oid, Repo, Signature};
+use crate::git::{BranchCommit, Oid, Repo};
 
-use super::base::{self, Base, NoBase};
-use super::coupling::{self, Coupling};
-use super::group::{Context, Tuning};
-use super::items::ChangeSet;
+use super::analyse::base::{self, Base, NoBase};
+use super::analyse::coupling::{self, Coupling};
+use super::analyse::items::ChangeSet;
+use super::analyse::provenance::{self, Provenance};
 use super::outcome::{Failed, Step};
+use super::plan::auto;
+use super::plan::context::{Context, Tuning};
+use super::plan::split::Limits;
 use super::plan::{CommitPlan, PlanFile};
-use super::planner;
-use super::provenance::{self, Provenance};
-use super::session::{self, Stored};
-use super::split::Limits;
+use super::session;
 
 /// What a run is asked to do, with configuration already merged in.
 #[derive(Clone, Debug)]
@@ -51,22 +58,38 @@ pub struct Options {
 }
 
 impl Options {
-    pub fn new(root: PathBuf) -> Options {
-        Options {
+    /// The options of a run nothing was asked of: every default is the
+    /// configuration key's (`crate::cli::config`), read from its table.
+    pub fn new(root: PathBuf) -> Result<Options> {
+        Ok(Options {
             base: None,
             config_base: None,
             remote: "origin".into(),
             plan_file: None,
-            limits: Limits::default(),
+            limits: Limits {
+                files: default_number(&config::HISTORIAN_MAX_FILES)?,
+                lines: default_number(&config::HISTORIAN_MAX_LINES)?,
+            },
             verify_each: None,
-            verify_timeout: Duration::from_secs(600),
+            verify_timeout: default_duration(&config::HISTORIAN_VERIFY_TIMEOUT)?,
             commit_writer: None,
-            writer_timeout: Duration::from_secs(600),
+            writer_timeout: default_duration(&config::HISTORIAN_COMMIT_WRITER_TIMEOUT)?,
             root,
             now: chrono::Local::now(),
             tuning: Tuning::default(),
-        }
+        })
     }
+}
+
+fn default_number(key: &config::Key) -> Result<usize> {
+    key.default
+        .parse()
+        .map_err(|_| anyhow!("internal error: the default of '{}' is not a number", key.name))
+}
+
+fn default_duration(key: &config::Key) -> Result<Duration> {
+    config::parse_duration(key.default)
+        .ok_or_else(|| anyhow!("internal error: the default of '{}' is not a duration", key.name))
 }
 
 /// The branch a command works on.
@@ -177,39 +200,7 @@ pub fn analyse(repo: &Repo, target: &Target, options: &Options) -> Result<std::r
     )?;
     let base = match found {
         Ok(base) => base,
-        Err(NoBase::BadRevision { rev, source, reason }) => {
-            return Ok(Err(Failed::new(Step::Prepare, "Cannot find base commit for branch")
-                .context("Original branch", &target.branch)
-                .details(format!(
-                    "'{rev}' ({}) is not a commit: {reason}",
-                    source.describe()
-                ))))
-        }
-        Err(NoBase::Unrelated { source }) => {
-            return Ok(Err(Failed::new(Step::Prepare, "Cannot find base commit for branch")
-                .context("Original branch", &target.branch)
-                .details(format!(
-                    "{} shares no history with '{}'",
-                    source.describe(),
-                    target.branch
-                ))))
-        }
-        Err(NoBase::NotFound { tried, skipped }) => {
-            return Ok(Err(Failed::new(Step::Prepare, "Cannot find base commit for branch")
-                .context("Original branch", &target.branch)
-                .details(format!(
-                    "none of {} exists or shares history with '{}'{}",
-                    tried.join(", "),
-                    target.branch,
-                    match skipped {
-                        Some(s) => format!(" ({s} is the branch being cleaned)"),
-                        None => String::new(),
-                    }
-                ))
-                .hint(
-                    "name the base: git historian clean --base <rev> (or set historian.base)",
-                )))
-        }
+        Err(no_base) => return Ok(Err(no_base_found(target, no_base))),
     };
     if base.commit == target.tip {
         return Ok(Err(Failed::new(
@@ -224,6 +215,33 @@ pub fn analyse(repo: &Repo, target: &Target, options: &Options) -> Result<std::r
         ))));
     }
     Ok(Ok(Analysis::read(repo, target.clone(), base, &options.tuning)?))
+}
+
+/// Step 2's failure: why no base was found, as an ERROR.
+fn no_base_found(target: &Target, no_base: NoBase) -> Failed {
+    let failed =
+        Failed::new(Step::Prepare, "Cannot find base commit for branch").context("Original branch", &target.branch);
+    match no_base {
+        NoBase::BadRevision { rev, source, reason } => {
+            failed.details(format!("'{rev}' ({}) is not a commit: {reason}", source.describe()))
+        }
+        NoBase::Unrelated { source } => failed.details(format!(
+            "{} shares no history with '{}'",
+            source.describe(),
+            target.branch
+        )),
+        NoBase::NotFound { tried, skipped } => failed
+            .details(format!(
+                "none of {} exists or shares history with '{}'{}",
+                tried.join(", "),
+                target.branch,
+                match skipped {
+                    Some(s) => format!(" ({s} is the branch being cleaned)"),
+                    None => String::new(),
+                }
+            ))
+            .hint("name the base: git historian clean --base <rev> (or set historian.base)"),
+    }
 }
 
 /// Step 4: the plan from `--plan`, or made here. A plan file that misses,
@@ -260,7 +278,7 @@ pub fn plan(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<Commi
             })
         }
         None => {
-            let plan = planner::plan(&ctx, &options.tuning);
+            let plan = auto::plan(&ctx, &options.tuning);
             let problems = plan.check(&analysis.changes);
             if !problems.is_empty() {
                 bail!(
@@ -273,96 +291,20 @@ pub fn plan(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<Commi
     }
 }
 
-/// The author of a new commit: the author of the branch commit most of its
-/// lines come from, dated like the latest branch commit it draws from.
-pub fn author_for(ctx: &Context<'_>, items: &[usize]) -> Signature {
-    let mut weights: std::collections::BTreeMap<usize, u64> = std::collections::BTreeMap::new();
-    for &i in items {
-        for &(k, w) in &ctx.provenance.items[i] {
-            *weights.entry(k).or_default() += u64::from(w);
-        }
-    }
-    let heaviest = weights
-        .iter()
-        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-        .map(|(k, _)| *k)
-        .unwrap_or(ctx.commits.len().saturating_sub(1));
-    let latest = weights
-        .keys()
-        .map(|&k| &ctx.commits[k].author)
-        .max_by_key(|a| a.time)
-        .cloned();
-    let mut author = ctx
-        .commits
-        .get(heaviest)
-        .map(|c| c.author.clone())
-        .unwrap_or_else(|| Signature {
-            name: "git-historian".into(),
-            email: String::new(),
-            time: 0,
-            offset: 0,
-        });
-    if let Some(latest) = latest {
-        author.time = latest.time;
-        author.offset = latest.offset;
-    }
-    author
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// A free name `<branch>-<YYYYMMDD-HHMMSS>-clean`: if a branch or a
-/// session already has it, the next second's.
-pub fn clean_branch_name(repo: &Repo, branch: &str, now: chrono::DateTime<chrono::Local>) -> Result<String> {
-    let claimed: Vec<String> = session::list(repo)?
-        .iter()
-        .filter_map(|r| session::load(repo, r).ok().flatten())
-        .map(|s| s.session.clean_branch)
-        .collect();
-    for offset in 0..3600 {
-        let at = now + chrono::Duration::seconds(offset);
-        let name = format!("{branch}-{}-clean", at.format("%Y%m%d-%H%M%S"));
-        if repo.read_ref(&format!("refs/heads/{name}"))?.is_none() && !claimed.contains(&name) {
-            return Ok(name);
-        }
-    }
-    bail!("cannot find a free name for the clean branch of '{branch}'")
-}
-
-/// The session of `branch`, or the only one when no branch is named and
-/// `HEAD`'s branch has none; a fatal error naming the sessions otherwise.
-pub fn find_session(repo: &Repo, branch: Option<&str>) -> Result<Stored> {
-    let sessions = session::list(repo)?;
-    let wanted = match branch {
-        Some(b) => Some(b.trim().trim_start_matches("refs/heads/").to_owned()),
-        None => repo
-            .head()?
-            .branch
-            .map(|b| b.trim_start_matches("refs/heads/").to_owned()),
-    };
-    if let Some(b) = &wanted {
-        let name = session::ref_name(b);
-        if let Some(stored) = session::load(repo, &name)? {
-            return Ok(stored);
-        }
-        if branch.is_some() {
-            bail!("no historian session is pending for '{b}'");
-        }
-    }
-    match sessions.as_slice() {
-        [] => bail!("no historian session is pending"),
-        [only] => session::load(repo, only)?.with_context(|| format!("the session '{only}' vanished")),
-        many => Err(FatalWithHint {
-            message: format!(
-                "{} historian sessions are pending and none is for the current branch",
-                many.len()
-            ),
-            hint: format!(
-                "name the branch: {}",
-                many.iter()
-                    .map(|r| session::branch_of(r).to_owned())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        }
-        .into()),
+    #[test]
+    fn the_defaults_are_the_config_keys() {
+        let options = Options::new(PathBuf::from("/")).unwrap();
+        assert_eq!(options.limits.files.to_string(), config::HISTORIAN_MAX_FILES.default);
+        assert_eq!(options.limits.lines.to_string(), config::HISTORIAN_MAX_LINES.default);
+        let timeout = |key: &config::Key| config::parse_duration(key.default);
+        assert_eq!(Some(options.verify_timeout), timeout(&config::HISTORIAN_VERIFY_TIMEOUT));
+        assert_eq!(
+            Some(options.writer_timeout),
+            timeout(&config::HISTORIAN_COMMIT_WRITER_TIMEOUT)
+        );
     }
 }

@@ -2,41 +2,43 @@
 //! commits beside the original, whose final tree is byte-identical to the
 //! original tip (DESIGN §10).
 //!
-//! The steps, each in its module: find the [`base`]; read the change
-//! [`items`] (whole files and hunks) and their [`provenance`] in the
-//! branch's commits; [`group`] them into commits, [`order`] them and write
-//! their [`message`]s ([`planner`]); check their [`split`] sizes; [`build`]
-//! the commits in memory and [`execute`] the plan, stopping with a QUESTION
-//! stored as a [`session`] when a person must decide; [`verify`] each
-//! commit on request. Every answer is a RESULT block ([`protocol`],
-//! [`outcome`]).
+//! The rooms are the pipeline, in the order data flows (DESIGN §10.1's six
+//! steps):
+//!
+//! ```text
+//!  branch ─► analyse/ ──────► plan/ ─────────────► execute/ ───► clean branch
+//!            base             context, units         build
+//!            items, lines     group                  writer
+//!            symbols          affinity, attach       ask, resume ─► session
+//!            provenance       order, split           verify         (a QUESTION
+//!            coupling         auto ─► message/       branch          waiting)
+//!            classify
+//!           └──── engine: steps 1 to 4 ────┘       └ steps 5, 6 ┘
+//!
+//!  every step ends in an outcome (SUCCESS, ERROR, QUESTION),
+//!  printed as a protocol RESULT block by commands/
+//! ```
+//!
+//! [`analyse`] reads the facts of the branch; [`plan`] groups them into
+//! commits and orders them, drafting each one's [`message`]; the
+//! [`engine`] runs steps 1 to 4 and [`execute`] steps 5 and 6, stopping
+//! with a QUESTION stored as a [`session`] when a person must decide. Every
+//! answer is an [`outcome`] printed as a RESULT block ([`protocol`]).
+//! A room imports only from rooms earlier in this list (its floors, checked
+//! by `tests/cli/floors.rs`): `protocol`; `outcome` and `analyse`;
+//! `message`; `plan`; `session`; `engine`; `execute`; `commands`.
 //!
 //! Never touched: the working tree, the index, `HEAD`, the original branch.
 
-pub mod affinity;
-pub mod attach;
-pub mod base;
-pub mod build;
-pub mod classify;
+pub mod analyse;
 pub mod commands;
-pub mod coupling;
 pub mod engine;
 pub mod execute;
-pub mod group;
-pub mod items;
-pub mod lines;
 pub mod message;
-pub mod order;
 pub mod outcome;
 pub mod plan;
-pub mod planner;
 pub mod protocol;
-pub mod provenance;
 pub mod session;
-pub mod split;
-pub mod symbols;
-pub mod verify;
-pub mod writer;
 
 /// The clap definition, for parsing, man pages and completions.
 pub fn command() -> clap::Command {

@@ -15,14 +15,19 @@
 //! clean branch stays reachable whatever happens to its ref). Every update
 //! is a compare-and-swap on the ref. The branch name is the ref's name as
 //! is: git's own rules for branch names keep two sessions' refs apart.
+//!
+//! Not to be confused with ultraplan's sessions (DESIGN §7), the parallel
+//! parts of a task plan run in their own worktrees: a historian session is
+//! one rewrite waiting for a person's answer.
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::error::FatalWithHint;
 use crate::git::{Entry, EntryKind, Expect, Oid, Repo};
 use crate::redact::{redact, redact_file};
 
-use super::base::BaseSource;
+use super::analyse::base::BaseSource;
 use super::plan::PlanFile;
 
 pub const PREFIX: &str = "refs/historian/";
@@ -245,4 +250,62 @@ pub fn list(repo: &Repo) -> Result<Vec<String>> {
 /// The branch a session ref belongs to.
 pub fn branch_of(ref_name: &str) -> &str {
     ref_name.strip_prefix(PREFIX).unwrap_or(ref_name)
+}
+
+/// The pending sessions: `branch`'s, or every one when no branch is named;
+/// an error when the branch named has none.
+pub fn pending(repo: &Repo, branch: Option<&str>) -> Result<Vec<Stored>> {
+    let refs = match branch {
+        Some(b) => vec![ref_name(b.trim_start_matches("refs/heads/"))],
+        None => list(repo)?,
+    };
+    let mut sessions: Vec<Stored> = Vec::new();
+    for r in &refs {
+        if let Some(s) = load(repo, r)? {
+            sessions.push(s);
+        } else if branch.is_some() {
+            bail!("no historian session is pending for '{}'", branch_of(r));
+        }
+    }
+    Ok(sessions)
+}
+
+/// The session of `branch`, or the only one when no branch is named and
+/// `HEAD`'s branch has none; a fatal error naming the sessions otherwise.
+pub fn find_session(repo: &Repo, branch: Option<&str>) -> Result<Stored> {
+    let sessions = list(repo)?;
+    let wanted = match branch {
+        Some(b) => Some(b.trim().trim_start_matches("refs/heads/").to_owned()),
+        None => repo
+            .head()?
+            .branch
+            .map(|b| b.trim_start_matches("refs/heads/").to_owned()),
+    };
+    if let Some(b) = &wanted {
+        let name = ref_name(b);
+        if let Some(stored) = load(repo, &name)? {
+            return Ok(stored);
+        }
+        if branch.is_some() {
+            bail!("no historian session is pending for '{b}'");
+        }
+    }
+    match sessions.as_slice() {
+        [] => bail!("no historian session is pending"),
+        [only] => load(repo, only)?.with_context(|| format!("the session '{only}' vanished")),
+        many => Err(FatalWithHint {
+            message: format!(
+                "{} historian sessions are pending and none is for the current branch",
+                many.len()
+            ),
+            hint: format!(
+                "name the branch: {}",
+                many.iter()
+                    .map(|r| branch_of(r).to_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+        .into()),
+    }
 }

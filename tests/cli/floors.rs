@@ -52,14 +52,21 @@ const FLOORS: &[(&str, u32)] = &[
     ("ultraplan::records", 2),
     ("ultraplan::outcomes", 3),
     ("ultraplan::commands", 9),
-    // Inside historian: the pipeline, in the order data flows.
+    // Inside historian: the pipeline, in the order data flows, except that
+    // `message` sits under `plan`: the automatic planner drafts each
+    // commit's message, and grouping reads what kind each branch commit is
+    // from its subject. `outcome` (how a run ends) is rendered as a
+    // `protocol` block and returned by every step from `engine` up. The
+    // engine (steps 1-4) lies under `execute` (steps 5-6), which builds what
+    // the engine planned.
     ("historian::protocol", 0),
+    ("historian::outcome", 1),
     ("historian::analyse", 1),
-    ("historian::plan", 2),
-    ("historian::message", 3),
+    ("historian::message", 2),
+    ("historian::plan", 3),
     ("historian::session", 4),
-    ("historian::execute", 5),
-    ("historian::engine", 6),
+    ("historian::engine", 5),
+    ("historian::execute", 6),
     ("historian::commands", 9),
 ];
 

@@ -304,7 +304,7 @@ const RAW_WRITERS: &[(&str, &str)] = &[
         "the session writer: redacts every file and message",
     ),
     (
-        "src/historian/build.rs",
+        "src/historian/execute/build.rs",
         "the clean branch: the user's own files; messages redacted",
     ),
     (
@@ -312,7 +312,7 @@ const RAW_WRITERS: &[(&str, &str)] = &[
         "moves the clean branch; fixed reflog message",
     ),
     (
-        "src/historian/execute/resume.rs",
+        "src/historian/execute/branch.rs",
         "moves the clean branch; fixed reflog message",
     ),
     (

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::cli::{Exit, Ui};
 use crate::git::Workspace;
-use crate::historian::{engine, execute};
+use crate::historian::{execute, session};
 
 /// Drop the pending session and its partial clean branch.
 ///
@@ -35,7 +35,7 @@ pub const EXIT_STATUS: [(Exit, &str); 3] = [
 pub fn run(args: Args, ui: Ui) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
-    let stored = engine::find_session(repo, args.branch.as_deref())?;
+    let stored = session::find_session(repo, args.branch.as_deref())?;
     let aborted = execute::abort(repo, &stored)?;
     if let Some(kept) = &aborted.kept_branch {
         ui.warning(format!("'{kept}' was moved by someone else; leaving it alone"));

@@ -19,8 +19,8 @@ use crate::cli::{Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
 use crate::historian::engine::Options;
 use crate::historian::outcome::Outcome;
+use crate::historian::plan::split::Limits;
 use crate::historian::plan::{CommitPlan, PlanFile};
-use crate::historian::split::Limits;
 
 /// Rewrite a messy feature branch into a clean branch of logical commits.
 ///
@@ -150,18 +150,30 @@ pub struct RewriteArgs {
 /// The library's options from the command line and the configuration.
 pub(crate) fn options(workspace: &Workspace, args: &RewriteArgs, branch: &str) -> Result<Options> {
     let config = workspace.config();
-    let mut options = Options::new(workspace.root().to_owned());
+    let mut options = Options::new(workspace.root().to_owned())?;
     options.base = args.base.clone();
     options.config_base = config
         .string(config::HISTORIAN_BASE.name)
         .filter(|s| !s.trim().is_empty());
-    options.remote = config
+    if let Some(remote) = config
         .string(&format!("branch.{branch}.remote"))
         .filter(|r| !r.is_empty() && r != ".")
-        .unwrap_or_else(|| "origin".into());
+    {
+        options.remote = remote;
+    }
     options.limits = Limits {
-        files: limit(args.max_files, config, &config::HISTORIAN_MAX_FILES, 15)?,
-        lines: limit(args.max_lines, config, &config::HISTORIAN_MAX_LINES, 500)?,
+        files: limit(
+            args.max_files,
+            config,
+            &config::HISTORIAN_MAX_FILES,
+            options.limits.files,
+        )?,
+        lines: limit(
+            args.max_lines,
+            config,
+            &config::HISTORIAN_MAX_LINES,
+            options.limits.lines,
+        )?,
     };
     if let Some(path) = &args.plan {
         options.plan_file = Some(read_plan(&workspace.cwd().join(path), path)?);

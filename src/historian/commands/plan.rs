@@ -8,7 +8,7 @@ use crate::cli::{Exit, Ui};
 use crate::git::Workspace;
 use crate::historian::engine;
 use crate::historian::outcome::Outcome;
-use crate::historian::split;
+use crate::historian::plan::split;
 
 use super::RewriteArgs;
 

@@ -4,8 +4,8 @@ use anyhow::Result;
 
 use crate::cli::{Exit, Ui};
 use crate::git::Workspace;
-use crate::historian::engine::{self, Options};
-use crate::historian::execute;
+use crate::historian::engine::Options;
+use crate::historian::{execute, session};
 
 /// Answer the pending QUESTION and continue.
 ///
@@ -33,8 +33,8 @@ pub struct Args {
 pub fn run(args: Args, ui: Ui) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
-    let stored = engine::find_session(repo, args.branch.as_deref())?;
-    let mut options = Options::new(workspace.root().to_owned());
+    let stored = session::find_session(repo, args.branch.as_deref())?;
+    let mut options = Options::new(workspace.root().to_owned())?;
     super::runtime_options(&workspace, &mut options)?;
     let outcome = execute::resume(repo, stored, &args.answer, &options)?;
     super::render(&outcome, args.json, ui)

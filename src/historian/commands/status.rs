@@ -2,14 +2,14 @@
 
 use std::io::Write;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use serde_json::{json, Value};
 
 use crate::cli::{Exit, Ui};
 use crate::git::Workspace;
 use crate::historian::outcome::question_json;
 use crate::historian::protocol::{self, ResultBlock};
-use crate::historian::session::{self, Stage, Stored};
+use crate::historian::session::{self, Stage};
 
 /// Show the pending sessions and their questions.
 ///
@@ -34,18 +34,7 @@ pub const EXIT_STATUS: [(Exit, &str); 3] = [
 pub fn run(args: Args, _ui: Ui) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
-    let refs = match &args.branch {
-        Some(b) => vec![session::ref_name(b.trim_start_matches("refs/heads/"))],
-        None => session::list(repo)?,
-    };
-    let mut sessions: Vec<Stored> = Vec::new();
-    for r in &refs {
-        if let Some(s) = session::load(repo, r)? {
-            sessions.push(s);
-        } else if args.branch.is_some() {
-            bail!("no historian session is pending for '{}'", session::branch_of(r));
-        }
-    }
+    let sessions = session::pending(repo, args.branch.as_deref())?;
     let mut out = std::io::stdout().lock();
     if args.json {
         let list: Vec<Value> = sessions

@@ -3,13 +3,14 @@
 
 use anyhow::Result;
 
-use crate::historian::group::Context;
 use crate::historian::outcome::{Asked, Outcome, Step};
+use crate::historian::plan::context::Context;
+use crate::historian::plan::split;
 use crate::historian::protocol::{self, Question, ResultBlock, ResumeEntry, ResumeValue, DEFAULT_PROMPT};
 use crate::historian::session::{self, Pending, Session, Stage};
-use crate::historian::split;
 
-use super::{limits, settle_branch, Run};
+use super::branch::settle_branch;
+use super::{limits, Run};
 
 /// The resume state every question of ours carries.
 fn resume_state(run: &Run<'_>) -> Vec<ResumeEntry> {

@@ -3,6 +3,12 @@
 //! writer asks; then the tree-equality check, `--verify-each`, and the
 //! clean branch. Also resuming a stopped session and aborting it.
 //!
+//! The room: [`build`] writes each commit in memory, the [`writer`] (a
+//! `historian.commitWriter` command) may write its message, `ask` stops
+//! with a QUESTION, `resume` continues after the answer, [`verify`] runs
+//! `--verify-each` on every commit, and [`branch`] names and moves the
+//! clean branch.
+//!
 //! Order of writes, so that a process killed at any instant leaves a state
 //! that `resume` (or `abort`) settles: objects first; then the session ref
 //! (recording where the clean branch should point, and where it pointed);
@@ -13,22 +19,25 @@ use anyhow::{anyhow, Context as _, Result};
 
 use crate::git::{Expect, Oid, Repo};
 
-use super::base;
-use super::build::Builder;
 use super::engine::{self, Analysis, Options, Target};
-use super::group::Context;
 use super::outcome::{BuiltCommit, Done, Failed, Outcome, Step};
-use super::plan::CommitPlan;
+use super::plan::context::Context;
+use super::plan::split::{self, Limits};
+use super::plan::{CommitPlan, PlannedCommit};
 use super::session::{self, Pending, Settings, Stage, Stored};
-use super::split::{self, Limits};
-use super::verify;
-use super::writer::{self, Reply};
 
 mod ask;
+pub mod branch;
+pub mod build;
 mod resume;
+pub mod verify;
+pub mod writer;
+
+use build::Builder;
+use writer::Reply;
 
 use ask::{ask_size, ask_writer};
-use resume::settle_branch;
+use branch::settle_branch;
 pub use resume::{abort, choose, resume, session_limits, Aborted};
 
 /// Where an execution starts.
@@ -56,7 +65,7 @@ pub fn clean(repo: &Repo, target: &Target, options: &Options) -> Result<Outcome>
         Err(failed) => return Ok(Outcome::Error(failed)),
     };
     let plan = engine::plan(repo, &analysis, options)?;
-    let clean_branch = engine::clean_branch_name(repo, &target.branch, options.now)?;
+    let clean_branch = branch::clean_branch_name(repo, &target.branch, options.now)?;
     execute(Run {
         repo,
         analysis: &analysis,
@@ -102,52 +111,69 @@ fn execute(mut run: Run<'_>) -> Result<Outcome> {
             }
         }
         let prepared = builder.prepare(&commit.items)?;
-        let message = match &run.options.commit_writer {
+        let message = match run.options.commit_writer.clone() {
             None => commit.message.clone(),
-            Some(command) => {
-                let answer = run.writer_answer.take();
-                let listed = run.plan.to_file(&analysis.changes).commits.swap_remove(i);
-                let request = writer::Request {
-                    branch: analysis.target.branch.clone(),
-                    clean_branch: run.clean_branch.clone(),
-                    commit: writer::CommitRequest {
-                        number: i + 1,
-                        of: run.plan.commits.len(),
-                        message: commit.message.clone(),
-                        files: listed.files,
-                        hunks: listed.hunks,
-                        diff: writer::diff(repo, builder.tree(), prepared.tree)?,
-                    },
-                    resume: answer.map(|(block, answer)| writer::Resume::new(&block, &answer)),
-                };
-                match writer::ask(command, &run.options.root, &request, run.options.writer_timeout)? {
-                    Reply::Message(m) => m,
-                    Reply::Question(block) => return ask_writer(run, block),
-                    Reply::Error { description, details } => {
-                        let failed = Failed::new(
-                            Step::Execute,
-                            format!("the commit writer failed on commit {}: {description}", i + 1),
-                        )
-                        .context("Original branch", &analysis.target.branch)
-                        .context("Commit", format!("{} of {}", i + 1, run.plan.commits.len()));
-                        let failed = match details {
-                            Some(d) => failed.details(d),
-                            None => failed,
-                        };
-                        return end_with_error(run, failed);
-                    }
+            Some(command) => match ask_the_writer(&mut run, &command, &commit, builder.tree(), prepared.tree)? {
+                Reply::Message(m) => m,
+                Reply::Question(block) => return ask_writer(run, block),
+                Reply::Error { description, details } => {
+                    let failed = Failed::new(
+                        Step::Execute,
+                        format!("the commit writer failed on commit {}: {description}", i + 1),
+                    )
+                    .context("Original branch", &analysis.target.branch)
+                    .context("Commit", format!("{} of {}", i + 1, run.plan.commits.len()));
+                    let failed = match details {
+                        Some(d) => failed.details(d),
+                        None => failed,
+                    };
+                    return end_with_error(run, failed);
                 }
-            }
+            },
         };
-        let author = engine::author_for(&ctx, &commit.items);
+        let author = build::author_for(&ctx, &commit.items);
         let id = builder.commit(prepared, &message, &author)?;
         run.built.push(id);
         run.current += 1;
     }
-    // Step 6: the tree must be the original tip's, byte for byte.
+    match check_result(&run, builder.tree())? {
+        Some(failed) => end_with_error(run, failed),
+        None => finish(run, &ctx),
+    }
+}
+
+/// The commit writer's reply for the current commit, whose tree goes from
+/// `from` to `to`; with the answer to its last question, if it asked one.
+fn ask_the_writer(run: &mut Run<'_>, command: &str, commit: &PlannedCommit, from: Oid, to: Oid) -> Result<Reply> {
+    let i = run.current;
+    let analysis = run.analysis;
+    let answer = run.writer_answer.take();
+    let listed = run.plan.to_file(&analysis.changes).commits.swap_remove(i);
+    let request = writer::Request {
+        branch: analysis.target.branch.clone(),
+        clean_branch: run.clean_branch.clone(),
+        commit: writer::CommitRequest {
+            number: i + 1,
+            of: run.plan.commits.len(),
+            message: commit.message.clone(),
+            files: listed.files,
+            hunks: listed.hunks,
+            diff: writer::diff(run.repo, from, to)?,
+        },
+        resume: answer.map(|(block, answer)| writer::Resume::new(&block, &answer)),
+    };
+    writer::ask(command, &run.options.root, &request, run.options.writer_timeout)
+}
+
+/// Step 6 on every commit built, whose last tree is `tree`: the tree must
+/// be the original tip's, byte for byte, and each commit must pass
+/// `--verify-each`. The first failure, if any.
+fn check_result(run: &Run<'_>, tree: Oid) -> Result<Option<Failed>> {
+    let repo = run.repo;
+    let analysis = run.analysis;
     let tip_tree = analysis.changes.tip_tree;
-    if builder.tree() != tip_tree {
-        let differences = repo.tree_deltas(builder.tree(), tip_tree, crate::git::Renames::Off)?;
+    if tree != tip_tree {
+        let differences = repo.tree_deltas(tree, tip_tree, crate::git::Renames::Off)?;
         let list: Vec<String> = differences.iter().take(20).map(|d| d.path().to_owned()).collect();
         let failed = Failed::new(
             Step::Verify,
@@ -156,44 +182,45 @@ fn execute(mut run: Run<'_>) -> Result<Outcome> {
         .context("Original branch", &analysis.target.branch)
         .details(format!(
             "clean tree {} != original tree {}; {} paths differ:\n{}",
-            repo.short(builder.tree()),
+            repo.short(tree),
             repo.short(tip_tree),
             differences.len(),
             list.join("\n")
         ));
-        return end_with_error(run, failed);
+        return Ok(Some(failed));
     }
-    if let Some(command) = run.settings.verify_each.clone() {
-        if let Some(failure) = verify::each(repo, &run.built, &command, run.options.verify_timeout)? {
-            let subject = repo
-                .commit_info(failure.commit)
-                .map(|c| c.message.lines().next().unwrap_or("").to_owned())
-                .unwrap_or_default();
-            let failed = Failed::new(
-                Step::Verify,
-                format!(
-                    "commit {} of {} fails the verify command ({})",
-                    failure.number,
-                    run.built.len(),
-                    failure.ending
-                ),
-            )
-            .context("Original branch", &analysis.target.branch)
-            .context(
-                "Commit",
-                format!("{} ({} {subject})", failure.number, repo.short(failure.commit)),
-            )
-            .context("Command", &command)
-            .details(if failure.tail.is_empty() {
-                "(no output)".to_owned()
-            } else {
-                failure.tail.clone()
-            })
-            .hint("edit the plan so the failing commit goes with the next one:\n  git historian plan --json > plan.json   # edit it\n  git historian clean --plan plan.json --verify-each '<command>'");
-            return end_with_error(run, failed);
-        }
-    }
-    finish(run, &ctx)
+    let Some(command) = run.settings.verify_each.clone() else {
+        return Ok(None);
+    };
+    let Some(failure) = verify::each(repo, &run.built, &command, run.options.verify_timeout)? else {
+        return Ok(None);
+    };
+    let subject = repo
+        .commit_info(failure.commit)
+        .map(|c| c.message.lines().next().unwrap_or("").to_owned())
+        .unwrap_or_default();
+    let failed = Failed::new(
+        Step::Verify,
+        format!(
+            "commit {} of {} fails the verify command ({})",
+            failure.number,
+            run.built.len(),
+            failure.ending
+        ),
+    )
+    .context("Original branch", &analysis.target.branch)
+    .context(
+        "Commit",
+        format!("{} ({} {subject})", failure.number, repo.short(failure.commit)),
+    )
+    .context("Command", &command)
+    .details(if failure.tail.is_empty() {
+        "(no output)".to_owned()
+    } else {
+        failure.tail.clone()
+    })
+    .hint("edit the plan so the failing commit goes with the next one:\n  git historian plan --json > plan.json   # edit it\n  git historian clean --plan plan.json --verify-each '<command>'");
+    Ok(Some(failed))
 }
 
 /// Everything built and checked: the clean branch points at the last

@@ -3,54 +3,85 @@
 use anyhow::{anyhow, bail, Result};
 
 use crate::error::FatalWithHint;
-use crate::git::{Expect, Repo};
-use crate::historian::base;
+use crate::git::Repo;
+use crate::historian::analyse::base::{self, Base};
 use crate::historian::engine::{Analysis, Options, Target};
 use crate::historian::outcome::Outcome;
-use crate::historian::plan::{CommitPlan, PlanFile};
-use crate::historian::planner;
+use crate::historian::plan::auto;
+use crate::historian::plan::split::Limits;
+use crate::historian::plan::CommitPlan;
 use crate::historian::protocol::{self, ResultBlock};
 use crate::historian::session::{self, Pending, Session, Stage, Stored};
-use crate::historian::split::Limits;
 
+use super::branch::settle_branch;
 use super::{execute, finish, limits, Run};
-
-/// Moves the clean branch to where the session says, from where it says
-/// it pointed (or already is); anything else means someone moved it.
-pub(super) fn settle_branch(repo: &Repo, session: &Session) -> Result<()> {
-    let clean_ref = session.clean_ref();
-    let target = session.clean_tip()?;
-    let current = repo.read_ref(&clean_ref)?;
-    if current == target {
-        return Ok(());
-    }
-    let known = [session.previous_clean_tip()?, None];
-    if !known.contains(&current) {
-        bail!(
-            "the branch '{}' was moved by someone else (to {}); leaving it alone",
-            session.clean_branch,
-            current.map(|c| repo.short(c)).unwrap_or_default()
-        );
-    }
-    match target {
-        Some(t) => repo.update_ref(
-            &clean_ref,
-            t,
-            match current {
-                Some(c) => Expect::Value(c),
-                None => Expect::Absent,
-            },
-            "historian: partial clean branch",
-        ),
-        None => repo.delete_ref(&clean_ref, current),
-    }
-}
 
 /// `git historian resume --answer <answer>`.
 pub fn resume(repo: &Repo, stored: Stored, answer: &str, options: &Options) -> Result<Outcome> {
     repo.check_identity()?;
     let s = stored.session.clone();
-    // A stale answer: the branch or its base moved since the question.
+    let (target, base) = still_current(repo, &stored)?;
+    let analysis = Analysis::read(repo, target, base, &options.tuning)?;
+    let ctx = analysis.context();
+    let mut plan = CommitPlan::from_file(&stored.plan, &analysis.changes).map_err(|p| {
+        anyhow!(
+            "the historian session '{}' no longer matches the branch:\n  {}",
+            stored.ref_name,
+            p.lines().join("\n  ")
+        )
+    })?;
+    settle_branch(repo, &s)?;
+    let mut run = Run {
+        repo,
+        analysis: &analysis,
+        options,
+        clean_branch: s.clean_branch.clone(),
+        plan: CommitPlan::default(),
+        current: s.current,
+        built: s.built()?,
+        stored: Some(stored.clone()),
+        writer_answer: None,
+        settings: s.settings.clone(),
+    };
+    if s.stage == Stage::Completing {
+        run.plan = plan;
+        return finish(run, &ctx);
+    }
+    if let Some(command) = s.settings.verify_each.as_deref().filter(|c| c.contains("[REDACTED:")) {
+        // The session holds it redacted; running that would check nothing.
+        return Err(FatalWithHint {
+            message: format!("the recorded --verify-each command '{command}' had a secret redacted from it"),
+            hint: "abort and clean again with the command reading the secret from the environment:\n  git historian abort\n  git historian clean --verify-each 'make test TOKEN=\"$TOKEN\"'".into(),
+        }
+        .into());
+    }
+    let question = match protocol::parse(&stored.question) {
+        Ok(ResultBlock::Question(q)) => q,
+        _ => bail!("the historian session '{}' has no readable question", stored.ref_name),
+    };
+    let choice = choose(&question.options, answer)?;
+    match &s.pending {
+        Pending::Size { splits } => match splits.get(choice) {
+            Some(split) => {
+                let parts = items_named(&analysis, split)?;
+                let replacement = auto::commits_for(&ctx, parts).commits;
+                plan.commits.splice(s.current..=s.current, replacement);
+            }
+            None => plan.commits[s.current].keep = true,
+        },
+        Pending::Writer { block } => {
+            run.writer_answer = Some((block.clone(), question.options[choice].clone()));
+        }
+        Pending::None => {}
+    }
+    run.plan = plan;
+    execute(run)
+}
+
+/// The branch and base the session was stopped on, when neither moved and
+/// its plan is intact; a fatal error saying what changed otherwise.
+fn still_current(repo: &Repo, stored: &Stored) -> Result<(Target, Base)> {
+    let s = &stored.session;
     let branch_ref = format!("refs/heads/{}", s.branch);
     let tip = repo.read_ref(&branch_ref)?;
     let original = s.original_tip()?;
@@ -107,99 +138,31 @@ pub fn resume(repo: &Repo, stored: Stored, answer: &str, options: &Options) -> R
         branch_ref,
         tip: original,
     };
-    let analysis = Analysis::read(
-        repo,
-        target,
-        super::base::Base {
-            commit: recorded_base,
-            source: s.base_source.clone(),
-        },
-        &options.tuning,
-    )?;
-    let ctx = analysis.context();
-    let mut plan = CommitPlan::from_file(&stored.plan, &analysis.changes).map_err(|p| {
-        anyhow!(
-            "the historian session '{}' no longer matches the branch:\n  {}",
-            stored.ref_name,
-            p.lines().join("\n  ")
-        )
-    })?;
-    settle_branch(repo, &s)?;
-    let mut run = Run {
-        repo,
-        analysis: &analysis,
-        options,
-        clean_branch: s.clean_branch.clone(),
-        plan: CommitPlan::default(),
-        current: s.current,
-        built: s.built()?,
-        stored: Some(stored.clone()),
-        writer_answer: None,
-        settings: s.settings.clone(),
+    let base = Base {
+        commit: recorded_base,
+        source: s.base_source.clone(),
     };
-    if s.stage == Stage::Completing {
-        run.plan = plan;
-        return finish(run, &ctx);
-    }
-    if let Some(command) = s.settings.verify_each.as_deref().filter(|c| c.contains("[REDACTED:")) {
-        // The session holds it redacted; running that would check nothing.
-        return Err(FatalWithHint {
-            message: format!("the recorded --verify-each command '{command}' had a secret redacted from it"),
-            hint: "abort and clean again with the command reading the secret from the environment:\n  git historian abort\n  git historian clean --verify-each 'make test TOKEN=\"$TOKEN\"'".into(),
-        }
-        .into());
-    }
-    let question = match protocol::parse(&stored.question) {
-        Ok(ResultBlock::Question(q)) => q,
-        _ => bail!("the historian session '{}' has no readable question", stored.ref_name),
-    };
-    let choice = choose(&question.options, answer)?;
-    match &s.pending {
-        Pending::Size { splits } => {
-            if choice < splits.len() {
-                let file = PlanFile {
-                    base: None,
-                    tip: None,
-                    commits: splits[choice]
-                        .iter()
-                        .map(|names| crate::historian::plan::PlanFileCommit {
-                            message: "part".into(),
-                            files: Vec::new(),
-                            hunks: names.clone(),
-                            keep: false,
-                        })
-                        .collect(),
-                };
-                let index = analysis.changes.index();
-                let parts: Vec<Vec<usize>> = file
-                    .commits
-                    .iter()
-                    .map(|c| {
-                        c.hunks
-                            .iter()
-                            .map(|n| {
-                                index
-                                    .by_name
-                                    .get(n)
-                                    .copied()
-                                    .ok_or_else(|| anyhow!("the session names '{n}', which is not a change item"))
-                            })
-                            .collect::<Result<Vec<usize>>>()
-                    })
-                    .collect::<Result<_>>()?;
-                let replacement = planner::commits_for(&ctx, parts).commits;
-                plan.commits.splice(s.current..=s.current, replacement);
-            } else {
-                plan.commits[s.current].keep = true;
-            }
-        }
-        Pending::Writer { block } => {
-            run.writer_answer = Some((block.clone(), question.options[choice].clone()));
-        }
-        Pending::None => {}
-    }
-    run.plan = plan;
-    execute(run)
+    Ok((target, base))
+}
+
+/// The change items of each part of a split the session offered, by name.
+fn items_named(analysis: &Analysis, split: &[Vec<String>]) -> Result<Vec<Vec<usize>>> {
+    let index = analysis.changes.index();
+    split
+        .iter()
+        .map(|names| {
+            names
+                .iter()
+                .map(|n| {
+                    index
+                        .by_name
+                        .get(n)
+                        .copied()
+                        .ok_or_else(|| anyhow!("the session names '{n}', which is not a change item"))
+                })
+                .collect::<Result<Vec<usize>>>()
+        })
+        .collect()
 }
 
 /// The option an answer names: its number (`2`, `Option 2`), or its text

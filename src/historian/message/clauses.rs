@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::subject::{is_verb, type_from_words};
-use crate::historian::classify::{self, Category};
+use crate::historian::analyse::classify::{self, Category};
 
 /// `, `, `; `, ` + `, ` & `, ` and ` (and `, and `) between clauses.
 static SEPARATOR: LazyLock<Regex> = LazyLock::new(|| {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::clauses;
 use super::subject::{parse_subject, type_from_words};
 use super::Kind;
-use crate::historian::classify::{self, Category};
+use crate::historian::analyse::classify::{self, Category};
 
 /// One file as a commit body lists it.
 #[derive(Clone, Debug)]

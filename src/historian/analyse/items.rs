@@ -178,34 +178,7 @@ pub struct ItemIndex {
 }
 
 fn file_change(repo: &Repo, delta: Delta, index: usize) -> Result<(FileChange, Vec<Item>)> {
-    let (path, status, old, new) = match delta {
-        Delta::Added { path, new } => (path, Status::Added, None, Some(new)),
-        Delta::Deleted { path, old } => (path, Status::Deleted, Some(old), None),
-        Delta::Modified { path, old, new } => {
-            let status = if type_class(old.kind) != type_class(new.kind) {
-                Status::TypeChanged
-            } else if old.id == new.id {
-                Status::ModeChanged
-            } else {
-                Status::Modified
-            };
-            (path, status, Some(old), Some(new))
-        }
-        Delta::Renamed {
-            from,
-            to,
-            old,
-            new,
-            copy,
-        } => {
-            let status = if copy {
-                Status::Copied { from }
-            } else {
-                Status::Renamed { from }
-            };
-            (to, status, Some(old), Some(new))
-        }
-    };
+    let (path, status, old, new) = status_of(delta);
     let old_text = text_of(repo, old)?;
     let new_text = text_of(repo, new)?;
     let mut file = FileChange {
@@ -282,6 +255,38 @@ fn file_change(repo: &Repo, delta: Delta, index: usize) -> Result<(FileChange, V
         file.hunks = hunks;
     }
     Ok((file, items))
+}
+
+/// A delta's path on the tip's side, its status, and its two entries.
+fn status_of(delta: Delta) -> (String, Status, Option<Entry>, Option<Entry>) {
+    match delta {
+        Delta::Added { path, new } => (path, Status::Added, None, Some(new)),
+        Delta::Deleted { path, old } => (path, Status::Deleted, Some(old), None),
+        Delta::Modified { path, old, new } => {
+            let status = if type_class(old.kind) != type_class(new.kind) {
+                Status::TypeChanged
+            } else if old.id == new.id {
+                Status::ModeChanged
+            } else {
+                Status::Modified
+            };
+            (path, status, Some(old), Some(new))
+        }
+        Delta::Renamed {
+            from,
+            to,
+            old,
+            new,
+            copy,
+        } => {
+            let status = if copy {
+                Status::Copied { from }
+            } else {
+                Status::Renamed { from }
+            };
+            (to, status, Some(old), Some(new))
+        }
+    }
 }
 
 /// Files, links and submodules are different types; a mode change is not.

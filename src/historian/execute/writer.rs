@@ -30,8 +30,8 @@ use serde::Serialize;
 use crate::git::{Delta, Oid, Renames, Repo};
 use crate::process;
 
-use super::lines;
-use super::protocol::{self, ResultBlock, ResumeValue};
+use crate::historian::analyse::lines;
+use crate::historian::protocol::{self, ResultBlock, ResumeValue};
 
 /// The most bytes of diff handed to the writer.
 const DIFF_CAP: usize = 256 * 1024;

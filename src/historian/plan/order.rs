@@ -6,8 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::classify::{self, Category};
-use super::group::Context;
+use super::context::Context;
+use crate::historian::analyse::classify::{self, Category};
 
 /// Sorting facts about one group.
 struct Facts {
@@ -42,7 +42,7 @@ pub fn group_category(ctx: &Context<'_>, items: &[usize]) -> Category {
 
 /// Puts `groups` in commit order.
 pub fn order(ctx: &Context<'_>, groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
-    let units = super::group::units_of(ctx);
+    let units = super::units::units_of(ctx);
     let facts: Vec<Facts> = groups.iter().map(|g| facts(ctx, g, &units)).collect();
     let n = groups.len();
     // Edges definer → user, between groups that do not both use the other.

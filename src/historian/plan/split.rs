@@ -9,21 +9,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::classify::{self, Category};
-use super::group::Context;
+use super::context::Context;
 use super::order;
+use crate::historian::analyse::classify::{self, Category};
 
 /// The most files and lines a commit may have before historian asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     pub files: usize,
     pub lines: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits { files: 15, lines: 500 }
-    }
 }
 
 /// Files and lines of a set of items.

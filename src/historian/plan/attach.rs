@@ -31,8 +31,9 @@
 
 use std::collections::BTreeMap;
 
-use super::classify::{self, Category};
-use super::group::{self, Context};
+use super::context::Context;
+use super::units;
+use crate::historian::analyse::classify::{self, Category};
 
 /// Where the code of each stem lives: its group and file, or `None` when
 /// files of that stem are in several groups (or split between groups).
@@ -99,7 +100,7 @@ pub fn attach(ctx: &Context<'_>, groups: &mut Vec<Vec<usize>>) {
             }
         }
     }
-    let units = group::units_of(ctx);
+    let units = units::units_of(ctx);
     let unit = |f: usize| first_item[f].and_then(|i| units[i]);
     let noise = |u: Option<usize>| u.is_none_or(|u| ctx.kinds[u].is_noise());
     for (f, file) in changes.files.iter().enumerate() {

@@ -10,8 +10,9 @@ use anyhow::{bail, Result};
 
 use crate::git::{Entry, Oid, Repo, Signature};
 
-use super::items::{ChangeSet, Status};
-use super::lines;
+use crate::historian::analyse::items::{ChangeSet, Status};
+use crate::historian::analyse::lines;
+use crate::historian::plan::context::Context;
 
 /// Builds commits one after the other on top of the base.
 pub struct Builder<'a> {
@@ -147,4 +148,40 @@ impl<'a> Builder<'a> {
         self.parent = id;
         Ok(id)
     }
+}
+
+/// The author of a new commit: the author of the branch commit most of its
+/// lines come from, dated like the latest branch commit it draws from.
+pub fn author_for(ctx: &Context<'_>, items: &[usize]) -> Signature {
+    let mut weights: std::collections::BTreeMap<usize, u64> = std::collections::BTreeMap::new();
+    for &i in items {
+        for &(k, w) in &ctx.provenance.items[i] {
+            *weights.entry(k).or_default() += u64::from(w);
+        }
+    }
+    let heaviest = weights
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(k, _)| *k)
+        .unwrap_or(ctx.commits.len().saturating_sub(1));
+    let latest = weights
+        .keys()
+        .map(|&k| &ctx.commits[k].author)
+        .max_by_key(|a| a.time)
+        .cloned();
+    let mut author = ctx
+        .commits
+        .get(heaviest)
+        .map(|c| c.author.clone())
+        .unwrap_or_else(|| Signature {
+            name: "git-historian".into(),
+            email: String::new(),
+            time: 0,
+            offset: 0,
+        });
+    if let Some(latest) = latest {
+        author.time = latest.time;
+        author.offset = latest.offset;
+    }
+    author
 }

@@ -4,6 +4,10 @@
 //! `sh -c`. The first failing commit is reported by number with the tail
 //! of the command's output. The worktree is removed on every way out — and
 //! one left by a process that was killed is removed by the next run.
+//!
+//! Not to be confused with ultraplan's Verify (`ultraplan::engine::verify`,
+//! DESIGN §6.3), which checks a task plan's step: this runs a command on
+//! each commit the historian built.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -22,10 +22,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::classify::{self, Category};
-use super::coupling::Coupling;
-use super::group::{Context, Tuning};
-use super::items::{ChangeSet, Status};
+use super::context::{Context, Tuning};
+use crate::historian::analyse::classify::{self, Category};
+use crate::historian::analyse::coupling::Coupling;
+use crate::historian::analyse::items::{ChangeSet, Status};
 
 /// What the names of a change set say: which are too common to link
 /// anything, and how rare each one is.

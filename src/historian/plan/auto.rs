@@ -4,12 +4,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::classify::{self, Category};
-use super::group::{self, Context, Tuning};
-use super::items::Status;
-use super::message::{Draft, FileLine, SUBJECT_WIDTH};
-use super::order;
-use super::plan::{CommitPlan, PlannedCommit};
+use crate::historian::analyse::classify::{self, Category};
+use crate::historian::analyse::items::{ChangeSet, Status};
+use crate::historian::message::{self, Draft, FileLine, SUBJECT_WIDTH};
+
+use super::context::{Context, Tuning};
+use super::{group, order, CommitPlan, PlannedCommit};
 
 /// Plans the branch's rewrite.
 pub fn plan(ctx: &Context<'_>, tuning: &Tuning) -> CommitPlan {
@@ -116,14 +116,14 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
         .map(|(s, _)| s.clone());
     let mut sources: Vec<(usize, usize)> = sources.into_iter().collect();
     sources.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let sources: Vec<(String, String, super::message::Kind, usize)> = sources
+    let sources: Vec<(String, String, message::Kind, usize)> = sources
         .into_iter()
-        .filter(|(k, _)| !matches!(ctx.kinds[*k], super::message::Kind::Merge))
+        .filter(|(k, _)| !matches!(ctx.kinds[*k], message::Kind::Merge))
         .map(|(k, w)| {
             let c = &ctx.commits[k];
             (
                 c.id.to_hex_with_len(7).to_string(),
-                super::message::meaningful_subject(&c.message).to_owned(),
+                message::meaningful_subject(&c.message).to_owned(),
                 ctx.kinds[k].clone(),
                 w,
             )
@@ -131,50 +131,12 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
         .collect();
     let files = per_file
         .into_iter()
-        .map(|(f, its)| {
-            let file = &changes.files[f];
-            let partial = file.is_hunked() && its.len() < file.hunks.len();
-            let (added, removed) = if file.is_hunked() {
-                its.iter()
-                    .filter_map(|&i| changes.items[i].hunk)
-                    .map(|h| (file.hunks[h].new.len(), file.hunks[h].old.len()))
-                    .fold((0, 0), |(a, r), (x, y)| (a + x, r + y))
-            } else {
-                (file.added, file.removed)
-            };
-            let note = if file.is_submodule() {
-                Some("submodule")
-            } else if file.binary {
-                Some("binary")
-            } else if file.status == Status::ModeChanged {
-                Some("mode")
-            } else if file.status == Status::TypeChanged {
-                Some("type")
-            } else {
-                None
-            };
-            FileLine {
-                letter: file.status.letter(),
-                path: file.path.clone(),
-                from: match &file.status {
-                    Status::Renamed { from } | Status::Copied { from } => Some(from.clone()),
-                    _ => None,
-                },
-                hunks: partial.then(|| {
-                    its.iter()
-                        .filter_map(|&i| changes.items[i].hunk.map(|h| h + 1))
-                        .collect()
-                }),
-                added,
-                removed,
-                note,
-            }
-        })
+        .map(|(f, its)| file_line(changes, f, &its))
         .collect();
     // The branch's words matter only to a subject listing several things.
     let lead = sources.iter().find(|(_, _, kind, _)| !kind.is_noise());
     let branch_words = match lead {
-        Some((_, subject, _, _)) if super::message::has_clauses(&super::message::parse_subject(subject).summary) => {
+        Some((_, subject, _, _)) if message::has_clauses(&message::parse_subject(subject).summary) => {
             ctx.branch_words()
         }
         _ => Default::default(),
@@ -185,5 +147,46 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
         sources,
         files,
         branch_words,
+    }
+}
+
+/// The line of a commit's body listing file `f`, of which it holds the items `its`.
+fn file_line(changes: &ChangeSet, f: usize, its: &[usize]) -> FileLine {
+    let file = &changes.files[f];
+    let partial = file.is_hunked() && its.len() < file.hunks.len();
+    let (added, removed) = if file.is_hunked() {
+        its.iter()
+            .filter_map(|&i| changes.items[i].hunk)
+            .map(|h| (file.hunks[h].new.len(), file.hunks[h].old.len()))
+            .fold((0, 0), |(a, r), (x, y)| (a + x, r + y))
+    } else {
+        (file.added, file.removed)
+    };
+    let note = if file.is_submodule() {
+        Some("submodule")
+    } else if file.binary {
+        Some("binary")
+    } else if file.status == Status::ModeChanged {
+        Some("mode")
+    } else if file.status == Status::TypeChanged {
+        Some("type")
+    } else {
+        None
+    };
+    FileLine {
+        letter: file.status.letter(),
+        path: file.path.clone(),
+        from: match &file.status {
+            Status::Renamed { from } | Status::Copied { from } => Some(from.clone()),
+            _ => None,
+        },
+        hunks: partial.then(|| {
+            its.iter()
+                .filter_map(|&i| changes.items[i].hunk.map(|h| h + 1))
+                .collect()
+        }),
+        added,
+        removed,
+        note,
     }
 }

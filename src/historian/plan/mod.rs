@@ -13,12 +13,32 @@
 //!
 //! `plan --json` prints the same shape, so a person or a tool can edit it and
 //! give it back with `clean --plan`.
+//!
+//! The room around it makes that plan from the analysis (read as one
+//! [`context`]), in the order data flows: the branch's [`units`] of work
+//! [`group`]ed into commits (split where [`affinity`] is low, pieces
+//! [`attach`]ed where they belong), put in [`order`], each commit's size
+//! weighed against the limits ([`split`]), and the whole assembled with
+//! drafted messages by the [`auto`]matic planner.
+//! A plan from `--plan` skips all of that and is only checked.
+//!
+//! Not to be confused with `ultraplan::plan`, the task plans git-ultraplan
+//! runs: a historian plan is a list of commits to write.
+
+pub mod affinity;
+pub mod attach;
+pub mod auto;
+pub mod context;
+pub mod group;
+pub mod order;
+pub mod split;
+pub mod units;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::items::ChangeSet;
+use super::analyse::items::ChangeSet;
 
 /// One commit of the plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -152,7 +172,7 @@ impl CommitPlan {
             .filter(|f| f.new.is_none())
             .map(|f| f.path.as_str())
             .chain(changes.files.iter().filter_map(|f| match &f.status {
-                super::items::Status::Renamed { from } => Some(from.as_str()),
+                super::analyse::items::Status::Renamed { from } => Some(from.as_str()),
                 _ => None,
             }))
             .collect();
@@ -171,7 +191,9 @@ impl CommitPlan {
                     changes
                         .files
                         .iter()
-                        .position(|f| matches!(&f.status, super::items::Status::Renamed { from } if from == gone))
+                        .position(
+                            |f| matches!(&f.status, super::analyse::items::Status::Renamed { from } if from == gone),
+                        )
                         .and_then(|f| changes.items.iter().position(|it| it.file == f))
                         .map(|item| owner[item][0])
                 });

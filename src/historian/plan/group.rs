@@ -1,0 +1,105 @@
+//! Grouping change items into commits (DESIGN §10.2), deterministically.
+//!
+//! 1. **Provenance** (`units`). Each item starts with the branch commit most of its
+//!    lines come from. `fixup!`/`squash!`/`amend!` commits join the commit
+//!    they name. Items of noise commits ("wip", "fix typo", merges) go to
+//!    the meaningful commit that owns the lines they rewrite, else to the
+//!    nearest meaningful commit that touched the same file; what is left
+//!    forms one pool.
+//! 2. **Content.** Within one commit's items, files are linked when they
+//!    belong together: a test and the code it tests (same stem), files of
+//!    the same stem (`parser.h`, `parser.c`), a hunk defining a name another
+//!    hunk uses, a file naming another's stem (imports, `mod x;`), build
+//!    files with each other, docs with docs, configuration with
+//!    configuration. Each connected set becomes a commit; build,
+//!    configuration and docs never join code.
+//! 3. **Attachment** (`attach`). Pieces that belong with another unit's
+//!    work move there: a hunk only declaring a module (`pub mod x;`) joins
+//!    the commit adding `x`; a new test of new code joins it when one of
+//!    their units is noise.
+//! 4. **Constraints.** A file removed where a directory of the same name is
+//!    added (or the reverse) goes with the addition, so every intermediate
+//!    tree can be written.
+//!
+//! Nothing here reads the clock or a hash map's order: the same branch
+//! gives the same groups.
+
+use std::collections::BTreeMap;
+
+use crate::historian::analyse::items::ChangeSet;
+
+use super::affinity::{self, Words};
+use super::context::{Context, Tuning};
+use super::units::{unit_files, Union};
+
+/// Groups of items, each a future commit (unordered; see `order`).
+pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
+    let changes = ctx.changes;
+    let words = Words::new(changes, tuning.common_name_share);
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for files in unit_files(ctx).values() {
+        groups.extend(affinity::split_unit(ctx, files, &words, tuning));
+    }
+    super::attach::attach(ctx, &mut groups);
+    join_path_conflicts(changes, &mut groups);
+    for g in &mut groups {
+        g.sort_unstable();
+    }
+    groups.sort();
+    groups
+}
+
+/// A removed file `a` and an added `a/x` (or the reverse) must be in one
+/// commit: joins the groups holding them.
+fn join_path_conflicts(changes: &ChangeSet, groups: &mut Vec<Vec<usize>>) {
+    let mut group_of = vec![0; changes.items.len()];
+    for (g, items) in groups.iter().enumerate() {
+        for &i in items {
+            group_of[i] = g;
+        }
+    }
+    let first_item: BTreeMap<&str, usize> = changes
+        .items
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, it)| (changes.files[it.file].path.as_str(), i))
+        .collect();
+    let mut removed: Vec<(&str, usize)> = Vec::new();
+    for (i, it) in changes.items.iter().enumerate() {
+        let file = &changes.files[it.file];
+        if file.new.is_none() {
+            removed.push((file.path.as_str(), i));
+        }
+        if let crate::historian::analyse::items::Status::Renamed { from } = &file.status {
+            removed.push((from.as_str(), i));
+        }
+    }
+    let mut union = Union::new(groups.len());
+    for (gone, item) in removed {
+        let prefix = format!("{gone}/");
+        for (path, &other) in first_item.range(prefix.as_str()..) {
+            if !path.starts_with(&prefix) {
+                break;
+            }
+            if changes.files[changes.items[other].file].new.is_some() {
+                union.join(group_of[item], group_of[other]);
+            }
+        }
+        // A removed `a/x` and an added file `a`.
+        let mut at = gone;
+        while let Some(cut) = at.rfind('/') {
+            at = &gone[..cut];
+            if let Some(&other) = first_item.get(at) {
+                if changes.files[changes.items[other].file].new.is_some() {
+                    union.join(group_of[item], group_of[other]);
+                }
+            }
+        }
+    }
+    let mut merged: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (g, items) in groups.drain(..).enumerate() {
+        merged.entry(union.find(g)).or_default().extend(items);
+    }
+    *groups = merged.into_values().collect();
+}

@@ -1,0 +1,128 @@
+//! The units of a branch's work (grouping's first step, DESIGN §10.2):
+//! each change item belongs to the branch commit most of its lines come
+//! from, after `fixup!`/`squash!`/`amend!` commits are folded into the
+//! commit they name and the items of noise commits ("wip", "fix typo",
+//! merges) are handed to the meaningful commit they rewrite or sit next to.
+//! Grouping, attachment and ordering all start from these units.
+
+use std::collections::BTreeMap;
+
+use crate::historian::message::{self, Kind};
+
+use super::context::Context;
+
+/// A disjoint-set forest over `0..n`, always keeping the smallest index as
+/// the root so results do not depend on the order of unions.
+pub(crate) struct Union {
+    parent: Vec<usize>,
+}
+
+impl Union {
+    pub(crate) fn new(n: usize) -> Union {
+        Union {
+            parent: (0..n).collect(),
+        }
+    }
+
+    pub(crate) fn find(&mut self, x: usize) -> usize {
+        let mut root = x;
+        while self.parent[root] != root {
+            root = self.parent[root];
+        }
+        let mut at = x;
+        while self.parent[at] != root {
+            let next = self.parent[at];
+            self.parent[at] = root;
+            at = next;
+        }
+        root
+    }
+
+    pub(crate) fn join(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            let (low, high) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            self.parent[high] = low;
+        }
+    }
+}
+
+/// The unit (a branch commit index, after folding) each item belongs to;
+/// `None` only for an item no commit of the branch touched.
+pub fn units_of(ctx: &Context<'_>) -> Vec<Option<usize>> {
+    let n = ctx.commits.len();
+    let mut folded = Union::new(n);
+    // fixup!/squash!/amend! join the latest earlier commit with that subject.
+    for (k, kind) in ctx.kinds.iter().enumerate() {
+        if let Kind::FixupOf(target) = kind {
+            let wanted = message::parse_subject(target).summary;
+            let found = (0..k).rev().find(|&j| {
+                let subject = ctx.commits[j].subject();
+                subject == target
+                    || (!wanted.is_empty() && message::parse_subject(subject).summary == wanted)
+                    || subject.starts_with(target.as_str())
+            });
+            if let Some(j) = found {
+                folded.join(j, k);
+            }
+        }
+    }
+    let roots: Vec<usize> = (0..n).map(|k| folded.find(k)).collect();
+    // A unit is meaningful when its root commit's subject is.
+    let meaningful = |k: usize| !ctx.kinds[roots[k]].is_noise();
+
+    let mut out = Vec::with_capacity(ctx.changes.items.len());
+    for (i, item) in ctx.changes.items.iter().enumerate() {
+        let mut by_unit: BTreeMap<usize, u32> = BTreeMap::new();
+        for &(k, w) in &ctx.provenance.items[i] {
+            if meaningful(k) {
+                *by_unit.entry(roots[k]).or_default() += w;
+            }
+        }
+        let heaviest = by_unit
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+            .map(|(u, _)| *u);
+        if let Some(u) = heaviest {
+            out.push(Some(u));
+            continue;
+        }
+        // Only noise wrote this item. The commit it amends, else the
+        // nearest meaningful commit touching the same file.
+        let noise = ctx.provenance.primary(i);
+        let file = item.file;
+        let amended = noise.and_then(|k| {
+            ctx.provenance.amends[file]
+                .iter()
+                .filter(|((by, of), _)| *by == k && meaningful(*of))
+                .max_by(|a, b| a.1.cmp(b.1).then(b.0 .1.cmp(&a.0 .1)))
+                .map(|((_, of), _)| roots[*of])
+        });
+        let touches = &ctx.provenance.touches[file];
+        let nearest = noise.and_then(|k| {
+            touches
+                .iter()
+                .rev()
+                .find(|&&j| j < k && meaningful(j))
+                .or_else(|| touches.iter().find(|&&j| j > k && meaningful(j)))
+                .map(|&j| roots[j])
+        });
+        // Unclaimed: the noise commit's own unit (its work stays together).
+        out.push(amended.or(nearest).or(noise.map(|k| roots[k])));
+    }
+    out
+}
+
+/// The items of each unit (the pool as `usize::MAX`), by file.
+pub fn unit_files(ctx: &Context<'_>) -> BTreeMap<usize, BTreeMap<usize, Vec<usize>>> {
+    let mut units: BTreeMap<usize, BTreeMap<usize, Vec<usize>>> = BTreeMap::new();
+    for (i, unit) in units_of(ctx).iter().enumerate() {
+        units
+            .entry(unit.unwrap_or(usize::MAX))
+            .or_default()
+            .entry(ctx.changes.items[i].file)
+            .or_default()
+            .push(i);
+    }
+    units
+}
