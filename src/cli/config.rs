@@ -302,6 +302,11 @@ pub fn integer(config: &crate::git::GitConfig, key: &Key) -> anyhow::Result<i64>
     }
 }
 
+/// A key's default read as a duration (`600`, `10m`).
+pub fn default_duration(key: &Key) -> anyhow::Result<std::time::Duration> {
+    parse_duration(key.default).ok_or_else(|| anyhow::anyhow!("the default of '{}' is not a duration", key.name))
+}
+
 /// A key's default read as git reads an integer (`1m` is 1048576).
 pub fn default_integer(key: &Key) -> anyhow::Result<i64> {
     parse_integer(key.default).ok_or_else(|| anyhow::anyhow!("the default of '{}' is not a number", key.name))

@@ -71,9 +71,9 @@ impl Options {
                 lines: default_number(&config::HISTORIAN_MAX_LINES)?,
             },
             verify_each: None,
-            verify_timeout: default_duration(&config::HISTORIAN_VERIFY_TIMEOUT)?,
+            verify_timeout: config::default_duration(&config::HISTORIAN_VERIFY_TIMEOUT)?,
             commit_writer: None,
-            writer_timeout: default_duration(&config::HISTORIAN_COMMIT_WRITER_TIMEOUT)?,
+            writer_timeout: config::default_duration(&config::HISTORIAN_COMMIT_WRITER_TIMEOUT)?,
             root,
             now: chrono::Local::now(),
             tuning: Tuning::default(),
@@ -81,15 +81,9 @@ impl Options {
     }
 }
 
+/// A count's default from the key table.
 fn default_number(key: &config::Key) -> Result<usize> {
-    key.default
-        .parse()
-        .map_err(|_| anyhow!("internal error: the default of '{}' is not a number", key.name))
-}
-
-fn default_duration(key: &config::Key) -> Result<Duration> {
-    config::parse_duration(key.default)
-        .ok_or_else(|| anyhow!("internal error: the default of '{}' is not a duration", key.name))
+    Ok(usize::try_from(config::default_integer(key)?)?)
 }
 
 /// The branch a command works on.

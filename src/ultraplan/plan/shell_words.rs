@@ -1,5 +1,13 @@
 //! Splitting a command line into words as `sh` does for simple commands,
 //! used for a Checkpoint's `git commit -m` and `ultraplan.claudeArgs`.
+//!
+//! Hand-written rather than `shell-words` or `shlex`: those split any text
+//! into words, while what we need is the answer "is this a simple command,
+//! and which words" — a Checkpoint like `git commit -m "x"; rm -rf ~` or
+//! one with `$(…)` must be refused, not split. Both crates pass `;`, `|`,
+//! `&`, `$` and backquotes through as word characters, so the refusal would
+//! be a second scan of the same quoting rules; this one function does both
+//! in one pass and is fifty lines.
 
 /// Splits a command into words the way `sh` would for simple commands:
 /// quotes and backslashes; `None` for anything with shell operators,
