@@ -228,9 +228,13 @@ fn main() {
         export.push(ours, theirs);
 
         let (a, b) = (root.join(format!("in-a-{round}")), root.join(format!("in-b-{round}")));
+        // Clones: the commits are there, the record is not (a clone takes
+        // only branches).
         for to in [&a, &b] {
-            std::fs::create_dir_all(to).unwrap();
-            git(to, &["init", "-q", "-b", "main"]);
+            git(
+                &root,
+                &["clone", "-q", template.to_str().unwrap(), to.to_str().unwrap()],
+            );
         }
         let ours = timed(ultraplan(), &["import", "-q", file.to_str().unwrap()], &a);
         let theirs = unbundle(&b, &bundle);

@@ -408,3 +408,32 @@ fn stats_read_the_digests_of_runs_read_before_and_never_trust_a_damaged_one() {
     let refs = env.git(&repo, &["for-each-ref", "--format=%(refname)"]);
     assert!(!refs.contains("digest"), "{refs}");
 }
+
+/// Imported into a repository that lacks the record's commits, every kept
+/// tree of every step is left out: the first twenty are named, the rest
+/// counted in one line.
+#[test]
+fn an_import_names_twenty_things_left_out_and_counts_the_rest() {
+    let env = TestEnv::new();
+    let repo = recorded(&env);
+    env.git(&repo, &["commit", "-q", "--allow-empty", "-m", "again"]);
+    let _ = env.run(&repo, &["ultraplan", "run", "03-01-PLAN.md"]);
+    let file = env.root().join("record.yaml");
+    let _ = env
+        .run(&repo, &["ultraplan", "export", "--all", "-o", file.to_str().unwrap()])
+        .expect_code(0);
+    let empty = env.repo("empty");
+    let out = env
+        .run(&empty, &["ultraplan", "import", file.to_str().unwrap()])
+        .expect_code(0);
+    let warnings: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: left out: "))
+        .collect();
+    assert_eq!(warnings.len(), 21, "{out}");
+    assert!(
+        warnings[20].ends_with("more like these (fetch the commits the record names, then import again)"),
+        "{out}"
+    );
+}

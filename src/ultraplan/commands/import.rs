@@ -37,6 +37,9 @@ pub const EXIT_STATUS: [(Exit, &str); 3] = [
     (Exit::Usage, "the command line was wrong"),
 ];
 
+/// How many left-out things are named one by one.
+const SHOWN: usize = 20;
+
 pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
@@ -69,8 +72,17 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let doc = import::parse(&text).map_err(|e| anyhow!("'{}': {e:#}", args.file.display()))?;
     let done = import::import(repo, &doc, args.force).map_err(|e| anyhow!("'{}': {e:#}", args.file.display()))?;
     let ui = crate::cli::Ui { quiet: global.quiet };
-    for what in &done.skipped {
+    // Every left-out thing is named up to a screenful; a history imported
+    // into a clone that lacks its commits would otherwise print one line
+    // per kept tree of every step of every run.
+    for what in done.skipped.iter().take(SHOWN) {
         ui.warning(format!("left out: {what}"));
+    }
+    if done.skipped.len() > SHOWN {
+        ui.warning(format!(
+            "left out: {} more like these (fetch the commits the record names, then import again)",
+            done.skipped.len() - SHOWN
+        ));
     }
     ui.note(format!(
         "Imported {} state(s) ({} already here) and {} note(s)",

@@ -187,34 +187,31 @@ pub fn import(repo: &Repo, doc: &Document, force: bool) -> Result<Imported> {
 /// The state's commits written again here (their files redacted), oldest
 /// first: the tip and its tree, or `None` for a state without commits.
 fn rebuild_chain(repo: &Repo, plan: &PlanDoc, state: &StateDoc, out: &mut Imported) -> Result<Option<(Oid, Oid)>> {
-    let mut tree_files: BTreeMap<String, TreeEdit> = BTreeMap::new();
+    // Each commit's tree is the one before with this commit's changes: the
+    // edits stay proportional to what a commit changed, not to the chain.
     let mut tip: Option<Oid> = None;
     let mut tip_tree = repo.empty_tree();
     for (k, commit) in state.commits.iter().enumerate() {
+        let mut edits = Vec::new();
         for path in &commit.removed {
             clean_path(path)?;
-            tree_files.remove(path);
+            edits.push(TreeEdit::Remove { path: path.clone() });
         }
         for (path, text) in &commit.files {
             clean_path(path)?;
             let id = repo.write_blob(redacted(text).as_bytes())?;
-            tree_files.insert(
-                path.clone(),
-                TreeEdit::Blob {
-                    path: path.clone(),
-                    id,
-                    executable: false,
-                },
-            );
+            edits.push(TreeEdit::Blob {
+                path: path.clone(),
+                id,
+                executable: false,
+            });
         }
         for (path, tree) in &commit.trees {
             clean_path(path)?;
             match rebuild_tree(repo, tree)? {
-                Ok(id) => {
-                    tree_files.insert(path.clone(), TreeEdit::Tree { path: path.clone(), id });
-                }
+                Ok(id) => edits.push(TreeEdit::Tree { path: path.clone(), id }),
                 Err(why) => {
-                    tree_files.remove(path);
+                    edits.push(TreeEdit::Remove { path: path.clone() });
                     out.skipped.push(format!(
                         "{}/{} commit {}: tree '{path}' left out: {why}",
                         plan.slug,
@@ -224,8 +221,7 @@ fn rebuild_chain(repo: &Repo, plan: &PlanDoc, state: &StateDoc, out: &mut Import
                 }
             }
         }
-        let edits: Vec<TreeEdit> = tree_files.values().cloned().collect();
-        tip_tree = repo.edit_tree(None, &edits)?;
+        tip_tree = repo.edit_tree(Some(tip_tree), &edits)?;
         let mut parents: Vec<Oid> = tip.into_iter().collect();
         for kept in &commit.kept {
             let id = oid(kept, "kept commit")?;
