@@ -199,8 +199,11 @@ fn room_of(path: &[String]) -> Option<(&'static str, u32)> {
         .copied()
 }
 
+/// An (importer, imported) pair of module paths.
+type Edge = (Vec<String>, Vec<String>);
+
 /// Every (importer, imported) pair of modules in `src`.
-fn edges(src: &Path) -> (Vec<Module>, BTreeSet<(Vec<String>, Vec<String>)>) {
+fn edges(src: &Path) -> (Vec<Module>, BTreeSet<Edge>) {
     let modules = modules(src);
     let known: BTreeSet<Vec<String>> = modules.iter().map(|m| m.path.clone()).collect();
     let mut edges = BTreeSet::new();
