@@ -7,6 +7,8 @@ mod plans;
 mod records;
 mod shared;
 mod support;
+#[macro_use]
+mod transcript;
 
 mod bad_input;
 mod check;
@@ -29,4 +31,5 @@ mod sessions;
 mod state;
 mod sync;
 mod sync_faults;
+mod ultraplan_commands;
 mod waves;
