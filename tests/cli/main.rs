@@ -21,6 +21,7 @@ mod generated;
 mod gsd;
 mod gsd_phase;
 mod historian;
+mod historian_commands;
 mod historian_session;
 mod outcomes;
 mod redaction;
