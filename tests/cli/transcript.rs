@@ -23,6 +23,7 @@ use crate::support::{bin_dir, capture, repo_root, Output, TestEnv};
 pub struct Transcript<'a> {
     env: &'a TestEnv,
     text: String,
+    replacements: Vec<(String, String)>,
 }
 
 impl<'a> Transcript<'a> {
@@ -30,6 +31,7 @@ impl<'a> Transcript<'a> {
         Transcript {
             env,
             text: String::new(),
+            replacements: Vec::new(),
         }
     }
 
@@ -81,9 +83,19 @@ impl<'a> Transcript<'a> {
         self.text.push_str(&format!("# {text}\n\n"));
     }
 
+    /// Replaces `from` by `to` wherever it appears (a value only this test
+    /// knows, such as a process id), before the common rules.
+    pub fn replace(&mut self, from: impl Into<String>, to: impl Into<String>) {
+        self.replacements.push((from.into(), to.into()));
+    }
+
     /// The normalised text, as it is compared.
     pub fn finish(&self) -> String {
-        normalise(&self.text, self.env.root())
+        let mut text = self.text.clone();
+        for (from, to) in &self.replacements {
+            text = text.replace(from, to);
+        }
+        normalise(&text, self.env.root())
     }
 }
 
