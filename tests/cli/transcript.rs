@@ -63,9 +63,13 @@ impl<'a> Transcript<'a> {
         }
         let cwd = cwd.strip_prefix(self.env.root()).unwrap_or(cwd);
         self.text.push_str(&format!("{}$ {line}\n", cwd.display()));
-        if let Some(input) = stdin {
-            self.text.push_str("[stdin]\n");
-            push_block(&mut self.text, input);
+        match stdin {
+            Some("") => self.text.push_str("[stdin: empty]\n"),
+            Some(input) => {
+                self.text.push_str("[stdin]\n");
+                push_block(&mut self.text, input);
+            }
+            None => {}
         }
         if !out.stdout.is_empty() {
             push_block(&mut self.text, &out.stdout);
