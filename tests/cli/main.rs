@@ -2,13 +2,15 @@
 //! directory first on PATH, so `git ultraplan …` dispatches as for a user), in
 //! hermetic temporary repositories, with outcomes checked by the real `git`.
 
+// First, so that its `assert_transcript!` is in scope in every module below.
+#[macro_use]
+mod transcript;
+
 mod generate;
 mod plans;
 mod records;
 mod shared;
 mod support;
-#[macro_use]
-mod transcript;
 
 mod bad_input;
 mod check;

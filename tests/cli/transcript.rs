@@ -82,6 +82,15 @@ impl<'a> Transcript<'a> {
         out
     }
 
+    /// Shows a file as it is now (`path` relative to the test directory).
+    pub fn file(&mut self, path: &Path) {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let shown = path.strip_prefix(self.env.root()).unwrap_or(path);
+        self.text.push_str(&format!("[file {}]\n", shown.display()));
+        push_block(&mut self.text, &text);
+        self.text.push('\n');
+    }
+
     /// A line of commentary, so the snapshot reads as a story.
     pub fn note(&mut self, text: &str) {
         self.text.push_str(&format!("# {text}\n\n"));
@@ -99,7 +108,8 @@ impl<'a> Transcript<'a> {
         for (from, to) in &self.replacements {
             text = text.replace(from, to);
         }
-        normalise(&text, self.env.root())
+        // A carriage return would hide in the file; show it.
+        normalise(&text, self.env.root()).replace('\r', "␍")
     }
 }
 
