@@ -205,6 +205,8 @@ fn capture_with_stdin(mut cmd: std::process::Command, input: &str) -> Output {
 /// durations.
 static RULES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
+        // Temporary files of a run are named by its process id.
+        (r"(ultraplan/tmp/[A-Za-z_.-]*?)\d+", "${1}<PID>"),
         // A run id: `<UTC time>-<pid>`.
         (r"\b\d{8}T\d{6}Z-\d+\b", "<RUN>"),
         // RFC 3339 times, with or without fractions and offset.
