@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use crate::support::*;
+use crate::transcript::Transcript;
 
 /// Generous for a loaded machine; the judgement itself takes milliseconds.
 const FAST: Duration = Duration::from_secs(2);
@@ -95,15 +96,16 @@ fn check_never_says_ready_for_a_plan_run_cannot_carry_out() {
             "code fence is never closed; it swallows what follows",
         ),
     ];
+    let mut t = Transcript::new(&env);
     for (name, steps, message) in cases {
         write(&repo.join(name), &format!("# P\n\n## Implementation Plan\n\n{steps}"));
-        let out = env.run(&repo, &["ultraplan", "check", name]).expect_code(1);
-        assert!(out.stdout.contains("Verdict: NEEDS ATTENTION"), "{name}: {out}");
+        let out = t.run(&repo, &["ultraplan", "check", name]).expect_code(1);
         assert!(out.stdout.contains(message), "{name}: {out}");
         // And run refuses it before doing anything.
-        let out = env.run(&repo, &["ultraplan", "run", name]).expect_code(128);
+        let out = t.run(&repo, &["ultraplan", "run", name]).expect_code(128);
         assert!(out.stderr.contains(message), "{name}: {out}");
     }
+    assert_transcript!(t, "check_never_says_ready_for_a_plan_run_cannot_carry_out");
     assert_eq!(env.git(&repo, &["for-each-ref", "refs/ultraplan"]), "");
 }
 

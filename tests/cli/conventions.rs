@@ -3,6 +3,7 @@
 //! configuration, color and `-q`.
 
 use crate::support::*;
+use crate::transcript::Transcript;
 
 const PLAN: &str = "# Demo\n\n## Implementation Plan\n\n### Step 1: Touch the readme\n\
 - **Files:** `README.md`\n- **Verify:** `true`\n- **On failure:** revert\n- **Checkpoint:** none\n";
@@ -35,21 +36,15 @@ fn version_and_short_help() {
 fn usage_errors_exit_129() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let out = env.run(&repo, &["ultraplan"]).expect_code(129);
-    assert!(out.stderr.contains("Usage: git ultraplan"), "{out}");
-    assert!(out.stdout.is_empty());
-    let out = env.run(&repo, &["ultraplan", "frobnicate"]).expect_code(129);
-    assert!(
-        out.stderr.starts_with("error: unrecognized subcommand 'frobnicate'"),
-        "{out}"
-    );
-    let out = env.run(&repo, &["ultraplan", "check"]).expect_code(129);
-    assert!(out.stderr.contains("<PLAN>"), "{out}");
-    let out = env.run(&repo, &["ultraplan", "check", "--bogus", "x"]).expect_code(129);
-    assert!(out.stderr.starts_with("error: unexpected argument '--bogus'"), "{out}");
-    let _ = env
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan"]).expect_code(129);
+    let _ = t.run(&repo, &["ultraplan", "frobnicate"]).expect_code(129);
+    let _ = t.run(&repo, &["ultraplan", "check"]).expect_code(129);
+    let _ = t.run(&repo, &["ultraplan", "check", "--bogus", "x"]).expect_code(129);
+    let _ = t
         .run(&repo, &["ultraplan", "--color=sometimes", "check", "x"])
         .expect_code(129);
+    assert_transcript!(t, "usage_errors_exit_129");
 }
 
 #[test]
@@ -83,9 +78,11 @@ fn unreadable_plans_are_fatal() {
             .starts_with("'notes.md' is not a plan"),
         "{out}"
     );
-    assert!(out.stderr.starts_with("fatal: 'notes.md' is not a plan: expected an ultraplan ('## Implementation Plan' with '### Step N:' headings), a session spec"), "{out}");
-    assert!(out.stderr.contains("or a task plan ('<task>' elements"), "{out}");
-    assert_eq!(out.stderr.lines().count(), 1, "{out}");
+    assert_eq!(
+        out.stderr,
+        format!("fatal: {}\n", out.json()["error"].as_str().unwrap()),
+        "one line, saying what the JSON says"
+    );
 }
 
 #[test]
@@ -95,15 +92,11 @@ fn outside_a_repository_paths_resolve_against_the_current_directory() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("plan.md"), PLAN).unwrap();
     std::fs::write(dir.join("README.md"), "x").unwrap();
-    let out = env.run(&dir, &["ultraplan", "check", "plan.md"]).expect_code(0);
-    assert!(out.stdout.contains("README.md: EXISTS"), "{out}");
-    assert!(out.stderr.starts_with("note: not in a git repository"), "{out}");
-    let out = env.run(&dir, &["ultraplan", "-q", "check", "plan.md"]).expect_code(0);
-    assert!(out.stderr.is_empty(), "-q silences notes: {out}");
-    assert!(
-        out.stdout.contains("Verdict: READY"),
-        "-q keeps the primary output: {out}"
-    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&dir, &["ultraplan", "check", "plan.md"]).expect_code(0);
+    t.note("-q silences notes and keeps the primary output");
+    let _ = t.run(&dir, &["ultraplan", "-q", "check", "plan.md"]).expect_code(0);
+    assert_transcript!(t, "outside_a_repository_paths_resolve_against_the_current_directory");
 }
 
 #[test]

@@ -3,6 +3,7 @@
 
 use crate::plans::{plan, StepSpec};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 fn repo_with_plan(env: &TestEnv, body: &str) -> std::path::PathBuf {
     let repo = env.repo("repo");
@@ -31,9 +32,13 @@ fn the_command_protocol_gets_json_and_variables_and_its_result_is_recorded() {
         ),
     );
     let executor = format!("sh {}", agent.display());
-    let _ = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--executor", &executor, "plan.md"])
         .expect_code(0);
+    // Its own result is judged apart from ultraplan's (executor_result).
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    assert_transcript!(t, "the_command_protocol_gets_json_and_variables_and_its_result_is_recorded");
     let request: serde_json::Value = serde_json::from_str(&read(&seen.with_extension("json"))).unwrap();
     assert_eq!(request["plan"], "plan.md");
     assert_eq!(request["task_name"], "Task 1: Step 1");
@@ -57,16 +62,6 @@ fn the_command_protocol_gets_json_and_variables_and_its_result_is_recorded() {
         "{vars}"
     );
     assert_eq!(read(&repo.join("a.txt")), "agent-wrote\n");
-    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
-    assert!(note.contains("evidence: wrote a.txt with care"), "{note}");
-    assert!(
-        note.contains("executor listed 'ghost.txt' as modified, but it did not change"),
-        "{note}"
-    );
-    assert!(note.contains("executor_id: 'command: sh "), "{note}");
-    // Its own result is judged apart from ultraplan's.
-    assert!(note.contains("validation: VALID\n"), "{note}");
-    assert!(note.contains("executor_result: VALID_WITH_WARNINGS\n"), "{note}");
     assert!(
         !std::fs::read_dir(repo.join(".git/ultraplan/tmp"))
             .unwrap()
@@ -81,11 +76,11 @@ fn yaml_on_stdout_and_results_from_exit_codes() {
     let repo = repo_with_plan(&env, &one_step());
     let printer =
         "echo done > a.txt; printf 'working\\n```yaml\\nstatus: success\\nevidence: printed on stdout\\n```\\n'";
-    let _ = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--executor", printer, "plan.md"])
         .expect_code(0);
-    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
-    assert!(note.contains("evidence: printed on stdout"), "{note}");
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
     // No result at all: one is made from the exit code; the executor's word is not trusted.
     let liar = "echo claims-success > other.txt; exit 0";
     let out = env.run(
@@ -98,7 +93,8 @@ fn yaml_on_stdout_and_results_from_exit_codes() {
         &repo.join("plan.md"),
         &one_step().replace("test -f a.txt", "test -f never.txt"),
     );
-    let out = env
+    t.note("an executor that fails, with a Verify that fails too");
+    let _ = t
         .run(
             &repo,
             &[
@@ -112,16 +108,10 @@ fn yaml_on_stdout_and_results_from_exit_codes() {
             ],
         )
         .expect_code(1);
-    assert!(out.stdout.contains("verify exit 1"), "{out}");
-    let record = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/1/attempt-1.yaml"]);
-    assert!(
-        record.contains("evidence: 'command: exit 7 reported failure'"),
-        "{record}"
-    );
-    assert!(
-        record.contains("the executor said: the executor command ended with exit 7"),
-        "{record}"
-    );
+    let _ = t
+        .run(&repo, &["show", "refs/ultraplan/plan/run:steps/1/attempt-1.yaml"])
+        .expect_code(0);
+    assert_transcript!(t, "yaml_on_stdout_and_results_from_exit_codes");
 }
 
 #[test]
@@ -167,30 +157,23 @@ fn the_manual_executor_waits_for_a_person() {
             StepSpec::new(2, "`b.txt`", "echo from-shell > b.txt", "test -f b.txt"),
         ]),
     );
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--executor", "manual", "plan.md"])
         .expect_code(3);
-    assert!(
-        out.stdout.contains("Result: STOPPED (waiting for a person) at step 1"),
-        "{out}"
-    );
-    assert!(out.stdout.contains("Waiting for you"), "{out}");
-    assert!(out.stdout.contains("Verify: test -f a.txt"), "{out}");
-    let progress = env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"]);
-    assert!(progress.contains("\"status\": \"waiting\""), "{progress}");
-    let out = env
+    let progress: serde_json::Value =
+        serde_json::from_str(&env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"])).unwrap();
+    assert_eq!(progress["status"], "waiting");
+    t.note("resumed before the person did it: still waiting");
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(3);
-    assert!(out.stdout.contains("STOPPED"), "still not done: {out}");
     write(&repo.join("a.txt"), "made by hand\n");
-    // Resumed, the run stays manual: step 2 waits for the person too.
-    let out = env
+    t.note("resumed, the run stays manual: step 2 waits for the person too");
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(3);
-    assert!(
-        out.stdout.contains("Result: STOPPED (waiting for a person) at step 2"),
-        "{out}"
-    );
+    assert_transcript!(t, "the_manual_executor_waits_for_a_person");
     assert!(!repo.join("b.txt").exists(), "the shell block did not run");
     assert_eq!(env.git(&repo, &["show", "HEAD:a.txt"]), "made by hand\n");
     write(&repo.join("b.txt"), "also by hand\n");
@@ -223,21 +206,13 @@ fn the_claude_executor_records_cost_and_tokens() {
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     env.set("PATH", format!("{}:{path}", bin_dir().display()));
     let repo = repo_with_plan(&env, &one_step());
-    let _ = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--executor", "claude", "plan.md"])
         .expect_code(0);
-    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
-    assert!(note.contains("cost_usd: 0.0123"), "{note}");
-    assert!(note.contains("input: 120"), "{note}");
-    assert!(note.contains("output: 30"), "{note}");
-    assert!(note.contains("executor_id: claude"), "{note}");
-    let args = read(&bin.join("args.txt"));
-    assert!(args.starts_with("-p\n"), "{args}");
-    assert!(args.contains("Do not commit"), "{args}");
-    assert!(
-        args.contains("--output-format\njson\n--permission-mode\nacceptEdits\n"),
-        "{args}"
-    );
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    t.file(&bin.join("args.txt"));
+    assert_transcript!(t, "the_claude_executor_records_cost_and_tokens");
     assert_eq!(env.git(&repo, &["show", "HEAD:a.txt"]), "by-claude\n");
 }
 
@@ -256,11 +231,11 @@ fn billing_safety_stops_a_non_interactive_run_unless_confirmed() {
     );
     env.set("ANTHROPIC_API_KEY", "sk-ant-api03-not-a-real-key-000000000000000000");
     let repo = repo_with_plan(&env, &one_step());
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--executor", "claude", "plan.md"])
         .expect_code(3);
-    assert!(out.stderr.contains("error: ANTHROPIC_API_KEY is set"), "{out}");
-    assert!(out.stderr.contains("hint: unset ANTHROPIC_API_KEY"), "{out}");
+    assert_transcript!(t, "billing_safety_stops_a_non_interactive_run_unless_confirmed");
     assert_eq!(
         env.git(&repo, &["for-each-ref", "refs/ultraplan/"]),
         "",

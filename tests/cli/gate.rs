@@ -1,32 +1,11 @@
 //! The pre-push gate through the real `git push` with the installed hook,
 //! and `hook install` where git looks for hooks.
 
-use std::io::Write as _;
 use std::path::Path;
-use std::process::Stdio;
 
 use crate::shared::{note_yaml, Shared};
 use crate::support::*;
-
-/// `git ultraplan hook pre-push <args>` with `input` on stdin.
-fn gate(env: &TestEnv, repo: &Path, args: &[&str], input: &str) -> Output {
-    let mut child = env
-        .command("git", repo)
-        .args(["ultraplan", "hook", "pre-push"])
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    Output {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
-}
+use crate::transcript::Transcript;
 
 fn install(s: &Shared, repo: &Path) {
     let _ = s.env.run(repo, &["ultraplan", "hook", "install"]).expect_code(0);
@@ -291,44 +270,25 @@ fn malformed_hook_input_is_fatal_and_names_the_line() {
     let s = Shared::new();
     let head = s.rev(&s.a, "HEAD");
     let zero = "0".repeat(40);
-    let out = gate(
-        &s.env,
-        &s.a,
+    let mut t = Transcript::new(&s.env);
+    let mut gate = |args: &[&str], input: &str| {
+        let mut command = vec!["ultraplan", "hook", "pre-push"];
+        command.extend_from_slice(args);
+        t.run_with(&s.a, &command, &[], Some(input))
+    };
+    let _ = gate(
         &["origin", "url"],
         &format!("refs/heads/main {head} refs/heads/main {zero}\nrefs/heads/main {head}\n"),
-    );
-    assert_eq!(out.code, 128, "{out}");
-    assert!(
-        out.stderr
-            .contains("fatal: line 2 of the pre-push input is malformed: 'refs/heads/main "),
-        "{out}"
-    );
-    let out = gate(
-        &s.env,
-        &s.a,
-        &["origin", "url"],
-        "refs/heads/main zzz refs/heads/main zzz\n",
-    );
-    assert_eq!(out.code, 128, "{out}");
+    )
+    .expect_code(128);
+    let _ = gate(&["origin", "url"], "refs/heads/main zzz refs/heads/main zzz\n").expect_code(128);
     // A push to a URL rather than a named remote: no tracking references to consult.
     let url = s.remote.to_str().unwrap();
-    let out = gate(
-        &s.env,
-        &s.a,
-        &[url, url],
-        &format!("refs/heads/main {head} refs/heads/main {zero}\n"),
-    )
-    .expect_code(0);
-    assert!(!out.stderr.contains("fatal"), "{out}");
+    let _ = gate(&[url, url], &format!("refs/heads/main {head} refs/heads/main {zero}\n")).expect_code(0);
     // Empty input (nothing pushed) and a deletion pass.
-    let _ = gate(&s.env, &s.a, &["origin", "url"], "").expect_code(0);
-    let _ = gate(
-        &s.env,
-        &s.a,
-        &["origin", "url"],
-        &format!("(delete) {zero} refs/heads/gone {head}\n"),
-    )
-    .expect_code(0);
+    let _ = gate(&["origin", "url"], "").expect_code(0);
+    let _ = gate(&["origin", "url"], &format!("(delete) {zero} refs/heads/gone {head}\n")).expect_code(0);
+    assert_transcript!(t, "malformed_hook_input_is_fatal_and_names_the_line");
 }
 
 #[test]

@@ -82,7 +82,7 @@ fn man_pages_have_the_git_sections() {
 #[test]
 fn git_help_opens_the_man_page() {
     if which::which("man").is_err() {
-        eprintln!("skipped: no man program on this machine");
+        crate::support::skip("git_help_opens_the_man_page", "no man program on this machine");
         return;
     }
     let mut env = TestEnv::new();
@@ -144,7 +144,7 @@ printf '%s\n' "${{COMPREPLY[@]}}"
 #[test]
 fn bash_completion_through_git() {
     let Some(script) = git_completion_script() else {
-        eprintln!("skipped: git's bash completion is not installed");
+        crate::support::skip("bash_completion_through_git", "git's bash completion is not installed");
         return;
     };
     let env = TestEnv::new();

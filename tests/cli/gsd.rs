@@ -3,6 +3,7 @@
 //! ids and titles, check's messages — through the real binaries and `git`.
 
 use crate::support::*;
+use crate::transcript::Transcript;
 
 pub(crate) fn setup(env: &TestEnv) -> std::path::PathBuf {
     let repo = env.repo("repo");
@@ -49,11 +50,10 @@ fn automated_verify_runs_only_its_command_and_a_fenced_verify_runs_its_block() {
     assert_eq!(j["steps"][0]["verify"]["command"], "grep -q hello hello.txt");
     assert_eq!(j["steps"][0]["fails_when"], "hello.txt is empty");
     assert_eq!(j["steps"][1]["verify"]["command"], "grep -q bye bye.txt");
-    let out = env.run(&repo, &["ultraplan", "run", "04-02-PLAN.md"]).expect_code(0);
-    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
-    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD~1"]);
-    assert!(note.contains("command: grep -q hello hello.txt"), "{note}");
-    assert!(note.contains("exit_code: 0"), "{note}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "04-02-PLAN.md"]).expect_code(0);
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD~1"]).expect_code(0);
+    assert_transcript!(t, "automated_verify_runs_only_its_command_and_a_fenced_verify_runs_its_block");
     assert_eq!(
         env.subjects(&repo)[..2],
         ["04-02 Task 2: Farewell", "04-02 Task 1: Greeting"]
@@ -74,46 +74,22 @@ fn prose_verify_is_flagged_not_run_and_waits_for_a_person() {
         "README contains the section; user can follow it",
     );
     write(&repo.join("04-02-PLAN.md"), &gsd_plan(&tasks));
-    let check = env.run(&repo, &["ultraplan", "check", "04-02-PLAN.md"]).expect_code(0);
-    assert!(
-        check.stdout.contains(
-            "line 28: task 1: <verify> is prose, not a command ('README contains the section; user can follow it')"
-        ),
-        "{check}"
-    );
-    assert!(check.stdout.contains("(a person: check)"), "{check}");
     // Numbered by position, warned once; its issues show in the table.
-    assert!(
-        check
-            .stdout
-            .contains("line 20: task 1: name 'Write the guide' does not start with 'Task N:'"),
-        "{check}"
-    );
-    assert!(check.stdout.contains("2 warnings"), "{check}");
-    let out = env.run(&repo, &["ultraplan", "run", "04-02-PLAN.md"]).expect_code(3);
-    assert!(
-        out.stdout.contains("Result: STOPPED (waiting for a person) at step 1"),
-        "{out}"
-    );
-    assert!(
-        out.stdout.contains("README contains the section; user can follow it"),
-        "{out}"
-    );
-    assert!(out.stdout.contains("--answer"), "{out}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "check", "04-02-PLAN.md"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "run", "04-02-PLAN.md"]).expect_code(3);
     // The change waits in the worktree for the person; nothing committed yet.
     assert_eq!(env.subjects(&repo), ["readme", "initial"]);
     assert_eq!(read(&repo.join("GUIDE.md")), "# Guide\n");
-    let out = env
+    let _ = t
         .run(
             &repo,
             &["ultraplan", "run", "--resume", "--answer", "approved", "04-02-PLAN.md"],
         )
         .expect_code(0);
-    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    assert_transcript!(t, "prose_verify_is_flagged_not_run_and_waits_for_a_person");
     assert_eq!(env.subjects(&repo)[0], "04-02 Task 1: Write the guide");
-    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
-    assert!(note.contains("answered by a person: approved"), "{note}");
-    assert!(note.contains("- GUIDE.md"), "{note}");
     env.assert_fsck(&repo);
 }
 
@@ -128,12 +104,12 @@ fn prose_verify_passes_on_the_executors_word_with_allow_unverified() {
         "tsc build output is clean",
     );
     write(&repo.join("04-02-PLAN.md"), &gsd_plan(&tasks));
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--allow-unverified", "04-02-PLAN.md"])
         .expect_code(0);
-    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
-    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
-    assert!(note.contains("accepted on the executor's word"), "{note}");
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    assert_transcript!(t, "prose_verify_passes_on_the_executors_word_with_allow_unverified");
 }
 
 #[test]
@@ -153,51 +129,41 @@ fn checkpoint_tasks_stop_show_the_options_and_record_the_answer() {
     assert_eq!(j["steps"][2]["title"], "Decide: Which chart library");
     assert_eq!(j["steps"][2]["human"]["options"][1]["id"], "uplot");
 
-    let out = env.run(&repo, &["ultraplan", "run", "04-02-PLAN.md"]).expect_code(3);
-    assert!(
-        out.stdout.contains("Result: STOPPED (waiting for a person) at step 2"),
-        "{out}"
-    );
-    assert!(out.stdout.contains("Open page.html and look at the heading"), "{out}");
-    // Without an answer it keeps waiting.
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "04-02-PLAN.md"]).expect_code(3);
+    t.note("without an answer it keeps waiting");
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--resume", "04-02-PLAN.md"])
         .expect_code(3);
-    assert!(out.stdout.contains("at step 2"), "{out}");
-    let out = env
+    let _ = t
         .run(
             &repo,
             &["ultraplan", "run", "--resume", "--answer", "approved", "04-02-PLAN.md"],
         )
         .expect_code(3);
-    assert!(out.stdout.contains("at step 3"), "{out}");
-    assert!(out.stdout.contains("uplot: uPlot"), "{out}");
-    assert!(out.stdout.contains("The plan asks: Select: recharts or uplot"), "{out}");
-    // An answer that names no option is refused, and the step still waits.
-    let out = env
+    t.note("an answer that names no option is refused, and the step still waits");
+    let _ = t
         .run(
             &repo,
             &["ultraplan", "run", "--resume", "--answer", "d3", "04-02-PLAN.md"],
         )
         .expect_code(3);
-    assert!(out.stdout.contains("'d3' is not one of the options"), "{out}");
-    let out = env
+    let _ = t
         .run(
             &repo,
             &["ultraplan", "run", "--resume", "--answer", "uPlot", "04-02-PLAN.md"],
         )
         .expect_code(0);
-    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
-    let record = env.git(&repo, &["show", "refs/ultraplan/04-02-PLAN/run:steps/3/attempt-1.yaml"]);
-    assert!(record.contains("answered by a person: uplot"), "{record}");
-    let record = env.git(&repo, &["show", "refs/ultraplan/04-02-PLAN/run:steps/2/attempt-1.yaml"]);
-    assert!(record.contains("answered by a person: approved"), "{record}");
-    assert_eq!(env.subjects(&repo)[..2], ["04-02 Task 4: Chart", "04-02 Task 1: Page"]);
-    // --answer needs --resume.
-    let out = env
+    for step in [2, 3] {
+        let record = format!("refs/ultraplan/04-02-PLAN/run:steps/{step}/attempt-1.yaml");
+        let _ = t.run(&repo, &["show", &record]).expect_code(0);
+    }
+    t.note("--answer needs --resume");
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--answer", "x", "04-02-PLAN.md"])
         .expect_code(129);
-    assert!(out.stderr.contains("--answer"), "{out}");
+    assert_transcript!(t, "checkpoint_tasks_stop_show_the_options_and_record_the_answer");
+    assert_eq!(env.subjects(&repo)[..2], ["04-02 Task 4: Chart", "04-02 Task 1: Page"]);
     env.assert_fsck(&repo);
 }
 
@@ -410,9 +376,9 @@ fn nested_fences_that_hide_a_tag_are_named() {
         "<task type=\"auto\">\n  <name>Task 1: A</name>\n  <files>a.txt</files>\n  <action>Write it:\n````md\n```sh\necho a > a.txt\n```\n  </action>\n  <verify>test -f a.txt</verify>\n</task>\n",
     );
     write(&repo.join("04-02-PLAN.md"), &plan);
-    let out = env.run(&repo, &["ultraplan", "check", "04-02-PLAN.md"]).expect_code(1);
-    assert!(out.stdout.contains("inside a code fence"), "{out}");
-    assert!(!out.stdout.contains("has no <verify>"), "{out}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "check", "04-02-PLAN.md"]).expect_code(1);
+    assert_transcript!(t, "nested_fences_that_hide_a_tag_are_named");
 }
 
 #[test]
@@ -449,23 +415,13 @@ fn read_first_and_context_files_reach_the_executor_and_are_checked() {
     let tasks = "<task type=\"auto\">\n  <name>Task 1: Note</name>\n  <files>note.txt</files>\n  <read_first>README.md, docs/missing.md</read_first>\n  <action>Write note.txt</action>\n  <verify>test -f note.txt</verify>\n</task>\n";
     let plan = gsd_plan(tasks).replace("</objective>", "</objective>\n\n<context>\n@.planning/STATE.md\n@~/.claude/get-shit-done/workflows/execute-plan.md\n</context>");
     write(&repo.join("04-02-PLAN.md"), &plan);
-    let out = env.run(&repo, &["ultraplan", "check", "04-02-PLAN.md"]).expect_code(0);
-    assert!(
-        out.stdout
-            .contains("context file 'docs/missing.md' (read first) not found"),
-        "{out}"
-    );
-    assert!(
-        out.stdout
-            .contains("context file '.planning/STATE.md' (read first) not found"),
-        "{out}"
-    );
-    assert!(!out.stdout.contains("README.md' (read first)"), "{out}");
-    assert!(!out.stdout.contains("get-shit-done/workflows"), "{out}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "check", "04-02-PLAN.md"]).expect_code(0);
+    assert_transcript!(t, "read_first_and_context_files_reach_the_executor_and_are_checked");
     let agent = env.root().join("agent.sh");
     let stdin_copy = env.root().join("request.json");
     write(&agent, &format!("cat > {}\necho n > note.txt\n", stdin_copy.display()));
-    let out = env
+    let _ = env
         .run(
             &repo,
             &[
@@ -477,7 +433,6 @@ fn read_first_and_context_files_reach_the_executor_and_are_checked() {
             ],
         )
         .expect_code(0);
-    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
     let request: serde_json::Value = serde_json::from_str(&read(&stdin_copy)).unwrap();
     assert_eq!(
         request["step"]["context"],
@@ -498,15 +453,11 @@ fn must_haves_and_acceptance_criteria_are_audited_after_the_task() {
         &repo.join("03-02-PLAN.md"),
         &plan("echo \"export function createSession() { return 'session_id' }\" > src/session.ts"),
     );
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "03-02-PLAN.md"])
         .expect_code(1);
-    assert!(
-        out.stdout
-            .contains("manifest: 'src/session.ts' contains /session_id/, which it must not"),
-        "{out}"
-    );
-    assert!(out.stdout.contains("does not contain /sid/"), "{out}");
+    assert_transcript!(t, "must_haves_and_acceptance_criteria_are_audited_after_the_task");
     assert_eq!(env.subjects(&repo), ["readme", "initial"]);
 
     let env = TestEnv::new();
@@ -515,12 +466,10 @@ fn must_haves_and_acceptance_criteria_are_audited_after_the_task() {
         &repo.join("03-02-PLAN.md"),
         &plan("echo \"export function createSession() { return 'sid' }\" > src/session.ts"),
     );
-    let out = env.run(&repo, &["ultraplan", "run", "03-02-PLAN.md"]).expect_code(0);
-    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
-    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
-    assert!(note.contains("not checked by ultraplan"), "{note}");
-    assert!(note.contains("Sessions are signed"), "{note}");
-    assert!(note.contains("must be true: A user stays signed in"), "{note}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "03-02-PLAN.md"]).expect_code(0);
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    assert_transcript!(t, "must_haves_pass_and_what_ultraplan_cannot_check_is_noted");
 }
 
 #[test]
@@ -538,15 +487,15 @@ fn prose_verify_in_an_ultraplan_step_is_not_run_either() {
     assert_eq!(j["steps"][0]["verify"], serde_json::Value::Null, "{check}");
     assert_eq!(j["steps"][0]["human"]["text"], "The guide reads well");
     assert_eq!(j["steps"][1]["verify"]["command"], "test -s GUIDE.md");
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(3);
-    assert!(out.stdout.contains("The guide reads well"), "{out}");
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(3);
+    let _ = t
         .run(
             &repo,
             &["ultraplan", "run", "--resume", "--answer", "reads well", "plan.md"],
         )
         .expect_code(0);
-    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
+    assert_transcript!(t, "prose_verify_in_an_ultraplan_step_is_not_run_either");
     assert_eq!(env.subjects(&repo)[0], "docs: guide");
 }
 

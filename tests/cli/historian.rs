@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::support::*;
+use crate::transcript::Transcript;
 
 /// Everything of the user's that historian must leave as it was.
 #[derive(Debug, PartialEq, Eq)]
@@ -731,6 +732,7 @@ fn a_plan_missing_or_doubling_items_is_refused_with_the_items() {
         .unwrap()
         .push("no/such/file.rs".into());
 
+    let mut t = Transcript::new(&env);
     for (name, bad, expected) in [
         ("missing", missing, format!("missing: {first_file}")),
         ("doubled", doubled, format!("doubled: {first_file}")),
@@ -738,16 +740,10 @@ fn a_plan_missing_or_doubling_items_is_refused_with_the_items() {
     ] {
         let file = env.root().join(format!("{name}.json"));
         std::fs::write(&file, serde_json::to_string(&bad).unwrap()).unwrap();
-        let out = env
+        let out = t
             .run(&repo, &["historian", "clean", "--plan", file.to_str().unwrap()])
             .expect_code(128);
-        assert!(
-            out.stderr
-                .starts_with("fatal: the plan does not use every change item exactly once"),
-            "{out}"
-        );
         assert!(out.stderr.contains(&expected), "{name}: {out}");
-        assert!(out.stdout.is_empty(), "{out}");
         assert_eq!(refs_before, refs(&env, &repo), "{name} wrote a ref");
     }
     // A plan for another tip, unreadable files, bad YAML.
@@ -755,20 +751,18 @@ fn a_plan_missing_or_doubling_items_is_refused_with_the_items() {
     moved["tip"] = env.git(&repo, &["rev-parse", "main"]).trim().into();
     let file = env.root().join("moved.json");
     std::fs::write(&file, serde_json::to_string(&moved).unwrap()).unwrap();
-    let out = env
+    let _ = t
         .run(&repo, &["historian", "clean", "--plan", file.to_str().unwrap()])
         .expect_code(128);
-    assert!(out.stderr.contains("the plan was made for tip"), "{out}");
-    let out = env
+    let _ = t
         .run(&repo, &["historian", "clean", "--plan", "nope.yaml"])
         .expect_code(128);
-    assert!(out.stderr.contains("fatal: cannot read the plan 'nope.yaml'"), "{out}");
     let file = env.root().join("bad.yaml");
     std::fs::write(&file, "commits:\n  - message: x\n    files: [a\n").unwrap();
-    let out = env
+    let _ = t
         .run(&repo, &["historian", "plan", "--plan", file.to_str().unwrap()])
         .expect_code(128);
-    assert!(out.stderr.contains("is not a commit plan: line"), "{out}");
+    assert_transcript!(t, "a_plan_missing_or_doubling_items_is_refused_with_the_items");
     assert_eq!(refs_before, refs(&env, &repo));
 }
 
@@ -791,10 +785,10 @@ fn the_base_is_found_without_a_remote_and_can_be_named() {
             .contains(&format!("Base: {} (merge base with main)", fork.trim())),
         "{out}"
     );
-    // origin/main beats a local main.
+    let mut t = Transcript::new(&env);
+    t.note("origin/main beats a local main");
     env.git(&repo, &["update-ref", "refs/remotes/origin/main", "main~2"]);
-    let out = env.run(&repo, &["historian", "plan"]).expect_code(0);
-    assert!(out.stdout.contains("(merge base with origin/main)"), "{out}");
+    let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
     // --base beats historian.base, which beats detection.
     let out = env
         .run(&repo, &["-c", "historian.base=main~2", "historian", "plan", "--json"])
@@ -824,25 +818,17 @@ fn the_base_is_found_without_a_remote_and_can_be_named() {
     // No candidate at all: an ERROR naming what was tried, exit 1.
     env.git(&repo, &["update-ref", "-d", "refs/remotes/origin/main"]);
     env.git(&repo, &["branch", "-m", "main", "trunk"]);
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(1);
-    assert!(
-        out.stdout.starts_with("RESULT: ERROR\nStep: 2 (Prepare Materials)\nOriginal branch: topic\nDescription: Cannot find base commit for branch\nDetails: none of origin/HEAD, origin/main, origin/master, main, master exists"),
-        "{out}"
-    );
-    assert!(out.stderr.contains("hint: name the base"), "{out}");
+    t.note("no candidate at all: an ERROR naming what was tried");
+    let _ = t.run(&repo, &["historian", "clean"]).expect_code(1);
     let out = env.run(&repo, &["historian", "clean", "--json"]).expect_code(1);
     let json = out.json();
     assert_eq!(json["result"], "ERROR");
     assert_eq!(json["step"], 2);
     // A bad --base is an ERROR of step 2 naming it.
-    let out = env
+    let _ = t
         .run(&repo, &["historian", "clean", "--base", "no-such-rev"])
         .expect_code(1);
-    assert!(
-        out.stdout
-            .contains("'no-such-rev' (--base no-such-rev) is not a commit"),
-        "{out}"
-    );
+    assert_transcript!(t, "the_base_is_found_without_a_remote_and_can_be_named");
     let out = env
         .run(&repo, &["historian", "clean", "--base", "trunk"])
         .expect_code(0);
@@ -854,49 +840,34 @@ fn bad_input_is_a_clear_message_and_writes_nothing() {
     let env = TestEnv::new();
     let outside = env.root().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
-    let out = env.run(&outside, &["historian", "clean"]).expect_code(128);
-    assert!(out.stderr.starts_with("fatal: not a git repository"), "{out}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&outside, &["historian", "clean"]).expect_code(128);
 
     let repo = env.repo("repo");
     let refs_before = refs(&env, &repo);
-    let out = env.run(&repo, &["historian", "clean", "nope"]).expect_code(128);
-    assert_eq!(out.stderr, "fatal: 'nope' is not a branch\n");
-    // On the only branch: no base but itself.
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(1);
-    assert!(out.stdout.contains("Step: 2 (Prepare Materials)"), "{out}");
-    assert!(out.stdout.contains("(main is the branch being cleaned)"), "{out}");
-    // Named as its own base: nothing beyond it.
-    let out = env.run(&repo, &["historian", "clean", "--base", "main"]).expect_code(1);
-    assert!(out.stdout.contains("Step: 1 (Validate)"), "{out}");
-    assert!(
-        out.stdout
-            .contains("Description: 'main' has no commits beyond its base"),
-        "{out}"
-    );
-    // Detached HEAD without a branch named.
+    let _ = t.run(&repo, &["historian", "clean", "nope"]).expect_code(128);
+    t.note("on the only branch: no base but itself");
+    let _ = t.run(&repo, &["historian", "clean"]).expect_code(1);
+    t.note("named as its own base: nothing beyond it");
+    let _ = t.run(&repo, &["historian", "clean", "--base", "main"]).expect_code(1);
+    t.note("detached HEAD without a branch named");
     env.git(&repo, &["checkout", "-q", "--detach"]);
-    let out = env.run(&repo, &["historian", "plan"]).expect_code(128);
-    assert!(out.stderr.starts_with("fatal: HEAD is detached"), "{out}");
-    assert!(out.stderr.contains("hint: name the branch"), "{out}");
-    // No session to resume, show or abort.
-    let out = env
-        .run(&repo, &["historian", "resume", "--answer", "1"])
-        .expect_code(128);
-    assert_eq!(out.stderr, "fatal: no historian session is pending\n");
-    let out = env.run(&repo, &["historian", "abort"]).expect_code(128);
-    assert_eq!(out.stderr, "fatal: no historian session is pending\n");
-    let out = env.run(&repo, &["historian", "status"]).expect_code(0);
-    assert_eq!(out.stdout, "No historian session is pending.\n");
+    let _ = t.run(&repo, &["historian", "plan"]).expect_code(128);
+    t.note("no session to resume, show or abort");
+    let _ = t.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(128);
+    let _ = t.run(&repo, &["historian", "abort"]).expect_code(128);
+    let _ = t.run(&repo, &["historian", "status"]).expect_code(0);
     let out = env.run(&repo, &["historian", "status", "--json"]).expect_code(0);
     assert_eq!(out.json()["sessions"], serde_json::json!([]));
     // A bad configuration value names the key.
     env.git(&repo, &["checkout", "-q", "-b", "f"]);
     write(&repo.join("f.txt"), "f\n");
     commit_all(&env, &repo, "Add f");
-    let out = env
+    t.note("a bad configuration value names the key");
+    let _ = t
         .run(&repo, &["-c", "historian.maxFiles=lots", "historian", "plan"])
         .expect_code(128);
-    assert!(out.stderr.contains("'historian.maxFiles'"), "{out}");
+    assert_transcript!(t, "bad_input_is_a_clear_message_and_writes_nothing");
     assert_eq!(
         refs_before.lines().count() + 1,
         refs(&env, &repo).lines().count(),

@@ -13,7 +13,7 @@ use crate::support::*;
 /// A branch whose second commit edits 20 files that always changed
 /// together before (so they plan as one commit, over the 15-file limit),
 /// after a small dependency change.
-fn big_repo(env: &TestEnv) -> PathBuf {
+pub fn big_repo(env: &TestEnv) -> PathBuf {
     let repo = env.repo("repo");
     write(&repo.join("Cargo.toml"), "[package]\nname = \"demo\"\n");
     let paths: Vec<String> = (0..20)

@@ -2,6 +2,10 @@
 //! directory first on PATH, so `git ultraplan …` dispatches as for a user), in
 //! hermetic temporary repositories, with outcomes checked by the real `git`.
 
+// First, so that its `assert_transcript!` is in scope in every module below.
+#[macro_use]
+mod transcript;
+
 mod generate;
 mod plans;
 mod records;
@@ -19,6 +23,7 @@ mod generated;
 mod gsd;
 mod gsd_phase;
 mod historian;
+mod historian_commands;
 mod historian_session;
 mod outcomes;
 mod redaction;
@@ -29,4 +34,5 @@ mod sessions;
 mod state;
 mod sync;
 mod sync_faults;
+mod ultraplan_commands;
 mod waves;

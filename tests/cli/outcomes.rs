@@ -9,6 +9,7 @@ use std::process::Stdio;
 
 use crate::plans::{plan, StepSpec};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 const REF: &str = "refs/ultraplan-outcomes";
 
@@ -143,8 +144,9 @@ fn secrets_are_redacted_before_they_are_stored() {
         blobs += usize::from(line.contains(".yaml"));
     }
     assert_eq!(blobs, 3);
-    let shown = env.run(&repo, &["ultraplan", "outcome", "list"]).expect_code(0);
-    assert!(shown.stdout.contains("[REDACTED:github-token]"), "{shown}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "outcome", "list"]).expect_code(0);
+    assert_transcript!(t, "secrets_are_redacted_before_they_are_stored");
 }
 
 #[test]
@@ -182,13 +184,13 @@ fn bad_input_is_refused_with_a_clear_error_and_nothing_is_written() {
         ),
         (br#"{"agent_name":"a","success":true}"#.to_vec(), "missing field `task`"),
     ];
+    let mut t = Transcript::new(&env);
     for (input, message) in &cases {
-        let out = log_stdin(&env, &repo, input, &[]).expect_code(128);
-        assert!(
-            out.stderr.starts_with("fatal: ") && out.stderr.contains(message),
-            "{message}:\n{out}"
-        );
-        assert!(out.stdout.is_empty(), "{out}");
+        let input = std::str::from_utf8(input).unwrap();
+        let out = t
+            .run_with(&repo, &["ultraplan", "outcome", "log"], &[], Some(input))
+            .expect_code(128);
+        assert!(out.stderr.contains(message), "{message}:\n{out}");
     }
     // A 100 MB task description is refused by its size, unread.
     let mut huge = br#"{"task":""#.to_vec();
@@ -200,6 +202,7 @@ fn bad_input_is_refused_with_a_clear_error_and_nothing_is_written() {
     eprintln!("100 MB input refused in {:?}", start.elapsed());
     // Flags: a task over the limit, a path in the agent name, bad JSON.
     let long_task = "x".repeat(20_000);
+    t.replace(long_task.as_str(), "<20000 x>");
     for (args, message) in [
         (
             vec!["--task", long_task.as_str(), "--agent", "a", "--success"],
@@ -224,28 +227,23 @@ fn bad_input_is_refused_with_a_clear_error_and_nothing_is_written() {
     ] {
         let mut all = vec!["ultraplan", "outcome", "log"];
         all.extend(args);
-        let out = env.run(&repo, &all).expect_code(128);
+        let out = t.run(&repo, &all).expect_code(128);
         assert!(out.stderr.contains(message), "{message}:\n{out}");
     }
     // Unknown or malformed ids.
-    for args in [
-        ["ultraplan", "outcome", "show", "outcome_builder_00000000"],
-        ["ultraplan", "outcome", "extract", "outcome_builder_00000000"],
-    ] {
-        let out = env.run(&repo, &args).expect_code(128);
-        assert!(
-            out.stderr.contains("no outcome 'outcome_builder_00000000' is stored"),
-            "{out}"
-        );
-    }
-    let out = env
+    let _ = t
+        .run(&repo, &["ultraplan", "outcome", "show", "outcome_builder_00000000"])
+        .expect_code(128);
+    let _ = t
+        .run(&repo, &["ultraplan", "outcome", "extract", "outcome_builder_00000000"])
+        .expect_code(128);
+    let _ = t
         .run(&repo, &["ultraplan", "outcome", "show", "outcome_../../x_00000000"])
         .expect_code(128);
-    assert!(out.stderr.contains("is not an outcome id"), "{out}");
-    let out = env
+    let _ = t
         .run(&repo, &["ultraplan", "outcome", "list", "--agent", "a/b"])
         .expect_code(128);
-    assert!(out.stderr.contains("invalid --agent"), "{out}");
+    assert_transcript!(t, "bad_input_is_refused_with_a_clear_error_and_nothing_is_written");
     assert_eq!(env.git(&repo, &["for-each-ref"]), refs_before);
     assert!(env.git(&repo, &["for-each-ref", REF]).is_empty());
 }

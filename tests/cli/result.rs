@@ -2,6 +2,7 @@
 //! output through `git`.
 
 use crate::support::*;
+use crate::transcript::Transcript;
 
 fn setup(env: &TestEnv) -> std::path::PathBuf {
     let repo = env.repo("repo");
@@ -19,6 +20,7 @@ fn result_path(name: &str) -> String {
 fn fixtures_outcomes_and_exit_statuses() {
     let env = TestEnv::new();
     let repo = setup(&env);
+    let mut t = Transcript::new(&env);
     for (name, outcome, code) in [
         ("success.yaml", "VALID", 0),
         ("blocked.yaml", "VALID_WITH_WARNINGS", 0),
@@ -27,7 +29,7 @@ fn fixtures_outcomes_and_exit_statuses() {
         ("invalid-success-nonzero.yaml", "INVALID", 1),
         ("invalid-unknown-task.yaml", "INVALID", 1),
     ] {
-        let out = env
+        let out = t
             .run(
                 &repo,
                 &[
@@ -42,6 +44,7 @@ fn fixtures_outcomes_and_exit_statuses() {
             .expect_code(code);
         assert_eq!(out.stdout.lines().next(), Some(outcome), "{name}: {out}");
     }
+    assert_transcript!(t, "fixtures_outcomes_and_exit_statuses");
 }
 
 #[test]
@@ -64,7 +67,8 @@ fn violations_and_warnings_follow_the_outcome() {
         "INVALID\ncritical: line 7: status is 'success' but verification.exit_code is 1, not 0\n\
          warning: missing optional field 'metadata' (duration_ms, attempt, executor_id)\n"
     );
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(
             &repo,
             &[
@@ -77,16 +81,7 @@ fn violations_and_warnings_follow_the_outcome() {
             ],
         )
         .expect_code(0);
-    assert!(
-        out.stdout.contains("warning: line 13: unknown field 'reviewer_mood'\n"),
-        "{out}"
-    );
-    assert!(
-        out.stdout.contains(
-            "warning: line 5: files_modified: 'README.md' is not in the files of 'Task 1: Create executor agent'\n"
-        ),
-        "{out}"
-    );
+    assert_transcript!(t, "violations_and_warnings_follow_the_outcome");
 }
 
 #[test]
@@ -97,20 +92,18 @@ fn plan_matching_rejects_unknown_tasks() {
         .unwrap()
         .replace("Task 2:", "Task 9:");
     std::fs::write(repo.join("r.yaml"), text).unwrap();
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(
             &repo,
             &["ultraplan", "result", "check", "--plan", "03-01-PLAN.md", "r.yaml"],
         )
         .expect_code(1);
-    assert!(
-        out.stdout.contains("matches no task of the plan (it has no task 9)"),
-        "{out}"
-    );
-    // Without the plan, the name's form is all that can be checked.
-    let _ = env
+    t.note("without the plan, the name's form is all that can be checked");
+    let _ = t
         .run(&repo, &["ultraplan", "result", "check", "r.yaml"])
         .expect_code(0);
+    assert_transcript!(t, "plan_matching_rejects_unknown_tasks");
 }
 
 #[test]

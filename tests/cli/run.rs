@@ -3,6 +3,7 @@
 
 use crate::plans::{plan, StepSpec};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 fn setup(env: &TestEnv) -> std::path::PathBuf {
     let repo = env.repo("repo");
@@ -20,8 +21,14 @@ fn demo_plan_runs_and_everything_reads_back_with_git() {
     // The user's own work: a modified tracked file and an untracked one.
     write(&repo.join("tracked.txt"), "my local edit\n");
     write(&repo.join("scratch.txt"), "my notes\n");
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    // Notes and state read back with plain git.
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"])
+        .expect_code(0);
+    assert_transcript!(t, "demo_plan_runs_and_everything_reads_back_with_git");
     assert_eq!(
         env.subjects(&repo),
         vec![
@@ -45,13 +52,6 @@ fn demo_plan_runs_and_everything_reads_back_with_git() {
         env.git(&repo, &["status", "--porcelain"]),
         " M tracked.txt\n?? plan.md\n?? scratch.txt\n"
     );
-    // Notes and state read back with plain git.
-    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
-    assert!(note.contains("task_index: 3"), "{note}");
-    assert!(note.contains("validation: VALID"), "{note}");
-    assert!(note.contains("status: success"), "{note}");
-    assert!(note.contains("- GREETING.md"), "{note}");
-    assert!(note.contains("command: grep -c greet GREETING.md"), "{note}");
     let progress: serde_json::Value =
         serde_json::from_str(&env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"])).unwrap();
     assert_eq!(progress["status"], "completed");
@@ -62,9 +62,6 @@ fn demo_plan_runs_and_everything_reads_back_with_git() {
         progress["steps"]["3"]["commit"].as_str().unwrap(),
         env.git(&repo, &["rev-parse", "HEAD"]).trim()
     );
-    let log = env.git(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"]);
-    assert!(log.contains("step 1 attempt 1: passed"), "{log}");
-    assert!(log.ends_with(": started (execute)\n"), "{log}");
     assert_eq!(
         env.git(&repo, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/"]),
         "refs/ultraplan/plan/run\n"
@@ -85,17 +82,15 @@ fn retry_feeds_back_and_records_every_attempt() {
         &repo.join("plan.md"),
         &plan(&[StepSpec::new(1, "`a.txt`", &script, "grep -q good a.txt").policy("retry — try again")]),
     );
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert!(out.stdout.contains("  1     Step 1       PASS    2"), "{out}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    for attempt in ["attempt-1.yaml", "attempt-2.feedback"] {
+        let object = format!("refs/ultraplan/plan/run:steps/1/{attempt}");
+        let _ = t.run(&repo, &["show", &object]).expect_code(0);
+    }
+    assert_transcript!(t, "retry_feeds_back_and_records_every_attempt");
     assert_eq!(read(&repo.join("a.txt")), "good\n");
-    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
-    assert!(note.contains("attempt: 2"), "{note}");
-    let first = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/1/attempt-1.yaml"]);
-    assert!(first.contains("status: failure"), "{first}");
-    assert!(first.contains("exit_code: 1"), "{first}");
-    let feedback = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/1/attempt-2.feedback"]);
-    assert!(feedback.contains("Attempt 1 failed: verify exit 1"), "{feedback}");
-    assert!(feedback.contains("On failure (retry): try again"), "{feedback}");
     env.assert_fsck(&repo);
 }
 
@@ -117,9 +112,9 @@ fn revert_restores_the_worktree_exactly_and_fails_after_the_last_attempt() {
     );
     let before = worktree_files(&repo);
     let head = env.git(&repo, &["rev-parse", "HEAD"]);
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
-    assert!(out.stdout.contains("Result: FAILED at step 1"), "{out}");
-    assert!(out.stdout.contains("  1     Step 1       FAIL    3"), "{out}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
+    assert_transcript!(t, "revert_restores_the_worktree_exactly_and_fails_after_the_last_attempt");
     assert_eq!(
         worktree_files(&repo),
         before,
@@ -179,24 +174,21 @@ fn escalation_leaves_the_changes_and_resume_verifies_the_fix() {
             StepSpec::new(2, "`after.txt`", "echo after > after.txt", "test -f after.txt"),
         ]),
     );
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(3);
-    assert!(out.stdout.contains("Result: STOPPED (escalation) at step 1"), "{out}");
-    assert!(
-        out.stdout.contains("To resume: git ultraplan run --resume plan.md"),
-        "{out}"
-    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(3);
     assert_eq!(read(&repo.join("config.txt")), "mode = wrong\n", "left for the person");
-    // The person fixes it and resumes: the worktree is verified, not re-executed.
+    t.note("the person fixes it and resumes: the worktree is verified, not re-executed");
     write(&repo.join("config.txt"), "mode = right\n");
-    let out = env
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(0);
-    assert!(out.stdout.contains("Mode: resume"), "{out}");
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD~1"])
+        .expect_code(0);
+    assert_transcript!(t, "escalation_leaves_the_changes_and_resume_verifies_the_fix");
     assert_eq!(read(&repo.join("config.txt")), "mode = right\n");
     assert_eq!(env.subjects(&repo)[..2], ["step 2", "step 1"]);
     assert_eq!(env.git(&repo, &["show", "HEAD~1:config.txt"]), "mode = right\n");
-    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD~1"]);
-    assert!(note.contains("verified the worktree as a person left it"), "{note}");
 }
 
 #[test]
@@ -248,10 +240,11 @@ fn a_failed_run_resumes_at_the_failed_step_with_the_fixed_plan() {
         )
         .expect_code(1);
     write(&repo.join("plan.md"), &steps("grep -q 2 two.txt"));
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(0);
-    assert!(out.stderr.contains("the plan changed since the run started"), "{out}");
+    assert_transcript!(t, "a_failed_run_resumes_at_the_failed_step_with_the_fixed_plan");
     assert_eq!(
         env.subjects(&repo)[..2],
         ["step 2", "step 1"],
@@ -274,16 +267,9 @@ fn checkpoints_commit_only_the_steps_files() {
             "test -f a.txt",
         )]),
     );
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert!(
-        out.stderr
-            .contains("warning: step 1: 'b.txt' changed but is not in the step's Files"),
-        "{out}"
-    );
-    assert!(
-        out.stdout.contains("'b.txt' changed but is not in the step's Files"),
-        "{out}"
-    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert_transcript!(t, "checkpoints_commit_only_the_steps_files");
     assert_eq!(
         env.git(&repo, &["show", "--name-only", "--format=", "HEAD"]),
         "a.txt\nb.txt\n"
@@ -303,10 +289,11 @@ fn verify_expectations_decide_with_the_exit_code() {
         ### Step 1: Literal\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  echo hello > a.txt\n  ```\n\
         - **Verify:** `cat a.txt` → expected: `goodbye`\n- **On failure:** revert\n- **Checkpoint:** none\n";
     write(&repo.join("plan.md"), body);
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "plan.md"])
         .expect_code(1);
-    assert!(out.stdout.contains("verify output does not contain 'goodbye'"), "{out}");
+    assert_transcript!(t, "verify_expectations_decide_with_the_exit_code");
     let count = body
         .replace(
             "`cat a.txt` → expected: `goodbye`",
@@ -325,10 +312,11 @@ fn a_step_without_verify_fails_unless_allowed() {
         &repo.join("plan.md"),
         "# T\n\n## Implementation Plan\n\n### Step 1: Unverified\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  echo a > a.txt\n  ```\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"unverified\"`\n",
     );
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "plan.md"])
         .expect_code(1);
-    assert!(out.stdout.contains("has no Verify command"), "{out}");
+    assert_transcript!(t, "a_step_without_verify_fails_unless_allowed");
     let _ = env
         .run(&repo, &["ultraplan", "run", "--allow-unverified", "plan.md"])
         .expect_code(0);
@@ -343,16 +331,12 @@ fn plans_with_problems_and_multi_session_plans_need_a_mode() {
         &repo.join("bad.md"),
         "# T\n\n## Implementation Plan\n\n### Step 1: A\n- **Files:** `/etc/passwd`\n- **Verify:** `true`\n",
     );
-    let out = env.run(&repo, &["ultraplan", "run", "bad.md"]).expect_code(128);
-    assert!(
-        out.stderr.starts_with("fatal: 'bad.md' has 1 problem; first: line 6:"),
-        "{out}"
-    );
-    assert!(out.stderr.contains("hint: run 'git ultraplan check bad.md'"), "{out}");
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "bad.md"]).expect_code(128);
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--dry-run", "bad.md"])
         .expect_code(1);
-    assert!(out.stdout.contains("Verdict: NEEDS ATTENTION"), "{out}");
+    assert_transcript!(t, "plans_with_problems_and_multi_session_plans_need_a_mode");
     assert_eq!(
         env.git(&repo, &["for-each-ref", "refs/ultraplan/"]),
         "",
@@ -377,10 +361,11 @@ fn step_mode_runs_one_step() {
     assert_eq!(out.json()["ultraexecute_summary"]["mode"], "step 2");
     assert!(!repo.join("one.txt").exists());
     assert_eq!(env.subjects(&repo)[0], "step 2");
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(0);
-    assert!(out.stdout.contains("Passed: 2/2"), "{out}");
+    assert_transcript!(t, "step_mode_runs_one_step");
     assert_eq!(env.subjects(&repo)[..2], ["step 1", "step 2"]);
     let _ = env
         .run(&repo, &["ultraplan", "run", "--step", "9", "plan.md"])
@@ -410,27 +395,17 @@ fn a_live_lock_is_refused_and_a_stale_one_taken_over() {
         let id = env.git(&repo, &["hash-object", "-w", path.to_str().unwrap()]);
         env.git(&repo, &["update-ref", "refs/ultraplan/plan/lock", id.trim()]);
     };
+    let mut t = Transcript::new(&env);
+    t.replace(format!("pid {} on", std::process::id()), "pid <PID> on");
+    t.note("the lock of a live process (this test's)");
     lock(std::process::id());
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
-    assert!(
-        out.stderr
-            .contains("fatal: another git ultraplan holds 'refs/ultraplan/plan/lock': pid"),
-        "{out}"
-    );
-    assert!(
-        out.stderr
-            .contains("hint: wait for it to finish; if it is gone, run 'git ultraplan clean --force-unlock <plan>'"),
-        "{out}"
-    );
-    let status = env.run(&repo, &["ultraplan", "status", "plan.md"]).expect_code(0);
-    assert!(status.stdout.contains("(held)"), "{status}");
-    let _ = env.run(&repo, &["ultraplan", "clean", "plan.md"]).expect_code(1);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    let _ = t.run(&repo, &["ultraplan", "status", "plan.md"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "clean", "plan.md"]).expect_code(1);
+    t.note("the lock of a process that is gone");
     lock(999_999_999);
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert!(
-        out.stderr.contains("warning: took over a stale lock of pid 999999999"),
-        "{out}"
-    );
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert_transcript!(t, "a_live_lock_is_refused_and_a_stale_one_taken_over");
     assert_eq!(
         env.git(&repo, &["for-each-ref", "refs/ultraplan/plan/lock"]),
         "",
@@ -476,11 +451,12 @@ fn uncommitted_edits_in_a_steps_file_stay_uncommitted() {
     write(&repo.join("t.txt"), "A\nb\nc\nd\ne\n");
     env.git(&repo, &["add", "t.txt"]);
     write(&repo.join("t.txt"), "AA\nb\nc\nd\ne\n");
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert_transcript!(t, "uncommitted_edits_in_a_steps_file_stay_uncommitted");
     // Step 1's commit holds only its own line; the user's edit is not in it.
     assert_eq!(env.git(&repo, &["show", "HEAD~1:t.txt"]), "a\nb\nc\nd\ne\nf\n");
     assert_eq!(env.git(&repo, &["show", "HEAD:t.txt"]), "a\nb\nc\nd\nE2\nf\n");
-    assert!(!out.stderr.contains("commits the whole file"), "{out}");
     // ...and it is still there, uncommitted, for the user: what they had
     // staged is still staged (carried onto the checkpoints), the rest unstaged.
     assert_eq!(read(&repo.join("t.txt")), "AA\nb\nc\nd\nE2\nf\n");
@@ -522,17 +498,13 @@ fn overlapping_edits_are_committed_whole_with_a_warning_and_self_commits_are_not
         ]),
     );
     write(&repo.join("t.txt"), "a\nb\nmine\n");
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert!(
-        out.stderr.contains("step 1: 't.txt' had uncommitted changes before the step that overlap the step's; the checkpoint commits the whole file"),
-        "{out}"
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert_transcript!(
+        t,
+        "overlapping_edits_are_committed_whole_with_a_warning_and_self_commits_are_not_repeated"
     );
     assert_eq!(env.git(&repo, &["show", "HEAD~1:t.txt"]), "a\nb-step\nmine\n");
-    assert!(
-        out.stderr
-            .contains("step 2: HEAD already has u.txt (did the executor commit by itself?)"),
-        "{out}"
-    );
     assert_eq!(
         env.subjects(&repo)[..2],
         ["self", "step 1"],

@@ -247,3 +247,17 @@ pub fn signal(child: std::process::Child, signal: &str) -> std::process::Output 
         .unwrap();
     child.wait_with_output().unwrap()
 }
+
+/// How many tests this run skipped because the machine lacks a tool.
+static SKIPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Says that `test` checks nothing on this machine, and why. Written to the
+/// process's stderr itself, past the test harness's capture, so the line shows
+/// in a plain `cargo test` and not only with `--nocapture`; the count says how
+/// many were skipped so far in this run.
+pub fn skip(test: &str, reason: &str) {
+    use std::io::Write;
+    let n = SKIPPED.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    let line = format!("skipped: {test}: {reason} (skipped in this run so far: {n})\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}

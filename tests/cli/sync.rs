@@ -3,6 +3,7 @@
 
 use crate::shared::{note_yaml, Shared};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 #[test]
 fn results_made_in_one_clone_are_read_in_the_other() {
@@ -10,12 +11,8 @@ fn results_made_in_one_clone_are_read_in_the_other() {
     s.run_plan(&s.a);
     let checkpoint = s.rev(&s.a, "HEAD");
     s.env.git(&s.a, &["push", "-q", "origin", "main"]);
-    let out = s.sync(&s.a).expect_code(0);
-    assert!(
-        out.stdout
-            .contains("pushed: refs/notes/ultraplan, refs/ultraplan/plan/run"),
-        "{out}"
-    );
+    let mut t = Transcript::new(&s.env);
+    let _ = t.run(&s.a, &["ultraplan", "sync"]).expect_code(0);
     // The remote holds the notes and the run state, never the lock.
     assert!(s.note(&s.remote, &checkpoint).is_some());
     s.env
@@ -23,22 +20,14 @@ fn results_made_in_one_clone_are_read_in_the_other() {
 
     s.env.git(&s.b, &["pull", "-q", "--ff-only"]);
     assert!(s.note(&s.b, &checkpoint).is_none());
-    let out = s.sync(&s.b).expect_code(0);
-    assert!(
-        out.stdout
-            .contains("state refs/ultraplan/plan/run: taken from the remote"),
-        "{out}"
-    );
-    assert!(out.stdout.contains("notes: 2 taken"), "{out}");
+    let _ = t.run(&s.b, &["ultraplan", "sync"]).expect_code(0);
     assert_eq!(s.note(&s.b, &checkpoint), s.note(&s.a, &checkpoint));
-    assert!(s.note(&s.b, &checkpoint).unwrap().contains("status: success"));
+    let _ = t
+        .run(&s.b, &["notes", "--ref=ultraplan", "show", &checkpoint])
+        .expect_code(0);
     let log = s.env.run(&s.b, &["ultraplan", "log", "--json"]).expect_code(0).json();
     assert_eq!(log["runs"][0]["attempts"][1]["commit"], checkpoint.as_str(), "{log}");
-    let status = s.env.run(&s.b, &["ultraplan", "status"]).expect_code(0);
-    assert!(
-        status.stdout.starts_with("plan.md: completed (2/2 steps done"),
-        "{status}"
-    );
+    let _ = t.run(&s.b, &["ultraplan", "status"]).expect_code(0);
     // The same report as data: a second run in B (nothing left to commit)
     // continues the state it took, so that state is pushed.
     s.run_plan(&s.b);
@@ -59,8 +48,9 @@ fn results_made_in_one_clone_are_read_in_the_other() {
     );
     // Nothing new: a second sync on either side moves nothing.
     let before = s.refs(&s.b);
-    let out = s.sync(&s.b).expect_code(0);
-    assert!(out.stdout.contains("pushed: nothing"), "{out}");
+    t.note("nothing new: a second sync moves nothing");
+    let _ = t.run(&s.b, &["ultraplan", "sync"]).expect_code(0);
+    assert_transcript!(t, "results_made_in_one_clone_are_read_in_the_other");
     assert_eq!(s.refs(&s.b), before);
     s.env.assert_fsck(&s.b);
     s.env.assert_fsck(&s.remote);
@@ -83,9 +73,9 @@ fn a_run_stopped_in_one_clone_is_resumed_in_the_other() {
     let _ = s.sync(&s.a).expect_code(0);
 
     s.env.git(&s.b, &["pull", "-q", "--ff-only"]);
-    let _ = s.sync(&s.b).expect_code(0);
-    let status = s.env.run(&s.b, &["ultraplan", "status", "plan.md"]).expect_code(0);
-    assert!(status.stdout.contains("plan.md: stopped (1/2 steps done"), "{status}");
+    let mut t = Transcript::new(&s.env);
+    let _ = t.run(&s.b, &["ultraplan", "sync"]).expect_code(0);
+    let _ = t.run(&s.b, &["ultraplan", "status", "plan.md"]).expect_code(0);
     // B leaves b.txt where the escalated attempt did, as a person would find it.
     write(&flag, "");
     write(&s.b.join("b.txt"), "b\n");
@@ -94,23 +84,15 @@ fn a_run_stopped_in_one_clone_is_resumed_in_the_other() {
         .run(&s.b, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(0);
     s.env.git(&s.b, &["push", "-q", "origin", "main"]);
-    let out = s.sync(&s.b).expect_code(0);
-    assert!(
-        out.stdout.contains("state refs/ultraplan/plan/run: ours is newer"),
-        "{out}"
-    );
-
-    let out = s.sync(&s.a).expect_code(0);
-    assert!(
-        out.stdout.contains("state refs/ultraplan/plan/run: fast-forwarded"),
-        "{out}"
-    );
+    t.note("B resumed and finished the run");
+    let _ = t.run(&s.b, &["ultraplan", "sync"]).expect_code(0);
+    let _ = t.run(&s.a, &["ultraplan", "sync"]).expect_code(0);
     assert_eq!(
         s.rev(&s.a, "refs/ultraplan/plan/run"),
         s.rev(&s.b, "refs/ultraplan/plan/run")
     );
-    let status = s.env.run(&s.a, &["ultraplan", "status", "plan.md"]).expect_code(0);
-    assert!(status.stdout.contains("plan.md: completed (2/2 steps done"), "{status}");
+    let _ = t.run(&s.a, &["ultraplan", "status", "plan.md"]).expect_code(0);
+    assert_transcript!(t, "a_run_stopped_in_one_clone_is_resumed_in_the_other");
     // A drops what its escalated attempt left and takes B's checkpoint.
     std::fs::remove_file(s.a.join("b.txt")).unwrap();
     s.env.git(&s.a, &["pull", "-q", "--ff-only"]);
@@ -130,31 +112,15 @@ fn diverged_runs_are_kept_side_by_side_and_two_notes_become_a_stream() {
     assert_ne!(s.note(&s.a, &checkpoint), s.note(&s.b, &checkpoint));
     let ours = s.rev(&s.b, "refs/ultraplan/plan/run");
     let _ = s.sync(&s.a).expect_code(0);
-    let out = s.sync(&s.b).expect_code(0);
-    assert!(
-        out.stdout
-            .contains("state refs/ultraplan/plan/run: diverged: both kept"),
-        "{out}"
-    );
-    assert!(
-        out.stderr
-            .contains("warning: run state 'refs/ultraplan/plan/run' diverged from 'origin''s"),
-        "{out}"
-    );
-    assert!(
-        out.stderr
-            .contains("hint: both are kept; to adopt 'origin''s: git update-ref"),
-        "{out}"
-    );
+    let mut t = Transcript::new(&s.env);
+    let _ = t.run(&s.b, &["ultraplan", "sync"]).expect_code(0);
     // Ours is untouched, theirs kept beside it.
     assert_eq!(s.rev(&s.b, "refs/ultraplan/plan/run"), ours);
     assert_eq!(
         s.rev(&s.b, "refs/ultraplan-remotes/origin/ultraplan/plan/run"),
         s.rev(&s.a, "refs/ultraplan/plan/run")
     );
-    let status = s.env.run(&s.b, &["ultraplan", "status"]).expect_code(0);
-    assert!(status.stdout.contains("[from 'origin', diverged]"), "{status}");
-    assert!(status.stderr.contains("diverged"), "{status}");
+    let _ = t.run(&s.b, &["ultraplan", "status"]).expect_code(0);
     let log = s.env.run(&s.b, &["ultraplan", "log", "--json"]).expect_code(0).json();
     let states: Vec<&str> = log["runs"]
         .as_array()
@@ -180,8 +146,9 @@ fn diverged_runs_are_kept_side_by_side_and_two_notes_become_a_stream() {
     assert_eq!(docs.len(), 2);
     assert!(docs[0]["logged_at"].as_str() <= docs[1]["logged_at"].as_str());
     // The merged notes reached the remote, and A takes them as a fast-forward.
-    let out = s.sync(&s.a).expect_code(0);
-    assert!(out.stdout.contains("fast-forward"), "{out}");
+    t.note("the merged notes reached the remote, and A takes them as a fast-forward");
+    let _ = t.run(&s.a, &["ultraplan", "sync"]).expect_code(0);
+    assert_transcript!(t, "diverged_runs_are_kept_side_by_side_and_two_notes_become_a_stream");
     assert_eq!(s.note(&s.a, &checkpoint), Some(note.clone()));
     assert_eq!(s.note(&s.remote, &checkpoint), Some(note));
     // Syncing again changes nothing: no ping-pong of merge commits.
