@@ -111,7 +111,11 @@ fn the_other_fixtures_are_ready() {
     );
     assert_eq!(j["steps"][0]["on_failure"]["action"], "retry");
     let mut t = Transcript::new(&env);
-    for name in ["ultraplan-verbose-flag.md", "session-2-status-endpoint.md", "03-01-PLAN.md"] {
+    for name in [
+        "ultraplan-verbose-flag.md",
+        "session-2-status-endpoint.md",
+        "03-01-PLAN.md",
+    ] {
         let _ = t.run(&repo, &["ultraplan", "check", name]).expect_code(0);
     }
     assert_transcript!(t, "the_other_fixtures_are_ready");

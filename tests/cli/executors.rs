@@ -37,8 +37,13 @@ fn the_command_protocol_gets_json_and_variables_and_its_result_is_recorded() {
         .run(&repo, &["ultraplan", "run", "--executor", &executor, "plan.md"])
         .expect_code(0);
     // Its own result is judged apart from ultraplan's (executor_result).
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
-    assert_transcript!(t, "the_command_protocol_gets_json_and_variables_and_its_result_is_recorded");
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
+        .expect_code(0);
+    assert_transcript!(
+        t,
+        "the_command_protocol_gets_json_and_variables_and_its_result_is_recorded"
+    );
     let request: serde_json::Value = serde_json::from_str(&read(&seen.with_extension("json"))).unwrap();
     assert_eq!(request["plan"], "plan.md");
     assert_eq!(request["task_name"], "Task 1: Step 1");
@@ -80,7 +85,9 @@ fn yaml_on_stdout_and_results_from_exit_codes() {
     let _ = t
         .run(&repo, &["ultraplan", "run", "--executor", printer, "plan.md"])
         .expect_code(0);
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
+        .expect_code(0);
     // No result at all: one is made from the exit code; the executor's word is not trusted.
     let liar = "echo claims-success > other.txt; exit 0";
     let out = env.run(
@@ -210,7 +217,9 @@ fn the_claude_executor_records_cost_and_tokens() {
     let _ = t
         .run(&repo, &["ultraplan", "run", "--executor", "claude", "plan.md"])
         .expect_code(0);
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
+        .expect_code(0);
     t.file(&bin.join("args.txt"));
     assert_transcript!(t, "the_claude_executor_records_cost_and_tokens");
     assert_eq!(env.git(&repo, &["show", "HEAD:a.txt"]), "by-claude\n");

@@ -52,8 +52,13 @@ fn automated_verify_runs_only_its_command_and_a_fenced_verify_runs_its_block() {
     assert_eq!(j["steps"][1]["verify"]["command"], "grep -q bye bye.txt");
     let mut t = Transcript::new(&env);
     let _ = t.run(&repo, &["ultraplan", "run", "04-02-PLAN.md"]).expect_code(0);
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD~1"]).expect_code(0);
-    assert_transcript!(t, "automated_verify_runs_only_its_command_and_a_fenced_verify_runs_its_block");
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD~1"])
+        .expect_code(0);
+    assert_transcript!(
+        t,
+        "automated_verify_runs_only_its_command_and_a_fenced_verify_runs_its_block"
+    );
     assert_eq!(
         env.subjects(&repo)[..2],
         ["04-02 Task 2: Farewell", "04-02 Task 1: Greeting"]
@@ -87,7 +92,9 @@ fn prose_verify_is_flagged_not_run_and_waits_for_a_person() {
             &["ultraplan", "run", "--resume", "--answer", "approved", "04-02-PLAN.md"],
         )
         .expect_code(0);
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
+        .expect_code(0);
     assert_transcript!(t, "prose_verify_is_flagged_not_run_and_waits_for_a_person");
     assert_eq!(env.subjects(&repo)[0], "04-02 Task 1: Write the guide");
     env.assert_fsck(&repo);
@@ -108,7 +115,9 @@ fn prose_verify_passes_on_the_executors_word_with_allow_unverified() {
     let _ = t
         .run(&repo, &["ultraplan", "run", "--allow-unverified", "04-02-PLAN.md"])
         .expect_code(0);
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
+        .expect_code(0);
     assert_transcript!(t, "prose_verify_passes_on_the_executors_word_with_allow_unverified");
 }
 
@@ -468,7 +477,9 @@ fn must_haves_and_acceptance_criteria_are_audited_after_the_task() {
     );
     let mut t = Transcript::new(&env);
     let _ = t.run(&repo, &["ultraplan", "run", "03-02-PLAN.md"]).expect_code(0);
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
+        .expect_code(0);
     assert_transcript!(t, "must_haves_pass_and_what_ultraplan_cannot_check_is_noted");
 }
 

@@ -252,7 +252,9 @@ fn export_then_import_into_a_fresh_clone_then_export_gives_the_same_document() {
         "{doc}"
     );
     let mut t = Transcript::new(&env);
-    let _ = t.run(&b, &["ultraplan", "import", first.to_str().unwrap()]).expect_code(0);
+    let _ = t
+        .run(&b, &["ultraplan", "import", first.to_str().unwrap()])
+        .expect_code(0);
     let second = env.root().join("second.yaml");
     let _ = env
         .run(
@@ -282,8 +284,13 @@ fn export_then_import_into_a_fresh_clone_then_export_gives_the_same_document() {
     );
     let _ = t.run(&b, &["ultraplan", "log", "03-01-PLAN.md"]).expect_code(0);
     t.note("importing again changes nothing");
-    let _ = t.run(&b, &["ultraplan", "import", first.to_str().unwrap()]).expect_code(0);
-    assert_transcript!(t, "export_then_import_into_a_fresh_clone_then_export_gives_the_same_document");
+    let _ = t
+        .run(&b, &["ultraplan", "import", first.to_str().unwrap()])
+        .expect_code(0);
+    assert_transcript!(
+        t,
+        "export_then_import_into_a_fresh_clone_then_export_gives_the_same_document"
+    );
     env.assert_fsck(&b);
 }
 
@@ -301,8 +308,13 @@ fn an_import_keeps_a_different_state_beside_and_skips_notes_of_missing_commits()
     let before = other.git(&c, &["rev-parse", "refs/ultraplan/03-01-PLAN/run"]);
     let mut t = Transcript::new(&other);
     t.replace(env.root().display().to_string(), "<TMP-OF-A>");
-    let _ = t.run(&c, &["ultraplan", "import", export.to_str().unwrap()]).expect_code(0);
-    assert_transcript!(t, "an_import_keeps_a_different_state_beside_and_skips_notes_of_missing_commits");
+    let _ = t
+        .run(&c, &["ultraplan", "import", export.to_str().unwrap()])
+        .expect_code(0);
+    assert_transcript!(
+        t,
+        "an_import_keeps_a_different_state_beside_and_skips_notes_of_missing_commits"
+    );
     assert_eq!(other.git(&c, &["rev-parse", "refs/ultraplan/03-01-PLAN/run"]), before);
     let _ = other
         .run(&c, &["ultraplan", "import", "--force", export.to_str().unwrap()])

@@ -100,9 +100,7 @@ fn plan_matching_rejects_unknown_tasks() {
         )
         .expect_code(1);
     t.note("without the plan, the name's form is all that can be checked");
-    let _ = t
-        .run(&repo, &["ultraplan", "result", "check", "r.yaml"])
-        .expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "result", "check", "r.yaml"]).expect_code(0);
     assert_transcript!(t, "plan_matching_rejects_unknown_tasks");
 }
 

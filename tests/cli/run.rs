@@ -24,7 +24,9 @@ fn demo_plan_runs_and_everything_reads_back_with_git() {
     let mut t = Transcript::new(&env);
     let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
     // Notes and state read back with plain git.
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
+        .expect_code(0);
     let _ = t
         .run(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"])
         .expect_code(0);
@@ -84,7 +86,9 @@ fn retry_feeds_back_and_records_every_attempt() {
     );
     let mut t = Transcript::new(&env);
     let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
+        .expect_code(0);
     for attempt in ["attempt-1.yaml", "attempt-2.feedback"] {
         let object = format!("refs/ultraplan/plan/run:steps/1/{attempt}");
         let _ = t.run(&repo, &["show", &object]).expect_code(0);
@@ -114,7 +118,10 @@ fn revert_restores_the_worktree_exactly_and_fails_after_the_last_attempt() {
     let head = env.git(&repo, &["rev-parse", "HEAD"]);
     let mut t = Transcript::new(&env);
     let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
-    assert_transcript!(t, "revert_restores_the_worktree_exactly_and_fails_after_the_last_attempt");
+    assert_transcript!(
+        t,
+        "revert_restores_the_worktree_exactly_and_fails_after_the_last_attempt"
+    );
     assert_eq!(
         worktree_files(&repo),
         before,
