@@ -55,7 +55,8 @@ pub use linked::LinkedWorktree;
 pub use merge::MergePlan;
 pub use objects::{BranchCommit, CommitInfo, Entry, EntryKind, Signature, TreeEdit};
 pub use refs::{
-    component_problem, ref_name_problem, BuildRecord, ChainMerge, Expect, Pointers, PutBack, RefConflict, RefUpdate,
+    component_problem, ref_name_problem, BuildRecord, ChainMerge, ChainRelation, ChainUnion, Expect, Pointers, PutBack,
+    RefConflict, RefUpdate,
 };
 pub use remote::{PushOutcome, PushedRef};
 pub use repo::{Head, Oid, Repo, SharedRepo};

@@ -77,39 +77,83 @@ impl Repo {
     /// tree holds every file of both. A path both hold with different
     /// contents keeps ours and is named in [`ChainMerge::conflicts`].
     pub fn merge_chains(&self, ours: Oid, theirs: Oid, message: &str) -> Result<ChainMerge> {
-        if ours == theirs || self.is_ancestor(theirs, ours)? {
-            return Ok(ChainMerge {
-                commit: ours,
-                conflicts: Vec::new(),
-            });
-        }
-        if self.is_ancestor(ours, theirs)? {
-            return Ok(ChainMerge {
-                commit: theirs,
-                conflicts: Vec::new(),
-            });
-        }
+        let union = self.chain_union(ours, theirs)?;
+        let commit = self.write_union(ours, theirs, &union, message)?;
+        Ok(ChainMerge {
+            commit,
+            conflicts: union.conflicts,
+        })
+    }
+
+    /// How two chains meet, file by file: how they are related, the files
+    /// of theirs ours lacks, and the paths both hold differently.
+    pub fn chain_union(&self, ours: Oid, theirs: Oid) -> Result<ChainUnion> {
+        let relation = if ours == theirs {
+            ChainRelation::Same
+        } else if self.is_ancestor(theirs, ours)? {
+            ChainRelation::OursContainsTheirs
+        } else if self.is_ancestor(ours, theirs)? {
+            ChainRelation::TheirsContainsOurs
+        } else {
+            ChainRelation::Diverged
+        };
         let ours_tree = self.commit_tree(ours)?;
-        let theirs_tree = self.commit_tree(theirs)?;
-        let our_files: HashMap<String, (Oid, EntryKind)> = self
-            .tree_files(ours_tree)?
-            .into_iter()
-            .map(|(path, id, kind)| (path, (id, kind)))
-            .collect();
-        let mut edits = Vec::new();
-        let mut conflicts = Vec::new();
-        for (path, id, kind) in self.tree_files(theirs_tree)? {
-            match our_files.get(&path) {
-                Some((ours_id, _)) if *ours_id == id => {}
-                Some(_) => conflicts.push(path),
-                // `tree_files` lists files, never trees.
-                None => edits.push(entry_edit(path, Some((id, kind)))),
+        let (mut missing, mut conflicts) = (Vec::new(), Vec::new());
+        if relation != ChainRelation::Same && relation != ChainRelation::OursContainsTheirs {
+            let our_files: HashMap<String, (Oid, EntryKind)> = self
+                .tree_files(ours_tree)?
+                .into_iter()
+                .map(|(path, id, kind)| (path, (id, kind)))
+                .collect();
+            for (path, id, kind) in self.tree_files(self.commit_tree(theirs)?)? {
+                match our_files.get(&path) {
+                    Some((ours_id, _)) if *ours_id == id => {}
+                    Some(_) => conflicts.push(path),
+                    // `tree_files` lists files, never trees.
+                    None => missing.push(entry_edit(path, Some((id, kind)))),
+                }
             }
         }
-        let tree = self.edit_tree(Some(ours_tree), &edits)?;
-        let commit = self.write_commit(tree, &[ours, theirs], message)?;
-        Ok(ChainMerge { commit, conflicts })
+        Ok(ChainUnion {
+            relation,
+            ours_tree,
+            missing,
+            conflicts,
+        })
     }
+
+    /// The commit holding both chains as `union` found them: one of the two
+    /// when one contains the other, else a merge commit with `message`.
+    pub fn write_union(&self, ours: Oid, theirs: Oid, union: &ChainUnion, message: &str) -> Result<Oid> {
+        match union.relation {
+            ChainRelation::Same | ChainRelation::OursContainsTheirs => Ok(ours),
+            ChainRelation::TheirsContainsOurs => Ok(theirs),
+            ChainRelation::Diverged => {
+                let tree = self.edit_tree(Some(union.ours_tree), &union.missing)?;
+                self.write_commit(tree, &[ours, theirs], message)
+            }
+        }
+    }
+}
+
+/// How two chains are related.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChainRelation {
+    Same,
+    OursContainsTheirs,
+    TheirsContainsOurs,
+    Diverged,
+}
+
+/// Two chains compared file by file ([`Repo::chain_union`]).
+#[derive(Debug)]
+pub struct ChainUnion {
+    pub relation: ChainRelation,
+    ours_tree: Oid,
+    /// Their files ours lacks, as edits of our tree.
+    pub missing: Vec<TreeEdit>,
+    /// Paths both hold with different contents; ours is kept.
+    pub conflicts: Vec<String>,
 }
 
 /// Writers of chains take turns: an advisory `flock` on the repository's

@@ -12,7 +12,7 @@ use gix::bstr::ByteSlice;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::Target;
 
-pub use chain::{BuildRecord, ChainMerge};
+pub use chain::{BuildRecord, ChainMerge, ChainRelation, ChainUnion};
 pub use names::{component_problem, ref_name_problem};
 pub use pointers::{Pointers, PutBack};
 

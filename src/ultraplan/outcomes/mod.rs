@@ -17,7 +17,7 @@ use anyhow::{anyhow, Result};
 
 pub use extract::ExtractorCommand;
 pub use model::{ExtractedPlan, Outcome, OutcomeInput};
-pub use store::{merge_outcome_histories, Statistics, Stored, OUTCOMES_REF};
+pub use store::{Statistics, Stored, OUTCOMES_REF};
 
 use crate::cli::config;
 use crate::git::{GitConfig, Repo};

@@ -277,14 +277,3 @@ fn namespace(repo: &Repo, tree: Oid, folder: &str) -> Result<Vec<(String, Folder
     }
     Ok(out)
 }
-
-/// Merges two outcome histories (this clone's tip and another's) into one
-/// commit holding both: the union of their records. When one history
-/// contains the other it is returned as is. Outcome ids are unique, so the
-/// only path both sides can hold differently is a plan re-extracted on both;
-/// then ours is kept. Moves no reference: the caller (`sync`) does.
-pub fn merge_outcome_histories(repo: &Repo, ours: Oid, theirs: Oid) -> Result<Oid> {
-    Ok(repo
-        .merge_chains(ours, theirs, "outcomes: merge histories (union)")?
-        .commit)
-}

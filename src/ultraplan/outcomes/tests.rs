@@ -5,7 +5,13 @@ use std::path::Path;
 use std::process::Command;
 
 use super::*;
-use crate::git::Workspace;
+use crate::git::{Oid, Repo, Workspace};
+
+/// Two tips merged the way `sync` merges them, written.
+fn merge_outcome_histories(repo: &Repo, ours: Oid, theirs: Oid) -> anyhow::Result<Oid> {
+    let merged = crate::ultraplan::sync::merge_outcomes(repo, Some(ours), Some(theirs), true)?;
+    Ok(merged.new_head.unwrap_or(ours))
+}
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")

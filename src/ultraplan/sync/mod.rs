@@ -27,7 +27,7 @@ pub use notes::Relation;
 pub(crate) use read::read_notes;
 pub use read::{diverged, diverged_states, find_note, pick_hint, Diverged};
 use round::{one_round, Round};
-pub use states::Action;
+pub use states::{merge_outcomes, Action, OutcomesMerge};
 
 /// How many times a push that lost a race is retried.
 const MAX_ROUNDS: u32 = 8;

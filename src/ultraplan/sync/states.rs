@@ -4,12 +4,14 @@
 //! A state that fast-forwards moves; one that diverged (the same plan run in
 //! two clones) is kept apart: ours stays, the remote's stays under
 //! `refs/ultraplan-remotes/<remote>/…` where `status` and `log` show it.
-//! Outcomes have unique ids, so two outcome chains merge as a union of files.
+//! Outcomes have unique ids, so two outcome chains merge as a union of files
+//! ([`merge_outcomes`], the one merge of outcome histories, on the git room's
+//! [`Repo::chain_union`]).
 
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::git::{Oid, Repo, TreeEdit};
+use crate::git::{ChainRelation, Oid, Repo};
 use crate::ultraplan::state::Progress;
 
 /// The decision for one run state.
@@ -70,20 +72,26 @@ pub fn is_run_state(repo: &Repo, id: Oid) -> bool {
     )
 }
 
-/// The outcome of meeting the remote's outcomes chain.
+/// What meeting another clone's outcomes chain does to ours.
 #[derive(Debug, Default)]
 pub struct OutcomesMerge {
     /// Where ours should point, when it moves.
     pub new_head: Option<Oid>,
-    /// Files taken from the remote.
+    /// Records taken from theirs.
     pub taken: usize,
-    /// Ours has something the remote lacks.
+    /// Ours has something theirs lacks.
     pub push: bool,
     /// Paths both sides hold with different contents (ours kept).
     pub clashes: Vec<String>,
 }
 
-/// Merges the outcome chains as a union of their files.
+/// Merges two outcome histories (this clone's tip and another's) as the
+/// union of their records: when one contains the other, the newer one; else
+/// a merge commit holding both. Outcome ids are unique, so the only path
+/// both sides can hold differently is a plan re-extracted on both; then
+/// ours is kept and named. Moves no reference: the caller (`sync`) does;
+/// without `write` nothing is written and `new_head` is only said when it
+/// is theirs.
 pub fn merge_outcomes(repo: &Repo, local: Option<Oid>, remote: Option<Oid>, write: bool) -> Result<OutcomesMerge> {
     let mut out = OutcomesMerge::default();
     let Some(theirs) = remote else {
@@ -95,40 +103,19 @@ pub fn merge_outcomes(repo: &Repo, local: Option<Oid>, remote: Option<Oid>, writ
         out.new_head = write.then_some(theirs);
         return Ok(out);
     };
-    if ours == theirs {
-        return Ok(out);
-    }
-    if repo.is_ancestor(theirs, ours)? {
-        out.push = true;
-        return Ok(out);
-    }
-    let our_tree = repo.commit_tree(ours)?;
-    let our_files: std::collections::BTreeMap<String, Oid> = repo
-        .tree_files(our_tree)?
-        .into_iter()
-        .map(|(p, id, _)| (p, id))
-        .collect();
-    let mut edits = Vec::new();
-    for (path, id, kind) in repo.tree_files(repo.commit_tree(theirs)?)? {
-        match our_files.get(&path) {
-            None => edits.push(TreeEdit::Blob {
-                path,
-                id,
-                executable: kind == crate::git::EntryKind::Executable,
-            }),
-            Some(ours_id) if *ours_id != id => out.clashes.push(path),
-            Some(_) => {}
+    let union = repo.chain_union(ours, theirs)?;
+    out.taken = union.missing.len();
+    out.clashes = union.conflicts.clone();
+    match union.relation {
+        ChainRelation::Same => {}
+        ChainRelation::OursContainsTheirs => out.push = true,
+        ChainRelation::TheirsContainsOurs => out.new_head = write.then_some(theirs),
+        ChainRelation::Diverged => {
+            out.push = true;
+            if write {
+                out.new_head = Some(repo.write_union(ours, theirs, &union, "outcomes: merge histories (union)")?);
+            }
         }
-    }
-    out.taken = edits.len();
-    if repo.is_ancestor(ours, theirs)? {
-        out.new_head = write.then_some(theirs);
-        return Ok(out);
-    }
-    out.push = true;
-    if write {
-        let tree = repo.edit_tree(Some(our_tree), &edits)?;
-        out.new_head = Some(repo.write_commit(tree, &[ours, theirs], "outcomes: merged by 'git ultraplan sync'")?);
     }
     Ok(out)
 }
