@@ -273,22 +273,24 @@ fn main() {
         assert!(!hits.is_empty());
     }
     let rank = median(ranks);
-    let mut whole = Vec::new();
-    for _ in 0..3 {
-        whole.push(
-            common::timed(
-                env!("CARGO_BIN_EXE_git-ultraplan"),
-                &["outcome", "search", "jwt", "auth", "--limit", "5"],
-                &big,
-            )
-            .wall,
-        );
-    }
+    let search = || {
+        common::timed(
+            env!("CARGO_BIN_EXE_git-ultraplan"),
+            &["outcome", "search", "jwt", "auth", "--limit", "5"],
+            &big,
+        )
+        .wall
+    };
+    // The first search builds the index beside the store; later ones read it.
+    let _ = std::fs::remove_file(big.join(".git/ultraplan/outcome-index.json"));
+    let first = search();
+    let whole: Vec<Duration> = (0..5).map(|_| search()).collect();
     println!(
-        "outcomes: search over {} outcomes: ranking {:.1} ms (target < 100 ms); loading them from git {:.0} ms; the whole `outcome search` process {:.0} ms (median of 3)",
+        "outcomes: search over {} outcomes: ranking {:.1} ms; loading them all from git {:.0} ms; the whole `outcome search` process (target < 100 ms): {:.0} ms with the index kept (median of 5), {:.0} ms the first time",
         all.len(),
         rank.as_secs_f64() * 1000.0,
         load.as_secs_f64() * 1000.0,
-        median(whole).as_secs_f64() * 1000.0
+        median(whole).as_secs_f64() * 1000.0,
+        first.as_secs_f64() * 1000.0
     );
 }

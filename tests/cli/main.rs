@@ -25,6 +25,7 @@ mod gsd_phase;
 mod historian;
 mod historian_commands;
 mod historian_session;
+mod outcome_index;
 mod outcomes;
 mod redaction;
 mod result;

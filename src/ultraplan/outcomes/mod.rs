@@ -7,6 +7,7 @@
 
 pub mod extract;
 pub mod from_run;
+pub mod index;
 pub mod model;
 pub mod search;
 pub mod store;
@@ -182,10 +183,15 @@ pub struct Filter {
 
 impl Filter {
     pub fn keeps(&self, outcome: &Outcome) -> bool {
-        self.agent.as_ref().is_none_or(|a| *a == outcome.agent_name)
-            && self.success.is_none_or(|s| s == outcome.success)
+        self.keeps_fields(&outcome.agent_name, outcome.success, &outcome.timestamp)
+    }
+
+    /// [`Filter::keeps`] from the fields it reads.
+    pub fn keeps_fields(&self, agent: &str, success: bool, timestamp: &str) -> bool {
+        self.agent.as_ref().is_none_or(|a| a == agent)
+            && self.success.is_none_or(|s| s == success)
             && self.since.as_ref().is_none_or(|since| {
-                chrono::DateTime::parse_from_rfc3339(&outcome.timestamp)
+                chrono::DateTime::parse_from_rfc3339(timestamp)
                     .ok()
                     .zip(chrono::DateTime::parse_from_rfc3339(since).ok())
                     .is_some_and(|(at, since)| at >= since)
@@ -229,9 +235,20 @@ pub fn search_stored(all: Vec<Stored>, filter: &Filter, query: &str, limit: usiz
         .collect()
 }
 
-/// [`search_stored`] over the outcomes stored in `repo`.
+/// [`search_stored`] over the outcomes stored in `repo`, ranked from the
+/// [`index`]; only the hits are read from the store in full.
 pub fn search(repo: &Repo, filter: &Filter, query: &str, limit: usize) -> Result<Vec<Hit>> {
-    Ok(search_stored(store::load_all(repo)?, filter, query, limit))
+    let kept: Vec<index::Entry> = index::entries(repo)?
+        .into_iter()
+        .filter(|e| filter.keeps_fields(&e.agent, e.success, &e.timestamp))
+        .collect();
+    let documents: Vec<String> = kept.iter().map(|e| e.document.clone()).collect();
+    let mut hits = Vec::new();
+    for (i, score) in search::rank(&documents, query).into_iter().take(limit) {
+        let stored = store::find(repo, &kept[i].outcome_id)?.ok_or_else(|| unknown(&kept[i].outcome_id))?;
+        hits.push(Hit { score, stored });
+    }
+    Ok(hits)
 }
 
 /// Parses `--since`: a date (`2025-10-24`, midnight UTC) or an RFC 3339 instant.

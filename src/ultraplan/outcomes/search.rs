@@ -2,9 +2,9 @@
 //! (k1 = 1.2, b = 0.75, the Lucene/Robertson idf `ln(1 + (N − n + 0.5) / (n + 0.5))`)
 //! over the task, the strategy, the success and failure factors and the key
 //! decisions. A small implementation rather than a search-engine crate: the
-//! corpus is read from git on every call and is at most tens of thousands of
-//! short documents, so an index on disk would be one more thing to keep in
-//! step with the ref.
+//! corpus is at most tens of thousands of short documents, ranked in a few
+//! milliseconds; what costs is reading them, which the [`super::index`]
+//! (the documents kept beside the store, keyed by the ref's commit) spares.
 
 use std::collections::HashMap;
 
