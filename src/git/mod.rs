@@ -41,7 +41,7 @@ mod refs;
 mod remote;
 mod repo;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 mod workdir;
 
 use std::path::{Path, PathBuf};

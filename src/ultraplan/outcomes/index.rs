@@ -10,14 +10,13 @@
 //! foreign-version file is rebuilt; failing to write one costs only speed.
 //! Only the hits a search returns are read from the store in full.
 
-use std::path::{Path, PathBuf};
-
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use super::search;
 use super::store::{self, Stored, OUTCOMES_REF};
 use crate::git::Repo;
+use crate::ultraplan::state::cache;
 
 /// Bumped whenever an entry's fields or their meaning change.
 const VERSION: u32 = 1;
@@ -40,34 +39,31 @@ struct File {
     entries: Vec<Entry>,
 }
 
-fn path(repo: &Repo) -> PathBuf {
-    repo.common_dir().join("ultraplan").join("outcome-index.json")
-}
+/// The cache's file name.
+const CACHE: &str = "outcome-index.json";
 
 /// The entries of every stored outcome, in the store's order.
 pub fn entries(repo: &Repo) -> Result<Vec<Entry>> {
     let Some(tip) = repo.read_ref(OUTCOMES_REF)? else {
         return Ok(Vec::new());
     };
-    let file = path(repo);
     let tip_hex = tip.to_string();
-    if let Some(kept) = std::fs::read(&file)
-        .ok()
+    if let Some(kept) = cache::read(repo, CACHE)
         .and_then(|bytes| serde_json::from_slice::<File>(&bytes).ok())
         .filter(|f| f.version == VERSION && f.tip == tip_hex)
     {
         return Ok(kept.entries);
     }
     let entries: Vec<Entry> = store::load_all(repo)?.iter().map(entry).collect();
-    let _ = write_atomically(
-        &file,
-        &File {
-            version: VERSION,
-            tip: tip_hex,
-            entries: entries.clone(),
-        },
-    );
-    Ok(entries)
+    let file = File {
+        version: VERSION,
+        tip: tip_hex,
+        entries,
+    };
+    if let Ok(bytes) = serde_json::to_vec(&file) {
+        let _ = cache::write(repo, CACHE, &bytes);
+    }
+    Ok(file.entries)
 }
 
 fn entry(stored: &Stored) -> Entry {
@@ -78,14 +74,4 @@ fn entry(stored: &Stored) -> Entry {
         timestamp: stored.outcome.timestamp.clone(),
         document: search::document(stored),
     }
-}
-
-fn write_atomically(path: &Path, file: &File) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let temp = dir.join(format!("outcome-index.json.{}.tmp", std::process::id()));
-    std::fs::write(&temp, serde_json::to_vec(file).map_err(std::io::Error::other)?)?;
-    std::fs::rename(&temp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&temp);
-    })
 }

@@ -2,35 +2,15 @@
 //! as the union of their records, checked with the real `git`.
 
 use std::path::Path;
-use std::process::Command;
 
 use super::*;
+use crate::git::testing::git;
 use crate::git::{Oid, Repo, Workspace};
 
 /// Two tips merged the way `sync` merges them, written.
 fn merge_outcome_histories(repo: &Repo, ours: Oid, theirs: Oid) -> anyhow::Result<Oid> {
     let merged = crate::ultraplan::sync::merge_outcomes(repo, Some(ours), Some(theirs), true)?;
     Ok(merged.new_head.unwrap_or(ours))
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "A")
-        .env("GIT_AUTHOR_EMAIL", "a@example.com")
-        .env("GIT_COMMITTER_NAME", "C")
-        .env("GIT_COMMITTER_EMAIL", "c@example.com")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn init(path: &Path) {

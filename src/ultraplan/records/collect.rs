@@ -206,7 +206,7 @@ pub fn collect(repo: &Repo, filter: &Filter) -> Result<Record> {
             }
         }
     }
-    digests.save(filter.slugs.is_none());
+    digests.save(repo, filter.slugs.is_none());
     record
         .tasks
         .sort_by(|a, b| (&a.logged_at, &a.run_id, a.step).cmp(&(&b.logged_at, &b.run_id, b.step)));

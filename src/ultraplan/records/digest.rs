@@ -15,14 +15,17 @@
 //! the digests takes a few milliseconds.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::git::{Oid, Repo};
+use crate::ultraplan::state::cache;
 use crate::ultraplan::state::catalog::{self, Reading};
 use crate::ultraplan::state::StepStatus;
+
+/// The cache's file name.
+const CACHE: &str = "digests.json";
 
 /// Bumped whenever a digest's fields or their meaning change.
 const VERSION: u32 = 1;
@@ -71,7 +74,6 @@ struct File {
 /// The digests of a repository: those read from the cache, and which of
 /// them this reading used or added.
 pub struct Digests {
-    path: PathBuf,
     known: BTreeMap<String, RunDigest>,
     used: BTreeMap<String, RunDigest>,
     added: bool,
@@ -79,15 +81,12 @@ pub struct Digests {
 
 impl Digests {
     pub fn open(repo: &Repo) -> Digests {
-        let path = repo.common_dir().join("ultraplan").join("digests.json");
-        let known = std::fs::read(&path)
-            .ok()
+        let known = cache::read(repo, CACHE)
             .and_then(|bytes| serde_json::from_slice::<File>(&bytes).ok())
             .filter(|f| f.version == VERSION)
             .map(|f| f.runs)
             .unwrap_or_default();
         Digests {
-            path,
             known,
             used: BTreeMap::new(),
             added: false,
@@ -121,7 +120,7 @@ impl Digests {
     /// Writes the cache when this reading added to it: what it used, and
     /// (when `complete` is false, the reading having passed some chains
     /// over) what it did not. Best effort: a failure costs only speed.
-    pub fn save(self, complete: bool) {
+    pub fn save(self, repo: &Repo, complete: bool) {
         if !self.added {
             return;
         }
@@ -132,18 +131,10 @@ impl Digests {
             }
         }
         let file = File { version: VERSION, runs };
-        let _ = write_atomically(&self.path, &file);
+        if let Ok(bytes) = serde_json::to_vec(&file) {
+            let _ = cache::write(repo, CACHE, &bytes);
+        }
     }
-}
-
-fn write_atomically(path: &Path, file: &File) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let temp = dir.join(format!("digests.json.{}.tmp", std::process::id()));
-    std::fs::write(&temp, serde_json::to_vec(file).map_err(std::io::Error::other)?)?;
-    std::fs::rename(&temp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&temp);
-    })
 }
 
 /// Reads the run whose newest commit is `last` from its commits.

@@ -6,6 +6,7 @@
 //! instant leaves either the old state or the new one. Everything written here
 //! passes through [`crate::redact::redact`] first.
 
+pub mod cache;
 pub mod catalog;
 mod lock;
 mod names;
