@@ -78,6 +78,45 @@ fn state_trees_hold_subtrees() {
 }
 
 #[test]
+fn tree_edits_check_what_they_bring_in_and_keep_the_rest() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let blob = repo.write_blob("x").unwrap();
+    let put = |path: &str, id: Oid| TreeEdit::Blob {
+        path: path.into(),
+        id,
+        executable: false,
+    };
+    let base = repo.edit_tree(None, &[put("keep/a.txt", blob)]).unwrap();
+    for (path, id, why) in [
+        (".git/hooks/pre-push", blob, "not a valid name"),
+        ("keep/.GIT", blob, "not a valid name"),
+        ("keep/b/../c", blob, "not a valid name"),
+        ("keep/b.txt", Oid::null(gix::hash::Kind::Sha1), "does not exist"),
+    ] {
+        let err = repo.edit_tree(Some(base), &[put(path, id)]).unwrap_err();
+        assert!(format!("{err:#}").contains(why), "{path}: {err:#}");
+    }
+    let tree = repo
+        .edit_tree(
+            Some(base),
+            &[
+                put("keep/b.txt", blob),
+                TreeEdit::Remove {
+                    path: "nothing/there".into(),
+                },
+            ],
+        )
+        .unwrap();
+    let files: Vec<String> = repo.tree_files(tree).unwrap().into_iter().map(|(p, ..)| p).collect();
+    assert_eq!(files, ["keep/a.txt", "keep/b.txt"]);
+    let commit = repo.write_commit(tree, &[], "edited").unwrap();
+    repo.update_ref("refs/heads/edited", commit, Expect::Absent, "edited")
+        .unwrap();
+    git(&f.path, &["fsck", "--strict", "--no-dangling"]);
+}
+
+#[test]
 fn worktrees_branches_and_merges() {
     let f = fixture();
     let repo = open(&f.path);
