@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use crate::git::{RefConflict, Repo};
 pub use notes::Relation;
-pub(crate) use read::read_notes;
+pub(crate) use read::{check_notes, read_notes};
 pub use read::{diverged, diverged_states, find_note, pick_hint, Diverged};
 use round::{one_round, Round};
 pub use states::{merge_outcomes, Action, OutcomesMerge};

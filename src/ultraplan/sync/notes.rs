@@ -163,10 +163,10 @@ pub fn merge(
 
 /// The notes among `taken` that do not read as YAML, with the reason.
 fn unreadable(repo: &Repo, taken: &[(Oid, Oid)]) -> Result<Vec<(Oid, String)>> {
-    Ok(super::read_notes(repo, taken)?
+    Ok(super::check_notes(repo, taken)?
         .into_iter()
         .zip(taken)
-        .filter_map(|(docs, (commit, _))| docs.err().map(|why| (*commit, why)))
+        .filter_map(|(why, (commit, _))| why.map(|why| (*commit, why)))
         .collect())
 }
 

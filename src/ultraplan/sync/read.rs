@@ -8,10 +8,18 @@ use super::names;
 use crate::git::{Oid, Repo};
 use crate::ultraplan::state::{note_stream, RunState, NOTES_REF};
 
+/// Why each note blob of `notes` (`(commit, blob)` pairs) does not read as
+/// YAML, in order (`None` when it reads). Sync checks what it takes with
+/// [`note_stream::check`], which refuses exactly what the readers refuse
+/// (duplicate keys included) without building the values.
+pub(crate) fn check_notes(repo: &Repo, notes: &[(Oid, Oid)]) -> Result<Vec<Option<String>>> {
+    on_all_cores(repo, notes, |text| {
+        note_stream::check(text).err().map(|e| e.to_string())
+    })
+}
+
 /// The documents of each note blob of `notes` (`(commit, blob)` pairs), in
-/// order, or why one does not read as YAML. Sync checks what it takes with the
-/// same full parse the readers use (a cheaper syntax-only pass would let
-/// through duplicate keys, which every reader refuses).
+/// order, or why one does not read as YAML.
 pub(crate) fn read_notes(repo: &Repo, notes: &[(Oid, Oid)]) -> Result<Vec<ParsedNote>> {
     on_all_cores(repo, notes, |text| {
         note_stream::documents(text).map_err(|e| e.to_string())
@@ -21,44 +29,31 @@ pub(crate) fn read_notes(repo: &Repo, notes: &[(Oid, Oid)]) -> Result<Vec<Parsed
 /// A note's documents, or why it is not YAML.
 pub(crate) type ParsedNote = std::result::Result<Vec<serde_yaml::Value>, String>;
 
-/// `read` applied to the text of each blob of `notes`, in order. Parsing is
-/// most of the work of a large sync or gate, so big batches are split over
-/// the machine's cores.
+/// `read` applied to the text of each blob of `notes`, in order. The blobs
+/// are read here, one after another (the object database is quickest warm
+/// and on one thread); parsing is most of the work of a large sync or gate,
+/// so big batches of texts are then parsed on every core.
 fn on_all_cores<T: Send>(repo: &Repo, notes: &[(Oid, Oid)], read: impl Fn(&str) -> T + Sync) -> Result<Vec<T>> {
-    let each = |repo: &Repo, chunk: &[(Oid, Oid)]| -> Result<Vec<T>> {
-        let mut out = Vec::with_capacity(chunk.len());
-        for (_, blob) in chunk {
-            out.push(read(&String::from_utf8_lossy(&repo.read_blob(*blob)?)));
-        }
-        Ok(out)
-    };
+    let texts: Vec<String> = notes
+        .iter()
+        .map(|(_, blob)| Ok(String::from_utf8_lossy(&repo.read_blob(*blob)?).into_owned()))
+        .collect::<Result<_>>()?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
-    if notes.len() < 200 || threads < 2 {
-        return each(repo, notes);
+    if texts.len() < 200 || threads < 2 {
+        return Ok(texts.iter().map(|t| read(t)).collect());
     }
-    let shared = repo.share();
-    let chunks: Vec<&[(Oid, Oid)]> = notes.chunks(notes.len().div_ceil(threads)).collect();
-    let results: Vec<Result<Vec<T>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|chunk| {
-                let (shared, each) = (&shared, &each);
-                scope.spawn(move || each(&shared.open(), chunk))
-            })
+    let read = &read;
+    let parts: Vec<Vec<T>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = texts
+            .chunks(texts.len().div_ceil(threads))
+            .map(|chunk| scope.spawn(move || chunk.iter().map(|t| read(t)).collect::<Vec<T>>()))
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow!("a note reader stopped unexpectedly")))
-            })
-            .collect()
-    });
-    let mut out = Vec::with_capacity(notes.len());
-    for r in results {
-        out.extend(r?);
-    }
-    Ok(out)
+            .map(|h| h.join().map_err(|_| anyhow!("a note reader stopped unexpectedly")))
+            .collect::<Result<_>>()
+    })?;
+    Ok(parts.into_iter().flatten().collect())
 }
 
 /// A run state whose local and remote histories diverged, as left by `sync`.
