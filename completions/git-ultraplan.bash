@@ -4,7 +4,7 @@
 
 _git_ultraplan ()
 {
-	local subcommands="run check status log show result clean stats export import sync hook outcome"
+	local subcommands="run check status log show result clean stats export import sync work hook outcome"
 	local subcommand1="$(__git_find_on_cmdline "$subcommands")"
 	if [ -z "$subcommand1" ]; then
 		case "$cur" in
@@ -29,7 +29,7 @@ _git_ultraplan ()
 			return
 			;;
 		-*)
-			__gitcomp "--fg --resume --dry-run --step= --session= --executor= --max-attempts= --allow-unverified --answer= --yes --jobs= --json --quiet --color= --help"
+			__gitcomp "--fg --resume --dry-run --step= --session= --executor= --max-attempts= --allow-unverified --answer= --yes --jobs= --distribute= --json --quiet --color= --help"
 			return
 			;;
 		esac
@@ -195,6 +195,20 @@ _git_ultraplan ()
 			;;
 		-*)
 			__gitcomp "--dry-run --json --setup --unset --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	work)
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--once --jobs= --plan= --executor= --max-attempts= --allow-unverified --yes --json --quiet --color= --help"
 			return
 			;;
 		esac

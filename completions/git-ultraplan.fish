@@ -41,6 +41,7 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "stats" 
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "export" -d 'Write the recorded runs out, to move them to another repository'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "import" -d 'Recreate the run states and notes of an export in this repository'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "sync" -d 'Exchange results, run states and outcomes with a remote; nothing is overwritten'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "work" -d 'Run sessions of plans published on a remote by \'run --distribute\''
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "hook" -d 'The pre-push gate over the results of pushed checkpoints'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "outcome" -d 'Record and search what executions did and the plans behind them'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l step -d 'Run only step N' -r
@@ -49,6 +50,7 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l exec
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l max-attempts -d 'Attempts per step (default: ultraplan.maxAttempts, else 3)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l answer -d 'With --resume: the answer to the check or decision the run waits at (an option id or name of a decision, or any text, such as "approved")' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s j -l jobs -d 'Run at most N sessions of a wave at once (default: ultraplan.jobs, else all)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l distribute -d 'Run the sessions on other clones: publish each wave on the remote (default origin), wait for workers (\'git ultraplan work\') to run its sessions, then merge their branches here one at a time. With --jobs N, also run up to N sessions here' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"
@@ -144,6 +146,19 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l set
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -l unset -d 'Remove what --setup configured'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -s j -l jobs -d 'Run up to N sessions at once (N workers)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l plan -d 'Only the plan with this name (its file name without extension)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l executor -d 'The executor: shell, claude, or a command line (default: ultraplan.executor, else shell)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l max-attempts -d 'Attempts per step (default: ultraplan.maxAttempts, else 3)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l once -d 'Take one session (or none) and exit'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l allow-unverified -d 'Let a step without a Verify command pass on the executor\'s word'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -s y -l yes -d 'Do not ask: accept API billing when ANTHROPIC_API_KEY is set'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l json -d 'Print what was worked on as JSON'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"

@@ -58,12 +58,12 @@ macro_rules! ultraplan_key {
     };
 }
 
-ultraplan_key!(EXECUTOR, "ultraplan.executor", ["run"], "shell",
+ultraplan_key!(EXECUTOR, "ultraplan.executor", ["run", "work"], "shell",
     "The executor that makes each step's changes: shell, claude, manual, or a command line speaking the command protocol. --executor beats it.");
 ultraplan_key!(
     MAX_ATTEMPTS,
     "ultraplan.maxAttempts",
-    ["run"],
+    ["run", "work"],
     "3",
     "Attempts per step before its failure policy gives up. --max-attempts beats it."
 );
@@ -84,9 +84,9 @@ ultraplan_key!(
 ultraplan_key!(
     LOCK_TIMEOUT,
     "ultraplan.lockTimeout",
-    ["run", "clean", "status", "sync", "hook"],
+    ["run", "clean", "status", "sync", "hook", "work"],
     "10m",
-    "A lock whose heartbeat is older than this is stale and is taken over."
+    "A lock whose heartbeat is older than this is stale and is taken over; so is a worker's claim on a distributed session."
 );
 ultraplan_key!(
     TRANSCRIPT_CAP,
@@ -109,19 +109,19 @@ ultraplan_key!(
     "(unset)",
     "A STATE.md to keep current: at the end of a run that is not a session, its ## Performance Metrics section is rewritten from the recorded runs and committed alone as 'chore: update <path> metrics'."
 );
-ultraplan_key!(ALLOW_API_BILLING, "ultraplan.allowApiBilling", ["run"], "false",
+ultraplan_key!(ALLOW_API_BILLING, "ultraplan.allowApiBilling", ["run", "work"], "false",
     "Run the claude executor with ANTHROPIC_API_KEY set without asking (the key bills the API account, not a subscription).");
 ultraplan_key!(
     CLAUDE_PATH,
     "ultraplan.claudePath",
-    ["run"],
+    ["run", "work"],
     "(claude on PATH)",
     "The Claude Code CLI used by the claude executor."
 );
 ultraplan_key!(
     CLAUDE_ARGS,
     "ultraplan.claudeArgs",
-    ["run"],
+    ["run", "work"],
     "--permission-mode acceptEdits",
     "Extra arguments for the claude executor, after -p <prompt> --output-format json."
 );
@@ -236,6 +236,21 @@ ultraplan_key!(
     "How long the extractor command may run before its process group is killed and the rules decide."
 );
 
+ultraplan_key!(
+    HEARTBEAT,
+    "ultraplan.heartbeat",
+    ["work"],
+    "30s",
+    "How often a worker refreshes its claim on the session it runs (keep it well under ultraplan.lockTimeout)."
+);
+ultraplan_key!(
+    POLL_INTERVAL,
+    "ultraplan.pollInterval",
+    ["run", "work"],
+    "5s",
+    "The longest pause between two looks at the remote while a distributed run waits for results, or a worker for a session (the first is 200ms, doubling)."
+);
+
 /// Every key, in the order the man pages list them.
 pub const ALL: &[Key] = &[
     COLOR_UI,
@@ -256,6 +271,8 @@ pub const ALL: &[Key] = &[
     WORKTREE_DIR,
     WORKTREE_INCLUDE,
     WORKTREE_SETUP,
+    HEARTBEAT,
+    POLL_INTERVAL,
     PRE_PUSH,
     HISTORIAN_BASE,
     HISTORIAN_MAX_FILES,

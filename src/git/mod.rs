@@ -58,7 +58,7 @@ pub use refs::{
     component_problem, ref_name_problem, BuildRecord, ChainMerge, ChainRelation, ChainUnion, Expect, Pointers, PutBack,
     RefConflict, RefUpdate,
 };
-pub use remote::{PushOutcome, PushedRef};
+pub use remote::{Lease, PushOutcome, PushedRef};
 pub use repo::{Head, Oid, Repo, SharedRepo};
 pub use workdir::{remove_files, risky_settings_added, storable, Dirt, IgnoredBound, IgnoredFiles, Snapshot, Tracker};
 

@@ -28,6 +28,16 @@ pub struct PushOutcome {
     pub stderr: String,
 }
 
+/// One reference of [`Repo::push_leased`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    pub name: String,
+    /// The new value; `None` deletes.
+    pub new: Option<Oid>,
+    /// What the remote must hold now; `None`: nothing.
+    pub expect: Option<Oid>,
+}
+
 impl PushOutcome {
     /// Every reference was refused only because the remote moved meanwhile
     /// (another clone pushed first): fetching again and retrying can succeed.
@@ -128,10 +138,15 @@ impl Repo {
     /// pre-push hook (these are ultraplan's own references, not branches).
     /// `atomic` asks the server to take all or none.
     pub fn push_refspecs(&self, remote: &str, refspecs: &[String], atomic: bool) -> Result<PushOutcome> {
+        self.push(remote, &[], refspecs, atomic)
+    }
+
+    fn push(&self, remote: &str, options: &[String], refspecs: &[String], atomic: bool) -> Result<PushOutcome> {
         let mut args = vec!["push", "--porcelain", "--no-verify"];
         if atomic {
             args.push("--atomic");
         }
+        args.extend(options.iter().map(String::as_str));
         args.push(remote);
         args.extend(refspecs.iter().map(String::as_str));
         let out = self.git_transport(&args, None)?;
@@ -160,6 +175,41 @@ impl Repo {
             success: out.status.success(),
             stderr,
         })
+    }
+
+    /// Moves references of `remote` each under a lease: a reference is
+    /// written (or deleted, for `new: None`) only if the remote still holds
+    /// `expect` (`None`: only if it does not exist — a create-only push, that
+    /// exactly one of several racing clones wins). With `atomic`, all or none.
+    /// No pre-push hook runs: these are ultraplan's own references.
+    pub fn push_leased(&self, remote: &str, leases: &[Lease], atomic: bool) -> Result<PushOutcome> {
+        let options: Vec<String> = leases
+            .iter()
+            .map(|l| {
+                let expect = l.expect.map(|id| id.to_string()).unwrap_or_default();
+                format!("--force-with-lease={}:{expect}", l.name)
+            })
+            .collect();
+        let refspecs: Vec<String> = leases
+            .iter()
+            .map(|l| match l.new {
+                Some(id) => format!("{id}:{}", l.name),
+                None => format!(":{}", l.name),
+            })
+            .collect();
+        self.push(remote, &options, &refspecs, atomic)
+    }
+
+    /// Brings the objects reachable from `ids` (tips of the remote's
+    /// references) without writing any reference, so that concurrent
+    /// processes never contend for a reference lock.
+    pub fn fetch_objects(&self, remote: &str, ids: &[Oid]) -> Result<()> {
+        let missing: Vec<String> = ids
+            .iter()
+            .filter(|id| !self.has_object(**id))
+            .map(|id| id.to_string())
+            .collect();
+        self.fetch_refspecs(remote, &missing, false)
     }
 
     /// Whether this repository is a shallow clone.

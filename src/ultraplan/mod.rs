@@ -24,6 +24,7 @@
 //! historian's `--verify-each` runs a command on every built commit).
 
 pub mod commands;
+pub mod distribute;
 pub mod engine;
 pub mod exec;
 pub mod outcomes;

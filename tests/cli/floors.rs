@@ -51,6 +51,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("ultraplan::sync", 2),
     ("ultraplan::records", 2),
     ("ultraplan::outcomes", 3),
+    ("ultraplan::distribute", 3),
     ("ultraplan::commands", 9),
     // Inside historian: the pipeline, in the order data flows, except that
     // `message` sits under `plan`: the automatic planner drafts each

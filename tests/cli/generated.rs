@@ -152,7 +152,7 @@ fn bash_completion_through_git() {
         complete(&env, &script, "git ultraplan "),
         vec![
             "check", "clean", "export", "hook", "import", "log", "outcome", "result", "run", "show", "stats", "status",
-            "sync"
+            "sync", "work"
         ]
     );
     assert_eq!(
@@ -165,6 +165,8 @@ fn bash_completion_through_git() {
     );
     assert!(complete(&env, &script, "git ultraplan sync --").contains(&"--setup".to_owned()));
     assert!(complete(&env, &script, "git ultraplan run --").contains(&"--resume".to_owned()));
+    assert!(complete(&env, &script, "git ultraplan run --").contains(&"--distribute".to_owned()));
+    assert!(complete(&env, &script, "git ultraplan work --").contains(&"--once".to_owned()));
     assert_eq!(complete(&env, &script, "git ultraplan result "), vec!["check"]);
     assert!(complete(&env, &script, "git ultraplan check --").contains(&"--json".to_owned()));
     assert_eq!(

@@ -16,6 +16,7 @@ mod bad_input;
 mod check;
 mod conventions;
 mod crash;
+mod distribute;
 mod executors;
 mod floors;
 mod gate;

@@ -2,6 +2,7 @@
 //! arguments into the library's options, calls the library and renders the
 //! outcome (human or `--json`).
 
+mod billing;
 mod check;
 mod clean;
 mod export;
@@ -15,6 +16,7 @@ mod show;
 mod stats;
 mod status;
 mod sync;
+mod work;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
@@ -68,6 +70,7 @@ pub enum Command {
     Export(export::Args),
     Import(import::Args),
     Sync(sync::Args),
+    Work(work::Args),
     #[command(subcommand)]
     Hook(hook::HookCommand),
     #[command(subcommand)]
@@ -93,6 +96,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Import(args) => import::run(args, &cli.global),
         Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
         Command::Sync(args) => sync::run(args, &cli.global),
+        Command::Work(args) => work::run(args, &cli.global),
         Command::Hook(command) => hook::run(command, &cli.global),
         Command::Outcome(command) => outcome::run(command, &cli.global),
     }
@@ -149,6 +153,7 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["import"] => import::EXIT_STATUS.to_vec(),
         ["result", "check"] => result::EXIT_STATUS.to_vec(),
         ["sync"] => sync::EXIT_STATUS.to_vec(),
+        ["work"] => work::EXIT_STATUS.to_vec(),
         ["hook", "pre-push"] => hook::PRE_PUSH_EXIT_STATUS.to_vec(),
         ["hook", "install"] => hook::INSTALL_EXIT_STATUS.to_vec(),
         ["outcome", ..] => outcome::EXIT_STATUS.to_vec(),

@@ -205,7 +205,7 @@ fn orchestrated() -> bool {
 }
 
 /// A run id: UTC time and pid, unique enough to tell runs apart in one repository.
-pub(crate) fn run_id() -> String {
+pub fn run_id() -> String {
     format!("{}-{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"), std::process::id())
 }
 

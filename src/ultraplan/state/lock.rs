@@ -276,7 +276,7 @@ fn lost(e: anyhow::Error, name: &str) -> anyhow::Error {
     }
 }
 
-pub(crate) fn hostname() -> String {
+pub fn hostname() -> String {
     let name = rustix::system::uname().nodename().to_string_lossy().into_owned();
     if name.is_empty() {
         "localhost".into()

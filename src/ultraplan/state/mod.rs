@@ -14,7 +14,7 @@ pub mod note_stream;
 mod progress;
 mod run_state;
 
-pub use lock::{process_alive, Lock, LockInfo, LockStatus};
+pub use lock::{hostname, process_alive, Lock, LockInfo, LockStatus};
 pub use names::{slug, Refs, NOTES_REF};
 pub use progress::{now, Progress, RunStatus, StepProgress, StepStatus, Summary};
 pub use run_state::RunState;

@@ -14,6 +14,7 @@ use crate::cli::progress::StatusLine;
 use crate::cli::{Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
 use crate::process;
+use crate::ultraplan::distribute;
 use crate::ultraplan::engine::{self, Mode, PlanInput, RunOptions, RunResult};
 use crate::ultraplan::exec::{ClaudeSettings, Executor};
 use crate::ultraplan::plan::load::plan_location;
@@ -93,6 +94,20 @@ pub struct Args {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub jobs: Option<u64>,
 
+    /// Run the sessions on other clones: publish each wave on the remote
+    /// (default origin), wait for workers ('git ultraplan work') to run its
+    /// sessions, then merge their branches here one at a time. With --jobs N,
+    /// also run up to N sessions here.
+    #[arg(
+        long,
+        value_name = "REMOTE",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "origin",
+        conflicts_with_all = ["fg", "dry_run", "step", "session"]
+    )]
+    pub distribute: Option<String>,
+
     /// Print only the machine summary, as JSON.
     #[arg(long)]
     pub json: bool,
@@ -144,6 +159,21 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             )?,
             _ => false,
         };
+    // A distributed run goes on through its remote when resumed.
+    let distribute = match (&args.distribute, mode) {
+        (Some(remote), _) => Some(crate::ultraplan::sync::resolve_remote(repo, Some(remote))?),
+        (None, Mode::Resume) => {
+            distribute::remembered_remote(repo, &crate::ultraplan::state::slug(std::path::Path::new(&path)))
+        }
+        (None, _) => None,
+    };
+    if distribute.is_some() && !in_waves {
+        return Err(crate::error::FatalWithHint {
+            message: format!("'{}' has no sessions to distribute", args.plan.display()),
+            hint: "--distribute runs a plan whose Execution Strategy has two or more sessions".into(),
+        }
+        .into());
+    }
     let recorded = match mode {
         Mode::Resume | Mode::ResumeSession(_) if args.executor.is_none() => recorded_executor(repo, &path, mode)?,
         _ => None,
@@ -170,7 +200,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         .into());
     }
     // Asked once, before anything (any session) starts.
-    if executor.is_billed_agent() && !billing_confirmed(&args, cfg, &ui)? {
+    if executor.is_billed_agent() && !super::billing::billing_confirmed(args.yes, cfg, &ui)? {
         return Ok(Exit::Stopped);
     }
     let options = options(&args, cfg, mode, executor)?;
@@ -186,7 +216,20 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let mut observer = LiveProgress { status: &status, ui };
     let (report, waves) = if in_waves {
         let wave_options = wave_options(&args, cfg, &options)?;
-        let waves = engine::waves::run_waves(repo, &input, &options, &wave_options, &mut observer)?;
+        let waves = match &distribute {
+            Some(remote) => {
+                let mut orchestrator = orchestrator(repo, remote, &args, cfg, &input, &options, &wave_options)?;
+                engine::waves::run_waves_with(
+                    repo,
+                    &input,
+                    &options,
+                    &wave_options,
+                    Some(&mut orchestrator),
+                    &mut observer,
+                )?
+            }
+            None => engine::waves::run_waves(repo, &input, &options, &wave_options, &mut observer)?,
+        };
         (waves.run.clone(), Some(waves))
     } else {
         (engine::run(repo, &input, &options, &mut observer)?, None)
@@ -373,30 +416,24 @@ fn wave_options(args: &Args, cfg: &crate::git::GitConfig, options: &RunOptions) 
     })
 }
 
-/// DESIGN §5.2: with ANTHROPIC_API_KEY set, the claude CLI bills the API
-/// account. Ask once on a terminal; elsewhere stop unless told yes.
-fn billing_confirmed(args: &Args, cfg: &crate::git::GitConfig, ui: &Ui) -> Result<bool> {
-    if std::env::var_os("ANTHROPIC_API_KEY").is_none_or(|v| v.is_empty()) {
-        return Ok(true);
-    }
-    if args.yes || config::boolean(cfg, &config::ALLOW_API_BILLING)? {
-        ui.warning("ANTHROPIC_API_KEY is set: the claude executor bills your API account");
-        return Ok(true);
-    }
-    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-        eprint!(
-            "ANTHROPIC_API_KEY is set: the claude executor will bill your API account (pay per token), not your Claude subscription.\nContinue? [y/N] "
-        );
-        let _ = std::io::stderr().flush();
-        let mut answer = String::new();
-        std::io::stdin().read_line(&mut answer)?;
-        if matches!(answer.trim().to_lowercase().as_str(), "y" | "yes") {
-            return Ok(true);
-        }
-        ui.error("stopped before running anything: API billing was not confirmed");
-        return Ok(false);
-    }
-    ui.error("ANTHROPIC_API_KEY is set: the claude executor would bill your API account, not your subscription");
-    ui.hint("unset ANTHROPIC_API_KEY to use your subscription, or confirm with --yes or 'git config ultraplan.allowApiBilling true'");
-    Ok(false)
+/// The orchestrator of a distributed run: the wave options' worker
+/// arguments, `--jobs` workers here (none unless asked).
+fn orchestrator(
+    repo: &crate::git::Repo,
+    remote: &str,
+    args: &Args,
+    cfg: &crate::git::GitConfig,
+    input: &PlanInput<'_>,
+    options: &RunOptions,
+    wave_options: &engine::waves::WaveOptions,
+) -> Result<distribute::Orchestrator> {
+    let path = input.in_worktree.as_deref().unwrap_or(&input.path);
+    let mut orchestrator = distribute::Orchestrator::new(repo, remote, input.plan, path, input.text)?;
+    orchestrator.jobs = args.jobs.unwrap_or(0) as usize;
+    orchestrator.program = wave_options.program.clone();
+    // A worker here runs with this run's executor and attempts; billing was settled.
+    orchestrator.worker_args = super::work::worker_args(options);
+    orchestrator.lock_timeout = options.lock_timeout;
+    orchestrator.poll.1 = duration(cfg, &config::POLL_INTERVAL)?;
+    Ok(orchestrator)
 }

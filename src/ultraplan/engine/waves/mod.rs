@@ -45,6 +45,30 @@ pub struct WaveOptions {
     pub program: PathBuf,
 }
 
+/// Where a wave's sessions run when not in worktrees here: other clones,
+/// through a shared remote (DESIGN §18). The waves engine keeps everything
+/// else — pre-flight, the run state, merging one at a time, cleanup.
+pub trait Elsewhere {
+    /// Runs `sessions` (wave `wave` of `waves`), each from `base`, and returns
+    /// once every one has a result (`completed`, `failed`, `stopped`,
+    /// `crashed`, `interrupted`), having put each finished session's branch
+    /// at [`Refs::branch`] and its state at [`Refs::session`] here.
+    fn run_wave(
+        &mut self,
+        repo: &Repo,
+        wave: (usize, usize),
+        base: crate::git::Oid,
+        sessions: &[&Session],
+        observer: &mut dyn Observer,
+    ) -> Result<BTreeMap<u32, String>>;
+
+    /// The wave's sessions are merged and `head` is the integration commit.
+    fn merged(&mut self, repo: &Repo, wave: usize, head: crate::git::Oid, observer: &mut dyn Observer) -> Result<()>;
+
+    /// The run ended with `result`.
+    fn ended(&mut self, repo: &Repo, result: RunResult) -> Result<()>;
+}
+
 /// One session of the run, as recorded in the state's `sessions.json`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SessionRecord {
@@ -107,6 +131,18 @@ pub fn run_waves(
     wave_opts: &WaveOptions,
     observer: &mut dyn Observer,
 ) -> Result<WavesReport> {
+    run_waves_with(repo, input, opts, wave_opts, None, observer)
+}
+
+/// [`run_waves`], with the sessions run `elsewhere` when given.
+pub fn run_waves_with(
+    repo: &Repo,
+    input: &PlanInput<'_>,
+    opts: &RunOptions,
+    wave_opts: &WaveOptions,
+    elsewhere: Option<&mut (dyn Elsewhere + 'static)>,
+    observer: &mut dyn Observer,
+) -> Result<WavesReport> {
     super::refuse_problems(input)?;
     repo.check_identity()?;
     repo.check_index_supported()?;
@@ -140,6 +176,7 @@ pub fn run_waves(
         opts,
         wave_opts,
         observer,
+        elsewhere,
         refs: &refs,
         leftovers: &leftovers,
         plan_rel: &plan_rel,
@@ -189,6 +226,7 @@ struct Waves<'a> {
     opts: &'a RunOptions,
     wave_opts: &'a WaveOptions,
     observer: &'a mut dyn Observer,
+    elsewhere: Option<&'a mut (dyn Elsewhere + 'static)>,
     refs: &'a Refs,
     leftovers: &'a Leftovers<'a>,
     plan_rel: &'a str,
@@ -281,6 +319,11 @@ impl<'a> Waves<'a> {
             .repo
             .diff_stat(self.repo.commit_tree(base)?, self.repo.commit_tree(head)?)?;
         let risk = assess(files, lines);
+        if let Some(elsewhere) = self.elsewhere.as_deref_mut() {
+            if let Err(e) = elsewhere.ended(self.repo, result) {
+                self.warn(format!("{e:#}"));
+            }
+        }
         let run = self.finish(&mut state, result)?;
         Ok(WavesReport {
             run,
@@ -306,8 +349,13 @@ impl<'a> Waves<'a> {
         if sessions.is_empty() {
             return Ok(None); // an empty wave, or merged by the run this one resumes
         }
-        self.create_worktrees(&sessions)?;
-        self.launch(&sessions, wave_number, plan.waves.len())?;
+        match self.elsewhere.is_some() {
+            true => self.run_elsewhere(&sessions, wave_number, plan.waves.len())?,
+            false => {
+                self.create_worktrees(&sessions)?;
+                self.launch(&sessions, wave_number, plan.waves.len())?;
+            }
+        }
         self.collect(&sessions, state)?;
         if process::interrupted() {
             return Ok(Some(RunResult::Interrupted));
@@ -333,6 +381,10 @@ impl<'a> Waves<'a> {
             self.leftovers.remove_session(session.number)?;
         }
         self.save(state, &format!("wave {wave_number}: merged"))?;
+        if let Some(elsewhere) = self.elsewhere.as_deref_mut() {
+            let head = self.repo.head()?.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
+            elsewhere.merged(self.repo, wave_number, head, &mut *self.observer)?;
+        }
         Ok(None)
     }
 

@@ -125,6 +125,30 @@ impl<'a> Waves<'a> {
         (!rel.as_os_str().is_empty()).then(|| format!("{}/", rel.display()))
     }
 
+    /// Runs the wave's sessions elsewhere (DESIGN §18): their results, their
+    /// branches and states come back into this repository.
+    /// Every session of the wave not merged yet is asked for, finished ones
+    /// too: a resumed run fetches their branches again (its pre-flight
+    /// removed the copies the killed run had).
+    pub(super) fn run_elsewhere(&mut self, sessions: &[&Session], wave: usize, waves: usize) -> Result<()> {
+        let pending: Vec<&Session> = sessions.to_vec();
+        for session in &pending {
+            let before = self.repo.read_ref(&self.refs.session(session.number))?;
+            self.states_before.insert(session.number, before);
+        }
+        let base = self.repo.head()?.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
+        let Some(elsewhere) = self.elsewhere.as_deref_mut() else {
+            return Ok(());
+        };
+        let results = elsewhere.run_wave(self.repo, (wave, waves), base, &pending, &mut *self.observer)?;
+        for (n, result) in results {
+            if let Some(r) = self.sessions.get_mut(&n) {
+                r.result = result;
+            }
+        }
+        Ok(())
+    }
+
     /// Runs the wave's sessions, at most `jobs` at once, with live progress.
     pub(super) fn launch(&mut self, sessions: &[&Session], wave: usize, waves: usize) -> Result<()> {
         let jobs = self.wave_opts.jobs.unwrap_or(sessions.len()).max(1);

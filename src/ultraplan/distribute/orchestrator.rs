@@ -1,0 +1,341 @@
+//! `git ultraplan run --distribute`: the orchestrator of DESIGN §7 with the
+//! shared remote in place of local worktrees. Each wave is published (the
+//! work reference names it open, from the commit its sessions start from);
+//! the orchestrator waits for every session's closed claim, polling with
+//! backoff, fetches the sessions' branches and states, and hands them to
+//! the waves engine, which merges them one at a time as for local sessions.
+//! After the merges it pushes the integration branch; at the end it closes
+//! the work. With `--jobs N` it also runs up to N workers here.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{anyhow, Result};
+
+use super::{work_ref, View, Work};
+use crate::git::{Expect, Lease, Oid, Repo};
+use crate::process;
+use crate::ultraplan::engine::waves::Elsewhere;
+use crate::ultraplan::engine::{Event, Observer, RunResult};
+use crate::ultraplan::plan::{Plan, Session};
+use crate::ultraplan::state::Refs;
+
+/// What the orchestrator publishes and how it waits.
+#[derive(Clone, Debug)]
+pub struct Orchestrator {
+    pub remote: String,
+    /// The published work, as the next publication starts from.
+    work: Work,
+    plan_text: String,
+    /// Workers run here, at most this many at once.
+    pub jobs: usize,
+    pub program: PathBuf,
+    /// Options for the workers run here (executor, attempts, `--yes`).
+    pub worker_args: Vec<String>,
+    /// The first and the longest pause between looks at the remote.
+    pub poll: (Duration, Duration),
+    /// A claim silent for longer is free for a worker here to take over.
+    pub lock_timeout: Duration,
+    log_dir: PathBuf,
+    /// Where the run's remote is remembered, so `run --resume` goes on there.
+    memo: PathBuf,
+}
+
+impl Orchestrator {
+    /// An orchestrator for `plan` (at `path`, text `plan_text`) through `remote`.
+    pub fn new(repo: &Repo, remote: &str, plan: &Plan, path: &str, plan_text: &str) -> Result<Orchestrator> {
+        let slug = crate::ultraplan::state::slug(std::path::Path::new(path));
+        let head = repo.head()?;
+        let base = head
+            .commit
+            .ok_or_else(|| anyhow!("the repository has no commits yet; sessions branch from HEAD"))?;
+        let common = repo.common_dir().join("ultraplan");
+        Ok(Orchestrator {
+            remote: remote.to_owned(),
+            work: Work::new(crate::ultraplan::engine::run_id(), plan, path, &slug, head.branch, base),
+            plan_text: plan_text.to_owned(),
+            jobs: 0,
+            program: PathBuf::new(),
+            worker_args: Vec::new(),
+            poll: (Duration::from_millis(200), Duration::from_secs(5)),
+            lock_timeout: Duration::from_secs(600),
+            log_dir: common.join("logs").join(&slug),
+            memo: memo_path(repo, &slug),
+        })
+    }
+
+    /// Publishes wave `wave` from `base`: the run the remote already has open
+    /// for this plan when it is the same plan (a resumed run), else a new one.
+    fn publish(&mut self, repo: &Repo, wave: usize, base: Oid) -> Result<()> {
+        let view = View::read(repo, &self.remote, Some(&self.work.slug)).map_err(|e| unreachable(&self.remote, e))?;
+        let published = view.works.get(&self.work.slug);
+        let ours = |theirs: &Work, text: &str| {
+            !theirs.finished && text == crate::redact::redact(&self.plan_text) && theirs.plan == self.work.plan
+        };
+        match published {
+            // A resumed run: this wave is open already, from the base its
+            // sessions started at (this clone may have merged some since).
+            Some((_, theirs, text)) if ours(theirs, text) && theirs.wave == wave => {
+                self.work = theirs.clone();
+            }
+            _ => {
+                if let Some((_, theirs, _)) = published.filter(|(_, t, x)| ours(t, x)) {
+                    self.work.id = theirs.id.clone();
+                }
+                self.work.wave = wave;
+                self.work.base = base.to_string();
+                self.work.finished = false;
+                self.push_work(repo, published.map(|(id, _, _)| *id))?;
+            }
+        }
+        if let Some(dir) = self.memo.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(&self.memo, format!("{}\n", self.remote))
+            .map_err(|e| anyhow!("cannot write '{}': {e}", self.memo.display()))
+    }
+
+    fn push_work(&self, repo: &Repo, expect: Option<Oid>) -> Result<()> {
+        let commit = self.work.write(repo, &self.plan_text)?;
+        let lease = Lease {
+            name: work_ref(&self.work.slug),
+            new: Some(commit),
+            expect,
+        };
+        let outcome = repo.push_leased(&self.remote, &[lease], false)?;
+        if !outcome.success {
+            return Err(anyhow!(
+                "cannot publish the work of {} to '{}': {}",
+                self.work.plan,
+                self.remote,
+                outcome
+                    .refs
+                    .first()
+                    .map_or(outcome.stderr.as_str(), |r| r.summary.as_str())
+            ));
+        }
+        Ok(())
+    }
+
+    /// Keeps up to `jobs` workers running here while sessions wait for one.
+    fn start_workers(&self, running: &mut Vec<std::process::Child>, unclaimed: usize) -> Result<()> {
+        running.retain_mut(|c| match c.try_wait() {
+            Ok(Some(_)) => {
+                process::unregister(c.id());
+                false
+            }
+            _ => true,
+        });
+        while running.len() < self.jobs.min(unclaimed + running.len()) && unclaimed > running.len() {
+            std::fs::create_dir_all(&self.log_dir)?;
+            let log_path = self.log_dir.join(format!("worker-{}.log", running.len() + 1));
+            let log = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&log_path)
+                .map_err(|e| anyhow!("cannot open '{}': {e}", log_path.display()))?;
+            let mut command = Command::new(&self.program);
+            command
+                .args(["work", "--once", "--plan", &self.work.slug])
+                .args(&self.worker_args)
+                .arg(&self.remote)
+                .stdin(Stdio::null())
+                .stdout(log.try_clone()?)
+                .stderr(log);
+            running.push(process::spawn_registered(&mut command)?);
+        }
+        Ok(())
+    }
+
+    fn progress(&self, view: &View, wave: (usize, usize), sessions: &[&Session]) -> String {
+        let parts: Vec<String> = sessions
+            .iter()
+            .map(|s| {
+                let detail = match view.claim_in(&self.work.slug, s.number, &self.work.id) {
+                    None => "waiting for a worker".to_owned(),
+                    Some((_, c)) => match (&c.result, c.step) {
+                        (Some(result), _) => result.clone(),
+                        (None, Some(step)) => format!("{}, step {step}", c.holder()),
+                        (None, None) => format!("{}, starting", c.holder()),
+                    },
+                };
+                format!("session {}: {detail}", s.number)
+            })
+            .collect();
+        format!(
+            "wave {}/{} on '{}' · {}",
+            wave.0,
+            wave.1,
+            self.remote,
+            parts.join(" · ")
+        )
+    }
+}
+
+impl Elsewhere for Orchestrator {
+    fn run_wave(
+        &mut self,
+        repo: &Repo,
+        wave: (usize, usize),
+        base: Oid,
+        sessions: &[&Session],
+        observer: &mut dyn Observer,
+    ) -> Result<BTreeMap<u32, String>> {
+        self.publish(repo, wave.0, base)?;
+        let base = self.work.base()?;
+        let slug = self.work.slug.clone();
+        let mut workers: Vec<std::process::Child> = Vec::new();
+        let mut pause = self.poll.0;
+        let mut last_line = String::new();
+        let view = loop {
+            let view = match View::read(repo, &self.remote, Some(&slug)) {
+                Ok(view) => view,
+                Err(e) => {
+                    stop_workers(&mut workers);
+                    return Err(unreachable(&self.remote, e));
+                }
+            };
+            let results: Vec<Option<&String>> = sessions
+                .iter()
+                .map(|s| {
+                    view.claim_in(&slug, s.number, &self.work.id)
+                        .and_then(|(_, c)| c.result.as_ref())
+                })
+                .collect();
+            if results.iter().all(Option::is_some) || process::interrupted() {
+                break view;
+            }
+            let unclaimed = sessions
+                .iter()
+                .filter(|s| match view.claim_in(&slug, s.number, &self.work.id) {
+                    None => true,
+                    Some((_, c)) => c.expired(self.lock_timeout),
+                })
+                .count();
+            if self.jobs > 0 {
+                self.start_workers(&mut workers, unclaimed)?;
+            }
+            let line = self.progress(&view, wave, sessions);
+            if line != last_line {
+                pause = self.poll.0;
+                last_line = line.clone();
+            }
+            observer.event(Event::Progress(line));
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(self.poll.1);
+        };
+        stop_workers(&mut workers);
+        let refs = Refs::new(slug.clone());
+        let mut out = BTreeMap::new();
+        let mut fetch = Vec::new();
+        for s in sessions {
+            let n = s.number;
+            let result = view
+                .claim_in(&slug, n, &self.work.id)
+                .and_then(|(_, c)| c.result.clone())
+                .unwrap_or_else(|| "interrupted".into());
+            for map in [&view.branches, &view.states] {
+                if let Some(id) = map.get(&(slug.clone(), n)) {
+                    fetch.push(*id);
+                }
+            }
+            out.insert(n, result);
+        }
+        repo.fetch_objects(&self.remote, &fetch)
+            .map_err(|e| unreachable(&self.remote, e))?;
+        for s in sessions {
+            let key = (slug.clone(), s.number);
+            // Only what this run's session published counts: a branch from an
+            // earlier run of the plan starts from another commit.
+            if let Some(tip) = view.branches.get(&key) {
+                if repo.is_ancestor(base, *tip)? {
+                    let name = refs.branch(s.number);
+                    let old = repo.read_ref(&name)?;
+                    repo.update_ref(
+                        &name,
+                        *tip,
+                        Expect::AbsentOr(old),
+                        "ultraplan: a session's branch from the remote",
+                    )?;
+                }
+            }
+            if let Some(state) = view.states.get(&key) {
+                let name = refs.session(s.number);
+                let old = repo.read_ref(&name)?;
+                repo.update_ref(
+                    &name,
+                    *state,
+                    Expect::AbsentOr(old),
+                    "ultraplan: a session's state from the remote",
+                )?;
+            }
+        }
+        Ok(out)
+    }
+
+    fn merged(&mut self, repo: &Repo, wave: usize, head: Oid, observer: &mut dyn Observer) -> Result<()> {
+        let Some(branch) = self.work.branch.clone() else {
+            return Ok(());
+        };
+        let outcome = repo.push_refspecs(&self.remote, &[format!("{head}:{branch}")], false)?;
+        if !outcome.success {
+            observer.event(Event::Warning(format!(
+                "wave {wave} is merged here, but '{}' refused {branch}: {}; push it yourself",
+                self.remote,
+                outcome
+                    .refs
+                    .first()
+                    .map_or(outcome.stderr.as_str(), |r| r.summary.as_str())
+            )));
+        }
+        Ok(())
+    }
+
+    fn ended(&mut self, repo: &Repo, result: RunResult) -> Result<()> {
+        // A stopped or interrupted run stays open: `run --resume` goes on.
+        if !matches!(result, RunResult::Completed | RunResult::Failed) {
+            return Ok(());
+        }
+        let _ = std::fs::remove_file(&self.memo);
+        let view = View::read(repo, &self.remote, Some(&self.work.slug))?;
+        let Some((id, theirs, _)) = view.works.get(&self.work.slug) else {
+            return Ok(());
+        };
+        if theirs.id != self.work.id || theirs.finished {
+            return Ok(());
+        }
+        let mut work = theirs.clone();
+        work.finished = true;
+        let closing = Orchestrator { work, ..self.clone() };
+        closing.push_work(repo, Some(*id))
+    }
+}
+
+fn stop_workers(workers: &mut Vec<std::process::Child>) {
+    for mut child in workers.drain(..) {
+        // A worker here finishes the session it holds; it takes no other (--once).
+        let _ = child.wait();
+        process::unregister(child.id());
+    }
+}
+
+fn unreachable(remote: &str, e: anyhow::Error) -> anyhow::Error {
+    anyhow!(
+        "{e:#}; nothing is lost here: 'git ultraplan run --resume --distribute={remote} <plan>' goes on once '{remote}' answers"
+    )
+}
+
+/// Where the remote of a distributed run of `slug` is remembered.
+pub fn memo_path(repo: &Repo, slug: &str) -> PathBuf {
+    repo.common_dir().join("ultraplan").join("distribute").join(slug)
+}
+
+/// The remote a distributed run of `slug` left open here, if any.
+pub fn remembered_remote(repo: &Repo, slug: &str) -> Option<String> {
+    std::fs::read_to_string(memo_path(repo, slug))
+        .ok()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+}

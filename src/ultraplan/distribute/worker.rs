@@ -1,0 +1,436 @@
+//! `git ultraplan work`: take a published session nobody holds, run it here,
+//! and send its results back through the remote.
+//!
+//! A session is claimed by a create-only push of its claim (or, when the
+//! holder's heartbeat is older than `ultraplan.lockTimeout`, by a push with
+//! a lease on the stale claim): of any number of racing clones exactly one
+//! wins. The winner runs `git-ultraplan run --session N` in a worktree from
+//! the published base, refreshes its claim while it runs, and publishes the
+//! session's branch, its state and the closed claim in one atomic push with
+//! leases — a worker that lost its claim meanwhile publishes nothing — then
+//! the notes through `sync`.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{anyhow, Result};
+
+use super::{claim_ref, Claim, View, Work};
+use crate::git::{Lease, Oid, Repo};
+use crate::process;
+use crate::redact::redact;
+use crate::ultraplan::engine::{Event, Observer, ORCHESTRATED_VAR};
+use crate::ultraplan::state::{Refs, RunState};
+
+/// How a worker works.
+#[derive(Clone, Debug)]
+pub struct WorkOptions {
+    pub remote: String,
+    /// Take one session (or none) and stop.
+    pub once: bool,
+    /// Only this plan's sessions.
+    pub plan: Option<String>,
+    /// The git-ultraplan binary sessions run with.
+    pub program: PathBuf,
+    /// Options for each session's run (executor, attempts, `--yes`).
+    pub child_args: Vec<String>,
+    /// A claim older than this is taken over (`ultraplan.lockTimeout`).
+    pub lock_timeout: Duration,
+    /// How often a held claim is refreshed.
+    pub heartbeat: Duration,
+    /// The first and the longest pause between looks at the remote.
+    pub poll: (Duration, Duration),
+}
+
+/// One session a worker took.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Worked {
+    pub plan: String,
+    pub session: u32,
+    /// completed, failed, stopped, crashed, interrupted, refused, or lost
+    /// (another clone took the claim over; nothing was published).
+    pub result: String,
+    /// Whether the branch, state and claim reached the remote.
+    pub published: bool,
+    /// The previous holder, when the claim was taken over.
+    pub took_over: Option<String>,
+    pub log: String,
+}
+
+/// Works until there is nothing left (or once); what was worked on.
+pub fn work(repo: &Repo, opts: &WorkOptions, observer: &mut dyn Observer) -> Result<Vec<Worked>> {
+    let mut done = Vec::new();
+    let mut pause = opts.poll.0;
+    loop {
+        if process::interrupted() {
+            break;
+        }
+        let view = View::read(repo, &opts.remote, opts.plan.as_deref())?;
+        for problem in &view.problems {
+            observer.event(Event::Warning(format!("skipped: {problem}")));
+        }
+        if let Some(claimed) = claim_one(repo, opts, &view)? {
+            observer.event(Event::Progress(format!(
+                "{}: session {} claimed{}",
+                claimed.work.plan,
+                claimed.session,
+                claimed
+                    .took_over
+                    .as_ref()
+                    .map(|h| format!(" (taken over from {h})"))
+                    .unwrap_or_default()
+            )));
+            done.push(run_claimed(repo, opts, claimed, &view, observer)?);
+            pause = opts.poll.0;
+            if opts.once {
+                break;
+            }
+            continue;
+        }
+        let unfinished = view.works.values().any(|(_, w, _)| !w.finished);
+        if opts.once || !unfinished {
+            break;
+        }
+        observer.event(Event::Progress("waiting for a session to open or free up".into()));
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(opts.poll.1);
+    }
+    Ok(done)
+}
+
+/// A session this worker holds.
+struct Claimed {
+    work: Work,
+    plan_text: String,
+    session: u32,
+    /// The claim's blob on the remote now.
+    claim: Oid,
+    took_over: Option<String>,
+}
+
+/// Claims the first session (by plan, then number) that is open and free,
+/// or whose holder went silent. A lost race moves on to the next.
+fn claim_one(repo: &Repo, opts: &WorkOptions, view: &View) -> Result<Option<Claimed>> {
+    for (slug, (_, work, plan_text)) in &view.works {
+        for n in work.open() {
+            let (expect, took_over) = match view.claims.get(&(slug.clone(), n)) {
+                None => (None, None),
+                // A claim of an earlier run of the plan holds nothing now.
+                Some((id, c)) if c.work != work.id => (Some(*id), None),
+                Some((_, c)) if c.result.is_some() => continue,
+                Some((id, c)) if c.expired(opts.lock_timeout) => (Some(*id), Some(c.holder())),
+                Some(_) => continue,
+            };
+            let claim = repo.write_blob(redact(&Claim::mine(&work.id, n).render()).as_bytes())?;
+            let lease = Lease {
+                name: claim_ref(slug, n),
+                new: Some(claim),
+                expect,
+            };
+            if repo.push_leased(&opts.remote, &[lease], false)?.success {
+                return Ok(Some(Claimed {
+                    work: work.clone(),
+                    plan_text: plan_text.clone(),
+                    session: n,
+                    claim,
+                    took_over,
+                }));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Runs a claimed session and publishes what it made.
+fn run_claimed(
+    repo: &Repo,
+    opts: &WorkOptions,
+    mut claimed: Claimed,
+    view: &View,
+    observer: &mut dyn Observer,
+) -> Result<Worked> {
+    let n = claimed.session;
+    let work = claimed.work.clone();
+    let work = &work;
+    let refs = Refs::new(work.slug.clone());
+    let place = Place::new(repo, &work.slug, n);
+    let mut worked = Worked {
+        plan: work.plan.clone(),
+        session: n,
+        result: String::new(),
+        published: false,
+        took_over: claimed.took_over.clone(),
+        log: place.log.display().to_string(),
+    };
+    let base = work.base()?;
+    repo.fetch_objects(&opts.remote, &[base])?;
+    if let Some(why) = refuse_unpublished(repo, work, &claimed.plan_text, base)? {
+        observer.event(Event::Warning(format!("{}: session {n} refused: {why}", work.plan)));
+        worked.result = "refused".into();
+        close(repo, opts, &claimed, "refused", None, None, view)?;
+        return Ok(worked);
+    }
+    place.prepare(repo, base)?;
+    let heartbeat = Heartbeat::start(repo, opts, &claimed, &refs);
+    let ran = place.run(opts, work, n);
+    let (lost, last) = heartbeat.stop();
+    let result = ran?;
+    worked.result = result.clone();
+    if lost {
+        worked.result = "lost".into();
+        observer.event(Event::Warning(format!(
+            "{}: session {n}: the claim was taken over while it ran; nothing is published",
+            work.plan
+        )));
+        place.remove(repo)?;
+        return Ok(worked);
+    }
+    claimed.claim = last;
+    let tip = repo.read_ref(&place.branch)?;
+    let state = repo.read_ref(&refs.session(n))?;
+    worked.published = close(repo, opts, &claimed, &result, tip, state, view)?;
+    if worked.published {
+        let notes = crate::ultraplan::sync::sync(
+            repo,
+            &crate::ultraplan::sync::SyncOptions {
+                remote: Some(opts.remote.clone()),
+                dry_run: false,
+                lock_timeout: opts.lock_timeout,
+            },
+        );
+        if let Err(e) = notes {
+            observer.event(Event::Warning(format!(
+                "session {n}'s notes did not reach '{}' ({e:#}); 'git ultraplan sync' sends them",
+                opts.remote
+            )));
+        }
+    } else {
+        observer.event(Event::Warning(format!(
+            "{}: session {n}: the claim was taken over before its results were published",
+            work.plan
+        )));
+        worked.result = "lost".into();
+    }
+    place.remove(repo)?;
+    Ok(worked)
+}
+
+/// A worker runs only what was published: the plan at the published base
+/// must be the published plan.
+fn refuse_unpublished(repo: &Repo, work: &Work, plan_text: &str, base: Oid) -> Result<Option<String>> {
+    if crate::ultraplan::plan::pattern::safe_relative_path(&work.plan).is_err() {
+        return Ok(Some(format!(
+            "the published plan path '{}' leaves the repository",
+            work.plan
+        )));
+    }
+    let tree = repo.commit_tree(base)?;
+    Ok(match repo.read_path(tree, &work.plan)? {
+        Some(bytes) if redact(&String::from_utf8_lossy(&bytes)) == plan_text => None,
+        Some(_) => Some(format!(
+            "'{}' at the published base differs from the published plan",
+            work.plan
+        )),
+        None => Some(format!("the published base has no '{}'", work.plan)),
+    })
+}
+
+/// Closes the claim with `result` in one atomic push with the session's
+/// branch and state (each under a lease on what the remote holds now).
+/// `false` when the claim was no longer ours.
+fn close(
+    repo: &Repo,
+    opts: &WorkOptions,
+    claimed: &Claimed,
+    result: &str,
+    tip: Option<Oid>,
+    state: Option<Oid>,
+    view: &View,
+) -> Result<bool> {
+    let slug = &claimed.work.slug;
+    let n = claimed.session;
+    let refs = Refs::new(slug.clone());
+    let mut closed = Claim::mine(&claimed.work.id, n);
+    closed.result = Some(result.to_owned());
+    let blob = repo.write_blob(redact(&closed.render()).as_bytes())?;
+    let mut leases = vec![Lease {
+        name: claim_ref(slug, n),
+        new: Some(blob),
+        expect: Some(claimed.claim),
+    }];
+    let now = View::read(repo, &opts.remote, Some(slug)).unwrap_or_default();
+    let current = |map: &std::collections::BTreeMap<(String, u32), Oid>,
+                   old: &std::collections::BTreeMap<(String, u32), Oid>| {
+        map.get(&(slug.clone(), n))
+            .or_else(|| old.get(&(slug.clone(), n)))
+            .copied()
+    };
+    if let Some(tip) = tip {
+        leases.push(Lease {
+            name: refs.branch(n),
+            new: Some(tip),
+            expect: current(&now.branches, &view.branches),
+        });
+    }
+    if let Some(state) = state {
+        leases.push(Lease {
+            name: refs.session(n),
+            new: Some(state),
+            expect: current(&now.states, &view.states),
+        });
+    }
+    let mut outcome = repo.push_leased(&opts.remote, &leases, true)?;
+    if !outcome.success && outcome.stderr.contains("does not support --atomic") {
+        outcome = repo.push_leased(&opts.remote, &leases, false)?;
+    }
+    if !outcome.success && !outcome.lost_a_race() {
+        return Err(anyhow!(
+            "cannot publish session {n} to '{}': {}",
+            opts.remote,
+            outcome.stderr.lines().last().unwrap_or("the push was refused")
+        ));
+    }
+    Ok(outcome.success)
+}
+
+/// Where a worker runs a session: its own worktree and branch, outside the
+/// names a multi-session run of the same plan in this clone cleans up.
+struct Place {
+    dir: PathBuf,
+    branch: String,
+    log: PathBuf,
+}
+
+impl Place {
+    fn new(repo: &Repo, slug: &str, n: u32) -> Place {
+        let common = repo.common_dir().join("ultraplan");
+        Place {
+            dir: common.join("work").join(slug).join(format!("session-{n}")),
+            branch: format!("refs/heads/ultraplan-work/{slug}/session-{n}"),
+            log: common.join("logs").join(slug).join(format!("work-session-{n}.log")),
+        }
+    }
+
+    /// A fresh worktree on a fresh branch at `base` (a killed worker's are removed first).
+    fn prepare(&self, repo: &Repo, base: Oid) -> Result<()> {
+        self.remove(repo)?;
+        repo.create_branch(&self.branch, base)?;
+        repo.add_worktree(&self.dir, &self.branch)?;
+        if let Some(dir) = self.log.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(&self.log, "").map_err(|e| anyhow!("cannot create '{}': {e}", self.log.display()))
+    }
+
+    fn run(&self, opts: &WorkOptions, work: &Work, n: u32) -> Result<String> {
+        let log = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&self.log)
+            .map_err(|e| anyhow!("cannot open '{}': {e}", self.log.display()))?;
+        let mut command = Command::new(&opts.program);
+        command
+            .arg("run")
+            .arg("--session")
+            .arg(n.to_string())
+            .args(&opts.child_args)
+            .arg(&work.plan)
+            .current_dir(&self.dir)
+            .env(ORCHESTRATED_VAR, "1")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log);
+        let mut child = process::spawn_registered(&mut command)?;
+        let status = child.wait()?;
+        process::unregister(child.id());
+        Ok(session_result(status.code()).into())
+    }
+
+    fn remove(&self, repo: &Repo) -> Result<()> {
+        if repo.linked_worktrees()?.iter().any(|w| w.path == self.dir) && self.dir.exists() {
+            repo.remove_worktree(&self.dir)?;
+        }
+        repo.prune_worktrees()?;
+        if self.dir.exists() {
+            std::fs::remove_dir_all(&self.dir).map_err(|e| anyhow!("cannot remove '{}': {e}", self.dir.display()))?;
+        }
+        if repo.read_ref(&self.branch)?.is_some() {
+            repo.delete_ref(&self.branch, None)?;
+        }
+        Ok(())
+    }
+}
+
+/// What a session's exit status means (as for sessions run here).
+pub fn session_result(code: Option<i32>) -> &'static str {
+    match code {
+        Some(0) => "completed",
+        Some(1) => "failed",
+        Some(3) => "stopped",
+        Some(130) => "interrupted",
+        _ => "crashed",
+    }
+}
+
+/// Refreshes a held claim while its session runs, on its own thread.
+struct Heartbeat {
+    stop: mpsc::Sender<()>,
+    thread: std::thread::JoinHandle<(bool, Oid)>,
+    first: Oid,
+}
+
+impl Heartbeat {
+    fn start(repo: &Repo, opts: &WorkOptions, claimed: &Claimed, refs: &Refs) -> Heartbeat {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let shared = repo.share();
+        let (remote, every) = (opts.remote.clone(), opts.heartbeat);
+        let (work_id, slug, n, state_ref) = (
+            claimed.work.id.clone(),
+            claimed.work.slug.clone(),
+            claimed.session,
+            refs.session(claimed.session),
+        );
+        let mut last = claimed.claim;
+        let thread = std::thread::spawn(move || {
+            let repo = shared.open();
+            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                let mut claim = Claim::mine(&work_id, n);
+                claim.step = RunState::load(&repo, &state_ref)
+                    .ok()
+                    .flatten()
+                    .map(|s| s.progress.current_step);
+                let Ok(blob) = repo.write_blob(redact(&claim.render()).as_bytes()) else {
+                    continue;
+                };
+                let lease = Lease {
+                    name: claim_ref(&slug, n),
+                    new: Some(blob),
+                    expect: Some(last),
+                };
+                match repo.push_leased(&remote, &[lease], false) {
+                    Ok(outcome) if outcome.success => last = blob,
+                    // Someone else holds it now: the run's results are not ours to publish.
+                    Ok(outcome) if outcome.lost_a_race() => return (true, last),
+                    // The remote is unreachable for a moment: try again next beat.
+                    _ => {}
+                }
+            }
+            (false, last)
+        });
+        Heartbeat {
+            stop,
+            thread,
+            first: claimed.claim,
+        }
+    }
+
+    /// Stops refreshing: whether the claim was lost, and its last value.
+    fn stop(self) -> (bool, Oid) {
+        let _ = self.stop.send(());
+        self.thread.join().unwrap_or((true, self.first))
+    }
+}
