@@ -82,7 +82,7 @@ pub fn work(repo: &Repo, opts: &WorkOptions, observer: &mut dyn Observer) -> Res
                     .map(|h| format!(" (taken over from {h})"))
                     .unwrap_or_default()
             )));
-            done.push(run_claimed(repo, opts, claimed, &view, observer)?);
+            done.push(run_claimed(repo, opts, claimed, observer)?);
             pause = opts.poll.0;
             if opts.once {
                 break;
@@ -144,13 +144,7 @@ fn claim_one(repo: &Repo, opts: &WorkOptions, view: &View) -> Result<Option<Clai
 }
 
 /// Runs a claimed session and publishes what it made.
-fn run_claimed(
-    repo: &Repo,
-    opts: &WorkOptions,
-    mut claimed: Claimed,
-    view: &View,
-    observer: &mut dyn Observer,
-) -> Result<Worked> {
+fn run_claimed(repo: &Repo, opts: &WorkOptions, mut claimed: Claimed, observer: &mut dyn Observer) -> Result<Worked> {
     let n = claimed.session;
     let work = claimed.work.clone();
     let work = &work;
@@ -169,7 +163,7 @@ fn run_claimed(
     if let Some(why) = refuse_unpublished(repo, work, &claimed.plan_text, base)? {
         observer.event(Event::Warning(format!("{}: session {n} refused: {why}", work.plan)));
         worked.result = "refused".into();
-        close(repo, opts, &claimed, "refused", None, None, view)?;
+        close(repo, opts, &claimed, "refused", None, None)?;
         return Ok(worked);
     }
     place.prepare(repo, base)?;
@@ -190,7 +184,7 @@ fn run_claimed(
     claimed.claim = last;
     let tip = repo.read_ref(&place.branch)?;
     let state = repo.read_ref(&refs.session(n))?;
-    worked.published = close(repo, opts, &claimed, &result, tip, state, view)?;
+    worked.published = close(repo, opts, &claimed, &result, tip, state)?;
     if worked.published {
         let notes = crate::ultraplan::sync::sync(
             repo,
@@ -238,8 +232,9 @@ fn refuse_unpublished(repo: &Repo, work: &Work, plan_text: &str, base: Oid) -> R
 }
 
 /// Closes the claim with `result` in one atomic push with the session's
-/// branch and state (each under a lease on what the remote holds now).
-/// `false` when the claim was no longer ours.
+/// branch and state, each under a lease on what the remote holds now. A push
+/// that lost a race to another reference is read again and retried (never
+/// forced); `false` when the claim itself is no longer ours.
 fn close(
     repo: &Repo,
     opts: &WorkOptions,
@@ -247,7 +242,6 @@ fn close(
     result: &str,
     tip: Option<Oid>,
     state: Option<Oid>,
-    view: &View,
 ) -> Result<bool> {
     let slug = &claimed.work.slug;
     let n = claimed.session;
@@ -255,45 +249,54 @@ fn close(
     let mut closed = Claim::mine(&claimed.work.id, n);
     closed.result = Some(result.to_owned());
     let blob = repo.write_blob(redact(&closed.render()).as_bytes())?;
-    let mut leases = vec![Lease {
-        name: claim_ref(slug, n),
-        new: Some(blob),
-        expect: Some(claimed.claim),
-    }];
-    let now = View::read(repo, &opts.remote, Some(slug)).unwrap_or_default();
-    let current = |map: &std::collections::BTreeMap<(String, u32), Oid>,
-                   old: &std::collections::BTreeMap<(String, u32), Oid>| {
-        map.get(&(slug.clone(), n))
-            .or_else(|| old.get(&(slug.clone(), n)))
-            .copied()
-    };
-    if let Some(tip) = tip {
-        leases.push(Lease {
-            name: refs.branch(n),
-            new: Some(tip),
-            expect: current(&now.branches, &view.branches),
-        });
+    for _ in 0..PUBLISH_TRIES {
+        let now = View::read(repo, &opts.remote, Some(slug))?;
+        let key = (slug.clone(), n);
+        if now.claims.get(&key).map(|(id, _)| *id) != Some(claimed.claim) {
+            return Ok(false);
+        }
+        let mut leases = vec![Lease {
+            name: claim_ref(slug, n),
+            new: Some(blob),
+            expect: Some(claimed.claim),
+        }];
+        if let Some(tip) = tip {
+            leases.push(Lease {
+                name: refs.branch(n),
+                new: Some(tip),
+                expect: now.branches.get(&key).copied(),
+            });
+        }
+        if let Some(state) = state {
+            leases.push(Lease {
+                name: refs.session(n),
+                new: Some(state),
+                expect: now.states.get(&key).copied(),
+            });
+        }
+        let mut outcome = repo.push_leased(&opts.remote, &leases, true)?;
+        if !outcome.success && outcome.stderr.contains("does not support --atomic") {
+            outcome = repo.push_leased(&opts.remote, &leases, false)?;
+        }
+        if outcome.success {
+            return Ok(true);
+        }
+        if !outcome.lost_a_race() {
+            return Err(anyhow!(
+                "cannot publish session {n} to '{}': {}",
+                opts.remote,
+                outcome.stderr.lines().last().unwrap_or("the push was refused")
+            ));
+        }
     }
-    if let Some(state) = state {
-        leases.push(Lease {
-            name: refs.session(n),
-            new: Some(state),
-            expect: current(&now.states, &view.states),
-        });
-    }
-    let mut outcome = repo.push_leased(&opts.remote, &leases, true)?;
-    if !outcome.success && outcome.stderr.contains("does not support --atomic") {
-        outcome = repo.push_leased(&opts.remote, &leases, false)?;
-    }
-    if !outcome.success && !outcome.lost_a_race() {
-        return Err(anyhow!(
-            "cannot publish session {n} to '{}': {}",
-            opts.remote,
-            outcome.stderr.lines().last().unwrap_or("the push was refused")
-        ));
-    }
-    Ok(outcome.success)
+    Err(anyhow!(
+        "cannot publish session {n} to '{}': its references kept moving ({PUBLISH_TRIES} tries)",
+        opts.remote
+    ))
 }
+
+/// How often a publication that lost a race is read again and retried.
+const PUBLISH_TRIES: usize = 5;
 
 /// Where a worker runs a session: its own worktree and branch, outside the
 /// names a multi-session run of the same plan in this clone cleans up.
@@ -432,5 +435,80 @@ impl Heartbeat {
     fn stop(self) -> (bool, Oid) {
         let _ = self.stop.send(());
         self.thread.join().unwrap_or((true, self.first))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::testing::git;
+    use crate::git::Workspace;
+
+    /// Of `racers` clones pushing a claim on one session at the same moment,
+    /// exactly one wins, in each of 100 trials: the create-only lease is the
+    /// whole of the coordination.
+    fn race(racers: usize) {
+        let root = tempfile::tempdir().unwrap();
+        let seed = root.path().join("seed");
+        std::fs::create_dir_all(&seed).unwrap();
+        git(&seed, &["init", "-q", "-b", "main"]);
+        git(
+            &seed,
+            &[
+                "-c",
+                "user.name=T",
+                "-c",
+                "user.email=t@example.com",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "seed",
+            ],
+        );
+        git(root.path(), &["clone", "-q", "--bare", "seed", "remote.git"]);
+        let clones: Vec<std::path::PathBuf> = (0..racers)
+            .map(|i| {
+                let name = format!("c{i}");
+                git(root.path(), &["clone", "-q", "remote.git", &name]);
+                root.path().join(name)
+            })
+            .collect();
+        for trial in 0..100 {
+            let name = claim_ref("plan", trial);
+            let barrier = std::sync::Barrier::new(racers);
+            let wins: usize = std::thread::scope(|scope| {
+                let handles: Vec<_> = clones
+                    .iter()
+                    .map(|clone| {
+                        let (barrier, name) = (&barrier, &name);
+                        scope.spawn(move || {
+                            let ws = Workspace::discover_in(clone).unwrap();
+                            let repo = ws.repo().unwrap();
+                            let claim = repo.write_blob(Claim::mine("run", trial).render().as_bytes()).unwrap();
+                            let lease = Lease {
+                                name: name.clone(),
+                                new: Some(claim),
+                                expect: None,
+                            };
+                            barrier.wait();
+                            repo.push_leased("origin", &[lease], false).unwrap().success as usize
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).sum()
+            });
+            assert_eq!(wins, 1, "trial {trial}: {wins} of {racers} clones won one session");
+        }
+    }
+
+    #[test]
+    fn of_two_racing_clones_exactly_one_claims_the_session() {
+        race(2);
+    }
+
+    #[test]
+    fn of_five_racing_clones_exactly_one_claims_the_session() {
+        race(5);
     }
 }
