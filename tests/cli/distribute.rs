@@ -394,3 +394,22 @@ fn bad_input_is_refused_clearly() {
     assert_eq!(out.stdout, "no open session on 'origin' to take\n");
     env.assert_fsck(&c.remote);
 }
+
+#[test]
+fn with_jobs_the_orchestrator_runs_sessions_itself() {
+    let env = TestEnv::new();
+    let c = cluster(&env, &["a"], false);
+    let a = env.root().join("a");
+    let out = env.run(&a, &["ultraplan", "run", "--distribute", "--jobs", "2", "plan.md"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(merges(&env, &a).len(), 3);
+    for n in 1..=3 {
+        assert!(c.claim(&env, n).contains("result: completed"), "{}", c.claim(&env, n));
+    }
+    assert_eq!(c.work_json(&env)["finished"], true);
+    assert_worker_clean(&env, &a);
+    assert!(
+        !a.join(".git/ultraplan/distribute/plan").exists(),
+        "a finished run forgets its remote"
+    );
+}
