@@ -14,6 +14,11 @@ pub struct Claim {
     pub session: u32,
     pub host: String,
     pub pid: u32,
+    /// Drawn at random for each claim written: two workers with the same
+    /// host name and pid (containers) at the same second would otherwise
+    /// write the same blob, and a create-only push of a value the remote
+    /// already holds succeeds — both would win.
+    pub token: String,
     /// Unix seconds of the last refresh.
     pub heartbeat: i64,
     /// The step the session was at.
@@ -31,6 +36,7 @@ impl Claim {
             session,
             host: crate::ultraplan::state::hostname(),
             pid: std::process::id(),
+            token: token(),
             heartbeat: now(),
             step: None,
             result: None,
@@ -39,11 +45,12 @@ impl Claim {
 
     pub fn render(&self) -> String {
         format!(
-            "work: {}\nsession: {}\nhost: {}\npid: {}\nheartbeat: {}\nstep: {}\nresult: {}\n",
+            "work: {}\nsession: {}\nhost: {}\npid: {}\ntoken: {}\nheartbeat: {}\nstep: {}\nresult: {}\n",
             self.work,
             self.session,
             self.host,
             self.pid,
+            self.token,
             self.heartbeat,
             self.step.map_or("-".to_owned(), |s| s.to_string()),
             self.result.as_deref().unwrap_or("running")
@@ -62,6 +69,7 @@ impl Claim {
             session: field("session")?.parse().ok()?,
             host: field("host")?.to_owned(),
             pid: field("pid")?.parse().ok()?,
+            token: field("token").unwrap_or_default().to_owned(),
             heartbeat: field("heartbeat")?.parse().ok()?,
             step: field("step").and_then(|s| s.parse().ok()),
             result: field("result").filter(|r| *r != "running").map(str::to_owned),
@@ -78,6 +86,24 @@ impl Claim {
     pub fn holder(&self) -> String {
         format!("{} (pid {})", self.host, self.pid)
     }
+}
+
+/// 16 hex digits from the kernel's random source (else from the clock,
+/// the pid and a counter).
+fn token() -> String {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 8];
+    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if random.is_err() {
+        static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let mixed =
+            nanos ^ (u64::from(std::process::id()) << 32) ^ COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        bytes = mixed.to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 pub fn now() -> i64 {
@@ -103,6 +129,11 @@ mod tests {
             "a finished claim never expires"
         );
         assert_eq!(Claim::parse("status: success\n"), None);
+        assert_ne!(
+            Claim::mine("w", 1).render(),
+            Claim::mine("w", 1).render(),
+            "each claim is its own"
+        );
         assert_eq!(
             Claim::parse("work: x\nsession: two\nhost: h\npid: 1\nheartbeat: 1\n"),
             None
