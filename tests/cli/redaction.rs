@@ -351,6 +351,18 @@ const RAW_WRITERS: &[(&str, &str)] = &[
         "src/ultraplan/outcomes/tests.rs",
         "unit tests: move the outcomes ref to build two histories",
     ),
+    (
+        "src/ultraplan/distribute/work.rs",
+        "published work: work.json, the plan's text and the message, each redacted before it is written",
+    ),
+    (
+        "src/ultraplan/distribute/worker.rs",
+        "claims, each rendered and redacted before it is written",
+    ),
+    (
+        "src/ultraplan/distribute/orchestrator.rs",
+        "copies of a session's branch and state fetched from the remote: objects written elsewhere",
+    ),
 ];
 
 #[test]
