@@ -413,3 +413,67 @@ fn with_jobs_the_orchestrator_runs_sessions_itself() {
         "a finished run forgets its remote"
     );
 }
+
+#[test]
+fn a_worker_with_jobs_runs_sessions_side_by_side() {
+    let env = TestEnv::new();
+    let c = cluster(&env, &["a", "b"], false);
+    let (a, b) = (env.root().join("a"), env.root().join("b"));
+    let orchestrator = env.spawn_ultraplan(&a, &["run", "--distribute", "plan.md"]);
+    c.wait_for_ref(&env, "refs/ultraplan/plan/work");
+    let out = env.run(&b, &["ultraplan", "work", "--jobs", "2"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(finish(orchestrator).code, 0);
+    assert_eq!(merges(&env, &a).len(), 3);
+    assert_worker_clean(&env, &b);
+}
+
+#[test]
+fn a_publication_that_finds_the_remote_moved_is_read_again_and_retried() {
+    let env = TestEnv::new();
+    let c = cluster(&env, &["a", "b"], false);
+    let (a, b) = (env.root().join("a"), env.root().join("b"));
+    // The first time a session's branch arrives, the remote moves it first
+    // (as another pusher would): the worker's lease no longer holds.
+    let hook = c.remote.join("hooks/pre-receive");
+    write(
+        &hook,
+        &format!(
+            // Written as a file: git forbids ref updates from inside the push's quarantine.
+            "#!/bin/sh\nwhile read old new name; do\n  echo \"$name\" >> {seen}\n  case \"$name\" in refs/heads/ultraplan/plan/session-*)\n    if [ ! -f {marker} ]; then touch {marker}; mkdir -p \"$(dirname \"$name\")\"; git rev-parse main > \"$name\"; fi;;\n  esac\ndone\nexit 0\n",
+            marker = c.markers.join("moved").display(),
+            seen = c.markers.join("seen").display()
+        ),
+    );
+    std::process::Command::new("chmod")
+        .args(["+x", hook.to_str().unwrap()])
+        .status()
+        .unwrap();
+    let orchestrator = env.spawn_ultraplan(&a, &["run", "--distribute", "plan.md"]);
+    c.wait_for_ref(&env, "refs/ultraplan/plan/work");
+    let out = env.run(&b, &["ultraplan", "work"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(c.markers.join("moved").exists(), "the remote moved a branch once");
+    // The refused publication left nothing half-done: the branch the remote
+    // moved was published over under a lease, the claim closed with it.
+    let reflog = env.git(
+        &c.remote,
+        &[
+            "for-each-ref",
+            "--format=%(refname) %(objectname)",
+            "refs/heads/ultraplan/",
+        ],
+    );
+    assert_eq!(reflog.lines().count(), 3, "{reflog}");
+    let seen = read(&c.markers.join("seen"));
+    let first_branch = seen.lines().find(|l| l.starts_with("refs/heads/ultraplan/")).unwrap();
+    assert_eq!(
+        seen.lines().filter(|l| l == &first_branch).count(),
+        2,
+        "published again after the refusal:\n{seen}"
+    );
+    assert_eq!(out.stdout.matches("completed, published").count(), 3, "{out}");
+    assert_eq!(finish(orchestrator).code, 0);
+    assert_eq!(merges(&env, &a).len(), 3);
+    assert_eq!(read(&a.join("c.txt")), "alpha\nbeta\n");
+}
