@@ -78,12 +78,10 @@ impl MoveFinder {
             }
             return;
         }
-        let mut at = 0;
+        let mut changed = vec![false; old.len()];
         for (h, hunk) in hunks.iter().enumerate() {
             let item = item_of(h);
-            self.kept
-                .extend(old[at..hunk.old.start].iter().filter_map(|l| line_key(l)));
-            at = hunk.old.end;
+            changed[hunk.old.clone()].fill(true);
             for key in old[hunk.old.clone()].iter().filter_map(|l| line_key(l)) {
                 self.deleted.entry(key).or_default().push(item);
             }
@@ -91,8 +89,8 @@ impl MoveFinder {
                 self.added.entry(key).or_default().push(item);
             }
         }
-        self.kept
-            .extend(old[at.min(old.len())..].iter().filter_map(|l| line_key(l)));
+        let kept = old.iter().zip(changed).filter(|(_, changed)| !changed);
+        self.kept.extend(kept.filter_map(|(l, _)| line_key(l)));
     }
 
     /// The lines deleted by some items and added by others.
