@@ -101,22 +101,8 @@ fn moved_tests_are_in_every_clean_commit_and_the_package_comes_first() {
     let clean = field(&out, "Clean branch");
     assert_same_tree(&env, &repo, "split-tests", &clean);
     env.assert_fsck(&repo);
-    let commits: Vec<String> = env
-        .git(&repo, &["rev-list", "--reverse", &format!("main..{clean}")])
-        .lines()
-        .map(String::from)
-        .collect();
+    let commits = assert_nothing_missing(&env, &repo, "split-tests", &clean);
     assert!(commits.len() >= 2, "the split is kept apart: {commits:?}");
-    for (n, id) in commits.iter().enumerate() {
-        let missing = missing_at(&env, &repo, id, &kept);
-        assert!(
-            missing.is_empty(),
-            "commit {} of {} lacks {missing:?}\n{}",
-            n + 1,
-            commits.len(),
-            env.git(&repo, &["log", "--stat", "--reverse", &format!("main..{clean}")])
-        );
-    }
     // The first commit with anything of the package has its `__init__.py`.
     let first = commits
         .iter()
@@ -131,4 +117,103 @@ fn moved_tests_are_in_every_clean_commit_and_the_package_comes_first() {
         "commit {} adds the package without __init__.py: {files}",
         first + 1
     );
+}
+
+/// Every line present at both ends of the branch is in every commit of
+/// `clean`; returns the clean commits, oldest first.
+fn assert_nothing_missing(env: &TestEnv, repo: &Path, branch: &str, clean: &str) -> Vec<String> {
+    let kept: BTreeSet<String> = lines_at(env, repo, "main")
+        .intersection(&lines_at(env, repo, branch))
+        .cloned()
+        .collect();
+    let commits: Vec<String> = env
+        .git(repo, &["rev-list", "--reverse", &format!("main..{clean}")])
+        .lines()
+        .map(String::from)
+        .collect();
+    for (n, id) in commits.iter().enumerate() {
+        let missing = missing_at(env, repo, id, &kept);
+        assert!(
+            missing.is_empty(),
+            "commit {} of {} lacks {missing:?}\n{}",
+            n + 1,
+            commits.len(),
+            env.git(repo, &["log", "--stat", "--reverse", &format!("main..{clean}")])
+        );
+    }
+    commits
+}
+
+#[test]
+fn a_hunk_removing_moved_tests_waits_for_the_commit_that_adds_them_back() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let mut big = header().to_owned();
+    for (name, function) in PARTS {
+        big.push_str(&part(name, function));
+    }
+    write(&repo.join("tests/test_big.py"), &big);
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "trim"]);
+    // The first commit cuts three parts out of the old module (one hunk
+    // removing lines) and moves the first of them; the others follow.
+    let mut trimmed = header().to_owned();
+    trimmed.push_str(&part(PARTS[0].0, PARTS[0].1));
+    write(&repo.join("tests/test_big.py"), &trimmed);
+    write(
+        &repo.join("tests/big/__init__.py"),
+        "\"\"\"Tests of the app, by area.\"\"\"\n",
+    );
+    for (n, (name, function)) in PARTS[1..].iter().enumerate() {
+        write(
+            &repo.join(format!("tests/big/test_{name}.py")),
+            &format!("{}{}", header(), part(name, function)),
+        );
+        let subject = match n {
+            0 => "Start the tests package with the format tests".to_owned(),
+            _ => format!("Move the {name} tests into the tests package"),
+        };
+        commit_all(&env, &repo, &subject);
+    }
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    let clean = field(&out, "Clean branch");
+    assert_same_tree(&env, &repo, "trim", &clean);
+    let commits = assert_nothing_missing(&env, &repo, "trim", &clean);
+    assert!(commits.len() >= 2, "the moves are kept apart: {commits:?}");
+    // The old module shrinks in the commit adding the last part back.
+    let last = commits.last().unwrap();
+    let files = env.git(&repo, &["diff-tree", "--no-commit-id", "--name-only", "-r", last]);
+    assert!(files.lines().any(|f| f == "tests/test_big.py"), "{files}");
+}
+
+#[test]
+fn code_swapped_between_two_files_is_swapped_in_one_commit() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("src/left.py"),
+        "def left():\n    return compute_the_left_answer(41)\n",
+    );
+    write(
+        &repo.join("lib/right.py"),
+        "def right():\n    return compute_the_right_answer(43)\n",
+    );
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "swap"]);
+    write(
+        &repo.join("src/left.py"),
+        "def left():\n    return compute_the_right_answer(43)\n",
+    );
+    commit_all(&env, &repo, "Left answers right");
+    write(
+        &repo.join("lib/right.py"),
+        "def right():\n    return compute_the_left_answer(41)\n",
+    );
+    commit_all(&env, &repo, "Right answers left");
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    let clean = field(&out, "Clean branch");
+    assert_same_tree(&env, &repo, "swap", &clean);
+    // Either commit alone would lose a line: they are joined.
+    let commits = assert_nothing_missing(&env, &repo, "swap", &clean);
+    assert_eq!(commits.len(), 1, "{commits:?}");
 }
