@@ -103,6 +103,11 @@ fn moved_tests_are_in_every_clean_commit_and_the_package_comes_first() {
     env.assert_fsck(&repo);
     let commits = assert_nothing_missing(&env, &repo, "split-tests", &clean);
     assert!(commits.len() >= 2, "the split is kept apart: {commits:?}");
+    // The commit finishing the move is named for what it adds, not for the
+    // old module it removes.
+    let subjects = crate::historian::subjects_of(&env, &repo, &format!("main..{clean}"));
+    let last = subjects.last().unwrap();
+    assert!(last.contains("cli") && !last.contains("parse"), "{subjects:?}");
     // The first commit with anything of the package has its `__init__.py`.
     let first = commits
         .iter()
