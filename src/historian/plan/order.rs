@@ -43,9 +43,9 @@ pub fn group_category(ctx: &Context<'_>, items: &[usize]) -> Category {
     })
 }
 
-/// Puts `groups` in commit order, keeping the rules of `present`: a group
-/// in a cycle of those rules is joined with the groups it waits for, and
-/// the pieces `present` moves may change groups.
+/// Puts `groups` in commit order, keeping the rules of `present`: groups in
+/// a cycle of those rules are joined, and the pieces `present` moves may
+/// change groups.
 pub fn order(ctx: &Context<'_>, mut groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
     let units = super::units::units_of(ctx);
     let detached = present::detach(ctx, &mut groups);
@@ -62,7 +62,7 @@ pub fn order(ctx: &Context<'_>, mut groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> 
 }
 
 /// The groups' indices in commit order, or a cycle of `present`'s rules
-/// (groups that cannot come one after the other).
+/// (groups each waiting for the next, the last for the first).
 fn sequence(
     ctx: &Context<'_>,
     groups: &[Vec<usize>],
@@ -107,11 +107,21 @@ fn sequence(
         // A cycle of definitions: the category order breaks it.
         let next = ready.or_else(|| free.iter().copied().min_by_key(key));
         let Some(next) = next else {
-            // A cycle of rules: the first group waits for the groups it names.
-            let first = (0..n).filter(|&g| !done[g]).min_by_key(key).expect("a group is left");
-            let mut cycle = rules.blockers(first, &done);
-            cycle.push(first);
-            return Err(cycle);
+            // Every group left waits for another: follow the first group's
+            // wait (for the first group it names) until it comes round.
+            let mut path = vec![(0..n).filter(|&g| !done[g]).min_by_key(key).expect("a group is left")];
+            loop {
+                let last = path[path.len() - 1];
+                let waits_for = rules
+                    .blockers(last, &done)
+                    .into_iter()
+                    .min_by_key(key)
+                    .expect("a group that is not free waits for one");
+                if let Some(at) = path.iter().position(|&g| g == waits_for) {
+                    return Err(path.split_off(at));
+                }
+                path.push(waits_for);
+            }
         };
         done[next] = true;
         out.push(next);
