@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::git::{Delta, Entry, EntryKind, Oid, Renames, Repo};
 
 use super::lines::{self, Hunk};
+use super::moves::{Cut, MoveFinder, Moves};
 use super::symbols::{self, Symbols};
 
 /// Files larger than this are one item, never diffed line by line.
@@ -116,6 +117,8 @@ pub struct ChangeSet {
     pub files: Vec<FileChange>,
     /// Sorted by path, then hunk.
     pub items: Vec<Item>,
+    /// Lines some items delete and others add.
+    pub moves: Moves,
 }
 
 impl ChangeSet {
@@ -126,8 +129,9 @@ impl ChangeSet {
         let deltas = repo.tree_deltas(base_tree, tip_tree, Renames::On)?;
         let mut files = Vec::with_capacity(deltas.len());
         let mut items = Vec::new();
+        let mut moves = MoveFinder::default();
         for delta in deltas {
-            let (file, file_items) = file_change(repo, delta, files.len())?;
+            let (file, file_items) = file_change(repo, delta, files.len(), items.len(), &mut moves)?;
             files.push(file);
             items.extend(file_items);
         }
@@ -138,6 +142,7 @@ impl ChangeSet {
             tip_tree,
             files,
             items,
+            moves: moves.finish(),
         })
     }
 
@@ -177,7 +182,15 @@ pub struct ItemIndex {
     pub by_path: HashMap<String, Vec<usize>>,
 }
 
-fn file_change(repo: &Repo, delta: Delta, index: usize) -> Result<(FileChange, Vec<Item>)> {
+/// The change of one file (the `index`th), whose items are numbered from
+/// `first_item`; its lines are recorded in `moves`.
+fn file_change(
+    repo: &Repo,
+    delta: Delta,
+    index: usize,
+    first_item: usize,
+    moves: &mut MoveFinder,
+) -> Result<(FileChange, Vec<Item>)> {
     let (path, status, old, new) = status_of(delta);
     let old_text = text_of(repo, old)?;
     let new_text = text_of(repo, new)?;
@@ -215,6 +228,12 @@ fn file_change(repo: &Repo, delta: Delta, index: usize) -> Result<(FileChange, V
         ));
     }
     let hunks = lines::hunks(&old_lines, &new_lines);
+    let cut = match &file.status {
+        _ if by_hunks => Cut::Hunks { first: first_item },
+        Status::Copied { .. } => Cut::Copy { item: first_item },
+        _ => Cut::Whole { item: first_item },
+    };
+    moves.file(&old_lines, &new_lines, &hunks, cut);
     file.removed = hunks.iter().map(|h| h.old.len()).sum();
     file.added = hunks.iter().map(|h| h.new.len()).sum();
     let changed = |h: &Hunk| {

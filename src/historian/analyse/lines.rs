@@ -7,6 +7,7 @@
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
+use similar::algorithms::{diff_deadline, Capture, Replace};
 use similar::{Algorithm, DiffOp};
 
 /// How long one file's diff may take before a coarser (still exact) one is used.
@@ -47,9 +48,41 @@ impl Hunk {
     }
 }
 
-/// The edit script from `old` to `new` (Myers, as git's default).
+/// The edit script from `old` to `new` (Myers, as git's default), its
+/// operations one after the other on both sides.
 pub fn diff_ops<T: std::hash::Hash + Eq + Ord>(old: &[T], new: &[T]) -> Vec<DiffOp> {
-    similar::capture_diff_slices_deadline(Algorithm::Myers, old, new, Some(Instant::now() + DIFF_DEADLINE))
+    let deadline = Some(Instant::now() + DIFF_DEADLINE);
+    let ops = similar::capture_diff_slices_deadline(Algorithm::Myers, old, new, deadline);
+    if in_sequence(&ops) {
+        return ops;
+    }
+    // similar 2.7's compaction (which slides changes to tidier places) can
+    // leave operations out of order, as seen on real files: the script
+    // before compaction is exact.
+    let mut capture = Replace::new(Capture::new());
+    match diff_deadline(
+        Algorithm::Myers,
+        &mut capture,
+        old,
+        0..old.len(),
+        new,
+        0..new.len(),
+        deadline,
+    ) {
+        Ok(()) => capture.into_inner().into_ops(),
+        Err(never) => match never {},
+    }
+}
+
+/// Whether each operation starts, on both sides, where the one before ended.
+fn in_sequence(ops: &[DiffOp]) -> bool {
+    let mut at = (0, 0);
+    ops.iter().all(|op| {
+        let (old, new) = (op.old_range(), op.new_range());
+        let next = old.start == at.0 && new.start == at.1;
+        at = (old.end, new.end);
+        next
+    })
 }
 
 /// The hunks turning `old` into `new`, without context lines: changes
@@ -130,6 +163,22 @@ mod tests {
             assert!(text.len() <= old.len() + new.len());
         }
         hs.len()
+    }
+
+    #[test]
+    fn hunks_follow_each_other_where_compaction_would_reorder_them() {
+        // One line per letter: similar 2.7 compacts this script out of order.
+        let lines = |s: &str| s.chars().map(|c| format!("{c}\n")).collect::<String>();
+        let (old, new) = (lines("abcdefegheijkelmkeenoepqoeoeoererestuvow"), lines("xheyezQkk"));
+        let (o, n) = (split_lines(old.as_bytes()), split_lines(new.as_bytes()));
+        let hs = hunks(&o, &n);
+        for pair in hs.windows(2) {
+            assert!(
+                pair[0].old.end < pair[1].old.start && pair[0].new.end < pair[1].new.start,
+                "{hs:?}"
+            );
+        }
+        check_all_subsets(&old, &new);
     }
 
     #[test]

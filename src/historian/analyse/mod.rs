@@ -1,10 +1,11 @@
 //! Steps 2 and 3 of a run (DESIGN §10.1): what the branch is made of, read
 //! from git and never changed. The [`base`] the clean branch starts from;
 //! the change [`items`] between base and tip (whole files and the hunks of
-//! [`lines`]); the names each hunk defines and uses ([`symbols`]); which
-//! branch commits each item comes from ([`provenance`]); which files changed
-//! together before the branch ([`coupling`]); and what a path is by its name
-//! alone ([`classify`]).
+//! [`lines`]); the lines some items delete and others add ([`moves`]); the
+//! names each hunk defines and uses ([`symbols`]); which branch commits each
+//! item comes from ([`provenance`]); which files changed together before the
+//! branch ([`coupling`]); and what a path is by its name alone
+//! ([`classify`]).
 //!
 //! Everything here is a fact about the repository, read once: no grouping,
 //! no messages, no writes. The rooms above (`plan`, `message`, `execute`)
@@ -15,5 +16,6 @@ pub mod classify;
 pub mod coupling;
 pub mod items;
 pub mod lines;
+pub mod moves;
 pub mod provenance;
 pub mod symbols;

@@ -85,10 +85,20 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
     let mut code_scopes: BTreeMap<String, usize> = BTreeMap::new();
     let mut sources: BTreeMap<usize, usize> = BTreeMap::new();
     let mut per_file: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let moved_out = moved_out(changes, items);
+    // Removing lines that live on elsewhere says little of what a commit
+    // does: they weigh only as much as what else the item changes.
+    let share = |i: usize, w: usize| {
+        let lines = changes.items[i].lines;
+        match moved_out.get(&i) {
+            Some(&moved) if lines > 0 => w * lines.saturating_sub(moved) / lines,
+            _ => w,
+        }
+    };
     for &i in items {
         let item = &changes.items[i];
         let path = changes.path(i);
-        let weight = item.lines.max(1);
+        let weight = share(i, item.lines).max(1);
         let category = classify::category(path);
         *categories.entry(category).or_default() += weight;
         let scope = if category == Category::Test {
@@ -101,7 +111,7 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
             *code_scopes.entry(scope).or_default() += weight;
         }
         for &(k, w) in &ctx.provenance.items[i] {
-            *sources.entry(k).or_default() += w as usize;
+            *sources.entry(k).or_default() += share(i, w as usize);
         }
         per_file.entry(item.file).or_default().push(i);
     }
@@ -148,6 +158,19 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
         files,
         branch_words,
     }
+}
+
+/// How many moved lines (`analyse::moves`) each of `items` deletes, for
+/// those deleting any.
+fn moved_out(changes: &ChangeSet, items: &[usize]) -> BTreeMap<usize, usize> {
+    let wanted: BTreeSet<usize> = items.iter().copied().collect();
+    let mut out: BTreeMap<usize, usize> = BTreeMap::new();
+    for line in &changes.moves.lines {
+        for d in line.deleted_by.iter().filter(|d| wanted.contains(d)) {
+            *out.entry(*d).or_default() += 1;
+        }
+    }
+    out
 }
 
 /// The line of a commit's body listing file `f`, of which it holds the items `its`.

@@ -17,7 +17,8 @@
 //! The room around it makes that plan from the analysis (read as one
 //! [`context`]), in the order data flows: the branch's [`units`] of work
 //! [`group`]ed into commits (split where [`affinity`] is low, pieces
-//! [`attach`]ed where they belong), put in [`order`], each commit's size
+//! [`attach`]ed where they belong), put in [`order`] (never losing what is
+//! [`present`] at both ends in between), each commit's size
 //! weighed against the limits ([`split`]), and the whole assembled with
 //! drafted messages by the [`auto`]matic planner.
 //! A plan from `--plan` skips all of that and is only checked.
@@ -31,6 +32,7 @@ pub mod auto;
 pub mod context;
 pub mod group;
 pub mod order;
+pub mod present;
 pub mod split;
 pub mod units;
 

@@ -2,11 +2,14 @@
 //! first, then configuration, schema, core source, interfaces, tests and
 //! docs; within a category, the order the work was done on the branch; and
 //! always a commit defining a name before a commit using it (unless they
-//! use each other, when the category order decides).
+//! use each other, when the category order decides). Above all of it, the
+//! rules of `present`: moved lines and new packages never go missing in
+//! between.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::context::Context;
+use super::present;
 use crate::historian::analyse::classify::{self, Category};
 
 /// Sorting facts about one group.
@@ -40,10 +43,34 @@ pub fn group_category(ctx: &Context<'_>, items: &[usize]) -> Category {
     })
 }
 
-/// Puts `groups` in commit order.
-pub fn order(ctx: &Context<'_>, groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
+/// Puts `groups` in commit order, keeping the rules of `present`: groups in
+/// a cycle of those rules are joined, and the pieces `present` moves may
+/// change groups.
+pub fn order(ctx: &Context<'_>, mut groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
     let units = super::units::units_of(ctx);
-    let facts: Vec<Facts> = groups.iter().map(|g| facts(ctx, g, &units)).collect();
+    let detached = present::detach(ctx, &mut groups);
+    let sequence = loop {
+        match sequence(ctx, &groups, &units, &detached) {
+            Ok(sequence) => break sequence,
+            Err(cycle) => join(&mut groups, &cycle),
+        }
+    };
+    let mut groups: Vec<Option<Vec<usize>>> = groups.into_iter().map(Some).collect();
+    let mut out: Vec<Vec<usize>> = sequence.into_iter().filter_map(|g| groups[g].take()).collect();
+    present::reattach(ctx, &mut out, detached);
+    out
+}
+
+/// The groups' indices in commit order, or a cycle of `present`'s rules
+/// (groups each waiting for the next, the last for the first).
+fn sequence(
+    ctx: &Context<'_>,
+    groups: &[Vec<usize>],
+    units: &[Option<usize>],
+    detached: &present::Detached,
+) -> Result<Vec<usize>, Vec<usize>> {
+    let facts: Vec<Facts> = groups.iter().map(|g| facts(ctx, g, units)).collect();
+    let rules = present::Rules::new(ctx, groups, detached);
     let n = groups.len();
     // Edges definer → user, between groups that do not both use the other.
     let mut after: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
@@ -65,25 +92,54 @@ pub fn order(ctx: &Context<'_>, groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
             }
         }
     }
-    let key = |g: usize| (facts[g].category, facts[g].chronology, g);
+    let key = |g: &usize| (facts[*g].category, facts[*g].chronology, *g);
     let mut done = vec![false; n];
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        let ready = (0..n)
-            .filter(|&g| !done[g] && after[g].iter().all(|&d| done[d]))
-            .min_by_key(|&g| key(g));
+        let free: Vec<usize> = (0..n)
+            .filter(|&g| !done[g] && rules.blockers(g, &done).is_empty())
+            .collect();
+        let ready = free
+            .iter()
+            .copied()
+            .filter(|&g| after[g].iter().all(|&d| done[d]))
+            .min_by_key(key);
         // A cycle of definitions: the category order breaks it.
-        let next = ready.unwrap_or_else(|| {
-            (0..n)
-                .filter(|&g| !done[g])
-                .min_by_key(|&g| key(g))
-                .expect("a group is left")
-        });
+        let next = ready.or_else(|| free.iter().copied().min_by_key(key));
+        let Some(next) = next else {
+            // Every group left waits for another: follow the first group's
+            // wait (for the first group it names) until it comes round.
+            let mut path = vec![(0..n).filter(|&g| !done[g]).min_by_key(key).expect("a group is left")];
+            loop {
+                let last = path[path.len() - 1];
+                let waits_for = rules
+                    .blockers(last, &done)
+                    .into_iter()
+                    .min_by_key(key)
+                    .expect("a group that is not free waits for one");
+                if let Some(at) = path.iter().position(|&g| g == waits_for) {
+                    return Err(path.split_off(at));
+                }
+                path.push(waits_for);
+            }
+        };
         done[next] = true;
         out.push(next);
     }
-    let mut groups: Vec<Option<Vec<usize>>> = groups.into_iter().map(Some).collect();
-    out.into_iter().filter_map(|g| groups[g].take()).collect()
+    Ok(out)
+}
+
+/// Joins the groups `cycle` into the first of them.
+fn join(groups: &mut Vec<Vec<usize>>, cycle: &[usize]) {
+    let mut cycle = cycle.to_vec();
+    cycle.sort_unstable();
+    cycle.dedup();
+    let into = cycle[0];
+    for &g in cycle[1..].iter().rev() {
+        let items = groups.remove(g);
+        groups[into].extend(items);
+    }
+    groups[into].sort_unstable();
 }
 
 fn facts(ctx: &Context<'_>, items: &[usize], units: &[Option<usize>]) -> Facts {

@@ -181,15 +181,35 @@ fn by_size(ctx: &Context<'_>, items: &[usize], limits: Limits) -> Split {
     ordered(ctx, "by size", labelled)
 }
 
-/// Puts a split's parts in commit order.
+/// Puts a split's parts in commit order. Ordering may join parts or move a
+/// piece between them (`order`): a part is labelled by the parts most of
+/// whose items it holds (else by the one it holds most of).
 fn ordered(ctx: &Context<'_>, how: &'static str, parts: Vec<(String, Vec<usize>)>) -> Split {
-    let labels: BTreeMap<Vec<usize>, String> = parts.iter().map(|(l, p)| (sorted(p), l.clone())).collect();
-    let groups: Vec<Vec<usize>> = parts.into_iter().map(|(_, p)| sorted(&p)).collect();
+    let groups: Vec<Vec<usize>> = parts.iter().map(|(_, p)| sorted(p)).collect();
     let parts = order::order(ctx, groups)
         .into_iter()
-        .map(|p| (labels.get(&p).cloned().unwrap_or_default(), p))
+        .map(|p| (label_for(&parts, &p), p))
         .collect();
     Split { how, parts }
+}
+
+/// The label of an ordered part `p` made from the labelled `parts`.
+fn label_for(parts: &[(String, Vec<usize>)], p: &[usize]) -> String {
+    let held = |items: &[usize]| items.iter().filter(|i| p.binary_search(i).is_ok()).count();
+    let most: Vec<&str> = parts
+        .iter()
+        .filter(|(_, items)| held(items) * 2 > items.len())
+        .map(|(label, _)| label.as_str())
+        .collect();
+    if most.is_empty() {
+        parts
+            .iter()
+            .max_by_key(|(_, items)| held(items))
+            .map(|(label, _)| label.clone())
+            .unwrap_or_default()
+    } else {
+        most.join(" and ")
+    }
 }
 
 fn sorted(items: &[usize]) -> Vec<usize> {

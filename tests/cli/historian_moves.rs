@@ -1,0 +1,224 @@
+//! Moved code never disappears in between (issue 15, item 6): a test
+//! module split over several commits into a package, the old module
+//! deleted in the first of them and the package's `__init__.py` added in
+//! the last. Every line present at the base and at the tip must be present
+//! in every commit of the clean branch, and the package's `__init__.py`
+//! must come no later than its first module; both checked with real git.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::historian::{assert_same_tree, commit_all, field};
+use crate::support::*;
+
+/// The four parts of the old module, each moved to a module of its own.
+const PARTS: [(&str, &str); 4] = [
+    ("parse", "parse_line"),
+    ("format", "format_row"),
+    ("errors", "check_row"),
+    ("cli", "run_command"),
+];
+
+/// One part's tests: 15 lines, each test's lines unique to it.
+fn part(name: &str, function: &str) -> String {
+    let mut out = String::new();
+    for case in 1..=3 {
+        out.push_str(&format!(
+            "def test_{name}_case_{case}():\n    value = {function}('{name}-input-{case}')\n    expected = make_expected_{name}({case})\n    assert value == expected, 'case {case} of {name}'\n\n"
+        ));
+    }
+    out
+}
+
+fn header() -> &'static str {
+    "import pytest\nfrom app import parse_line, format_row, check_row, run_command\nfrom helpers import make_expected_parse, make_expected_format, make_expected_errors, make_expected_cli\n\n"
+}
+
+/// Nonblank lines, trimmed, of every file of `rev`.
+fn lines_at(env: &TestEnv, repo: &Path, rev: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for path in env.git(repo, &["ls-tree", "-r", "--name-only", rev]).lines() {
+        let text = env.git(repo, &["show", &format!("{rev}:{path}")]);
+        out.extend(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from));
+    }
+    out
+}
+
+/// The lines of `wanted` missing from every file of `rev`.
+fn missing_at(env: &TestEnv, repo: &Path, rev: &str, wanted: &BTreeSet<String>) -> Vec<String> {
+    let present = lines_at(env, repo, rev);
+    wanted.difference(&present).cloned().collect()
+}
+
+/// A branch moving `tests/test_big.py` into `tests/big/` over four commits:
+/// the old module goes in the first, `__init__.py` comes with the last.
+fn split_repo(env: &TestEnv) -> std::path::PathBuf {
+    let repo = env.repo("repo");
+    write(
+        &repo.join("app.py"),
+        "def parse_line(text):\n    return text.split(',')\n",
+    );
+    let mut big = header().to_owned();
+    for (name, function) in PARTS {
+        big.push_str(&part(name, function));
+    }
+    write(&repo.join("tests/test_big.py"), &big);
+    commit_all(env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "split-tests"]);
+    for (n, (name, function)) in PARTS.iter().enumerate() {
+        if n == 0 {
+            std::fs::remove_file(repo.join("tests/test_big.py")).unwrap();
+        }
+        write(
+            &repo.join(format!("tests/big/test_{name}.py")),
+            &format!("{}{}", header(), part(name, function)),
+        );
+        if n == PARTS.len() - 1 {
+            write(
+                &repo.join("tests/big/__init__.py"),
+                "\"\"\"Tests of the app, by area.\"\"\"\n",
+            );
+        }
+        commit_all(env, &repo, &format!("Move the {name} tests into the tests package"));
+    }
+    repo
+}
+
+#[test]
+fn moved_tests_are_in_every_clean_commit_and_the_package_comes_first() {
+    let env = TestEnv::new();
+    let repo = split_repo(&env);
+    let kept: BTreeSet<String> = lines_at(&env, &repo, "main")
+        .intersection(&lines_at(&env, &repo, "split-tests"))
+        .cloned()
+        .collect();
+    assert!(kept.len() > 50, "{kept:?}");
+    // The original branch loses the moved tests in between: what the clean
+    // branch must not do.
+    assert!(!missing_at(&env, &repo, "split-tests~3", &kept).is_empty());
+
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    let clean = field(&out, "Clean branch");
+    assert_same_tree(&env, &repo, "split-tests", &clean);
+    env.assert_fsck(&repo);
+    let commits = assert_nothing_missing(&env, &repo, "split-tests", &clean);
+    assert!(commits.len() >= 2, "the split is kept apart: {commits:?}");
+    // The commit finishing the move is named for what it adds, not for the
+    // old module it removes.
+    let subjects = crate::historian::subjects_of(&env, &repo, &format!("main..{clean}"));
+    let last = subjects.last().unwrap();
+    assert!(last.contains("cli") && !last.contains("parse"), "{subjects:?}");
+    // The first commit with anything of the package has its `__init__.py`.
+    let first = commits
+        .iter()
+        .position(|id| {
+            !env.git(&repo, &["ls-tree", "-r", "--name-only", id, "tests/big/"])
+                .is_empty()
+        })
+        .expect("the package is added");
+    let files = env.git(&repo, &["ls-tree", "-r", "--name-only", &commits[first], "tests/big/"]);
+    assert!(
+        files.lines().any(|f| f == "tests/big/__init__.py"),
+        "commit {} adds the package without __init__.py: {files}",
+        first + 1
+    );
+}
+
+/// Every line present at both ends of the branch is in every commit of
+/// `clean`; returns the clean commits, oldest first.
+fn assert_nothing_missing(env: &TestEnv, repo: &Path, branch: &str, clean: &str) -> Vec<String> {
+    let kept: BTreeSet<String> = lines_at(env, repo, "main")
+        .intersection(&lines_at(env, repo, branch))
+        .cloned()
+        .collect();
+    let commits: Vec<String> = env
+        .git(repo, &["rev-list", "--reverse", &format!("main..{clean}")])
+        .lines()
+        .map(String::from)
+        .collect();
+    for (n, id) in commits.iter().enumerate() {
+        let missing = missing_at(env, repo, id, &kept);
+        assert!(
+            missing.is_empty(),
+            "commit {} of {} lacks {missing:?}\n{}",
+            n + 1,
+            commits.len(),
+            env.git(repo, &["log", "--stat", "--reverse", &format!("main..{clean}")])
+        );
+    }
+    commits
+}
+
+#[test]
+fn a_hunk_removing_moved_tests_waits_for_the_commit_that_adds_them_back() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let mut big = header().to_owned();
+    for (name, function) in PARTS {
+        big.push_str(&part(name, function));
+    }
+    write(&repo.join("tests/test_big.py"), &big);
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "trim"]);
+    // The first commit cuts three parts out of the old module (one hunk
+    // removing lines) and moves the first of them; the others follow.
+    let mut trimmed = header().to_owned();
+    trimmed.push_str(&part(PARTS[0].0, PARTS[0].1));
+    write(&repo.join("tests/test_big.py"), &trimmed);
+    write(
+        &repo.join("tests/big/__init__.py"),
+        "\"\"\"Tests of the app, by area.\"\"\"\n",
+    );
+    for (n, (name, function)) in PARTS[1..].iter().enumerate() {
+        write(
+            &repo.join(format!("tests/big/test_{name}.py")),
+            &format!("{}{}", header(), part(name, function)),
+        );
+        let subject = match n {
+            0 => "Start the tests package with the format tests".to_owned(),
+            _ => format!("Move the {name} tests into the tests package"),
+        };
+        commit_all(&env, &repo, &subject);
+    }
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    let clean = field(&out, "Clean branch");
+    assert_same_tree(&env, &repo, "trim", &clean);
+    let commits = assert_nothing_missing(&env, &repo, "trim", &clean);
+    assert!(commits.len() >= 2, "the moves are kept apart: {commits:?}");
+    // The old module shrinks in the commit adding the last part back.
+    let last = commits.last().unwrap();
+    let files = env.git(&repo, &["diff-tree", "--no-commit-id", "--name-only", "-r", last]);
+    assert!(files.lines().any(|f| f == "tests/test_big.py"), "{files}");
+}
+
+#[test]
+fn code_swapped_between_two_files_is_swapped_in_one_commit() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("src/left.py"),
+        "def left():\n    return compute_the_left_answer(41)\n",
+    );
+    write(
+        &repo.join("lib/right.py"),
+        "def right():\n    return compute_the_right_answer(43)\n",
+    );
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "swap"]);
+    write(
+        &repo.join("src/left.py"),
+        "def left():\n    return compute_the_right_answer(43)\n",
+    );
+    commit_all(&env, &repo, "Left answers right");
+    write(
+        &repo.join("lib/right.py"),
+        "def right():\n    return compute_the_left_answer(41)\n",
+    );
+    commit_all(&env, &repo, "Right answers left");
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    let clean = field(&out, "Clean branch");
+    assert_same_tree(&env, &repo, "swap", &clean);
+    // Either commit alone would lose a line: they are joined.
+    let commits = assert_nothing_missing(&env, &repo, "swap", &clean);
+    assert_eq!(commits.len(), 1, "{commits:?}");
+}
