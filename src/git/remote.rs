@@ -39,6 +39,17 @@ pub struct Lease {
 }
 
 impl PushOutcome {
+    /// Why the push did not go through: the first refused reference's
+    /// summary, else the last line git printed.
+    pub fn why(&self) -> &str {
+        self.refs
+            .iter()
+            .find(|r| !r.ok)
+            .map(|r| r.summary.as_str())
+            .or_else(|| self.stderr.lines().last())
+            .unwrap_or("the push was refused")
+    }
+
     /// Every reference was refused only because the remote moved meanwhile
     /// (another clone pushed first): fetching again and retrying can succeed.
     pub fn lost_a_race(&self) -> bool {

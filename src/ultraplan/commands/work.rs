@@ -85,19 +85,24 @@ pub const EXIT_STATUS: [(Exit, &str); 6] = [
     (Exit::Interrupted, "interrupted (Ctrl-C)"),
 ];
 
-/// The options a worker passes to each session's run.
+/// The options a distributed run passes to the workers it runs here.
 pub(super) fn worker_args(options: &RunOptions) -> Vec<String> {
+    session_args(&options.executor, options.max_attempts, options.allow_unverified)
+}
+
+/// The options of a session's run (and of a worker's): billing is settled.
+fn session_args(executor: &Executor, max_attempts: u32, allow_unverified: bool) -> Vec<String> {
     let mut args = vec![
         "--executor".to_owned(),
-        match &options.executor {
+        match executor {
             Executor::Command(cmd) => cmd.clone(),
             other => other.id(),
         },
         "--max-attempts".into(),
-        options.max_attempts.to_string(),
+        max_attempts.to_string(),
         "--yes".into(),
     ];
-    if options.allow_unverified {
+    if allow_unverified {
         args.push("--allow-unverified".into());
     }
     args
@@ -154,19 +159,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         Some(n) => n,
         None => config::integer(cfg, &config::MAX_ATTEMPTS)? as u32,
     };
-    let mut child_args = vec![
-        "--executor".to_owned(),
-        match &executor {
-            Executor::Command(cmd) => cmd.clone(),
-            other => other.id(),
-        },
-        "--max-attempts".into(),
-        max_attempts.to_string(),
-        "--yes".into(),
-    ];
-    if args.allow_unverified {
-        child_args.push("--allow-unverified".into());
-    }
+    let child_args = session_args(&executor, max_attempts, args.allow_unverified);
     let opts = WorkOptions {
         remote,
         once: args.once,

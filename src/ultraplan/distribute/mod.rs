@@ -6,12 +6,14 @@
 //!   the commit its sessions start from.
 //! * [`claim`] — who holds a session, their heartbeat, and how it ended.
 //! * [`remote`] — reading all of that from the remote.
-//! * [`worker`] — `git ultraplan work`: claim, run, publish.
+//! * [`worker`] — `git ultraplan work`: claim, run, publish; `place`, the
+//!   worktree a worker runs a session in.
 //! * [`orchestrator`] — `run --distribute`: publish each wave, wait for its
 //!   results, hand them to the waves engine to merge.
 
 pub mod claim;
 pub mod orchestrator;
+mod place;
 pub mod remote;
 pub mod work;
 pub mod worker;

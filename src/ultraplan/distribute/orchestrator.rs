@@ -110,10 +110,7 @@ impl Orchestrator {
                 "cannot publish the work of {} to '{}': {}",
                 self.work.plan,
                 self.remote,
-                outcome
-                    .refs
-                    .first()
-                    .map_or(outcome.stderr.as_str(), |r| r.summary.as_str())
+                outcome.why()
             ));
         }
         Ok(())
@@ -284,10 +281,7 @@ impl Elsewhere for Orchestrator {
             observer.event(Event::Warning(format!(
                 "wave {wave} is merged here, but '{}' refused {branch}: {}; push it yourself",
                 self.remote,
-                outcome
-                    .refs
-                    .first()
-                    .map_or(outcome.stderr.as_str(), |r| r.summary.as_str())
+                outcome.why()
             )));
         }
         Ok(())

@@ -11,17 +11,17 @@
 //! the notes through `sync`.
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use anyhow::{anyhow, Result};
 
+use super::place::Place;
 use super::{claim_ref, Claim, View, Work};
 use crate::git::{Lease, Oid, Repo};
 use crate::process;
 use crate::redact::redact;
-use crate::ultraplan::engine::{Event, Observer, ORCHESTRATED_VAR};
+use crate::ultraplan::engine::{Event, Observer};
 use crate::ultraplan::state::{Refs, RunState};
 
 /// How a worker works.
@@ -285,7 +285,7 @@ fn close(
             return Err(anyhow!(
                 "cannot publish session {n} to '{}': {}",
                 opts.remote,
-                outcome.stderr.lines().last().unwrap_or("the push was refused")
+                outcome.why()
             ));
         }
     }
@@ -297,87 +297,6 @@ fn close(
 
 /// How often a publication that lost a race is read again and retried.
 const PUBLISH_TRIES: usize = 5;
-
-/// Where a worker runs a session: its own worktree and branch, outside the
-/// names a multi-session run of the same plan in this clone cleans up.
-struct Place {
-    dir: PathBuf,
-    branch: String,
-    log: PathBuf,
-}
-
-impl Place {
-    fn new(repo: &Repo, slug: &str, n: u32) -> Place {
-        let common = repo.common_dir().join("ultraplan");
-        Place {
-            dir: common.join("work").join(slug).join(format!("session-{n}")),
-            branch: format!("refs/heads/ultraplan-work/{slug}/session-{n}"),
-            log: common.join("logs").join(slug).join(format!("work-session-{n}.log")),
-        }
-    }
-
-    /// A fresh worktree on a fresh branch at `base` (a killed worker's are removed first).
-    fn prepare(&self, repo: &Repo, base: Oid) -> Result<()> {
-        self.remove(repo)?;
-        repo.create_branch(&self.branch, base)?;
-        repo.add_worktree(&self.dir, &self.branch)?;
-        if let Some(dir) = self.log.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        std::fs::write(&self.log, "").map_err(|e| anyhow!("cannot create '{}': {e}", self.log.display()))
-    }
-
-    fn run(&self, opts: &WorkOptions, work: &Work, n: u32) -> Result<String> {
-        let log = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&self.log)
-            .map_err(|e| anyhow!("cannot open '{}': {e}", self.log.display()))?;
-        let mut command = Command::new(&opts.program);
-        command
-            .arg("run")
-            .arg("--session")
-            .arg(n.to_string())
-            .args(&opts.child_args)
-            .arg(&work.plan)
-            .current_dir(&self.dir)
-            .env(ORCHESTRATED_VAR, "1")
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
-            .stdin(Stdio::null())
-            .stdout(log.try_clone()?)
-            .stderr(log);
-        let mut child = process::spawn_registered(&mut command)?;
-        let status = child.wait()?;
-        process::unregister(child.id());
-        Ok(session_result(status.code()).into())
-    }
-
-    fn remove(&self, repo: &Repo) -> Result<()> {
-        if repo.linked_worktrees()?.iter().any(|w| w.path == self.dir) && self.dir.exists() {
-            repo.remove_worktree(&self.dir)?;
-        }
-        repo.prune_worktrees()?;
-        if self.dir.exists() {
-            std::fs::remove_dir_all(&self.dir).map_err(|e| anyhow!("cannot remove '{}': {e}", self.dir.display()))?;
-        }
-        if repo.read_ref(&self.branch)?.is_some() {
-            repo.delete_ref(&self.branch, None)?;
-        }
-        Ok(())
-    }
-}
-
-/// What a session's exit status means (as for sessions run here).
-pub fn session_result(code: Option<i32>) -> &'static str {
-    match code {
-        Some(0) => "completed",
-        Some(1) => "failed",
-        Some(3) => "stopped",
-        Some(130) => "interrupted",
-        _ => "crashed",
-    }
-}
 
 /// Refreshes a held claim while its session runs, on its own thread.
 struct Heartbeat {
