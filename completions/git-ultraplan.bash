@@ -29,7 +29,7 @@ _git_ultraplan ()
 			return
 			;;
 		-*)
-			__gitcomp "--fg --resume --dry-run --step= --session= --executor= --max-attempts= --allow-unverified --answer= --yes --jobs= --distribute= --json --quiet --color= --help"
+			__gitcomp "--fg --resume --dry-run --step= --session= --executor= --max-attempts= --allow-unverified --yes --answer= --jobs= --distribute= --json --quiet --color= --help"
 			return
 			;;
 		esac

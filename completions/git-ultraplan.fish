@@ -148,13 +148,13 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -s q -
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand sync" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -s j -l jobs -d 'Run up to N sessions at once (N workers)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l plan -d 'Only the plan with this name (its file name without extension)' -r
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l executor -d 'The executor: shell, claude, or a command line (default: ultraplan.executor, else shell)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l executor -d 'The executor: shell, claude, manual, or a command line (default: ultraplan.executor, else shell)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l max-attempts -d 'Attempts per step (default: ultraplan.maxAttempts, else 3)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l once -d 'Take one session (or none) and exit'
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l allow-unverified -d 'Let a step without a Verify command pass on the executor\'s word'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l allow-unverified -d 'Let a step without a Verify command (or with a prose one) pass on the executor\'s word'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -s y -l yes -d 'Do not ask: accept API billing when ANTHROPIC_API_KEY is set'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -l json -d 'Print what was worked on as JSON'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand work" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'

@@ -5,6 +5,7 @@
 mod billing;
 mod check;
 mod clean;
+mod executor_args;
 mod export;
 mod hook;
 mod import;

@@ -46,21 +46,8 @@ pub struct Args {
     #[arg(long, value_name = "SLUG")]
     pub plan: Option<String>,
 
-    /// The executor: shell, claude, or a command line (default: ultraplan.executor, else shell).
-    #[arg(long, value_name = "NAME|COMMAND")]
-    pub executor: Option<String>,
-
-    /// Attempts per step (default: ultraplan.maxAttempts, else 3).
-    #[arg(long, value_name = "N")]
-    pub max_attempts: Option<u32>,
-
-    /// Let a step without a Verify command pass on the executor's word.
-    #[arg(long)]
-    pub allow_unverified: bool,
-
-    /// Do not ask: accept API billing when ANTHROPIC_API_KEY is set.
-    #[arg(short = 'y', long)]
-    pub yes: bool,
+    #[command(flatten)]
+    pub exec: super::executor_args::ExecutorArgs,
 
     /// Print what was worked on as JSON.
     #[arg(long)]
@@ -134,6 +121,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let remote = crate::ultraplan::sync::resolve_remote(repo, args.remote.as_deref())?;
     let executor = Executor::parse(
         &args
+            .exec
             .executor
             .clone()
             .unwrap_or_else(|| config::string(cfg, &config::EXECUTOR)),
@@ -147,7 +135,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         }
         .into());
     }
-    if executor.is_billed_agent() && !super::billing::billing_confirmed(args.yes, cfg, &ui)? {
+    if executor.is_billed_agent() && !super::billing::billing_confirmed(args.exec.yes, cfg, &ui)? {
         return Ok(Exit::Stopped);
     }
     let program = std::env::current_exe().map_err(|e| anyhow!("cannot find the git-ultraplan binary: {e}"))?;
@@ -155,11 +143,11 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     if let Some(jobs) = args.jobs.filter(|n| *n > 1) {
         return in_parallel(&args, &remote, jobs, &program);
     }
-    let max_attempts = match args.max_attempts {
+    let max_attempts = match args.exec.max_attempts {
         Some(n) => n,
         None => config::integer(cfg, &config::MAX_ATTEMPTS)? as u32,
     };
-    let child_args = session_args(&executor, max_attempts, args.allow_unverified);
+    let child_args = session_args(&executor, max_attempts, args.exec.allow_unverified);
     let opts = WorkOptions {
         remote,
         once: args.once,
@@ -243,13 +231,13 @@ fn in_parallel(args: &Args, remote: &str, jobs: u64, program: &std::path::Path) 
         if let Some(plan) = &args.plan {
             command.args(["--plan", plan]);
         }
-        if let Some(executor) = &args.executor {
+        if let Some(executor) = &args.exec.executor {
             command.args(["--executor", executor]);
         }
-        if let Some(n) = args.max_attempts {
+        if let Some(n) = args.exec.max_attempts {
             command.args(["--max-attempts", &n.to_string()]);
         }
-        if args.allow_unverified {
+        if args.exec.allow_unverified {
             command.arg("--allow-unverified");
         }
         command.arg("--yes").arg(remote);

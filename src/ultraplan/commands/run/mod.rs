@@ -69,26 +69,13 @@ pub struct Args {
     #[arg(long, value_name = "N", conflicts_with_all = ["fg", "dry_run", "step"])]
     pub session: Option<u32>,
 
-    /// The executor: shell, claude, manual, or a command line (default: ultraplan.executor, else shell).
-    #[arg(long, value_name = "NAME|COMMAND")]
-    pub executor: Option<String>,
-
-    /// Attempts per step (default: ultraplan.maxAttempts, else 3).
-    #[arg(long, value_name = "N")]
-    pub max_attempts: Option<u32>,
-
-    /// Let a step without a Verify command (or with a prose one) pass on the executor's word.
-    #[arg(long)]
-    pub allow_unverified: bool,
+    #[command(flatten)]
+    pub exec: super::executor_args::ExecutorArgs,
 
     /// With --resume: the answer to the check or decision the run waits at
     /// (an option id or name of a decision, or any text, such as "approved").
     #[arg(long, value_name = "TEXT", requires = "continuing")]
     pub answer: Option<String>,
-
-    /// Do not ask: accept API billing when ANTHROPIC_API_KEY is set.
-    #[arg(short = 'y', long)]
-    pub yes: bool,
 
     /// Run at most N sessions of a wave at once (default: ultraplan.jobs, else all).
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -175,13 +162,14 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         .into());
     }
     let recorded = match mode {
-        Mode::Resume | Mode::ResumeSession(_) if args.executor.is_none() => recorded_executor(repo, &path, mode)?,
+        Mode::Resume | Mode::ResumeSession(_) if args.exec.executor.is_none() => recorded_executor(repo, &path, mode)?,
         _ => None,
     };
     let executor = match recorded {
         Some(executor) => executor,
         None => Executor::parse(
             &args
+                .exec
                 .executor
                 .clone()
                 .unwrap_or_else(|| config::string(cfg, &config::EXECUTOR)),
@@ -200,7 +188,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         .into());
     }
     // Asked once, before anything (any session) starts.
-    if executor.is_billed_agent() && !super::billing::billing_confirmed(args.yes, cfg, &ui)? {
+    if executor.is_billed_agent() && !super::billing::billing_confirmed(args.exec.yes, cfg, &ui)? {
         return Ok(Exit::Stopped);
     }
     let options = options(&args, cfg, mode, executor)?;
@@ -284,7 +272,7 @@ const SNAPSHOT_IGNORED_FILES: usize = 1000;
 
 /// The library's options from the command line and the configuration.
 fn options(args: &Args, cfg: &crate::git::GitConfig, mode: Mode, executor: Executor) -> Result<RunOptions> {
-    let max_attempts = match args.max_attempts {
+    let max_attempts = match args.exec.max_attempts {
         Some(n) => n,
         None => {
             let n = config::integer(cfg, &config::MAX_ATTEMPTS)?;
@@ -306,7 +294,7 @@ fn options(args: &Args, cfg: &crate::git::GitConfig, mode: Mode, executor: Execu
             bytes: config::integer(cfg, &config::SNAPSHOT_IGNORED_MAX)?.max(0) as u64,
             files: SNAPSHOT_IGNORED_FILES,
         },
-        allow_unverified: args.allow_unverified,
+        allow_unverified: args.exec.allow_unverified,
         answer: args.answer.clone(),
         lock_timeout: duration(cfg, &config::LOCK_TIMEOUT)?,
         claude: ClaudeSettings {
