@@ -46,6 +46,8 @@ pub struct Options {
     pub plan_file: Option<PlanFile>,
     pub limits: Limits,
     pub verify_each: Option<String>,
+    /// `clean --stack`: one branch per clean commit too.
+    pub stack: bool,
     pub verify_timeout: Duration,
     /// `historian.commitWriter`.
     pub commit_writer: Option<String>,
@@ -71,6 +73,7 @@ impl Options {
                 lines: default_number(&config::HISTORIAN_MAX_LINES)?,
             },
             verify_each: None,
+            stack: false,
             verify_timeout: config::default_duration(&config::HISTORIAN_VERIFY_TIMEOUT)?,
             commit_writer: None,
             writer_timeout: config::default_duration(&config::HISTORIAN_COMMIT_WRITER_TIMEOUT)?,

@@ -27,6 +27,7 @@ mod historian;
 mod historian_commands;
 mod historian_moves;
 mod historian_session;
+mod historian_stack;
 mod outcome_index;
 mod outcomes;
 mod redaction;
