@@ -53,6 +53,7 @@ use ultraplan::git::{BranchCommit, Oid, Workspace};
 use ultraplan::historian::analyse::coupling::{self, Coupling};
 use ultraplan::historian::analyse::items::ChangeSet;
 use ultraplan::historian::analyse::provenance;
+use ultraplan::historian::message;
 use ultraplan::historian::plan::context::{Context, Tuning};
 use ultraplan::historian::plan::units;
 use ultraplan::historian::plan::{affinity, auto};
@@ -518,6 +519,26 @@ fn tally(segments: &[Segment], tuning: &Tuning) -> Tally {
     tally
 }
 
+/// Planned commits whose subject only lists files or numbers a part
+/// (`message::is_fallback`), and all planned commits (issue 15, item 5).
+fn fallback_subjects(sources: &[(String, Vec<Segment>)], tuning: &Tuning) -> (usize, usize) {
+    let (mut fallback, mut all) = (0, 0);
+    for (_, segs) in sources.iter().filter(|(name, _)| name != "generated") {
+        for seg in segs {
+            let ctx = Context::new(&seg.changes, &seg.seen, &seg.squashed, seg.coupling.clone());
+            for commit in auto::plan(&ctx, tuning).commits {
+                all += 1;
+                let is = message::is_fallback(commit.subject());
+                fallback += usize::from(is);
+                if std::env::var_os("HISTORIAN_EVAL_SUBJECTS").is_some() {
+                    eprintln!("{} {}", if is { "F" } else { " " }, commit.subject());
+                }
+            }
+        }
+    }
+    (fallback, all)
+}
+
 /// Pairs of parts within the squashed commits: signals, whether the two
 /// came from one original commit, and their lines.
 fn dataset(segments: &[Segment], tuning: &Tuning) -> Vec<(affinity::Signals, bool, f64)> {
@@ -835,6 +856,11 @@ fn main() {
         "oracles (all real): items whole {:.3}, each file of a squashed commit whole {:.3}",
         real.oracle_items.value(),
         real.oracle_fragments.value()
+    );
+    let (fallback, planned) = fallback_subjects(&sources_read, &tuning);
+    println!(
+        "fallback subjects (all real): {fallback} of {planned} planned commits, {:.1}%",
+        100.0 * fallback as f64 / planned.max(1) as f64
     );
     if std::env::var_os("HISTORIAN_EVAL_FIT").is_none() {
         return;

@@ -11,6 +11,7 @@
 
 mod clauses;
 mod draft;
+mod fallback;
 mod subject;
 
 use std::sync::LazyLock;
@@ -19,6 +20,7 @@ use regex::Regex;
 
 pub use clauses::{add_path_words, has_clauses};
 pub use draft::{Draft, FileLine, SUBJECT_WIDTH};
+pub use fallback::is_fallback;
 pub use subject::{parse_subject, Subject};
 
 use subject::summary_of;
