@@ -50,7 +50,10 @@ fn assert_stack(env: &TestEnv, repo: &Path, clean: &str, stack: &[String]) {
         assert!(name.starts_with(&number), "{name}");
         let slug = &name[number.len()..];
         assert!(
-            !slug.is_empty() && slug.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+            !slug.is_empty()
+                && slug
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
             "{name}"
         );
         // The slug is made of the subject's words.

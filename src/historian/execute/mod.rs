@@ -286,8 +286,11 @@ fn finish(run: Run<'_>, ctx: &Context<'_>) -> Result<Outcome> {
                 "historian: every commit built and checked",
             )?;
             settle_branch(repo, &s)?;
-            repo.update_refs(&stack_updates(|id| Expect::AbsentOr(Some(id))), "historian: stack branch")
-                .with_context(|| format!("cannot create the stack branches of '{}'", run.clean_branch))?;
+            repo.update_refs(
+                &stack_updates(|id| Expect::AbsentOr(Some(id))),
+                "historian: stack branch",
+            )
+            .with_context(|| format!("cannot create the stack branches of '{}'", run.clean_branch))?;
             let now = session::load(repo, &stored.ref_name)?.ok_or_else(|| anyhow!("the session vanished"))?;
             debug_assert_eq!(now.commit, state);
             session::delete(repo, &now)?;
