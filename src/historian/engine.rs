@@ -29,6 +29,7 @@ use super::analyse::provenance::{self, Provenance};
 use super::outcome::{Failed, Step};
 use super::plan::auto;
 use super::plan::context::{Context, Tuning};
+use super::plan::reason::{self, Explanation};
 use super::plan::split::Limits;
 use super::plan::{CommitPlan, PlanFile};
 use super::session;
@@ -244,7 +245,18 @@ fn no_base_found(target: &Target, no_base: NoBase) -> Failed {
 /// Step 4: the plan from `--plan`, or made here. A plan file that misses,
 /// doubles or invents an item is a fatal error listing them.
 pub fn plan(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<CommitPlan> {
+    plan_in(repo, &analysis.context(), analysis, options)
+}
+
+/// Step 4 and why each item is where it is (`plan --explain`).
+pub fn plan_explained(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<(CommitPlan, Explanation)> {
     let ctx = analysis.context();
+    let plan = plan_in(repo, &ctx, analysis, options)?;
+    let explanation = reason::explain(&ctx, &plan, options.limits, options.plan_file.is_some());
+    Ok((plan, explanation))
+}
+
+fn plan_in(repo: &Repo, ctx: &Context<'_>, analysis: &Analysis, options: &Options) -> Result<CommitPlan> {
     match &options.plan_file {
         Some(file) => {
             if let Some(tip) = &file.tip {
@@ -275,7 +287,7 @@ pub fn plan(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<Commi
             })
         }
         None => {
-            let plan = auto::plan(&ctx, &options.tuning);
+            let plan = auto::plan(ctx, &options.tuning);
             let problems = plan.check(&analysis.changes);
             if !problems.is_empty() {
                 bail!(

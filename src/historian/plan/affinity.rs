@@ -267,6 +267,7 @@ pub fn split_unit(
                 .or_default()
                 .extend(p.items.iter().copied());
         }
+        super::reason::note_components(ctx, &parts);
         return by_component
             .into_values()
             .map(|mut items| {
@@ -337,6 +338,7 @@ pub fn split_unit(
         let target = largest - small.iter().filter(|&&c| c < largest).count();
         clusters[target].extend(moved);
     }
+    super::reason::note_split(ctx, &parts, &pairs, coefficients, tuning.join_threshold, &clusters);
     clusters
         .into_iter()
         .map(|members| {

@@ -13,8 +13,9 @@ use super::{group, order, CommitPlan, PlannedCommit};
 
 /// Plans the branch's rewrite.
 pub fn plan(ctx: &Context<'_>, tuning: &Tuning) -> CommitPlan {
-    let groups = order::order(ctx, group::group(ctx, tuning));
-    commits_for(ctx, groups)
+    let grouped = group::group(ctx, tuning);
+    ctx.record().grouped(&grouped);
+    commits_for(ctx, order::order(ctx, grouped))
 }
 
 /// Planned commits for `groups` (in the order given), with messages.
