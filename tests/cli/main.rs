@@ -25,6 +25,7 @@ mod gsd;
 mod gsd_phase;
 mod historian;
 mod historian_commands;
+mod historian_messages;
 mod historian_moves;
 mod historian_session;
 mod historian_stack;
