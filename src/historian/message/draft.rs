@@ -49,6 +49,9 @@ pub struct Draft {
     pub names: Vec<String>,
 }
 
+/// How a sentence of prose starts, unlike a subject.
+const PROSE: [&str; 7] = ["it ", "this ", "these ", "that ", "we ", "i ", "there "];
+
 /// The longest subject line written.
 pub const SUBJECT_WIDTH: usize = 72;
 
@@ -123,9 +126,10 @@ impl Draft {
     /// of it about this commit, when it lists several pieces of work), else
     /// one made from what the commit holds.
     ///
-    /// When the lead source lists other subjects in its body (a squash), the
-    /// one naming most of what this commit holds is taken, the first line on
-    /// a tie; and when even that names other files of the branch and
+    /// When the lead source lists other subjects in its body (a squash) and
+    /// its first line names nothing this commit holds, the one naming most
+    /// of what it holds is taken, the first line on a tie; and when even
+    /// that names other files of the branch and
     /// nothing of this commit's (`update CHANGELOG.md` for a commit holding
     /// code), what the commit holds says it better ([`Draft::describe`]).
     pub fn summary(&self) -> String {
@@ -142,11 +146,19 @@ impl Draft {
         }
         let here = self.here_words();
         let mut best = (first.clone(), clauses::relevance(&first, &here, &self.branch_words));
-        for alternative in &self.alternatives {
-            let s = parse_subject(alternative).summary;
-            let r = clauses::relevance(&s, &here, &self.branch_words);
-            if r.0 > best.1 .0 {
-                best = (s, r);
+        // The first line stands while it names anything this commit holds;
+        // a sentence of prose ("This updates …") is no subject.
+        if best.1 .0 == 0 {
+            for alternative in &self.alternatives {
+                let s = parse_subject(alternative).summary;
+                let lower = s.to_lowercase();
+                if PROSE.iter().any(|p| lower.starts_with(p)) {
+                    continue;
+                }
+                let r = clauses::relevance(&s, &here, &self.branch_words);
+                if r.0 > best.1 .0 {
+                    best = (s, r);
+                }
             }
         }
         let (summary, (in_here, elsewhere)) = best;
