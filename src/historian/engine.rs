@@ -29,7 +29,7 @@ use super::analyse::provenance::{self, Provenance};
 use super::outcome::{Failed, Step};
 use super::plan::auto;
 use super::plan::context::{Context, Tuning};
-use super::plan::reason::{self, Explanation};
+use super::plan::explanation::{self, Explanation};
 use super::plan::split::Limits;
 use super::plan::{CommitPlan, PlanFile};
 use super::session;
@@ -252,7 +252,7 @@ pub fn plan(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<Commi
 pub fn plan_explained(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<(CommitPlan, Explanation)> {
     let ctx = analysis.context();
     let plan = plan_in(repo, &ctx, analysis, options)?;
-    let explanation = reason::explain(&ctx, &plan, options.limits, options.plan_file.is_some());
+    let explanation = explanation::explain(&ctx, &plan, options.limits, options.plan_file.is_some());
     Ok((plan, explanation))
 }
 

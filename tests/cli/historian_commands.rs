@@ -172,5 +172,8 @@ fn plan_explain_lists_a_questions_candidates_and_json_carries_it_all() {
         .expect_code(0);
     let why: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("   why ")).collect();
     assert_eq!(why.len(), 21, "{out}");
-    assert!(why.iter().all(|l| l.ends_with(": listed here by the plan file")), "{out}");
+    assert!(
+        why.iter().all(|l| l.ends_with(": listed here by the plan file")),
+        "{out}"
+    );
 }

@@ -8,7 +8,8 @@ use crate::git::BranchCommit;
 use crate::historian::analyse::items::ChangeSet;
 use crate::historian::message;
 use crate::historian::plan::context::Context;
-use crate::historian::plan::reason::{Explanation, ItemReason, Placement, Rival, Signal, Strength};
+use crate::historian::plan::explanation::{Explanation, ItemReason};
+use crate::historian::plan::reason::{Placement, Rival, Signal, Strength};
 use crate::historian::plan::split;
 
 /// What the words of an explanation name: commits and files.

@@ -108,5 +108,6 @@ fn join_path_conflicts(ctx: &Context<'_>, groups: &mut Vec<Vec<usize>>) {
 /// Notes why two items joined: the path `gone` is replaced.
 fn note_conflict(ctx: &Context<'_>, item: usize, other: usize, gone: &str) {
     let path = gone.to_owned();
-    super::reason::note_rule(ctx, [item, other], super::reason::Signal::PathConflict { path });
+    ctx.record()
+        .note_rule([item, other], super::reason::Signal::PathConflict { path });
 }

@@ -13,17 +13,13 @@
 //! The placement, when there is one, is the deciding signal; otherwise the
 //! unit is.
 //!
-//! The steps write into the [`Record`] a [`Context`] carries; nothing here
-//! changes a decision. The command layer renders what [`explain`] returns.
+//! The steps write into the [`Record`] the planning context carries;
+//! nothing here changes a decision, and this module knows no other step
+//! (it is the leaf they all note into). `explanation` assembles what was
+//! noted into the plan's [`Explanation`](super::explanation::Explanation);
+//! the command layer renders it.
 
 use std::collections::BTreeMap;
-
-use super::affinity::{self, Pair, Part};
-use super::context::Context;
-use super::split::{self, Limits, Split};
-use super::CommitPlan;
-use crate::historian::analyse::classify;
-use crate::historian::analyse::items::Status;
 
 /// How strong a signal was.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -122,243 +118,134 @@ pub struct Record {
 }
 
 impl Record {
-    pub(super) fn unit(&mut self, item: usize, placement: Placement) {
+    pub fn unit(&mut self, item: usize, placement: Placement) {
         self.units.insert(item, placement);
     }
 
-    pub(super) fn placed(&mut self, item: usize, placement: Placement) {
+    pub fn placed(&mut self, item: usize, placement: Placement) {
         self.placed.insert(item, placement);
     }
 
-    pub(super) fn grouped(&mut self, groups: &[Vec<usize>]) {
+    pub fn grouped(&mut self, groups: &[Vec<usize>]) {
         self.grouped = Some(groups.to_vec());
     }
-}
 
-/// Why one item is where it is.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ItemReason {
-    pub item: usize,
-    /// The commit of the plan holding it (from 0).
-    pub commit: usize,
-    /// Which branch commit it belongs to.
-    pub unit: Option<Placement>,
-    /// Why it sits with the rest of its commit, when more than its unit.
-    pub placed: Option<Placement>,
-}
+    /// Why `item` belongs to its unit, as noted.
+    pub fn unit_of(&self, item: usize) -> Option<&Placement> {
+        self.units.get(&item)
+    }
 
-impl ItemReason {
-    /// The deciding signal: the placement, else the unit.
-    pub fn deciding(&self) -> Option<&Placement> {
-        self.placed.as_ref().or(self.unit.as_ref())
+    /// Why `item` sits where it was put, as noted.
+    pub fn placed_of(&self, item: usize) -> Option<&Placement> {
+        self.placed.get(&item)
+    }
+
+    /// The groups before ordering, when noted.
+    pub fn groups(&self) -> Option<&[Vec<usize>]> {
+        self.grouped.as_deref()
     }
 }
 
-/// A commit over the limits: `clean` will ask, offering these splits (and
-/// keeping it as one).
-#[derive(Clone, Debug, PartialEq)]
-pub struct QuestionReason {
-    pub commit: usize,
-    pub candidates: Vec<Split>,
+/// One part of a unit as [`Record::note_split`] reads it: its file, its
+/// items and its changed lines.
+pub struct PartFacts<'a> {
+    pub file: usize,
+    pub items: &'a [usize],
+    pub lines: usize,
 }
 
-/// Why the plan is what it is.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Explanation {
-    /// One per change item, by item.
-    pub items: Vec<ItemReason>,
-    pub questions: Vec<QuestionReason>,
+/// A link between two parts (by index): the chance they belong together
+/// and the signal adding most to it.
+pub struct Link {
+    pub a: usize,
+    pub b: usize,
+    pub chance: f64,
+    pub feature: &'static str,
 }
 
-/// The explanation of `plan`, from what the planner recorded in `ctx`
-/// (nothing for a plan file, whose items all say [`Signal::PlanFile`]).
-pub fn explain(ctx: &Context<'_>, plan: &CommitPlan, limits: Limits, from_file: bool) -> Explanation {
-    let record = ctx.take_record();
-    let mut commit_of = vec![0; ctx.changes.items.len()];
-    for (c, commit) in plan.commits.iter().enumerate() {
-        for &i in &commit.items {
-            commit_of[i] = c;
-        }
-    }
-    let moved = if from_file {
-        BTreeMap::new()
-    } else {
-        moved_by_order(ctx, &record, &commit_of)
-    };
-    let items = (0..ctx.changes.items.len())
-        .map(|i| ItemReason {
-            item: i,
-            commit: commit_of[i],
-            unit: (!from_file).then(|| record.units.get(&i).cloned()).flatten(),
-            placed: if from_file {
-                Some(Placement::rule(Signal::PlanFile))
-            } else {
-                moved.get(&i).cloned().or_else(|| record.placed.get(&i).cloned())
-            },
-        })
-        .collect();
-    let questions = plan
-        .commits
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| !c.keep && split::size(ctx, &c.items).over(limits))
-        .map(|(c, commit)| QuestionReason {
-            commit: c,
-            candidates: split::splits(ctx, &commit.items, limits),
-        })
-        .collect();
-    Explanation { items, questions }
-}
-
-/// Items ordering moved away from every item grouped with them: a package's
-/// `__init__.py` or a deletion of moved lines (`present`).
-fn moved_by_order(ctx: &Context<'_>, record: &Record, commit_of: &[usize]) -> BTreeMap<usize, Placement> {
-    let mut out = BTreeMap::new();
-    let Some(grouped) = &record.grouped else {
-        return out;
-    };
-    let changes = ctx.changes;
-    for group in grouped.iter().filter(|g| g.len() > 1) {
-        for &i in group {
-            if group.iter().any(|&j| j != i && commit_of[j] == commit_of[i]) {
-                continue;
+impl Record {
+    /// Notes why each part of a unit is in its cluster (`clusters` holds
+    /// part indices): its strongest link inside, else riding along (a
+    /// part joined by linkage always has a link at the threshold) or alone;
+    /// and its strongest link outside as the rival.
+    pub fn note_split(&mut self, parts: &[PartFacts<'_>], links: &[Link], threshold: f64, clusters: &[Vec<usize>]) {
+        let n = parts.len();
+        let mut cluster_of = vec![0; n];
+        for (c, members) in clusters.iter().enumerate() {
+            for &p in members {
+                cluster_of[p] = c;
             }
-            let file = &changes.files[changes.items[i].file];
-            let signal = match file.path.rsplit_once('/') {
-                Some((package, "__init__.py")) if file.status == Status::Added => Signal::PackageFirst {
-                    package: package.to_owned(),
-                },
-                _ => Signal::AfterReAdd,
-            };
-            out.insert(i, Placement::rule(signal));
         }
-    }
-    out
-}
-
-/// Notes why each part of a unit is in its cluster (`clusters` holds part
-/// indices): its strongest link inside, else riding along or alone; and
-/// its strongest link outside as the rival.
-pub(super) fn note_split(
-    ctx: &Context<'_>,
-    parts: &[Part],
-    pairs: &[Pair],
-    coefficients: &[f64],
-    threshold: f64,
-    clusters: &[Vec<usize>],
-) {
-    let n = parts.len();
-    let mut cluster_of = vec![0; n];
-    for (c, members) in clusters.iter().enumerate() {
-        for &p in members {
-            cluster_of[p] = c;
-        }
-    }
-    // Per part: the best link inside its cluster and outside, with the
-    // signals of the inside one.
-    let mut inside: Vec<Option<(f64, usize, usize)>> = vec![None; n];
-    let mut outside: Vec<Option<(f64, usize)>> = vec![None; n];
-    for (k, (a, b, f)) in pairs.iter().enumerate() {
-        let chance = affinity::affinity(f, coefficients);
-        for (p, q) in [(*a, *b), (*b, *a)] {
-            if cluster_of[p] == cluster_of[q] {
-                if inside[p].is_none_or(|(best, _, _)| chance > best) {
-                    inside[p] = Some((chance, q, k));
+        let mut inside: Vec<Option<(f64, usize, &'static str)>> = vec![None; n];
+        let mut outside: Vec<Option<(f64, usize)>> = vec![None; n];
+        for link in links {
+            for (p, q) in [(link.a, link.b), (link.b, link.a)] {
+                if cluster_of[p] == cluster_of[q] {
+                    if inside[p].is_none_or(|(best, _, _)| link.chance > best) {
+                        inside[p] = Some((link.chance, q, link.feature));
+                    }
+                } else if outside[p].is_none_or(|(best, _)| link.chance > best) {
+                    outside[p] = Some((link.chance, q));
                 }
-            } else if outside[p].is_none_or(|(best, _)| chance > best) {
-                outside[p] = Some((chance, q));
+            }
+        }
+        for p in 0..n {
+            let rivals: Vec<Rival> = outside[p]
+                .map(|(chance, q)| Rival::File {
+                    file: parts[q].file,
+                    chance,
+                })
+                .into_iter()
+                .collect();
+            let placement = match inside[p] {
+                Some((chance, q, feature)) if chance >= threshold => Placement {
+                    signal: Signal::Linked {
+                        file: parts[q].file,
+                        feature,
+                    },
+                    strength: Strength::Chance(chance),
+                    rivals,
+                },
+                Some((chance, q, _)) => {
+                    let largest = clusters[cluster_of[p]]
+                        .iter()
+                        .copied()
+                        .filter(|&x| x != p)
+                        .max_by_key(|&x| (parts[x].lines, std::cmp::Reverse(x)))
+                        .unwrap_or(q);
+                    Placement {
+                        signal: Signal::RidesAlong {
+                            file: parts[largest].file,
+                            lines: parts[p].lines,
+                        },
+                        strength: Strength::Chance(chance),
+                        rivals,
+                    }
+                }
+                None if n == 1 => continue,
+                None => Placement {
+                    signal: Signal::Unlinked { threshold },
+                    strength: Strength::Chance(outside[p].map_or(0.0, |(c, _)| c)),
+                    rivals,
+                },
+            };
+            for &i in parts[p].items {
+                self.placed(i, placement.clone());
             }
         }
     }
-    let mut record = ctx.record();
-    for p in 0..n {
-        let rivals: Vec<Rival> = outside[p]
-            .map(|(chance, q)| Rival::File {
-                file: parts[q].file,
-                chance,
-            })
-            .into_iter()
-            .collect();
-        let placement = match inside[p] {
-            Some((chance, q, k)) if chance >= threshold => Placement {
-                signal: Signal::Linked {
-                    file: parts[q].file,
-                    feature: heaviest_feature(&pairs[k].2, coefficients),
-                },
-                strength: Strength::Chance(chance),
-                rivals,
-            },
-            Some((chance, q, _)) => Placement {
-                signal: Signal::RidesAlong {
-                    file: parts[largest(parts, &clusters[cluster_of[p]], p).unwrap_or(q)].file,
-                    lines: parts[p].lines,
-                },
-                strength: Strength::Chance(chance),
-                rivals,
-            },
-            None if n == 1 => continue,
-            None => Placement {
-                signal: Signal::Unlinked { threshold },
-                strength: Strength::Chance(outside[p].map_or(0.0, |(c, _)| c)),
-                rivals,
-            },
-        };
-        for &i in &parts[p].items {
-            record.placed(i, placement.clone());
+
+    /// Notes a rule that moved or joined `items`.
+    pub fn note_rule(&mut self, items: impl IntoIterator<Item = usize>, signal: Signal) {
+        for i in items {
+            self.placed(i, Placement::rule(signal.clone()));
         }
-    }
-}
-
-/// The largest other part of a cluster.
-fn largest(parts: &[Part], members: &[usize], not: usize) -> Option<usize> {
-    members
-        .iter()
-        .copied()
-        .filter(|&q| q != not)
-        .max_by_key(|&q| (parts[q].lines, std::cmp::Reverse(q)))
-}
-
-/// The signal adding most to a pair's affinity.
-fn heaviest_feature(signals: &affinity::Signals, coefficients: &[f64]) -> &'static str {
-    signals
-        .iter()
-        .zip(&coefficients[1..])
-        .zip(affinity::FEATURES)
-        .map(|((x, w), name)| (x * w, name))
-        .fold(
-            ("", f64::MIN),
-            |best, (v, name)| if v > best.1 { (name, v) } else { best },
-        )
-        .0
-}
-
-/// Notes the parts of a unit split by component.
-pub(super) fn note_components(ctx: &Context<'_>, parts: &[Part]) {
-    let mut record = ctx.record();
-    for part in parts {
-        let component = classify::component(&ctx.changes.files[part.file].path);
-        for &i in &part.items {
-            record.placed(
-                i,
-                Placement::rule(Signal::ByComponent {
-                    component: component.clone(),
-                }),
-            );
-        }
-    }
-}
-
-/// Notes a rule that moved or joined `items`.
-pub(super) fn note_rule(ctx: &Context<'_>, items: impl IntoIterator<Item = usize>, signal: Signal) {
-    let mut record = ctx.record();
-    for i in items {
-        record.placed(i, Placement::rule(signal.clone()));
     }
 }
 
 /// The rivals of an item's unit: the other branch commits that wrote its
 /// lines, by share, strongest first; and the share of `unit`.
-pub(super) fn unit_shares(weights: &BTreeMap<usize, u32>, unit: usize) -> (f64, Vec<Rival>) {
+pub fn unit_shares(weights: &BTreeMap<usize, u32>, unit: usize) -> (f64, Vec<Rival>) {
     let total: u32 = weights.values().sum();
     let share = |w: u32| {
         if total == 0 {
