@@ -271,3 +271,69 @@ pub fn unit_shares(weights: &BTreeMap<usize, u32>, unit: usize) -> (f64, Vec<Riv
             .collect(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_part_says_its_strongest_link_and_its_rival() {
+        let items: [Vec<usize>; 4] = [vec![0], vec![1, 2], vec![3], vec![4]];
+        let parts: Vec<PartFacts<'_>> = items
+            .iter()
+            .enumerate()
+            .map(|(p, its)| PartFacts {
+                file: 10 + p,
+                items: its,
+                lines: [40, 30, 2, 9][p],
+            })
+            .collect();
+        let link = |a, b, chance| Link {
+            a,
+            b,
+            chance,
+            feature: "names in common (Jaccard)",
+        };
+        let links = [
+            link(0, 1, 0.9),
+            link(0, 2, 0.3),
+            link(1, 2, 0.2),
+            link(0, 3, 0.4),
+            link(1, 3, 0.1),
+            link(2, 3, 0.05),
+        ];
+        let mut record = Record::default();
+        record.note_split(&parts, &links, 0.5, &[vec![0, 1, 2], vec![3]]);
+        let linked = record.placed_of(2).unwrap();
+        assert_eq!(
+            linked.signal,
+            Signal::Linked {
+                file: 10,
+                feature: "names in common (Jaccard)"
+            }
+        );
+        assert_eq!(linked.strength, Strength::Chance(0.9));
+        assert_eq!(linked.rivals, [Rival::File { file: 13, chance: 0.1 }]);
+        // Part 2 joined with no link at the threshold: it rides along.
+        let rides = record.placed_of(3).unwrap();
+        assert_eq!(rides.signal, Signal::RidesAlong { file: 10, lines: 2 });
+        assert_eq!(rides.strength, Strength::Chance(0.3));
+        let alone = record.placed_of(4).unwrap();
+        assert_eq!(alone.signal, Signal::Unlinked { threshold: 0.5 });
+        assert_eq!(alone.strength, Strength::Chance(0.4));
+    }
+
+    #[test]
+    fn unit_shares_are_shares_of_the_lines_strongest_rival_first() {
+        let weights: BTreeMap<usize, u32> = [(0, 1), (1, 6), (2, 3)].into_iter().collect();
+        let (share, rivals) = unit_shares(&weights, 1);
+        assert_eq!(share, 0.6);
+        assert_eq!(
+            rivals,
+            [
+                Rival::Commit { commit: 2, share: 0.3 },
+                Rival::Commit { commit: 0, share: 0.1 }
+            ]
+        );
+    }
+}
