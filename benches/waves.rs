@@ -96,6 +96,7 @@ fn main() {
     std::fs::write(template.join("plan.md"), plan()).unwrap();
     git(&template, &["add", "plan.md"]);
     git(&template, &["commit", "-q", "-m", "plan"]);
+    common::adopt_orphans();
     println!("waves: {FILES} files, {ROUNDS} alternating pairs; {}", machine());
 
     let mut pairs = Pairs::default();
