@@ -1134,6 +1134,19 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     out.push(("no definition and use".to_owned(), without(&[6])));
     out.push(("no file naming a stem".to_owned(), without(&[7])));
     out.push(("no kinds of file".to_owned(), without(&[11, 12, 13, 14])));
+    let mut t = base.clone();
+    t.count_from_message = !base.count_from_message;
+    out.push((format!("count from the message {}", t.count_from_message), t));
+    for sure in [0.8, 0.95, 1.01] {
+        let mut t = base.clone();
+        t.sure_join = sure;
+        out.push((format!("sure join {sure}"), t));
+    }
+    for floor in [0.1, 0.2, 0.3] {
+        let mut t = base.clone();
+        t.hinted_floor = floor;
+        out.push((format!("hinted floor {floor}"), t));
+    }
     for threshold in [0.4, 0.6, 0.7] {
         let mut t = base.clone();
         t.join_threshold = threshold;

@@ -248,13 +248,17 @@ pub fn pairs(ctx: &Context<'_>, files: &BTreeMap<usize, Vec<usize>>, words: &Wor
     (parts, out)
 }
 
-/// Splits one unit into groups of items.
+/// Splits one unit into groups of items; `wanted` is how many pieces of
+/// work its message names (`count`), when it names several: parts join
+/// until that many are left, and past it only when the affinity is sure.
 pub fn split_unit(
     ctx: &Context<'_>,
     files: &BTreeMap<usize, Vec<usize>>,
     words: &Words,
     tuning: &Tuning,
+    wanted: Option<usize>,
 ) -> Vec<Vec<usize>> {
+    let wanted = wanted.filter(|&k| k >= 2);
     let coefficients: &[f64] = tuning.coefficients.as_deref().unwrap_or(&COEFFICIENTS);
     if files.len() > MOST_PARTS {
         // A sweeping commit: weighing every pair would take too long, and
@@ -289,6 +293,12 @@ pub fn split_unit(
     }
     let mut members: Vec<Vec<usize>> = (0..n).map(|p| vec![p]).collect();
     let mut alive = vec![true; n];
+    let mut left = n;
+    let joins = |v: f64, left: usize| match wanted {
+        Some(k) if left > k => v >= tuning.hinted_floor,
+        Some(_) => v >= tuning.sure_join,
+        None => v >= tuning.join_threshold,
+    };
     loop {
         let mut best: Option<(f64, usize, usize)> = None;
         for x in (0..n).filter(|&x| alive[x]) {
@@ -300,7 +310,8 @@ pub fn split_unit(
             }
         }
         match best {
-            Some((v, x, y)) if v >= tuning.join_threshold => {
+            Some((v, x, y)) if joins(v, left) => {
+                left -= 1;
                 for z in 0..n {
                     if alive[z] && z != x && z != y {
                         sum[x][z] += sum[y][z];
@@ -326,7 +337,7 @@ pub fn split_unit(
         .filter_map(|c| code_lines(&clusters[c]).map(|l| (l, std::cmp::Reverse(c))))
         .max()
         .map(|(_, std::cmp::Reverse(c))| c);
-    if let Some(largest) = largest {
+    if let Some(largest) = largest.filter(|_| wanted.is_none_or(|k| clusters.len() > k)) {
         let small: Vec<usize> = (0..clusters.len())
             .filter(|&c| c != largest && code_lines(&clusters[c]).is_some_and(|l| l <= tuning.small_part_lines))
             .collect();

@@ -27,6 +27,14 @@ pub struct Tuning {
     pub common_name_share: f64,
     /// How many commits behind the base are read for change coupling.
     pub coupling_history: usize,
+    /// Whether a unit whose message names several pieces of work
+    /// (`count`) is split into about that many.
+    pub count_from_message: bool,
+    /// With such a count: parts join while more are left, when their
+    /// affinity reaches this…
+    pub hinted_floor: f64,
+    /// …and once that many are left, only when it reaches this.
+    pub sure_join: f64,
     /// The affinity's coefficients (intercept first), when not the built-in
     /// ones: the evaluation harness fits its own.
     pub coefficients: Option<Vec<f64>>,
@@ -39,6 +47,9 @@ impl Default for Tuning {
             small_part_lines: 3,
             common_name_share: 0.5,
             coupling_history: crate::historian::analyse::coupling::HISTORY,
+            count_from_message: true,
+            hinted_floor: 0.0,
+            sure_join: 0.9,
             coefficients: None,
         }
     }

@@ -1,0 +1,117 @@
+//! How many pieces of work a commit's message names (issue 15, item 1:
+//! the number of commits decided from evidence).
+//!
+//! A squashed commit keeps the messages of what it squashed: `git rebase -i`
+//! joins them with blank lines, GitHub's squash merge lists them as `* `
+//! bullets, `git merge --squash` quotes each under its `commit <id>` line.
+//! Each of those subjects is a piece of work the author committed on its
+//! own, and the planner splits the commit into about that many (see
+//! `affinity::split_unit`).
+//!
+//! A later paragraph counts as a subject only when it reads like one: a
+//! single line, short, not a sentence ending in a full stop, not a trailer
+//! (`Signed-off-by: …`), a link or an issue reference. A body's one-line
+//! paragraphs mostly end in a full stop; when one does not, the count is
+//! one too many, and the affinity still has the last word (a join it is
+//! sure of is made anyway).
+
+/// The subjects a message names, the first line first; when the message
+/// lists the commits it joined (bullets, quoted commits), those alone.
+pub fn subjects(message: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    let mut listed: Vec<&str> = Vec::new();
+    let mut paragraphs = message.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
+    let Some(first) = paragraphs.next() else {
+        return out;
+    };
+    out.push(first.lines().next().unwrap_or(first).trim());
+    let mut quoted = false;
+    for paragraph in paragraphs {
+        let lines: Vec<&str> = paragraph.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        // `git merge --squash`: `commit <id>`, `Author:`, `Date:`, then the
+        // message indented; the subject is the first paragraph after them.
+        if lines.first().is_some_and(|l| is_commit_line(l)) {
+            quoted = true;
+            continue;
+        }
+        if quoted {
+            quoted = false;
+            listed.extend(lines.first());
+            continue;
+        }
+        // GitHub's squash merge: `* subject` bullets.
+        if lines.iter().all(|l| l.starts_with("* ")) {
+            listed.extend(lines.iter().map(|l| l[2..].trim()).filter(|l| reads_as_subject(l)));
+            continue;
+        }
+        if let [line] = lines[..] {
+            if reads_as_subject(line) {
+                out.push(line);
+            }
+        }
+    }
+    if listed.is_empty() {
+        out
+    } else {
+        listed
+    }
+}
+
+fn is_commit_line(line: &str) -> bool {
+    line.strip_prefix("commit ")
+        .is_some_and(|id| id.len() >= 7 && id.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Whether one line reads like a commit's subject.
+fn reads_as_subject(line: &str) -> bool {
+    let words = line.split_whitespace().count();
+    let lower = line.to_ascii_lowercase();
+    let trailer = line
+        .split_once(": ")
+        .is_some_and(|(key, _)| !key.is_empty() && !key.contains(' ') && key.contains('-'));
+    let reference = ["fixes #", "closes #", "fix #", "close #", "resolves #", "refs #", "see #", "cc @"]
+        .iter()
+        .any(|p| lower.starts_with(p));
+    words >= 2
+        && line.chars().count() <= 90
+        && !line.ends_with('.')
+        && !line.ends_with(':')
+        && !trailer
+        && !reference
+        && !lower.starts_with("http")
+        && !line.starts_with('#')
+        && !line.starts_with('>')
+        && !line.starts_with('-')
+        && !line.starts_with('|')
+        && !line.starts_with("```")
+        && line.chars().next().is_some_and(|c| c.is_alphabetic() || c == '[' || c == '`')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::subjects;
+
+    #[test]
+    fn one_message_names_one_piece_of_work() {
+        assert_eq!(subjects("Fix the parser\n\nIt read past the end.\n"), ["Fix the parser"]);
+        assert_eq!(
+            subjects("Fix the parser\n\nSigned-off-by: A <a@example.com>\n"),
+            ["Fix the parser"]
+        );
+        assert_eq!(subjects("Fix the parser\n\nFixes #12\n"), ["Fix the parser"]);
+        assert!(subjects("").is_empty());
+    }
+
+    #[test]
+    fn a_squash_names_each_message_it_joined() {
+        let rebase = "Add the lexer\n\nThe lexer reads tokens.\n\nDocument the lexer\n\nBump version to 1.2.0\n";
+        assert_eq!(
+            subjects(rebase),
+            ["Add the lexer", "Document the lexer", "Bump version to 1.2.0"]
+        );
+        let github = "Lexer (#12)\n\n* Add the lexer\n\n* Document the lexer\n\n---------\n\nCo-authored-by: B <b@example.com>\n";
+        assert_eq!(subjects(github), ["Add the lexer", "Document the lexer"]);
+        let merge = "Squashed commit of the following:\n\ncommit 0123456789abcdef\nAuthor: A <a@example.com>\nDate:   today\n\n    Add the lexer\n\ncommit 89abcdef01234567\nAuthor: A <a@example.com>\nDate:   today\n\n    Document the lexer\n";
+        assert_eq!(subjects(merge), ["Add the lexer", "Document the lexer"]);
+    }
+}
