@@ -53,9 +53,9 @@ use ultraplan::git::{BranchCommit, Oid, Workspace};
 use ultraplan::historian::analyse::coupling::{self, Coupling};
 use ultraplan::historian::analyse::items::ChangeSet;
 use ultraplan::historian::analyse::provenance;
-use ultraplan::historian::plan::context::{Context, Tuning};
+use ultraplan::historian::plan::context::{Context, HunkParts, Tuning};
 use ultraplan::historian::plan::units;
-use ultraplan::historian::plan::{affinity, auto};
+use ultraplan::historian::plan::{affinity, auto, count};
 
 const MOST_FILES: usize = 25;
 const MOST_LINES: usize = 600;
@@ -116,6 +116,10 @@ struct Case {
     one_commit: f64,
     planned: usize,
     truth: usize,
+    /// Subjects its message names (`count`), files and items it holds.
+    named: usize,
+    files: usize,
+    items: usize,
 }
 
 impl Tally {
@@ -418,6 +422,8 @@ struct Segment {
     /// Provenance in the original commits (the truth).
     truth: provenance::Provenance,
     originals: Vec<BranchCommit>,
+    /// The squashed commit each original went into.
+    squash_of: Vec<usize>,
     coupling: Coupling,
 }
 
@@ -479,6 +485,7 @@ fn segments(
             .collect();
         // Squash into runs of 2 or 3.
         let mut squashed: Vec<BranchCommit> = Vec::new();
+        let mut squash_of: Vec<usize> = Vec::new();
         let mut parent = base;
         let mut at = 0;
         while at < originals.len() {
@@ -498,6 +505,7 @@ fn segments(
             let id = repo
                 .write_commit_as(last.tree, &[parent], &message, &part[0].author)
                 .expect("write squashed commit");
+            squash_of.extend(std::iter::repeat_n(squashed.len(), take));
             squashed.push(repo.branch_commit(id).expect("read squashed commit"));
             parent = id;
             at += take;
@@ -515,6 +523,7 @@ fn segments(
             squashed,
             truth,
             originals,
+            squash_of,
             coupling,
         });
     }
@@ -622,7 +631,7 @@ fn cases(seg: &Segment, groups: &[Vec<usize>]) -> Vec<Case> {
         let historian = score(&planned, truth, o);
         let writers: BTreeSet<usize> = mine
             .iter()
-            .flat_map(|&i| truth[i].iter().filter(|(_, w)| *w > 0).map(|(k, _)| *k))
+            .flat_map(|&i| truth[i].iter().filter(|(j, w)| *w > 0 && seg.squash_of[*j] == k).map(|(j, _)| *j))
             .collect();
         out.push(Case {
             lines: historian.total,
@@ -631,6 +640,13 @@ fn cases(seg: &Segment, groups: &[Vec<usize>]) -> Vec<Case> {
             one_commit: score(std::slice::from_ref(&mine), truth, o).matched,
             planned: planned.len(),
             truth: writers.len().max(1),
+            named: count::subjects(&seg.squashed[k].message).len(),
+            files: mine
+                .iter()
+                .map(|&i| changes.items[i].file)
+                .collect::<BTreeSet<_>>()
+                .len(),
+            items: mine.len(),
         });
     }
     out
@@ -986,6 +1002,29 @@ fn main() {
         halves[0].oracle_items.value(),
         halves[0].oracle_fragments.value()
     );
+    if std::env::var_os("HISTORIAN_EVAL_WHY").is_some() {
+        // Why cases of the tuning half get fewer commits than the truth.
+        let mut why: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut named: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+        for c in &halves[0].cases {
+            *named.entry((c.truth, c.named)).or_default() += 1;
+            if c.planned >= c.truth {
+                continue;
+            }
+            let reason = if c.named < c.truth {
+                "the message names fewer"
+            } else if c.items < c.truth {
+                "fewer items than commits"
+            } else if c.files < c.truth {
+                "fewer files than commits"
+            } else {
+                "joined by affinity or size"
+            };
+            *why.entry(reason).or_default() += 1;
+        }
+        println!("too few commits (tuning half): {why:?}");
+        println!("(true count, subjects named): cases {named:?}");
+    }
     if std::env::var_os("HISTORIAN_EVAL_ABLATE").is_some() {
         println!("\nablation (each line: the planner without one signal, or with one change)");
         print_header();
@@ -1137,6 +1176,25 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     let mut t = base.clone();
     t.count_from_message = !base.count_from_message;
     out.push((format!("count from the message {}", t.count_from_message), t));
+    for (label, mode) in [
+        ("files kept whole", HunkParts::Never),
+        ("hunks when fewer files", HunkParts::WhenFewerFiles),
+        ("hunks with any count", HunkParts::WithCount),
+    ] {
+        let mut t = base.clone();
+        t.hunk_parts = mode;
+        out.push((label.to_owned(), t));
+    }
+    for weight in [0.0, 0.75, 3.0, 5.0] {
+        let mut t = base.clone();
+        t.subject_words = weight;
+        out.push((format!("subject words {weight}"), t));
+    }
+    for bonus in [0.0, 1.0, 3.0, 5.0] {
+        let mut t = base.clone();
+        t.same_file = bonus;
+        out.push((format!("same file {bonus}"), t));
+    }
     for sure in [0.8, 0.95, 1.01] {
         let mut t = base.clone();
         t.sure_join = sure;

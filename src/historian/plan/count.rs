@@ -57,6 +57,41 @@ pub fn subjects(message: &str) -> Vec<&str> {
     }
 }
 
+/// Words too common in subjects to say which files a subject is about.
+const PLAIN: [&str; 40] = [
+    "add", "added", "adds", "and", "are", "but", "can", "change", "changes", "fix", "fixed", "fixes", "for", "from",
+    "into", "make", "makes", "more", "new", "not", "now", "one", "only", "remove", "removed", "some", "support", "that",
+    "the", "this", "update", "updated", "updates", "use", "used", "uses", "was", "when", "with", "without",
+];
+
+/// The words of a text: identifiers cut at case changes, underscores and
+/// punctuation, lowercased, at least three letters, plain words left out.
+pub fn words(text: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut word = String::new();
+    let mut last_lower = false;
+    let mut flush = |word: &mut String| {
+        if word.len() >= 3 && !PLAIN.contains(&word.as_str()) && !word.bytes().all(|b| b.is_ascii_digit()) {
+            out.insert(std::mem::take(word));
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            if c.is_uppercase() && last_lower {
+                flush(&mut word);
+            }
+            last_lower = c.is_lowercase() || c.is_ascii_digit();
+            word.extend(c.to_lowercase());
+        } else {
+            flush(&mut word);
+            last_lower = false;
+        }
+    }
+    flush(&mut word);
+    out
+}
+
 fn is_commit_line(line: &str) -> bool {
     line.strip_prefix("commit ")
         .is_some_and(|id| id.len() >= 7 && id.bytes().all(|b| b.is_ascii_hexdigit()))
@@ -66,30 +101,37 @@ fn is_commit_line(line: &str) -> bool {
 fn reads_as_subject(line: &str) -> bool {
     let words = line.split_whitespace().count();
     let lower = line.to_ascii_lowercase();
-    let trailer = line
-        .split_once(": ")
-        .is_some_and(|(key, _)| !key.is_empty() && !key.contains(' ') && key.contains('-'));
+    // `Signed-off-by: …`, `Ref: …`, `Fixes: …`; not `fix(parser): …`.
+    let trailer = line.split_once(':').is_some_and(|(key, _)| {
+        let kind = key.split('(').next().unwrap_or(key).trim_end_matches('!');
+        let conventional = !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase());
+        !key.is_empty() && !key.contains(' ') && !conventional
+    });
     let reference = ["fixes #", "closes #", "fix #", "close #", "resolves #", "refs #", "see #", "cc @"]
         .iter()
         .any(|p| lower.starts_with(p));
-    words >= 2
-        && line.chars().count() <= 90
+    // A release's subject is often its version alone: `v2.34.1`, `ignore-0.4.33`.
+    let version = words == 1 && line.bytes().any(|b| b.is_ascii_digit()) && line.contains('.');
+    (words >= 2 || version)
+        && line.chars().count() <= 120
         && !line.ends_with('.')
         && !line.ends_with(':')
+        && !line.ends_with(',')
         && !trailer
         && !reference
-        && !lower.starts_with("http")
-        && !line.starts_with('#')
-        && !line.starts_with('>')
-        && !line.starts_with('-')
-        && !line.starts_with('|')
-        && !line.starts_with("```")
-        && line.chars().next().is_some_and(|c| c.is_alphabetic() || c == '[' || c == '`')
+        && !lower.contains("://")
+        && !["#", ">", "-", "|", "```", "("].iter().any(|p| line.starts_with(p))
 }
 
 #[cfg(test)]
 mod tests {
     use super::subjects;
+
+    #[test]
+    fn words_are_cut_at_case_changes_and_punctuation() {
+        let found: Vec<String> = super::words("fix(parser): add parseHeader to the HTTP_client").into_iter().collect();
+        assert_eq!(found, ["client", "header", "http", "parse", "parser"]);
+    }
 
     #[test]
     fn one_message_names_one_piece_of_work() {
@@ -99,15 +141,18 @@ mod tests {
             ["Fix the parser"]
         );
         assert_eq!(subjects("Fix the parser\n\nFixes #12\n"), ["Fix the parser"]);
+        assert_eq!(subjects("Fix the parser\n\nRef: the report on the list\n"), ["Fix the parser"]);
+        assert_eq!(subjects("Fix the parser\n\nSee https://example.com/12 for more\n"), ["Fix the parser"]);
         assert!(subjects("").is_empty());
+        assert_eq!(subjects("v1.2.0\n\nglobset-0.4.20\n"), ["v1.2.0", "globset-0.4.20"]);
     }
 
     #[test]
     fn a_squash_names_each_message_it_joined() {
-        let rebase = "Add the lexer\n\nThe lexer reads tokens.\n\nDocument the lexer\n\nBump version to 1.2.0\n";
+        let rebase = "Add the lexer\n\nThe lexer reads tokens.\n\nDocument the lexer\n\nfix(lexer): bump version to 1.2.0\n";
         assert_eq!(
             subjects(rebase),
-            ["Add the lexer", "Document the lexer", "Bump version to 1.2.0"]
+            ["Add the lexer", "Document the lexer", "fix(lexer): bump version to 1.2.0"]
         );
         let github = "Lexer (#12)\n\n* Add the lexer\n\n* Document the lexer\n\n---------\n\nCo-authored-by: B <b@example.com>\n";
         assert_eq!(subjects(github), ["Add the lexer", "Document the lexer"]);

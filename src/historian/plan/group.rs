@@ -39,9 +39,11 @@ pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
     let words = Words::new(changes, tuning.common_name_share);
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (&unit, files) in &unit_files(ctx) {
-        let wanted = (tuning.count_from_message && unit < ctx.commits.len())
-            .then(|| count::subjects(&ctx.commits[unit].message).len());
-        groups.extend(affinity::split_unit(ctx, files, &words, tuning, wanted));
+        let named = match ctx.commits.get(unit) {
+            Some(commit) if tuning.count_from_message => count::subjects(&commit.message),
+            _ => Vec::new(),
+        };
+        groups.extend(affinity::split_unit(ctx, files, &words, tuning, &named));
     }
     super::attach::attach(ctx, &mut groups);
     join_path_conflicts(changes, &mut groups);
