@@ -1200,11 +1200,6 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
         t.sure_join = sure;
         out.push((format!("sure join {sure}"), t));
     }
-    for floor in [0.1, 0.2, 0.3] {
-        let mut t = base.clone();
-        t.hinted_floor = floor;
-        out.push((format!("hinted floor {floor}"), t));
-    }
     for threshold in [0.4, 0.6, 0.7] {
         let mut t = base.clone();
         t.join_threshold = threshold;

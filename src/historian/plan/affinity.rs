@@ -381,7 +381,7 @@ pub fn split_unit(
     let mut alive = vec![true; n];
     let mut left = n;
     let joins = |v: f64, left: usize| match wanted {
-        Some(k) if left > k => v >= tuning.hinted_floor,
+        Some(k) if left > k => true,
         Some(_) => v >= tuning.sure_join,
         None => v >= tuning.join_threshold,
     };

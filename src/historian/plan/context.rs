@@ -30,10 +30,8 @@ pub struct Tuning {
     /// Whether a unit whose message names several pieces of work
     /// (`count`) is split into about that many.
     pub count_from_message: bool,
-    /// With such a count: parts join while more are left, when their
-    /// affinity reaches this…
-    pub hinted_floor: f64,
-    /// …and once that many are left, only when it reaches this.
+    /// With such a count: parts join while more are left, and once that
+    /// many are left only when their affinity reaches this.
     pub sure_join: f64,
     /// When the hunks of one file may go to different commits.
     pub hunk_parts: HunkParts,
@@ -57,10 +55,9 @@ impl Default for Tuning {
             common_name_share: 0.5,
             coupling_history: crate::historian::analyse::coupling::HISTORY,
             count_from_message: true,
-            hinted_floor: 0.0,
             sure_join: 0.9,
-            hunk_parts: HunkParts::WhenFewerFiles,
-            subject_words: 1.5,
+            hunk_parts: HunkParts::Never,
+            subject_words: 0.75,
             same_file: 2.0,
             coefficients: None,
         }
