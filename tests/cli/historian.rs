@@ -907,8 +907,14 @@ fn a_squash_is_split_into_the_pieces_its_message_names() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
     write(&repo.join("src/lib.rs"), "pub mod retry;\npub mod timeout;\n");
-    write(&repo.join("src/retry.rs"), "pub fn attempts(limit: u32) -> u32 {\n    limit\n}\n");
-    write(&repo.join("src/timeout.rs"), "pub fn seconds(wait: u64) -> u64 {\n    wait\n}\n");
+    write(
+        &repo.join("src/retry.rs"),
+        "pub fn attempts(limit: u32) -> u32 {\n    limit\n}\n",
+    );
+    write(
+        &repo.join("src/timeout.rs"),
+        "pub fn seconds(wait: u64) -> u64 {\n    wait\n}\n",
+    );
     commit_all(&env, &repo, "base");
     for (branch, message) in [
         ("one", "Tune the client\n\nBoth limits grow.\n"),
@@ -918,8 +924,14 @@ fn a_squash_is_split_into_the_pieces_its_message_names() {
         ),
     ] {
         env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
-        write(&repo.join("src/retry.rs"), "pub fn attempts(limit: u32) -> u32 {\n    limit.max(3)\n}\n");
-        write(&repo.join("src/timeout.rs"), "pub fn seconds(wait: u64) -> u64 {\n    wait.max(30)\n}\n");
+        write(
+            &repo.join("src/retry.rs"),
+            "pub fn attempts(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
+        );
+        write(
+            &repo.join("src/timeout.rs"),
+            "pub fn seconds(wait: u64) -> u64 {\n    wait.max(30)\n}\n",
+        );
         commit_all(&env, &repo, message);
     }
     env.git(&repo, &["checkout", "-q", "one"]);

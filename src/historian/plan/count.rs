@@ -60,8 +60,8 @@ pub fn subjects(message: &str) -> Vec<&str> {
 /// Words too common in subjects to say which files a subject is about.
 const PLAIN: [&str; 40] = [
     "add", "added", "adds", "and", "are", "but", "can", "change", "changes", "fix", "fixed", "fixes", "for", "from",
-    "into", "make", "makes", "more", "new", "not", "now", "one", "only", "remove", "removed", "some", "support", "that",
-    "the", "this", "update", "updated", "updates", "use", "used", "uses", "was", "when", "with", "without",
+    "into", "make", "makes", "more", "new", "not", "now", "one", "only", "remove", "removed", "some", "support",
+    "that", "the", "this", "update", "updated", "updates", "use", "used", "uses", "was", "when", "with", "without",
 ];
 
 /// The words of a text: identifiers cut at case changes, underscores and
@@ -107,9 +107,18 @@ fn reads_as_subject(line: &str) -> bool {
         let conventional = !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase());
         !key.is_empty() && !key.contains(' ') && !conventional
     });
-    let reference = ["fixes #", "closes #", "fix #", "close #", "resolves #", "refs #", "see #", "cc @"]
-        .iter()
-        .any(|p| lower.starts_with(p));
+    let reference = [
+        "fixes #",
+        "closes #",
+        "fix #",
+        "close #",
+        "resolves #",
+        "refs #",
+        "see #",
+        "cc @",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p));
     // A release's subject is often its version alone: `v2.34.1`, `ignore-0.4.33`.
     let version = words == 1 && line.bytes().any(|b| b.is_ascii_digit()) && line.contains('.');
     (words >= 2 || version)
@@ -129,30 +138,46 @@ mod tests {
 
     #[test]
     fn words_are_cut_at_case_changes_and_punctuation() {
-        let found: Vec<String> = super::words("fix(parser): add parseHeader to the HTTP_client").into_iter().collect();
+        let found: Vec<String> = super::words("fix(parser): add parseHeader to the HTTP_client")
+            .into_iter()
+            .collect();
         assert_eq!(found, ["client", "header", "http", "parse", "parser"]);
     }
 
     #[test]
     fn one_message_names_one_piece_of_work() {
-        assert_eq!(subjects("Fix the parser\n\nIt read past the end.\n"), ["Fix the parser"]);
+        assert_eq!(
+            subjects("Fix the parser\n\nIt read past the end.\n"),
+            ["Fix the parser"]
+        );
         assert_eq!(
             subjects("Fix the parser\n\nSigned-off-by: A <a@example.com>\n"),
             ["Fix the parser"]
         );
         assert_eq!(subjects("Fix the parser\n\nFixes #12\n"), ["Fix the parser"]);
-        assert_eq!(subjects("Fix the parser\n\nRef: the report on the list\n"), ["Fix the parser"]);
-        assert_eq!(subjects("Fix the parser\n\nSee https://example.com/12 for more\n"), ["Fix the parser"]);
+        assert_eq!(
+            subjects("Fix the parser\n\nRef: the report on the list\n"),
+            ["Fix the parser"]
+        );
+        assert_eq!(
+            subjects("Fix the parser\n\nSee https://example.com/12 for more\n"),
+            ["Fix the parser"]
+        );
         assert!(subjects("").is_empty());
         assert_eq!(subjects("v1.2.0\n\nglobset-0.4.20\n"), ["v1.2.0", "globset-0.4.20"]);
     }
 
     #[test]
     fn a_squash_names_each_message_it_joined() {
-        let rebase = "Add the lexer\n\nThe lexer reads tokens.\n\nDocument the lexer\n\nfix(lexer): bump version to 1.2.0\n";
+        let rebase =
+            "Add the lexer\n\nThe lexer reads tokens.\n\nDocument the lexer\n\nfix(lexer): bump version to 1.2.0\n";
         assert_eq!(
             subjects(rebase),
-            ["Add the lexer", "Document the lexer", "fix(lexer): bump version to 1.2.0"]
+            [
+                "Add the lexer",
+                "Document the lexer",
+                "fix(lexer): bump version to 1.2.0"
+            ]
         );
         let github = "Lexer (#12)\n\n* Add the lexer\n\n* Document the lexer\n\n---------\n\nCo-authored-by: B <b@example.com>\n";
         assert_eq!(subjects(github), ["Add the lexer", "Document the lexer"]);
