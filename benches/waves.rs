@@ -224,10 +224,7 @@ fn compare(root: &Path, template: &Path, shape: &Shape, pairs_wanted: usize) {
     let jobs = shape.jobs.map_or(String::new(), |j| format!(", --jobs {j}"));
     println!(
         "{}",
-        pairs.report(
-            &format!("{}{jobs}: run", shape.name),
-            "the same with a git script"
-        )
+        pairs.report(&format!("{}{jobs}: run", shape.name), "the same with a git script")
     );
     println!(
         "               peak disk: run {ours_peak} worktrees ({:.0} MiB), script {theirs_peak} ({:.0} MiB); one checkout {:.0} MiB",
@@ -262,7 +259,12 @@ fn main() {
             let b = root.join(format!("wc{round}"));
             copy(&template, &b);
             worktrees.push(ours, git_worktree(&b, &root.join(format!("wc{round}-wt"))));
-            for gone in [a, b, root.join(format!("wg{round}-wt")), root.join(format!("wc{round}-wt"))] {
+            for gone in [
+                a,
+                b,
+                root.join(format!("wg{round}-wt")),
+                root.join(format!("wc{round}-wt")),
+            ] {
                 let _ = std::fs::remove_dir_all(gone);
             }
         }
