@@ -80,11 +80,8 @@ pub fn certainly_valid(text: &str) -> bool {
         match value {
             "" if item => return false, // `- ` with a nested node: not ours
             "" => opened = Some(indent),
-            "|" | "|-" | "|+" | ">" | ">-" | ">+" => {
-                if !block_scalar(&mut lines, indent) {
-                    return false;
-                }
-            }
+            "|" | "|-" | "|+" | ">" | ">-" | ">+" if !block_scalar(&mut lines, indent) => return false,
+            "|" | "|-" | "|+" | ">" | ">-" | ">+" => {}
             _ if !one_line_scalar(value) => return false,
             _ => {}
         }
