@@ -41,3 +41,4 @@ mod sync;
 mod sync_faults;
 mod ultraplan_commands;
 mod waves;
+mod waves_reuse;
