@@ -30,6 +30,12 @@ pub struct Tuning {
     /// Whether a unit whose message names several pieces of work
     /// (`count`) is split into about that many.
     pub count_from_message: bool,
+    /// Whether a later one-line paragraph of a message counts as a subject
+    /// only when it opens like one (`count::opens_like_subject`).
+    pub strict_subjects: bool,
+    /// Whether a subject no part of the unit shares a word with is left
+    /// out of the count (`affinity::split_unit`).
+    pub supported_subjects: bool,
     /// With such a count: parts join while more are left, and once that
     /// many are left only when their affinity reaches this.
     pub sure_join: f64,
@@ -55,6 +61,8 @@ impl Default for Tuning {
             common_name_share: 0.5,
             coupling_history: crate::historian::analyse::coupling::HISTORY,
             count_from_message: true,
+            strict_subjects: true,
+            supported_subjects: false,
             sure_join: 0.9,
             hunk_parts: HunkParts::Never,
             subject_words: 0.75,

@@ -10,14 +10,22 @@
 //!
 //! A later paragraph counts as a subject only when it reads like one: a
 //! single line, short, not a sentence ending in a full stop, not a trailer
-//! (`Signed-off-by: …`), a link or an issue reference. A body's one-line
-//! paragraphs mostly end in a full stop; when one does not, the count is
-//! one too many, and the affinity still has the last word (a join it is
-//! sure of is made anyway).
+//! (`Signed-off-by: …`), a link or an issue reference — and, read
+//! strictly (the default), when it opens like one: a verb first (`Add`,
+//! `Fixes`, `Removed`), a conventional prefix (`docs: …`) or a version. A
+//! body's one-line paragraph that does not ("This keeps the old behaviour")
+//! split clean commits before. Read strictly, a later subject repeating
+//! most words of an earlier one (a pull request's title, then its commit's
+//! subject) is the same work, and a join of several messages names those
+//! messages even when one of them lists a squash merge's commits. When the
+//! count is still one too many, the affinity has the last word (a join it
+//! is sure of is made anyway).
 
 /// The subjects a message names, the first line first; when the message
 /// lists the commits it joined (bullets, quoted commits), those alone.
-pub fn subjects(message: &str) -> Vec<&str> {
+/// `strict`: a later one-line paragraph counts only when it opens like a
+/// subject too ([`opens_like_subject`]).
+pub fn subjects(message: &str, strict: bool) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     let mut listed: Vec<&str> = Vec::new();
     let mut paragraphs = message.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
@@ -45,16 +53,36 @@ pub fn subjects(message: &str) -> Vec<&str> {
             continue;
         }
         if let [line] = lines[..] {
-            if reads_as_subject(line) {
+            if reads_as_subject(line) && (!strict || opens_like_subject(line)) {
                 out.push(line);
             }
         }
     }
-    if listed.is_empty() {
+    // A join of several messages of which one lists a squash merge's
+    // commits: the messages joined are the pieces of work (strict).
+    if listed.is_empty() || strict && out.len() >= 2 {
+        if strict {
+            drop_repeats(&mut out);
+        }
         out
     } else {
         listed
     }
+}
+
+/// Drops a later subject whose words an earlier one already says (a pull
+/// request's title, then its one commit's subject in the body).
+fn drop_repeats(subjects: &mut Vec<&str>) {
+    let mut seen: Vec<std::collections::BTreeSet<String>> = Vec::new();
+    subjects.retain(|s| {
+        let mine = words(s);
+        let repeat = !mine.is_empty()
+            && seen
+                .iter()
+                .any(|other| mine.intersection(other).count() * 3 >= mine.len().max(other.len()) * 2);
+        seen.push(mine);
+        !repeat
+    });
 }
 
 /// Words too common in subjects to say which files a subject is about.
@@ -132,6 +160,46 @@ fn reads_as_subject(line: &str) -> bool {
         && !["#", ">", "-", "|", "```", "("].iter().any(|p| line.starts_with(p))
 }
 
+/// Verbs subjects open with, in the imperative (`Add`), the third person
+/// (`Adds`) or the past (`Added`) once the ending is cut.
+#[rustfmt::skip]
+const VERBS: [&str; 122] = [
+    "add", "adjust", "allow", "apply", "avoid", "bump", "call", "change", "check", "clarify", "clean",
+    "cleanup", "close", "convert", "copy", "correct", "create", "declare", "default", "define", "delete",
+    "deprecate", "detect", "disable", "disallow", "document", "drop", "emit", "enable", "ensure", "escape",
+    "expand", "expose", "extend", "extract", "fail", "fix", "format", "generate", "get", "guard", "handle",
+    "hide", "ignore", "implement", "import", "improve", "include", "increase", "inline", "install", "introduce",
+    "keep", "let", "limit", "load", "log", "make", "mark", "merge", "migrate", "move", "normalize", "optimize",
+    "parse", "pass", "permit", "pin", "prefer", "prepare", "preserve", "prevent", "print", "raise", "read",
+    "rebuild", "reduce", "refactor", "reformat", "reject", "release", "remove", "rename", "reorder", "replace",
+    "report", "require", "reset", "resolve", "respect", "restore", "retry", "return", "reuse", "revert",
+    "rework", "rewrite", "run", "set", "show", "simplify", "skip", "sort", "speed", "split", "start", "stop",
+    "store", "strip", "support", "switch", "test", "tidy", "treat", "trim", "tweak", "unify", "update",
+    "upgrade", "use", "validate", "write",
+];
+
+/// Whether a line opens like a subject rather than a sentence of a body:
+/// a conventional prefix (`fix(parser): …`, `docs: …`), a version, or a
+/// verb first (`Add …`, `Fixes …`, `Removed …`).
+pub fn opens_like_subject(line: &str) -> bool {
+    let rest = match line.split_once(": ") {
+        Some((prefix, rest)) if !prefix.contains(' ') && prefix.len() <= 30 => return !rest.is_empty(),
+        _ => line,
+    };
+    let first = rest.split_whitespace().next().unwrap_or("");
+    if first.bytes().any(|b| b.is_ascii_digit()) && first.contains('.') {
+        return true;
+    }
+    let word = first.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
+    let known = |w: &str| VERBS.binary_search(&w).is_ok();
+    known(&word)
+        || ["s", "es", "d", "ed"]
+            .iter()
+            .any(|end| word.strip_suffix(end).is_some_and(known))
+        || word.strip_suffix("ied").is_some_and(|stem| known(&format!("{stem}y")))
+        || word.len() > 4 && word.ends_with("ped") && known(&word[..word.len() - 3])
+}
+
 #[cfg(test)]
 mod tests {
     use super::subjects;
@@ -147,24 +215,61 @@ mod tests {
     #[test]
     fn one_message_names_one_piece_of_work() {
         assert_eq!(
-            subjects("Fix the parser\n\nIt read past the end.\n"),
+            subjects("Fix the parser\n\nIt read past the end.\n", false),
             ["Fix the parser"]
         );
         assert_eq!(
-            subjects("Fix the parser\n\nSigned-off-by: A <a@example.com>\n"),
+            subjects("Fix the parser\n\nSigned-off-by: A <a@example.com>\n", false),
             ["Fix the parser"]
         );
-        assert_eq!(subjects("Fix the parser\n\nFixes #12\n"), ["Fix the parser"]);
+        assert_eq!(subjects("Fix the parser\n\nFixes #12\n", false), ["Fix the parser"]);
         assert_eq!(
-            subjects("Fix the parser\n\nRef: the report on the list\n"),
+            subjects("Fix the parser\n\nRef: the report on the list\n", false),
             ["Fix the parser"]
         );
         assert_eq!(
-            subjects("Fix the parser\n\nSee https://example.com/12 for more\n"),
+            subjects("Fix the parser\n\nSee https://example.com/12 for more\n", false),
             ["Fix the parser"]
         );
-        assert!(subjects("").is_empty());
-        assert_eq!(subjects("v1.2.0\n\nglobset-0.4.20\n"), ["v1.2.0", "globset-0.4.20"]);
+        assert!(subjects("", false).is_empty());
+        assert_eq!(
+            subjects("v1.2.0\n\nglobset-0.4.20\n", false),
+            ["v1.2.0", "globset-0.4.20"]
+        );
+    }
+
+    #[test]
+    fn a_body_line_that_does_not_open_like_a_subject_is_body() {
+        let message = "Fix the parser\n\nThis keeps the old behaviour for empty input\n";
+        assert_eq!(
+            subjects(message, false),
+            ["Fix the parser", "This keeps the old behaviour for empty input"]
+        );
+        assert_eq!(subjects(message, true), ["Fix the parser"]);
+        let squash =
+            "Fix the parser\n\nAdds a test for empty input\n\ndocs: explain the parser\n\nRemoved the old lexer\n";
+        assert_eq!(
+            subjects(squash, true),
+            [
+                "Fix the parser",
+                "Adds a test for empty input",
+                "docs: explain the parser",
+                "Removed the old lexer"
+            ]
+        );
+        let repeated = "Add -x/--line-regexp (#520)\n\nadd -x/--line-regexp flag\n\nAdd a short key for julia\n";
+        assert_eq!(
+            subjects(repeated, true),
+            ["Add -x/--line-regexp (#520)", "Add a short key for julia"]
+        );
+        let joined = "Lexer (#12)\n\n* Add the lexer\n\n* Document the lexer\n\nFix the parser\n";
+        assert_eq!(subjects(joined, true), ["Lexer (#12)", "Fix the parser"]);
+        assert_eq!(subjects(joined, false), ["Add the lexer", "Document the lexer"]);
+        assert!(super::opens_like_subject("Simplified the reader"));
+        assert!(super::opens_like_subject("Stopped reading twice"));
+        assert!(super::opens_like_subject("2.1.0"));
+        assert!(!super::opens_like_subject("Without it the reader loops"));
+        assert!(!super::opens_like_subject("The reader loops"));
     }
 
     #[test]
@@ -172,7 +277,7 @@ mod tests {
         let rebase =
             "Add the lexer\n\nThe lexer reads tokens.\n\nDocument the lexer\n\nfix(lexer): bump version to 1.2.0\n";
         assert_eq!(
-            subjects(rebase),
+            subjects(rebase, false),
             [
                 "Add the lexer",
                 "Document the lexer",
@@ -180,8 +285,8 @@ mod tests {
             ]
         );
         let github = "Lexer (#12)\n\n* Add the lexer\n\n* Document the lexer\n\n---------\n\nCo-authored-by: B <b@example.com>\n";
-        assert_eq!(subjects(github), ["Add the lexer", "Document the lexer"]);
+        assert_eq!(subjects(github, false), ["Add the lexer", "Document the lexer"]);
         let merge = "Squashed commit of the following:\n\ncommit 0123456789abcdef\nAuthor: A <a@example.com>\nDate:   today\n\n    Add the lexer\n\ncommit 89abcdef01234567\nAuthor: A <a@example.com>\nDate:   today\n\n    Document the lexer\n";
-        assert_eq!(subjects(merge), ["Add the lexer", "Document the lexer"]);
+        assert_eq!(subjects(merge, false), ["Add the lexer", "Document the lexer"]);
     }
 }
