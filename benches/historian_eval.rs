@@ -660,7 +660,7 @@ fn cases(seg: &Segment, groups: &[Vec<usize>], tuning: &Tuning) -> Vec<Case> {
             })
             .collect();
         if SHOW_WORSE.load(std::sync::atomic::Ordering::Relaxed)
-            && count::subjects(&seg.squashed[k].message, true).len() < writers_of(seg, k, &mine)
+            && count::subjects(&seg.squashed[k].message).len() < writers_of(seg, k, &mine)
         {
             println!("--- names fewer: {:?}", seg.squashed[k].message);
         }
@@ -676,7 +676,7 @@ fn cases(seg: &Segment, groups: &[Vec<usize>], tuning: &Tuning) -> Vec<Case> {
             one_commit: score(std::slice::from_ref(&mine), truth, o).matched,
             planned: planned.len(),
             truth: writers.len().max(1),
-            named: count::subjects(&seg.squashed[k].message, tuning.strict_subjects).len(),
+            named: count::subjects_read(&seg.squashed[k].message, tuning.reading).len(),
             files: mine
                 .iter()
                 .map(|&i| changes.items[i].file)
@@ -709,7 +709,7 @@ static SHOW_WORSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool
 /// files with the lines each original wrote.
 fn show_case(seg: &Segment, k: usize, mine: &[usize], planned: &[Vec<usize>]) {
     let message = &seg.squashed[k].message;
-    println!("--- worse: {:?}", count::subjects(message, true));
+    println!("--- worse: {:?}", count::subjects(message));
     let originals: Vec<usize> = (0..seg.originals.len()).filter(|&j| seg.squash_of[j] == k).collect();
     for &j in &originals {
         println!(
@@ -1275,9 +1275,11 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     out.push(("no definition and use".to_owned(), without(&[6])));
     out.push(("no file naming a stem".to_owned(), without(&[7])));
     out.push(("no kinds of file".to_owned(), without(&[11, 12, 13, 14])));
-    let mut t = base.clone();
-    t.strict_subjects = !base.strict_subjects;
-    out.push((format!("strict subjects {}", t.strict_subjects), t));
+    for reading in [count::Reading::Loose, count::Reading::NotProse, count::Reading::Verb] {
+        let mut t = base.clone();
+        t.reading = reading;
+        out.push((format!("subjects read {reading:?}"), t));
+    }
     let mut t = base.clone();
     t.supported_subjects = !base.supported_subjects;
     out.push((format!("supported subjects {}", t.supported_subjects), t));
@@ -1303,12 +1305,12 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
         t.same_file = bonus;
         out.push((format!("same file {bonus}"), t));
     }
-    for sure in [0.8, 0.95, 1.01] {
+    for sure in [0.85, 0.9, 0.95, 1.01] {
         let mut t = base.clone();
         t.sure_join = sure;
         out.push((format!("sure join {sure}"), t));
     }
-    for threshold in [0.3, 0.4, 0.6] {
+    for threshold in [0.4, 0.5, 0.6] {
         let mut t = base.clone();
         t.join_threshold = threshold;
         out.push((format!("join threshold {threshold}"), t));
