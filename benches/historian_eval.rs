@@ -667,7 +667,7 @@ fn cases(seg: &Segment, groups: &[Vec<usize>], tuning: &Tuning) -> Vec<Case> {
         if SHOW_WORSE.load(std::sync::atomic::Ordering::Relaxed)
             && historian.matched + 1e-9 < score(std::slice::from_ref(&mine), truth, o).matched
         {
-            show_case(seg, k, &mine, &planned);
+            show_case(seg, k, &planned);
         }
         out.push(Case {
             lines: historian.total,
@@ -707,7 +707,7 @@ static SHOW_WORSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool
 
 /// A case worse than one commit: its subjects, and per planned commit the
 /// files with the lines each original wrote.
-fn show_case(seg: &Segment, k: usize, mine: &[usize], planned: &[Vec<usize>]) {
+fn show_case(seg: &Segment, k: usize, planned: &[Vec<usize>]) {
     let message = &seg.squashed[k].message;
     println!("--- worse: {:?}", count::subjects(message));
     let originals: Vec<usize> = (0..seg.originals.len()).filter(|&j| seg.squash_of[j] == k).collect();
@@ -729,7 +729,6 @@ fn show_case(seg: &Segment, k: usize, mine: &[usize], planned: &[Vec<usize>]) {
             println!("    planned {g}: {path} {by:?}");
         }
     }
-    let _ = mine;
 }
 
 /// Whether every moved line (deleted by some items, added by others: a
