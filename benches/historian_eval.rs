@@ -26,10 +26,12 @@
 //! The public repositories are cut in two halves fixed before any tuning
 //! ([`HELD_OUT`]: one repository per language that has two). The planner is
 //! tuned on the other half; the held-out rows are printed only with
-//! `HISTORIAN_EVAL_HELD_OUT=1`, so a tuning run does not see them.
+//! `HISTORIAN_EVAL_HELD_OUT=1` (a tuning run does not even read them).
 //! `HISTORIAN_EVAL_ABLATE=1` scores the planner without each signal or with
-//! one knob changed; `HISTORIAN_EVAL_WHY=1` says why cases get too few
-//! commits.
+//! one knob changed (`HISTORIAN_EVAL_ABLATE=<words,…>`: only the variants
+//! whose label holds one of them); `HISTORIAN_EVAL_WHY=1` says why cases
+//! get too few commits and which are worse than one commit (`=2`: shows
+//! each of those).
 //!
 //! Next to it, the whole run scored at once, and the same for:
 //! * one commit per directory within each squashed commit (the baseline the
@@ -571,7 +573,7 @@ fn tally(segments: &[Segment], tuning: &Tuning, unsquashed: bool) -> Tally {
         tally.squashed += seg.squashed.len();
         tally.planned += groups.len();
         tally.historian.add(score(&groups, truth, o));
-        tally.cases.extend(cases(seg, &groups));
+        tally.cases.extend(cases(seg, &groups, tuning));
         tally.kept.0 += usize::from(keeps_present(changes, &groups));
         tally.kept.1 += 1;
         tally.per_directory.add(score(
@@ -685,7 +687,7 @@ fn subject_measures(sources: &[(String, Vec<Segment>)], tuning: &Tuning) -> [usi
 /// commit per directory, and as one commit, scored against the originals;
 /// with the number of planned commits holding them and of originals
 /// writing them.
-fn cases(seg: &Segment, groups: &[Vec<usize>]) -> Vec<Case> {
+fn cases(seg: &Segment, groups: &[Vec<usize>], tuning: &Tuning) -> Vec<Case> {
     let changes = &seg.changes;
     let truth = &seg.truth.items;
     let o = seg.originals.len();
@@ -722,6 +724,16 @@ fn cases(seg: &Segment, groups: &[Vec<usize>]) -> Vec<Case> {
                     .map(|(j, _)| *j)
             })
             .collect();
+        if SHOW_WORSE.load(std::sync::atomic::Ordering::Relaxed)
+            && count::subjects(&seg.squashed[k].message).len() < writers_of(seg, k, &mine)
+        {
+            println!("--- names fewer: {:?}", seg.squashed[k].message);
+        }
+        if SHOW_WORSE.load(std::sync::atomic::Ordering::Relaxed)
+            && historian.matched + 1e-9 < score(std::slice::from_ref(&mine), truth, o).matched
+        {
+            show_case(seg, k, &planned);
+        }
         out.push(Case {
             lines: historian.total,
             historian: historian.matched,
@@ -729,7 +741,7 @@ fn cases(seg: &Segment, groups: &[Vec<usize>]) -> Vec<Case> {
             one_commit: score(std::slice::from_ref(&mine), truth, o).matched,
             planned: planned.len(),
             truth: writers.len().max(1),
-            named: count::subjects(&seg.squashed[k].message).len(),
+            named: count::subjects_read(&seg.squashed[k].message, tuning.reading).len(),
             files: mine
                 .iter()
                 .map(|&i| changes.items[i].file)
@@ -739,6 +751,49 @@ fn cases(seg: &Segment, groups: &[Vec<usize>]) -> Vec<Case> {
         });
     }
     out
+}
+
+fn writers_of(seg: &Segment, k: usize, mine: &[usize]) -> usize {
+    let writers: BTreeSet<usize> = mine
+        .iter()
+        .flat_map(|&i| {
+            seg.truth.items[i]
+                .iter()
+                .filter(|(j, w)| *w > 0 && seg.squash_of[*j] == k)
+                .map(|(j, _)| *j)
+        })
+        .collect();
+    writers.len().max(1)
+}
+
+/// Whether `HISTORIAN_EVAL_WHY=2` asked to see each case worse than one
+/// commit (the planner as tuned, tuning half only).
+static SHOW_WORSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A case worse than one commit: its subjects, and per planned commit the
+/// files with the lines each original wrote.
+fn show_case(seg: &Segment, k: usize, planned: &[Vec<usize>]) {
+    let message = &seg.squashed[k].message;
+    println!("--- worse: {:?}", count::subjects(message));
+    let originals: Vec<usize> = (0..seg.originals.len()).filter(|&j| seg.squash_of[j] == k).collect();
+    for &j in &originals {
+        println!(
+            "    original {j}: {}",
+            seg.originals[j].message.lines().next().unwrap_or("")
+        );
+    }
+    for (g, items) in planned.iter().enumerate() {
+        let mut files: BTreeMap<&str, BTreeMap<usize, u32>> = BTreeMap::new();
+        for &i in items {
+            let entry = files.entry(seg.changes.path(i)).or_default();
+            for &(j, w) in &seg.truth.items[i] {
+                *entry.entry(j).or_default() += w;
+            }
+        }
+        for (path, by) in files {
+            println!("    planned {g}: {path} {by:?}");
+        }
+    }
 }
 
 /// Whether every moved line (deleted by some items, added by others: a
@@ -1050,15 +1105,20 @@ fn main() {
     println!(
         "historian_eval: runs of {length} commits squashed 2-3 at a time, up to {segment_count} runs per repository"
     );
+    let show_held_out = std::env::var_os("HISTORIAN_EVAL_HELD_OUT").is_some();
     let mut sources_read: Vec<(String, Vec<Segment>)> = Vec::new();
     for source in sources(&generated) {
+        if half(&source.name) == Some(true) && !show_held_out {
+            // Not read at all: a tuning run neither sees nor waits for it.
+            println!("{:<24} (held out: HISTORIAN_EVAL_HELD_OUT=1 shows it)", source.name);
+            continue;
+        }
         match segments(&source, &scratch, &tuning, segment_count, length) {
             Some(s) if !s.is_empty() => sources_read.push((source.name.clone(), s)),
             Some(_) => println!("{:<22} (skipped: no run of {length} small commits)", source.name),
             None => println!("{:<22} (skipped: not found)", source.name),
         }
     }
-    let show_held_out = std::env::var_os("HISTORIAN_EVAL_HELD_OUT").is_some();
     println!(
         "\nper case (a squashed commit of 2-3 originals): mean, median and line-weighted score; \
          baselines one commit per directory and one commit (line-weighted); planned commit count \
@@ -1068,14 +1128,18 @@ fn main() {
     print_header();
     let mut halves = [Tally::default(), Tally::default()];
     let mut all = Tally::default();
+    let show_worse = std::env::var("HISTORIAN_EVAL_WHY").is_ok_and(|v| v == "2");
     for (name, segs) in &sources_read {
-        let t = tally(segs, &tuning, true);
-        match half(name) {
-            Some(true) if !show_held_out => {
-                println!("{name:<24} (held out: HISTORIAN_EVAL_HELD_OUT=1 shows it)")
-            }
-            _ => print_row(name, &t),
+        SHOW_WORSE.store(
+            show_worse && half(name) == Some(false),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        if show_worse {
+            println!("=== {name}");
         }
+        let t = tally(segs, &tuning, true);
+        SHOW_WORSE.store(false, std::sync::atomic::Ordering::Relaxed);
+        print_row(name, &t);
         if let Some(held) = half(name) {
             halves[usize::from(held)].add(&t);
             all.add(&t);
@@ -1112,17 +1176,27 @@ fn main() {
             *why.entry(reason).or_default() += 1;
         }
         println!("too few commits (tuning half): {why:?}");
+        // The cases worse than one commit, by (true count, subjects named,
+        // planned count).
+        let mut worse: BTreeMap<(usize, usize, usize), usize> = BTreeMap::new();
+        for c in halves[0].cases.iter().filter(|c| c.historian + 1e-9 < c.one_commit) {
+            *worse.entry((c.truth, c.named, c.planned)).or_default() += 1;
+        }
+        println!("worse than one commit (true, named, planned): cases {worse:?}");
         println!("(true count, subjects named): cases {named:?}");
     }
     if std::env::var_os("HISTORIAN_EVAL_ABLATE").is_some() {
         println!("\nablation (each line: the planner without one signal, or with one change)");
         print_header();
-        for (label, variant) in variants(&tuning) {
+        // `HISTORIAN_EVAL_ABLATE=<words>`: only the variants naming one.
+        let only = std::env::var("HISTORIAN_EVAL_ABLATE").unwrap_or_default();
+        let wanted = |label: &str| only == "1" || only.split(',').any(|w| label.contains(w.trim()));
+        for (label, variant) in variants(&tuning).into_iter().filter(|(l, _)| wanted(l)) {
             let mut by_half = [Tally::default(), Tally::default()];
             for (name, segs) in &sources_read {
                 if let Some(held) = half(name) {
                     if !held || show_held_out {
-                        by_half[usize::from(held)].add(&tally(segs, &variant, false));
+                        by_half[usize::from(held)].add(&tally(segs, &variant, true));
                     }
                 }
             }
@@ -1268,6 +1342,14 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     out.push(("no definition and use".to_owned(), without(&[6])));
     out.push(("no file naming a stem".to_owned(), without(&[7])));
     out.push(("no kinds of file".to_owned(), without(&[11, 12, 13, 14])));
+    for reading in [count::Reading::Loose, count::Reading::NotProse, count::Reading::Verb] {
+        let mut t = base.clone();
+        t.reading = reading;
+        out.push((format!("subjects read {reading:?}"), t));
+    }
+    let mut t = base.clone();
+    t.supported_subjects = !base.supported_subjects;
+    out.push((format!("supported subjects {}", t.supported_subjects), t));
     let mut t = base.clone();
     t.count_from_message = !base.count_from_message;
     out.push((format!("count from the message {}", t.count_from_message), t));
@@ -1290,12 +1372,12 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
         t.same_file = bonus;
         out.push((format!("same file {bonus}"), t));
     }
-    for sure in [0.8, 0.95, 1.01] {
+    for sure in [0.85, 0.9, 0.95, 1.01] {
         let mut t = base.clone();
         t.sure_join = sure;
         out.push((format!("sure join {sure}"), t));
     }
-    for threshold in [0.4, 0.6, 0.7] {
+    for threshold in [0.4, 0.5, 0.6] {
         let mut t = base.clone();
         t.join_threshold = threshold;
         out.push((format!("join threshold {threshold}"), t));

@@ -901,7 +901,8 @@ fn json_results_carry_the_same_as_data() {
 }
 
 /// A squashed commit keeps the subjects of what it joined; the plan splits
-/// it into as many commits, where one subject alone keeps it whole.
+/// it into as many commits, where one subject alone (and a body line that
+/// does not open like a subject) keeps it whole.
 #[test]
 fn a_squash_is_split_into_the_pieces_its_message_names() {
     let env = TestEnv::new();
@@ -918,6 +919,7 @@ fn a_squash_is_split_into_the_pieces_its_message_names() {
     commit_all(&env, &repo, "base");
     for (branch, message) in [
         ("one", "Tune the client\n\nBoth limits grow.\n"),
+        ("body", "Tune the client\n\nThe limits grow with the load\n"),
         (
             "squashed",
             "Retry failed requests\n\nThe client tries again after a failure.\n\nLengthen the timeout\n",
@@ -934,9 +936,18 @@ fn a_squash_is_split_into_the_pieces_its_message_names() {
         );
         commit_all(&env, &repo, message);
     }
-    env.git(&repo, &["checkout", "-q", "one"]);
-    let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
-    assert_eq!(out.json()["commits"].as_array().unwrap().len(), 1, "{}", out.stdout);
+    // A body's one-line paragraph, with or without a full stop, is no
+    // subject: the commit stays whole.
+    for branch in ["one", "body"] {
+        env.git(&repo, &["checkout", "-q", branch]);
+        let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
+        assert_eq!(
+            out.json()["commits"].as_array().unwrap().len(),
+            1,
+            "{branch}: {}",
+            out.stdout
+        );
+    }
 
     env.git(&repo, &["checkout", "-q", "squashed"]);
     let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);

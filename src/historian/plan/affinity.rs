@@ -322,6 +322,27 @@ fn subject_of_parts(parts: &[Part], named: &[&str], wanted: bool) -> Vec<Option<
         .collect()
 }
 
+/// The subjects of `named` some part shares a word with: a piece of work
+/// that left no trace in the unit's files (its lines rewritten by a later
+/// one, or its words nowhere) does not ask for a commit of its own. All of
+/// them when none is.
+fn supported_subjects<'m>(parts: &[Part], named: &[&'m str]) -> Vec<&'m str> {
+    let words: Vec<BTreeSet<String>> = parts.iter().map(|p| part_words(p, &p.path)).collect();
+    let out: Vec<&str> = named
+        .iter()
+        .copied()
+        .filter(|s| {
+            let mine = count::words(s);
+            words.iter().any(|w| !w.is_disjoint(&mine))
+        })
+        .collect();
+    if out.is_empty() {
+        named.to_vec()
+    } else {
+        out
+    }
+}
+
 /// Splits one unit into groups of items; `wanted` is how many pieces of
 /// work its message names (`count`), when it names several: parts join
 /// until that many are left, and past it only when the affinity is sure.
@@ -332,6 +353,13 @@ pub fn split_unit(
     tuning: &Tuning,
     named: &[&str],
 ) -> Vec<Vec<usize>> {
+    let supported;
+    let named = if tuning.supported_subjects && named.len() >= 2 && files.len() <= MOST_PARTS {
+        supported = supported_subjects(&parts(ctx.changes, files, words), named);
+        &supported[..]
+    } else {
+        named
+    };
     let wanted = Some(named.len()).filter(|&k| k >= 2);
     let coefficients: &[f64] = tuning.coefficients.as_deref().unwrap_or(&COEFFICIENTS);
     if files.len() > MOST_PARTS {

@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use super::count::Reading;
 use crate::git::BranchCommit;
 use crate::historian::analyse::coupling::Coupling;
 use crate::historian::analyse::items::ChangeSet;
@@ -32,6 +33,12 @@ pub struct Tuning {
     /// Whether a unit whose message names several pieces of work
     /// (`count`) is split into about that many.
     pub count_from_message: bool,
+    /// How strictly a later one-line paragraph of a message is read as a
+    /// subject (`count::Reading`).
+    pub reading: Reading,
+    /// Whether a subject no part of the unit shares a word with is left
+    /// out of the count (`affinity::split_unit`).
+    pub supported_subjects: bool,
     /// With such a count: parts join while more are left, and once that
     /// many are left only when their affinity reaches this.
     pub sure_join: f64,
@@ -52,12 +59,14 @@ pub struct Tuning {
 impl Default for Tuning {
     fn default() -> Self {
         Tuning {
-            join_threshold: 0.5,
+            join_threshold: 0.45,
             small_part_lines: 3,
             common_name_share: 0.5,
             coupling_history: crate::historian::analyse::coupling::HISTORY,
             count_from_message: true,
-            sure_join: 0.9,
+            reading: Reading::NotProse,
+            supported_subjects: false,
+            sure_join: 0.8,
             hunk_parts: HunkParts::Never,
             subject_words: 0.75,
             same_file: 2.0,

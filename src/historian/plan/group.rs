@@ -38,7 +38,7 @@ pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (&unit, files) in &unit_files(ctx) {
         let named = match ctx.commits.get(unit) {
-            Some(commit) if tuning.count_from_message => count::subjects(&commit.message),
+            Some(commit) if tuning.count_from_message => count::subjects_read(&commit.message, tuning.reading),
             _ => Vec::new(),
         };
         groups.extend(affinity::split_unit(ctx, files, &words, tuning, &named));
