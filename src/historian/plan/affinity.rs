@@ -17,11 +17,7 @@
 //! cross-validated across repositories (0.806 against 0.810), so the
 //! simpler, explainable weights stay.
 //!
-//! A unit whose message names several pieces of work (`count`: a squash
-//! keeps the subjects it joined) is split into about that many: parts join
-//! until that many are left, then only when the affinity is nearly sure
-//! (`sure_join`), and two parts sharing the most words with one subject are
-//! surer to belong together (with two different subjects, less sure).
+//! Joining the parts by these chances into a unit's pieces is `pieces`.
 //!
 //! Files are not cut: the hunks of one file in one unit stay together (in
 //! the evaluation, 91% of such hunk pairs came from one commit). Letting
@@ -31,8 +27,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::context::{Context, HunkParts, Tuning};
-use super::count;
+use super::context::Context;
 use crate::historian::analyse::classify::{self, Category};
 use crate::historian::analyse::coupling::Coupling;
 use crate::historian::analyse::items::{ChangeSet, Status};
@@ -75,16 +70,16 @@ impl Words {
 }
 
 /// Units with more files than this are split by component alone.
-const MOST_PARTS: usize = 300;
+pub(super) const MOST_PARTS: usize = 300;
 
 /// One part of a unit: a file and what is known of it.
 pub struct Part {
     pub file: usize,
-    path: String,
+    pub(super) path: String,
     pub items: Vec<usize>,
-    category: Category,
+    pub(super) category: Category,
     directory: String,
-    component: String,
+    pub(super) component: String,
     extension: String,
     stem: String,
     tested_stem: String,
@@ -92,7 +87,7 @@ pub struct Part {
     added: bool,
     removed: bool,
     renamed: bool,
-    defined: BTreeSet<String>,
+    pub(super) defined: BTreeSet<String>,
     used: BTreeSet<String>,
     pub lines: usize,
 }
@@ -154,7 +149,7 @@ pub fn parts(changes: &ChangeSet, files: &BTreeMap<usize, Vec<usize>>, words: &W
 
 /// The parts of a unit with each hunk of a file changed hunk by hunk a
 /// part of its own.
-fn hunk_parts(changes: &ChangeSet, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> Vec<Part> {
+pub(super) fn hunk_parts(changes: &ChangeSet, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> Vec<Part> {
     let pieces = files.iter().flat_map(|(&f, items)| {
         if changes.files[f].is_hunked() {
             items.iter().map(|&i| (f, vec![i])).collect::<Vec<_>>()
@@ -275,271 +270,4 @@ pub fn pairs(ctx: &Context<'_>, files: &BTreeMap<usize, Vec<usize>>, words: &Wor
         }
     }
     (parts, out)
-}
-
-/// The words a part answers to: its path's, its kind's, and the names it
-/// defines.
-fn part_words(part: &Part, path: &str) -> BTreeSet<String> {
-    let mut out = count::words(path);
-    let kind: &[&str] = match part.category {
-        Category::Docs => &["docs", "doc", "documentation", "readme", "changelog"],
-        Category::Test => &["test", "tests", "testing", "spec"],
-        Category::Build => &[
-            "build",
-            "deps",
-            "dependency",
-            "dependencies",
-            "bump",
-            "version",
-            "release",
-        ],
-        Category::Config => &["config", "configuration", "workflow", "lint"],
-        _ => &[],
-    };
-    out.extend(kind.iter().map(|w| w.to_string()));
-    for name in &part.defined {
-        out.extend(count::words(name));
-    }
-    out
-}
-
-/// The one subject of `named` each part shares the most words with, when
-/// there is one.
-fn subject_of_parts(parts: &[Part], named: &[&str], wanted: bool) -> Vec<Option<usize>> {
-    if !wanted {
-        return vec![None; parts.len()];
-    }
-    let subjects: Vec<BTreeSet<String>> = named.iter().map(|s| count::words(s)).collect();
-    parts
-        .iter()
-        .map(|p| {
-            let words = part_words(p, &p.path);
-            let shared: Vec<usize> = subjects.iter().map(|s| s.intersection(&words).count()).collect();
-            let best = shared.iter().copied().max().unwrap_or(0);
-            let winners: Vec<usize> = (0..shared.len()).filter(|&s| shared[s] == best).collect();
-            (best > 0 && winners.len() == 1).then(|| winners[0])
-        })
-        .collect()
-}
-
-/// The subjects of `named` some part shares a word with: a piece of work
-/// that left no trace in the unit's files (its lines rewritten by a later
-/// one, or its words nowhere) does not ask for a commit of its own. All of
-/// them when none is.
-fn supported_subjects<'m>(parts: &[Part], named: &[&'m str]) -> Vec<&'m str> {
-    let words: Vec<BTreeSet<String>> = parts.iter().map(|p| part_words(p, &p.path)).collect();
-    let out: Vec<&str> = named
-        .iter()
-        .copied()
-        .filter(|s| {
-            let mine = count::words(s);
-            words.iter().any(|w| !w.is_disjoint(&mine))
-        })
-        .collect();
-    if out.is_empty() {
-        named.to_vec()
-    } else {
-        out
-    }
-}
-
-/// Splits one unit into groups of items; `wanted` is how many pieces of
-/// work its message names (`count`), when it names several: parts join
-/// until that many are left, and past it only when the affinity is sure.
-pub fn split_unit(
-    ctx: &Context<'_>,
-    files: &BTreeMap<usize, Vec<usize>>,
-    words: &Words,
-    tuning: &Tuning,
-    named: &[&str],
-) -> Vec<Vec<usize>> {
-    let supported;
-    let named = if tuning.supported_subjects && named.len() >= 2 && files.len() <= MOST_PARTS {
-        supported = supported_subjects(&parts(ctx.changes, files, words), named);
-        &supported[..]
-    } else {
-        named
-    };
-    let wanted = Some(named.len()).filter(|&k| k >= 2);
-    let coefficients: &[f64] = tuning.coefficients.as_deref().unwrap_or(&COEFFICIENTS);
-    if files.len() > MOST_PARTS {
-        // A sweeping commit: weighing every pair would take too long, and
-        // such a commit goes to a size question anyway. By component.
-        let parts = parts(ctx.changes, files, words);
-        let mut by_component: BTreeMap<(String, bool), Vec<usize>> = BTreeMap::new();
-        for p in &parts {
-            by_component
-                .entry((p.component.clone(), p.category.is_code()))
-                .or_default()
-                .extend(p.items.iter().copied());
-        }
-        let mut record = ctx.record();
-        for p in &parts {
-            let signal = super::reason::Signal::ByComponent {
-                component: p.component.clone(),
-            };
-            record.note_rule(p.items.iter().copied(), signal);
-        }
-        drop(record);
-        return by_component
-            .into_values()
-            .map(|mut items| {
-                items.sort_unstable();
-                items
-            })
-            .collect();
-    }
-    // A message naming more pieces of work than there are files: hunks of
-    // one file may go to different commits (hunks of one file join easily).
-    let by_hunks = match (wanted, tuning.hunk_parts) {
-        (Some(k), HunkParts::WhenFewerFiles) => files.len() < k,
-        (Some(_), HunkParts::WithCount) => true,
-        _ => false,
-    } && files.values().map(Vec::len).sum::<usize>() <= MOST_PARTS;
-    let parts = if by_hunks {
-        hunk_parts(ctx.changes, files, words)
-    } else {
-        parts(ctx.changes, files, words)
-    };
-    let n = parts.len();
-    let mut pairs = Vec::new();
-    for a in 0..n {
-        for b in a + 1..n {
-            pairs.push((a, b, features(&parts[a], &parts[b], n, &ctx.coupling, words)));
-        }
-    }
-    let same_file = |a: usize, b: usize| parts[a].file == parts[b].file;
-    let about = subject_of_parts(&parts, named, wanted.is_some() && tuning.subject_words != 0.0);
-    // Average linkage on the sums of chances between clusters (a cluster
-    // lives in the slot of its first part): join the two closest clusters
-    // while they are close enough; ties go to the lowest slots, so the
-    // result is stable.
-    let mut sum = vec![vec![0.0; n]; n];
-    for (a, b, f) in &pairs {
-        let mut x = affinity(f, coefficients);
-        let mut shift = 0.0;
-        if same_file(*a, *b) {
-            shift += tuning.same_file;
-        }
-        if let (Some(s), Some(t)) = (about[*a], about[*b]) {
-            shift += if s == t {
-                tuning.subject_words
-            } else {
-                -tuning.subject_words
-            };
-        }
-        if shift != 0.0 {
-            x = 1.0 / (1.0 + ((1.0 - x) / x.max(1e-12)).max(1e-300) * (-shift).exp());
-        }
-        sum[*a][*b] = x;
-        sum[*b][*a] = x;
-    }
-    let mut members: Vec<Vec<usize>> = (0..n).map(|p| vec![p]).collect();
-    let mut alive = vec![true; n];
-    let mut left = n;
-    let joins = |v: f64, left: usize| match wanted {
-        Some(k) if left > k => true,
-        Some(_) => v >= tuning.sure_join,
-        None => v >= tuning.join_threshold,
-    };
-    loop {
-        let mut best: Option<(f64, usize, usize)> = None;
-        for x in (0..n).filter(|&x| alive[x]) {
-            for y in (x + 1..n).filter(|&y| alive[y]) {
-                let average = sum[x][y] / (members[x].len() * members[y].len()) as f64;
-                if best.is_none_or(|(v, _, _)| average > v + 1e-12) {
-                    best = Some((average, x, y));
-                }
-            }
-        }
-        match best {
-            Some((v, x, y)) if joins(v, left) => {
-                left -= 1;
-                for z in 0..n {
-                    if alive[z] && z != x && z != y {
-                        sum[x][z] += sum[y][z];
-                        sum[z][x] = sum[x][z];
-                    }
-                }
-                alive[y] = false;
-                let moved = std::mem::take(&mut members[y]);
-                members[x].extend(moved);
-            }
-            _ => break,
-        }
-    }
-    let mut clusters: Vec<Vec<usize>> = (0..n).filter(|&x| alive[x]).map(|x| members[x].clone()).collect();
-    // Tiny code parts ride along with the unit's largest code part.
-    let code_lines = |members: &Vec<usize>| -> Option<usize> {
-        members
-            .iter()
-            .all(|&p| parts[p].category.is_code())
-            .then(|| members.iter().map(|&p| parts[p].lines).sum())
-    };
-    let largest = (0..clusters.len())
-        .filter_map(|c| code_lines(&clusters[c]).map(|l| (l, std::cmp::Reverse(c))))
-        .max()
-        .map(|(_, std::cmp::Reverse(c))| c);
-    if let Some(largest) = largest.filter(|_| wanted.is_none_or(|k| clusters.len() > k)) {
-        let small: Vec<usize> = (0..clusters.len())
-            .filter(|&c| c != largest && code_lines(&clusters[c]).is_some_and(|l| l <= tuning.small_part_lines))
-            .collect();
-        let mut moved = Vec::new();
-        for &c in small.iter().rev() {
-            moved.extend(clusters.remove(c));
-        }
-        let target = largest - small.iter().filter(|&&c| c < largest).count();
-        clusters[target].extend(moved);
-    }
-    note_split(ctx, &parts, &pairs, coefficients, tuning.join_threshold, &clusters);
-    clusters
-        .into_iter()
-        .map(|members| {
-            let mut items: Vec<usize> = members.iter().flat_map(|&p| parts[p].items.iter().copied()).collect();
-            items.sort_unstable();
-            items
-        })
-        .collect()
-}
-
-/// Notes why each part is in its cluster (`reason`): the chance of each
-/// link and the signal adding most to it.
-fn note_split(
-    ctx: &Context<'_>,
-    parts: &[Part],
-    pairs: &[Pair],
-    coefficients: &[f64],
-    threshold: f64,
-    clusters: &[Vec<usize>],
-) {
-    use super::reason::{Link, PartFacts};
-    let facts: Vec<PartFacts<'_>> = parts
-        .iter()
-        .map(|p| PartFacts {
-            file: p.file,
-            items: &p.items,
-            lines: p.lines,
-        })
-        .collect();
-    let heaviest = |f: &Signals| {
-        f.iter()
-            .zip(&coefficients[1..])
-            .zip(FEATURES)
-            .map(|((x, w), name)| (x * w, name))
-            .fold(
-                ("", f64::MIN),
-                |best, (v, name)| if v > best.1 { (name, v) } else { best },
-            )
-            .0
-    };
-    let links: Vec<Link> = pairs
-        .iter()
-        .map(|(a, b, f)| Link {
-            a: *a,
-            b: *b,
-            chance: affinity(f, coefficients),
-            feature: heaviest(f),
-        })
-        .collect();
-    ctx.record().note_split(&facts, &links, threshold, clusters);
 }

@@ -37,7 +37,7 @@ pub struct Tuning {
     /// subject (`count::Reading`).
     pub reading: Reading,
     /// Whether a subject no part of the unit shares a word with is left
-    /// out of the count (`affinity::split_unit`).
+    /// out of the count (`pieces::split_unit`).
     pub supported_subjects: bool,
     /// With such a count: parts join while more are left, and once that
     /// many are left only when their affinity reaches this.

@@ -6,7 +6,7 @@
 //! bullets, `git merge --squash` quotes each under its `commit <id>` line.
 //! Each of those subjects is a piece of work the author committed on its
 //! own, and the planner splits the commit into about that many (see
-//! `affinity::split_unit`).
+//! `pieces::split_unit`).
 //!
 //! A later paragraph counts as a subject only when it reads like one: a
 //! single line, short, not a sentence ending in a full stop, not a trailer

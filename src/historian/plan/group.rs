@@ -26,9 +26,10 @@
 
 use std::collections::BTreeMap;
 
-use super::affinity::{self, Words};
+use super::affinity::Words;
 use super::context::{Context, Tuning};
 use super::count;
+use super::pieces;
 use super::units::{unit_files, Union};
 
 /// Groups of items, each a future commit (unordered; see `order`).
@@ -41,7 +42,7 @@ pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
             Some(commit) if tuning.count_from_message => count::subjects_read(&commit.message, tuning.reading),
             _ => Vec::new(),
         };
-        groups.extend(affinity::split_unit(ctx, files, &words, tuning, &named));
+        groups.extend(pieces::split_unit(ctx, files, &words, tuning, &named));
     }
     super::attach::attach(ctx, &mut groups);
     join_path_conflicts(ctx, &mut groups);

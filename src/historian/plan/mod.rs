@@ -34,6 +34,7 @@ pub mod count;
 pub mod explanation;
 pub mod group;
 pub mod order;
+pub mod pieces;
 pub mod present;
 pub mod reason;
 pub mod split;
