@@ -6,6 +6,7 @@
 //! identity) serve every caller.
 
 mod commit;
+mod pack;
 mod tree;
 
 use anyhow::{anyhow, Result};

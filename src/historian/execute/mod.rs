@@ -59,13 +59,17 @@ struct Run<'a> {
 
 /// `git historian clean`: every step from the start.
 pub fn clean(repo: &Repo, target: &Target, options: &Options) -> Result<Outcome> {
+    let mut t = std::time::Instant::now();
     repo.check_identity()?;
     let analysis = match engine::analyse(repo, target, options)? {
         Ok(a) => a,
         Err(failed) => return Ok(Outcome::Error(failed)),
     };
+    engine::tracepoint("base", &mut t);
     let plan = engine::plan(repo, &analysis, options)?;
+    engine::tracepoint("plan", &mut t);
     let clean_branch = branch::clean_branch_name(repo, &target.branch, options.now)?;
+    engine::tracepoint("name", &mut t);
     execute(Run {
         repo,
         analysis: &analysis,
@@ -91,7 +95,11 @@ fn limits(settings: &Settings) -> Limits {
     }
 }
 
-fn execute(mut run: Run<'_>) -> Result<Outcome> {
+fn execute(run: Run<'_>) -> Result<Outcome> {
+    // The commits, trees and blobs built stay in memory and are written as
+    // one pack before any reference moves (`Repo::holding_objects`).
+    let holding = run.repo.holding_objects();
+    let mut run = Run { repo: &holding, ..run };
     let repo = run.repo;
     let analysis = run.analysis;
     let ctx = analysis.context();
@@ -99,6 +107,7 @@ fn execute(mut run: Run<'_>) -> Result<Outcome> {
         .iter()
         .map(|c| c.items.as_slice())
         .collect();
+    let mut t = std::time::Instant::now();
     let mut builder = Builder::after(repo, &analysis.changes, &done, run.built.last().copied())?;
     while run.current < run.plan.commits.len() {
         let i = run.current;
@@ -136,9 +145,15 @@ fn execute(mut run: Run<'_>) -> Result<Outcome> {
         run.built.push(id);
         run.current += 1;
     }
+    engine::tracepoint("build", &mut t);
     match check_result(&run, builder.tree())? {
         Some(failed) => end_with_error(run, failed),
-        None => finish(run, &ctx),
+        None => {
+            engine::tracepoint("check", &mut t);
+            let r = finish(run, &ctx);
+            engine::tracepoint("finish", &mut t);
+            r
+        }
     }
 }
 
@@ -192,6 +207,8 @@ fn check_result(run: &Run<'_>, tree: Oid) -> Result<Option<Failed>> {
     let Some(command) = run.settings.verify_each.clone() else {
         return Ok(None);
     };
+    // The commits are checked out by other processes.
+    repo.write_held_objects()?;
     let Some(failure) = verify::each(repo, &run.built, &command, run.options.verify_timeout)? else {
         return Ok(None);
     };
@@ -259,7 +276,10 @@ fn finish(run: Run<'_>, ctx: &Context<'_>) -> Result<Outcome> {
             session::delete(repo, &now)?;
         }
     }
-    Ok(Outcome::Success(done(repo, ctx, &run)?))
+    let mut t = std::time::Instant::now();
+    let d = done(repo, ctx, &run)?;
+    engine::tracepoint("done(short)", &mut t);
+    Ok(Outcome::Success(d))
 }
 
 fn done(repo: &Repo, ctx: &Context<'_>, run: &Run<'_>) -> Result<Done> {
