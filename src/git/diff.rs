@@ -322,14 +322,20 @@ fn push_detached(out: &mut Vec<Delta>, change: gix::diff::tree_with_rewrites::Ch
     use gix::diff::tree_with_rewrites::Change as C;
     let change = match change {
         C::Addition {
-            location, entry_mode, id, ..
+            location,
+            entry_mode,
+            id,
+            ..
         } => Change::Addition {
             path: location,
             mode: entry_mode,
             id,
         },
         C::Deletion {
-            location, entry_mode, id, ..
+            location,
+            entry_mode,
+            id,
+            ..
         } => Change::Deletion {
             path: location,
             mode: entry_mode,
