@@ -19,7 +19,8 @@
 //! The shapes: 20,000 files and 200 commits (the comparison of the issue,
 //! 5 pairs), then 50 and 800 commits over 20,000 files and 200 commits over
 //! 100,000 files (3 pairs each). `HISTORIAN_SPEED_SHAPES=1` runs only the
-//! first.
+//! first; `HISTORIAN_SPEED_BIN=<path>` measures another build of
+//! `git-historian` (an older one, for a before-and-after).
 //!
 //! Run with `cargo bench --bench historian_speed`.
 
@@ -158,10 +159,10 @@ fn copy(template: &Path, to: &Path) {
 /// One `git historian clean`: its time, the clean branch, and its maximum
 /// resident set in KiB.
 fn historian(repo: &Path, out: &Path) -> (Sample, String, i64) {
-    let bin = env!("CARGO_BIN_EXE_git-historian");
+    let bin = std::env::var("HISTORIAN_SPEED_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_git-historian").to_owned());
     let stdout = std::fs::File::create(out).expect("output file");
     let (elapsed, (status, max_rss)) = sampled(|| {
-        let child = Command::new(bin)
+        let child = Command::new(&bin)
             .args(["-q", "clean", "feature", "--base", "main", "--json"])
             .current_dir(repo)
             .envs(env())
@@ -195,7 +196,7 @@ fn groups(repo: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
-fn script(repo: &Path, groups: &[Vec<String>]) -> Sample {
+fn script(repo: &Path, groups: &[Vec<String>], file: &Path) -> Sample {
     let mut body = String::from("set -e\ngit checkout -q -b scripted main\n");
     for (n, files) in groups.iter().enumerate() {
         body.push_str(&format!(
@@ -204,9 +205,11 @@ fn script(repo: &Path, groups: &[Vec<String>]) -> Sample {
             n + 1
         ));
     }
+    // A file, not `bash -c`: 8,000 paths are more than one argument may hold.
+    std::fs::write(file, body).expect("script");
     let (elapsed, status) = sampled(|| {
         Command::new("bash")
-            .args(["-c", &body])
+            .arg(file)
             .current_dir(repo)
             .envs(env())
             .status()
@@ -246,7 +249,7 @@ fn measure(root: &Path, shape: Shape) -> Measured {
             .expect("count");
         let b = root.join(format!("s-{}-{}-{round}", shape.files, shape.commits));
         copy(&template, &b);
-        pairs.push(ours, script(&b, &groups));
+        pairs.push(ours, script(&b, &groups, &root.join("script.sh")));
         assert_eq!(
             output(&b, &["rev-parse", "scripted^{tree}"]),
             output(&b, &["rev-parse", "feature^{tree}"]),

@@ -253,3 +253,19 @@ fn a_patch_applies_to_the_working_tree_and_a_stale_one_is_refused() {
     assert!(again.stderr.contains("a.txt"), "{}", again.stderr);
     assert_eq!(std::fs::read_to_string(f.path.join("a.txt")).unwrap(), "patched\n");
 }
+
+#[test]
+fn shorts_are_each_ids_short_prefix() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let ids: Vec<Oid> = (0..40)
+        .map(|i| repo.write_blob(format!("blob {i}\n")).unwrap())
+        .collect();
+    let one_by_one: Vec<String> = ids.iter().map(|id| repo.short(*id)).collect();
+    assert_eq!(repo.shorts(&ids), one_by_one);
+    assert!(one_by_one
+        .iter()
+        .zip(&ids)
+        .all(|(s, id)| id.to_string().starts_with(s.as_str()) && s.len() >= 7));
+    assert!(repo.shorts(&[]).is_empty());
+}

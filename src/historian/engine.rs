@@ -144,15 +144,10 @@ pub struct Analysis {
 impl Analysis {
     /// Steps 1 to 3 once the base is known.
     pub fn read(repo: &Repo, target: Target, base: Base, tuning: &Tuning) -> Result<Analysis> {
-        let mut t = std::time::Instant::now();
         let commits = repo.branch_commits(base.commit, target.tip)?;
-        tracepoint("commits", &mut t);
         let changes = ChangeSet::analyse(repo, base.commit, target.tip)?;
-        tracepoint("changeset", &mut t);
         let provenance = provenance::trace(repo, &changes, &commits)?;
-        tracepoint("provenance", &mut t);
         let coupling = coupling::read(repo, &changes, tuning.coupling_history)?;
-        tracepoint("coupling", &mut t);
         Ok(Analysis {
             target,
             base,
@@ -166,14 +161,6 @@ impl Analysis {
     pub fn context(&self) -> Context<'_> {
         Context::new(&self.changes, &self.provenance, &self.commits, self.coupling.clone())
     }
-}
-
-/// TEMPORARY profiling (HISTORIAN_TRACE).
-pub fn tracepoint(label: &str, t: &mut std::time::Instant) {
-    if std::env::var_os("HISTORIAN_TRACE").is_some() {
-        eprintln!("trace {label:<12} {:8.2} ms", t.elapsed().as_secs_f64() * 1000.0);
-    }
-    *t = std::time::Instant::now();
 }
 
 /// Steps 1 to 3 for `target`: a failed step is an `Err(Failed)` value.

@@ -67,7 +67,8 @@ fn write_pack(dir: &Path, hash: gix::hash::Kind, objects: &[(Oid, gix::objs::Kin
     pack.extend_from_slice(&2u32.to_be_bytes());
     pack.extend_from_slice(&count.to_be_bytes());
     let mut entries = Vec::with_capacity(objects.len());
-    let mut compressor = Compress::new(gix::zlib::Compression::DEFAULT);
+    // The fastest level: gc repacks these objects (with deltas) later anyway.
+    let mut compressor = Compress::new(gix::zlib::Compression::BEST_SPEED);
     for (id, kind, data) in objects {
         let offset = pack.len() as u64;
         push_entry_header(&mut pack, type_number(*kind), data.len() as u64);

@@ -37,15 +37,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ui: Ui) -> Result<Exit> {
-    let mut t = std::time::Instant::now();
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
     let target = engine::target(repo, args.rewrite.branch.as_deref())?;
     let mut options = super::options(&workspace, &args.rewrite, &target.branch)?;
     options.verify_each = args.verify_each.filter(|c| !c.trim().is_empty());
-    crate::historian::engine::tracepoint("open", &mut t);
     let outcome = execute::clean(repo, &target, &options)?;
-    let r = super::render(&outcome, args.rewrite.json, ui);
-    crate::historian::engine::tracepoint("render", &mut t);
-    r
+    super::render(&outcome, args.rewrite.json, ui)
 }

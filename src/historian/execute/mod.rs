@@ -59,17 +59,13 @@ struct Run<'a> {
 
 /// `git historian clean`: every step from the start.
 pub fn clean(repo: &Repo, target: &Target, options: &Options) -> Result<Outcome> {
-    let mut t = std::time::Instant::now();
     repo.check_identity()?;
     let analysis = match engine::analyse(repo, target, options)? {
         Ok(a) => a,
         Err(failed) => return Ok(Outcome::Error(failed)),
     };
-    engine::tracepoint("base", &mut t);
     let plan = engine::plan(repo, &analysis, options)?;
-    engine::tracepoint("plan", &mut t);
     let clean_branch = branch::clean_branch_name(repo, &target.branch, options.now)?;
-    engine::tracepoint("name", &mut t);
     execute(Run {
         repo,
         analysis: &analysis,
@@ -107,7 +103,6 @@ fn execute(run: Run<'_>) -> Result<Outcome> {
         .iter()
         .map(|c| c.items.as_slice())
         .collect();
-    let mut t = std::time::Instant::now();
     let mut builder = Builder::after(repo, &analysis.changes, &done, run.built.last().copied())?;
     while run.current < run.plan.commits.len() {
         let i = run.current;
@@ -145,15 +140,9 @@ fn execute(run: Run<'_>) -> Result<Outcome> {
         run.built.push(id);
         run.current += 1;
     }
-    engine::tracepoint("build", &mut t);
     match check_result(&run, builder.tree())? {
         Some(failed) => end_with_error(run, failed),
-        None => {
-            engine::tracepoint("check", &mut t);
-            let r = finish(run, &ctx);
-            engine::tracepoint("finish", &mut t);
-            r
-        }
+        None => finish(run, &ctx),
     }
 }
 
@@ -276,24 +265,23 @@ fn finish(run: Run<'_>, ctx: &Context<'_>) -> Result<Outcome> {
             session::delete(repo, &now)?;
         }
     }
-    let mut t = std::time::Instant::now();
-    let d = done(repo, ctx, &run)?;
-    engine::tracepoint("done(short)", &mut t);
-    Ok(Outcome::Success(d))
+    Ok(Outcome::Success(done(repo, ctx, &run)?))
 }
 
 fn done(repo: &Repo, ctx: &Context<'_>, run: &Run<'_>) -> Result<Done> {
     let analysis = run.analysis;
+    let shorts = repo.shorts(&run.built);
     let commits = run
         .built
         .iter()
         .zip(&run.plan.commits)
-        .map(|(&id, planned)| {
+        .zip(shorts)
+        .map(|((&id, planned), short)| {
             let size = split::size(ctx, &planned.items);
             let info = repo.commit_info(id)?;
             Ok(BuiltCommit {
                 id,
-                short: repo.short(id),
+                short,
                 subject: info.message.lines().next().unwrap_or("").to_owned(),
                 files: size.files,
                 lines: size.lines,
