@@ -162,6 +162,8 @@ fn historian(repo: &Path, out: &Path) -> (Sample, String, i64) {
     let bin = std::env::var("HISTORIAN_SPEED_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_git-historian").to_owned());
     let stdout = std::fs::File::create(out).expect("output file");
     let (elapsed, (status, max_rss)) = sampled(|| {
+        // Reaped by the wait4 below, which also gives this child's own rusage.
+        #[allow(clippy::zombie_processes)]
         let child = Command::new(&bin)
             .args(["-q", "clean", "feature", "--base", "main", "--json"])
             .current_dir(repo)

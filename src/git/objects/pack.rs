@@ -47,7 +47,7 @@ impl Repo {
         if objects.is_empty() {
             return Ok(());
         }
-        objects.sort_by(|a, b| a.0.cmp(&b.0));
+        objects.sort_by_key(|o| o.0);
         let dir = self.inner.objects.store_ref().path().join("pack");
         write_pack(&dir, self.inner.object_hash(), &objects).with_context(|| {
             format!(
