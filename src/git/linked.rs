@@ -79,6 +79,129 @@ impl Repo {
         Ok(())
     }
 
+    /// Takes the linked worktree at `path` out of git's list at once and
+    /// moves its directory to `trash` (a path on the same filesystem that
+    /// does not exist yet), to be deleted later: deleting thousands of files
+    /// takes seconds that nothing need wait for. The registration to drop is
+    /// found in the repository's own list, never through the worktree's
+    /// `.git` file (which whatever ran there could have rewritten).
+    pub fn discard_worktree(&self, path: &Path, trash: &Path) -> Result<()> {
+        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_owned());
+        let wanted = canonical(path);
+        let mut admin = None;
+        for proxy in self
+            .inner
+            .worktrees()
+            .map_err(|e| anyhow!("cannot list worktrees: {e}"))?
+        {
+            if proxy.base().is_ok_and(|base| canonical(&base) == wanted) {
+                admin = Some(proxy.git_dir().to_owned());
+            }
+        }
+        let Some(admin) = admin else {
+            bail!("'{}' is not a linked worktree of this repository", path.display());
+        };
+        std::fs::rename(path, trash).map_err(|e| {
+            anyhow!(
+                "cannot move the worktree '{}' to '{}': {e}",
+                path.display(),
+                trash.display()
+            )
+        })?;
+        std::fs::remove_dir_all(&admin)
+            .map_err(|e| anyhow!("cannot remove the registration '{}': {e}", admin.display()))
+    }
+
+    /// `git worktree move`: the linked worktree at `from` goes to `to`, its
+    /// registration with it (gix cannot move a worktree).
+    pub fn move_worktree(&self, from: &Path, to: &Path) -> Result<()> {
+        let out = self.git_cli().args(["worktree", "move"]).arg(from).arg(to).output()?;
+        if !out.status.success() {
+            bail!(
+                "cannot move the worktree '{}' to '{}': {}",
+                from.display(),
+                to.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(())
+    }
+
+    /// Makes the linked worktree at `worktree` what adding it anew on
+    /// `branch` (created, or reset, at `commit`) would make, touching only
+    /// the files that differ: `git checkout --force -B` (hooks off), then
+    /// `git clean -ffdx` for everything untracked or ignored, nested
+    /// repositories too. Then it is proved: HEAD is `commit` on `branch`, and
+    /// `git status` lists nothing at all, ignored files included. A file an
+    /// earlier session left would leak into the next one, so anything left
+    /// is an error that names it. (gix can neither move a working tree from
+    /// one tree to another nor clean.)
+    pub fn reset_worktree(&self, worktree: &Path, branch: &str, commit: Oid) -> Result<()> {
+        let short = branch.strip_prefix("refs/heads/").unwrap_or(branch);
+        let run = |git: GitCli, what: &str| -> Result<Vec<u8>> {
+            let out = git.output()?;
+            if !out.status.success() {
+                bail!(
+                    "cannot {what} the worktree '{}': {}",
+                    worktree.display(),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+            }
+            Ok(out.stdout)
+        };
+        run(
+            GitCli::in_dir(worktree)
+                .no_hooks()
+                .args(["checkout", "--quiet", "--force", "--no-track", "-B", short])
+                .arg(commit.to_string()),
+            "check out a new base in",
+        )?;
+        run(GitCli::in_dir(worktree).args(["clean", "-q", "-ffdx"]), "clean")?;
+        let status = run(
+            GitCli::in_dir(worktree).args([
+                "status",
+                "--porcelain=v2",
+                "--branch",
+                "-z",
+                "--ignored=matching",
+                "--untracked-files=all",
+                "--ignore-submodules=none",
+            ]),
+            "read the status of",
+        )?;
+        let (mut oid, mut head, mut left) = (None, None, Vec::new());
+        for entry in status.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+            let entry = String::from_utf8_lossy(entry);
+            if let Some(v) = entry.strip_prefix("# branch.oid ") {
+                oid = Some(v.to_owned());
+            } else if let Some(v) = entry.strip_prefix("# branch.head ") {
+                head = Some(v.to_owned());
+            } else if !entry.starts_with("# ") {
+                // `? path`, `! path`; `1 …` has eight fields before the path.
+                let path = match entry.get(..2) {
+                    Some("? " | "! ") => &entry[2..],
+                    _ => entry.splitn(9, ' ').last().unwrap_or_default(),
+                };
+                left.push(path.to_owned());
+            }
+        }
+        if oid.as_deref() != Some(commit.to_string().as_str()) || head.as_deref() != Some(short) {
+            bail!(
+                "the worktree '{}' is not at {commit} on {short} after checking it out",
+                worktree.display()
+            );
+        }
+        if !left.is_empty() {
+            left.truncate(10);
+            bail!(
+                "the worktree '{}' is not clean after a checkout and clean: {}",
+                worktree.display(),
+                left.join(", ")
+            );
+        }
+        Ok(())
+    }
+
     /// `git worktree prune`: forget registrations whose directories are gone
     /// (gix has no prune).
     pub fn prune_worktrees(&self) -> Result<()> {

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Result};
 
 mod children;
+mod disk;
 #[allow(unsafe_code)]
 mod fork;
 
@@ -20,6 +21,7 @@ pub use children::{
     exists, install_interrupt_handler, interrupted, kill_group, kill_own_leftovers, kill_self, kill_tagged,
     set_run_token, spawn_registered, unregister, RUN_TOKEN_VAR,
 };
+pub use disk::{delete_detached, free_space, FreeSpace};
 pub use rustix::process::Signal;
 
 /// What to run.

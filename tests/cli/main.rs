@@ -39,3 +39,4 @@ mod sync;
 mod sync_faults;
 mod ultraplan_commands;
 mod waves;
+mod waves_reuse;

@@ -8,12 +8,12 @@ use std::process::Command;
 use crate::plans::StepSpec;
 use crate::support::*;
 
-struct Sess<'a> {
-    n: u32,
-    title: &'a str,
-    wave: u32,
-    deps: &'a str,
-    touch: &'a str,
+pub(crate) struct Sess<'a> {
+    pub n: u32,
+    pub title: &'a str,
+    pub wave: u32,
+    pub deps: &'a str,
+    pub touch: &'a str,
 }
 
 /// Two sessions of one wave: A touches `a.txt` (step 1), B `b.txt` (step 2).
@@ -36,7 +36,7 @@ fn side_by_side() -> [Sess<'static>; 2] {
     ]
 }
 
-fn plan(steps: &[StepSpec<'_>], sessions: &[Sess<'_>], verification: &str) -> String {
+pub(crate) fn plan(steps: &[StepSpec<'_>], sessions: &[Sess<'_>], verification: &str) -> String {
     let body: String = steps.iter().map(StepSpec::render).collect();
     let mut strategy = String::from("## Execution Strategy\n\n");
     for s in sessions {
@@ -57,7 +57,7 @@ fn plan(steps: &[StepSpec<'_>], sessions: &[Sess<'_>], verification: &str) -> St
     format!("# Sessions\n\n## Implementation Plan\n\n{body}{strategy}{verification}")
 }
 
-fn setup(env: &TestEnv, body: &str) -> std::path::PathBuf {
+pub(crate) fn setup(env: &TestEnv, body: &str) -> std::path::PathBuf {
     let repo = env.repo("repo");
     write(&repo.join("shared.txt"), "one\ntwo\nthree\n");
     env.git(&repo, &["add", "shared.txt"]);
@@ -66,7 +66,10 @@ fn setup(env: &TestEnv, body: &str) -> std::path::PathBuf {
     repo
 }
 
-fn assert_clean(env: &TestEnv, repo: &std::path::Path) {
+/// Nothing of the run is left: one worktree, no session branch, no lock,
+/// and — once the background deletion is done — no worktree files at all.
+pub(crate) fn assert_clean(env: &TestEnv, repo: &std::path::Path) {
+    wait_for_trash(repo);
     assert_eq!(
         env.git(repo, &["worktree", "list"]).lines().count(),
         1,
@@ -87,6 +90,28 @@ fn assert_clean(env: &TestEnv, repo: &std::path::Path) {
         "no lock"
     );
     env.assert_fsck(repo);
+}
+
+/// Waits (up to 30 s) until the worktrees the run deleted in the
+/// background are gone.
+pub(crate) fn wait_for_trash(repo: &std::path::Path) {
+    let dir = repo.join(".git/ultraplan/worktrees");
+    let trash = || {
+        std::fs::read_dir(&dir).map_or(0, |entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with(".trash-"))
+                .count()
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while trash() > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "removed worktrees are still not deleted"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 fn three_sessions() -> String {

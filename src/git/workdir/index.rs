@@ -46,6 +46,30 @@ impl Repo {
         }
     }
 
+    /// What checking HEAD out anew takes on a filesystem of `block`-byte
+    /// blocks, estimated from this working tree's index (its entries' sizes
+    /// as last seen, each rounded up to whole blocks, plus one block per
+    /// directory and the index itself): bytes, and files and directories.
+    pub fn checkout_footprint(&self, block: u64) -> Result<(u64, u64)> {
+        let index = self.fresh_index()?;
+        let round = |n: u64| n.div_ceil(block.max(1)) * block.max(1);
+        let mut bytes = round(std::fs::metadata(self.inner.index_path()).map_or(0, |m| m.len()));
+        let mut dirs = std::collections::HashSet::new();
+        for entry in index.entries() {
+            bytes += round(u64::from(entry.stat.size));
+            let path = entry.path(&index);
+            let mut at = path.as_bytes();
+            while let Some(slash) = at.rfind_byte(b'/') {
+                at = &at[..slash];
+                if !dirs.insert(at.to_vec()) {
+                    break;
+                }
+            }
+        }
+        bytes += dirs.len() as u64 * round(1);
+        Ok((bytes, (index.entries().len() + dirs.len()) as u64))
+    }
+
     /// The checksum at the end of the index file (`None` when unreadable or
     /// written without one, as `index.skipHash` does).
     fn index_trailer(&self) -> Option<Oid> {

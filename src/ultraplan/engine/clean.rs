@@ -10,7 +10,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::git::Repo;
-use crate::ultraplan::engine::leftovers::{worktree_dir, Leftovers};
+use crate::ultraplan::engine::leftovers::{worktree_dir, Leftovers, Removal};
 use crate::ultraplan::state::{catalog, process_alive, LockStatus};
 
 /// What `clean` is asked to do.
@@ -103,7 +103,7 @@ pub fn clean(repo: &Repo, options: &CleanOptions) -> Result<CleanReport> {
             slug: s.clone(),
             dir: worktree_dir(repo, options.worktree_dir.as_deref(), s),
         };
-        let gone = leftovers.remove()?;
+        let gone = leftovers.remove(Removal::Now)?;
         report
             .worktrees
             .extend(gone.worktrees.iter().map(|p| p.display().to_string()));

@@ -1,12 +1,30 @@
 //! What a multi-session run leaves while it goes — linked worktrees and
 //! `ultraplan/<slug>/*` branches — removed on every exit path, at the next
 //! run's pre-flight, and by `git ultraplan clean`.
+//!
+//! A run does not wait for a worktree's files to be deleted (thousands of
+//! files take seconds, and nothing depends on it): the worktree leaves git's
+//! list at once, its directory is renamed to a `.trash-<plan>-…` entry beside
+//! the plan's worktrees, and a process of its own deletes it. `clean` deletes
+//! such entries itself, so a run killed before they were gone still leaves
+//! nothing behind after it.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use anyhow::Result;
 
 use crate::git::Repo;
+use crate::process;
+
+/// How worktrees are removed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Removal {
+    /// Out of git's list at once, the files deleted in the background.
+    Background,
+    /// Deleted before returning, earlier runs' trash too (`clean`).
+    Now,
+}
 
 /// The worktrees and branches of one plan.
 pub struct Leftovers<'r> {
@@ -45,28 +63,73 @@ impl Leftovers<'_> {
         format!("refs/heads/ultraplan/{}/", self.slug)
     }
 
-    /// Removes the session worktree and branch of session `n` only.
-    pub fn remove_session(&self, n: u32) -> Result<Removed> {
+    /// The branch of session `n`, and only that.
+    pub fn remove_branch(&self, n: u32) -> Result<()> {
         let branch = format!("{}session-{n}", self.branch_prefix());
-        self.remove_matching(|path, b| path == self.dir.join(format!("session-{n}")) || b == Some(branch.as_str()))
+        if self.repo.read_ref(&branch)?.is_some() {
+            self.repo.delete_ref(&branch, None)?;
+        }
+        Ok(())
+    }
+
+    /// Takes the worktree at `path` out of git's list and deletes its files
+    /// in the background.
+    pub fn discard(&self, path: &Path) -> Result<()> {
+        static SEQUENCE: AtomicU32 = AtomicU32::new(0);
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let trash = self.trash_dir().join(format!(
+            "{}{name}-{}-{}-{nanos}",
+            self.trash_prefix(),
+            std::process::id(),
+            SEQUENCE.fetch_add(1, Ordering::Relaxed)
+        ));
+        match self.repo.discard_worktree(path, &trash) {
+            Ok(()) => process::delete_detached(&trash),
+            // Not movable (another filesystem, say): deleted here instead.
+            Err(_) => self.repo.remove_worktree(path),
+        }
+    }
+
+    /// Where trash goes: beside the plans' worktree directories, on their
+    /// filesystem (a rename must not copy).
+    fn trash_dir(&self) -> PathBuf {
+        self.dir.parent().map_or_else(|| self.dir.clone(), Path::to_owned)
+    }
+
+    fn trash_prefix(&self) -> String {
+        format!(".trash-{}-", self.slug)
     }
 
     /// Removes every worktree and branch of the plan.
-    pub fn remove(&self) -> Result<Removed> {
+    pub fn remove(&self, removal: Removal) -> Result<Removed> {
         let prefix = self.branch_prefix();
-        self.remove_matching(|path, b| path.starts_with(&self.dir) || b.is_some_and(|b| b.starts_with(&prefix)))
+        self.remove_matching(removal, |path, b| {
+            path.starts_with(&self.dir) || b.is_some_and(|b| b.starts_with(&prefix))
+        })
     }
 
-    fn remove_matching(&self, wanted: impl Fn(&Path, Option<&str>) -> bool) -> Result<Removed> {
+    fn remove_matching(&self, removal: Removal, wanted: impl Fn(&Path, Option<&str>) -> bool) -> Result<Removed> {
         let mut removed = Removed::default();
         for wt in self.repo.linked_worktrees()? {
             if wanted(&wt.path, wt.branch.as_deref()) {
                 // A directory already gone is pruned below.
                 if wt.path.exists() {
-                    self.repo.remove_worktree(&wt.path)?;
+                    match removal {
+                        Removal::Background => self.discard(&wt.path)?,
+                        Removal::Now => self.repo.remove_worktree(&wt.path)?,
+                    }
                 }
                 removed.worktrees.push(wt.path);
             }
+        }
+        if removal == Removal::Now {
+            self.empty_trash();
         }
         self.repo.prune_worktrees()?;
         // A session directory no worktree is registered for (a run killed
@@ -97,11 +160,29 @@ impl Leftovers<'_> {
                 removed.branches.push(name);
             }
         }
-        // Empty directories of ours go too; anything else stays.
+        // Empty directories of ours go too (trash being deleted keeps the
+        // parent a while); anything else stays.
         let _ = std::fs::remove_dir(&self.dir);
         if let Some(parent) = self.dir.parent() {
             let _ = std::fs::remove_dir(parent);
         }
         Ok(removed)
+    }
+}
+
+impl Leftovers<'_> {
+    /// Deletes the trash a background deletion did not finish (the machine
+    /// stopped), or is still deleting: whichever deletes an entry first, it
+    /// ends up gone. Every plan's: trash is nobody's work.
+    fn empty_trash(&self) {
+        let prefix = ".trash-";
+        let Ok(entries) = std::fs::read_dir(self.trash_dir()) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with(prefix) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
     }
 }

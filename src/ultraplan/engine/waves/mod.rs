@@ -13,6 +13,7 @@ mod merge;
 mod preflight;
 mod record;
 mod sessions;
+mod worktrees;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,7 +21,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
 
-use super::leftovers::{worktree_dir, Leftovers, Removed};
+use super::leftovers::{worktree_dir, Leftovers, Removal, Removed};
 use super::risk::{assess, Risk};
 use super::{Event, Failure, Observer, PlanInput, RunOptions, RunReport, RunResult};
 use crate::git::Repo;
@@ -182,6 +183,7 @@ pub fn run_waves_with(
         plan_rel: &plan_rel,
         sessions: BTreeMap::new(),
         branch: None,
+        free: Vec::new(),
         states_before: BTreeMap::new(),
         conflicts: Vec::new(),
         warnings: Vec::new(),
@@ -210,7 +212,7 @@ pub fn run_waves_with(
     // Every exit path once anything changed: no worktree or branch of this
     // plan survives the run. A refused run changes nothing at all.
     let cleaned = match waves.started {
-        true => leftovers.remove().map(|_| ()),
+        true => leftovers.remove(Removal::Background).map(|_| ()),
         false => Ok(()),
     };
     let released = lock.release(repo);
@@ -233,6 +235,8 @@ struct Waves<'a> {
     sessions: BTreeMap<u32, SessionRecord>,
     /// The branch HEAD named when the run started (merges go there only).
     branch: Option<String>,
+    /// Worktrees whose sessions ended, free for the next ones.
+    free: Vec<PathBuf>,
     /// Each session's state ref before it ran this time.
     states_before: BTreeMap<u32, Option<crate::git::Oid>>,
     conflicts: Vec<ConflictRecord>,
@@ -257,7 +261,7 @@ impl<'a> Waves<'a> {
             None => self.refuse_dirt()?,
         };
         self.started = true;
-        let cleaned = self.leftovers.remove()?;
+        let cleaned = self.leftovers.remove(Removal::Background)?;
         if !cleaned.is_empty() {
             self.warn(format!(
                 "removed {} worktree(s) and {} branch(es) left by an earlier run",
@@ -351,10 +355,7 @@ impl<'a> Waves<'a> {
         }
         match self.elsewhere.is_some() {
             true => self.run_elsewhere(&sessions, wave_number, plan.waves.len())?,
-            false => {
-                self.create_worktrees(&sessions)?;
-                self.launch(&sessions, wave_number, plan.waves.len())?;
-            }
+            false => self.launch(&sessions, wave_number, plan.waves.len())?,
         }
         self.collect(&sessions, state)?;
         if process::interrupted() {
@@ -377,8 +378,10 @@ impl<'a> Waves<'a> {
                 return Ok(Some(RunResult::Failed));
             }
         }
+        // Their worktrees stay for the next wave's sessions (reset, cleaned
+        // and proved clean before one starts there).
         for session in &sessions {
-            self.leftovers.remove_session(session.number)?;
+            self.leftovers.remove_branch(session.number)?;
         }
         self.save(state, &format!("wave {wave_number}: merged"))?;
         if let Some(elsewhere) = self.elsewhere.as_deref_mut() {

@@ -2,8 +2,9 @@
 //! files and setup), their `git-ultraplan run --session N` processes with
 //! logs and live progress, and what their own states say afterwards.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use anyhow::{anyhow, Result};
@@ -11,8 +12,11 @@ use anyhow::{anyhow, Result};
 use super::Waves;
 use crate::process;
 use crate::ultraplan::engine::Event;
-use crate::ultraplan::plan::{pattern, Session};
+use crate::ultraplan::plan::Session;
 use crate::ultraplan::state::{RunState, RunStatus};
+
+/// How often the live progress line is redrawn while sessions run.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
 impl<'a> Waves<'a> {
     pub(super) fn log_path(&self, n: u32) -> PathBuf {
@@ -22,107 +26,6 @@ impl<'a> Waves<'a> {
             .join("logs")
             .join(&self.refs.slug)
             .join(format!("session-{n}.log"))
-    }
-
-    pub(super) fn worktree(&self, n: u32) -> PathBuf {
-        self.leftovers.dir.join(format!("session-{n}"))
-    }
-
-    /// One worktree per session, serially (in parallel they race on the
-    /// shared config and worktree registrations), with the include files and
-    /// the setup command.
-    pub(super) fn create_worktrees(&mut self, sessions: &[&Session]) -> Result<()> {
-        let head = self.repo.head()?.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
-        for session in sessions {
-            let n = session.number;
-            // What the session's state is before it runs: a state this run's
-            // session did not write is not its outcome.
-            let before = self.repo.read_ref(&self.refs.session(n))?;
-            self.states_before.insert(n, before);
-            let branch = self.refs.branch(n);
-            let path = self.worktree(n);
-            self.repo.create_branch(&branch, head)?;
-            if let Err(e) = self.repo.add_worktree(&path, &branch) {
-                let _ = self.repo.delete_ref(&branch, None);
-                return Err(e);
-            }
-            self.copy_includes(&path)?;
-            let log_path = self.log_path(n);
-            if let Some(dir) = log_path.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            std::fs::write(&log_path, "").map_err(|e| anyhow!("cannot create '{}': {e}", log_path.display()))?;
-            if let Some(setup) = &self.wave_opts.setup {
-                let finished = process::shell(
-                    setup,
-                    &path,
-                    Vec::new(),
-                    self.opts.verify_timeout,
-                    self.opts.transcript_cap,
-                )?;
-                let logged = format!(
-                    "--- ultraplan.worktreeSetup: {setup} ({})\n{}\n",
-                    finished.ending.describe(),
-                    crate::redact::redact(&finished.output())
-                );
-                std::fs::write(&log_path, logged).map_err(|e| anyhow!("cannot write '{}': {e}", log_path.display()))?;
-                if !finished.ending.success() {
-                    if let Some(r) = self.sessions.get_mut(&n) {
-                        r.result = "setup-failed".into();
-                    }
-                    self.warn(format!(
-                        "session {n}: ultraplan.worktreeSetup '{setup}' ended with {}",
-                        finished.ending.describe()
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Copies files matching `ultraplan.worktreeInclude` (like `.env`) from
-    /// the main worktree; they are not tracked, so checkout did not bring them.
-    pub(super) fn copy_includes(&self, to: &Path) -> Result<()> {
-        if self.wave_opts.include.is_empty() {
-            return Ok(());
-        }
-        let root = self.repo.workdir()?;
-        let head_tree = match self.repo.head()?.commit {
-            Some(c) => self.repo.commit_tree(c)?,
-            None => self.repo.empty_tree(),
-        };
-        let skip = self.worktrees_prefix(root);
-        let mut paths: Vec<String> = self
-            .wave_opts
-            .include
-            .iter()
-            .flat_map(|p| pattern::expand(root, p))
-            .filter(|p| {
-                pattern::safe_relative_path(p).is_ok() && !skip.as_ref().is_some_and(|s| p.starts_with(s.as_str()))
-            })
-            .collect();
-        paths.sort();
-        paths.dedup();
-        for path in paths {
-            if self.repo.tree_entry(head_tree, &path)?.is_some() {
-                continue; // tracked: the checkout brought it
-            }
-            let target = to.join(&path);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::copy(root.join(&path), &target)
-                .map_err(|e| anyhow!("cannot copy '{path}' into the worktree: {e}"))?;
-        }
-        Ok(())
-    }
-
-    /// Where session worktrees live, relative to the top of the main worktree
-    /// (when `ultraplan.worktreeDir` puts them inside it), so include
-    /// patterns never copy one worktree into another.
-    fn worktrees_prefix(&self, root: &Path) -> Option<String> {
-        let rel = self.leftovers.dir.parent()?.strip_prefix(root).ok()?;
-        (!rel.as_os_str().is_empty()).then(|| format!("{}/", rel.display()))
     }
 
     /// Runs the wave's sessions elsewhere (DESIGN §18): their results, their
@@ -149,47 +52,86 @@ impl<'a> Waves<'a> {
         Ok(())
     }
 
-    /// Runs the wave's sessions, at most `jobs` at once, with live progress.
+    /// Runs the wave's sessions, at most `jobs` at once, with live progress:
+    /// each in its worktree, placed when it starts; a session's exit is
+    /// waited for, not polled, and frees its worktree for the next.
     pub(super) fn launch(&mut self, sessions: &[&Session], wave: usize, waves: usize) -> Result<()> {
-        let jobs = self.wave_opts.jobs.unwrap_or(sessions.len()).max(1);
+        for session in sessions {
+            // What the session's state is before it runs: a state this run's
+            // session did not write is not its outcome.
+            let before = self.repo.read_ref(&self.refs.session(session.number))?;
+            self.states_before.insert(session.number, before);
+        }
         let mut queue: Vec<&Session> = sessions
             .iter()
             .copied()
             .filter(|s| self.sessions.get(&s.number).is_some_and(|r| r.result == "pending"))
             .rev()
             .collect();
-        let mut running: Vec<(u32, std::process::Child)> = Vec::new();
+        if queue.is_empty() {
+            return Ok(());
+        }
+        let jobs = self.wave_opts.jobs.unwrap_or(queue.len()).clamp(1, queue.len());
+        self.keep_free(jobs)?;
+        self.check_room(jobs.saturating_sub(self.free.len()), wave)?;
+        let base = self.repo.head()?.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
+        let (done, ended) = mpsc::channel();
+        let mut running: Vec<u32> = Vec::new();
+        // A session that could not be started stops the wave: the others are
+        // interrupted and waited for before the error goes up (their
+        // worktrees are removed after, never under them).
+        let mut failed: Option<anyhow::Error> = None;
         loop {
-            while running.len() < jobs && !process::interrupted() {
+            while running.len() < jobs && failed.is_none() && !process::interrupted() {
                 let Some(session) = queue.pop() else { break };
-                running.push((session.number, self.spawn(session)?));
-            }
-            let mut i = 0;
-            while i < running.len() {
-                if let Some(status) = running[i].1.try_wait()? {
-                    let (n, child) = running.remove(i);
-                    process::unregister(child.id());
-                    if let Some(r) = self.sessions.get_mut(&n) {
-                        r.result = match status.code() {
-                            Some(0) => "completed",
-                            Some(1) => "failed",
-                            Some(3) => "stopped",
-                            Some(130) => "interrupted",
-                            _ => "crashed",
-                        }
-                        .into();
+                let started = self.place(session, base).and_then(|ready| match ready {
+                    true => self.spawn(session).map(Some),
+                    false => Ok(None), // its setup failed
+                });
+                match started {
+                    Ok(Some(mut child)) => {
+                        let (n, done) = (session.number, done.clone());
+                        running.push(child.id());
+                        std::thread::spawn(move || {
+                            let status = child.wait();
+                            let _ = done.send((n, child.id(), status));
+                        });
                     }
-                } else {
-                    i += 1;
+                    Ok(None) => {}
+                    Err(e) => {
+                        for pid in &running {
+                            process::kill_group(*pid as i32, process::Signal::INT);
+                        }
+                        failed = Some(e);
+                    }
                 }
             }
-            if running.is_empty() && (queue.is_empty() || process::interrupted()) {
+            if running.is_empty() && (queue.is_empty() || failed.is_some() || process::interrupted()) {
                 break;
             }
             self.observer.event(Event::Progress(self.progress_line(wave, waves)));
-            std::thread::sleep(Duration::from_millis(100));
+            let Ok((n, pid, status)) = ended.recv_timeout(PROGRESS_EVERY) else {
+                continue;
+            };
+            running.retain(|p| *p != pid);
+            process::unregister(pid);
+            if let Some(r) = self.sessions.get_mut(&n) {
+                r.result = match status.ok().and_then(|s| s.code()) {
+                    Some(0) => "completed",
+                    Some(1) => "failed",
+                    Some(3) => "stopped",
+                    Some(130) => "interrupted",
+                    _ => "crashed",
+                }
+                .into();
+            }
+            // The session's work is on its branch: the worktree is free.
+            self.free.push(self.worktree(n));
         }
-        Ok(())
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     pub(super) fn spawn(&self, session: &Session) -> Result<std::process::Child> {
