@@ -241,4 +241,29 @@ mod tests {
         assert_eq!(combine(A, A).unwrap(), A);
         assert!(combine(A, "not: [yaml").is_err());
     }
+
+    #[test]
+    fn a_note_we_write_reads() {
+        assert!(documents(super::super::note_plain::tests::NOTE).is_ok());
+    }
+
+    proptest::proptest! {
+        /// Whatever the quick check accepts, the reader reads: over text
+        /// built from the pieces of our notes and the ones that trip parsers.
+        #[test]
+        fn what_the_quick_check_accepts_reads(parts in proptest::collection::vec(0usize..36, 0..16)) {
+            const PIECES: [&str; 36] = [
+                "a: 1\n", "a: 2\n", "b:\n", "  c: x\n", "  c: y\n", "- 1\n", "  - 2\n", "---\n",
+                "x: [1, 2\n", "y: !t z\n", "'a': 3\n", "d: 'q''q'\n", "e: |-\n", "  text: ok\n",
+                "    deeper\n", "\n", "f: >\n", "  - item\n", "g: []\n", "h: {}\n", "k: a:b\n",
+                "m: x #y\n", "n: ~\n", "  p:\n", "      q: 1\n", "r: -1\n", "s: (x)\n", "t: 'a': b\n",
+                "u: a, [b] {c}\n", "v: x!y&z*|>%@`\"'\n", "w: [a.rs, b/c]\n", "z: [a, [b]]\n",
+                "o: [a,b]\n", "- [x, y]\n", "l: (1) - it's, \"so\"\n", "j: a\\b:c\n",
+            ];
+            let text: String = parts.iter().map(|i| PIECES[*i]).collect();
+            if super::super::note_plain::certainly_valid(&text) {
+                proptest::prop_assert!(documents(&text).is_ok(), "accepted but unreadable: {:?}", text);
+            }
+        }
+    }
 }
