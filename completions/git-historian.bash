@@ -29,7 +29,7 @@ _git_historian ()
 			return
 			;;
 		-*)
-			__gitcomp "--base= --plan= --max-files= --max-lines= --json --verify-each= --quiet --color= --help"
+			__gitcomp "--base= --plan= --max-files= --max-lines= --json --verify-each= --stack --quiet --color= --help"
 			return
 			;;
 		esac
@@ -43,7 +43,7 @@ _git_historian ()
 			return
 			;;
 		-*)
-			__gitcomp "--base= --plan= --max-files= --max-lines= --json --quiet --color= --help"
+			__gitcomp "--base= --plan= --max-files= --max-lines= --json --explain --quiet --color= --help"
 			return
 			;;
 		esac

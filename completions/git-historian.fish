@@ -44,6 +44,7 @@ complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l co
 never\t''
 auto\t''"
 complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l json -d 'Print JSON instead of text'
+complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l stack -d 'Also create one branch per clean commit, for stacked review'
 complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
 complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l base -d 'Start the clean branch at the merge base of this revision and the branch (default: historian.base, else origin/HEAD, origin/main, origin/master, main or master)' -r
@@ -54,6 +55,7 @@ complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l col
 never\t''
 auto\t''"
 complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l json -d 'Print JSON instead of text'
+complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l explain -d 'Also say why each item is in its commit'
 complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -s q -l quiet -d 'Only print errors and the primary output (no progress, notes or hints)'
 complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-historian -n "__fish_git_historian_using_subcommand resume" -l answer -d 'The option chosen: its number (`2`), or its text or a unique part of it (`keep`)' -r

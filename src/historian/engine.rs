@@ -29,6 +29,7 @@ use super::analyse::provenance::{self, Provenance};
 use super::outcome::{Failed, Step};
 use super::plan::auto;
 use super::plan::context::{Context, Tuning};
+use super::plan::explanation::{self, Explanation};
 use super::plan::split::Limits;
 use super::plan::{CommitPlan, PlanFile};
 use super::session;
@@ -46,6 +47,8 @@ pub struct Options {
     pub plan_file: Option<PlanFile>,
     pub limits: Limits,
     pub verify_each: Option<String>,
+    /// `clean --stack`: one branch per clean commit too.
+    pub stack: bool,
     pub verify_timeout: Duration,
     /// `historian.commitWriter`.
     pub commit_writer: Option<String>,
@@ -71,6 +74,7 @@ impl Options {
                 lines: default_number(&config::HISTORIAN_MAX_LINES)?,
             },
             verify_each: None,
+            stack: false,
             verify_timeout: config::default_duration(&config::HISTORIAN_VERIFY_TIMEOUT)?,
             commit_writer: None,
             writer_timeout: config::default_duration(&config::HISTORIAN_COMMIT_WRITER_TIMEOUT)?,
@@ -241,7 +245,18 @@ fn no_base_found(target: &Target, no_base: NoBase) -> Failed {
 /// Step 4: the plan from `--plan`, or made here. A plan file that misses,
 /// doubles or invents an item is a fatal error listing them.
 pub fn plan(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<CommitPlan> {
+    plan_in(repo, &analysis.context(), analysis, options)
+}
+
+/// Step 4 and why each item is where it is (`plan --explain`).
+pub fn plan_explained(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<(CommitPlan, Explanation)> {
     let ctx = analysis.context();
+    let plan = plan_in(repo, &ctx, analysis, options)?;
+    let explanation = explanation::explain(&ctx, &plan, options.limits, options.plan_file.is_some());
+    Ok((plan, explanation))
+}
+
+fn plan_in(repo: &Repo, ctx: &Context<'_>, analysis: &Analysis, options: &Options) -> Result<CommitPlan> {
     match &options.plan_file {
         Some(file) => {
             if let Some(tip) = &file.tip {
@@ -272,7 +287,7 @@ pub fn plan(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<Commi
             })
         }
         None => {
-            let plan = auto::plan(&ctx, &options.tuning);
+            let plan = auto::plan(ctx, &options.tuning);
             let problems = plan.check(&analysis.changes);
             if !problems.is_empty() {
                 bail!(

@@ -61,6 +61,8 @@ pub struct Done {
     pub tip_short: String,
     pub tree: Oid,
     pub commits: Vec<BuiltCommit>,
+    /// The stack branches made (`clean --stack`), in commit order.
+    pub stack: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,6 +138,9 @@ impl Outcome {
                 if !list.is_empty() {
                     fields.push(("Commits".to_owned(), format!("\n{}", list.join("\n"))));
                 }
+                if !d.stack.is_empty() {
+                    fields.push(("Stack branches".to_owned(), format!("\n{}", d.stack.join("\n"))));
+                }
                 ResultBlock::Success(Success { fields })
             }
             Outcome::Error(f) => {
@@ -168,6 +173,7 @@ impl Outcome {
                     "files": c.files,
                     "lines": c.lines,
                 })).collect::<Vec<_>>(),
+                "stack_branches": d.stack,
             }),
             Outcome::Error(f) => {
                 let mut context = Map::new();

@@ -67,6 +67,9 @@ pub struct Settings {
     pub max_files: usize,
     pub max_lines: usize,
     pub verify_each: Option<String>,
+    /// `clean --stack`: the stack branches are made when the run ends.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stack: bool,
 }
 
 /// The stored state.

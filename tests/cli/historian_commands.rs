@@ -80,3 +80,100 @@ fn resume_and_abort_without_a_session() {
     let _ = t.run(&repo, &["historian", "status"]).expect_code(0);
     assert_transcript!(t, "resume_and_abort_without_a_session");
 }
+
+#[test]
+fn plan_explain_says_why_each_item_is_where_it_is() {
+    let env = TestEnv::new();
+    let repo = messy_repo(&env);
+    let before = user_state(&env, &repo, "feature");
+    let plain = env.run(&repo, &["historian", "plan"]).expect_code(0);
+    let mut t = Transcript::new(&env);
+    let out = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    assert_transcript!(t, "plan_explain_says_why_each_item_is_where_it_is");
+    assert_eq!(user_state(&env, &repo, "feature"), before, "plan wrote something");
+    // The plain plan's lines, in order, with a `why` line per item added.
+    let added: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| !plain.stdout.lines().any(|p| p == *l))
+        .collect();
+    assert!(added.iter().all(|l| l.starts_with("   why ")), "{added:?}");
+    let kept: Vec<&str> = out.stdout.lines().filter(|l| !l.starts_with("   why ")).collect();
+    assert_eq!(kept, plain.stdout.lines().collect::<Vec<_>>());
+    let items = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0).json();
+    let named: usize = items["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["files"].as_array().unwrap().len() + c["hunks"].as_array().unwrap().len())
+        .sum();
+    assert!(added.len() >= named, "{added:?}");
+}
+
+#[test]
+fn plan_explain_lists_a_questions_candidates_and_json_carries_it_all() {
+    let env = TestEnv::new();
+    let repo = big_repo(&env);
+    let mut t = Transcript::new(&env);
+    let out = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    assert_transcript!(t, "plan_explain_lists_a_questions_candidates_and_json_carries_it_all");
+    // The candidates are the options clean asks with.
+    let asked = env.run(&repo, &["historian", "clean"]).expect_code(3);
+    let options: Vec<&str> = asked.stdout.lines().filter(|l| l.starts_with("Option ")).collect();
+    let listed: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("Option "))
+        .collect();
+    assert_eq!(
+        listed,
+        options
+            .iter()
+            .map(|o| o.strip_prefix("Option ").unwrap())
+            .collect::<Vec<_>>()
+    );
+    let _ = env.run(&repo, &["historian", "abort"]).expect_code(0);
+
+    // JSON: the plan file plus its explanation, one entry per item.
+    let plain = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0).json();
+    assert!(plain.get("explanation").is_none(), "{plain}");
+    let out = env
+        .run(&repo, &["historian", "plan", "--json", "--explain"])
+        .expect_code(0);
+    let json = out.json();
+    assert_eq!(json["commits"], plain["commits"]);
+    let items = json["explanation"]["items"].as_array().unwrap();
+    assert_eq!(items.len(), 21, "{json}");
+    for item in items {
+        let deciding = &item["deciding"];
+        assert!(deciding["signal"].is_string(), "{item}");
+        assert!(["share", "chance", "rule"].contains(&deciding["measure"].as_str().unwrap()));
+        assert!(item["commit"].as_u64().unwrap() >= 1);
+    }
+    let questions = json["explanation"]["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), 1);
+    assert_eq!(questions[0]["commit"], 2);
+    assert_eq!(
+        questions[0]["candidates"].as_array().unwrap().last().unwrap(),
+        "Keep as one commit"
+    );
+    // Given back as it is, it builds (the explanation is ignored).
+    write(&repo.join("plan.json"), &out.stdout);
+    let built = env
+        .run(
+            &repo,
+            &["historian", "clean", "--plan", "plan.json", "--max-files", "50"],
+        )
+        .expect_code(0);
+    assert_same_tree(&env, &repo, "feature", &field(&built, "Clean branch"));
+    // A plan file's items are where it lists them.
+    let out = env
+        .run(&repo, &["historian", "plan", "--plan", "plan.json", "--explain"])
+        .expect_code(0);
+    let why: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("   why ")).collect();
+    assert_eq!(why.len(), 21, "{out}");
+    assert!(
+        why.iter().all(|l| l.ends_with(": listed here by the plan file")),
+        "{out}"
+    );
+}

@@ -12,7 +12,8 @@ use crate::historian::{execute, session};
 /// Drop the pending session and its partial clean branch.
 ///
 /// Removes refs/historian/<branch> (the current branch's session, or the
-/// only one pending) and the partial clean branch it was building. A clean
+/// only one pending) and the partial clean branch it was building, and
+/// for `clean --stack` any stack branch it had made already. A clean
 /// branch someone else moved is left alone, with a warning. The original
 /// branch is never touched.
 #[derive(Debug, clap::Args)]
@@ -47,6 +48,7 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
             "session": aborted.session,
             "removed_branch": aborted.clean_branch,
             "kept_branch": aborted.kept_branch,
+            "removed_stack_branches": aborted.stack_branches,
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
     } else {
@@ -57,6 +59,9 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
                 aborted.branch
             )?,
             None => writeln!(out, "Dropped the historian session of '{}'.", aborted.branch)?,
+        }
+        for name in &aborted.stack_branches {
+            writeln!(out, "Removed the stack branch '{name}'.")?;
         }
     }
     Ok(Exit::Done)

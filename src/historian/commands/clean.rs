@@ -34,6 +34,21 @@ pub struct Args {
     /// it, with the tail of the command's output.
     #[arg(long, value_name = "COMMAND")]
     pub verify_each: Option<String>,
+
+    /// Also create one branch per clean commit, for stacked review.
+    ///
+    /// `<clean>-stack/01-<slug>`, `<clean>-stack/02-<slug>`, … each at its
+    /// commit, so each branch is the previous one plus one commit; the slug
+    /// comes from the commit's subject. (Not `<clean>/01-…`: git cannot
+    /// hold a branch and branches under it of the same name.) They are
+    /// made with the clean branch when the run succeeds — after a QUESTION,
+    /// when `resume` finishes — and `abort` removes any it made. Nothing
+    /// else is touched. Push them all with
+    /// `git push origin 'refs/heads/<clean>-stack/*:refs/heads/<clean>-stack/*'`
+    /// and open one pull request per branch, each based on the one before
+    /// (the first on the base branch).
+    #[arg(long)]
+    pub stack: bool,
 }
 
 pub fn run(args: Args, ui: Ui) -> Result<Exit> {
@@ -42,6 +57,7 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
     let target = engine::target(repo, args.rewrite.branch.as_deref())?;
     let mut options = super::options(&workspace, &args.rewrite, &target.branch)?;
     options.verify_each = args.verify_each.filter(|c| !c.trim().is_empty());
+    options.stack = args.stack;
     let outcome = execute::clean(repo, &target, &options)?;
     super::render(&outcome, args.rewrite.json, ui)
 }

@@ -4,6 +4,7 @@
 
 mod abort;
 mod clean;
+mod explain;
 mod plan;
 mod resume;
 mod status;

@@ -10,7 +10,7 @@ use crate::historian::engine;
 use crate::historian::outcome::Outcome;
 use crate::historian::plan::split;
 
-use super::RewriteArgs;
+use super::{explain, RewriteArgs};
 
 /// Print the commit plan `clean` would build, writing nothing.
 ///
@@ -24,6 +24,21 @@ use super::RewriteArgs;
 pub struct Args {
     #[command(flatten)]
     pub rewrite: RewriteArgs,
+
+    /// Also say why each item is in its commit.
+    ///
+    /// Under each commit, one `why <item>:` line per change item: the
+    /// signal that put it there and how strong it was — the branch commit
+    /// that wrote most of its lines (and its share), the affinity link that
+    /// joined its file to another (the link's strongest signal and the
+    /// estimated chance, 0 to 1, against the join threshold 0.50), or the
+    /// rule that moved it — and the rivals it beat: other commits that
+    /// wrote its lines, the strongest link to a file in another commit. A
+    /// commit over the limits lists the splits clean will offer. With
+    /// --json, the same as `explanation` beside the plan (which `clean
+    /// --plan` reads back, ignoring it).
+    #[arg(long)]
+    pub explain: bool,
 }
 
 pub const EXIT_STATUS: [(Exit, &str); 4] = [
@@ -48,14 +63,32 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
         Ok(a) => a,
         Err(failed) => return super::render(&Outcome::Error(failed), args.rewrite.json, ui),
     };
-    let plan = engine::plan(repo, &analysis, &options)?;
+    let (plan, explanation) = if args.explain {
+        let (plan, explanation) = engine::plan_explained(repo, &analysis, &options)?;
+        (plan, Some(explanation))
+    } else {
+        (engine::plan(repo, &analysis, &options)?, None)
+    };
+    let ctx = analysis.context();
+    let names = explanation.as_ref().map(|explanation| explain::Names {
+        changes: &analysis.changes,
+        commits: &analysis.commits,
+        explanation,
+    });
+    let questions = match &explanation {
+        Some(e) => explain::question_texts(&ctx, e),
+        None => Vec::new(),
+    };
     let mut out = std::io::stdout().lock();
     if args.rewrite.json {
         let file = plan.to_file(&analysis.changes);
-        writeln!(out, "{}", serde_json::to_string_pretty(&file)?)?;
+        let mut value = serde_json::to_value(&file)?;
+        if let Some(names) = &names {
+            value["explanation"] = explain::json(&ctx, names);
+        }
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
         return Ok(Exit::Done);
     }
-    let ctx = analysis.context();
     writeln!(
         out,
         "Plan for '{}': {} commits from {} branch commits and {} change items",
@@ -97,6 +130,11 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
                 "   (over the limits of {} files and {} lines: clean will ask how to split it)",
                 options.limits.files, options.limits.lines
             )?;
+        }
+        if let Some(names) = &names {
+            for line in explain::commit_lines(n, names, &questions) {
+                writeln!(out, "   {line}")?;
+            }
         }
     }
     Ok(Exit::Done)

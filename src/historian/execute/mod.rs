@@ -17,7 +17,7 @@
 
 use anyhow::{anyhow, Context as _, Result};
 
-use crate::git::{Expect, Oid, Repo};
+use crate::git::{Expect, Oid, RefUpdate, Repo};
 
 use super::engine::{self, Analysis, Options, Target};
 use super::outcome::{BuiltCommit, Done, Failed, Outcome, Step};
@@ -65,7 +65,7 @@ pub fn clean(repo: &Repo, target: &Target, options: &Options) -> Result<Outcome>
         Err(failed) => return Ok(Outcome::Error(failed)),
     };
     let plan = engine::plan(repo, &analysis, options)?;
-    let clean_branch = branch::clean_branch_name(repo, &target.branch, options.now)?;
+    let clean_branch = branch::clean_branch_name(repo, &target.branch, options.now, options.stack)?;
     execute(Run {
         repo,
         analysis: &analysis,
@@ -80,6 +80,7 @@ pub fn clean(repo: &Repo, target: &Target, options: &Options) -> Result<Outcome>
             max_files: options.limits.files,
             max_lines: options.limits.lines,
             verify_each: options.verify_each.clone(),
+            stack: options.stack,
         },
     })
 }
@@ -230,16 +231,47 @@ fn check_result(run: &Run<'_>, tree: Oid) -> Result<Option<Failed>> {
 }
 
 /// Everything built and checked: the clean branch points at the last
-/// commit, the session is gone.
+/// commit (with `--stack`, each stack branch at its commit), the session is
+/// gone.
 fn finish(run: Run<'_>, ctx: &Context<'_>) -> Result<Outcome> {
     let repo = run.repo;
     let analysis = run.analysis;
     let last = *run.built.last().ok_or_else(|| anyhow!("the plan made no commits"))?;
     let clean_ref = format!("refs/heads/{}", run.clean_branch);
+    let mut done = done(repo, ctx, &run)?;
+    let stack = if run.settings.stack {
+        let subjects: Vec<(Oid, &str)> = done.commits.iter().map(|c| (c.id, c.subject.as_str())).collect();
+        branch::stack_branches(&run.clean_branch, &subjects)
+    } else {
+        Vec::new()
+    };
+    // Created as absent, or found where an interrupted run put them.
+    let stack_updates = |expect: fn(Oid) -> Expect| -> Vec<RefUpdate> {
+        stack
+            .iter()
+            .map(|(name, id)| RefUpdate {
+                name: format!("refs/heads/{name}"),
+                new: Some(*id),
+                expect: expect(*id),
+            })
+            .collect()
+    };
     match &run.stored {
-        None => repo
-            .update_ref(&clean_ref, last, Expect::Absent, "historian: clean branch")
-            .with_context(|| format!("cannot create the branch '{}'", run.clean_branch))?,
+        None => {
+            // The clean branch and its stack: all or none.
+            let mut updates = vec![RefUpdate {
+                name: clean_ref.clone(),
+                new: Some(last),
+                expect: Expect::Absent,
+            }];
+            updates.extend(stack_updates(|_| Expect::Absent));
+            if updates.len() == 1 {
+                repo.update_ref(&clean_ref, last, Expect::Absent, "historian: clean branch")
+            } else {
+                repo.update_refs(&updates, "historian: clean branch")
+            }
+            .with_context(|| format!("cannot create the branch '{}'", run.clean_branch))?
+        }
         Some(stored) => {
             // Record the end first, so a run killed now is settled by resume.
             let mut s = stored.session.clone();
@@ -260,12 +292,18 @@ fn finish(run: Run<'_>, ctx: &Context<'_>) -> Result<Outcome> {
                 "historian: every commit built and checked",
             )?;
             settle_branch(repo, &s)?;
+            repo.update_refs(
+                &stack_updates(|id| Expect::AbsentOr(Some(id))),
+                "historian: stack branch",
+            )
+            .with_context(|| format!("cannot create the stack branches of '{}'", run.clean_branch))?;
             let now = session::load(repo, &stored.ref_name)?.ok_or_else(|| anyhow!("the session vanished"))?;
             debug_assert_eq!(now.commit, state);
             session::delete(repo, &now)?;
         }
     }
-    Ok(Outcome::Success(done(repo, ctx, &run)?))
+    done.stack = stack.into_iter().map(|(name, _)| name).collect();
+    Ok(Outcome::Success(done))
 }
 
 fn done(repo: &Repo, ctx: &Context<'_>, run: &Run<'_>) -> Result<Done> {
@@ -297,6 +335,7 @@ fn done(repo: &Repo, ctx: &Context<'_>, run: &Run<'_>) -> Result<Done> {
         tip_short: repo.short(analysis.target.tip),
         tree: analysis.changes.tip_tree,
         commits,
+        stack: Vec::new(),
     })
 }
 

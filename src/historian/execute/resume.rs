@@ -3,7 +3,7 @@
 use anyhow::{anyhow, bail, Result};
 
 use crate::error::FatalWithHint;
-use crate::git::Repo;
+use crate::git::{Expect, RefUpdate, Repo};
 use crate::historian::analyse::base::{self, Base};
 use crate::historian::engine::{Analysis, Options, Target};
 use crate::historian::outcome::Outcome;
@@ -229,9 +229,12 @@ pub struct Aborted {
     pub clean_branch: Option<String>,
     /// A clean branch moved by someone else, left alone.
     pub kept_branch: Option<String>,
+    /// Stack branches (`clean --stack`) the run had made, removed.
+    pub stack_branches: Vec<String>,
 }
 
-/// `git historian abort`: the session and its partial clean branch go.
+/// `git historian abort`: the session and its partial clean branch go,
+/// and the stack branches it made (only those at commits it built).
 pub fn abort(repo: &Repo, stored: &Stored) -> Result<Aborted> {
     let s = &stored.session;
     let clean_ref = s.clean_ref();
@@ -242,7 +245,24 @@ pub fn abort(repo: &Repo, stored: &Stored) -> Result<Aborted> {
         session: stored.ref_name.clone(),
         clean_branch: None,
         kept_branch: None,
+        stack_branches: Vec::new(),
     };
+    if s.settings.stack {
+        let stack = super::branch::existing_stack(repo, &s.clean_branch, &s.built()?)?;
+        let updates: Vec<RefUpdate> = stack
+            .iter()
+            .map(|(name, id)| RefUpdate {
+                name: name.clone(),
+                new: None,
+                expect: Expect::Value(*id),
+            })
+            .collect();
+        repo.update_refs(&updates, "historian: abort")?;
+        aborted.stack_branches = stack
+            .into_iter()
+            .map(|(name, _)| name.trim_start_matches("refs/heads/").to_owned())
+            .collect();
+    }
     if let Some(c) = current {
         if ours.contains(&Some(c)) {
             repo.delete_ref(&clean_ref, Some(c))?;

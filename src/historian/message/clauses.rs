@@ -104,6 +104,54 @@ pub fn add_path_words(path: &str, words: &mut BTreeSet<String>) {
     words.extend(category_words(category).iter().map(|w| normal(w)));
 }
 
+/// Adds the words a defined name answers to: itself and its parts
+/// (`parse_statement`, `parseStatement` → `parse`, `statement`).
+pub fn add_name_words(name: &str, words: &mut BTreeSet<String>) {
+    if name.len() >= 3 {
+        words.insert(normal(name));
+    }
+    let mut part = String::new();
+    let mut parts = Vec::new();
+    for c in name.chars() {
+        if !c.is_alphanumeric() || (c.is_uppercase() && part.chars().last().is_some_and(char::is_lowercase)) {
+            parts.push(std::mem::take(&mut part));
+        }
+        if c.is_alphanumeric() {
+            part.push(c);
+        }
+    }
+    parts.push(part);
+    words.extend(parts.iter().filter(|p| p.len() >= 4).map(|p| normal(p)));
+}
+
+/// How many words of `text` name something the commit holds (`here`), and
+/// how many file names in it (`CHANGELOG.md`, `src/lib.rs`) name only
+/// other files of the branch (`branch`).
+pub fn relevance(text: &str, here: &BTreeSet<String>, branch: &BTreeSet<String>) -> (usize, usize) {
+    let mut seen = BTreeSet::new();
+    let mut in_here = 0;
+    for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 3) {
+        let w = normal(word);
+        if seen.insert(w.clone()) && here.contains(&w) {
+            in_here += 1;
+        }
+    }
+    let elsewhere = text
+        .split_whitespace()
+        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|t| {
+            t.rsplit_once('.').is_some_and(|(name, ext)| {
+                !name.is_empty() && (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphabetic())
+            })
+        })
+        .filter(|file| {
+            let stem = normal(&classify::stem(file));
+            !here.contains(&stem) && branch.contains(&stem)
+        })
+        .count();
+    (in_here, elsewhere)
+}
+
 fn mentions(clause: &str, words: &BTreeSet<String>) -> bool {
     clause
         .split(|c: char| !c.is_alphanumeric())

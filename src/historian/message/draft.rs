@@ -39,7 +39,18 @@ pub struct Draft {
     /// ([`super::add_path_words`]), for a subject listing several pieces of
     /// work; empty keeps subjects whole.
     pub branch_words: Arc<BTreeSet<String>>,
+    /// The other subjects the lead source's message lists in its body (a
+    /// squash's, a merged pull request's), any of which may be about this
+    /// commit rather than its first line.
+    pub alternatives: Vec<String>,
+    /// The names the commit's code defines, removes or changes (a hunk's
+    /// enclosing function), most changed lines first: what a subject made
+    /// from the diff names.
+    pub names: Vec<String>,
 }
+
+/// How a sentence of prose starts, unlike a subject.
+const PROSE: [&str; 7] = ["it ", "this ", "these ", "that ", "we ", "i ", "there "];
 
 /// The longest subject line written.
 pub const SUBJECT_WIDTH: usize = 72;
@@ -114,16 +125,87 @@ impl Draft {
     /// The summary: the heaviest meaningful original subject (the clauses
     /// of it about this commit, when it lists several pieces of work), else
     /// one made from what the commit holds.
+    ///
+    /// When the lead source lists other subjects in its body (a squash) and
+    /// its first line names nothing this commit holds, the one naming most
+    /// of what it holds is taken, the first line on a tie; and when even
+    /// that names other files of the branch and
+    /// nothing of this commit's (`update CHANGELOG.md` for a commit holding
+    /// code), what the commit holds says it better ([`Draft::describe`]).
     pub fn summary(&self) -> String {
-        for (_, subject, kind, _) in &self.sources {
-            if !kind.is_noise() {
-                let s = parse_subject(subject).summary;
-                if !s.is_empty() {
-                    return self.focused(s);
+        let lead = self
+            .sources
+            .iter()
+            .find(|(_, subject, kind, _)| !kind.is_noise() && !parse_subject(subject).summary.is_empty());
+        let Some((_, subject, _, _)) = lead else {
+            return self.describe();
+        };
+        let first = parse_subject(subject).summary;
+        if self.alternatives.is_empty() && self.branch_words.is_empty() {
+            return self.focused(first);
+        }
+        let here = self.here_words();
+        let mut best = (first.clone(), clauses::relevance(&first, &here, &self.branch_words));
+        // The first line stands while it names anything this commit holds;
+        // a sentence of prose ("This updates …") is no subject.
+        if best.1 .0 == 0 {
+            for alternative in &self.alternatives {
+                let s = parse_subject(alternative).summary;
+                let lower = s.to_lowercase();
+                if PROSE.iter().any(|p| lower.starts_with(p)) {
+                    continue;
+                }
+                let r = clauses::relevance(&s, &here, &self.branch_words);
+                if r.0 > best.1 .0 {
+                    best = (s, r);
                 }
             }
         }
-        self.describe()
+        let (summary, (in_here, elsewhere)) = best;
+        if in_here == 0 && elsewhere > 0 {
+            // About files this commit does not hold: what it holds says more.
+            return self.describe();
+        }
+        self.focused(summary)
+    }
+
+    /// The words this commit's files and names answer to.
+    fn here_words(&self) -> BTreeSet<String> {
+        let mut words = BTreeSet::new();
+        for f in &self.files {
+            clauses::add_path_words(&f.path, &mut words);
+        }
+        for name in &self.names {
+            clauses::add_name_words(name, &mut words);
+        }
+        words
+    }
+
+    /// What the commit's code does by the names it defines or changes:
+    /// `add parse_statement and parse_block`, `update tokenize`, `add tests
+    /// for lexer`; `None` when it holds no code or names nothing.
+    fn describe_names(&self) -> Option<String> {
+        let verb = if self.files.iter().all(|f| f.letter == 'A' || f.letter == 'C') {
+            "add"
+        } else if self.files.iter().all(|f| f.letter == 'D') {
+            "remove"
+        } else {
+            "update"
+        };
+        if self.only_category() == Some(Category::Test) {
+            let mut stems: Vec<String> = Vec::new();
+            for f in &self.files {
+                let stem = classify::tested_stem(&f.path);
+                if stem.len() >= 3 && !stems.contains(&stem) {
+                    stems.push(stem);
+                }
+            }
+            return (!stems.is_empty() && stems.len() <= 3).then(|| format!("{verb} tests for {}", list(&stems)));
+        }
+        if !self.categories.iter().any(|(c, _)| c.is_code()) || self.names.is_empty() {
+            return None;
+        }
+        Some(format!("{verb} {}", list(&self.names)))
     }
 
     /// `summary` cut to the clauses about this commit.
@@ -132,8 +214,21 @@ impl Draft {
         clauses::focus(&summary, paths, &self.branch_words).unwrap_or(summary)
     }
 
-    /// What the commit holds, in a few words (`add parser.rs and lexer.rs`).
+    /// What the commit holds, in a few words: the names its code defines or
+    /// changes (`add parse_statement`), else its files (`add parser.rs and
+    /// lexer.rs`).
     pub fn describe(&self) -> String {
+        let renamed = matches!(self.files.as_slice(), [f] if f.letter == 'R');
+        if !renamed {
+            if let Some(described) = self.describe_names() {
+                return described;
+            }
+        }
+        self.describe_files()
+    }
+
+    /// What the commit holds by its files.
+    fn describe_files(&self) -> String {
         let verb = |letter: char| match letter {
             'A' | 'C' => "add",
             'D' => "remove",
@@ -241,6 +336,17 @@ impl Draft {
     }
 }
 
+/// `a`, `a and b`, `a, b and c`, `a, b and 3 more`.
+fn list(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [a] => a.clone(),
+        [a, b] => format!("{a} and {b}"),
+        [a, b, c] => format!("{a}, {b} and {c}"),
+        [a, b, rest @ ..] => format!("{a}, {b} and {} more", rest.len()),
+    }
+}
+
 /// `text` cut at a word boundary to at most `width` characters.
 fn truncate_words(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
@@ -290,6 +396,8 @@ mod tests {
                 ("def5678".into(), "wip".into(), Kind::Wip, 5),
             ],
             branch_words: Arc::default(),
+            alternatives: Vec::new(),
+            names: Vec::new(),
             files: vec![file('A', "src/parser.rs", 40, 0), file('M', "tests/parser.rs", 10, 0)],
         };
         let message = draft.message();
@@ -305,6 +413,8 @@ mod tests {
             scope: Some("app".into()),
             sources: vec![("abc1234".into(), "more".into(), Kind::Wip, 4)],
             branch_words: Arc::default(),
+            alternatives: Vec::new(),
+            names: Vec::new(),
             files: vec![
                 file('M', "app/a.rs", 1, 0),
                 file('M', "app/b.rs", 1, 0),
@@ -323,6 +433,8 @@ mod tests {
             scope: Some("readme".into()),
             sources: vec![("abc1234".into(), "wip".into(), Kind::Wip, 3)],
             branch_words: Arc::default(),
+            alternatives: Vec::new(),
+            names: Vec::new(),
             files: vec![file('M', "README.md", 2, 1)],
         };
         assert!(
@@ -348,6 +460,8 @@ mod tests {
                 5,
             )],
             branch_words: Arc::new(words),
+            alternatives: Vec::new(),
+            names: Vec::new(),
             files: vec![file('M', "src/parser.rs", 3, 2)],
         };
         let message = draft.message();
@@ -358,6 +472,75 @@ mod tests {
         );
     }
 
+    fn squash_draft(files: Vec<FileLine>, names: &[&str], branch: &[&str]) -> Draft {
+        let mut words = BTreeSet::new();
+        for path in branch {
+            super::super::add_path_words(path, &mut words);
+        }
+        Draft {
+            categories: vec![(Category::Source, 10)],
+            scope: None,
+            sources: vec![("abc1234".into(), "Update CHANGELOG.md".into(), Kind::Normal, 10)],
+            branch_words: Arc::new(words),
+            alternatives: vec!["Teach the lexer comments".into(), "Bump regex to 1.5".into()],
+            names: names.iter().map(|n| n.to_string()).collect(),
+            files,
+        }
+    }
+
+    #[test]
+    fn a_squash_gives_each_commit_the_subject_about_it() {
+        let branch = ["CHANGELOG.md", "src/lexer.rs", "Cargo.toml"];
+        let lexer = squash_draft(vec![file('M', "src/lexer.rs", 5, 1)], &["skip_comment"], &branch);
+        assert_eq!(lexer.summary(), "teach the lexer comments");
+        let mut build = squash_draft(vec![file('M', "Cargo.toml", 1, 1)], &[], &branch);
+        build.categories = vec![(Category::Build, 2)];
+        assert_eq!(build.summary(), "bump regex to 1.5");
+        let changelog = squash_draft(vec![file('M', "CHANGELOG.md", 3, 0)], &[], &branch);
+        assert_eq!(changelog.summary(), "update CHANGELOG.md");
+    }
+
+    #[test]
+    fn a_subject_about_other_files_gives_way_to_what_the_commit_holds() {
+        let branch = ["CHANGELOG.md", "src/parser.rs"];
+        let mut draft = squash_draft(
+            vec![file('A', "src/parser.rs", 9, 0)],
+            &["parse_statement", "parse_block"],
+            &branch,
+        );
+        draft.alternatives.clear();
+        assert_eq!(draft.summary(), "add parse_statement and parse_block");
+        draft.names.clear();
+        assert_eq!(draft.summary(), "add parser.rs");
+    }
+
+    #[test]
+    fn described_by_names_tests_and_files() {
+        let mut draft = squash_draft(
+            vec![file('M', "src/a.rs", 1, 1), file('A', "src/b.rs", 3, 0)],
+            &["run", "stop", "pause", "resume"],
+            &[],
+        );
+        assert_eq!(draft.describe(), "update run, stop and 2 more");
+        draft.names.truncate(3);
+        assert_eq!(draft.describe(), "update run, stop and pause");
+        draft.categories = vec![(Category::Test, 4)];
+        draft.files = vec![
+            file('A', "tests/lexer.rs", 4, 0),
+            file('A', "tests/parser_test.rs", 2, 0),
+        ];
+        assert_eq!(draft.describe(), "add tests for lexer and parser");
+        draft.categories = vec![(Category::Docs, 4)];
+        draft.files = vec![file('M', "README.md", 1, 1)];
+        assert_eq!(draft.describe(), "update README.md");
+        draft.categories = vec![(Category::Source, 4)];
+        draft.files = vec![FileLine {
+            from: Some("src/util.rs".into()),
+            ..file('R', "src/helpers.rs", 0, 0)
+        }];
+        assert_eq!(draft.describe(), "rename util.rs to helpers.rs");
+    }
+
     #[test]
     fn assets_alone_are_chores() {
         let draft = Draft {
@@ -365,6 +548,8 @@ mod tests {
             scope: Some("assets".into()),
             sources: vec![("abc1234".into(), "wip".into(), Kind::Wip, 0)],
             branch_words: Arc::default(),
+            alternatives: Vec::new(),
+            names: Vec::new(),
             files: vec![file('A', "logo.png", 0, 0)],
         };
         assert!(

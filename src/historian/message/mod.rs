@@ -11,6 +11,7 @@
 
 mod clauses;
 mod draft;
+mod fallback;
 mod subject;
 
 use std::sync::LazyLock;
@@ -19,6 +20,7 @@ use regex::Regex;
 
 pub use clauses::{add_path_words, has_clauses};
 pub use draft::{Draft, FileLine, SUBJECT_WIDTH};
+pub use fallback::is_fallback;
 pub use subject::{parse_subject, Subject};
 
 use subject::summary_of;
@@ -114,12 +116,18 @@ fn line_kind(line: &str) -> Kind {
 /// The first line of a body paragraph (or list item) that reads like a
 /// subject of its own: three words or more, not a trailer, not noise.
 fn meaningful_body_line(message: &str) -> Option<&str> {
+    body_subjects(message).next()
+}
+
+/// Every line of a body that reads like a subject of its own (see
+/// [`meaningful_body_line`]).
+fn body_subjects(message: &str) -> impl Iterator<Item = &str> {
     let mut paragraph_start = false;
-    for line in message.lines().skip(1) {
+    message.lines().skip(1).filter_map(move |line| {
         let text = line.trim();
         if text.is_empty() {
             paragraph_start = true;
-            continue;
+            return None;
         }
         let item = text
             .strip_prefix("* ")
@@ -131,19 +139,57 @@ fn meaningful_body_line(message: &str) -> Option<&str> {
             (None, false) => None,
         };
         paragraph_start = false;
-        let Some(candidate) = candidate else { continue };
+        let candidate = candidate?;
         let trailer = candidate
             .split_once(": ")
             .is_some_and(|(key, _)| !key.contains(' ') && key.contains('-') || key == "Signed-off-by");
-        if !trailer
+        (!trailer
             && !candidate.starts_with('#')
             && candidate.split_whitespace().count() >= 3
-            && line_kind(candidate) == Kind::Normal
-        {
-            return Some(candidate);
+            && line_kind(candidate) == Kind::Normal)
+            .then_some(candidate)
+    })
+}
+
+/// The subjects a squash's body lists: the one-line paragraphs (a squash
+/// made by `git rebase -i` keeps each commit's subject as its own
+/// paragraph, its body as the paragraphs after it) and `* `/`- ` items (a
+/// pull request squashed on a forge) that read like subjects: three words
+/// or more, at most 100 characters, not a trailer, not noise. A paragraph
+/// of several lines is prose, not a subject.
+pub fn squashed_subjects(message: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut paragraph: Vec<&str> = Vec::new();
+    fn flush<'a>(paragraph: &mut Vec<&'a str>, out: &mut Vec<&'a str>) {
+        if let [line] = paragraph.as_slice() {
+            out.push(*line);
+        }
+        paragraph.clear();
+    }
+    for line in message.lines().skip(1) {
+        let text = line.trim();
+        if text.is_empty() {
+            flush(&mut paragraph, &mut out);
+        } else if let Some(item) = text.strip_prefix("* ").or_else(|| text.strip_prefix("- ")) {
+            flush(&mut paragraph, &mut out);
+            out.push(item.trim());
+        } else {
+            paragraph.push(text);
         }
     }
-    None
+    flush(&mut paragraph, &mut out);
+    out.retain(|candidate| {
+        let trailer = candidate
+            .split_once(": ")
+            .is_some_and(|(key, _)| !key.contains(' ') && key.contains('-') || key == "Signed-off-by");
+        !trailer
+            && !candidate.starts_with('#')
+            && candidate.chars().count() <= 100
+            && !candidate.ends_with(':')
+            && candidate.split_whitespace().count() >= 3
+            && line_kind(candidate) == Kind::Normal
+    });
+    out
 }
 
 /// The line a summary is taken from: the subject, or when the subject says
@@ -185,5 +231,14 @@ mod tests {
         ] {
             assert_eq!(kind(subject, 1), expected, "{subject}");
         }
+    }
+
+    #[test]
+    fn a_squash_lists_its_subjects_not_its_prose() {
+        let message = "Add the parser\n\nIt reads expressions and\nstatements, nothing else.\n\nBump regex to 1.5\n\nwip\n\n* teach the lexer comments\n- Signed-off-by: x\n\nSigned-off-by: A Person <a@example.com>\n";
+        assert_eq!(
+            squashed_subjects(message),
+            ["Bump regex to 1.5", "teach the lexer comments"]
+        );
     }
 }

@@ -345,6 +345,14 @@ pub fn split_unit(
                 .or_default()
                 .extend(p.items.iter().copied());
         }
+        let mut record = ctx.record();
+        for p in &parts {
+            let signal = super::reason::Signal::ByComponent {
+                component: p.component.clone(),
+            };
+            record.note_rule(p.items.iter().copied(), signal);
+        }
+        drop(record);
         return by_component
             .into_values()
             .map(|mut items| {
@@ -455,6 +463,7 @@ pub fn split_unit(
         let target = largest - small.iter().filter(|&&c| c < largest).count();
         clusters[target].extend(moved);
     }
+    note_split(ctx, &parts, &pairs, coefficients, tuning.join_threshold, &clusters);
     clusters
         .into_iter()
         .map(|members| {
@@ -463,4 +472,46 @@ pub fn split_unit(
             items
         })
         .collect()
+}
+
+/// Notes why each part is in its cluster (`reason`): the chance of each
+/// link and the signal adding most to it.
+fn note_split(
+    ctx: &Context<'_>,
+    parts: &[Part],
+    pairs: &[Pair],
+    coefficients: &[f64],
+    threshold: f64,
+    clusters: &[Vec<usize>],
+) {
+    use super::reason::{Link, PartFacts};
+    let facts: Vec<PartFacts<'_>> = parts
+        .iter()
+        .map(|p| PartFacts {
+            file: p.file,
+            items: &p.items,
+            lines: p.lines,
+        })
+        .collect();
+    let heaviest = |f: &Signals| {
+        f.iter()
+            .zip(&coefficients[1..])
+            .zip(FEATURES)
+            .map(|((x, w), name)| (x * w, name))
+            .fold(
+                ("", f64::MIN),
+                |best, (v, name)| if v > best.1 { (name, v) } else { best },
+            )
+            .0
+    };
+    let links: Vec<Link> = pairs
+        .iter()
+        .map(|(a, b, f)| Link {
+            a: *a,
+            b: *b,
+            chance: affinity(f, coefficients),
+            feature: heaviest(f),
+        })
+        .collect();
+    ctx.record().note_split(&facts, &links, threshold, clusters);
 }

@@ -32,6 +32,7 @@
 use std::collections::BTreeMap;
 
 use super::context::Context;
+use super::reason::Signal;
 use super::units;
 use crate::historian::analyse::classify::{self, Category};
 
@@ -97,6 +98,8 @@ pub fn attach(ctx: &Context<'_>, groups: &mut Vec<Vec<usize>>) {
         if let Some(Some(g)) = targets.next() {
             if targets.all(|t| t == Some(g)) && g != group_of[i] {
                 moves.push((i, g));
+                let module = symbols.modules.iter().next().cloned().unwrap_or_default();
+                ctx.record().note_rule([i], Signal::Declares { module });
             }
         }
     }
@@ -116,6 +119,7 @@ pub fn attach(ctx: &Context<'_>, groups: &mut Vec<Vec<usize>>) {
         };
         if stem.len() >= 3 && g != from && test_unit != code_unit && (noise(test_unit) || noise(code_unit)) {
             moves.extend(first_item[f].into_iter().map(|i| (i, g)));
+            ctx.record().note_rule(first_item[f], Signal::TestOf { stem });
         }
     }
     if moves.is_empty() {

@@ -13,12 +13,27 @@ use super::{group, order, CommitPlan, PlannedCommit};
 
 /// Plans the branch's rewrite.
 pub fn plan(ctx: &Context<'_>, tuning: &Tuning) -> CommitPlan {
-    let groups = order::order(ctx, group::group(ctx, tuning));
-    commits_for(ctx, groups)
+    let grouped = group::group(ctx, tuning);
+    ctx.record().grouped(&grouped);
+    commits_with(ctx, order::order(ctx, grouped), Parts::Described)
 }
 
-/// Planned commits for `groups` (in the order given), with messages.
+/// How commits with one subject are told apart.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Parts {
+    /// The parts of one thing a person chose to split: `(part 2 of 3)`.
+    Numbered,
+    /// By what each holds when that tells them apart, else numbered.
+    Described,
+}
+
+/// Planned commits for `groups` (in the order given), with messages; the
+/// parts of one original commit a split made are numbered.
 pub fn commits_for(ctx: &Context<'_>, groups: Vec<Vec<usize>>) -> CommitPlan {
+    commits_with(ctx, groups, Parts::Numbered)
+}
+
+fn commits_with(ctx: &Context<'_>, groups: Vec<Vec<usize>>, parts: Parts) -> CommitPlan {
     let mut commits: Vec<PlannedCommit> = groups
         .into_iter()
         .map(|items| PlannedCommit {
@@ -27,7 +42,7 @@ pub fn commits_for(ctx: &Context<'_>, groups: Vec<Vec<usize>>) -> CommitPlan {
             keep: false,
         })
         .collect();
-    distinguish_subjects(ctx, &mut commits);
+    distinguish_subjects(ctx, &mut commits, parts);
     CommitPlan { commits }
 }
 
@@ -35,7 +50,7 @@ pub fn commits_for(ctx: &Context<'_>, groups: Vec<Vec<usize>>) -> CommitPlan {
 /// thing (same sources, or next to each other, as a size split makes them)
 /// are numbered, `(part 2 of 3)`; others say what they hold,
 /// `(add lexer.rs)`, when that tells them apart.
-fn distinguish_subjects(ctx: &Context<'_>, commits: &mut [PlannedCommit]) {
+fn distinguish_subjects(ctx: &Context<'_>, commits: &mut [PlannedCommit], parts: Parts) {
     let mut by_subject: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, commit) in commits.iter().enumerate() {
         by_subject.entry(commit.subject().to_owned()).or_default().push(i);
@@ -53,8 +68,12 @@ fn distinguish_subjects(ctx: &Context<'_>, commits: &mut [PlannedCommit]) {
         let in_a_row = members.windows(2).all(|w| w[1] == w[0] + 1);
         let told_apart =
             whats.iter().collect::<BTreeSet<_>>().len() == whats.len() && !whats.iter().any(|w| w == summary);
+        let numbered = match parts {
+            Parts::Numbered => one_source || in_a_row || !told_apart,
+            Parts::Described => !told_apart,
+        };
         for (k, &i) in members.iter().enumerate() {
-            let mut new_subject = if one_source || in_a_row || !told_apart {
+            let mut new_subject = if numbered {
                 format!("{head}: {summary} (part {} of {})", k + 1, members.len())
             } else {
                 let long = format!("{head}: {summary} ({})", whats[k]);
@@ -84,6 +103,8 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
     let mut scopes: BTreeMap<String, usize> = BTreeMap::new();
     let mut code_scopes: BTreeMap<String, usize> = BTreeMap::new();
     let mut sources: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut names: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut test_names: BTreeMap<&str, usize> = BTreeMap::new();
     let mut per_file: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     let moved_out = moved_out(changes, items);
     // Removing lines that live on elsewhere says little of what a commit
@@ -113,6 +134,16 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
         for &(k, w) in &ctx.provenance.items[i] {
             *sources.entry(k).or_default() += share(i, w as usize);
         }
+        if category.is_code() {
+            let pool = if category == Category::Test {
+                &mut test_names
+            } else {
+                &mut names
+            };
+            for name in &item.symbols.defined {
+                *pool.entry(name.as_str()).or_default() += weight;
+            }
+        }
         per_file.entry(item.file).or_default().push(i);
     }
     let mut categories: Vec<(Category, usize)> = categories.into_iter().collect();
@@ -124,10 +155,11 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
         .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
         .filter(|(_, w)| **w * 2 > total)
         .map(|(s, _)| s.clone());
-    let mut sources: Vec<(usize, usize)> = sources.into_iter().collect();
-    sources.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let sources: Vec<(String, String, message::Kind, usize)> = sources
-        .into_iter()
+    let mut sources_by_weight: Vec<(usize, usize)> = sources.into_iter().collect();
+    sources_by_weight.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let sources: Vec<(String, String, message::Kind, usize)> = sources_by_weight
+        .iter()
+        .copied()
         .filter(|(k, _)| !matches!(ctx.kinds[*k], message::Kind::Merge))
         .map(|(k, w)| {
             let c = &ctx.commits[k];
@@ -143,22 +175,35 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
         .into_iter()
         .map(|(f, its)| file_line(changes, f, &its))
         .collect();
-    // The branch's words matter only to a subject listing several things.
-    let lead = sources.iter().find(|(_, _, kind, _)| !kind.is_noise());
-    let branch_words = match lead {
-        Some((_, subject, _, _)) if message::has_clauses(&message::parse_subject(subject).summary) => {
-            ctx.branch_words()
-        }
-        _ => Default::default(),
-    };
+    // The other subjects the lead source lists, when it squashed several.
+    let lead = sources_by_weight.iter().find(|(k, _)| !ctx.kinds[*k].is_noise());
+    let alternatives: Vec<String> = lead
+        .map(|(k, _)| {
+            message::squashed_subjects(&ctx.commits[*k].message)
+                .into_iter()
+                .take(MOST_ALTERNATIVES)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let names = if names.is_empty() { test_names } else { names };
+    let mut names: Vec<(&str, usize)> = names.into_iter().collect();
+    names.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     Draft {
         categories,
         scope,
         sources,
         files,
-        branch_words,
+        branch_words: ctx.branch_words(),
+        alternatives,
+        names: names.into_iter().take(MOST_NAMES).map(|(n, _)| n.to_owned()).collect(),
     }
 }
+
+/// The most body subjects of a source weighed as a commit's summary.
+const MOST_ALTERNATIVES: usize = 20;
+/// The most names a draft keeps.
+const MOST_NAMES: usize = 8;
 
 /// How many moved lines (`analyse::moves`) each of `items` deletes, for
 /// those deleting any.

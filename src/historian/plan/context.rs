@@ -5,13 +5,15 @@
 //! drafting of messages only read it.
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use crate::git::BranchCommit;
 use crate::historian::analyse::coupling::Coupling;
 use crate::historian::analyse::items::ChangeSet;
 use crate::historian::analyse::provenance::Provenance;
 use crate::historian::message::{self, Kind};
+
+use super::reason::Record;
 
 /// Knobs of the heuristics, with the values the evaluation chose
 /// (`benches/historian_eval.rs`).
@@ -86,6 +88,8 @@ pub struct Context<'a> {
     /// The words the changed files answer to, read once when a message
     /// needs them ([`Context::branch_words`]).
     branch_words: OnceLock<Arc<BTreeSet<String>>>,
+    /// Why each item went where it did, as the steps decided ([`super::reason`]).
+    record: Mutex<Record>,
 }
 
 impl<'a> Context<'a> {
@@ -106,7 +110,19 @@ impl<'a> Context<'a> {
             kinds,
             coupling,
             branch_words: OnceLock::new(),
+            record: Mutex::default(),
         }
+    }
+
+    /// Where the planning steps note their reasons.
+    pub(super) fn record(&self) -> MutexGuard<'_, Record> {
+        // A step that panicked holding it left notes only: still readable.
+        self.record.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The reasons noted so far, leaving none.
+    pub(super) fn take_record(&self) -> Record {
+        std::mem::take(&mut *self.record())
     }
 
     /// The words all changed files answer to (their stems, scopes and

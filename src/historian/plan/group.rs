@@ -26,8 +26,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::historian::analyse::items::ChangeSet;
-
 use super::affinity::{self, Words};
 use super::context::{Context, Tuning};
 use super::count;
@@ -46,7 +44,7 @@ pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
         groups.extend(affinity::split_unit(ctx, files, &words, tuning, &named));
     }
     super::attach::attach(ctx, &mut groups);
-    join_path_conflicts(changes, &mut groups);
+    join_path_conflicts(ctx, &mut groups);
     for g in &mut groups {
         g.sort_unstable();
     }
@@ -56,7 +54,8 @@ pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
 
 /// A removed file `a` and an added `a/x` (or the reverse) must be in one
 /// commit: joins the groups holding them.
-fn join_path_conflicts(changes: &ChangeSet, groups: &mut Vec<Vec<usize>>) {
+fn join_path_conflicts(ctx: &Context<'_>, groups: &mut Vec<Vec<usize>>) {
+    let changes = ctx.changes;
     let mut group_of = vec![0; changes.items.len()];
     for (g, items) in groups.iter().enumerate() {
         for &i in items {
@@ -89,6 +88,7 @@ fn join_path_conflicts(changes: &ChangeSet, groups: &mut Vec<Vec<usize>>) {
             }
             if changes.files[changes.items[other].file].new.is_some() {
                 union.join(group_of[item], group_of[other]);
+                note_conflict(ctx, item, other, gone);
             }
         }
         // A removed `a/x` and an added file `a`.
@@ -98,6 +98,7 @@ fn join_path_conflicts(changes: &ChangeSet, groups: &mut Vec<Vec<usize>>) {
             if let Some(&other) = first_item.get(at) {
                 if changes.files[changes.items[other].file].new.is_some() {
                     union.join(group_of[item], group_of[other]);
+                    note_conflict(ctx, item, other, gone);
                 }
             }
         }
@@ -107,4 +108,11 @@ fn join_path_conflicts(changes: &ChangeSet, groups: &mut Vec<Vec<usize>>) {
         merged.entry(union.find(g)).or_default().extend(items);
     }
     *groups = merged.into_values().collect();
+}
+
+/// Notes why two items joined: the path `gone` is replaced.
+fn note_conflict(ctx: &Context<'_>, item: usize, other: usize, gone: &str) {
+    let path = gone.to_owned();
+    ctx.record()
+        .note_rule([item, other], super::reason::Signal::PathConflict { path });
 }

@@ -31,9 +31,11 @@ pub mod attach;
 pub mod auto;
 pub mod context;
 pub mod count;
+pub mod explanation;
 pub mod group;
 pub mod order;
 pub mod present;
+pub mod reason;
 pub mod split;
 pub mod units;
 
@@ -74,6 +76,10 @@ pub struct PlanFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tip: Option<String>,
     pub commits: Vec<PlanFileCommit>,
+    /// What `plan --json --explain` adds: read and ignored, so its output
+    /// can be given back as it is.
+    #[serde(default, skip_serializing)]
+    pub explanation: Option<serde_json::Value>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -228,6 +234,7 @@ impl CommitPlan {
         PlanFile {
             base: Some(changes.base.to_string()),
             tip: Some(changes.tip.to_string()),
+            explanation: None,
             commits: self
                 .commits
                 .iter()

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use crate::historian::message::{self, Kind};
 
 use super::context::Context;
+use super::reason::{self, Placement, Signal, Strength};
 
 /// A disjoint-set forest over `0..n`, always keeping the smallest index as
 /// the root so results do not depend on the order of unions.
@@ -48,7 +49,8 @@ impl Union {
 }
 
 /// The unit (a branch commit index, after folding) each item belongs to;
-/// `None` only for an item no commit of the branch touched.
+/// `None` only for an item no commit of the branch touched. Why, it notes
+/// in the context's record (`reason`).
 pub fn units_of(ctx: &Context<'_>) -> Vec<Option<usize>> {
     let n = ctx.commits.len();
     let mut folded = Union::new(n);
@@ -72,18 +74,41 @@ pub fn units_of(ctx: &Context<'_>) -> Vec<Option<usize>> {
     let meaningful = |k: usize| !ctx.kinds[roots[k]].is_noise();
 
     let mut out = Vec::with_capacity(ctx.changes.items.len());
+    let mut reasons = Vec::with_capacity(ctx.changes.items.len());
     for (i, item) in ctx.changes.items.iter().enumerate() {
         let mut by_unit: BTreeMap<usize, u32> = BTreeMap::new();
+        let mut every_unit: BTreeMap<usize, u32> = BTreeMap::new();
         for &(k, w) in &ctx.provenance.items[i] {
             if meaningful(k) {
                 *by_unit.entry(roots[k]).or_default() += w;
             }
+            *every_unit.entry(roots[k]).or_default() += w;
         }
         let heaviest = by_unit
             .iter()
             .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
             .map(|(u, _)| *u);
+        let shares = |u: usize, signal: Signal| {
+            let (share, rivals) = reason::unit_shares(&every_unit, u);
+            Placement {
+                signal,
+                strength: Strength::Share(share),
+                rivals,
+            }
+        };
         if let Some(u) = heaviest {
+            // Folded when its lines for the unit came mostly from a fixup.
+            let writer = ctx.provenance.items[i]
+                .iter()
+                .filter(|(k, _)| roots[*k] == u)
+                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+                .map_or(u, |(k, _)| *k);
+            let signal = if writer == u {
+                Signal::Provenance { commit: u }
+            } else {
+                Signal::Folded { fixup: writer, into: u }
+            };
+            reasons.push((i, shares(u, signal)));
             out.push(Some(u));
             continue;
         }
@@ -108,7 +133,26 @@ pub fn units_of(ctx: &Context<'_>) -> Vec<Option<usize>> {
                 .map(|&j| roots[j])
         });
         // Unclaimed: the noise commit's own unit (its work stays together).
-        out.push(amended.or(nearest).or(noise.map(|k| roots[k])));
+        let unit = amended.or(nearest).or(noise.map(|k| roots[k]));
+        let signal = match (noise, amended, nearest) {
+            (Some(noise), Some(into), _) => Signal::Amends { noise, into },
+            (Some(noise), None, Some(into)) => Signal::Nearest { noise, into },
+            (Some(noise), None, None) => Signal::NoiseOnly { noise },
+            (None, _, _) => Signal::Untraced,
+        };
+        reasons.push((
+            i,
+            // How much of it the noise commit wrote.
+            match noise {
+                Some(k) => shares(roots[k], signal),
+                None => Placement::rule(signal),
+            },
+        ));
+        out.push(unit);
+    }
+    let mut record = ctx.record();
+    for (i, placement) in reasons {
+        record.unit(i, placement);
     }
     out
 }

@@ -1,0 +1,230 @@
+//! The rendering of `git historian plan --explain`: each item's deciding
+//! signal, its strength and its rivals (`plan::reason`), as text lines under
+//! each commit and as the `explanation` of `plan --json --explain`.
+
+use serde_json::{json, Value};
+
+use crate::git::BranchCommit;
+use crate::historian::analyse::items::ChangeSet;
+use crate::historian::message;
+use crate::historian::plan::context::Context;
+use crate::historian::plan::explanation::{Explanation, ItemReason};
+use crate::historian::plan::reason::{Placement, Rival, Signal, Strength};
+use crate::historian::plan::split;
+
+/// What the words of an explanation name: commits and files.
+pub struct Names<'a> {
+    pub changes: &'a ChangeSet,
+    pub commits: &'a [BranchCommit],
+    pub explanation: &'a Explanation,
+}
+
+impl Names<'_> {
+    /// A branch commit's short id, `(noise)` after it when its subject is
+    /// noise ("wip", "fix typo": it forms no commit of its own).
+    fn commit(&self, k: usize) -> String {
+        match self.commits.get(k) {
+            Some(c) if message::kind(&c.message, c.parents.len()).is_noise() => {
+                format!("{} (noise)", c.id.to_hex_with_len(7))
+            }
+            Some(c) => c.id.to_hex_with_len(7).to_string(),
+            None => "?".into(),
+        }
+    }
+
+    fn path(&self, file: usize) -> &str {
+        self.changes.files.get(file).map_or("?", |f| f.path.as_str())
+    }
+
+    /// The new commit (from 1) holding the file's first item.
+    fn commit_of_file(&self, file: usize) -> Option<usize> {
+        let i = self.changes.items.iter().position(|it| it.file == file)?;
+        Some(self.explanation.items[i].commit + 1)
+    }
+}
+
+fn percent(share: f64) -> String {
+    format!("{:.0}%", share * 100.0)
+}
+
+/// `provenance`, `linked`, … as JSON names the signal.
+fn kind(signal: &Signal) -> &'static str {
+    match signal {
+        Signal::Provenance { .. } => "provenance",
+        Signal::Folded { .. } => "folded",
+        Signal::Amends { .. } => "amends",
+        Signal::Nearest { .. } => "nearest",
+        Signal::NoiseOnly { .. } => "noise-only",
+        Signal::Untraced => "untraced",
+        Signal::Linked { .. } => "linked",
+        Signal::Unlinked { .. } => "unlinked",
+        Signal::RidesAlong { .. } => "rides-along",
+        Signal::ByComponent { .. } => "by-component",
+        Signal::Declares { .. } => "declares",
+        Signal::TestOf { .. } => "test-of",
+        Signal::PathConflict { .. } => "path-conflict",
+        Signal::PackageFirst { .. } => "package-first",
+        Signal::AfterReAdd => "after-re-add",
+        Signal::PlanFile => "plan-file",
+    }
+}
+
+/// The placement in words: `written in 1a2b3c4 (100% of its lines)`.
+fn says(p: &Placement, names: &Names<'_>) -> String {
+    let share = match p.strength {
+        Strength::Share(s) => percent(s),
+        _ => String::new(),
+    };
+    let chance = match p.strength {
+        Strength::Chance(c) => format!("{c:.2}"),
+        _ => String::new(),
+    };
+    match &p.signal {
+        Signal::Provenance { commit } => format!("written in {} ({share} of its lines)", names.commit(*commit)),
+        Signal::Folded { fixup, into } => format!(
+            "folded into {}: its fixup {} wrote {share} of its lines",
+            names.commit(*into),
+            names.commit(*fixup)
+        ),
+        Signal::Amends { noise, into } => format!(
+            "{} ({share} of its lines) rewrote lines of {}",
+            names.commit(*noise),
+            names.commit(*into)
+        ),
+        Signal::Nearest { noise, into } => format!(
+            "{} ({share} of its lines); {} is the nearest commit touching the file",
+            names.commit(*noise),
+            names.commit(*into)
+        ),
+        Signal::NoiseOnly { noise } => format!("only {} wrote it ({share} of its lines)", names.commit(*noise)),
+        Signal::Untraced => "no branch commit wrote it".into(),
+        Signal::Linked { file, feature } => {
+            format!("linked to {} by {feature} (chance {chance})", names.path(*file))
+        }
+        Signal::Unlinked { threshold } => {
+            format!("a commit of its own: no link reached {threshold:.2} (best {chance})")
+        }
+        Signal::RidesAlong { file, lines } => format!(
+            "{lines} {} of code riding along with {} (best link {chance})",
+            if *lines == 1 { "line" } else { "lines" },
+            names.path(*file)
+        ),
+        Signal::ByComponent { component } => format!("too many files to weigh pairs: by component '{component}'"),
+        Signal::Declares { module } => format!("declares the module '{module}' this commit adds or removes"),
+        Signal::TestOf { stem } => format!("a new test of '{stem}', whose new code this commit adds"),
+        Signal::PathConflict { path } => {
+            format!("'{path}' is a file at one end and a directory at the other: one commit")
+        }
+        Signal::PackageFirst { package } => {
+            format!("the __init__.py of '{package}' comes with the package's first file")
+        }
+        Signal::AfterReAdd => "deletes lines moved elsewhere: waits for the commit adding them again".into(),
+        Signal::PlanFile => "listed here by the plan file".into(),
+    }
+}
+
+fn rival_says(r: &Rival, names: &Names<'_>) -> String {
+    match r {
+        Rival::Commit { commit, share } => format!("{} {}", names.commit(*commit), percent(*share)),
+        Rival::File { file, chance } => match names.commit_of_file(*file) {
+            Some(c) => format!("{} {chance:.2} (commit {c})", names.path(*file)),
+            None => format!("{} {chance:.2}", names.path(*file)),
+        },
+    }
+}
+
+/// The lines under one commit (`commit` from 0): `why <item>: …` per item,
+/// then the candidates of its question, if it has one (`questions` as
+/// [`question_texts`] gives them).
+pub fn commit_lines(commit: usize, names: &Names<'_>, questions: &[(usize, Vec<String>)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in names.explanation.items.iter().filter(|r| r.commit == commit) {
+        let mut line = format!("why {}: ", names.changes.item_name(r.item));
+        let Some(deciding) = r.deciding() else {
+            continue;
+        };
+        line.push_str(&says(deciding, names));
+        let mut rivals: Vec<String> = deciding.rivals.iter().map(|x| rival_says(x, names)).collect();
+        if let (Some(unit), Some(_)) = (&r.unit, &r.placed) {
+            line.push_str("; ");
+            line.push_str(&says(unit, names));
+            rivals.extend(unit.rivals.iter().map(|x| rival_says(x, names)));
+        }
+        if !rivals.is_empty() {
+            line.push_str("; rivals: ");
+            line.push_str(&rivals.join(", "));
+        }
+        out.push(line);
+    }
+    for (_, options) in questions.iter().filter(|(c, _)| *c == commit) {
+        out.push("clean will ask how to split it; the candidates:".into());
+        for (n, text) in options.iter().enumerate() {
+            out.push(format!("  Option {}: {text}", n + 1));
+        }
+    }
+    out
+}
+
+/// The candidate splits of each question as the QUESTION will word them.
+pub fn question_texts(ctx: &Context<'_>, explanation: &Explanation) -> Vec<(usize, Vec<String>)> {
+    explanation
+        .questions
+        .iter()
+        .map(|q| {
+            let mut options: Vec<String> = q.candidates.iter().map(|s| split::describe(ctx, s)).collect();
+            options.push(split::KEEP.to_owned());
+            (q.commit, options)
+        })
+        .collect()
+}
+
+fn placement_json(p: &Placement, names: &Names<'_>) -> Value {
+    let (measure, strength) = match p.strength {
+        Strength::Rule => ("rule", Value::Null),
+        Strength::Share(s) => ("share", json!(round(s))),
+        Strength::Chance(c) => ("chance", json!(round(c))),
+    };
+    let rivals: Vec<Value> = p
+        .rivals
+        .iter()
+        .map(|r| match r {
+            Rival::Commit { commit, share } => json!({"commit": names.commit(*commit), "share": round(*share)}),
+            Rival::File { file, chance } => json!({
+                "file": names.path(*file),
+                "chance": round(*chance),
+                "in_commit": names.commit_of_file(*file),
+            }),
+        })
+        .collect();
+    json!({
+        "signal": kind(&p.signal),
+        "measure": measure,
+        "strength": strength,
+        "says": says(p, names),
+        "rivals": rivals,
+    })
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn item_json(r: &ItemReason, names: &Names<'_>) -> Value {
+    json!({
+        "item": names.changes.item_name(r.item),
+        "commit": r.commit + 1,
+        "deciding": r.deciding().map(|p| placement_json(p, names)),
+        "unit": r.unit.as_ref().map(|p| placement_json(p, names)),
+    })
+}
+
+/// The `explanation` of `plan --json --explain`: items, then questions
+/// with their candidate splits as the QUESTION words them.
+pub fn json(ctx: &Context<'_>, names: &Names<'_>) -> Value {
+    let items: Vec<Value> = names.explanation.items.iter().map(|r| item_json(r, names)).collect();
+    let questions: Vec<Value> = question_texts(ctx, names.explanation)
+        .into_iter()
+        .map(|(commit, options)| json!({"commit": commit + 1, "candidates": options}))
+        .collect();
+    json!({"items": items, "questions": questions})
+}

@@ -1,0 +1,73 @@
+//! git-historian's subjects say what changed (issue 15, item 5): a commit
+//! split out of a squash takes the squashed subject about what it holds,
+//! and a subject about files the commit does not hold gives way to the
+//! names its code defines.
+
+use crate::historian::{assert_same_tree, commit_all, field, subjects_of};
+use crate::support::*;
+
+#[test]
+fn each_commit_out_of_a_squash_takes_the_subject_about_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("src/main.rs"), "fn main() {}\n");
+    write(&repo.join("docs/guide.md"), "# Guide\n");
+    commit_all(&env, &repo, "base project");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("src/lexer.rs"),
+        "pub fn tokenize(text: &str) -> Vec<String> {\n    text.split_whitespace().map(String::from).collect()\n}\n",
+    );
+    write(
+        &repo.join("docs/parser.md"),
+        "# The parser\n\nIt reads expressions, one per line.\n",
+    );
+    // As `git rebase -i` squashes: each subject its own paragraph.
+    commit_all(
+        &env,
+        &repo,
+        "Add the lexer\n\nIt splits on whitespace for now,\nquotes come later.\n\nDocument the parser\n",
+    );
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    let clean = field(&out, "Clean branch");
+    assert_same_tree(&env, &repo, "feature", &clean);
+    assert_eq!(
+        subjects_of(&env, &repo, &format!("main..{clean}")),
+        ["feat(lexer): add the lexer", "docs: document the parser"]
+    );
+}
+
+#[test]
+fn a_subject_about_other_files_gives_way_to_the_names_defined() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("CHANGELOG.md"), "# Changes\n");
+    write(&repo.join("src/main.rs"), "fn main() {}\n");
+    commit_all(&env, &repo, "base project");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(&repo.join("CHANGELOG.md"), "# Changes\n\n- a parser\n");
+    write(
+        &repo.join("src/parser.rs"),
+        "pub fn parse_statement(text: &str) -> usize {\n    text.len()\n}\n\npub fn parse_block(text: &str) -> usize {\n    text.lines().count()\n}\n",
+    );
+    commit_all(&env, &repo, "Update CHANGELOG.md");
+    let out = env.run(&repo, &["historian", "plan"]).expect_code(0);
+    let subjects: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert_eq!(subjects.len(), 2, "{out}");
+    assert!(
+        subjects
+            .iter()
+            .any(|s| s.contains("(parser): add parse_block and parse_statement")),
+        "{out}"
+    );
+    assert!(
+        subjects
+            .iter()
+            .any(|s| s.contains("docs(changelog): update CHANGELOG.md")),
+        "{out}"
+    );
+}
