@@ -1,15 +1,26 @@
-//! `git historian clean` against the old way of building the same commits,
-//! in one run (issue 5, item 8).
+//! `git historian clean` against a batched plain-git script that builds a
+//! clean branch by hand, in one run (issue 15, item 4), and how clean's
+//! time grows with the branch and with the repository.
 //!
-//! A repository of 20,000 files has a branch of 200 commits touching 2,000
-//! of them (each commit edits ten files of one directory: a line changed, a
-//! line added). `git historian clean` rewrites it (plan, build every commit
-//! in memory, check the tree, create the branch). The plain-git script then
-//! builds the very same commits the way a script or an agent would: check
-//! out a new branch at the base, and for each commit apply its patch to the
-//! index and working tree and commit. The patches and messages are taken
-//! from historian's commits beforehand, outside the timing. Both start from
-//! copies of one repository and run as alternating pairs (common's module docs).
+//! A repository of `files` files (100 per directory) has a branch of
+//! `commits` commits, each editing ten files of one directory (a line
+//! changed, a line added), every file at most once: 200 commits touch
+//! 2,000 files. `git historian clean` rewrites it (analyse, plan, build
+//! every commit in memory, write them as one pack, check the tree, create
+//! the branch). The plain-git script does what a person or an agent would
+//! do with the same goal: check out a new branch at the base, then for each
+//! of 20 groups of the changed files (in path order) one
+//! `git checkout <tip> -- <files>` and one `git commit` (no file is deleted
+//! here, so no `git rm`). Both sides start from copies of one template (the
+//! working tree hard-linked, the index refreshed, `.git` copied) and run as
+//! alternating pairs (common's module docs), with the maximum resident set
+//! of each historian run read from its own `wait4`.
+//!
+//! The shapes: 20,000 files and 200 commits (the comparison of the issue,
+//! 5 pairs), then 50 and 800 commits over 20,000 files and 200 commits over
+//! 100,000 files (3 pairs each). `HISTORIAN_SPEED_SHAPES=1` runs only the
+//! first; `HISTORIAN_SPEED_BIN=<path>` measures another build of
+//! `git-historian` (an older one, for a before-and-after).
 //!
 //! Run with `cargo bench --bench historian_speed`.
 
@@ -18,13 +29,43 @@ mod common;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
-use common::{copy, env, machine, repository_of, sampled, Pairs, Sample};
+use common::{env, machine, median, repository_of, sampled, Pairs, Sample};
 
-const FILES: usize = 20_000;
-const COMMITS: usize = 200;
 const FILES_PER_COMMIT: usize = 10;
-const ROUNDS: usize = 3;
+const GROUPS: usize = 20;
+
+/// One repository and branch to measure.
+#[derive(Clone, Copy)]
+struct Shape {
+    files: usize,
+    commits: usize,
+    pairs: usize,
+}
+
+const SHAPES: [Shape; 4] = [
+    Shape {
+        files: 20_000,
+        commits: 200,
+        pairs: 5,
+    },
+    Shape {
+        files: 20_000,
+        commits: 50,
+        pairs: 3,
+    },
+    Shape {
+        files: 20_000,
+        commits: 800,
+        pairs: 3,
+    },
+    Shape {
+        files: 100_000,
+        commits: 200,
+        pairs: 3,
+    },
+];
 
 fn output(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
@@ -41,14 +82,22 @@ fn output(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The template: `FILES` files on `main`, and `feature` with `COMMITS`
-/// commits made with fast-import.
-fn template(root: &Path) -> PathBuf {
-    let repo = root.join("template");
-    repository_of(&repo, FILES);
+/// The template: `files` files on `main`, and `feature` with `commits`
+/// commits made with fast-import. Commit `k` edits ten files of directory
+/// `k mod D` (D directories), the next ten of it each time round, so no file
+/// is edited twice.
+fn template(root: &Path, shape: Shape) -> PathBuf {
+    let repo = root.join(format!("template-{}-{}", shape.files, shape.commits));
+    repository_of(&repo, shape.files);
+    let dirs = shape.files / 100;
+    assert!(
+        shape.commits.div_ceil(dirs) * FILES_PER_COMMIT <= 100,
+        "too many commits for the files"
+    );
     let mut stream = String::new();
-    for k in 0..COMMITS {
-        let message = format!("change module d{k:03}\n");
+    for k in 0..shape.commits {
+        let d = k % dirs;
+        let message = format!("change module d{d:03}\n");
         // The first commit starts from main; the others follow it.
         let from = if k == 0 { "from refs/heads/main^0\n" } else { "" };
         stream.push_str(&format!(
@@ -56,12 +105,13 @@ fn template(root: &Path) -> PathBuf {
             1_700_000_000 + k * 60,
             message.len()
         ));
-        for f in 0..FILES_PER_COMMIT {
-            let mut contents = format!("file {k} {f}\n").repeat(5);
-            contents = contents.replacen(&format!("file {k} {f}\n"), &format!("file {k} {f} changed\n"), 1);
+        for j in 0..FILES_PER_COMMIT {
+            let f = (k / dirs) * FILES_PER_COMMIT + j;
+            let mut contents = format!("file {d} {f}\n").repeat(5);
+            contents = contents.replacen(&format!("file {d} {f}\n"), &format!("file {d} {f} changed\n"), 1);
             contents.push_str(&format!("added by commit {k}\n"));
             stream.push_str(&format!(
-                "M 100644 inline src/d{k:03}/f{f:02}.txt\ndata {}\n{contents}\n",
+                "M 100644 inline src/d{d:03}/f{f:02}.txt\ndata {}\n{contents}\n",
                 contents.len()
             ));
         }
@@ -83,58 +133,85 @@ fn template(root: &Path) -> PathBuf {
     common::git(&repo, &["repack", "-adq"]);
     assert_eq!(
         output(&repo, &["rev-list", "--count", "main..feature"]).trim(),
-        COMMITS.to_string()
+        shape.commits.to_string()
     );
     repo
 }
 
-fn historian(repo: &Path) -> (Sample, String) {
-    let bin = env!("CARGO_BIN_EXE_git-historian");
-    let (elapsed, out) = sampled(|| {
-        Command::new(bin)
+/// A copy of `template` to run on: `.git` copied, the working tree's files
+/// hard-linked (git replaces a file it checks out, never writes into it),
+/// and the index refreshed, since linking a file changes its ctime.
+fn copy(template: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("copy");
+    for entry in std::fs::read_dir(template).expect("template") {
+        let from = entry.expect("entry").path();
+        let flag = if from.file_name().is_some_and(|n| n == ".git") {
+            "-a"
+        } else {
+            "-al"
+        };
+        let status = Command::new("cp").arg(flag).arg(&from).arg(to).status().expect("cp");
+        assert!(status.success());
+    }
+    common::git(to, &["update-index", "-q", "--really-refresh"]);
+}
+
+/// One `git historian clean`: its time, the clean branch, and its maximum
+/// resident set in KiB.
+fn historian(repo: &Path, out: &Path) -> (Sample, String, i64) {
+    let bin = std::env::var("HISTORIAN_SPEED_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_git-historian").to_owned());
+    let stdout = std::fs::File::create(out).expect("output file");
+    let (elapsed, (status, max_rss)) = sampled(|| {
+        // Reaped by the wait4 below, which also gives this child's own rusage.
+        #[allow(clippy::zombie_processes)]
+        let child = Command::new(&bin)
             .args(["-q", "clean", "feature", "--base", "main", "--json"])
             .current_dir(repo)
             .envs(env())
-            .output()
-            .expect("git-historian runs")
+            .stdout(stdout)
+            .spawn()
+            .expect("git-historian runs");
+        let mut status = 0;
+        // SAFETY: zeroed is a valid rusage for wait4 to fill.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: the pid is our own child, not yet waited for; the pointers live for the call.
+        let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+        assert_eq!(pid, child.id() as libc::pid_t, "wait4");
+        (status, usage.ru_maxrss)
     });
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    (elapsed, json["clean_branch"].as_str().expect("branch").to_owned())
+    let text = std::fs::read_to_string(out).expect("output");
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "{text}");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let branch = json["clean_branch"].as_str().expect("branch").to_owned();
+    (elapsed, branch, max_rss)
 }
 
-/// Patches and messages of `branch`'s commits since `main`, oldest first.
-fn commits_of(repo: &Path, branch: &str, into: &Path) -> Vec<(PathBuf, PathBuf)> {
-    let ids = output(repo, &["rev-list", "--reverse", &format!("main..{branch}")]);
-    ids.lines()
-        .enumerate()
-        .map(|(n, id)| {
-            let patch = into.join(format!("{n:04}.patch"));
-            let message = into.join(format!("{n:04}.msg"));
-            std::fs::write(&patch, output(repo, &["diff", "--binary", &format!("{id}^"), id])).expect("patch");
-            std::fs::write(&message, output(repo, &["log", "-1", "--format=%B", id])).expect("message");
-            (patch, message)
-        })
+/// The changed files in path order, cut into `GROUPS` lists.
+fn groups(repo: &Path) -> Vec<Vec<String>> {
+    let files: Vec<String> = output(repo, &["diff", "--name-only", "main", "feature"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    files
+        .chunks(files.len().div_ceil(GROUPS))
+        .map(<[String]>::to_vec)
         .collect()
 }
 
-fn script(repo: &Path, commits: &[(PathBuf, PathBuf)]) -> Sample {
+fn script(repo: &Path, groups: &[Vec<String>], file: &Path) -> Sample {
     let mut body = String::from("set -e\ngit checkout -q -b scripted main\n");
-    for (patch, message) in commits {
+    for (n, files) in groups.iter().enumerate() {
         body.push_str(&format!(
-            "git apply --index '{}'\ngit commit -q -F '{}'\n",
-            patch.display(),
-            message.display()
+            "git checkout -q feature -- {}\ngit commit -q -m 'group {}'\n",
+            files.join(" "),
+            n + 1
         ));
     }
+    // A file, not `bash -c`: 8,000 paths are more than one argument may hold.
+    std::fs::write(file, body).expect("script");
     let (elapsed, status) = sampled(|| {
         Command::new("bash")
-            .args(["-c", &body])
+            .arg(file)
             .current_dir(repo)
             .envs(env())
             .status()
@@ -144,45 +221,111 @@ fn script(repo: &Path, commits: &[(PathBuf, PathBuf)]) -> Sample {
     elapsed
 }
 
-fn main() {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let root = dir.path();
-    let template = template(root);
+/// What one shape measured.
+struct Measured {
+    shape: Shape,
+    pairs: Pairs,
+    built: usize,
+    max_rss: Vec<i64>,
+}
+
+fn measure(root: &Path, shape: Shape) -> Measured {
+    let template = template(root, shape);
+    let groups = groups(&template);
     let mut pairs = Pairs::default();
-    let mut created = 0;
-    for round in 0..ROUNDS {
-        let a = root.join(format!("h{round}"));
+    let mut built = 0;
+    let mut max_rss = Vec::new();
+    for round in 0..shape.pairs {
+        let a = root.join(format!("h-{}-{}-{round}", shape.files, shape.commits));
         copy(&template, &a);
-        let (ours, clean) = historian(&a);
+        let (ours, clean, rss) = historian(&a, &root.join("historian.json"));
+        max_rss.push(rss);
         assert_eq!(
             output(&a, &["rev-parse", &format!("{clean}^{{tree}}")]),
             output(&a, &["rev-parse", "feature^{tree}"]),
             "the clean branch has the original tree"
         );
-        let patches = root.join(format!("patches{round}"));
-        std::fs::create_dir_all(&patches).expect("dir");
-        let commits = commits_of(&a, &clean, &patches);
-        created = commits.len();
-        let b = root.join(format!("s{round}"));
+        built = output(&a, &["rev-list", "--count", &format!("main..{clean}")])
+            .trim()
+            .parse()
+            .expect("count");
+        let b = root.join(format!("s-{}-{}-{round}", shape.files, shape.commits));
         copy(&template, &b);
-        pairs.push(ours, script(&b, &commits));
+        pairs.push(ours, script(&b, &groups, &root.join("script.sh")));
         assert_eq!(
             output(&b, &["rev-parse", "scripted^{tree}"]),
             output(&b, &["rev-parse", "feature^{tree}"]),
             "the script built the same tree"
         );
+        for dir in [a, b] {
+            std::fs::remove_dir_all(dir).expect("clean up");
+        }
     }
-    println!(
-        "historian_speed: {FILES} files, a branch of {COMMITS} commits touching {} files, {created} commits built, {ROUNDS} alternating pairs; {}",
-        COMMITS * FILES_PER_COMMIT,
-        machine()
-    );
-    println!("{}", pairs.report("git historian clean", "plain git script"));
-    let (w, lo, hi) = pairs.ratio(|s| s.wall);
-    println!(
-        "  historian is {:.1}x faster (wall; {:.1}-{:.1})",
-        1.0 / w,
-        1.0 / hi,
-        1.0 / lo
-    );
+    std::fs::remove_dir_all(template).expect("clean up");
+    Measured {
+        shape,
+        pairs,
+        built,
+        max_rss,
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Median and range of `of` over the samples, in ms.
+fn spread(samples: &[Sample], of: fn(&Sample) -> Duration) -> String {
+    let all: Vec<Duration> = samples.iter().map(of).collect();
+    let (lo, hi) = (all.iter().min().expect("samples"), all.iter().max().expect("samples"));
+    format!("{:.0} ms ({:.0}-{:.0})", ms(median(all.clone())), ms(*lo), ms(*hi))
+}
+
+fn main() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let root = dir.path();
+    let only_first = std::env::var("HISTORIAN_SPEED_SHAPES").is_ok_and(|v| v.trim() == "1");
+    let shapes = if only_first { &SHAPES[..1] } else { &SHAPES[..] };
+    println!("historian_speed: {}", machine());
+    let mut all = Vec::new();
+    for &shape in shapes {
+        let m = measure(root, shape);
+        println!(
+            "{} files, a branch of {} commits touching {} files, {} commits built, {} groups in the script, {} alternating pairs",
+            shape.files,
+            shape.commits,
+            shape.commits * FILES_PER_COMMIT,
+            m.built,
+            GROUPS,
+            shape.pairs
+        );
+        println!("{}", m.pairs.report("git historian clean", "plain git script"));
+        let (w, lo, hi) = m.pairs.ratio(|s| s.wall);
+        println!(
+            "  historian is {:.1}x faster (wall; {:.1}-{:.1}); max RSS {} KiB",
+            1.0 / w,
+            1.0 / hi,
+            1.0 / lo,
+            m.max_rss.iter().max().expect("runs")
+        );
+        all.push(m);
+    }
+    println!("\n| files | commits | files touched | historian wall | historian cpu | script wall | faster (wall) | historian max RSS |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for m in &all {
+        let (w, lo, hi) = m.pairs.ratio(|s| s.wall);
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {:.1}x ({:.1}-{:.1}) | {:.1} MiB |",
+            m.shape.files,
+            m.shape.commits,
+            m.shape.commits * FILES_PER_COMMIT,
+            spread(&m.pairs.ours, |s| s.wall),
+            spread(&m.pairs.ours, |s| s.cpu),
+            spread(&m.pairs.theirs, |s| s.wall),
+            1.0 / w,
+            1.0 / hi,
+            1.0 / lo,
+            *m.max_rss.iter().max().expect("runs") as f64 / 1024.0
+        );
+    }
 }

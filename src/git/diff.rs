@@ -93,90 +93,94 @@ impl Repo {
             .inner
             .find_tree(new)
             .map_err(|e| anyhow!("cannot read tree {new}: {e}"))?;
-        let mut options = gix::diff::Options::default();
-        options.track_path();
-        options.track_rewrites(match renames {
-            Renames::Off => None,
-            Renames::On => Some(gix::diff::Rewrites {
+        fn iter<'a>(tree: &'a gix::Tree<'_>) -> gix::objs::TreeRefIter<'a> {
+            gix::objs::TreeRefIter::from_bytes(&tree.data, tree.id.kind())
+        }
+        let mut state = gix::diff::tree::State::default();
+        // The plain diff first: without an addition there is nothing a
+        // rename or copy could have made, and it needs no blob pipeline
+        // (whose attribute stack maps the whole index on each creation).
+        let mut recorder = gix::diff::tree::Recorder::default();
+        gix::diff::tree(
+            iter(&old_tree),
+            iter(&new_tree),
+            &mut state,
+            &self.inner.objects,
+            &mut recorder,
+        )
+        .map_err(|e| anyhow!("cannot compare trees {old} and {new}: {e}"))?;
+        use gix::diff::tree::recorder::Change as R;
+        let added = recorder
+            .records
+            .iter()
+            .any(|c| matches!(c, R::Addition { entry_mode, .. } if !entry_mode.is_tree()));
+        let mut out = Vec::new();
+        if renames == Renames::Off || !added {
+            for change in recorder.records {
+                let change = match change {
+                    R::Addition {
+                        entry_mode, oid, path, ..
+                    } => Change::Addition {
+                        path,
+                        mode: entry_mode,
+                        id: oid,
+                    },
+                    R::Deletion {
+                        entry_mode, oid, path, ..
+                    } => Change::Deletion {
+                        path,
+                        mode: entry_mode,
+                        id: oid,
+                    },
+                    R::Modification {
+                        previous_entry_mode,
+                        previous_oid,
+                        entry_mode,
+                        oid,
+                        path,
+                    } => Change::Modification {
+                        path,
+                        previous_mode: previous_entry_mode,
+                        previous_id: previous_oid,
+                        mode: entry_mode,
+                        id: oid,
+                    },
+                };
+                push_delta(&mut out, change);
+            }
+        } else {
+            let mut options = gix::diff::Options::default();
+            options.track_path();
+            options.track_rewrites(Some(gix::diff::Rewrites {
                 copies: Some(gix::diff::rewrites::Copies::default()),
                 percentage: Some(0.5),
                 limit: 1000,
                 track_empty: false,
-            }),
-        });
-        let changes = self
-            .inner
-            .diff_tree_to_tree(&old_tree, &new_tree, options)
-            .map_err(|e| anyhow!("cannot compare trees {old} and {new}: {e}"))?;
-        use gix::object::tree::diff::ChangeDetached as C;
-        let entry = |id: Oid, mode: gix::object::tree::EntryMode| Entry { id, kind: kind(mode) };
-        let mut out = Vec::new();
-        for change in changes {
-            match change {
-                C::Addition {
-                    location,
-                    entry_mode,
-                    id,
-                    ..
-                } if !entry_mode.is_tree() => out.push(Delta::Added {
-                    path: location.to_str_lossy().into_owned(),
-                    new: entry(id, entry_mode),
-                }),
-                C::Deletion {
-                    location,
-                    entry_mode,
-                    id,
-                    ..
-                } if !entry_mode.is_tree() => out.push(Delta::Deleted {
-                    path: location.to_str_lossy().into_owned(),
-                    old: entry(id, entry_mode),
-                }),
-                C::Modification {
-                    location,
-                    previous_entry_mode,
-                    previous_id,
-                    entry_mode,
-                    id,
-                    ..
-                } => {
-                    let path = location.to_str_lossy().into_owned();
-                    match (previous_entry_mode.is_tree(), entry_mode.is_tree()) {
-                        (false, false) => out.push(Delta::Modified {
-                            path,
-                            old: entry(previous_id, previous_entry_mode),
-                            new: entry(id, entry_mode),
-                        }),
-                        // A file that became a directory (or back): its
-                        // contents arrive as separate additions/deletions.
-                        (false, true) => out.push(Delta::Deleted {
-                            path,
-                            old: entry(previous_id, previous_entry_mode),
-                        }),
-                        (true, false) => out.push(Delta::Added {
-                            path,
-                            new: entry(id, entry_mode),
-                        }),
-                        (true, true) => {}
-                    }
-                }
-                C::Rewrite {
-                    source_location,
-                    source_entry_mode,
-                    source_id,
-                    entry_mode,
-                    id,
-                    location,
-                    copy,
-                    ..
-                } if !entry_mode.is_tree() && !source_entry_mode.is_tree() => out.push(Delta::Renamed {
-                    from: source_location.to_str_lossy().into_owned(),
-                    to: location.to_str_lossy().into_owned(),
-                    old: entry(source_id, source_entry_mode),
-                    new: entry(id, entry_mode),
-                    copy,
-                }),
-                _ => {}
+            }));
+            let mut cache = self.diff_cache.take();
+            if cache.is_none() {
+                cache = Some(
+                    self.inner
+                        .diff_resource_cache_for_tree_diff()
+                        .map_err(|e| anyhow!("cannot prepare to compare trees: {e}"))?,
+                );
             }
+            let mut platform = cache.expect("made above");
+            let result = gix::diff::tree_with_rewrites(
+                iter(&old_tree),
+                iter(&new_tree),
+                &mut platform,
+                &mut state,
+                &self.inner.objects,
+                |change| -> gix::Result<_> {
+                    push_detached(&mut out, change.into_owned());
+                    Ok(std::ops::ControlFlow::Continue(()))
+                },
+                options.into(),
+            );
+            platform.clear_resource_cache_keep_allocation();
+            self.diff_cache.set(Some(platform));
+            result.map_err(|e| anyhow!("cannot compare trees {old} and {new}: {e}"))?;
         }
         out.sort_by(|a, b| a.path().cmp(b.path()));
         Ok(out)
@@ -290,4 +294,131 @@ pub(crate) fn tree_edit(change: &FileChange) -> Option<TreeEdit> {
 
 fn text(bytes: Vec<u8>) -> Option<String> {
     (!bytes.contains(&0)).then(|| String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// One change of a tree diff, with or without rename tracking.
+enum Change {
+    Addition {
+        path: gix::bstr::BString,
+        mode: gix::object::tree::EntryMode,
+        id: Oid,
+    },
+    Deletion {
+        path: gix::bstr::BString,
+        mode: gix::object::tree::EntryMode,
+        id: Oid,
+    },
+    Modification {
+        path: gix::bstr::BString,
+        previous_mode: gix::object::tree::EntryMode,
+        previous_id: Oid,
+        mode: gix::object::tree::EntryMode,
+        id: Oid,
+    },
+}
+
+/// The delta of a change found with rename tracking.
+fn push_detached(out: &mut Vec<Delta>, change: gix::diff::tree_with_rewrites::Change) {
+    use gix::diff::tree_with_rewrites::Change as C;
+    let change = match change {
+        C::Addition {
+            location,
+            entry_mode,
+            id,
+            ..
+        } => Change::Addition {
+            path: location,
+            mode: entry_mode,
+            id,
+        },
+        C::Deletion {
+            location,
+            entry_mode,
+            id,
+            ..
+        } => Change::Deletion {
+            path: location,
+            mode: entry_mode,
+            id,
+        },
+        C::Modification {
+            location,
+            previous_entry_mode,
+            previous_id,
+            entry_mode,
+            id,
+        } => Change::Modification {
+            path: location,
+            previous_mode: previous_entry_mode,
+            previous_id,
+            mode: entry_mode,
+            id,
+        },
+        C::Rewrite {
+            source_location,
+            source_entry_mode,
+            source_id,
+            entry_mode,
+            id,
+            location,
+            copy,
+            ..
+        } => {
+            if !entry_mode.is_tree() && !source_entry_mode.is_tree() {
+                let entry = |id: Oid, mode: gix::object::tree::EntryMode| Entry { id, kind: kind(mode) };
+                out.push(Delta::Renamed {
+                    from: source_location.to_str_lossy().into_owned(),
+                    to: location.to_str_lossy().into_owned(),
+                    old: entry(source_id, source_entry_mode),
+                    new: entry(id, entry_mode),
+                    copy,
+                });
+            }
+            return;
+        }
+    };
+    push_delta(out, change);
+}
+
+/// The delta of one change, by file: directories are left out, and a file
+/// that became a directory (or back) is a deletion (or an addition) whose
+/// directory's contents arrive as separate changes.
+fn push_delta(out: &mut Vec<Delta>, change: Change) {
+    let entry = |id: Oid, mode: gix::object::tree::EntryMode| Entry { id, kind: kind(mode) };
+    match change {
+        Change::Addition { path, mode, id } if !mode.is_tree() => out.push(Delta::Added {
+            path: path.to_str_lossy().into_owned(),
+            new: entry(id, mode),
+        }),
+        Change::Deletion { path, mode, id } if !mode.is_tree() => out.push(Delta::Deleted {
+            path: path.to_str_lossy().into_owned(),
+            old: entry(id, mode),
+        }),
+        Change::Modification {
+            path,
+            previous_mode,
+            previous_id,
+            mode,
+            id,
+        } => {
+            let path = path.to_str_lossy().into_owned();
+            match (previous_mode.is_tree(), mode.is_tree()) {
+                (false, false) => out.push(Delta::Modified {
+                    path,
+                    old: entry(previous_id, previous_mode),
+                    new: entry(id, mode),
+                }),
+                (false, true) => out.push(Delta::Deleted {
+                    path,
+                    old: entry(previous_id, previous_mode),
+                }),
+                (true, false) => out.push(Delta::Added {
+                    path,
+                    new: entry(id, mode),
+                }),
+                (true, true) => {}
+            }
+        }
+        _ => {}
+    }
 }

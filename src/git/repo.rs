@@ -16,6 +16,9 @@ pub struct Repo {
     /// The last index seen as a tree: its checksum, HEAD's tree then, and
     /// the tree (see `index_tree`).
     pub(crate) index_tree_seen: std::cell::Cell<Option<(Oid, Oid, Oid)>>,
+    /// The blob pipeline rename detection reads blobs through, made once:
+    /// making it maps every entry of the index (see `tree_deltas`).
+    pub(crate) diff_cache: std::cell::Cell<Option<gix::diff::blob::Platform>>,
 }
 
 /// Where `HEAD` points.
@@ -44,6 +47,7 @@ impl Repo {
         Repo {
             inner,
             index_tree_seen: std::cell::Cell::new(None),
+            diff_cache: std::cell::Cell::new(None),
         }
     }
 

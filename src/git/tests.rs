@@ -253,3 +253,96 @@ fn a_patch_applies_to_the_working_tree_and_a_stale_one_is_refused() {
     assert!(again.stderr.contains("a.txt"), "{}", again.stderr);
     assert_eq!(std::fs::read_to_string(f.path.join("a.txt")).unwrap(), "patched\n");
 }
+
+#[test]
+fn shorts_are_each_ids_short_prefix() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let ids: Vec<Oid> = (0..40)
+        .map(|i| repo.write_blob(format!("blob {i}\n")).unwrap())
+        .collect();
+    let one_by_one: Vec<String> = ids.iter().map(|id| repo.short(*id)).collect();
+    assert_eq!(repo.shorts(&ids), one_by_one);
+    assert!(one_by_one
+        .iter()
+        .zip(&ids)
+        .all(|(s, id)| id.to_string().starts_with(s.as_str()) && s.len() >= 7));
+    assert!(repo.shorts(&[]).is_empty());
+}
+
+#[test]
+fn held_objects_are_one_pack_git_reads_before_a_reference_points_at_them() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let head = repo.head().unwrap().commit.unwrap();
+    let holding = repo.holding_objects();
+    // A large blob (an entry size of several bytes), a small one, a tree and a commit.
+    let large: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+    let blob = holding.write_blob(&large).unwrap();
+    let small = holding.write_blob("small\n").unwrap();
+    let tree = holding
+        .build_tree(
+            repo.commit_tree(head).unwrap(),
+            &[
+                (
+                    "big.txt".into(),
+                    Some(Entry {
+                        id: blob,
+                        kind: EntryKind::Blob,
+                    }),
+                ),
+                (
+                    "dir/small.txt".into(),
+                    Some(Entry {
+                        id: small,
+                        kind: EntryKind::Blob,
+                    }),
+                ),
+            ],
+        )
+        .unwrap();
+    let commit = holding.write_commit(tree, &[head], "held\n").unwrap();
+    // Only this handle sees them, and nothing is on disk yet.
+    assert_eq!(holding.commit_tree(commit).unwrap(), tree);
+    assert!(!repo.has_object(commit));
+    let packs = |ext: &str| {
+        std::fs::read_dir(f.path.join(".git/objects/pack"))
+            .map(|d| {
+                d.filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == ext))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    assert_eq!(packs("pack"), 0);
+    holding
+        .update_ref("refs/heads/held", commit, Expect::Absent, "test")
+        .unwrap();
+    assert_eq!((packs("pack"), packs("idx")), (1, 1));
+    assert_eq!(git(&f.path, &["cat-file", "-p", "held:big.txt"]), large);
+    assert_eq!(git(&f.path, &["cat-file", "-p", "held:dir/small.txt"]), "small\n");
+    assert_eq!(git(&f.path, &["log", "-1", "--format=%s", "held"]), "held\n");
+    git(&f.path, &["fsck", "--full", "--strict"]);
+    let listed = git(
+        &f.path,
+        &["verify-pack", "-v", &glob_one(&f.path.join(".git/objects/pack"), "idx")],
+    );
+    assert!(listed.contains(&commit.to_string()), "{listed}");
+    // Nothing is held any more; the next write is held again, and written once.
+    holding.write_held_objects().unwrap();
+    assert_eq!(packs("pack"), 1);
+    let later = holding.write_blob("later\n").unwrap();
+    assert!(!repo.has_object(later));
+    holding.write_held_objects().unwrap();
+    assert_eq!(git(&f.path, &["cat-file", "-p", &later.to_string()]), "later\n");
+    assert_eq!(packs("pack"), 2);
+}
+
+fn glob_one(dir: &std::path::Path, ext: &str) -> String {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == ext))
+        .unwrap()
+        .display()
+        .to_string()
+}

@@ -6,6 +6,7 @@
 //! identity) serve every caller.
 
 mod commit;
+mod pack;
 mod tree;
 
 use anyhow::{anyhow, Result};
@@ -71,12 +72,31 @@ impl Repo {
 
     /// A short unique prefix of `id` for messages.
     pub fn short(&self, id: Oid) -> String {
-        use gix::prelude::ObjectIdExt as _;
-        id.attach(&self.inner)
-            .shorten()
-            .map(|p| p.to_string())
-            .unwrap_or_else(|_| id.to_hex_with_len(7).to_string())
+        short_of(&self.inner, id)
     }
+
+    /// [`Repo::short`] of each of `ids`, looking for new packs once rather
+    /// than once an id (gix looks again after every prefix it resolves:
+    /// 30 µs each, 6 ms for the 200 commits of a clean branch).
+    pub fn shorts(&self, ids: &[Oid]) -> Vec<String> {
+        let Some((first, rest)) = ids.split_first() else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(ids.len());
+        out.push(self.short(*first));
+        let mut settled = self.inner.clone();
+        settled.objects.refresh_never();
+        out.extend(rest.iter().map(|id| short_of(&settled, *id)));
+        out
+    }
+}
+
+fn short_of(repo: &gix::Repository, id: Oid) -> String {
+    use gix::prelude::ObjectIdExt as _;
+    id.attach(repo)
+        .shorten()
+        .map(|p| p.to_string())
+        .unwrap_or_else(|_| id.to_hex_with_len(7).to_string())
 }
 
 pub(crate) fn kind(mode: gix::object::tree::EntryMode) -> EntryKind {

@@ -113,6 +113,8 @@ impl Repo {
     }
 
     fn apply_edit(&self, name: &str, edit: RefEdit) -> Result<()> {
+        // Objects first: a reference never points into memory.
+        self.write_held_objects()?;
         match self.inner.edit_reference(edit) {
             Ok(_) => Ok(()),
             // gix classifies a value that no longer matches as a conflict, and
@@ -152,6 +154,7 @@ impl Repo {
         if updates.is_empty() {
             return Ok(());
         }
+        self.write_held_objects()?;
         let mut edits = Vec::with_capacity(updates.len());
         for u in updates {
             let expected = previous_value(u.expect);

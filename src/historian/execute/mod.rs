@@ -92,7 +92,11 @@ fn limits(settings: &Settings) -> Limits {
     }
 }
 
-fn execute(mut run: Run<'_>) -> Result<Outcome> {
+fn execute(run: Run<'_>) -> Result<Outcome> {
+    // The commits, trees and blobs built stay in memory and are written as
+    // one pack before any reference moves (`Repo::holding_objects`).
+    let holding = run.repo.holding_objects();
+    let mut run = Run { repo: &holding, ..run };
     let repo = run.repo;
     let analysis = run.analysis;
     let ctx = analysis.context();
@@ -193,6 +197,8 @@ fn check_result(run: &Run<'_>, tree: Oid) -> Result<Option<Failed>> {
     let Some(command) = run.settings.verify_each.clone() else {
         return Ok(None);
     };
+    // The commits are checked out by other processes.
+    repo.write_held_objects()?;
     let Some(failure) = verify::each(repo, &run.built, &command, run.options.verify_timeout)? else {
         return Ok(None);
     };
@@ -302,16 +308,18 @@ fn finish(run: Run<'_>, ctx: &Context<'_>) -> Result<Outcome> {
 
 fn done(repo: &Repo, ctx: &Context<'_>, run: &Run<'_>) -> Result<Done> {
     let analysis = run.analysis;
+    let shorts = repo.shorts(&run.built);
     let commits = run
         .built
         .iter()
         .zip(&run.plan.commits)
-        .map(|(&id, planned)| {
+        .zip(shorts)
+        .map(|((&id, planned), short)| {
             let size = split::size(ctx, &planned.items);
             let info = repo.commit_info(id)?;
             Ok(BuiltCommit {
                 id,
-                short: repo.short(id),
+                short,
                 subject: info.message.lines().next().unwrap_or("").to_owned(),
                 files: size.files,
                 lines: size.lines,
