@@ -28,7 +28,10 @@ use std::process::{Command, Stdio};
 use common::{copy, env, git, machine, sampled, Pairs, Sample};
 
 const COMMITS: usize = 1000;
-const ROUNDS: usize = 9;
+/// Pairs of gates (each tens of ms).
+const ROUNDS: usize = 15;
+/// Pairs of pushes and of syncs, each on fresh copies.
+const COPIES: usize = 9;
 
 fn yaml(i: usize) -> String {
     format!(
@@ -176,7 +179,7 @@ fn main() {
         let theirs = run("sh", &["-c", &plain_gate], &a, None);
         gate.push(ours, theirs);
     }
-    for round in 0..ROUNDS.min(5) {
+    for round in 0..COPIES {
         let copy_dir = root.join(format!("push-{round}"));
         copy(&gate_template, &copy_dir);
         point_at_own_remote(&copy_dir);
@@ -209,7 +212,7 @@ fn main() {
         d
     };
     let mut sync = Pairs::default();
-    for round in 0..ROUNDS {
+    for round in 0..COPIES {
         let ours_dir = prepare(&format!("sync-ours-{round}"));
         let theirs_dir = prepare(&format!("sync-theirs-{round}"));
         // Which side goes first alternates from round to round.
@@ -252,6 +255,6 @@ fn main() {
     println!("sync: {COMMITS} notes both ways (A sends, B receives)");
     println!(
         "{}",
-        sync.report("git ultraplan sync (A, B)", "git push + git fetch of notes")
+        sync.report("git ultraplan sync (A, B)", "git push + git fetch (notes)")
     );
 }
