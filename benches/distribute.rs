@@ -64,8 +64,23 @@ fn ultraplan(dir: &Path, args: &[&str]) -> Command {
         .envs(env())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stderr(std::fs::File::create(log(dir)).unwrap());
     command
+}
+
+/// Where the process started in clone `dir` writes its diagnostics.
+fn log(dir: &Path) -> PathBuf {
+    dir.with_extension("log")
+}
+
+/// Panics with the diagnostics of the process in `dir` unless it succeeded.
+fn succeeded(status: std::process::ExitStatus, dir: &Path) {
+    assert!(
+        status.success(),
+        "git-ultraplan in {} failed ({status}):\n{}",
+        dir.display(),
+        std::fs::read_to_string(log(dir)).unwrap_or_default()
+    );
 }
 
 /// A bare remote and `workers + 1` clones; the first holds the plan.
@@ -132,10 +147,10 @@ fn distributed(root: &Path, workers: usize) -> Sample {
             .iter()
             .map(|c| ultraplan(c, &["work"]).spawn().unwrap())
             .collect();
-        assert!(orchestrator.wait().unwrap().success());
+        succeeded(orchestrator.wait().unwrap(), &clones[0]);
         let elapsed = start.elapsed();
-        for worker in &mut running {
-            assert!(worker.wait().unwrap().success());
+        for (worker, clone) in running.iter_mut().zip(&clones[1..]) {
+            succeeded(worker.wait().unwrap(), clone);
         }
         reap();
         elapsed
