@@ -28,7 +28,7 @@ use common::{adopt_orphans, env, git, machine, reap, sampled, timed_with_orphans
 
 const SESSIONS: u32 = 6;
 const SLEEP: &str = "2";
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 6;
 const WORKERS: usize = 3;
 
 fn plan() -> String {
@@ -73,14 +73,16 @@ fn log(dir: &Path) -> PathBuf {
     dir.with_extension("log")
 }
 
-/// Panics with the diagnostics of the process in `dir` unless it succeeded.
-fn succeeded(status: std::process::ExitStatus, dir: &Path) {
-    assert!(
-        status.success(),
+/// The diagnostics of the process in `dir` unless it succeeded.
+fn succeeded(status: std::process::ExitStatus, dir: &Path) -> Result<(), String> {
+    if status.success() {
+        return Ok(());
+    }
+    Err(format!(
         "git-ultraplan in {} failed ({status}):\n{}",
         dir.display(),
         std::fs::read_to_string(log(dir)).unwrap_or_default()
-    );
+    ))
 }
 
 /// A bare remote and `workers + 1` clones; the first holds the plan.
@@ -112,11 +114,12 @@ fn local(root: &Path) -> Sample {
 
 /// Wall time until the orchestrator exits (as a user waits); CPU of the
 /// orchestrator and every worker until all have exited, without the
-/// bench's own looks at the remote for the published work.
-fn distributed(root: &Path, workers: usize) -> Sample {
+/// bench's own looks at the remote for the published work. A run that
+/// fails gives its diagnostics instead (its workers are stopped).
+fn distributed(root: &Path, workers: usize) -> Result<Sample, String> {
     let (remote, clones) = cluster(root, workers);
     let mut waiting = Duration::ZERO;
-    let (mut sample, wall) = sampled(|| {
+    let (mut sample, wall) = sampled(|| -> Result<Duration, String> {
         let start = Instant::now();
         let mut orchestrator = ultraplan(&clones[0], &["run", "--distribute", "plan.md"])
             .spawn()
@@ -138,6 +141,9 @@ fn distributed(root: &Path, workers: usize) -> Sample {
                 .unwrap()
                 .success()
             {
+                if orchestrator.try_wait().unwrap().is_some() {
+                    break; // it failed before publishing; reported below
+                }
                 std::thread::sleep(Duration::from_millis(20));
             }
         })
@@ -147,17 +153,23 @@ fn distributed(root: &Path, workers: usize) -> Sample {
             .iter()
             .map(|c| ultraplan(c, &["work"]).spawn().unwrap())
             .collect();
-        succeeded(orchestrator.wait().unwrap(), &clones[0]);
+        let orchestrated = succeeded(orchestrator.wait().unwrap(), &clones[0]);
         let elapsed = start.elapsed();
         for (worker, clone) in running.iter_mut().zip(&clones[1..]) {
-            succeeded(worker.wait().unwrap(), clone);
+            if orchestrated.is_err() {
+                // Without the orchestrator the work may never be finished.
+                let _ = worker.kill();
+                let _ = worker.wait();
+            } else {
+                succeeded(worker.wait().unwrap(), clone)?;
+            }
         }
         reap();
-        elapsed
+        orchestrated.map(|()| elapsed)
     });
-    sample.wall = wall;
+    sample.wall = wall?;
     sample.cpu = sample.cpu.saturating_sub(waiting);
-    sample
+    Ok(sample)
 }
 
 fn main() {
@@ -166,6 +178,7 @@ fn main() {
     let root = dir.path();
     println!("distribute: {}", machine());
     let mut base = Vec::new();
+    let mut failures = Vec::new();
     let mut pairs: Vec<Pairs> = (0..WORKERS).map(|_| Pairs::default()).collect();
     for round in 0..ROUNDS {
         let r = root.join(format!("round{round}"));
@@ -175,18 +188,34 @@ fn main() {
             order.reverse();
         }
         let mut samples = [Sample::default(); WORKERS + 1];
+        let mut whole = true;
         for n in order {
-            samples[n] = if n == 0 {
-                local(&r.join("local"))
-            } else {
-                distributed(&r.join(format!("w{n}")), n)
-            };
+            if n == 0 {
+                samples[0] = local(&r.join("local"));
+                continue;
+            }
+            match distributed(&r.join(format!("w{n}")), n) {
+                Ok(sample) => samples[n] = sample,
+                Err(diagnostics) => {
+                    // Reported, never retried: the round is left out.
+                    eprintln!("distribute: round {round}, {n} worker(s): {diagnostics}");
+                    failures.push(format!("round {round}, {n} worker(s)"));
+                    whole = false;
+                }
+            }
+        }
+        std::fs::remove_dir_all(&r).unwrap();
+        if !whole {
+            continue;
         }
         base.push(samples[0]);
         for n in 1..=WORKERS {
             pairs[n - 1].push(samples[n], samples[0]);
         }
-        std::fs::remove_dir_all(&r).unwrap();
+    }
+    if base.is_empty() {
+        println!("distribute: no round completed: {}", failures.join("; "));
+        std::process::exit(1);
     }
     println!("distribute: {SESSIONS} sessions in 2 waves, steps of {SLEEP} s, {ROUNDS} rounds");
     println!("{}", common::report_alone("run --jobs 1 here", &base));
@@ -231,4 +260,13 @@ fn main() {
     println!(
         "distribute: coordination overhead per session (1 worker against --jobs 1): wall {w:.0} ms ({wlo:.0}-{whi:.0}), cpu {c:.0} ms ({clo:.0}-{chi:.0}); {p:.1}% ({plo:.1}-{phi:.1}) of the whole run"
     );
+    if !failures.is_empty() {
+        println!(
+            "distribute: {} of {} distributed runs FAILED and their rounds are left out: {} (diagnostics on stderr)",
+            failures.len(),
+            ROUNDS * WORKERS,
+            failures.join("; ")
+        );
+        std::process::exit(1);
+    }
 }
