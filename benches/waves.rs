@@ -1,26 +1,35 @@
-//! Parallel sessions against plain git, measured in one run on a repository
-//! of 20,000 files:
+//! Parallel sessions against plain git, in alternating pairs (common's
+//! module docs), each side from its own copy of the same repository:
 //!
-//! 1. creating a linked worktree with gix (what `run` does for each session)
-//!    against `git worktree add -b`;
-//! 2. a whole 3-session, 2-wave plan of trivial steps with `git ultraplan
-//!    run` against a plain-git script doing the same sequence: `worktree add`
-//!    per session, the step's change and check, `add` and `commit` in each
-//!    worktree (the sessions of a wave in parallel, as `run` does), `merge
-//!    --no-ff` one at a time, `worktree remove` and `branch -D`.
+//! 1. creating a linked worktree with gix (what `run` does for a session
+//!    that cannot reuse one) against `git worktree add -b`;
+//! 2. whole plans of trivial one-file steps with `git ultraplan run`
+//!    against a plain-git script doing the same sequence: per wave, `worktree
+//!    add` per session, the step's change and check, `add` and `commit` in
+//!    each worktree (at most `jobs` at once, as `run --jobs` does), `merge
+//!    --no-ff` one at a time, `worktree remove` and `branch -D`:
+//!    * 3 sessions in 2 waves, on 20,000 and on 100,000 files;
+//!    * 8 sessions in one wave, with `--jobs 2` and `--jobs 8`, on 20,000.
 //!
-//! Both sides start from copies of the same repository and run as
-//! alternating pairs (common's module docs). Run with `cargo bench --bench waves`.
+//! Beside wall and CPU time (`run`'s CPU includes the background deletion
+//! of the worktrees it removed: the bench adopts and waits for it), the peak
+//! disk use of each side: the most worktree directories that existed at
+//! once (sampled every 5 ms, a removed worktree still being deleted counted
+//! whole) times the size of one checkout (`du`).
+//!
+//! `BENCH_WAVES_FILES` (default `20000,100000`) picks the repository sizes,
+//! `BENCH_WAVES_PAIRS` (default 5; 3 on 100,000 files) the pairs.
+//! Run with `cargo bench --bench waves`.
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
-use common::{copy, git, machine, repository_of, sampled, timed, ultraplan_run, Pairs, Sample};
+use common::{copy, git, machine, repository_of, sampled, timed, timed_with_orphans, Pairs, Sample};
 use ultraplan::git::Workspace;
-
-const FILES: usize = 20_000;
-const ROUNDS: usize = 5;
 
 fn gix_worktree(repo: &Path, at: &Path) -> Sample {
     let workspace = Workspace::discover_in(repo).unwrap();
@@ -43,84 +52,239 @@ fn git_worktree(repo: &Path, at: &Path) -> Sample {
     .0
 }
 
-const SESSIONS: [(u32, u32, &str); 3] = [(1, 1, "One"), (2, 1, "Two"), (3, 2, "Three")];
-
-fn plan() -> String {
-    let mut plan = String::from("# Bench\n\n## Implementation Plan\n\n");
-    for (n, _, _) in SESSIONS {
-        plan.push_str(&format!(
-            "### Step {n}: Step {n}\n\n- **Files:** `bench/s{n}.txt`\n- **Changes:**\n  ```sh\n  mkdir -p bench && echo {n} > bench/s{n}.txt\n  ```\n- **Verify:** `test -f bench/s{n}.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"step {n}\"`\n\n"
-        ));
-    }
-    plan.push_str("## Execution Strategy\n\n");
-    for (n, wave, title) in SESSIONS {
-        let deps = if wave == 1 { "none" } else { "Sessions 1, 2" };
-        plan.push_str(&format!(
-            "### Session {n}: {title}\n- **Steps:** {n}\n- **Wave:** {wave}\n- **Depends on:** {deps}\n- **Scope fence:** Touch: `bench/s{n}.txt`\n\n"
-        ));
-    }
-    plan
+/// A plan's shape: each session's wave (session numbers from 1).
+struct Shape {
+    name: &'static str,
+    waves: Vec<u32>,
+    jobs: Option<usize>,
 }
 
-fn script(repo: &Path) -> Sample {
-    let mut body = String::from("set -e\nwt=.git/bench-worktrees\n");
-    for wave in [1, 2] {
-        let sessions: Vec<_> = SESSIONS.iter().filter(|s| s.1 == wave).collect();
-        for (n, _, _) in &sessions {
-            body.push_str(&format!(
-                "git worktree add -q -b bench/session-{n} $wt/session-{n} HEAD\n"
+impl Shape {
+    fn sessions(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.waves.iter().enumerate().map(|(i, w)| (i as u32 + 1, *w))
+    }
+
+    fn plan(&self) -> String {
+        let mut plan = String::from("# Bench\n\n## Implementation Plan\n\n");
+        for (n, _) in self.sessions() {
+            plan.push_str(&format!(
+                "### Step {n}: Step {n}\n\n- **Files:** `bench/s{n}.txt`\n- **Changes:**\n  ```sh\n  mkdir -p bench && echo {n} > bench/s{n}.txt\n  ```\n- **Verify:** `test -f bench/s{n}.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"step {n}\"`\n\n"
             ));
         }
-        for (n, _, _) in &sessions {
-            body.push_str(&format!(
-                "(cd $wt/session-{n} && sh -e -c 'mkdir -p bench && echo {n} > bench/s{n}.txt' && \
-                 sh -c 'test -f bench/s{n}.txt' && git add bench/s{n}.txt && git commit -q -m 'step {n}') &\n"
+        plan.push_str("## Execution Strategy\n\n");
+        for (n, wave) in self.sessions() {
+            let earlier: Vec<String> = self
+                .sessions()
+                .filter(|(_, w)| *w < wave)
+                .map(|(m, _)| m.to_string())
+                .collect();
+            let deps = match earlier.is_empty() {
+                true => "none".to_owned(),
+                false => format!("Sessions {}", earlier.join(", ")),
+            };
+            plan.push_str(&format!(
+                "### Session {n}: Session {n}\n- **Steps:** {n}\n- **Wave:** {wave}\n- **Depends on:** {deps}\n- **Scope fence:** Touch: `bench/s{n}.txt`\n\n"
             ));
         }
-        body.push_str("wait\n");
-        for (n, _, title) in &sessions {
-            body.push_str(&format!(
-                "git merge -q --no-ff -m 'merge: ultraplan session {n} — {title}' bench/session-{n}\n\
-                 git worktree remove $wt/session-{n}\ngit branch -q -D bench/session-{n}\n"
-            ));
+        plan
+    }
+
+    /// The plain-git script: per wave, every session's worktree, the steps
+    /// `jobs` at a time, then merge and remove one at a time.
+    fn script(&self) -> String {
+        let mut body = String::from("set -e\nwt=.git/bench-worktrees\n");
+        let last = self.waves.iter().max().copied().unwrap_or(1);
+        for wave in 1..=last {
+            let sessions: Vec<u32> = self.sessions().filter(|s| s.1 == wave).map(|s| s.0).collect();
+            for n in &sessions {
+                body.push_str(&format!(
+                    "git worktree add -q -b bench/session-{n} $wt/session-{n} HEAD\n"
+                ));
+            }
+            let jobs = self.jobs.unwrap_or(sessions.len()).max(1);
+            for batch in sessions.chunks(jobs) {
+                for n in batch {
+                    body.push_str(&format!(
+                        "(cd $wt/session-{n} && sh -e -c 'mkdir -p bench && echo {n} > bench/s{n}.txt' && \
+                         sh -c 'test -f bench/s{n}.txt' && git add bench/s{n}.txt && git commit -q -m 'step {n}') &\n"
+                    ));
+                }
+                body.push_str("wait\n");
+            }
+            for n in &sessions {
+                body.push_str(&format!(
+                    "git merge -q --no-ff -m 'merge: ultraplan session {n} — Session {n}' bench/session-{n}\n\
+                     git worktree remove $wt/session-{n}\ngit branch -q -D bench/session-{n}\n"
+                ));
+            }
+        }
+        body
+    }
+}
+
+/// Counts, every 5 ms while it lives, the worktree directories under the
+/// given parents (their `session-*` and `.trash-*` entries) and keeps the most.
+struct Peak {
+    stop: Arc<AtomicBool>,
+    most: Arc<AtomicUsize>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Peak {
+    fn watch(parents: Vec<PathBuf>) -> Peak {
+        let stop = Arc::new(AtomicBool::new(false));
+        let most = Arc::new(AtomicUsize::new(0));
+        let (s, m) = (stop.clone(), most.clone());
+        let thread = std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                let now: usize = parents
+                    .iter()
+                    .map(|p| {
+                        std::fs::read_dir(p).map_or(0, |entries| {
+                            entries
+                                .flatten()
+                                .filter(|e| {
+                                    let name = e.file_name().to_string_lossy().into_owned();
+                                    name.starts_with("session-") || name.starts_with(".trash-")
+                                })
+                                .count()
+                        })
+                    })
+                    .sum();
+                m.fetch_max(now, Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        });
+        Peak {
+            stop,
+            most,
+            thread: Some(thread),
         }
     }
-    timed("bash", &["-c", &body], repo)
+
+    fn most(mut self) -> usize {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        self.most.load(Ordering::Relaxed)
+    }
+}
+
+/// Kilobytes a checkout of the repository takes (`du -sk` of one, `.git` aside).
+fn checkout_kib(repo: &Path) -> u64 {
+    let out = std::process::Command::new("du")
+        .args(["-sk", "--exclude=.git", "."])
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(0)
+}
+
+fn compare(root: &Path, template: &Path, shape: &Shape, pairs_wanted: usize) {
+    let plan = template.join(format!("{}.md", shape.name));
+    std::fs::write(&plan, shape.plan()).unwrap();
+    git(template, &["add", plan.file_name().unwrap().to_str().unwrap()]);
+    git(template, &["commit", "-q", "-m", "plan"]);
+    let script = shape.script();
+    let mut pairs = Pairs::default();
+    let (mut ours_peak, mut theirs_peak) = (0, 0);
+    for round in 0..pairs_wanted {
+        let a = root.join(format!("{}-u{round}", shape.name));
+        copy(template, &a);
+        let ours_dirs = vec![
+            a.join(".git/ultraplan/worktrees"),
+            a.join(format!(".git/ultraplan/worktrees/{}", shape.name)),
+        ];
+        let peak = Peak::watch(ours_dirs);
+        let mut args = vec!["-q", "run"];
+        let jobs = shape.jobs.map(|j| j.to_string());
+        if let Some(j) = &jobs {
+            args.extend(["--jobs", j]);
+        }
+        let plan_arg = format!("{}.md", shape.name);
+        args.push(&plan_arg);
+        let ours = timed_with_orphans(env!("CARGO_BIN_EXE_git-ultraplan"), &args, &a);
+        ours_peak = ours_peak.max(peak.most());
+        let b = root.join(format!("{}-s{round}", shape.name));
+        copy(template, &b);
+        let peak = Peak::watch(vec![b.join(".git/bench-worktrees")]);
+        let theirs = timed("bash", &["-c", &script], &b);
+        theirs_peak = theirs_peak.max(peak.most());
+        pairs.push(ours, theirs);
+        // The copies go now, so the next pair's disk is as quiet as this one's.
+        let _ = std::fs::remove_dir_all(&a);
+        let _ = std::fs::remove_dir_all(&b);
+    }
+    let kib = checkout_kib(template);
+    let jobs = shape.jobs.map_or(String::new(), |j| format!(", --jobs {j}"));
+    println!(
+        "{}",
+        pairs.report(&format!("{}{jobs}: run", shape.name), "the same with a git script")
+    );
+    println!(
+        "               peak disk: run {ours_peak} worktrees ({:.0} MiB), script {theirs_peak} ({:.0} MiB); one checkout {:.0} MiB",
+        (ours_peak as u64 * kib) as f64 / 1024.0,
+        (theirs_peak as u64 * kib) as f64 / 1024.0,
+        kib as f64 / 1024.0
+    );
 }
 
 fn main() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    let template = root.join("template");
-    repository_of(&template, FILES);
-    std::fs::write(template.join("plan.md"), plan()).unwrap();
-    git(&template, &["add", "plan.md"]);
-    git(&template, &["commit", "-q", "-m", "plan"]);
     common::adopt_orphans();
-    println!("waves: {FILES} files, {ROUNDS} alternating pairs; {}", machine());
+    let sizes: Vec<usize> = std::env::var("BENCH_WAVES_FILES")
+        .unwrap_or_else(|_| "20000,100000".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    let pairs_env: Option<usize> = std::env::var("BENCH_WAVES_PAIRS").ok().and_then(|p| p.parse().ok());
+    println!("waves: {}", machine());
+    for files in sizes {
+        let pairs = pairs_env.unwrap_or(if files > 50_000 { 3 } else { 5 });
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let template = root.join("template");
+        repository_of(&template, files);
+        println!("{files} files, {pairs} alternating pairs");
 
-    let mut pairs = Pairs::default();
-    for round in 0..ROUNDS {
-        let a = root.join(format!("wg{round}"));
-        copy(&template, &a);
-        let ours = gix_worktree(&a, &root.join(format!("wg{round}-wt")));
-        let b = root.join(format!("wc{round}"));
-        copy(&template, &b);
-        pairs.push(ours, git_worktree(&b, &root.join(format!("wc{round}-wt"))));
-    }
-    println!("{}", pairs.report("worktree with gix", "git worktree add -b"));
+        let mut worktrees = Pairs::default();
+        for round in 0..pairs {
+            let a = root.join(format!("wg{round}"));
+            copy(&template, &a);
+            let ours = gix_worktree(&a, &root.join(format!("wg{round}-wt")));
+            let b = root.join(format!("wc{round}"));
+            copy(&template, &b);
+            worktrees.push(ours, git_worktree(&b, &root.join(format!("wc{round}-wt"))));
+            for gone in [
+                a,
+                b,
+                root.join(format!("wg{round}-wt")),
+                root.join(format!("wc{round}-wt")),
+            ] {
+                let _ = std::fs::remove_dir_all(gone);
+            }
+        }
+        println!("{}", worktrees.report("worktree with gix", "git worktree add -b"));
 
-    let mut pairs = Pairs::default();
-    for round in 0..ROUNDS {
-        let a = root.join(format!("pu{round}"));
-        copy(&template, &a);
-        let ours = ultraplan_run(&a, Path::new("plan.md"));
-        let b = root.join(format!("ps{round}"));
-        copy(&template, &b);
-        pairs.push(ours, script(&b));
+        let three = Shape {
+            name: "three",
+            waves: vec![1, 1, 2],
+            jobs: None,
+        };
+        compare(root, &template, &three, pairs);
+        if files <= 50_000 {
+            for jobs in [2, 8] {
+                let eight = Shape {
+                    name: if jobs == 2 { "eight-j2" } else { "eight-j8" },
+                    waves: vec![1; 8],
+                    jobs: Some(jobs),
+                };
+                compare(root, &template, &eight, pairs);
+            }
+        }
     }
-    println!(
-        "{}",
-        pairs.report("3 sessions, 2 waves: run", "the same with a git script")
-    );
 }

@@ -899,3 +899,57 @@ fn json_results_carry_the_same_as_data() {
         env.git(&repo, &["rev-parse", "feature^{tree}"]).trim()
     );
 }
+
+/// A squashed commit keeps the subjects of what it joined; the plan splits
+/// it into as many commits, where one subject alone keeps it whole.
+#[test]
+fn a_squash_is_split_into_the_pieces_its_message_names() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("src/lib.rs"), "pub mod retry;\npub mod timeout;\n");
+    write(
+        &repo.join("src/retry.rs"),
+        "pub fn attempts(limit: u32) -> u32 {\n    limit\n}\n",
+    );
+    write(
+        &repo.join("src/timeout.rs"),
+        "pub fn seconds(wait: u64) -> u64 {\n    wait\n}\n",
+    );
+    commit_all(&env, &repo, "base");
+    for (branch, message) in [
+        ("one", "Tune the client\n\nBoth limits grow.\n"),
+        (
+            "squashed",
+            "Retry failed requests\n\nThe client tries again after a failure.\n\nLengthen the timeout\n",
+        ),
+    ] {
+        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
+        write(
+            &repo.join("src/retry.rs"),
+            "pub fn attempts(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
+        );
+        write(
+            &repo.join("src/timeout.rs"),
+            "pub fn seconds(wait: u64) -> u64 {\n    wait.max(30)\n}\n",
+        );
+        commit_all(&env, &repo, message);
+    }
+    env.git(&repo, &["checkout", "-q", "one"]);
+    let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
+    assert_eq!(out.json()["commits"].as_array().unwrap().len(), 1, "{}", out.stdout);
+
+    env.git(&repo, &["checkout", "-q", "squashed"]);
+    let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
+    let plan = out.json();
+    let files: Vec<serde_json::Value> = plan["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["files"].clone())
+        .collect();
+    assert_eq!(files.len(), 2, "{}", out.stdout);
+    assert!(files.contains(&serde_json::json!(["src/retry.rs"])), "{}", out.stdout);
+    assert!(files.contains(&serde_json::json!(["src/timeout.rs"])), "{}", out.stdout);
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    assert_same_tree(&env, &repo, "squashed", &field(&out, "Clean branch"));
+}

@@ -17,12 +17,22 @@
 //! cross-validated across repositories (0.806 against 0.810), so the
 //! simpler, explainable weights stay.
 //!
-//! Files are never cut: the hunks of one file in one unit stay together
-//! (in the evaluation, 91% of such hunk pairs came from one commit).
+//! A unit whose message names several pieces of work (`count`: a squash
+//! keeps the subjects it joined) is split into about that many: parts join
+//! until that many are left, then only when the affinity is nearly sure
+//! (`sure_join`), and two parts sharing the most words with one subject are
+//! surer to belong together (with two different subjects, less sure).
+//!
+//! Files are not cut: the hunks of one file in one unit stay together (in
+//! the evaluation, 91% of such hunk pairs came from one commit). Letting
+//! them part when a message names more pieces than the unit has files
+//! (`HunkParts`) scored no better on the evaluation's tuning half, so it is
+//! off by default.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::context::{Context, Tuning};
+use super::context::{Context, HunkParts, Tuning};
+use super::count;
 use crate::historian::analyse::classify::{self, Category};
 use crate::historian::analyse::coupling::Coupling;
 use crate::historian::analyse::items::{ChangeSet, Status};
@@ -70,6 +80,7 @@ const MOST_PARTS: usize = 300;
 /// One part of a unit: a file and what is known of it.
 pub struct Part {
     pub file: usize,
+    path: String,
     pub items: Vec<usize>,
     category: Category,
     directory: String,
@@ -138,15 +149,32 @@ pub const COEFFICIENTS: [f64; 20] = [
 
 /// The parts of a unit.
 pub fn parts(changes: &ChangeSet, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> Vec<Part> {
-    files
-        .iter()
-        .map(|(&f, items)| {
+    parts_of(changes, files.iter().map(|(&f, items)| (f, items.clone())), words)
+}
+
+/// The parts of a unit with each hunk of a file changed hunk by hunk a
+/// part of its own.
+fn hunk_parts(changes: &ChangeSet, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> Vec<Part> {
+    let pieces = files.iter().flat_map(|(&f, items)| {
+        if changes.files[f].is_hunked() {
+            items.iter().map(|&i| (f, vec![i])).collect::<Vec<_>>()
+        } else {
+            vec![(f, items.clone())]
+        }
+    });
+    parts_of(changes, pieces, words)
+}
+
+/// A part for each file and its items.
+fn parts_of(changes: &ChangeSet, pieces: impl Iterator<Item = (usize, Vec<usize>)>, words: &Words) -> Vec<Part> {
+    pieces
+        .map(|(f, items)| {
             let file = &changes.files[f];
             let path = file.path.as_str();
             let mut defined = BTreeSet::new();
             let mut used = BTreeSet::new();
             let mut lines = 0;
-            for &i in items {
+            for &i in &items {
                 let it = &changes.items[i];
                 defined.extend(
                     it.symbols
@@ -161,7 +189,8 @@ pub fn parts(changes: &ChangeSet, files: &BTreeMap<usize, Vec<usize>>, words: &W
             let name = path.rsplit('/').next().unwrap_or(path);
             Part {
                 file: f,
-                items: items.clone(),
+                path: path.to_owned(),
+                items,
                 category: classify::category(path),
                 directory: path.rsplit_once('/').map(|(d, _)| d.to_owned()).unwrap_or_default(),
                 component: classify::component(path),
@@ -248,13 +277,62 @@ pub fn pairs(ctx: &Context<'_>, files: &BTreeMap<usize, Vec<usize>>, words: &Wor
     (parts, out)
 }
 
-/// Splits one unit into groups of items.
+/// The words a part answers to: its path's, its kind's, and the names it
+/// defines.
+fn part_words(part: &Part, path: &str) -> BTreeSet<String> {
+    let mut out = count::words(path);
+    let kind: &[&str] = match part.category {
+        Category::Docs => &["docs", "doc", "documentation", "readme", "changelog"],
+        Category::Test => &["test", "tests", "testing", "spec"],
+        Category::Build => &[
+            "build",
+            "deps",
+            "dependency",
+            "dependencies",
+            "bump",
+            "version",
+            "release",
+        ],
+        Category::Config => &["config", "configuration", "workflow", "lint"],
+        _ => &[],
+    };
+    out.extend(kind.iter().map(|w| w.to_string()));
+    for name in &part.defined {
+        out.extend(count::words(name));
+    }
+    out
+}
+
+/// The one subject of `named` each part shares the most words with, when
+/// there is one.
+fn subject_of_parts(parts: &[Part], named: &[&str], wanted: bool) -> Vec<Option<usize>> {
+    if !wanted {
+        return vec![None; parts.len()];
+    }
+    let subjects: Vec<BTreeSet<String>> = named.iter().map(|s| count::words(s)).collect();
+    parts
+        .iter()
+        .map(|p| {
+            let words = part_words(p, &p.path);
+            let shared: Vec<usize> = subjects.iter().map(|s| s.intersection(&words).count()).collect();
+            let best = shared.iter().copied().max().unwrap_or(0);
+            let winners: Vec<usize> = (0..shared.len()).filter(|&s| shared[s] == best).collect();
+            (best > 0 && winners.len() == 1).then(|| winners[0])
+        })
+        .collect()
+}
+
+/// Splits one unit into groups of items; `wanted` is how many pieces of
+/// work its message names (`count`), when it names several: parts join
+/// until that many are left, and past it only when the affinity is sure.
 pub fn split_unit(
     ctx: &Context<'_>,
     files: &BTreeMap<usize, Vec<usize>>,
     words: &Words,
     tuning: &Tuning,
+    named: &[&str],
 ) -> Vec<Vec<usize>> {
+    let wanted = Some(named.len()).filter(|&k| k >= 2);
     let coefficients: &[f64] = tuning.coefficients.as_deref().unwrap_or(&COEFFICIENTS);
     if files.len() > MOST_PARTS {
         // A sweeping commit: weighing every pair would take too long, and
@@ -275,20 +353,59 @@ pub fn split_unit(
             })
             .collect();
     }
-    let (parts, pairs) = pairs(ctx, files, words);
+    // A message naming more pieces of work than there are files: hunks of
+    // one file may go to different commits (hunks of one file join easily).
+    let by_hunks = match (wanted, tuning.hunk_parts) {
+        (Some(k), HunkParts::WhenFewerFiles) => files.len() < k,
+        (Some(_), HunkParts::WithCount) => true,
+        _ => false,
+    } && files.values().map(Vec::len).sum::<usize>() <= MOST_PARTS;
+    let parts = if by_hunks {
+        hunk_parts(ctx.changes, files, words)
+    } else {
+        parts(ctx.changes, files, words)
+    };
     let n = parts.len();
+    let mut pairs = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            pairs.push((a, b, features(&parts[a], &parts[b], n, &ctx.coupling, words)));
+        }
+    }
+    let same_file = |a: usize, b: usize| parts[a].file == parts[b].file;
+    let about = subject_of_parts(&parts, named, wanted.is_some() && tuning.subject_words != 0.0);
     // Average linkage on the sums of chances between clusters (a cluster
     // lives in the slot of its first part): join the two closest clusters
     // while they are close enough; ties go to the lowest slots, so the
     // result is stable.
     let mut sum = vec![vec![0.0; n]; n];
     for (a, b, f) in &pairs {
-        let x = affinity(f, coefficients);
+        let mut x = affinity(f, coefficients);
+        let mut shift = 0.0;
+        if same_file(*a, *b) {
+            shift += tuning.same_file;
+        }
+        if let (Some(s), Some(t)) = (about[*a], about[*b]) {
+            shift += if s == t {
+                tuning.subject_words
+            } else {
+                -tuning.subject_words
+            };
+        }
+        if shift != 0.0 {
+            x = 1.0 / (1.0 + ((1.0 - x) / x.max(1e-12)).max(1e-300) * (-shift).exp());
+        }
         sum[*a][*b] = x;
         sum[*b][*a] = x;
     }
     let mut members: Vec<Vec<usize>> = (0..n).map(|p| vec![p]).collect();
     let mut alive = vec![true; n];
+    let mut left = n;
+    let joins = |v: f64, left: usize| match wanted {
+        Some(k) if left > k => true,
+        Some(_) => v >= tuning.sure_join,
+        None => v >= tuning.join_threshold,
+    };
     loop {
         let mut best: Option<(f64, usize, usize)> = None;
         for x in (0..n).filter(|&x| alive[x]) {
@@ -300,7 +417,8 @@ pub fn split_unit(
             }
         }
         match best {
-            Some((v, x, y)) if v >= tuning.join_threshold => {
+            Some((v, x, y)) if joins(v, left) => {
+                left -= 1;
                 for z in 0..n {
                     if alive[z] && z != x && z != y {
                         sum[x][z] += sum[y][z];
@@ -326,7 +444,7 @@ pub fn split_unit(
         .filter_map(|c| code_lines(&clusters[c]).map(|l| (l, std::cmp::Reverse(c))))
         .max()
         .map(|(_, std::cmp::Reverse(c))| c);
-    if let Some(largest) = largest {
+    if let Some(largest) = largest.filter(|_| wanted.is_none_or(|k| clusters.len() > k)) {
         let small: Vec<usize> = (0..clusters.len())
             .filter(|&c| c != largest && code_lines(&clusters[c]).is_some_and(|l| l <= tuning.small_part_lines))
             .collect();

@@ -27,6 +27,21 @@ pub struct Tuning {
     pub common_name_share: f64,
     /// How many commits behind the base are read for change coupling.
     pub coupling_history: usize,
+    /// Whether a unit whose message names several pieces of work
+    /// (`count`) is split into about that many.
+    pub count_from_message: bool,
+    /// With such a count: parts join while more are left, and once that
+    /// many are left only when their affinity reaches this.
+    pub sure_join: f64,
+    /// When the hunks of one file may go to different commits.
+    pub hunk_parts: HunkParts,
+    /// How much surer two hunks of one file are to belong together than
+    /// their other signals say (added to the affinity's log-odds).
+    pub same_file: f64,
+    /// With several subjects named: how much surer two parts sharing the
+    /// most words with one subject are to belong together (and less sure
+    /// when with two different subjects), in log-odds.
+    pub subject_words: f64,
     /// The affinity's coefficients (intercept first), when not the built-in
     /// ones: the evaluation harness fits its own.
     pub coefficients: Option<Vec<f64>>,
@@ -39,9 +54,26 @@ impl Default for Tuning {
             small_part_lines: 3,
             common_name_share: 0.5,
             coupling_history: crate::historian::analyse::coupling::HISTORY,
+            count_from_message: true,
+            sure_join: 0.9,
+            hunk_parts: HunkParts::Never,
+            subject_words: 0.75,
+            same_file: 2.0,
             coefficients: None,
         }
     }
+}
+
+/// When the hunks of one file are parts of their own, free to go to
+/// different commits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HunkParts {
+    /// Files are kept whole.
+    Never,
+    /// When a unit's message names more pieces of work than it has files.
+    WhenFewerFiles,
+    /// Whenever a unit's message names several pieces of work.
+    WithCount,
 }
 
 /// Everything grouping reads.

@@ -30,6 +30,7 @@ use crate::historian::analyse::items::ChangeSet;
 
 use super::affinity::{self, Words};
 use super::context::{Context, Tuning};
+use super::count;
 use super::units::{unit_files, Union};
 
 /// Groups of items, each a future commit (unordered; see `order`).
@@ -37,8 +38,12 @@ pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
     let changes = ctx.changes;
     let words = Words::new(changes, tuning.common_name_share);
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    for files in unit_files(ctx).values() {
-        groups.extend(affinity::split_unit(ctx, files, &words, tuning));
+    for (&unit, files) in &unit_files(ctx) {
+        let named = match ctx.commits.get(unit) {
+            Some(commit) if tuning.count_from_message => count::subjects(&commit.message),
+            _ => Vec::new(),
+        };
+        groups.extend(affinity::split_unit(ctx, files, &words, tuning, &named));
     }
     super::attach::attach(ctx, &mut groups);
     join_path_conflicts(changes, &mut groups);

@@ -30,6 +30,7 @@ pub mod affinity;
 pub mod attach;
 pub mod auto;
 pub mod context;
+pub mod count;
 pub mod group;
 pub mod order;
 pub mod present;

@@ -12,8 +12,9 @@ use crate::git::Workspace;
 use crate::ultraplan::engine::clean::{clean, CleanOptions, CleanReport};
 use crate::ultraplan::state::slug;
 
-/// Remove stale locks, leftover session worktrees and branches, and the
-/// temporary files of runs that are gone.
+/// Remove stale locks, leftover session worktrees and branches, the files
+/// of removed worktrees whose deletion did not finish, and the temporary
+/// files of runs that are gone.
 ///
 /// A lock is stale when its process is gone from this host or its heartbeat
 /// is older than ultraplan.lockTimeout; a live lock is kept unless

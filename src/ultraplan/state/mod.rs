@@ -10,6 +10,7 @@ pub mod cache;
 pub mod catalog;
 mod lock;
 mod names;
+mod note_plain;
 pub mod note_stream;
 mod progress;
 mod run_state;

@@ -68,34 +68,52 @@ impl<'a> Waves<'a> {
             .filter(|s| self.sessions.get(&s.number).is_some_and(|r| r.result == "pending"))
             .rev()
             .collect();
-        let jobs = self.wave_opts.jobs.unwrap_or(queue.len()).clamp(1, queue.len().max(1));
+        if queue.is_empty() {
+            return Ok(());
+        }
+        let jobs = self.wave_opts.jobs.unwrap_or(queue.len()).clamp(1, queue.len());
         self.keep_free(jobs)?;
         self.check_room(jobs.saturating_sub(self.free.len()), wave)?;
         let base = self.repo.head()?.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
         let (done, ended) = mpsc::channel();
-        let mut running = 0;
+        let mut running: Vec<u32> = Vec::new();
+        // A session that could not be started stops the wave: the others are
+        // interrupted and waited for before the error goes up (their
+        // worktrees are removed after, never under them).
+        let mut failed: Option<anyhow::Error> = None;
         loop {
-            while running < jobs && !process::interrupted() {
+            while running.len() < jobs && failed.is_none() && !process::interrupted() {
                 let Some(session) = queue.pop() else { break };
-                if !self.place(session, base)? {
-                    continue; // its setup failed
-                }
-                let mut child = self.spawn(session)?;
-                let (n, done) = (session.number, done.clone());
-                std::thread::spawn(move || {
-                    let status = child.wait();
-                    let _ = done.send((n, child.id(), status));
+                let started = self.place(session, base).and_then(|ready| match ready {
+                    true => self.spawn(session).map(Some),
+                    false => Ok(None), // its setup failed
                 });
-                running += 1;
+                match started {
+                    Ok(Some(mut child)) => {
+                        let (n, done) = (session.number, done.clone());
+                        running.push(child.id());
+                        std::thread::spawn(move || {
+                            let status = child.wait();
+                            let _ = done.send((n, child.id(), status));
+                        });
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        for pid in &running {
+                            process::kill_group(*pid as i32, process::Signal::INT);
+                        }
+                        failed = Some(e);
+                    }
+                }
             }
-            if running == 0 && (queue.is_empty() || process::interrupted()) {
+            if running.is_empty() && (queue.is_empty() || failed.is_some() || process::interrupted()) {
                 break;
             }
             self.observer.event(Event::Progress(self.progress_line(wave, waves)));
             let Ok((n, pid, status)) = ended.recv_timeout(PROGRESS_EVERY) else {
                 continue;
             };
-            running -= 1;
+            running.retain(|p| *p != pid);
             process::unregister(pid);
             if let Some(r) = self.sessions.get_mut(&n) {
                 r.result = match status.ok().and_then(|s| s.code()) {
@@ -110,7 +128,10 @@ impl<'a> Waves<'a> {
             // The session's work is on its branch: the worktree is free.
             self.free.push(self.worktree(n));
         }
-        Ok(())
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     pub(super) fn spawn(&self, session: &Session) -> Result<std::process::Child> {
