@@ -26,7 +26,7 @@ const RUNS: usize = 1000;
 const STEPS: usize = 10;
 const ROUNDS: usize = 7;
 /// Rounds of moving the history (each import is seconds).
-const MOVES: usize = 3;
+const MOVES: usize = 5;
 const STATE: &str = "refs/ultraplan/plan/run";
 
 fn ultraplan() -> &'static str {
@@ -194,12 +194,17 @@ fn main() {
     // one `git log` of the state chain with the files of each commit.
     // Cold: no digests yet, every run's commits walked (and the digests kept).
     let digests = template.join(".git/ultraplan/digests.json");
-    let _ = std::fs::remove_file(&digests);
-    let cold = timed(ultraplan(), &["stats", "-q"], &template);
+    let mut cold = Pairs::default();
+    for _ in 0..ROUNDS {
+        let _ = std::fs::remove_file(&digests);
+        let ours = timed(ultraplan(), &["stats", "-q"], &template);
+        let theirs = timed("git", &["log", "--format=%H %s", "--name-only", STATE], &template);
+        cold.push(ours, theirs);
+    }
+    println!("records: stats with no digests (cold, reads every commit and keeps the digests)");
     println!(
-        "records: stats with no digests (cold, reads every commit): wall {:.1} ms, cpu {:.1} ms",
-        cold.wall.as_secs_f64() * 1000.0,
-        cold.cpu.as_secs_f64() * 1000.0
+        "{}",
+        cold.report("git ultraplan stats (cold)", "git log --name-only (chain)")
     );
     let mut pairs = Pairs::default();
     for _ in 0..ROUNDS {

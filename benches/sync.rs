@@ -9,9 +9,13 @@
 //!   B receives them), against `git push origin refs/notes/ultraplan` in A and
 //!   `git fetch origin +refs/notes/ultraplan:refs/notes/ultraplan` in B.
 //!
-//! Each round copies a fresh template (a bare remote and two clones) for each
-//! side, and the sides alternate (A B A B …) so drift on a shared machine
-//! hits both alike. Reported: the median ratio of the pairs and its range.
+//! The sides run as alternating pairs (A B A B …) from the same starting
+//! state: the gates read one repository that neither writes; the push and
+//! the syncs each get a fresh copy of the template (a bare remote and two
+//! clones), so drift on a shared machine hits both alike. Reported, per
+//! comparison: each side's median wall and CPU time (user + system, of every
+//! process it started), and the median ratio of the pairs with its range
+//! (common's module docs).
 //!
 //! Run with `cargo bench --bench sync`.
 
@@ -20,12 +24,14 @@ mod common;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-use common::{copy, env, git, median};
+use common::{copy, env, git, machine, sampled, Pairs, Sample};
 
 const COMMITS: usize = 1000;
-const ROUNDS: usize = 9;
+/// Pairs of gates (each tens of ms).
+const ROUNDS: usize = 15;
+/// Pairs of pushes and of syncs, each on fresh copies.
+const COPIES: usize = 9;
 
 fn yaml(i: usize) -> String {
     format!(
@@ -93,30 +99,31 @@ fn point_at_own_remote(copy: &Path) {
     }
 }
 
-fn run(program: &str, args: &[&str], dir: &Path, input: Option<&str>) -> Duration {
-    let start = Instant::now();
-    let mut child = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .envs(env())
-        .env("PATH", path())
-        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(input) = input {
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    let elapsed = start.elapsed();
+/// Runs `program args` in `dir` (with `input` on its stdin) and measures it.
+fn run(program: &str, args: &[&str], dir: &Path, input: Option<&str>) -> Sample {
+    let (sample, out) = sampled(|| {
+        let mut child = Command::new(program)
+            .args(args)
+            .current_dir(dir)
+            .envs(env())
+            .env("PATH", path())
+            .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        if let Some(input) = input {
+            child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        }
+        child.wait_with_output().unwrap()
+    });
     assert!(
         out.status.success(),
         "{program} {args:?} failed:\n{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    elapsed
+    sample
 }
 
 /// The build directory first, so `git ultraplan` is this build.
@@ -128,7 +135,7 @@ fn path() -> String {
     format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())
 }
 
-fn ultraplan(args: &[&str], dir: &Path, input: Option<&str>) -> Duration {
+fn ultraplan(args: &[&str], dir: &Path, input: Option<&str>) -> Sample {
     run(env!("CARGO_BIN_EXE_git-ultraplan"), args, dir, input)
 }
 
@@ -139,36 +146,10 @@ git notes --ref=ultraplan list | sort -k2 > "$TMPDIR/notes"
 join -1 1 -2 2 "$TMPDIR/pushed" "$TMPDIR/notes" | awk '{print $2}' | git cat-file --batch | grep -c '^  status: success$' >/dev/null
 "#;
 
-struct Figures {
-    ours: Vec<Duration>,
-    theirs: Vec<Duration>,
-}
-
-impl Figures {
-    fn report(&self, what: &str, theirs_name: &str) {
-        let ratios: Vec<f64> = self
-            .ours
-            .iter()
-            .zip(&self.theirs)
-            .map(|(o, t)| o.as_secs_f64() / t.as_secs_f64())
-            .collect();
-        let mut sorted = ratios.clone();
-        sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        println!(
-            "{what}: git ultraplan {:.1} ms, {theirs_name} {:.1} ms (medians); ratio median {:.2}×, range {:.2}×–{:.2}× over {} pairs",
-            median(self.ours.clone()).as_secs_f64() * 1000.0,
-            median(self.theirs.clone()).as_secs_f64() * 1000.0,
-            sorted[sorted.len() / 2],
-            sorted[0],
-            sorted[sorted.len() - 1],
-            sorted.len()
-        );
-    }
-}
-
 fn main() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
+    println!("sync: {}", machine());
 
     // The gate: 1,000 pushed commits, 500 notes.
     let gate_template = template(root, 2);
@@ -187,40 +168,37 @@ fn main() {
     std::fs::create_dir_all(&tmp).unwrap();
     let script = root.join("plain-gate.sh");
     std::fs::write(&script, PLAIN_GATE).unwrap();
-    let mut gate = Figures {
-        ours: Vec::new(),
-        theirs: Vec::new(),
-    };
-    let mut guarded = Figures {
-        ours: Vec::new(),
-        theirs: Vec::new(),
-    };
+    let plain_gate = format!("TMPDIR={} sh {} {}", tmp.display(), script.display(), tip.trim());
+    let mut gate = Pairs::default();
+    let mut guarded = Pairs::default();
+    // One unmeasured run of each side, so neither pays for a cold cache.
+    ultraplan(&["hook", "pre-push", "origin", "url"], &a, Some(&input));
+    run("sh", &["-c", &plain_gate], &a, None);
     for _ in 0..ROUNDS {
-        gate.ours
-            .push(ultraplan(&["hook", "pre-push", "origin", "url"], &a, Some(&input)));
-        gate.theirs.push(run(
-            "sh",
-            &[
-                "-c",
-                &format!("TMPDIR={} sh {} {}", tmp.display(), script.display(), tip.trim()),
-            ],
-            &a,
-            None,
-        ));
+        let ours = ultraplan(&["hook", "pre-push", "origin", "url"], &a, Some(&input));
+        let theirs = run("sh", &["-c", &plain_gate], &a, None);
+        gate.push(ours, theirs);
     }
-    for round in 0..ROUNDS.min(5) {
+    for round in 0..COPIES {
         let copy_dir = root.join(format!("push-{round}"));
         copy(&gate_template, &copy_dir);
         point_at_own_remote(&copy_dir);
         let a = copy_dir.join("a");
         let gate_time = ultraplan(&["hook", "pre-push", "origin", "url"], &a, Some(&input));
         let push = run("git", &["push", "-q", "--no-verify", "origin", "main"], &a, None);
-        guarded.ours.push(gate_time);
-        guarded.theirs.push(push);
+        guarded.push(gate_time, push);
         std::fs::remove_dir_all(&copy_dir).unwrap();
     }
-    gate.report("pre-push gate, 1,000 commits / 500 notes", "plain-git gate script");
-    guarded.report("pre-push gate vs the push it guards", "git push of the 1,000 commits");
+    println!("sync: pre-push gate over a push of {COMMITS} commits, 500 with notes");
+    println!(
+        "{}",
+        gate.report("git ultraplan hook pre-push", "plain-git gate script")
+    );
+    println!("sync: the same gate against the push it guards");
+    println!(
+        "{}",
+        guarded.report("git ultraplan hook pre-push", "git push of the commits")
+    );
 
     // Sync of 1,000 notes, A → remote → B.
     let sync_template = template(root, 1);
@@ -233,34 +211,37 @@ fn main() {
         git(&d.join("b"), &["pull", "-q", "--ff-only"]);
         d
     };
-    let mut sync = Figures {
-        ours: Vec::new(),
-        theirs: Vec::new(),
-    };
-    for round in 0..ROUNDS {
+    let mut sync = Pairs::default();
+    for round in 0..COPIES {
         let ours_dir = prepare(&format!("sync-ours-{round}"));
         let theirs_dir = prepare(&format!("sync-theirs-{round}"));
+        // Which side goes first alternates from round to round.
         let (first, second) = if round % 2 == 0 { (true, false) } else { (false, true) };
+        let (mut ours, mut theirs) = (Sample::default(), Sample::default());
         for ours_turn in [first, second] {
             if ours_turn {
-                let t = ultraplan(&["-q", "sync"], &ours_dir.join("a"), None)
-                    + ultraplan(&["-q", "sync"], &ours_dir.join("b"), None);
-                sync.ours.push(t);
+                (ours, ()) = sampled(|| {
+                    ultraplan(&["-q", "sync"], &ours_dir.join("a"), None);
+                    ultraplan(&["-q", "sync"], &ours_dir.join("b"), None);
+                });
             } else {
-                let t = run(
-                    "git",
-                    &["push", "-q", "--no-verify", "origin", "refs/notes/ultraplan"],
-                    &theirs_dir.join("a"),
-                    None,
-                ) + run(
-                    "git",
-                    &["fetch", "-q", "origin", "+refs/notes/ultraplan:refs/notes/ultraplan"],
-                    &theirs_dir.join("b"),
-                    None,
-                );
-                sync.theirs.push(t);
+                (theirs, ()) = sampled(|| {
+                    run(
+                        "git",
+                        &["push", "-q", "--no-verify", "origin", "refs/notes/ultraplan"],
+                        &theirs_dir.join("a"),
+                        None,
+                    );
+                    run(
+                        "git",
+                        &["fetch", "-q", "origin", "+refs/notes/ultraplan:refs/notes/ultraplan"],
+                        &theirs_dir.join("b"),
+                        None,
+                    );
+                });
             }
         }
+        sync.push(ours, theirs);
         let notes = Command::new("git")
             .args(["notes", "--ref=ultraplan", "list"])
             .current_dir(ours_dir.join("b"))
@@ -271,8 +252,9 @@ fn main() {
         std::fs::remove_dir_all(&ours_dir).unwrap();
         std::fs::remove_dir_all(&theirs_dir).unwrap();
     }
-    sync.report(
-        "sync of 1,000 notes both ways",
-        "git push + git fetch of refs/notes/ultraplan",
+    println!("sync: {COMMITS} notes both ways (A sends, B receives)");
+    println!(
+        "{}",
+        sync.report("git ultraplan sync (A, B)", "git push + git fetch (notes)")
     );
 }

@@ -218,16 +218,22 @@ pub fn adopt_orphans() {
 pub fn timed_with_orphans(program: &str, args: &[&str], dir: &Path) -> Sample {
     let cpu = cpu_so_far();
     let sample = timed(program, args, dir);
+    reap();
+    Sample {
+        wall: sample.wall,
+        cpu: cpu_so_far().saturating_sub(cpu),
+    }
+}
+
+/// Waits for every child and adopted orphan still running, so their CPU is
+/// counted where the caller measures and they do not slow the next run down.
+pub fn reap() {
     loop {
         let mut status = 0;
         // SAFETY: waitpid with a valid pointer to a status integer.
         if unsafe { libc::waitpid(-1, &mut status, 0) } < 0 {
             break; // ECHILD: nothing left
         }
-    }
-    Sample {
-        wall: sample.wall,
-        cpu: cpu_so_far().saturating_sub(cpu),
     }
 }
 
@@ -238,4 +244,50 @@ pub fn ultraplan_run(repo: &Path, plan: &Path) -> Sample {
         &["-q", "run", plan.to_str().unwrap()],
         repo,
     )
+}
+
+/// Median, lowest and highest of one measure over samples.
+pub fn spread(samples: &[Sample], of: fn(&Sample) -> Duration) -> (Duration, Duration, Duration) {
+    let mut v: Vec<Duration> = samples.iter().map(of).collect();
+    v.sort();
+    (v[v.len() / 2], v[0], v[v.len() - 1])
+}
+
+/// A duration in the unit that shows it best: s, ms or µs.
+pub fn shown(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else if s >= 1e-3 {
+        format!("{:.1} ms", s * 1e3)
+    } else {
+        format!("{:.2} µs", s * 1e6)
+    }
+}
+
+/// The line a benchmark prints for a measurement with no plain-git side:
+/// the median of its own samples with their range, wall and CPU.
+pub fn report_alone(name: &str, samples: &[Sample]) -> String {
+    let (w, wlo, whi) = spread(samples, |s| s.wall);
+    let (c, clo, chi) = spread(samples, |s| s.cpu);
+    format!(
+        "  {name:<28} wall {} ({}-{})   cpu {} ({}-{})   median of {}",
+        shown(w),
+        shown(wlo),
+        shown(whi),
+        shown(c),
+        shown(clo),
+        shown(chi),
+        samples.len()
+    )
+}
+
+impl Sample {
+    /// The sample of one of `n` equal pieces of the work measured.
+    pub fn per(self, n: u32) -> Sample {
+        Sample {
+            wall: self.wall / n,
+            cpu: self.cpu / n,
+        }
+    }
 }
