@@ -186,6 +186,7 @@ impl Elsewhere for Orchestrator {
         let mut workers: Vec<std::process::Child> = Vec::new();
         let mut pause = self.poll.0;
         let mut last_line = String::new();
+        let mut seen_completed = std::collections::BTreeSet::new();
         let view = loop {
             let view = match View::read(repo, &self.remote, Some(&slug)) {
                 Ok(view) => view,
@@ -194,11 +195,23 @@ impl Elsewhere for Orchestrator {
                     return Err(unreachable(&self.remote, e));
                 }
             };
+            // A worker publishes branch, state and closed claim in one atomic
+            // push, but a remote's files backend renames them into place one
+            // by one: a listing can show the result before the branch. A
+            // completed session counts once both are listed too (or, should a
+            // worker have published none, at the next look).
             let results: Vec<Option<&String>> = sessions
                 .iter()
                 .map(|s| {
-                    view.claim_in(&slug, s.number, &self.work.id)
-                        .and_then(|(_, c)| c.result.as_ref())
+                    let key = (slug.clone(), s.number);
+                    let result = view
+                        .claim_in(&slug, s.number, &self.work.id)
+                        .and_then(|(_, c)| c.result.as_ref());
+                    result.filter(|r| {
+                        r.as_str() != "completed"
+                            || (view.branches.contains_key(&key) && view.states.contains_key(&key))
+                            || !seen_completed.insert(s.number)
+                    })
                 })
                 .collect();
             if results.iter().all(Option::is_some) || process::interrupted() {
