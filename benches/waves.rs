@@ -1,8 +1,9 @@
 //! Parallel sessions against plain git, in alternating pairs (common's
 //! module docs), each side from its own copy of the same repository:
 //!
-//! 1. creating a linked worktree with gix (what `run` does for a session
-//!    that cannot reuse one) against `git worktree add -b`;
+//! 1. creating a linked worktree the way `run` does for a session that
+//!    cannot reuse one (`Repo::add_worktree`: `git worktree add`, hooks off,
+//!    after a branch written with gix) against `git worktree add -b`;
 //! 2. whole plans of trivial one-file steps with `git ultraplan run`
 //!    against a plain-git script doing the same sequence: per wave, `worktree
 //!    add` per session, the step's change and check, `add` and `commit` in
@@ -31,7 +32,7 @@ use std::time::Duration;
 use common::{copy, git, machine, repository_of, sampled, timed, timed_with_orphans, Pairs, Sample};
 use ultraplan::git::Workspace;
 
-fn gix_worktree(repo: &Path, at: &Path) -> Sample {
+fn our_worktree(repo: &Path, at: &Path) -> Sample {
     let workspace = Workspace::discover_in(repo).unwrap();
     let repo = workspace.repo().unwrap();
     let head = repo.head().unwrap().commit.unwrap();
@@ -255,7 +256,7 @@ fn main() {
         for round in 0..pairs {
             let a = root.join(format!("wg{round}"));
             copy(&template, &a);
-            let ours = gix_worktree(&a, &root.join(format!("wg{round}-wt")));
+            let ours = our_worktree(&a, &root.join(format!("wg{round}-wt")));
             let b = root.join(format!("wc{round}"));
             copy(&template, &b);
             worktrees.push(ours, git_worktree(&b, &root.join(format!("wc{round}-wt"))));
@@ -268,7 +269,7 @@ fn main() {
                 let _ = std::fs::remove_dir_all(gone);
             }
         }
-        println!("{}", worktrees.report("worktree with gix", "git worktree add -b"));
+        println!("{}", worktrees.report("worktree as run adds it", "git worktree add -b"));
 
         let three = Shape {
             name: "three",
