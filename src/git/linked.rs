@@ -19,40 +19,83 @@ pub struct LinkedWorktree {
 impl Repo {
     /// Adds a linked worktree at `path` with `branch` checked out.
     pub fn add_worktree(&self, path: &Path, branch: &str) -> Result<()> {
-        let short = branch
-            .strip_prefix("refs/heads/")
-            .ok_or_else(|| anyhow!("invalid branch name '{branch}': not a local branch"))?;
-        self.add_linked(path, &[short])
+        self.add_worktrees(&[(path, branch)]).remove(0)
+    }
+
+    /// Adds a linked worktree for each `(path, branch)` (existing local
+    /// branches), their checkouts side by side: a checkout is mostly the
+    /// kernel creating files, so two made at once take about the time of one
+    /// on two cores. Registering is one at a time (`worktree add
+    /// --no-checkout`): a `git worktree add` reads the other registrations
+    /// and fails on one being written ("failed to read …/commondir"). Then
+    /// each worktree's `reset --hard` runs at once, which is the checkout
+    /// `worktree add` itself runs. One result per worktree, in order; a
+    /// worktree whose checkout failed is removed again.
+    pub fn add_worktrees(&self, wanted: &[(&Path, &str)]) -> Vec<Result<()>> {
+        let mut results: Vec<Result<()>> = Vec::with_capacity(wanted.len());
+        let mut checkouts = Vec::new();
+        for (i, (path, branch)) in wanted.iter().enumerate() {
+            let registered = (|| {
+                let short = branch
+                    .strip_prefix("refs/heads/")
+                    .ok_or_else(|| anyhow!("invalid branch name '{branch}': not a local branch"))?;
+                let mut what = vec![short];
+                if wanted.len() > 1 {
+                    what.insert(0, "--no-checkout");
+                }
+                run_adding(self.add_linked(path, &what)?, path)
+            })();
+            if registered.is_ok() && wanted.len() > 1 {
+                let reset =
+                    GitCli::in_dir(path)
+                        .no_hooks()
+                        .args(["reset", "--hard", "--quiet", "--no-recurse-submodules"]);
+                checkouts.push((i, reset));
+            }
+            results.push(registered);
+        }
+        let finished: Vec<(usize, Result<()>)> = std::thread::scope(|scope| {
+            let running: Vec<_> = checkouts
+                .into_iter()
+                .map(|(i, reset)| (i, scope.spawn(move || run_adding(reset, wanted[i].0))))
+                .collect();
+            running
+                .into_iter()
+                .map(|(i, thread)| {
+                    let done = thread.join().unwrap_or_else(|_| Err(anyhow!("a checkout panicked")));
+                    (i, done)
+                })
+                .collect()
+        });
+        for (i, done) in finished {
+            if done.is_err() {
+                let _ = self.remove_worktree(wanted[i].0);
+            }
+            results[i] = done;
+        }
+        results
     }
 
     /// Adds a linked worktree at `path` with `commit` checked out, detached.
     pub fn add_detached_worktree(&self, path: &Path, commit: Oid) -> Result<()> {
-        self.add_linked(path, &["--detach", &commit.to_string()])
+        run_adding(self.add_linked(path, &["--detach", &commit.to_string()])?, path)
     }
 
-    /// The one worktree adder: `git worktree add` with hooks off. gix can add
-    /// a worktree too, but its checkout took twice git's CPU for 20,000 files
-    /// (844 against 422 ms, one worker each), and a parallel session makes
-    /// one per session; git's own honours `checkout.workers` as users expect.
-    fn add_linked(&self, path: &Path, what: &[&str]) -> Result<()> {
+    /// The one worktree adder: `git worktree add` with hooks off, its parent
+    /// directory made. gix can add a worktree too, but its checkout took
+    /// twice git's CPU for 20,000 files (844 against 422 ms, one worker
+    /// each), and a parallel session makes one per session; git's own
+    /// honours `checkout.workers` as users expect.
+    fn add_linked(&self, path: &Path, what: &[&str]) -> Result<GitCli> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| anyhow!("cannot create '{}': {e}", parent.display()))?;
         }
-        let out = self
+        Ok(self
             .git_cli()
             .no_hooks()
             .args(["worktree", "add", "--quiet"])
             .arg(path)
-            .args(what)
-            .output()?;
-        if !out.status.success() {
-            bail!(
-                "cannot add a worktree at '{}': {}",
-                path.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-        }
-        Ok(())
+            .args(what))
     }
 
     /// Every linked worktree (not the main one).
@@ -250,4 +293,17 @@ impl Repo {
         }
         Ok(())
     }
+}
+
+/// Runs a step of adding the worktree at `path`; its failure names the path.
+fn run_adding(git: GitCli, path: &Path) -> Result<()> {
+    let out = git.output()?;
+    if !out.status.success() {
+        bail!(
+            "cannot add a worktree at '{}': {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
 }

@@ -15,7 +15,7 @@ mod record;
 mod sessions;
 mod worktrees;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
@@ -184,6 +184,7 @@ pub fn run_waves_with(
         sessions: BTreeMap::new(),
         branch: None,
         free: Vec::new(),
+        made: BTreeSet::new(),
         states_before: BTreeMap::new(),
         conflicts: Vec::new(),
         warnings: Vec::new(),
@@ -237,6 +238,8 @@ struct Waves<'a> {
     branch: Option<String>,
     /// Worktrees whose sessions ended, free for the next ones.
     free: Vec<PathBuf>,
+    /// Sessions whose new worktrees were made ahead, side by side.
+    made: BTreeSet<u32>,
     /// Each session's state ref before it ran this time.
     states_before: BTreeMap<u32, Option<crate::git::Oid>>,
     conflicts: Vec<ConflictRecord>,

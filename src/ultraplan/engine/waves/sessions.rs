@@ -1,6 +1,7 @@
-//! One wave's sessions: their worktrees (created serially, with include
-//! files and setup), their `git-ultraplan run --session N` processes with
-//! logs and live progress, and what their own states say afterwards.
+//! One wave's sessions: their worktrees (the new ones of sessions starting
+//! together made side by side; include files and setup one at a time),
+//! their `git-ultraplan run --session N` processes with logs and live
+//! progress, and what their own states say afterwards.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -75,6 +76,10 @@ impl<'a> Waves<'a> {
         self.keep_free(jobs)?;
         self.check_room(jobs.saturating_sub(self.free.len()), wave)?;
         let base = self.repo.head()?.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
+        // A placed worktree is clean at the base (checked out, or proved
+        // clean) unless include files or a setup command added to it: then
+        // the session need not look at every file before its first step.
+        let clean_at = (self.wave_opts.include.is_empty() && self.wave_opts.setup.is_none()).then_some(base);
         let (done, ended) = mpsc::channel();
         let mut running: Vec<u32> = Vec::new();
         // A session that could not be started stops the wave: the others are
@@ -82,10 +87,25 @@ impl<'a> Waves<'a> {
         // worktrees are removed after, never under them).
         let mut failed: Option<anyhow::Error> = None;
         loop {
-            while running.len() < jobs && failed.is_none() && !process::interrupted() {
-                let Some(session) = queue.pop() else { break };
+            let room = jobs.saturating_sub(running.len()).min(queue.len());
+            let mut starting: Vec<&Session> = Vec::new();
+            if room > 0 && failed.is_none() && !process::interrupted() {
+                starting = queue.split_off(queue.len() - room);
+                starting.reverse();
+                if let Err(e) = self.make_ahead(&starting, base) {
+                    starting.clear();
+                    for pid in &running {
+                        process::kill_group(*pid as i32, process::Signal::INT);
+                    }
+                    failed = Some(e);
+                }
+            }
+            for session in starting {
+                if failed.is_some() || process::interrupted() {
+                    break;
+                }
                 let started = self.place(session, base).and_then(|ready| match ready {
-                    true => self.spawn(session).map(Some),
+                    true => self.spawn(session, clean_at).map(Some),
                     false => Ok(None), // its setup failed
                 });
                 match started {
@@ -106,8 +126,12 @@ impl<'a> Waves<'a> {
                     }
                 }
             }
-            if running.is_empty() && (queue.is_empty() || failed.is_some() || process::interrupted()) {
+            let stopping = failed.is_some() || process::interrupted();
+            if running.is_empty() && (queue.is_empty() || stopping) {
                 break;
+            }
+            if running.len() < jobs && !queue.is_empty() && !stopping {
+                continue; // a setup failed: the next session takes its place
             }
             self.observer.event(Event::Progress(self.progress_line(wave, waves)));
             let Ok((n, pid, status)) = ended.recv_timeout(PROGRESS_EVERY) else {
@@ -134,7 +158,7 @@ impl<'a> Waves<'a> {
         }
     }
 
-    pub(super) fn spawn(&self, session: &Session) -> Result<std::process::Child> {
+    pub(super) fn spawn(&self, session: &Session, clean_at: Option<crate::git::Oid>) -> Result<std::process::Child> {
         let log_path = self.log_path(session.number);
         let log = std::fs::OpenOptions::new()
             .append(true)
@@ -147,6 +171,7 @@ impl<'a> Waves<'a> {
             .arg("--session")
             .arg(session.number.to_string())
             .args(&self.wave_opts.child_args)
+            .args(clean_at.map(|at| format!("--clean-at={at}")))
             .arg(self.plan_rel)
             .current_dir(self.worktree(session.number))
             .env(crate::ultraplan::engine::ORCHESTRATED_VAR, "1")

@@ -32,7 +32,7 @@ impl<'a> Waves<'a> {
     pub(super) fn place(&mut self, session: &Session, base: Oid) -> Result<bool> {
         let n = session.number;
         let path = self.worktree(n);
-        if !self.reuse(&path, n, base)? {
+        if !self.made.remove(&n) && !self.reuse(&path, n, base)? {
             let branch = self.refs.branch(n);
             self.repo.create_branch(&branch, base)?;
             if let Err(e) = self.repo.add_worktree(&path, &branch) {
@@ -74,6 +74,41 @@ impl<'a> Waves<'a> {
         ));
         self.free.push(path);
         Ok(false)
+    }
+
+    /// Makes, all at once, the new worktrees of the sessions about to start
+    /// that no free worktree will go to (the last of `starting`: `place`
+    /// gives the free ones to the first). [`Waves::place`] then finds them
+    /// made. With one or none to make, `place` makes it as it goes.
+    pub(super) fn make_ahead(&mut self, starting: &[&Session], base: Oid) -> Result<()> {
+        let new = starting.len().saturating_sub(self.free.len());
+        if new < 2 {
+            return Ok(());
+        }
+        let ahead = &starting[starting.len() - new..];
+        let mut wanted = Vec::with_capacity(ahead.len());
+        for session in ahead {
+            let branch = self.refs.branch(session.number);
+            self.repo.create_branch(&branch, base)?;
+            wanted.push((self.worktree(session.number), branch));
+        }
+        let list: Vec<(&Path, &str)> = wanted.iter().map(|(p, b)| (p.as_path(), b.as_str())).collect();
+        let mut first_error = None;
+        for (session, added) in ahead.iter().zip(self.repo.add_worktrees(&list)) {
+            match added {
+                Ok(()) => {
+                    self.made.insert(session.number);
+                }
+                Err(e) => {
+                    let _ = self.repo.delete_ref(&self.refs.branch(session.number), None);
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// A free worktree moved to `path`, on session `n`'s branch at `base`
