@@ -40,13 +40,16 @@ pub fn free_space(path: &Path) -> Result<FreeSpace> {
 }
 
 /// Deletes `path` (a directory nothing else uses any more) in a process of
-/// its own that outlives this one: `rm -rf`, in its own process group, with
+/// its own that outlives this one: `rm -rf` at the lowest CPU priority (the
+/// run's own work goes first), in its own process group, with
 /// nothing of the run's (its token, its terminal) so that neither Ctrl-C
 /// nor a run cleaning up after itself stops it. Whoever finds the directory
 /// still there later (a crash in between) deletes it again.
 pub fn delete_detached(path: &Path) -> Result<()> {
     use std::os::unix::process::CommandExt as _;
-    let child = Command::new("rm")
+    let mut command = Command::new("rm");
+    super::fork::lowest_priority(&mut command);
+    let child = command
         .arg("-rf")
         .arg("--")
         .arg(path)

@@ -29,3 +29,19 @@ pub(super) fn die_with_parent(command: &mut Command, signal: Signal) {
         });
     }
 }
+
+/// Has `command`'s child run at the lowest CPU priority (nice 19), so work
+/// nobody waits for (deleting a removed worktree) yields the cores to the
+/// run's own. Best effort: a refusal leaves the child as it is.
+#[cfg(unix)]
+pub(super) fn lowest_priority(command: &mut Command) {
+    // SAFETY: the closure runs in the forked child, allocates nothing, takes
+    // no lock, and makes one async-signal-safe system call (setpriority)
+    // affecting only the child itself.
+    unsafe {
+        command.pre_exec(|| {
+            let _ = rustix::process::setpriority_process(None, 19);
+            Ok(())
+        });
+    }
+}
