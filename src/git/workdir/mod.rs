@@ -118,9 +118,23 @@ pub struct Tracker {
     /// Every ignored file with its fingerprint, as of the last walk brought up
     /// to date by incremental scans; `None` after a full scan (walk again).
     ignored_list: Option<ignored::IgnoredList>,
+    /// The working tree is clean at this commit, as the caller knows: the
+    /// first full scan trusts it (see `Repo::scan`).
+    trusted_clean: Option<Oid>,
 }
 
 impl Tracker {
+    /// A tracker whose first full scan trusts that the working tree is
+    /// clean at `commit` (nothing staged, modified, untracked or ignored)
+    /// when HEAD is there: a worktree just checked out, or proved clean, by
+    /// the run that placed a session in it.
+    pub fn trusting_clean(commit: Option<Oid>) -> Tracker {
+        Tracker {
+            trusted_clean: commit,
+            ..Tracker::default()
+        }
+    }
+
     /// This program moved HEAD to `commit` (from the last snapshot's content).
     pub fn moved_head(&mut self, commit: Oid) {
         self.own_head = Some(commit);

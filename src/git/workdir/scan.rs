@@ -50,10 +50,22 @@ impl Repo {
                 }
             }
         }
-        let snapshot = self.snapshot()?;
+        // Once only, and only with the watches in place (so what changes from
+        // here is seen): a working tree the caller knows clean at HEAD is
+        // HEAD's tree, with no ignored files.
+        let trusted = tracker.trusted_clean.take();
+        let snapshot = match trusted {
+            Some(at) if head == Some(at) && tracker.watcher.is_some() => {
+                tracker.ignored_list = Some(Default::default());
+                Snapshot::recorded(head, self.tree_of(head)?)
+            }
+            _ => {
+                tracker.ignored_list = None;
+                self.snapshot()?
+            }
+        };
         tracker.last = Some(snapshot.clone());
         tracker.own_head = None;
-        tracker.ignored_list = None;
         Ok(snapshot)
     }
 

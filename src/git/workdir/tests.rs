@@ -260,6 +260,65 @@ fn ignore_rule_changes_and_foreign_head_moves_force_a_full_scan() {
     assert_eq!(third.head, repo.head().unwrap().commit);
 }
 
+/// What a run's scans give over a step that changes a tracked file and
+/// makes ignored build output: the first and second snapshots' trees, the
+/// ignored files kept, and how many scans were incremental.
+fn scans_over_a_step(trusting: bool) -> (Vec<String>, Vec<String>, Vec<String>, usize) {
+    let f = fixture();
+    let repo = open(&f.path);
+    let head = repo.head().unwrap().commit.unwrap();
+    std::fs::write(f.path.join("old.log"), "ignored, from before\n").unwrap();
+    std::fs::write(f.path.join(".gitignore"), "ignored/\n*.log\n").unwrap();
+    git(&f.path, &["commit", "-q", "-am", "ignore logs"]);
+    let head_now = repo.head().unwrap().commit.unwrap();
+    assert_ne!(head, head_now);
+    std::fs::remove_file(f.path.join("old.log")).unwrap();
+    let mut tracker = match trusting {
+        true => Tracker::trusting_clean(Some(head_now)),
+        false => Tracker::default(),
+    };
+    let bound = IgnoredBound {
+        bytes: 1 << 20,
+        files: 10,
+    };
+    let first = repo.scan(&mut tracker).unwrap();
+    let _ = repo.ignored_files(bound, &mut tracker).unwrap();
+    std::fs::write(f.path.join("a.txt"), "changed\n").unwrap();
+    std::fs::write(f.path.join("build.log"), "built\n").unwrap();
+    std::fs::create_dir_all(f.path.join("ignored")).unwrap();
+    std::fs::write(f.path.join("ignored/out"), "built\n").unwrap();
+    let second = repo.scan(&mut tracker).unwrap();
+    assert_eq!(second.tree, repo.snapshot().unwrap().tree);
+    let ignored = repo.ignored_files(bound, &mut tracker).unwrap();
+    (
+        files(&repo, first.tree),
+        files(&repo, second.tree),
+        files(&repo, ignored.tree),
+        tracker.incremental_scans,
+    )
+}
+
+#[test]
+fn a_worktree_trusted_clean_is_not_looked_at_but_its_changes_are_seen() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let head = repo.head().unwrap().commit.unwrap();
+    // Trusted only at HEAD: at another commit, the first scan looks at
+    // everything and sees the untracked file.
+    std::fs::write(f.path.join("before.txt"), "was here first\n").unwrap();
+    let mut elsewhere = Tracker::trusting_clean(Some(repo.commit_tree(head).unwrap()));
+    let seen = repo.scan(&mut elsewhere).unwrap();
+    assert!(files(&repo, seen.tree).contains(&"before.txt".to_owned()));
+    // At HEAD, a clean worktree's scans give what looking at everything
+    // gives, the first one without looking.
+    let trusted = scans_over_a_step(true);
+    assert_eq!(trusted, scans_over_a_step(false));
+    assert!(trusted.1.contains(&"a.txt".to_owned()), "{trusted:?}");
+    assert_eq!(trusted.2, ["build.log"]);
+    #[cfg(target_os = "linux")]
+    assert_eq!(trusted.3, 1);
+}
+
 #[test]
 fn an_index_rewritten_within_one_tick_of_the_clock_is_read_as_it_is() {
     let fx = fixture();

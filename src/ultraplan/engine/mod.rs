@@ -157,7 +157,7 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
             failure: None,
             instructions: None,
             answer: opts.answer.clone(),
-            tracker: Default::default(),
+            tracker: crate::git::Tracker::trusting_clean(opts.clean_at),
             leftovers_stopped: lock.leftovers_stopped > 0,
         };
         run.run_steps(&steps)

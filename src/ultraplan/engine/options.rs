@@ -59,6 +59,9 @@ pub struct RunOptions {
     pub claude: ClaudeSettings,
     /// The command line, for the lock.
     pub command_line: String,
+    /// The worktree is known clean at this commit (`run --clean-at`, from
+    /// the run that placed it): the first snapshot trusts it.
+    pub clean_at: Option<crate::git::Oid>,
 }
 
 /// The plan being run.

@@ -69,6 +69,14 @@ pub struct Args {
     #[arg(long, value_name = "N", conflicts_with_all = ["fg", "dry_run", "step"])]
     pub session: Option<u32>,
 
+    /// Internal, set by a multi-session run on the sessions it starts.
+    // The session's worktree is clean at COMMIT (just checked out, or proved
+    // clean), so its first snapshot need not look at every file. Ignored
+    // unless HEAD is COMMIT. Not for people: a wrong value makes a step's
+    // files wrong.
+    #[arg(long, value_name = "COMMIT", hide = true, requires = "session", value_parser = parse_commit)]
+    pub clean_at: Option<crate::git::Oid>,
+
     #[command(flatten)]
     pub exec: super::executor_args::ExecutorArgs,
 
@@ -252,6 +260,11 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     })
 }
 
+/// A full commit id.
+fn parse_commit(hex: &str) -> std::result::Result<crate::git::Oid, String> {
+    crate::git::Oid::from_hex(hex.as_bytes()).map_err(|_| format!("'{hex}' is not a full commit id"))
+}
+
 /// The mode the command line asks for.
 fn mode(args: &Args) -> Mode {
     match (args.resume, args.step, args.session) {
@@ -303,6 +316,7 @@ fn options(args: &Args, cfg: &crate::git::GitConfig, mode: Mode, executor: Execu
                 .ok_or_else(|| anyhow!("cannot split ultraplan.claudeArgs '{claude_args}'"))?,
         },
         command_line: std::env::args().collect::<Vec<_>>().join(" "),
+        clean_at: args.clean_at,
     })
 }
 
