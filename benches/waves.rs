@@ -18,6 +18,13 @@
 //! once (sampled every 5 ms, a removed worktree still being deleted counted
 //! whole) times the size of one checkout (`du`).
 //!
+//! Every copy a comparison needs is made before its first measurement and
+//! deleted after its last, which side goes first alternates from pair to
+//! pair, and each side starts after `common::settle`. On this machine's
+//! disk, files deleted in the minutes before make new ones slow to create,
+//! whichever side deleted them: run it on a tmpfs (`TMPDIR=/dev/shm`) for
+//! figures that hold.
+//!
 //! `BENCH_WAVES_FILES` (default `20000,100000`) picks the repository sizes,
 //! `BENCH_WAVES_PAIRS` (default 5; 3 on 100,000 files) the pairs.
 //! Run with `cargo bench --bench waves`.
@@ -29,7 +36,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{copy, git, machine, repository_of, sampled, timed, timed_with_orphans, Pairs, Sample};
+use common::{copy, git, machine, repository_of, sampled, settle, timed, timed_with_orphans, Pairs, Sample};
 use ultraplan::git::Workspace;
 
 fn our_worktree(repo: &Path, at: &Path) -> Sample {
@@ -194,32 +201,54 @@ fn compare(root: &Path, template: &Path, shape: &Shape, pairs_wanted: usize) {
     let script = shape.script();
     let mut pairs = Pairs::default();
     let (mut ours_peak, mut theirs_peak) = (0, 0);
-    for round in 0..pairs_wanted {
-        let a = root.join(format!("{}-u{round}", shape.name));
-        copy(template, &a);
-        let ours_dirs = vec![
-            a.join(".git/ultraplan/worktrees"),
-            a.join(format!(".git/ultraplan/worktrees/{}", shape.name)),
-        ];
-        let peak = Peak::watch(ours_dirs);
-        let mut args = vec!["-q", "run"];
-        let jobs = shape.jobs.map(|j| j.to_string());
-        if let Some(j) = &jobs {
-            args.extend(["--jobs", j]);
-        }
-        let plan_arg = format!("{}.md", shape.name);
-        args.push(&plan_arg);
-        let ours = timed_with_orphans(env!("CARGO_BIN_EXE_git-ultraplan"), &args, &a);
-        ours_peak = ours_peak.max(peak.most());
-        let b = root.join(format!("{}-s{round}", shape.name));
-        copy(template, &b);
-        let peak = Peak::watch(vec![b.join(".git/bench-worktrees")]);
-        let theirs = timed("bash", &["-c", &script], &b);
-        theirs_peak = theirs_peak.max(peak.most());
-        pairs.push(ours, theirs);
-        // The copies go now, so the next pair's disk is as quiet as this one's.
-        let _ = std::fs::remove_dir_all(&a);
-        let _ = std::fs::remove_dir_all(&b);
+    // Every copy first: making them deletes nothing, and deleting them
+    // between pairs would slow the next pair's file creation (`settle`).
+    let copies: Vec<(PathBuf, PathBuf)> = (0..pairs_wanted)
+        .map(|round| {
+            let a = root.join(format!("{}-u{round}", shape.name));
+            let b = root.join(format!("{}-s{round}", shape.name));
+            copy(template, &a);
+            copy(template, &b);
+            (a, b)
+        })
+        .collect();
+    let jobs = shape.jobs.map(|j| j.to_string());
+    let plan_arg = format!("{}.md", shape.name);
+    for (round, (a, b)) in copies.iter().enumerate() {
+        let ours = || {
+            settle(root);
+            let peak = Peak::watch(vec![
+                a.join(".git/ultraplan/worktrees"),
+                a.join(format!(".git/ultraplan/worktrees/{}", shape.name)),
+            ]);
+            let mut args = vec!["-q", "run"];
+            if let Some(j) = &jobs {
+                args.extend(["--jobs", j]);
+            }
+            args.push(&plan_arg);
+            let sample = timed_with_orphans(env!("CARGO_BIN_EXE_git-ultraplan"), &args, a);
+            (sample, peak.most())
+        };
+        let theirs = || {
+            settle(root);
+            let peak = Peak::watch(vec![b.join(".git/bench-worktrees")]);
+            (timed("bash", &["-c", &script], b), peak.most())
+        };
+        // Which side goes first alternates from pair to pair.
+        let ((o, o_peak), (t, t_peak)) = if round % 2 == 0 {
+            let o = ours();
+            (o, theirs())
+        } else {
+            let t = theirs();
+            (ours(), t)
+        };
+        ours_peak = ours_peak.max(o_peak);
+        theirs_peak = theirs_peak.max(t_peak);
+        pairs.push(o, t);
+    }
+    for (a, b) in copies {
+        let _ = std::fs::remove_dir_all(a);
+        let _ = std::fs::remove_dir_all(b);
     }
     let kib = checkout_kib(template);
     let jobs = shape.jobs.map_or(String::new(), |j| format!(", --jobs {j}"));
@@ -253,19 +282,34 @@ fn main() {
         println!("{files} files, {pairs} alternating pairs");
 
         let mut worktrees = Pairs::default();
-        for round in 0..pairs {
-            let a = root.join(format!("wg{round}"));
-            copy(&template, &a);
-            let ours = our_worktree(&a, &root.join(format!("wg{round}-wt")));
-            let b = root.join(format!("wc{round}"));
-            copy(&template, &b);
-            worktrees.push(ours, git_worktree(&b, &root.join(format!("wc{round}-wt"))));
-            for gone in [
-                a,
-                b,
-                root.join(format!("wg{round}-wt")),
-                root.join(format!("wc{round}-wt")),
-            ] {
+        let copies: Vec<(PathBuf, PathBuf)> = (0..pairs)
+            .map(|round| {
+                let (a, b) = (root.join(format!("wg{round}")), root.join(format!("wc{round}")));
+                copy(&template, &a);
+                copy(&template, &b);
+                (a, b)
+            })
+            .collect();
+        for (round, (a, b)) in copies.iter().enumerate() {
+            let ours = || {
+                settle(root);
+                our_worktree(a, &a.with_extension("wt"))
+            };
+            let theirs = || {
+                settle(root);
+                git_worktree(b, &b.with_extension("wt"))
+            };
+            let (o, t) = if round % 2 == 0 {
+                let o = ours();
+                (o, theirs())
+            } else {
+                let t = theirs();
+                (ours(), t)
+            };
+            worktrees.push(o, t);
+        }
+        for (a, b) in copies {
+            for gone in [a.with_extension("wt"), b.with_extension("wt"), a, b] {
                 let _ = std::fs::remove_dir_all(gone);
             }
         }
