@@ -44,6 +44,25 @@ fn usage_errors_exit_129() {
     let _ = t
         .run(&repo, &["ultraplan", "--color=sometimes", "check", "x"])
         .expect_code(129);
+    // The hint a multi-session run gives its sessions: a full commit id,
+    // and only with --session.
+    let _ = t
+        .run(
+            &repo,
+            &["ultraplan", "run", "--session", "1", "--clean-at=HEAD", "plan.md"],
+        )
+        .expect_code(129);
+    let _ = t
+        .run(
+            &repo,
+            &[
+                "ultraplan",
+                "run",
+                "--clean-at=0123456789abcdef0123456789abcdef01234567",
+                "plan.md",
+            ],
+        )
+        .expect_code(129);
     assert_transcript!(t, "usage_errors_exit_129");
 }
 
