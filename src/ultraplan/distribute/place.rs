@@ -39,7 +39,9 @@ impl Place {
         std::fs::write(&self.log, "").map_err(|e| anyhow!("cannot create '{}': {e}", self.log.display()))
     }
 
-    pub fn run(&self, opts: &WorkOptions, work: &Work, n: u32) -> Result<String> {
+    /// Runs session `n` in the worktree `prepare` made at `base`: fresh, so
+    /// the session is told it is clean there (`run --clean-at`).
+    pub fn run(&self, opts: &WorkOptions, work: &Work, n: u32, base: Oid) -> Result<String> {
         let log = std::fs::OpenOptions::new()
             .append(true)
             .open(&self.log)
@@ -50,6 +52,7 @@ impl Place {
             .arg("--session")
             .arg(n.to_string())
             .args(&opts.child_args)
+            .arg(format!("--clean-at={base}"))
             .arg(&work.plan)
             .current_dir(&self.dir)
             .env(ORCHESTRATED_VAR, "1")

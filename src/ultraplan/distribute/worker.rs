@@ -168,7 +168,7 @@ fn run_claimed(repo: &Repo, opts: &WorkOptions, mut claimed: Claimed, observer: 
     }
     place.prepare(repo, base)?;
     let heartbeat = Heartbeat::start(repo, opts, &claimed, &refs);
-    let ran = place.run(opts, work, n);
+    let ran = place.run(opts, work, n, base);
     let (lost, last) = heartbeat.stop();
     let result = ran?;
     worked.result = result.clone();
