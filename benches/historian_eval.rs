@@ -53,6 +53,10 @@
 //! commits are written into a scratch repository borrowing the source's
 //! objects; the source is only read.
 //!
+//! `HISTORIAN_EVAL_DUMP=<file>` writes each unit of the tuning half (its
+//! subjects, items, their origins and the signals of every two parts) as
+//! JSON lines, to study grouping away from the bench (`dump`).
+//!
 //! `HISTORIAN_EVAL_THRESHOLD` overrides the join threshold;
 //! `HISTORIAN_EVAL_FIT=1` also fits the affinity's weights by logistic
 //! regression and cross-validates them (fitted on all repositories but the
@@ -64,6 +68,8 @@
 #![allow(clippy::needless_range_loop)]
 
 mod common;
+#[path = "historian_eval/dump.rs"]
+mod dump;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -1119,6 +1125,12 @@ fn main() {
             None => println!("{:<22} (skipped: not found)", source.name),
         }
     }
+    if let Some(path) = std::env::var_os("HISTORIAN_EVAL_DUMP") {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("the dump file"));
+        for (name, segs) in sources_read.iter().filter(|(name, _)| half(name) == Some(false)) {
+            dump::dump(&mut out, name, segs, &tuning);
+        }
+    }
     println!(
         "\nper case (a squashed commit of 2-3 originals): mean, median and line-weighted score; \
          baselines one commit per directory and one commit (line-weighted); planned commit count \
@@ -1342,7 +1354,12 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     out.push(("no definition and use".to_owned(), without(&[6])));
     out.push(("no file naming a stem".to_owned(), without(&[7])));
     out.push(("no kinds of file".to_owned(), without(&[11, 12, 13, 14])));
-    for reading in [count::Reading::Loose, count::Reading::NotProse, count::Reading::Verb] {
+    for reading in [
+        count::Reading::Loose,
+        count::Reading::NotProse,
+        count::Reading::Stops,
+        count::Reading::Verb,
+    ] {
         let mut t = base.clone();
         t.reading = reading;
         out.push((format!("subjects read {reading:?}"), t));
@@ -1362,7 +1379,10 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
         t.hunk_parts = mode;
         out.push((label.to_owned(), t));
     }
-    for weight in [0.0, 0.75, 3.0, 5.0] {
+    let mut t = base.clone();
+    t.used_words = !base.used_words;
+    out.push((format!("used words {}", t.used_words), t));
+    for weight in [0.0, 0.75, 1.5, 3.0] {
         let mut t = base.clone();
         t.subject_words = weight;
         out.push((format!("subject words {weight}"), t));

@@ -88,7 +88,7 @@ pub struct Part {
     removed: bool,
     renamed: bool,
     pub(super) defined: BTreeSet<String>,
-    used: BTreeSet<String>,
+    pub(super) used: BTreeSet<String>,
     pub lines: usize,
 }
 
@@ -262,6 +262,19 @@ pub fn affinity(features: &Signals, coefficients: &[f64]) -> f64 {
 /// The unit's parts with the signals of each pair, for the evaluation.
 pub fn pairs(ctx: &Context<'_>, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> (Vec<Part>, Vec<Pair>) {
     let parts = parts(ctx.changes, files, words);
+    let n = parts.len();
+    let mut out = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            out.push((a, b, features(&parts[a], &parts[b], n, &ctx.coupling, words)));
+        }
+    }
+    (parts, out)
+}
+
+/// The same with each hunk of a file changed hunk by hunk a part of its own.
+pub fn hunk_pairs(ctx: &Context<'_>, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> (Vec<Part>, Vec<Pair>) {
+    let parts = hunk_parts(ctx.changes, files, words);
     let n = parts.len();
     let mut out = Vec::new();
     for a in 0..n {

@@ -51,6 +51,10 @@ pub struct Tuning {
     /// most words with one subject are to belong together (and less sure
     /// when with two different subjects), in log-odds.
     pub subject_words: f64,
+    /// Whether a part answers to a subject by the words of the names its
+    /// lines use too (a test calling `parse_header`, a changelog line), not
+    /// only by its path, kind and the names it defines.
+    pub used_words: bool,
     /// The affinity's coefficients (intercept first), when not the built-in
     /// ones: the evaluation harness fits its own.
     pub coefficients: Option<Vec<f64>>,
@@ -64,11 +68,12 @@ impl Default for Tuning {
             common_name_share: 0.5,
             coupling_history: crate::historian::analyse::coupling::HISTORY,
             count_from_message: true,
-            reading: Reading::NotProse,
+            reading: Reading::Stops,
             supported_subjects: false,
             sure_join: 0.8,
             hunk_parts: HunkParts::Never,
-            subject_words: 0.75,
+            subject_words: 1.5,
+            used_words: true,
             same_file: 2.0,
             coefficients: None,
         }

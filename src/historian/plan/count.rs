@@ -12,22 +12,24 @@
 //! single line, short, not a sentence ending in a full stop, not a trailer
 //! (`Signed-off-by: …`), a link or an issue reference — and, read
 //! strictly ([`Reading`]), when it does not open like a body's sentence
-//! (`This …`, `The …`, `When …`: the default) or when it opens like a
-//! subject (a verb first, a conventional prefix or a version: stricter,
-//! fewer cases worse than one commit but a lower mean on the evaluation's
-//! tuning half). A body's one-line paragraph ("This keeps the old
-//! behaviour") split clean commits before. Read strictly, a later subject
-//! repeating most words of an earlier one (a pull request's title, then
-//! its commit's subject) is the same work, and a join of several messages
-//! names those messages even when one of them lists a squash merge's
-//! commits. When the count is still one too many, the affinity has the
+//! (`This …`, `The …`, `When …`) or when it opens like a subject (a verb
+//! first, a conventional prefix or a version: stricter, fewer cases worse
+//! than one commit but a lower mean on the evaluation's tuning half). By
+//! default ([`Reading::Stops`]) one sentence ending in a full stop counts
+//! too when it opens like a subject (`Added a test for hasNext.`): some
+//! projects end every subject so. A body's one-line paragraph ("This keeps
+//! the old behaviour") split clean commits before. Read strictly, a later
+//! subject saying no word an earlier one does not, or all of its words (a
+//! pull request's title, then its commit's subject), is the same work, and
+//! a join of several messages names those messages even when one of them
+//! lists a squash merge's commits. When the count is still one too many, the affinity has the
 //! last word (a join it is sure of is made anyway).
 
 /// The subjects a message names, the first line first; when the message
 /// lists the commits it joined (bullets, quoted commits), those alone.
-/// Read as the planner reads them by default ([`Reading::NotProse`]).
+/// Read as the planner reads them by default ([`Reading::Stops`]).
 pub fn subjects(message: &str) -> Vec<&str> {
-    subjects_read(message, Reading::NotProse)
+    subjects_read(message, Reading::Stops)
 }
 
 /// How strictly a later one-line paragraph is read as a subject.
@@ -37,6 +39,10 @@ pub enum Reading {
     Loose,
     /// … and does not open like a body's sentence ([`not_prose`]).
     NotProse,
+    /// [`Reading::NotProse`], and one sentence ending in a full stop counts
+    /// too when it opens like a subject (`Added a test for the parser.`):
+    /// some projects end every subject so.
+    Stops,
     /// … and opens like a subject ([`opens_like_subject`]).
     Verb,
 }
@@ -73,10 +79,11 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
         if let [line] = lines[..] {
             let opens = match reading {
                 Reading::Loose => true,
-                Reading::NotProse => not_prose(line),
+                Reading::NotProse | Reading::Stops => not_prose(line),
                 Reading::Verb => opens_like_subject(line),
             };
-            if reads_as_subject(line) && opens {
+            let sentence = reading == Reading::Stops && is_subject_sentence(line);
+            if (reads_as_subject(line) || sentence) && opens {
                 out.push(line);
             }
         }
@@ -93,16 +100,26 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
     }
 }
 
-/// Drops a later subject whose words an earlier one already says (a pull
-/// request's title, then its one commit's subject in the body).
+/// Drops a later subject whose words an earlier one already says, or which
+/// says all of an earlier one's (a pull request's title, then its one
+/// commit's subject in the body), the fewer being at least two words or
+/// all of the other's. Two subjects sharing most words are two pieces of
+/// work when each has a word of its own (`bump grep-pcre2`, then `bump
+/// grep-searcher`); a word alone (`Fix the parser`) says too little to
+/// repeat another.
 fn drop_repeats(subjects: &mut Vec<&str>) {
     let mut seen: Vec<std::collections::BTreeSet<String>> = Vec::new();
     subjects.retain(|s| {
         let mine = words(s);
         let repeat = !mine.is_empty()
-            && seen
-                .iter()
-                .any(|other| mine.intersection(other).count() * 3 >= mine.len().max(other.len()) * 2);
+            && seen.iter().any(|other| {
+                let (fewer, more) = if mine.len() <= other.len() {
+                    (&mine, other)
+                } else {
+                    (other, &mine)
+                };
+                fewer.is_subset(more) && (fewer.len() >= 2 || fewer == more)
+            });
         seen.push(mine);
         !repeat
     });
@@ -181,6 +198,16 @@ fn reads_as_subject(line: &str) -> bool {
         && !reference
         && !lower.contains("://")
         && !["#", ">", "-", "|", "```", "("].iter().any(|p| line.starts_with(p))
+}
+
+/// Whether a line ending in a full stop reads like a subject all the same:
+/// one sentence that opens like a subject (`Added a test for the parser.`,
+/// not `Fixes #12.` or `Detected by clang-tidy.`).
+fn is_subject_sentence(line: &str) -> bool {
+    let Some(sentence) = line.strip_suffix('.') else {
+        return false;
+    };
+    !sentence.contains(". ") && !sentence.ends_with('.') && opens_like_subject(line) && reads_as_subject(sentence)
 }
 
 /// Verbs subjects open with, in the imperative (`Add`), the third person
@@ -314,6 +341,30 @@ mod tests {
         assert!(super::opens_like_subject("2.1.0"));
         assert!(!super::opens_like_subject("Without it the reader loops"));
         assert!(!super::opens_like_subject("The reader loops"));
+    }
+
+    #[test]
+    fn a_subject_ending_in_a_full_stop_counts_when_it_opens_like_one() {
+        let message = "Added a test for hasNext.\n\nRemoved an unused import.\n\nFound by the fuzzer.\n\nFixes #12.\n";
+        assert_eq!(
+            subjects(message),
+            ["Added a test for hasNext.", "Removed an unused import."]
+        );
+        // Two sentences, or a sentence of prose, are a body.
+        let body = "Fix the parser\n\nRemoved the check. It never held.\n\nThe reader loops.\n";
+        assert_eq!(subjects(body), ["Fix the parser"]);
+        assert_eq!(subjects_read(message, Reading::NotProse), ["Added a test for hasNext."]);
+    }
+
+    #[test]
+    fn subjects_sharing_most_words_are_two_pieces_when_each_has_its_own() {
+        let bumps = "deps: bump grep-pcre2 to 0.1.8\n\ndeps: bump grep-searcher to 0.1.14\n";
+        assert_eq!(
+            subjects(bumps),
+            ["deps: bump grep-pcre2 to 0.1.8", "deps: bump grep-searcher to 0.1.14"]
+        );
+        let same = "Update sidebar.html\n\nUpdate sidebar.html\n\nUpdate sidebarlogo.html\n";
+        assert_eq!(subjects(same), ["Update sidebar.html", "Update sidebarlogo.html"]);
     }
 
     #[test]

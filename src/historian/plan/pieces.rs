@@ -6,7 +6,12 @@
 //! keeps the subjects it joined) is split into about that many: parts join
 //! until that many are left, then only when the affinity is nearly sure
 //! (`sure_join`), and two parts sharing the most words with one subject are
-//! surer to belong together (with two different subjects, less sure).
+//! surer to belong together (with two different subjects, less sure). A
+//! part's words are its path's, its kind's (`docs`, `test`, …), those of
+//! the names it defines and of the names its lines use (`used_words`: a
+//! changelog line, a test calling the function a subject names); on the
+//! evaluation's tuning half the names used lifted the mean by 0.010 and
+//! cut the cases worse than one commit from 66 to 50.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,9 +22,9 @@ use super::context::{Context, HunkParts, Tuning};
 use super::count;
 use crate::historian::analyse::classify::Category;
 
-/// The words a part answers to: its path's, its kind's, and the names it
-/// defines.
-fn part_words(part: &Part, path: &str) -> BTreeSet<String> {
+/// The words a part answers to: its path's, its kind's, the names it
+/// defines and, with `used`, the names its lines use.
+fn part_words(part: &Part, path: &str, used: bool) -> BTreeSet<String> {
     let mut out = count::words(path);
     let kind: &[&str] = match part.category {
         Category::Docs => &["docs", "doc", "documentation", "readme", "changelog"],
@@ -40,12 +45,17 @@ fn part_words(part: &Part, path: &str) -> BTreeSet<String> {
     for name in &part.defined {
         out.extend(count::words(name));
     }
+    if used {
+        for name in &part.used {
+            out.extend(count::words(name));
+        }
+    }
     out
 }
 
 /// The one subject of `named` each part shares the most words with, when
 /// there is one.
-fn subject_of_parts(parts: &[Part], named: &[&str], wanted: bool) -> Vec<Option<usize>> {
+fn subject_of_parts(parts: &[Part], named: &[&str], wanted: bool, used: bool) -> Vec<Option<usize>> {
     if !wanted {
         return vec![None; parts.len()];
     }
@@ -53,7 +63,7 @@ fn subject_of_parts(parts: &[Part], named: &[&str], wanted: bool) -> Vec<Option<
     parts
         .iter()
         .map(|p| {
-            let words = part_words(p, &p.path);
+            let words = part_words(p, &p.path, used);
             let shared: Vec<usize> = subjects.iter().map(|s| s.intersection(&words).count()).collect();
             let best = shared.iter().copied().max().unwrap_or(0);
             let winners: Vec<usize> = (0..shared.len()).filter(|&s| shared[s] == best).collect();
@@ -67,7 +77,7 @@ fn subject_of_parts(parts: &[Part], named: &[&str], wanted: bool) -> Vec<Option<
 /// one, or its words nowhere) does not ask for a commit of its own. All of
 /// them when none is.
 fn supported_subjects<'m>(parts: &[Part], named: &[&'m str]) -> Vec<&'m str> {
-    let words: Vec<BTreeSet<String>> = parts.iter().map(|p| part_words(p, &p.path)).collect();
+    let words: Vec<BTreeSet<String>> = parts.iter().map(|p| part_words(p, &p.path, false)).collect();
     let out: Vec<&str> = named
         .iter()
         .copied()
@@ -149,7 +159,12 @@ pub fn split_unit(
         }
     }
     let same_file = |a: usize, b: usize| parts[a].file == parts[b].file;
-    let about = subject_of_parts(&parts, named, wanted.is_some() && tuning.subject_words != 0.0);
+    let about = subject_of_parts(
+        &parts,
+        named,
+        wanted.is_some() && tuning.subject_words != 0.0,
+        tuning.used_words,
+    );
     // Average linkage on the sums of chances between clusters (a cluster
     // lives in the slot of its first part): join the two closest clusters
     // while they are close enough; ties go to the lowest slots, so the
