@@ -169,11 +169,14 @@ fn is_commit_line(line: &str) -> bool {
 fn reads_as_subject(line: &str) -> bool {
     let words = line.split_whitespace().count();
     let lower = line.to_ascii_lowercase();
-    // `Signed-off-by: …`, `Ref: …`, `Fixes: …`; not `fix(parser): …`.
+    // `Signed-off-by: …`, `Ref: …`, `Fixes: …`; not `fix(parser): …`, nor
+    // a path or a name as the scope (`ignore/types: …`, `main.c: …`,
+    // `jq_next: …`).
     let trailer = line.split_once(':').is_some_and(|(key, _)| {
         let kind = key.split('(').next().unwrap_or(key).trim_end_matches('!');
         let conventional = !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase());
-        !key.is_empty() && !key.contains(' ') && !conventional
+        let scope = key.contains(['/', '.', '_']);
+        !key.is_empty() && !key.contains(' ') && !conventional && !scope
     });
     let reference = [
         "fixes #",
@@ -357,11 +360,20 @@ mod tests {
     }
 
     #[test]
-    fn subjects_sharing_most_words_are_two_pieces_when_each_has_its_own() {
+    fn subjects_with_a_path_as_scope_or_sharing_most_words_are_counted() {
         let bumps = "deps: bump grep-pcre2 to 0.1.8\n\ndeps: bump grep-searcher to 0.1.14\n";
         assert_eq!(
             subjects(bumps),
             ["deps: bump grep-pcre2 to 0.1.8", "deps: bump grep-searcher to 0.1.14"]
+        );
+        let scopes = "ignore/types: add AIDL file type\n\nsrc/builtin.c: Add missing semicolon\n\njq_next: simplify the call\n\nSigned-off-by: A <a@example.com>\n";
+        assert_eq!(
+            subjects(scopes),
+            [
+                "ignore/types: add AIDL file type",
+                "src/builtin.c: Add missing semicolon",
+                "jq_next: simplify the call"
+            ]
         );
         let same = "Update sidebar.html\n\nUpdate sidebar.html\n\nUpdate sidebarlogo.html\n";
         assert_eq!(subjects(same), ["Update sidebar.html", "Update sidebarlogo.html"]);
