@@ -1382,6 +1382,11 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     let mut t = base.clone();
     t.used_words = !base.used_words;
     out.push((format!("used words {}", t.used_words), t));
+    for weight in [0.0, 0.25, 0.5] {
+        let mut t = base.clone();
+        t.body_words = weight;
+        out.push((format!("body words {weight}"), t));
+    }
     for weight in [0.0, 0.75, 1.5, 3.0] {
         let mut t = base.clone();
         t.subject_words = weight;

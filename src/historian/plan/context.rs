@@ -55,6 +55,10 @@ pub struct Tuning {
     /// lines use too (a test calling `parse_header`, a changelog line), not
     /// only by its path, kind and the names it defines.
     pub used_words: bool,
+    /// How much a word of a subject's body counts, against one of the
+    /// subject itself, when a part is matched to a subject (0: bodies are
+    /// not read).
+    pub body_words: f64,
     /// The affinity's coefficients (intercept first), when not the built-in
     /// ones: the evaluation harness fits its own.
     pub coefficients: Option<Vec<f64>>,
@@ -74,6 +78,7 @@ impl Default for Tuning {
             hunk_parts: HunkParts::Never,
             subject_words: 1.5,
             used_words: true,
+            body_words: 0.25,
             same_file: 2.0,
             coefficients: None,
         }

@@ -100,6 +100,35 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
     }
 }
 
+/// The stretch of `message` each of its `named` subjects opens: from the
+/// subject to the next one found after it (or the end), which holds the
+/// body written with it. A subject not found is its own stretch.
+pub fn stretches<'m>(message: &'m str, named: &[&'m str]) -> Vec<&'m str> {
+    let mut starts: Vec<Option<usize>> = Vec::with_capacity(named.len());
+    let mut from = 0;
+    for subject in named {
+        let at = message[from..].find(subject).map(|i| i + from);
+        if let Some(at) = at {
+            from = at + subject.len();
+        }
+        starts.push(at);
+    }
+    (0..named.len())
+        .map(|k| match starts[k] {
+            Some(start) => {
+                let end = starts[k + 1..]
+                    .iter()
+                    .flatten()
+                    .next()
+                    .copied()
+                    .unwrap_or(message.len());
+                &message[start..end]
+            }
+            None => named[k],
+        })
+        .collect()
+}
+
 /// Drops a later subject whose words an earlier one already says, or which
 /// says all of an earlier one's (a pull request's title, then its one
 /// commit's subject in the body), the fewer being at least two words or
@@ -377,6 +406,20 @@ mod tests {
         );
         let same = "Update sidebar.html\n\nUpdate sidebar.html\n\nUpdate sidebarlogo.html\n";
         assert_eq!(subjects(same), ["Update sidebar.html", "Update sidebarlogo.html"]);
+    }
+
+    #[test]
+    fn each_subject_opens_the_stretch_holding_its_body() {
+        let message = "Add the lexer\n\nIt reads tokens.\n\nDocument the lexer\n\nSee the guide.\n";
+        let named = subjects(message);
+        assert_eq!(
+            super::stretches(message, &named),
+            [
+                "Add the lexer\n\nIt reads tokens.\n\n",
+                "Document the lexer\n\nSee the guide.\n"
+            ]
+        );
+        assert_eq!(super::stretches(message, &["Fix it"]), ["Fix it"]);
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub fn split_unit(
     words: &Words,
     tuning: &Tuning,
     named: &[&str],
+    message: &str,
 ) -> Vec<Vec<usize>> {
     let supported;
     let named = if tuning.supported_subjects && named.len() >= 2 && files.len() <= MOST_PARTS {
@@ -83,7 +84,7 @@ pub fn split_unit(
     }
     let same_file = |a: usize, b: usize| parts[a].file == parts[b].file;
     let about = if wanted.is_some() && tuning.subject_words != 0.0 {
-        subject_of_parts(&parts, named, tuning.used_words)
+        subject_of_parts(&parts, named, message, tuning)
     } else {
         vec![None; parts.len()]
     };

@@ -19,6 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::affinity::Part;
+use super::context::Tuning;
 use super::count;
 use crate::historian::analyse::classify::Category;
 
@@ -56,17 +57,33 @@ pub(super) fn part_words(part: &Part, used: bool) -> BTreeSet<String> {
     out
 }
 
-/// The one subject of `named` each part answers to, when there is one.
-pub(super) fn subject_of_parts(parts: &[Part], named: &[&str], used: bool) -> Vec<Option<usize>> {
-    let words: Vec<BTreeSet<String>> = parts.iter().map(|p| part_words(p, used)).collect();
+/// The one subject of `named` (subjects of `message`) each part answers
+/// to, when there is one.
+pub(super) fn subject_of_parts(parts: &[Part], named: &[&str], message: &str, tuning: &Tuning) -> Vec<Option<usize>> {
+    let words: Vec<BTreeSet<String>> = parts.iter().map(|p| part_words(p, tuning.used_words)).collect();
     let subjects: Vec<BTreeSet<String>> = named.iter().map(|s| count::words(s)).collect();
-    answers(words, &subjects)
+    let bodies: Vec<BTreeSet<String>> = if tuning.body_words > 0.0 {
+        count::stretches(message, named)
+            .iter()
+            .zip(&subjects)
+            .map(|(stretch, subject)| count::words(stretch).difference(subject).cloned().collect())
+            .collect()
+    } else {
+        vec![BTreeSet::new(); named.len()]
+    };
+    answers(words, &subjects, &bodies, tuning.body_words)
 }
 
 /// For each set of words, the subject sharing the most words with it when
-/// one shares more than every other; words every set holds are left out
-/// when there are [`MOST_COMMON`] sets or more.
-fn answers(mut words: Vec<BTreeSet<String>>, subjects: &[BTreeSet<String>]) -> Vec<Option<usize>> {
+/// one shares more than every other, a word of its body (`bodies`, the
+/// subject's own words left out) counting `body_weight` of one; words every
+/// set holds are left out when there are [`MOST_COMMON`] sets or more.
+fn answers(
+    mut words: Vec<BTreeSet<String>>,
+    subjects: &[BTreeSet<String>],
+    bodies: &[BTreeSet<String>],
+    body_weight: f64,
+) -> Vec<Option<usize>> {
     if words.len() >= MOST_COMMON {
         let mut held: BTreeMap<&str, usize> = BTreeMap::new();
         for set in &words {
@@ -86,11 +103,15 @@ fn answers(mut words: Vec<BTreeSet<String>>, subjects: &[BTreeSet<String>]) -> V
     words
         .iter()
         .map(|set| {
-            let shared: Vec<usize> = subjects.iter().map(|s| s.intersection(set).count()).collect();
-            let best = shared.iter().copied().max().unwrap_or(0);
-            let mut winners = (0..shared.len()).filter(|&s| shared[s] == best);
+            let shared: Vec<f64> = subjects
+                .iter()
+                .zip(bodies)
+                .map(|(s, b)| s.intersection(set).count() as f64 + body_weight * b.intersection(set).count() as f64)
+                .collect();
+            let best = shared.iter().copied().fold(0.0, f64::max);
+            let mut winners = (0..shared.len()).filter(|&s| (shared[s] - best).abs() < 1e-9);
             match (winners.next(), winners.next()) {
-                (Some(s), None) if best > 0 => Some(s),
+                (Some(s), None) if best > 0.0 => Some(s),
                 _ => None,
             }
         })
@@ -137,7 +158,31 @@ mod tests {
             "src/wire.rs open_socket",
             "src/both.rs cache_answers retry_requests",
         ]);
-        assert_eq!(answers(parts, &subjects), [Some(0), Some(1), None, None]);
+        let none = vec![BTreeSet::new(); 2];
+        assert_eq!(answers(parts, &subjects, &none, 0.25), [Some(0), Some(1), None, None]);
+    }
+
+    #[test]
+    fn a_word_of_a_subjects_body_counts_a_quarter() {
+        let subjects = sets(&["Speed up the reader", "Speed up the writer"]);
+        let bodies = sets(&["buffers lines", "flushes once"]);
+        let parts = sets(&[
+            "src/buffer.rs lines",
+            "src/flush.rs flushes",
+            "src/io.rs reader buffers",
+        ]);
+        assert_eq!(
+            answers(parts.clone(), &subjects, &bodies, 0.25),
+            [Some(0), Some(1), Some(0)]
+        );
+        // A subject's own word outweighs its rival's body words.
+        let rival = sets(&["", "reader buffers lines"]);
+        assert_eq!(
+            answers(parts.clone(), &subjects, &rival, 0.25),
+            [Some(1), None, Some(0)]
+        );
+        let none = vec![BTreeSet::new(); 2];
+        assert_eq!(answers(parts, &subjects, &none, 0.25), [None, None, Some(0)]);
     }
 
     #[test]
@@ -151,9 +196,13 @@ mod tests {
         ]);
         // `gson`, `json` and `java` are everywhere: left out, the date
         // format answers to its subject and the others to none.
-        assert_eq!(answers(parts.clone(), &subjects), [Some(1), Some(0), None, None]);
+        let none = vec![BTreeSet::new(); 2];
+        assert_eq!(
+            answers(parts.clone(), &subjects, &none, 0.25),
+            [Some(1), Some(0), None, None]
+        );
         // Fewer parts: every word counts.
         let three = vec![parts[0].clone(), parts[2].clone(), parts[3].clone()];
-        assert_eq!(answers(three, &subjects), [None, Some(0), Some(0)]);
+        assert_eq!(answers(three, &subjects, &none, 0.25), [None, Some(0), Some(0)]);
     }
 }
