@@ -1372,6 +1372,7 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     out.push((format!("count from the message {}", t.count_from_message), t));
     for (label, mode) in [
         ("files kept whole", HunkParts::Never),
+        ("hunks by subject", HunkParts::BySubject),
         ("hunks when fewer files", HunkParts::WhenFewerFiles),
         ("hunks with any count", HunkParts::WithCount),
     ] {

@@ -89,3 +89,52 @@ fn subjects_ending_in_a_full_stop_are_counted() {
         assert_eq!(files.len(), commits, "{branch}: {files:?}");
     }
 }
+
+/// One file, two hunks, each answering to its own subject of the squash:
+/// the hunks go to different commits. Under one subject the file stays
+/// whole.
+#[test]
+fn hunks_answering_to_different_subjects_go_to_different_commits() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let filler: Vec<String> = (1..=20).map(|n| format!("// note {n}")).collect();
+    let source = |read: &str, flush: &str| {
+        format!(
+            "pub fn read_all() -> usize {{\n    {read}\n}}\n\n{}\n\npub fn flush_all() -> usize {{\n    {flush}\n}}\n",
+            filler.join("\n")
+        )
+    };
+    write(&repo.join("src/io.rs"), &source("1", "2"));
+    commit_all(&env, &repo, "base");
+    for (branch, message, commits) in [
+        ("squashed", "Read with a larger buffer\n\nFlush the writer once\n", 2),
+        ("one", "Tune reading and flushing\n", 1),
+    ] {
+        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
+        write(
+            &repo.join("src/io.rs"),
+            &source("read_buffer(4096)", "flush_writer_once()"),
+        );
+        commit_all(&env, &repo, message);
+        let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
+        let plan = out.json();
+        let planned = plan["commits"].as_array().unwrap();
+        assert_eq!(planned.len(), commits, "{branch}: {}", out.stdout);
+        if commits == 2 {
+            assert_eq!(
+                planned[0]["hunks"],
+                serde_json::json!(["src/io.rs#1"]),
+                "{}",
+                out.stdout
+            );
+            assert_eq!(
+                planned[1]["hunks"],
+                serde_json::json!(["src/io.rs#2"]),
+                "{}",
+                out.stdout
+            );
+        }
+        let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+        assert_same_tree(&env, &repo, branch, &field(&out, "Clean branch"));
+    }
+}

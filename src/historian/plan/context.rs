@@ -75,7 +75,7 @@ impl Default for Tuning {
             reading: Reading::Stops,
             supported_subjects: false,
             sure_join: 0.8,
-            hunk_parts: HunkParts::Never,
+            hunk_parts: HunkParts::BySubject,
             subject_words: 1.5,
             used_words: true,
             body_words: 0.25,
@@ -91,6 +91,10 @@ impl Default for Tuning {
 pub enum HunkParts {
     /// Files are kept whole.
     Never,
+    /// When a unit's message names several pieces of work, a file whose
+    /// hunks answer to different ones of them (`subjects`): one part per
+    /// subject.
+    BySubject,
     /// When a unit's message names more pieces of work than it has files.
     WhenFewerFiles,
     /// Whenever a unit's message names several pieces of work.

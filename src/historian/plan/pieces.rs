@@ -11,10 +11,10 @@
 use std::collections::BTreeMap;
 
 use super::affinity::{
-    affinity, features, hunk_parts, parts, Pair, Part, Signals, Words, COEFFICIENTS, FEATURES, MOST_PARTS,
+    affinity, features, hunk_parts, parts, parts_of, Pair, Part, Signals, Words, COEFFICIENTS, FEATURES, MOST_PARTS,
 };
 use super::context::{Context, HunkParts, Tuning};
-use super::subjects::{subject_of_parts, supported_subjects};
+use super::subjects::{pieces_by_subject, subject_of_parts, supported_subjects};
 
 /// Splits one unit into groups of items; `wanted` is how many pieces of
 /// work its message names (`count`), when it names several: parts join
@@ -72,6 +72,12 @@ pub fn split_unit(
     } && files.values().map(Vec::len).sum::<usize>() <= MOST_PARTS;
     let parts = if by_hunks {
         hunk_parts(ctx.changes, files, words)
+    } else if wanted.is_some()
+        && tuning.hunk_parts == HunkParts::BySubject
+        && files.values().map(Vec::len).sum::<usize>() <= MOST_PARTS
+    {
+        let pieces = pieces_by_subject(ctx.changes, files, words, named, message, tuning);
+        parts_of(ctx.changes, pieces.into_iter(), words)
     } else {
         parts(ctx.changes, files, words)
     };
