@@ -303,7 +303,7 @@ pub fn opens_like_subject(line: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{subjects, subjects_read, Reading};
+    use crate::historian::plan::count::{subjects, subjects_read, Reading};
 
     #[test]
     fn words_are_cut_at_case_changes_and_punctuation() {
