@@ -53,6 +53,10 @@
 //! commits are written into a scratch repository borrowing the source's
 //! objects; the source is only read.
 //!
+//! `HISTORIAN_EVAL_DUMP=<file>` writes each unit of the tuning half (its
+//! subjects, items, their origins and the signals of every two parts) as
+//! JSON lines, to study grouping away from the bench (`dump`).
+//!
 //! `HISTORIAN_EVAL_THRESHOLD` overrides the join threshold;
 //! `HISTORIAN_EVAL_FIT=1` also fits the affinity's weights by logistic
 //! regression and cross-validates them (fitted on all repositories but the
@@ -64,6 +68,15 @@
 #![allow(clippy::needless_range_loop)]
 
 mod common;
+#[path = "historian_eval/dump.rs"]
+mod dump;
+#[path = "historian_eval/fitting.rs"]
+mod fitting;
+#[path = "historian_eval/generate.rs"]
+mod generate;
+
+use fitting::{dataset, fit};
+use generate::generate;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -75,7 +88,6 @@ use ultraplan::historian::analyse::items::ChangeSet;
 use ultraplan::historian::analyse::provenance;
 use ultraplan::historian::message;
 use ultraplan::historian::plan::context::{Context, HunkParts, Tuning};
-use ultraplan::historian::plan::units;
 use ultraplan::historian::plan::{affinity, auto, count};
 
 const MOST_FILES: usize = 25;
@@ -813,261 +825,6 @@ fn keeps_present(changes: &ChangeSet, groups: &[Vec<usize>]) -> bool {
     })
 }
 
-/// Pairs of parts within the squashed commits: signals, whether the two
-/// came from one original commit, and their lines.
-fn dataset(segments: &[Segment], tuning: &Tuning) -> Vec<(affinity::Signals, bool, f64)> {
-    let mut out = Vec::new();
-    for seg in segments {
-        let ctx = Context::new(&seg.changes, &seg.seen, &seg.squashed, seg.coupling.clone());
-        let words = affinity::Words::new(&seg.changes, tuning.common_name_share);
-        for files in units::unit_files(&ctx).values() {
-            let (parts, pairs) = affinity::pairs(&ctx, files, &words);
-            let origin: Vec<usize> = parts
-                .iter()
-                .map(|p| {
-                    let mut w: BTreeMap<usize, u32> = BTreeMap::new();
-                    for &i in &p.items {
-                        for &(k, x) in &seg.truth.items[i] {
-                            *w.entry(k).or_default() += x;
-                        }
-                    }
-                    best_of(&w)
-                })
-                .collect();
-            for (a, b, f) in pairs {
-                let weight = (parts[a].lines + parts[b].lines).max(1) as f64;
-                out.push((f, origin[a] == origin[b], weight));
-            }
-        }
-    }
-    out
-}
-
-/// Weighted logistic regression with a little L2 regularisation, by
-/// Newton's method: intercept first.
-fn fit(data: &[(affinity::Signals, bool, f64)]) -> Vec<f64> {
-    let d = 20;
-    let mut w = vec![0.0; d];
-    let total: f64 = data.iter().map(|(_, _, x)| x).sum::<f64>().max(1.0);
-    let lambda = 1e-3;
-    for _ in 0..30 {
-        let mut gradient = vec![0.0; d];
-        let mut hessian = vec![vec![0.0; d]; d];
-        for (f, y, weight) in data {
-            let x: Vec<f64> = std::iter::once(1.0).chain(f.iter().copied()).collect();
-            let z: f64 = x.iter().zip(&w).map(|(a, b)| a * b).sum();
-            let p = 1.0 / (1.0 + (-z).exp());
-            let c = weight / total;
-            let err = p - if *y { 1.0 } else { 0.0 };
-            for i in 0..d {
-                gradient[i] += c * err * x[i];
-                for j in 0..d {
-                    hessian[i][j] += c * p * (1.0 - p) * x[i] * x[j];
-                }
-            }
-        }
-        for i in 0..d {
-            gradient[i] += lambda * w[i];
-            hessian[i][i] += lambda;
-        }
-        let step = solve(hessian, gradient);
-        for i in 0..d {
-            w[i] -= step[i];
-        }
-    }
-    w
-}
-
-/// Solves `a x = b` by Gaussian elimination with partial pivoting.
-fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
-    let n = b.len();
-    for col in 0..n {
-        let pivot = (col..n)
-            .max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))
-            .expect("a row");
-        a.swap(col, pivot);
-        b.swap(col, pivot);
-        let p = a[col][col];
-        if p.abs() < 1e-12 {
-            continue;
-        }
-        for row in col + 1..n {
-            let factor = a[row][col] / p;
-            for k in col..n {
-                a[row][k] -= factor * a[col][k];
-            }
-            b[row] -= factor * b[col];
-        }
-    }
-    let mut x = vec![0.0; n];
-    for row in (0..n).rev() {
-        let mut sum = b[row];
-        for k in row + 1..n {
-            sum -= a[row][k] * x[k];
-        }
-        x[row] = if a[row][row].abs() < 1e-12 {
-            0.0
-        } else {
-            sum / a[row][row]
-        };
-    }
-    x
-}
-
-/// A generated history: a small multi-module project whose commits add
-/// features (a function, its callers, its test, a line of docs), fix lines,
-/// rename functions across files, edit docs and bump dependencies.
-fn generate(dir: &Path) {
-    std::fs::create_dir_all(dir).expect("dir");
-    common::git(dir, &["init", "-q", "-b", "main"]);
-    let modules = ["parser", "lexer", "render", "store", "net", "auth"];
-    let mut files: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut functions: Vec<(String, String)> = Vec::new(); // (name, path)
-    for m in modules {
-        for f in ["core", "util"] {
-            let path = format!("src/{m}/{f}.rs");
-            let mut lines = vec![format!("//! {m} {f}"), String::new()];
-            for n in 0..3 {
-                let name = format!("{m}_{f}_{n}");
-                lines.extend(function(&name, &[]));
-                functions.push((name, path.clone()));
-            }
-            files.insert(path, lines);
-        }
-        files.insert(
-            format!("tests/{m}_test.rs"),
-            vec![format!("// tests of {m}"), String::new()],
-        );
-        files.insert(
-            format!("docs/{m}.md"),
-            vec![format!("# {m}"), String::new(), format!("The {m} module.")],
-        );
-    }
-    files.insert(
-        "README.md".into(),
-        vec!["# demo".into(), String::new(), "A demo.".into()],
-    );
-    files.insert(
-        "Cargo.toml".into(),
-        vec!["[package]".into(), "name = \"demo\"".into(), "[dependencies]".into()],
-    );
-    files.insert("Cargo.lock".into(), vec!["# lock".into()]);
-    write_all(dir, &files);
-    common::git(dir, &["add", "-A"]);
-    common::git(dir, &["commit", "-q", "-m", "initial"]);
-    let mut random = Lcg(42);
-    let words = [
-        "parse", "scan", "emit", "load", "save", "check", "merge", "split", "flush", "fetch",
-    ];
-    for n in 0..160 {
-        let m = modules[random.below(modules.len() as u64) as usize];
-        let kind = random.below(100);
-        let subject;
-        if kind < 40 {
-            // A feature: a function, a caller, maybe a test and a doc line.
-            let word = words[random.below(words.len() as u64) as usize];
-            let name = format!("{m}_{word}_{n}");
-            let file = if random.below(2) == 0 { "core" } else { "util" };
-            let path = format!("src/{m}/{file}.rs");
-            let body = (1 + random.below(6)) as usize;
-            let mut lines = function(&name, &[]);
-            for b in 0..body {
-                lines.insert(1, format!("    let step{b} = {b} + 1;"));
-            }
-            files.get_mut(&path).expect("file").extend(lines);
-            functions.push((name.clone(), path.clone()));
-            let caller_module = if random.below(3) == 0 {
-                modules[random.below(modules.len() as u64) as usize]
-            } else {
-                m
-            };
-            let caller_path = format!("src/{caller_module}/core.rs");
-            let caller = files.get_mut(&caller_path).expect("caller");
-            let at = 2 + random.below(caller.len().saturating_sub(2) as u64 + 1) as usize;
-            caller.insert(at.min(caller.len()), format!("// uses {name}: {name}();"));
-            if random.below(10) < 6 {
-                files.get_mut(&format!("tests/{m}_test.rs")).expect("test").extend(vec![
-                    "#[test]".into(),
-                    format!("fn test_{name}() {{"),
-                    format!("    {name}();"),
-                    "}".into(),
-                ]);
-            }
-            if random.below(10) < 3 {
-                files
-                    .get_mut(&format!("docs/{m}.md"))
-                    .expect("doc")
-                    .push(format!("Use `{name}` to {word}."));
-            }
-            subject = format!("Add {name}");
-        } else if kind < 65 {
-            // A fix: change a line inside a function.
-            let (name, path) = functions[random.below(functions.len() as u64) as usize].clone();
-            let lines = files.get_mut(&path).expect("file");
-            if let Some(at) = lines.iter().position(|l| l.contains(&format!("fn {name}("))) {
-                lines.insert(at + 1, format!("    let fixed_{n} = true; // fix {n}"));
-            }
-            subject = format!("Fix {name} on empty input");
-        } else if kind < 75 {
-            // A rename across every file using the function.
-            let index = random.below(functions.len() as u64) as usize;
-            let (old, _) = functions[index].clone();
-            let new = format!("{old}_v{n}");
-            for lines in files.values_mut() {
-                for l in lines.iter_mut() {
-                    if l.contains(&old) {
-                        *l = l.replace(&old, &new);
-                    }
-                }
-            }
-            functions[index].0 = new.clone();
-            subject = format!("Rename {old} to {new}");
-        } else if kind < 88 {
-            let path = if random.below(3) == 0 {
-                "README.md".to_owned()
-            } else {
-                format!("docs/{m}.md")
-            };
-            files
-                .get_mut(&path)
-                .expect("doc")
-                .push(format!("More about {m} ({n})."));
-            subject = format!("Document {m}");
-        } else {
-            files
-                .get_mut("Cargo.toml")
-                .expect("manifest")
-                .push(format!("dep{n} = \"1.{n}\""));
-            let lock = files.get_mut("Cargo.lock").expect("lock");
-            lock.extend(vec![
-                "[[package]]".into(),
-                format!("name = \"dep{n}\""),
-                format!("version = \"1.{n}.0\""),
-            ]);
-            subject = format!("Depend on dep{n}");
-        }
-        write_all(dir, &files);
-        common::git(dir, &["add", "-A"]);
-        common::git(dir, &["commit", "-q", "--allow-empty", "-m", &subject]);
-    }
-}
-
-fn function(name: &str, body: &[&str]) -> Vec<String> {
-    let mut lines = vec![format!("pub fn {name}() {{")];
-    lines.extend(body.iter().map(|b| b.to_string()));
-    lines.push("}".into());
-    lines.push(String::new());
-    lines
-}
-
-fn write_all(dir: &Path, files: &BTreeMap<String, Vec<String>>) {
-    for (path, lines) in files {
-        let full = dir.join(path);
-        std::fs::create_dir_all(full.parent().expect("parent")).expect("dirs");
-        std::fs::write(full, lines.join("\n") + "\n").expect("write");
-    }
-}
-
 fn env_number(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
@@ -1117,6 +874,12 @@ fn main() {
             Some(s) if !s.is_empty() => sources_read.push((source.name.clone(), s)),
             Some(_) => println!("{:<22} (skipped: no run of {length} small commits)", source.name),
             None => println!("{:<22} (skipped: not found)", source.name),
+        }
+    }
+    if let Some(path) = std::env::var_os("HISTORIAN_EVAL_DUMP") {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("the dump file"));
+        for (name, segs) in sources_read.iter().filter(|(name, _)| half(name) == Some(false)) {
+            dump::dump(&mut out, name, segs, &tuning);
         }
     }
     println!(
@@ -1342,7 +1105,12 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     out.push(("no definition and use".to_owned(), without(&[6])));
     out.push(("no file naming a stem".to_owned(), without(&[7])));
     out.push(("no kinds of file".to_owned(), without(&[11, 12, 13, 14])));
-    for reading in [count::Reading::Loose, count::Reading::NotProse, count::Reading::Verb] {
+    for reading in [
+        count::Reading::Loose,
+        count::Reading::NotProse,
+        count::Reading::Stops,
+        count::Reading::Verb,
+    ] {
         let mut t = base.clone();
         t.reading = reading;
         out.push((format!("subjects read {reading:?}"), t));
@@ -1355,6 +1123,7 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     out.push((format!("count from the message {}", t.count_from_message), t));
     for (label, mode) in [
         ("files kept whole", HunkParts::Never),
+        ("hunks by subject", HunkParts::BySubject),
         ("hunks when fewer files", HunkParts::WhenFewerFiles),
         ("hunks with any count", HunkParts::WithCount),
     ] {
@@ -1362,7 +1131,15 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
         t.hunk_parts = mode;
         out.push((label.to_owned(), t));
     }
-    for weight in [0.0, 0.75, 3.0, 5.0] {
+    let mut t = base.clone();
+    t.used_words = !base.used_words;
+    out.push((format!("used words {}", t.used_words), t));
+    for weight in [0.0, 0.25, 0.5] {
+        let mut t = base.clone();
+        t.body_words = weight;
+        out.push((format!("body words {weight}"), t));
+    }
+    for weight in [0.0, 0.75, 1.5, 3.0] {
         let mut t = base.clone();
         t.subject_words = weight;
         out.push((format!("subject words {weight}"), t));

@@ -29,6 +29,7 @@ mod historian_messages;
 mod historian_moves;
 mod historian_session;
 mod historian_stack;
+mod historian_untangle;
 mod outcome_index;
 mod outcomes;
 mod redaction;

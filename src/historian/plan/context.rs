@@ -51,6 +51,14 @@ pub struct Tuning {
     /// most words with one subject are to belong together (and less sure
     /// when with two different subjects), in log-odds.
     pub subject_words: f64,
+    /// Whether a part answers to a subject by the words of the names its
+    /// lines use too (a test calling `parse_header`, a changelog line), not
+    /// only by its path, kind and the names it defines.
+    pub used_words: bool,
+    /// How much a word of a subject's body counts, against one of the
+    /// subject itself, when a part is matched to a subject (0: bodies are
+    /// not read).
+    pub body_words: f64,
     /// The affinity's coefficients (intercept first), when not the built-in
     /// ones: the evaluation harness fits its own.
     pub coefficients: Option<Vec<f64>>,
@@ -64,11 +72,13 @@ impl Default for Tuning {
             common_name_share: 0.5,
             coupling_history: crate::historian::analyse::coupling::HISTORY,
             count_from_message: true,
-            reading: Reading::NotProse,
+            reading: Reading::Stops,
             supported_subjects: false,
             sure_join: 0.8,
-            hunk_parts: HunkParts::Never,
-            subject_words: 0.75,
+            hunk_parts: HunkParts::BySubject,
+            subject_words: 1.5,
+            used_words: true,
+            body_words: 0.25,
             same_file: 2.0,
             coefficients: None,
         }
@@ -81,6 +91,10 @@ impl Default for Tuning {
 pub enum HunkParts {
     /// Files are kept whole.
     Never,
+    /// When a unit's message names several pieces of work, a file whose
+    /// hunks answer to different ones of them (`subjects`): one part per
+    /// subject.
+    BySubject,
     /// When a unit's message names more pieces of work than it has files.
     WhenFewerFiles,
     /// Whenever a unit's message names several pieces of work.

@@ -12,22 +12,24 @@
 //! single line, short, not a sentence ending in a full stop, not a trailer
 //! (`Signed-off-by: …`), a link or an issue reference — and, read
 //! strictly ([`Reading`]), when it does not open like a body's sentence
-//! (`This …`, `The …`, `When …`: the default) or when it opens like a
-//! subject (a verb first, a conventional prefix or a version: stricter,
-//! fewer cases worse than one commit but a lower mean on the evaluation's
-//! tuning half). A body's one-line paragraph ("This keeps the old
-//! behaviour") split clean commits before. Read strictly, a later subject
-//! repeating most words of an earlier one (a pull request's title, then
-//! its commit's subject) is the same work, and a join of several messages
-//! names those messages even when one of them lists a squash merge's
-//! commits. When the count is still one too many, the affinity has the
+//! (`This …`, `The …`, `When …`) or when it opens like a subject (a verb
+//! first, a conventional prefix or a version: stricter, fewer cases worse
+//! than one commit but a lower mean on the evaluation's tuning half). By
+//! default ([`Reading::Stops`]) one sentence ending in a full stop counts
+//! too when it opens like a subject (`Added a test for hasNext.`): some
+//! projects end every subject so. A body's one-line paragraph ("This keeps
+//! the old behaviour") split clean commits before. Read strictly, a later
+//! subject saying no word an earlier one does not, or all of its words (a
+//! pull request's title, then its commit's subject), is the same work, and
+//! a join of several messages names those messages even when one of them
+//! lists a squash merge's commits. When the count is still one too many, the affinity has the
 //! last word (a join it is sure of is made anyway).
 
 /// The subjects a message names, the first line first; when the message
 /// lists the commits it joined (bullets, quoted commits), those alone.
-/// Read as the planner reads them by default ([`Reading::NotProse`]).
+/// Read as the planner reads them by default ([`Reading::Stops`]).
 pub fn subjects(message: &str) -> Vec<&str> {
-    subjects_read(message, Reading::NotProse)
+    subjects_read(message, Reading::Stops)
 }
 
 /// How strictly a later one-line paragraph is read as a subject.
@@ -37,6 +39,10 @@ pub enum Reading {
     Loose,
     /// … and does not open like a body's sentence ([`not_prose`]).
     NotProse,
+    /// [`Reading::NotProse`], and one sentence ending in a full stop counts
+    /// too when it opens like a subject (`Added a test for the parser.`):
+    /// some projects end every subject so.
+    Stops,
     /// … and opens like a subject ([`opens_like_subject`]).
     Verb,
 }
@@ -73,10 +79,11 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
         if let [line] = lines[..] {
             let opens = match reading {
                 Reading::Loose => true,
-                Reading::NotProse => not_prose(line),
+                Reading::NotProse | Reading::Stops => not_prose(line),
                 Reading::Verb => opens_like_subject(line),
             };
-            if reads_as_subject(line) && opens {
+            let sentence = reading == Reading::Stops && is_subject_sentence(line);
+            if (reads_as_subject(line) || sentence) && opens {
                 out.push(line);
             }
         }
@@ -93,16 +100,55 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
     }
 }
 
-/// Drops a later subject whose words an earlier one already says (a pull
-/// request's title, then its one commit's subject in the body).
+/// The stretch of `message` each of its `named` subjects opens: from the
+/// subject to the next one found after it (or the end), which holds the
+/// body written with it. A subject not found is its own stretch.
+pub fn stretches<'m>(message: &'m str, named: &[&'m str]) -> Vec<&'m str> {
+    let mut starts: Vec<Option<usize>> = Vec::with_capacity(named.len());
+    let mut from = 0;
+    for subject in named {
+        let at = message[from..].find(subject).map(|i| i + from);
+        if let Some(at) = at {
+            from = at + subject.len();
+        }
+        starts.push(at);
+    }
+    (0..named.len())
+        .map(|k| match starts[k] {
+            Some(start) => {
+                let end = starts[k + 1..]
+                    .iter()
+                    .flatten()
+                    .next()
+                    .copied()
+                    .unwrap_or(message.len());
+                &message[start..end]
+            }
+            None => named[k],
+        })
+        .collect()
+}
+
+/// Drops a later subject whose words an earlier one already says, or which
+/// says all of an earlier one's (a pull request's title, then its one
+/// commit's subject in the body), the fewer being at least two words or
+/// all of the other's. Two subjects sharing most words are two pieces of
+/// work when each has a word of its own (`bump grep-pcre2`, then `bump
+/// grep-searcher`); a word alone (`Fix the parser`) says too little to
+/// repeat another.
 fn drop_repeats(subjects: &mut Vec<&str>) {
     let mut seen: Vec<std::collections::BTreeSet<String>> = Vec::new();
     subjects.retain(|s| {
         let mine = words(s);
         let repeat = !mine.is_empty()
-            && seen
-                .iter()
-                .any(|other| mine.intersection(other).count() * 3 >= mine.len().max(other.len()) * 2);
+            && seen.iter().any(|other| {
+                let (fewer, more) = if mine.len() <= other.len() {
+                    (&mine, other)
+                } else {
+                    (other, &mine)
+                };
+                fewer.is_subset(more) && (fewer.len() >= 2 || fewer == more)
+            });
         seen.push(mine);
         !repeat
     });
@@ -152,11 +198,14 @@ fn is_commit_line(line: &str) -> bool {
 fn reads_as_subject(line: &str) -> bool {
     let words = line.split_whitespace().count();
     let lower = line.to_ascii_lowercase();
-    // `Signed-off-by: …`, `Ref: …`, `Fixes: …`; not `fix(parser): …`.
+    // `Signed-off-by: …`, `Ref: …`, `Fixes: …`; not `fix(parser): …`, nor
+    // a path or a name as the scope (`ignore/types: …`, `main.c: …`,
+    // `jq_next: …`).
     let trailer = line.split_once(':').is_some_and(|(key, _)| {
         let kind = key.split('(').next().unwrap_or(key).trim_end_matches('!');
         let conventional = !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase());
-        !key.is_empty() && !key.contains(' ') && !conventional
+        let scope = key.contains(['/', '.', '_']);
+        !key.is_empty() && !key.contains(' ') && !conventional && !scope
     });
     let reference = [
         "fixes #",
@@ -181,6 +230,16 @@ fn reads_as_subject(line: &str) -> bool {
         && !reference
         && !lower.contains("://")
         && !["#", ">", "-", "|", "```", "("].iter().any(|p| line.starts_with(p))
+}
+
+/// Whether a line ending in a full stop reads like a subject all the same:
+/// one sentence that opens like a subject (`Added a test for the parser.`,
+/// not `Fixes #12.` or `Detected by clang-tidy.`).
+fn is_subject_sentence(line: &str) -> bool {
+    let Some(sentence) = line.strip_suffix('.') else {
+        return false;
+    };
+    !sentence.contains(". ") && !sentence.ends_with('.') && opens_like_subject(line) && reads_as_subject(sentence)
 }
 
 /// Verbs subjects open with, in the imperative (`Add`), the third person
@@ -244,7 +303,7 @@ pub fn opens_like_subject(line: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{subjects, subjects_read, Reading};
+    use crate::historian::plan::count::{subjects, subjects_read, Reading};
 
     #[test]
     fn words_are_cut_at_case_changes_and_punctuation() {
@@ -314,6 +373,53 @@ mod tests {
         assert!(super::opens_like_subject("2.1.0"));
         assert!(!super::opens_like_subject("Without it the reader loops"));
         assert!(!super::opens_like_subject("The reader loops"));
+    }
+
+    #[test]
+    fn a_subject_ending_in_a_full_stop_counts_when_it_opens_like_one() {
+        let message = "Added a test for hasNext.\n\nRemoved an unused import.\n\nFound by the fuzzer.\n\nFixes #12.\n";
+        assert_eq!(
+            subjects(message),
+            ["Added a test for hasNext.", "Removed an unused import."]
+        );
+        // Two sentences, or a sentence of prose, are a body.
+        let body = "Fix the parser\n\nRemoved the check. It never held.\n\nThe reader loops.\n";
+        assert_eq!(subjects(body), ["Fix the parser"]);
+        assert_eq!(subjects_read(message, Reading::NotProse), ["Added a test for hasNext."]);
+    }
+
+    #[test]
+    fn subjects_with_a_path_as_scope_or_sharing_most_words_are_counted() {
+        let bumps = "deps: bump grep-pcre2 to 0.1.8\n\ndeps: bump grep-searcher to 0.1.14\n";
+        assert_eq!(
+            subjects(bumps),
+            ["deps: bump grep-pcre2 to 0.1.8", "deps: bump grep-searcher to 0.1.14"]
+        );
+        let scopes = "ignore/types: add AIDL file type\n\nsrc/builtin.c: Add missing semicolon\n\njq_next: simplify the call\n\nSigned-off-by: A <a@example.com>\n";
+        assert_eq!(
+            subjects(scopes),
+            [
+                "ignore/types: add AIDL file type",
+                "src/builtin.c: Add missing semicolon",
+                "jq_next: simplify the call"
+            ]
+        );
+        let same = "Update sidebar.html\n\nUpdate sidebar.html\n\nUpdate sidebarlogo.html\n";
+        assert_eq!(subjects(same), ["Update sidebar.html", "Update sidebarlogo.html"]);
+    }
+
+    #[test]
+    fn each_subject_opens_the_stretch_holding_its_body() {
+        let message = "Add the lexer\n\nIt reads tokens.\n\nDocument the lexer\n\nSee the guide.\n";
+        let named = subjects(message);
+        assert_eq!(
+            super::stretches(message, &named),
+            [
+                "Add the lexer\n\nIt reads tokens.\n\n",
+                "Document the lexer\n\nSee the guide.\n"
+            ]
+        );
+        assert_eq!(super::stretches(message, &["Fix it"]), ["Fix it"]);
     }
 
     #[test]

@@ -38,11 +38,14 @@ pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
     let words = Words::new(changes, tuning.common_name_share);
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (&unit, files) in &unit_files(ctx) {
-        let named = match ctx.commits.get(unit) {
-            Some(commit) if tuning.count_from_message => count::subjects_read(&commit.message, tuning.reading),
-            _ => Vec::new(),
+        let (named, message) = match ctx.commits.get(unit) {
+            Some(commit) if tuning.count_from_message => (
+                count::subjects_read(&commit.message, tuning.reading),
+                commit.message.as_str(),
+            ),
+            _ => (Vec::new(), ""),
         };
-        groups.extend(pieces::split_unit(ctx, files, &words, tuning, &named));
+        groups.extend(pieces::split_unit(ctx, files, &words, tuning, &named, message));
     }
     super::attach::attach(ctx, &mut groups);
     join_path_conflicts(ctx, &mut groups);

@@ -5,83 +5,16 @@
 //! A unit whose message names several pieces of work (`count`: a squash
 //! keeps the subjects it joined) is split into about that many: parts join
 //! until that many are left, then only when the affinity is nearly sure
-//! (`sure_join`), and two parts sharing the most words with one subject are
+//! (`sure_join`), and two parts answering to one subject (`subjects`) are
 //! surer to belong together (with two different subjects, less sure).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use super::affinity::{
-    affinity, features, hunk_parts, parts, Pair, Part, Signals, Words, COEFFICIENTS, FEATURES, MOST_PARTS,
+    affinity, features, hunk_parts, parts, parts_of, Pair, Part, Signals, Words, COEFFICIENTS, FEATURES, MOST_PARTS,
 };
 use super::context::{Context, HunkParts, Tuning};
-use super::count;
-use crate::historian::analyse::classify::Category;
-
-/// The words a part answers to: its path's, its kind's, and the names it
-/// defines.
-fn part_words(part: &Part, path: &str) -> BTreeSet<String> {
-    let mut out = count::words(path);
-    let kind: &[&str] = match part.category {
-        Category::Docs => &["docs", "doc", "documentation", "readme", "changelog"],
-        Category::Test => &["test", "tests", "testing", "spec"],
-        Category::Build => &[
-            "build",
-            "deps",
-            "dependency",
-            "dependencies",
-            "bump",
-            "version",
-            "release",
-        ],
-        Category::Config => &["config", "configuration", "workflow", "lint"],
-        _ => &[],
-    };
-    out.extend(kind.iter().map(|w| w.to_string()));
-    for name in &part.defined {
-        out.extend(count::words(name));
-    }
-    out
-}
-
-/// The one subject of `named` each part shares the most words with, when
-/// there is one.
-fn subject_of_parts(parts: &[Part], named: &[&str], wanted: bool) -> Vec<Option<usize>> {
-    if !wanted {
-        return vec![None; parts.len()];
-    }
-    let subjects: Vec<BTreeSet<String>> = named.iter().map(|s| count::words(s)).collect();
-    parts
-        .iter()
-        .map(|p| {
-            let words = part_words(p, &p.path);
-            let shared: Vec<usize> = subjects.iter().map(|s| s.intersection(&words).count()).collect();
-            let best = shared.iter().copied().max().unwrap_or(0);
-            let winners: Vec<usize> = (0..shared.len()).filter(|&s| shared[s] == best).collect();
-            (best > 0 && winners.len() == 1).then(|| winners[0])
-        })
-        .collect()
-}
-
-/// The subjects of `named` some part shares a word with: a piece of work
-/// that left no trace in the unit's files (its lines rewritten by a later
-/// one, or its words nowhere) does not ask for a commit of its own. All of
-/// them when none is.
-fn supported_subjects<'m>(parts: &[Part], named: &[&'m str]) -> Vec<&'m str> {
-    let words: Vec<BTreeSet<String>> = parts.iter().map(|p| part_words(p, &p.path)).collect();
-    let out: Vec<&str> = named
-        .iter()
-        .copied()
-        .filter(|s| {
-            let mine = count::words(s);
-            words.iter().any(|w| !w.is_disjoint(&mine))
-        })
-        .collect();
-    if out.is_empty() {
-        named.to_vec()
-    } else {
-        out
-    }
-}
+use super::subjects::{pieces_by_subject, subject_of_parts, supported_subjects};
 
 /// Splits one unit into groups of items; `wanted` is how many pieces of
 /// work its message names (`count`), when it names several: parts join
@@ -92,6 +25,7 @@ pub fn split_unit(
     words: &Words,
     tuning: &Tuning,
     named: &[&str],
+    message: &str,
 ) -> Vec<Vec<usize>> {
     let supported;
     let named = if tuning.supported_subjects && named.len() >= 2 && files.len() <= MOST_PARTS {
@@ -138,6 +72,12 @@ pub fn split_unit(
     } && files.values().map(Vec::len).sum::<usize>() <= MOST_PARTS;
     let parts = if by_hunks {
         hunk_parts(ctx.changes, files, words)
+    } else if wanted.is_some()
+        && tuning.hunk_parts == HunkParts::BySubject
+        && files.values().map(Vec::len).sum::<usize>() <= MOST_PARTS
+    {
+        let pieces = pieces_by_subject(ctx.changes, files, words, named, message, tuning);
+        parts_of(ctx.changes, pieces.into_iter(), words)
     } else {
         parts(ctx.changes, files, words)
     };
@@ -149,7 +89,11 @@ pub fn split_unit(
         }
     }
     let same_file = |a: usize, b: usize| parts[a].file == parts[b].file;
-    let about = subject_of_parts(&parts, named, wanted.is_some() && tuning.subject_words != 0.0);
+    let about = if wanted.is_some() && tuning.subject_words != 0.0 {
+        subject_of_parts(&parts, named, message, tuning)
+    } else {
+        vec![None; parts.len()]
+    };
     // Average linkage on the sums of chances between clusters (a cluster
     // lives in the slot of its first part): join the two closest clusters
     // while they are close enough; ties go to the lowest slots, so the

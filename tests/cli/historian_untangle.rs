@@ -1,0 +1,140 @@
+//! git-historian untangles a squash by what its message names (issue 15,
+//! item 1): each part leans to the subject whose words its path, its
+//! definitions or the names its lines use say, and a subject ending in a
+//! full stop still counts as one when it opens like one.
+
+use crate::historian::{assert_same_tree, commit_all, field};
+use crate::support::*;
+
+/// The files of each planned commit of the branch checked out.
+fn planned_files(env: &TestEnv, repo: &std::path::Path) -> Vec<serde_json::Value> {
+    let out = env.run(repo, &["historian", "plan", "--json"]).expect_code(0);
+    out.json()["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["files"].clone())
+        .collect()
+}
+
+/// The guide names no file and defines nothing; the words its lines use
+/// ("failed requests") put it with the retries, not the cache.
+#[test]
+fn a_part_goes_with_the_subject_the_names_in_its_lines_say() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("src/core.rs"), "pub fn start() {}\n");
+    write(&repo.join("src/wire.rs"), "pub fn open() {}\n");
+    write(&repo.join("docs/guide.md"), "# Guide\n");
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("src/core.rs"),
+        "pub fn start() {}\n\npub fn cache_answers(host: &str) -> String {\n    host.to_owned()\n}\n",
+    );
+    write(
+        &repo.join("src/wire.rs"),
+        "pub fn open() {}\n\npub fn retry_requests(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
+    );
+    write(
+        &repo.join("docs/guide.md"),
+        "# Guide\n\nFailed requests are sent again, three times at most.\n",
+    );
+    commit_all(&env, &repo, "Cache the DNS answers\n\nRetry failed requests\n");
+    let files = planned_files(&env, &repo);
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(files.contains(&serde_json::json!(["src/core.rs"])), "{files:?}");
+    assert!(
+        files.contains(&serde_json::json!(["docs/guide.md", "src/wire.rs"])),
+        "{files:?}"
+    );
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+}
+
+/// Some projects end every subject in a full stop: a squash of two such
+/// commits is two pieces of work; one sentence of prose stays a body.
+#[test]
+fn subjects_ending_in_a_full_stop_are_counted() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("src/retry.rs"),
+        "pub fn attempts(limit: u32) -> u32 {\n    limit\n}\n",
+    );
+    write(
+        &repo.join("src/timeout.rs"),
+        "pub fn seconds(wait: u64) -> u64 {\n    wait\n}\n",
+    );
+    commit_all(&env, &repo, "base");
+    for (branch, message, commits) in [
+        (
+            "squashed",
+            "Added retries to the client.\n\nIncreased the timeout.\n",
+            2,
+        ),
+        ("body", "Tune the client\n\nBoth limits grow.\n", 1),
+    ] {
+        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
+        write(
+            &repo.join("src/retry.rs"),
+            "pub fn attempts(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
+        );
+        write(
+            &repo.join("src/timeout.rs"),
+            "pub fn seconds(wait: u64) -> u64 {\n    wait.max(30)\n}\n",
+        );
+        commit_all(&env, &repo, message);
+        let files = planned_files(&env, &repo);
+        assert_eq!(files.len(), commits, "{branch}: {files:?}");
+    }
+}
+
+/// One file, two hunks, each answering to its own subject of the squash:
+/// the hunks go to different commits. Under one subject the file stays
+/// whole.
+#[test]
+fn hunks_answering_to_different_subjects_go_to_different_commits() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let filler: Vec<String> = (1..=20).map(|n| format!("// note {n}")).collect();
+    let source = |read: &str, flush: &str| {
+        format!(
+            "pub fn read_all() -> usize {{\n    {read}\n}}\n\n{}\n\npub fn flush_all() -> usize {{\n    {flush}\n}}\n",
+            filler.join("\n")
+        )
+    };
+    write(&repo.join("src/io.rs"), &source("1", "2"));
+    commit_all(&env, &repo, "base");
+    for (branch, message, commits) in [
+        ("squashed", "Read with a larger buffer\n\nFlush the writer once\n", 2),
+        ("one", "Tune reading and flushing\n", 1),
+    ] {
+        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
+        write(
+            &repo.join("src/io.rs"),
+            &source("read_buffer(4096)", "flush_writer_once()"),
+        );
+        commit_all(&env, &repo, message);
+        let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
+        let plan = out.json();
+        let planned = plan["commits"].as_array().unwrap();
+        assert_eq!(planned.len(), commits, "{branch}: {}", out.stdout);
+        if commits == 2 {
+            assert_eq!(
+                planned[0]["hunks"],
+                serde_json::json!(["src/io.rs#1"]),
+                "{}",
+                out.stdout
+            );
+            assert_eq!(
+                planned[1]["hunks"],
+                serde_json::json!(["src/io.rs#2"]),
+                "{}",
+                out.stdout
+            );
+        }
+        let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+        assert_same_tree(&env, &repo, branch, &field(&out, "Clean branch"));
+    }
+}
