@@ -94,9 +94,7 @@ impl<'a> Waves<'a> {
                 starting.reverse();
                 if let Err(e) = self.make_ahead(&starting, base) {
                     starting.clear();
-                    for pid in &running {
-                        process::kill_group(*pid as i32, process::Signal::INT);
-                    }
+                    interrupt_all(&running);
                     failed = Some(e);
                 }
             }
@@ -119,9 +117,7 @@ impl<'a> Waves<'a> {
                     }
                     Ok(None) => {}
                     Err(e) => {
-                        for pid in &running {
-                            process::kill_group(*pid as i32, process::Signal::INT);
-                        }
+                        interrupt_all(&running);
                         failed = Some(e);
                     }
                 }
@@ -246,5 +242,13 @@ impl Waves<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Interrupts the sessions still running (a wave that cannot go on): they
+/// are waited for before their worktrees go.
+fn interrupt_all(running: &[u32]) {
+    for pid in running {
+        process::kill_group(*pid as i32, process::Signal::INT);
     }
 }
