@@ -138,3 +138,89 @@ fn hunks_answering_to_different_subjects_go_to_different_commits() {
         assert_same_tree(&env, &repo, branch, &field(&out, "Clean branch"));
     }
 }
+
+/// A release's subject is often its version alone: the files whose added
+/// lines name that version (the manifest, the changelog's heading) are
+/// its commit. A small cut no subject speaks for is no commit of its own:
+/// the same files under a subject naming nothing ride with the code.
+#[test]
+fn a_release_goes_with_the_files_naming_its_version() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("Cargo.toml"),
+        "[package]\nname = \"lexer\"\nversion = \"1.1.0\"\n",
+    );
+    write(&repo.join("CHANGELOG.md"), "# Changelog\n\n## 1.1.0\n");
+    write(&repo.join("src/parse.rs"), "pub fn parse() {}\n");
+    commit_all(&env, &repo, "base");
+    let body: Vec<String> = (1..=12)
+        .map(|n| format!("    if input.len() == {n} {{\n        return Vec::new();\n    }}"))
+        .collect();
+    for (branch, message, commits) in [
+        ("release", "1.2.0\n\nParse empty input\n", 2),
+        ("untold", "Tidy up\n\nParse empty input\n", 1),
+    ] {
+        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
+        write(
+            &repo.join("Cargo.toml"),
+            "[package]\nname = \"lexer\"\nversion = \"1.2.0\"\n",
+        );
+        write(&repo.join("CHANGELOG.md"), "# Changelog\n\n## 1.2.0\n\n## 1.1.0\n");
+        write(
+            &repo.join("src/parse.rs"),
+            &format!(
+                "pub fn parse() {{}}\n\npub fn parse_input(input: &str) -> Vec<String> {{\n{}\n    vec![input.to_owned()]\n}}\n",
+                body.join("\n")
+            ),
+        );
+        commit_all(&env, &repo, message);
+        let files = planned_files(&env, &repo);
+        assert_eq!(files.len(), commits, "{branch}: {files:?}");
+        if commits == 2 {
+            assert!(
+                files.contains(&serde_json::json!(["CHANGELOG.md", "Cargo.toml"])),
+                "{files:?}"
+            );
+            assert!(files.contains(&serde_json::json!(["src/parse.rs"])), "{files:?}");
+        }
+        let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+        assert_same_tree(&env, &repo, branch, &field(&out, "Clean branch"));
+    }
+}
+
+/// Two files that always changed together before, one answering to each
+/// subject of a squash: the message's two pieces of work stay two commits
+/// however sure the files' history is that they belong together.
+#[test]
+fn files_answering_to_different_subjects_stay_apart_despite_their_history() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    for n in 0..8 {
+        write(
+            &repo.join("src/cache.rs"),
+            &format!("pub fn cache_answers() -> u32 {{\n    {n}\n}}\n"),
+        );
+        write(
+            &repo.join("src/retry.rs"),
+            &format!("pub fn retry_requests() -> u32 {{\n    crate::cache::cache_answers() + {n}\n}}\n"),
+        );
+        commit_all(&env, &repo, &format!("step {n}"));
+    }
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("src/cache.rs"),
+        "pub fn cache_answers() -> u32 {\n    7\n}\n\npub fn answers_cached(ttl: u32) -> u32 {\n    ttl\n}\n",
+    );
+    write(
+        &repo.join("src/retry.rs"),
+        "pub fn retry_requests() -> u32 {\n    crate::cache::cache_answers() + 7\n}\n\npub fn requests_retried(limit: u32) -> u32 {\n    limit\n}\n",
+    );
+    commit_all(&env, &repo, "Cache the DNS answers\n\nRetry failed requests\n");
+    let files = planned_files(&env, &repo);
+    assert_eq!(
+        files,
+        [serde_json::json!(["src/cache.rs"]), serde_json::json!(["src/retry.rs"])],
+        "{files:?}"
+    );
+}

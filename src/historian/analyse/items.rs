@@ -253,6 +253,7 @@ fn file_change(
                 lines: h.size(),
                 symbols: {
                     let mut found = symbols::scan(changed(h));
+                    found.versions = symbols::versions_added(new_lines[h.new.clone()].iter().copied());
                     // The function the hunk changes, as git's hunk header names it.
                     if let Some(name) = symbols::enclosing(&new_lines[..h.new.start]) {
                         found.defined.insert(name.clone());
@@ -267,7 +268,10 @@ fn file_change(
             file: index,
             hunk: None,
             lines: file.added + file.removed,
-            symbols: symbols::scan(hunks.iter().flat_map(changed)),
+            symbols: Symbols {
+                versions: symbols::versions_added(hunks.iter().flat_map(|h| new_lines[h.new.clone()].iter().copied())),
+                ..symbols::scan(hunks.iter().flat_map(changed))
+            },
         }]
     };
     if by_hunks {

@@ -23,9 +23,10 @@
 //! the evaluation, 91% of such hunk pairs came from one commit) unless the
 //! message names several pieces of work and the file's hunks answer to
 //! different ones of them (`HunkParts::BySubject`, `subjects`: on the
-//! evaluation's tuning half the mean rose from 0.852 to 0.859). Letting
-//! every hunk be a part whenever a message names several pieces, or when
-//! it names more than the unit has files, scored no better.
+//! evaluation's tuning half the mean rose from 0.852 to 0.859), or names
+//! more pieces than the unit has files (every hunk a part then). Letting
+//! every hunk be a part whenever a message names several pieces scored no
+//! better.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -91,6 +92,8 @@ pub struct Part {
     renamed: bool,
     pub(super) defined: BTreeSet<String>,
     pub(super) used: BTreeSet<String>,
+    /// Version numbers its lines mention.
+    pub(super) versions: BTreeSet<String>,
     pub lines: usize,
 }
 
@@ -174,9 +177,11 @@ pub(super) fn parts_of(
             let path = file.path.as_str();
             let mut defined = BTreeSet::new();
             let mut used = BTreeSet::new();
+            let mut versions = BTreeSet::new();
             let mut lines = 0;
             for &i in &items {
                 let it = &changes.items[i];
+                versions.extend(it.symbols.versions.iter().cloned());
                 defined.extend(
                     it.symbols
                         .defined
@@ -204,6 +209,7 @@ pub(super) fn parts_of(
                 renamed: matches!(file.status, Status::Renamed { .. }),
                 defined,
                 used,
+                versions,
                 lines,
             }
         })

@@ -59,6 +59,15 @@ pub struct Tuning {
     /// subject itself, when a part is matched to a subject (0: bodies are
     /// not read).
     pub body_words: f64,
+    /// Whether a part answers to a subject by the version numbers its added
+    /// lines and the subject both name (`1.4.2`: a release, a bump), too.
+    pub versions: bool,
+    /// With several subjects named, once that many clusters are left: two
+    /// each answering wholly to subjects, different ones, never join.
+    pub subject_veto: bool,
+    /// With several subjects named: a small cluster answering to no subject
+    /// is no commit of its own (`pieces::join_unsupported`).
+    pub unsupported_cuts: bool,
     /// The affinity's coefficients (intercept first), when not the built-in
     /// ones: the evaluation harness fits its own.
     pub coefficients: Option<Vec<f64>>,
@@ -80,6 +89,9 @@ impl Default for Tuning {
             used_words: true,
             body_words: 0.25,
             same_file: 2.0,
+            versions: true,
+            subject_veto: true,
+            unsupported_cuts: true,
             coefficients: None,
         }
     }
@@ -93,7 +105,8 @@ pub enum HunkParts {
     Never,
     /// When a unit's message names several pieces of work, a file whose
     /// hunks answer to different ones of them (`subjects`): one part per
-    /// subject.
+    /// subject; and every hunk a part when it names more than the unit has
+    /// files.
     BySubject,
     /// When a unit's message names more pieces of work than it has files.
     WhenFewerFiles,
