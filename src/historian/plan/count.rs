@@ -20,7 +20,10 @@
 //! projects end every subject so. A body's one-line paragraph ("This keeps
 //! the old behaviour") split clean commits before. Read strictly, a later
 //! subject saying no word an earlier one does not, or all of its words (a
-//! pull request's title, then its commit's subject), is the same work, and
+//! pull request's title, then its commit's subject), is the same work —
+//! unless the two open with different scopes (`termcolor: …`, `ripgrep: …`)
+//! or name different versions (`build: Node.js@10.19`, `build:
+//! Node.js@12.16`); the words after a scope are the ones compared — and
 //! a join of several messages names those messages even when one of them
 //! lists a squash merge's commits. When the count is still one too many, the affinity has the
 //! last word (a join it is sure of is made anyway).
@@ -137,11 +140,15 @@ pub fn stretches<'m>(message: &'m str, named: &[&'m str]) -> Vec<&'m str> {
 /// grep-searcher`); a word alone (`Fix the parser`) says too little to
 /// repeat another.
 fn drop_repeats(subjects: &mut Vec<&str>) {
-    let mut seen: Vec<std::collections::BTreeSet<String>> = Vec::new();
+    let mut seen: Vec<(std::collections::BTreeSet<String>, Option<&str>)> = Vec::new();
     subjects.retain(|s| {
-        let mine = words(s);
+        let scope = scope_of(s);
+        let mine = repeat_words(scope.map_or(*s, |p| &s[p.len() + 2..]));
         let repeat = !mine.is_empty()
-            && seen.iter().any(|other| {
+            && seen.iter().any(|(other, their)| {
+                if scope.is_some() && their.is_some() && scope != *their {
+                    return false;
+                }
                 let (fewer, more) = if mine.len() <= other.len() {
                     (&mine, other)
                 } else {
@@ -149,9 +156,27 @@ fn drop_repeats(subjects: &mut Vec<&str>) {
                 };
                 fewer.is_subset(more) && (fewer.len() >= 2 || fewer == more)
             });
-        seen.push(mine);
+        seen.push((mine, scope));
         !repeat
     });
+}
+
+/// The words a subject is compared by to tell a repeat: its [`words`] and
+/// its version numbers (`build: Node.js@10.19` is no repeat of
+/// `build: Node.js@12.16`).
+fn repeat_words(text: &str) -> std::collections::BTreeSet<String> {
+    let mut out = words(text);
+    out.extend(crate::historian::analyse::symbols::versions(text).map(|v| format!("v:{v}")));
+    out
+}
+
+/// The scope a subject opens with (`termcolor` of `termcolor: add …`,
+/// `fix(parser)` of `fix(parser): …`), when it has one.
+fn scope_of(subject: &str) -> Option<&str> {
+    subject
+        .split_once(": ")
+        .map(|(prefix, _)| prefix)
+        .filter(|p| !p.is_empty() && !p.contains(' ') && p.len() <= 30)
 }
 
 /// Words too common in subjects to say which files a subject is about.
@@ -203,7 +228,10 @@ fn reads_as_subject(line: &str) -> bool {
     // `jq_next: …`).
     let trailer = line.split_once(':').is_some_and(|(key, _)| {
         let kind = key.split('(').next().unwrap_or(key).trim_end_matches('!');
-        let conventional = !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase());
+        let conventional = !kind.is_empty()
+            && kind
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
         let scope = key.contains(['/', '.', '_']);
         !key.is_empty() && !key.contains(' ') && !conventional && !scope
     });
@@ -406,6 +434,28 @@ mod tests {
         );
         let same = "Update sidebar.html\n\nUpdate sidebar.html\n\nUpdate sidebarlogo.html\n";
         assert_eq!(subjects(same), ["Update sidebar.html", "Update sidebarlogo.html"]);
+    }
+
+    #[test]
+    fn subjects_of_different_scopes_or_versions_are_no_repeats() {
+        // Another scope: another piece of work, however many words it shares.
+        let scopes =
+            "termcolor: add BufferedStandardStream\n\nripgrep: use new BufferedStandardStream from termcolor\n";
+        assert_eq!(subjects(scopes).len(), 2);
+        // One scope: the words after it and the versions tell them apart.
+        let bumps = "build: Node.js@10.19\n\nbuild: Node.js@12.16\n\nbuild: mocha@7.0.1\n";
+        assert_eq!(subjects(bumps).len(), 3);
+        let node = "4.15.5\n\nbuild: support Node.js 8.x\n\nbuild: test against Node.js 9.x nightly\n";
+        assert_eq!(subjects(node).len(), 3);
+        // A pull request's title, then its commit's subject: one piece.
+        let title = "Add -x/--line-regexp (#520)\n\nadd -x/--line-regexp flag\n";
+        assert_eq!(subjects(title), ["Add -x/--line-regexp (#520)"]);
+        // A scope with a hyphen or a digit is no trailer.
+        let hyphen = "doc: add a section\n\ngrep-cli: support compress(1)\n\nSigned-off-by: A <a@example.com>\n";
+        assert_eq!(
+            subjects(hyphen),
+            ["doc: add a section", "grep-cli: support compress(1)"]
+        );
     }
 
     #[test]
