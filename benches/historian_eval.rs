@@ -30,8 +30,11 @@
 //! `HISTORIAN_EVAL_ABLATE=1` scores the planner without each signal or with
 //! one knob changed (`HISTORIAN_EVAL_ABLATE=<words,…>`: only the variants
 //! whose label holds one of them); `HISTORIAN_EVAL_WHY=1` says why cases
-//! get too few commits and which are worse than one commit (`=2`: shows
-//! each of those).
+//! get too few commits, which are worse than one commit and where the mean
+//! is lost (`=2`: shows each case worse than one commit; `=3`, each planned
+//! as fewer commits than its message rightly names).
+//! `HISTORIAN_EVAL_LABELS=1` measures how often a file is matched to the
+//! subject of the original commit that wrote it (`labels`).
 //!
 //! Next to it, the whole run scored at once, and the same for:
 //! * one commit per directory within each squashed commit (the baseline the
@@ -74,6 +77,8 @@ mod dump;
 mod fitting;
 #[path = "historian_eval/generate.rs"]
 mod generate;
+#[path = "historian_eval/labels.rs"]
+mod labels;
 #[path = "historian_eval/scoring.rs"]
 mod scoring;
 #[path = "historian_eval/sources.rs"]
@@ -84,7 +89,7 @@ mod tally;
 use fitting::{dataset, fit};
 use generate::generate;
 use sources::{segments, sources, Lcg, Segment};
-use tally::{print_header, print_row, tally, Tally, SHOW_WORSE};
+use tally::{print_header, print_row, tally, Tally, SHOW_FEWER, SHOW_WORSE};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -215,6 +220,22 @@ fn main() {
             None => println!("{:<22} (skipped: not found)", source.name),
         }
     }
+    if std::env::var_os("HISTORIAN_EVAL_LABELS").is_some() {
+        let mut found = labels::Labels::default();
+        for (_, segs) in sources_read.iter().filter(|(name, _)| half(name) == Some(false)) {
+            labels::study(segs, &tuning, &mut found);
+        }
+        let all = (found.right + found.wrong + found.none).max(1) as f64;
+        println!(
+            "files matched to their subject (tuning half, lines): right {:.3}, wrong {:.3}, none {:.3}",
+            found.right as f64 / all,
+            found.wrong as f64 / all,
+            found.none as f64 / all
+        );
+        if std::env::var_os("HISTORIAN_EVAL_LABELS_ONLY").is_some() {
+            return;
+        }
+    }
     if let Some(path) = std::env::var_os("HISTORIAN_EVAL_DUMP") {
         let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("the dump file"));
         for (name, segs) in sources_read.iter().filter(|(name, _)| half(name) == Some(false)) {
@@ -230,17 +251,18 @@ fn main() {
     print_header();
     let mut halves = [Tally::default(), Tally::default()];
     let mut all = Tally::default();
-    let show_worse = std::env::var("HISTORIAN_EVAL_WHY").is_ok_and(|v| v == "2");
+    let why = std::env::var("HISTORIAN_EVAL_WHY").unwrap_or_default();
+    let show_worse = why == "2" || why == "3";
     for (name, segs) in &sources_read {
-        SHOW_WORSE.store(
-            show_worse && half(name) == Some(false),
-            std::sync::atomic::Ordering::Relaxed,
-        );
+        let tuned = half(name) == Some(false);
+        SHOW_WORSE.store(why == "2" && tuned, std::sync::atomic::Ordering::Relaxed);
+        SHOW_FEWER.store(why == "3" && tuned, std::sync::atomic::Ordering::Relaxed);
         if show_worse {
             println!("=== {name}");
         }
         let t = tally(segs, &tuning, true);
         SHOW_WORSE.store(false, std::sync::atomic::Ordering::Relaxed);
+        SHOW_FEWER.store(false, std::sync::atomic::Ordering::Relaxed);
         print_row(name, &t);
         if let Some(held) = half(name) {
             halves[usize::from(held)].add(&t);
@@ -286,6 +308,31 @@ fn main() {
         }
         println!("worse than one commit (true, named, planned): cases {worse:?}");
         println!("(true count, subjects named): cases {named:?}");
+        // Where the mean is lost: the cases' summed shortfall from 1 by
+        // planned count against the truth and by subjects named against it.
+        let mut lost: BTreeMap<(&str, &str), (usize, f64, f64)> = BTreeMap::new();
+        let side = |a: usize, b: usize| match a.cmp(&b) {
+            std::cmp::Ordering::Less => "below",
+            std::cmp::Ordering::Equal => "equal",
+            std::cmp::Ordering::Greater => "above",
+        };
+        for c in &halves[0].cases {
+            let entry = lost
+                .entry((side(c.planned, c.truth), side(c.named, c.truth)))
+                .or_default();
+            entry.0 += 1;
+            let ratio = |x: f64| if c.lines > 0.0 { x / c.lines } else { 1.0 };
+            entry.1 += 1.0 - ratio(c.historian);
+            entry.2 += 1.0 - ratio(c.one_commit);
+        }
+        let n = halves[0].cases.len().max(1) as f64;
+        for ((planned, named), (cases, loss, one)) in lost {
+            println!(
+                "lost (planned {planned}, named {named}): {cases} cases, {:.3} of the mean (one commit: {:.3})",
+                loss / n,
+                one / n
+            );
+        }
     }
     if std::env::var_os("HISTORIAN_EVAL_ABLATE").is_some() {
         println!("\nablation (each line: the planner without one signal, or with one change)");
@@ -403,6 +450,15 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     out.push(("no definition and use".to_owned(), without(&[6])));
     out.push(("no file naming a stem".to_owned(), without(&[7])));
     out.push(("no kinds of file".to_owned(), without(&[11, 12, 13, 14])));
+    let mut t = base.clone();
+    t.versions = !t.versions;
+    out.push((format!("versions {}", t.versions), t));
+    let mut t = base.clone();
+    t.subject_veto = !t.subject_veto;
+    out.push((format!("subject veto {}", t.subject_veto), t));
+    let mut t = base.clone();
+    t.unsupported_cuts = !t.unsupported_cuts;
+    out.push((format!("unsupported cuts {}", t.unsupported_cuts), t));
     for reading in [
         count::Reading::Loose,
         count::Reading::NotProse,

@@ -232,6 +232,19 @@ pub fn cases(seg: &Segment, groups: &[Vec<usize>], tuning: &Tuning) -> Vec<Case>
         {
             println!("--- names fewer: {:?}", seg.squashed[k].message);
         }
+        let named = count::subjects_read(&seg.squashed[k].message, tuning.reading).len();
+        if SHOW_FEWER.load(std::sync::atomic::Ordering::Relaxed)
+            && planned.len() < writers.len()
+            && named == writers.len()
+        {
+            let one = score(std::slice::from_ref(&mine), truth, o).matched;
+            println!(
+                "--- fewer commits than named: score {:.3}, one commit {:.3}",
+                historian.matched / historian.total.max(1.0),
+                one / historian.total.max(1.0)
+            );
+            show_case(seg, k, &planned);
+        }
         if SHOW_WORSE.load(std::sync::atomic::Ordering::Relaxed)
             && historian.matched + 1e-9 < score(std::slice::from_ref(&mine), truth, o).matched
         {
@@ -244,7 +257,7 @@ pub fn cases(seg: &Segment, groups: &[Vec<usize>], tuning: &Tuning) -> Vec<Case>
             one_commit: score(std::slice::from_ref(&mine), truth, o).matched,
             planned: planned.len(),
             truth: writers.len().max(1),
-            named: count::subjects_read(&seg.squashed[k].message, tuning.reading).len(),
+            named,
             files: mine
                 .iter()
                 .map(|&i| changes.items[i].file)
@@ -272,6 +285,10 @@ pub fn writers_of(seg: &Segment, k: usize, mine: &[usize]) -> usize {
 /// Whether `HISTORIAN_EVAL_WHY=2` asked to see each case worse than one
 /// commit (the planner as tuned, tuning half only).
 pub static SHOW_WORSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `HISTORIAN_EVAL_WHY=3` asked to see each case planned as fewer
+/// commits than its message names, rightly.
+pub static SHOW_FEWER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// A case worse than one commit: its subjects, and per planned commit the
 /// files with the lines each original wrote.
