@@ -450,6 +450,11 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     out.push(("no definition and use".to_owned(), without(&[6])));
     out.push(("no file naming a stem".to_owned(), without(&[7])));
     out.push(("no kinds of file".to_owned(), without(&[11, 12, 13, 14])));
+    for leaning in [0.0, 1.0] {
+        let mut t = base.clone();
+        t.leaning_words = leaning;
+        out.push((format!("leaning words {leaning}"), t));
+    }
     let mut t = base.clone();
     t.versions = !t.versions;
     out.push((format!("versions {}", t.versions), t));

@@ -59,6 +59,11 @@ pub struct Tuning {
     /// subject itself, when a part is matched to a subject (0: bodies are
     /// not read).
     pub body_words: f64,
+    /// With several subjects named: two parts of which one leans to several
+    /// subjects alike (shares as many words with each) are surer to belong
+    /// together when they lean to a common subject, less sure when not, by
+    /// this share of `subject_words`.
+    pub leaning_words: f64,
     /// Whether a part answers to a subject by the version numbers its added
     /// lines and the subject both name (`1.4.2`: a release, a bump), too.
     pub versions: bool,
@@ -89,6 +94,7 @@ impl Default for Tuning {
             used_words: true,
             body_words: 0.25,
             same_file: 2.0,
+            leaning_words: 0.5,
             versions: true,
             subject_veto: true,
             unsupported_cuts: true,
