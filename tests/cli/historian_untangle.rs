@@ -48,6 +48,23 @@ fn a_part_goes_with_the_subject_the_names_in_its_lines_say() {
         files.contains(&serde_json::json!(["docs/guide.md", "src/wire.rs"])),
         "{files:?}"
     );
+    // Each commit says the subject it answered to, not the squash's first.
+    let plan = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0).json();
+    for commit in plan["commits"].as_array().unwrap() {
+        let subject = commit["message"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_lowercase();
+        let wanted = if commit["files"] == serde_json::json!(["src/core.rs"]) {
+            "cache the dns answers"
+        } else {
+            "retry failed requests"
+        };
+        assert!(subject.contains(wanted), "{subject:?} should say {wanted:?}");
+    }
     let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
     assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
 }
@@ -223,4 +240,48 @@ fn files_answering_to_different_subjects_stay_apart_despite_their_history() {
         [serde_json::json!(["src/cache.rs"]), serde_json::json!(["src/retry.rs"])],
         "{files:?}"
     );
+}
+
+/// A squash's first subject names something both of its pieces hold (the
+/// settings); each planned commit still says the subject its files
+/// answered to, not the first one.
+#[test]
+fn each_piece_of_a_squash_says_the_subject_it_answered_to() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("src/config.rs"), "pub fn load() {}\n");
+    write(&repo.join("src/store.rs"), "pub fn keep() {}\n");
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("src/config.rs"),
+        "pub fn load() {}\n\npub fn settings_from_environment() -> String {\n    std::env::var(\"APP_SETTINGS\").unwrap_or_default()\n}\n",
+    );
+    write(
+        &repo.join("src/store.rs"),
+        "pub fn keep() {}\n\npub fn save_settings_to_disk(text: &str) {\n    std::fs::write(\"settings.txt\", text).unwrap()\n}\n",
+    );
+    commit_all(
+        &env,
+        &repo,
+        "Read the settings from the environment\n\nWrite the settings to disk\n",
+    );
+    let plan = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0).json();
+    let commits = plan["commits"].as_array().unwrap();
+    assert_eq!(commits.len(), 2, "{plan}");
+    for commit in commits {
+        let subject = commit["message"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_lowercase();
+        let wanted = if commit["files"] == serde_json::json!(["src/config.rs"]) {
+            "read the settings from the environment"
+        } else {
+            "write the settings to disk"
+        };
+        assert!(subject.contains(wanted), "{subject:?} should say {wanted:?}");
+    }
 }

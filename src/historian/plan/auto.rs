@@ -186,6 +186,7 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
                 .collect()
         })
         .unwrap_or_default();
+    let answered = answered(ctx, items);
     let names = if names.is_empty() { test_names } else { names };
     let mut names: Vec<(&str, usize)> = names.into_iter().collect();
     names.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -196,8 +197,30 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
         files,
         branch_words: ctx.branch_words(),
         alternatives,
+        answered,
         names: names.into_iter().take(MOST_NAMES).map(|(n, _)| n.to_owned()).collect(),
     }
+}
+
+/// The subject of a squash's message that most of `items`' lines answered
+/// to when the planner split it (`pieces`), when one holds more than half
+/// of them.
+fn answered(ctx: &Context<'_>, items: &[usize]) -> Option<String> {
+    let record = ctx.record();
+    let mut lines: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut all = 0;
+    for &i in items {
+        let weight = ctx.changes.items[i].lines.max(1);
+        all += weight;
+        if let Some(subject) = record.answered_of(i) {
+            *lines.entry(subject).or_default() += weight;
+        }
+    }
+    lines
+        .into_iter()
+        .filter(|(_, l)| 2 * l > all)
+        .max_by_key(|(_, l)| *l)
+        .map(|(s, _)| s.to_owned())
 }
 
 /// The most body subjects of a source weighed as a commit's summary.

@@ -197,6 +197,9 @@ pub fn split_unit(
         clusters[target].extend(moved);
     }
     note_split(ctx, &parts, &pairs, coefficients, tuning.join_threshold, &clusters);
+    if wanted.is_some() {
+        note_answered(ctx, &parts, &about, named, &clusters);
+    }
     clusters
         .into_iter()
         .map(|members| {
@@ -293,6 +296,25 @@ fn join_unsupported(linkage: &mut Linkage, parts: &[Part], about: &[Option<usize
             return;
         };
         linkage.join(y, x);
+    }
+}
+
+/// Notes the subject each cluster answers to: the one its parts answering
+/// to a subject answer to with the most lines, when that is more than half
+/// of their lines (the message drafted for it says that subject).
+fn note_answered(ctx: &Context<'_>, parts: &[Part], about: &[Option<usize>], named: &[&str], clusters: &[Vec<usize>]) {
+    let mut record = ctx.record();
+    for members in clusters {
+        let mut lines: BTreeMap<usize, usize> = BTreeMap::new();
+        for &p in members {
+            if let Some(s) = about[p] {
+                *lines.entry(s).or_default() += parts[p].lines.max(1);
+            }
+        }
+        let all: usize = lines.values().sum();
+        if let Some((&s, _)) = lines.iter().filter(|(_, &l)| 2 * l > all).max_by_key(|(_, &l)| l) {
+            record.note_answered(members.iter().flat_map(|&p| parts[p].items.iter().copied()), named[s]);
+        }
     }
 }
 

@@ -115,6 +115,9 @@ pub struct Record {
     placed: BTreeMap<usize, Placement>,
     /// The groups before ordering, which may move pieces between them.
     grouped: Option<Vec<Vec<usize>>>,
+    /// The subject of its unit's message each item's piece answers to,
+    /// when the unit was split by the subjects it names.
+    answered: BTreeMap<usize, String>,
 }
 
 impl Record {
@@ -138,6 +141,18 @@ impl Record {
     /// Why `item` sits where it was put, as noted.
     pub fn placed_of(&self, item: usize) -> Option<&Placement> {
         self.placed.get(&item)
+    }
+
+    /// Notes that the piece holding `items` answers to `subject`.
+    pub fn note_answered(&mut self, items: impl IntoIterator<Item = usize>, subject: &str) {
+        for item in items {
+            self.answered.insert(item, subject.to_owned());
+        }
+    }
+
+    /// The subject the piece holding `item` answered to, when noted.
+    pub fn answered_of(&self, item: usize) -> Option<&str> {
+        self.answered.get(&item).map(String::as_str)
     }
 
     /// The groups before ordering, when noted.

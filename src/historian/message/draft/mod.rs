@@ -43,6 +43,10 @@ pub struct Draft {
     /// squash's, a merged pull request's), any of which may be about this
     /// commit rather than its first line.
     pub alternatives: Vec<String>,
+    /// The subject of a squash's message the planner found most of this
+    /// commit's lines answer to, when it split the squash by its subjects:
+    /// the summary, before the lead source's first line.
+    pub answered: Option<String>,
     /// The names the commit's code defines, removes or changes (a hunk's
     /// enclosing function), most changed lines first: what a subject made
     /// from the diff names.
@@ -126,6 +130,10 @@ impl Draft {
     /// of it about this commit, when it lists several pieces of work), else
     /// one made from what the commit holds.
     ///
+    /// When the planner split a squash by the subjects its message names,
+    /// the subject this commit answered to stands for the first line
+    /// ([`Draft::answered`]).
+    ///
     /// When the lead source lists other subjects in its body (a squash) and
     /// its first line names nothing this commit holds, the one naming most
     /// of what it holds is taken, the first line on a tie; and when even
@@ -140,7 +148,10 @@ impl Draft {
         let Some((_, subject, _, _)) = lead else {
             return self.describe();
         };
-        let first = parse_subject(subject).summary;
+        let first = match &self.answered {
+            Some(answered) => parse_subject(answered).summary,
+            _ => parse_subject(subject).summary,
+        };
         if self.alternatives.is_empty() && self.branch_words.is_empty() {
             return self.focused(first);
         }

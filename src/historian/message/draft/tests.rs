@@ -23,6 +23,7 @@ fn messages_are_conventional_with_a_body() {
         ],
         branch_words: Arc::default(),
         alternatives: Vec::new(),
+        answered: None,
         names: Vec::new(),
         files: vec![file('A', "src/parser.rs", 40, 0), file('M', "tests/parser.rs", 10, 0)],
     };
@@ -40,6 +41,7 @@ fn many_files_are_named_two_and_counted() {
         sources: vec![("abc1234".into(), "more".into(), Kind::Wip, 4)],
         branch_words: Arc::default(),
         alternatives: Vec::new(),
+        answered: None,
         names: Vec::new(),
         files: vec![
             file('M', "app/a.rs", 1, 0),
@@ -60,6 +62,7 @@ fn noise_only_commits_are_described_by_their_files() {
         sources: vec![("abc1234".into(), "wip".into(), Kind::Wip, 3)],
         branch_words: Arc::default(),
         alternatives: Vec::new(),
+        answered: None,
         names: Vec::new(),
         files: vec![file('M', "README.md", 2, 1)],
     };
@@ -87,6 +90,7 @@ fn a_subject_listing_several_things_names_what_the_commit_holds() {
         )],
         branch_words: Arc::new(words),
         alternatives: Vec::new(),
+        answered: None,
         names: Vec::new(),
         files: vec![file('M', "src/parser.rs", 3, 2)],
     };
@@ -109,6 +113,7 @@ fn squash_draft(files: Vec<FileLine>, names: &[&str], branch: &[&str]) -> Draft 
         sources: vec![("abc1234".into(), "Update CHANGELOG.md".into(), Kind::Normal, 10)],
         branch_words: Arc::new(words),
         alternatives: vec!["Teach the lexer comments".into(), "Bump regex to 1.5".into()],
+        answered: None,
         names: names.iter().map(|n| n.to_string()).collect(),
         files,
     }
@@ -175,6 +180,7 @@ fn assets_alone_are_chores() {
         sources: vec![("abc1234".into(), "wip".into(), Kind::Wip, 0)],
         branch_words: Arc::default(),
         alternatives: Vec::new(),
+        answered: None,
         names: Vec::new(),
         files: vec![file('A', "logo.png", 0, 0)],
     };
