@@ -284,4 +284,25 @@ fn each_piece_of_a_squash_says_the_subject_it_answered_to() {
         };
         assert!(subject.contains(wanted), "{subject:?} should say {wanted:?}");
     }
+    // `--explain` says which subject each item answered to.
+    let out = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.trim_start().starts_with("why src/store.rs")
+                && l.contains("; answers to the subject 'Write the settings to disk'")),
+        "{out}"
+    );
+    let explained = env
+        .run(&repo, &["historian", "plan", "--json", "--explain"])
+        .expect_code(0)
+        .json();
+    let config = explained["explanation"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["item"].as_str().is_some_and(|n| n.starts_with("src/config.rs")))
+        .cloned()
+        .unwrap();
+    assert_eq!(config["subject"], "Read the settings from the environment", "{config}");
 }

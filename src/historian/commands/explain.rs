@@ -150,6 +150,9 @@ pub fn commit_lines(commit: usize, names: &Names<'_>, questions: &[(usize, Vec<S
             line.push_str(&says(unit, names));
             rivals.extend(unit.rivals.iter().map(|x| rival_says(x, names)));
         }
+        if let Some(subject) = &r.subject {
+            line.push_str(&format!("; answers to the subject '{subject}'"));
+        }
         if !rivals.is_empty() {
             line.push_str("; rivals: ");
             line.push_str(&rivals.join(", "));
@@ -215,6 +218,7 @@ fn item_json(r: &ItemReason, names: &Names<'_>) -> Value {
         "commit": r.commit + 1,
         "deciding": r.deciding().map(|p| placement_json(p, names)),
         "unit": r.unit.as_ref().map(|p| placement_json(p, names)),
+        "subject": r.subject,
     })
 }
 

@@ -33,8 +33,10 @@ pub struct Args {
     /// joined its file to another (the link's strongest signal and the
     /// estimated chance, 0 to 1, against the join threshold 0.50), or the
     /// rule that moved it — and the rivals it beat: other commits that
-    /// wrote its lines, the strongest link to a file in another commit. A
-    /// commit over the limits lists the splits clean will offer. With
+    /// wrote its lines, the strongest link to a file in another commit.
+    /// When a squash was split by the subjects its message names, the line
+    /// also names the subject the item's piece answered to. A commit over
+    /// the limits lists the splits clean will offer. With
     /// --json, the same as `explanation` beside the plan (which `clean
     /// --plan` reads back, ignoring it).
     #[arg(long)]

@@ -20,6 +20,9 @@ pub struct ItemReason {
     pub unit: Option<Placement>,
     /// Why it sits with the rest of its commit, when more than its unit.
     pub placed: Option<Placement>,
+    /// The subject of its unit's message its piece answered to, when the
+    /// planner split the unit by the subjects it names.
+    pub subject: Option<String>,
 }
 
 impl ItemReason {
@@ -70,6 +73,7 @@ pub fn explain(ctx: &Context<'_>, plan: &CommitPlan, limits: Limits, from_file: 
             } else {
                 moved.get(&i).cloned().or_else(|| record.placed_of(i).cloned())
             },
+            subject: (!from_file).then(|| record.answered_of(i).map(str::to_owned)).flatten(),
         })
         .collect();
     let questions = plan
