@@ -10,6 +10,7 @@
 //!   `.env`/`.ini` file, `name: value` of YAML): to the end of the line, so
 //!   spaces, `&`, `#` and quotes inside the value go with it;
 //! * in a URL query (`?password=…&next=1`): to the next `&`, `#` or space;
+//! * inside a quoted word (`echo 'password=…'`): to the word's closing quote;
 //! * anywhere else: to the next space or `;`.
 //!
 //! Not secrets: placeholders (`$VAR`, `<…>`, `null`, `***`), values already
@@ -273,7 +274,17 @@ fn assignment_value(text: &str, caps: &Captures<'_>) -> Option<Found> {
     } else {
         Extent::Word
     };
-    let (start, end, resume) = value_span(text, value_start, extent);
+    let (start, mut end, mut resume) = value_span(text, value_start, extent);
+    // A quote opening the name and not closed after it opened a word the
+    // assignment is inside (`echo 'password=x'`): the word's closing quote
+    // is no part of the value.
+    let opened = caps.name("quote").map_or("", |q| q.as_str());
+    if extent == Extent::Word && !opened.is_empty() && !text[name_match.end()..].starts_with(opened) {
+        if let Some(at) = text[start..end].find(opened) {
+            end = start + at;
+            resume = end;
+        }
+    }
     Some(Found {
         start,
         end,

@@ -124,6 +124,15 @@ fn context_stays_readable() {
         "echo password=[REDACTED:password] ok"
     );
     assert_eq!(redact("password=hunter2 ok"), "password=[REDACTED:password]");
+    // The quote closing a shell word holding the assignment stays.
+    assert_eq!(
+        redact("echo 'password=hunter2' done"),
+        "echo 'password=[REDACTED:password]' done"
+    );
+    assert_eq!(
+        redact("run \"API_KEY=abc123def456\"; next"),
+        "run \"API_KEY=[REDACTED:api-key]\"; next"
+    );
     assert_eq!(redact("PASSWORD=hunter2 ok"), "PASSWORD=[REDACTED:password]");
     assert_eq!(
         redact("git clone https://alice:pw@github.com/o/r"),
