@@ -46,7 +46,6 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "hook" -
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "outcome" -d 'Record and search what executions did and the plans behind them'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l step -d 'Run only step N' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l session -d 'Run only session N\'s steps, inside its scope fence, in this worktree (with --resume: continue session N\'s recorded run)' -r
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l clean-at -d 'Internal, set by a multi-session run on the sessions it starts' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l executor -d 'The executor: shell, claude, manual, or a command line (default: ultraplan.executor, else shell)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l max-attempts -d 'Attempts per step (default: ultraplan.maxAttempts, else 3)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l answer -d 'With --resume: the answer to the check or decision the run waits at (an option id or name of a decision, or any text, such as "approved")' -r

@@ -71,11 +71,39 @@ pub fn all() -> Vec<Generated> {
             clap_complete::generate(shell, &mut c, p.name, &mut buf);
             out.push(Generated {
                 path: PathBuf::from(file),
-                contents: buf,
+                contents: without_hidden(&String::from_utf8_lossy(&buf), &command).into_bytes(),
             });
         }
     }
     out
+}
+
+/// A zsh or fish completion script without the lines offering a hidden
+/// option (`run --clean-at`, internal): clap_complete offers them all.
+fn without_hidden(script: &str, command: &clap::Command) -> String {
+    let mut hidden = Vec::new();
+    hidden_longs(command, &mut hidden);
+    script
+        .lines()
+        .filter(|line| {
+            !hidden.iter().any(|name| {
+                line.contains(&format!("'--{name}=["))
+                    || line.contains(&format!("'--{name}["))
+                    || line.contains(&format!(" -l {name} "))
+            })
+        })
+        .map(|line| format!("{line}\n"))
+        .collect()
+}
+
+/// The long names of every hidden option of `command` and its subcommands.
+fn hidden_longs(command: &clap::Command, out: &mut Vec<String>) {
+    for arg in command.get_arguments().filter(|a| a.is_hide_set()) {
+        out.extend(arg.get_long().map(str::to_owned));
+    }
+    for sub in command.get_subcommands() {
+        hidden_longs(sub, out);
+    }
 }
 
 fn visible_subcommands(command: &clap::Command) -> impl Iterator<Item = &clap::Command> {

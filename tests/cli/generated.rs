@@ -77,6 +77,22 @@ fn man_pages_have_the_git_sections() {
     }
 }
 
+/// An internal option (`run --clean-at`, hidden from `--help`) is offered
+/// by no completion script.
+#[test]
+fn completions_offer_no_hidden_option() {
+    for file in crate::generate::all()
+        .iter()
+        .filter(|f| f.path.starts_with("completions"))
+    {
+        let text = String::from_utf8_lossy(&file.contents);
+        assert!(!text.contains("clean-at"), "{} offers --clean-at", file.path.display());
+        if file.path.to_string_lossy().contains("ultraplan") {
+            assert!(text.contains("session"), "{} lost --session", file.path.display());
+        }
+    }
+}
+
 /// `git ultraplan --help` makes git open `man git-ultraplan`; with `man/` on
 /// MANPATH that is our page.
 #[test]
