@@ -18,6 +18,7 @@ use crate::git::{Delta, Entry, EntryKind, Oid, Renames, Repo};
 use super::lines::{self, Hunk};
 use super::moves::{Cut, MoveFinder, Moves};
 use super::symbols::{self, Symbols};
+use super::versions;
 
 /// Files larger than this are one item, never diffed line by line.
 const LARGEST_DIFFED_FILE: u64 = 8 << 20;
@@ -253,7 +254,7 @@ fn file_change(
                 lines: h.size(),
                 symbols: {
                     let mut found = symbols::scan(changed(h));
-                    found.versions = symbols::versions_added(new_lines[h.new.clone()].iter().copied());
+                    found.versions = versions::versions_added(new_lines[h.new.clone()].iter().copied());
                     // The function the hunk changes, as git's hunk header names it.
                     if let Some(name) = symbols::enclosing(&new_lines[..h.new.start]) {
                         found.defined.insert(name.clone());
@@ -269,7 +270,7 @@ fn file_change(
             hunk: None,
             lines: file.added + file.removed,
             symbols: Symbols {
-                versions: symbols::versions_added(hunks.iter().flat_map(|h| new_lines[h.new.clone()].iter().copied())),
+                versions: versions::versions_added(hunks.iter().flat_map(|h| new_lines[h.new.clone()].iter().copied())),
                 ..symbols::scan(hunks.iter().flat_map(changed))
             },
         }]

@@ -2,7 +2,8 @@
 //! from git and never changed. The [`base`] the clean branch starts from;
 //! the change [`items`] between base and tip (whole files and the hunks of
 //! [`lines`]); the lines some items delete and others add ([`moves`]); the
-//! names each hunk defines and uses ([`symbols`]); which branch commits each
+//! names each hunk defines and uses ([`symbols`]) and the version numbers
+//! it adds ([`versions`]); which branch commits each
 //! item comes from ([`provenance`]); which files changed together before the
 //! branch ([`coupling`]); and what a path is by its name alone
 //! ([`classify`]).
@@ -19,3 +20,4 @@ pub mod lines;
 pub mod moves;
 pub mod provenance;
 pub mod symbols;
+pub mod versions;

@@ -26,7 +26,8 @@ pub struct Symbols {
     pub only_modules: bool,
     /// Version numbers the item's added lines mention (`1.4.2`, `v2.0`):
     /// what a release's or a bump's subject names. Filled by the caller,
-    /// which tells added lines from removed ones ([`versions_added`]).
+    /// which tells added lines from removed ones
+    /// ([`super::versions::versions_added`]).
     pub versions: BTreeSet<String>,
 }
 
@@ -355,33 +356,6 @@ pub fn scan<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Symbols {
     symbols
 }
 
-/// The version numbers in a text: digits and dots, a dot between digits
-/// at least once (`1.4.2` in `v1.4.2`, `grep-1.4.2` or `"1.4.2"`; not
-/// `1.` or a lone `12`). A run of more than four numbers (an address, a
-/// date) is none.
-pub fn versions(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .map(|run| run.trim_matches('.'))
-        .filter(|run| {
-            let numbers = run.split('.').count();
-            (2..=4).contains(&numbers) && run.split('.').all(|n| !n.is_empty())
-        })
-}
-
-/// The version numbers of `added` lines (minified or generated lines left
-/// out, as [`scan`] leaves them).
-pub fn versions_added<'a>(added: impl IntoIterator<Item = &'a [u8]>) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for raw in added {
-        if raw.len() > 1000 {
-            continue;
-        }
-        let line = String::from_utf8_lossy(raw);
-        out.extend(versions(&line).map(str::to_owned));
-    }
-    out
-}
-
 /// The nearest definition above a place in a file (what git's hunk
 /// header shows), looking back at most 200 lines.
 pub fn enclosing(before: &[&[u8]]) -> Option<String> {
@@ -420,20 +394,6 @@ mod tests {
         }
         assert_eq!(definition("    x == y"), None);
         assert_eq!(definition("    parse_plan(text)"), None);
-    }
-
-    #[test]
-    fn version_numbers_are_found_in_their_usual_dress() {
-        let found = |text: &str| versions(text).map(str::to_owned).collect::<Vec<_>>();
-        assert_eq!(found("version = \"1.4.2\""), ["1.4.2"]);
-        assert_eq!(found("v2.0 and grep-0.3.1, Node.js@10.19"), ["2.0", "0.3.1", "10.19"]);
-        assert_eq!(found("## 1.2.0 (2026-11-23)"), ["1.2.0"]);
-        // Not a version: a lone number, a full stop after one, an address.
-        assert!(found("12 items.").is_empty());
-        assert!(found("see 1. and 2.").is_empty());
-        assert!(found("10.0.0.1.5").is_empty());
-        let added = versions_added([&b"version = \"1.2.0\""[..], b"x = 3"]);
-        assert_eq!(added.into_iter().collect::<Vec<_>>(), ["1.2.0"]);
     }
 
     #[test]

@@ -28,6 +28,8 @@
 //! lists a squash merge's commits. When the count is still one too many, the affinity has the
 //! last word (a join it is sure of is made anyway).
 
+use super::subject_line::{is_commit_line, is_subject_sentence, not_prose, opens_like_subject, reads_as_subject};
+
 /// The subjects a message names, the first line first; when the message
 /// lists the commits it joined (bullets, quoted commits), those alone.
 /// Read as the planner reads them by default ([`Reading::Stops`]).
@@ -166,7 +168,7 @@ fn drop_repeats(subjects: &mut Vec<&str>) {
 /// `build: Node.js@12.16`).
 fn repeat_words(text: &str) -> std::collections::BTreeSet<String> {
     let mut out = words(text);
-    out.extend(crate::historian::analyse::symbols::versions(text).map(|v| format!("v:{v}")));
+    out.extend(crate::historian::analyse::versions::versions(text).map(|v| format!("v:{v}")));
     out
 }
 
@@ -214,124 +216,10 @@ pub fn words(text: &str) -> std::collections::BTreeSet<String> {
     out
 }
 
-fn is_commit_line(line: &str) -> bool {
-    line.strip_prefix("commit ")
-        .is_some_and(|id| id.len() >= 7 && id.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-/// Whether one line reads like a commit's subject.
-fn reads_as_subject(line: &str) -> bool {
-    let words = line.split_whitespace().count();
-    let lower = line.to_ascii_lowercase();
-    // `Signed-off-by: …`, `Ref: …`, `Fixes: …`; not `fix(parser): …`, nor
-    // a path or a name as the scope (`ignore/types: …`, `main.c: …`,
-    // `jq_next: …`).
-    let trailer = line.split_once(':').is_some_and(|(key, _)| {
-        let kind = key.split('(').next().unwrap_or(key).trim_end_matches('!');
-        let conventional = !kind.is_empty()
-            && kind
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-        let scope = key.contains(['/', '.', '_']);
-        !key.is_empty() && !key.contains(' ') && !conventional && !scope
-    });
-    let reference = [
-        "fixes #",
-        "closes #",
-        "fix #",
-        "close #",
-        "resolves #",
-        "refs #",
-        "see #",
-        "cc @",
-    ]
-    .iter()
-    .any(|p| lower.starts_with(p));
-    // A release's subject is often its version alone: `v2.34.1`, `ignore-0.4.33`.
-    let version = words == 1 && line.bytes().any(|b| b.is_ascii_digit()) && line.contains('.');
-    (words >= 2 || version)
-        && line.chars().count() <= 120
-        && !line.ends_with('.')
-        && !line.ends_with(':')
-        && !line.ends_with(',')
-        && !trailer
-        && !reference
-        && !lower.contains("://")
-        && !["#", ">", "-", "|", "```", "("].iter().any(|p| line.starts_with(p))
-}
-
-/// Whether a line ending in a full stop reads like a subject all the same:
-/// one sentence that opens like a subject (`Added a test for the parser.`,
-/// not `Fixes #12.` or `Detected by clang-tidy.`).
-fn is_subject_sentence(line: &str) -> bool {
-    let Some(sentence) = line.strip_suffix('.') else {
-        return false;
-    };
-    !sentence.contains(". ") && !sentence.ends_with('.') && opens_like_subject(line) && reads_as_subject(sentence)
-}
-
-/// Verbs subjects open with, in the imperative (`Add`), the third person
-/// (`Adds`) or the past (`Added`) once the ending is cut.
-#[rustfmt::skip]
-const VERBS: [&str; 122] = [
-    "add", "adjust", "allow", "apply", "avoid", "bump", "call", "change", "check", "clarify", "clean",
-    "cleanup", "close", "convert", "copy", "correct", "create", "declare", "default", "define", "delete",
-    "deprecate", "detect", "disable", "disallow", "document", "drop", "emit", "enable", "ensure", "escape",
-    "expand", "expose", "extend", "extract", "fail", "fix", "format", "generate", "get", "guard", "handle",
-    "hide", "ignore", "implement", "import", "improve", "include", "increase", "inline", "install", "introduce",
-    "keep", "let", "limit", "load", "log", "make", "mark", "merge", "migrate", "move", "normalize", "optimize",
-    "parse", "pass", "permit", "pin", "prefer", "prepare", "preserve", "prevent", "print", "raise", "read",
-    "rebuild", "reduce", "refactor", "reformat", "reject", "release", "remove", "rename", "reorder", "replace",
-    "report", "require", "reset", "resolve", "respect", "restore", "retry", "return", "reuse", "revert",
-    "rework", "rewrite", "run", "set", "show", "simplify", "skip", "sort", "speed", "split", "start", "stop",
-    "store", "strip", "support", "switch", "test", "tidy", "treat", "trim", "tweak", "unify", "update",
-    "upgrade", "use", "validate", "write",
-];
-
-/// Words a body's sentence opens with and a subject seldom does.
-#[rustfmt::skip]
-const PROSE: [&str; 44] = [
-    "a", "after", "also", "an", "and", "as", "based", "because", "before", "but", "by", "currently", "for", "here",
-    "however", "i", "if", "in", "instead", "it", "it's", "its", "note", "now", "on", "otherwise", "previously",
-    "see", "since", "so", "thanks", "that", "the", "there", "these", "they", "this", "those", "to", "we", "when",
-    "which", "with", "without",
-];
-
-/// Whether a line does not open like a body's sentence (`This …`, `The …`,
-/// `When …`): the looser of the two strict readings.
-pub fn not_prose(line: &str) -> bool {
-    let first = line.split_whitespace().next().unwrap_or("");
-    let word = first
-        .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-        .to_ascii_lowercase();
-    PROSE.binary_search(&word.as_str()).is_err()
-}
-
-/// Whether a line opens like a subject rather than a sentence of a body:
-/// a conventional prefix (`fix(parser): …`, `docs: …`), a version, or a
-/// verb first (`Add …`, `Fixes …`, `Removed …`).
-pub fn opens_like_subject(line: &str) -> bool {
-    let rest = match line.split_once(": ") {
-        Some((prefix, rest)) if !prefix.contains(' ') && prefix.len() <= 30 => return !rest.is_empty(),
-        _ => line,
-    };
-    let first = rest.split_whitespace().next().unwrap_or("");
-    if first.bytes().any(|b| b.is_ascii_digit()) && first.contains('.') {
-        return true;
-    }
-    let word = first.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
-    let known = |w: &str| VERBS.binary_search(&w).is_ok();
-    known(&word)
-        || ["s", "es", "d", "ed"]
-            .iter()
-            .any(|end| word.strip_suffix(end).is_some_and(known))
-        || word.strip_suffix("ied").is_some_and(|stem| known(&format!("{stem}y")))
-        || word.len() > 4 && word.ends_with("ped") && known(&word[..word.len() - 3])
-}
-
 #[cfg(test)]
 mod tests {
     use crate::historian::plan::count::{subjects, subjects_read, Reading};
+    use crate::historian::plan::subject_line::opens_like_subject;
 
     #[test]
     fn words_are_cut_at_case_changes_and_punctuation() {
@@ -396,11 +284,11 @@ mod tests {
         );
         let prose = "Fix the parser\n\nThe reader loops on empty input\n\nRename the lexer\n";
         assert_eq!(subjects(prose), ["Fix the parser", "Rename the lexer"]);
-        assert!(super::opens_like_subject("Simplified the reader"));
-        assert!(super::opens_like_subject("Stopped reading twice"));
-        assert!(super::opens_like_subject("2.1.0"));
-        assert!(!super::opens_like_subject("Without it the reader loops"));
-        assert!(!super::opens_like_subject("The reader loops"));
+        assert!(opens_like_subject("Simplified the reader"));
+        assert!(opens_like_subject("Stopped reading twice"));
+        assert!(opens_like_subject("2.1.0"));
+        assert!(!opens_like_subject("Without it the reader loops"));
+        assert!(!opens_like_subject("The reader loops"));
     }
 
     #[test]

@@ -38,6 +38,7 @@ pub mod pieces;
 pub mod present;
 pub mod reason;
 pub mod split;
+pub mod subject_line;
 pub mod subjects;
 pub mod units;
 

@@ -80,7 +80,7 @@ fn version_word(version: &str) -> String {
 fn subject_words(text: &str, versions: bool) -> BTreeSet<String> {
     let mut out = count::words(text);
     if versions {
-        out.extend(crate::historian::analyse::symbols::versions(text).map(version_word));
+        out.extend(crate::historian::analyse::versions::versions(text).map(version_word));
     }
     out
 }
