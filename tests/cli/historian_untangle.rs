@@ -17,6 +17,20 @@ fn planned_files(env: &TestEnv, repo: &std::path::Path) -> Vec<serde_json::Value
         .collect()
 }
 
+/// Each planned commit's files with its subject, lowercased.
+fn planned_subjects(env: &TestEnv, repo: &std::path::Path) -> Vec<(serde_json::Value, String)> {
+    let out = env.run(repo, &["historian", "plan", "--json"]).expect_code(0);
+    out.json()["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let message = c["message"].as_str().unwrap_or("");
+            (c["files"].clone(), message.lines().next().unwrap_or("").to_lowercase())
+        })
+        .collect()
+}
+
 /// The guide names no file and defines nothing; the words its lines use
 /// ("failed requests") put it with the retries, not the cache.
 #[test]
@@ -49,16 +63,8 @@ fn a_part_goes_with_the_subject_the_names_in_its_lines_say() {
         "{files:?}"
     );
     // Each commit says the subject it answered to, not the squash's first.
-    let plan = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0).json();
-    for commit in plan["commits"].as_array().unwrap() {
-        let subject = commit["message"]
-            .as_str()
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap()
-            .to_lowercase();
-        let wanted = if commit["files"] == serde_json::json!(["src/core.rs"]) {
+    for (files, subject) in planned_subjects(&env, &repo) {
+        let wanted = if files == serde_json::json!(["src/core.rs"]) {
             "cache the dns answers"
         } else {
             "retry failed requests"
@@ -266,18 +272,10 @@ fn each_piece_of_a_squash_says_the_subject_it_answered_to() {
         &repo,
         "Read the settings from the environment\n\nWrite the settings to disk\n",
     );
-    let plan = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0).json();
-    let commits = plan["commits"].as_array().unwrap();
-    assert_eq!(commits.len(), 2, "{plan}");
-    for commit in commits {
-        let subject = commit["message"]
-            .as_str()
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap()
-            .to_lowercase();
-        let wanted = if commit["files"] == serde_json::json!(["src/config.rs"]) {
+    let planned = planned_subjects(&env, &repo);
+    assert_eq!(planned.len(), 2, "{planned:?}");
+    for (files, subject) in planned {
+        let wanted = if files == serde_json::json!(["src/config.rs"]) {
             "read the settings from the environment"
         } else {
             "write the settings to disk"
