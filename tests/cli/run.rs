@@ -423,6 +423,37 @@ fn a_live_lock_is_refused_and_a_stale_one_taken_over() {
     assert_eq!(out.json()["removed"][0]["ref"], "refs/ultraplan/plan/lock");
 }
 
+/// A run killed while it updated one of its refs leaves that ref's `.lock`
+/// file: the run taking over its lock removes it, or every update of that
+/// ref would fail ("session 2 crashed" in a wave run after a SIGKILL).
+#[test]
+fn a_ref_lock_left_by_a_killed_run_is_removed_when_its_lock_is_taken_over() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    write(
+        &repo.join("plan.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "true")]),
+    );
+    let hostname = String::from_utf8(std::process::Command::new("uname").arg("-n").output().unwrap().stdout).unwrap();
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let blob = format!(
+        "pid: 999999999\nhost: {}\nstarted_at: {now}\nheartbeat_at: {now}\ncommand: git ultraplan run plan.md\n",
+        hostname.trim()
+    );
+    let path = env.root().join("lock.txt");
+    write(&path, &blob);
+    let id = env.git(&repo, &["hash-object", "-w", path.to_str().unwrap()]);
+    env.git(&repo, &["update-ref", "refs/ultraplan/plan/lock", id.trim()]);
+    let stale = repo.join(".git/refs/ultraplan/plan/run.lock");
+    write(&stale, "");
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    assert!(out.stderr.contains("removed 1 ref lock file(s) it left"), "{out}");
+    assert!(!stale.exists());
+    assert!(env
+        .git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"])
+        .contains("completed"));
+}
+
 /// The README's first command ends in examples/demo.sh: it must keep working.
 #[test]
 fn the_demo_script_shows_pass_retry_revert_and_skip() {

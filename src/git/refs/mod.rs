@@ -54,6 +54,39 @@ pub struct RefUpdate {
 }
 
 impl Repo {
+    /// Removes the lock files (`<ref>.lock`) left under the loose refs of
+    /// `namespace` (`refs/ultraplan/<plan>`) by a process killed while it
+    /// updated one, but not `keep`'s. Only for a caller that holds the lock
+    /// guarding `namespace`, taken over from a holder known dead with every
+    /// process it started: no live process can be writing there. Returns
+    /// how many were removed.
+    pub fn remove_stale_ref_locks(&self, namespace: &str, keep: &str) -> Result<usize> {
+        if !namespace.starts_with("refs/") || namespace.split('/').any(|c| c.is_empty() || c == "..") {
+            return Err(anyhow!("not a ref namespace: '{namespace}'"));
+        }
+        let keep = self.common_dir().join(format!("{keep}.lock"));
+        let mut removed = 0;
+        let mut pending = vec![self.common_dir().join(namespace)];
+        while let Some(dir) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                match entry.file_type() {
+                    Ok(t) if t.is_dir() => pending.push(path),
+                    Ok(t) if t.is_file() && path.extension().is_some_and(|e| e == "lock") && path != keep => {
+                        std::fs::remove_file(&path)
+                            .map_err(|e| anyhow!("cannot remove the stale lock '{}': {e}", path.display()))?;
+                        removed += 1;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(removed)
+    }
+
     pub fn read_ref(&self, name: &str) -> Result<Option<Oid>> {
         let reference = self
             .inner

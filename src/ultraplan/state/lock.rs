@@ -89,6 +89,12 @@ impl LockInfo {
         format!("{}@{}@{}", self.pid, self.host, self.started_at)
     }
 
+    /// Whether this holder ran on this host and is gone (so are its
+    /// processes once [`LockInfo::kill_leftovers`] ran).
+    pub fn gone_from_this_host(&self) -> bool {
+        self.host == hostname() && !self.holder_alive()
+    }
+
     /// After this holder died on this host: stops what it left running (an
     /// executor's background children outlive it; they must not go on editing
     /// the worktree a resume restores). Returns how many processes were killed.
@@ -179,10 +185,21 @@ impl Lock {
                             .map_err(|e| lost(e, name))?;
                         let killed = holder.kill_leftovers();
                         leftovers_stopped = killed;
-                        let why = match killed {
+                        let mut why = match killed {
                             0 => why,
                             n => format!("{why}; stopped {n} process(es) it left running"),
                         };
+                        // A process killed while it updated a ref of this
+                        // namespace left its `.lock`: every later update of
+                        // that ref would fail.
+                        if holder.gone_from_this_host() {
+                            if let Some((namespace, _)) = name.rsplit_once('/') {
+                                match repo.remove_stale_ref_locks(namespace, name)? {
+                                    0 => {}
+                                    n => why.push_str(&format!("; removed {n} ref lock file(s) it left")),
+                                }
+                            }
+                        }
                         took_over = Some((holder, why));
                     }
                 }
