@@ -271,28 +271,28 @@ pub fn affinity(features: &Signals, coefficients: &[f64]) -> f64 {
     1.0 / (1.0 + (-z).exp())
 }
 
+/// The signals of every two of `parts` (the first before the second).
+pub(super) fn pairs_of(parts: &[Part], coupling: &Coupling, words: &Words) -> Vec<Pair> {
+    let n = parts.len();
+    let mut out = Vec::with_capacity(n * n.saturating_sub(1) / 2);
+    for a in 0..n {
+        for b in a + 1..n {
+            out.push((a, b, features(&parts[a], &parts[b], n, coupling, words)));
+        }
+    }
+    out
+}
+
 /// The unit's parts with the signals of each pair, for the evaluation.
 pub fn pairs(ctx: &Context<'_>, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> (Vec<Part>, Vec<Pair>) {
     let parts = parts(ctx.changes, files, words);
-    let n = parts.len();
-    let mut out = Vec::new();
-    for a in 0..n {
-        for b in a + 1..n {
-            out.push((a, b, features(&parts[a], &parts[b], n, &ctx.coupling, words)));
-        }
-    }
-    (parts, out)
+    let pairs = pairs_of(&parts, &ctx.coupling, words);
+    (parts, pairs)
 }
 
 /// The same with each hunk of a file changed hunk by hunk a part of its own.
 pub fn hunk_pairs(ctx: &Context<'_>, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> (Vec<Part>, Vec<Pair>) {
     let parts = hunk_parts(ctx.changes, files, words);
-    let n = parts.len();
-    let mut out = Vec::new();
-    for a in 0..n {
-        for b in a + 1..n {
-            out.push((a, b, features(&parts[a], &parts[b], n, &ctx.coupling, words)));
-        }
-    }
-    (parts, out)
+    let pairs = pairs_of(&parts, &ctx.coupling, words);
+    (parts, pairs)
 }

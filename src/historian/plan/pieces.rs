@@ -27,10 +27,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::affinity::{
-    affinity, features, hunk_parts, parts, parts_of, Pair, Part, Signals, Words, COEFFICIENTS, FEATURES, MOST_PARTS,
+    affinity, hunk_parts, pairs_of, parts, parts_of, Pair, Part, Signals, Words, COEFFICIENTS, FEATURES, MOST_PARTS,
 };
 use super::context::{Context, HunkParts, Tuning};
-use super::subjects::{pieces_by_subject, subject_leanings, supported_subjects};
+use super::subjects::{answer, pieces_by_subject, subject_leanings, supported_subjects};
 
 /// Splits one unit into groups of items; `wanted` is how many pieces of
 /// work its message names (`count`), when it names several: parts join
@@ -98,25 +98,14 @@ pub fn split_unit(
         parts(ctx.changes, files, words)
     };
     let n = parts.len();
-    let mut pairs = Vec::new();
-    for a in 0..n {
-        for b in a + 1..n {
-            pairs.push((a, b, features(&parts[a], &parts[b], n, &ctx.coupling, words)));
-        }
-    }
+    let pairs = pairs_of(&parts, &ctx.coupling, words);
     let same_file = |a: usize, b: usize| parts[a].file == parts[b].file;
     let leaning = if wanted.is_some() && tuning.subject_words != 0.0 {
         subject_leanings(&parts, named, message, tuning)
     } else {
         vec![Vec::new(); parts.len()]
     };
-    let about: Vec<Option<usize>> = leaning
-        .iter()
-        .map(|best| match best[..] {
-            [s] => Some(s),
-            _ => None,
-        })
-        .collect();
+    let about: Vec<Option<usize>> = leaning.iter().map(|best| answer(best)).collect();
     // Average linkage on the sums of chances between clusters (a cluster
     // lives in the slot of its first part): join the two closest clusters
     // while they are close enough; ties go to the lowest slots, so the

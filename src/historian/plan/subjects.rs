@@ -90,11 +90,16 @@ fn subject_words(text: &str, versions: bool) -> BTreeSet<String> {
 pub fn subject_of_parts(parts: &[Part], named: &[&str], message: &str, tuning: &Tuning) -> Vec<Option<usize>> {
     subject_leanings(parts, named, message, tuning)
         .into_iter()
-        .map(|best| match best[..] {
-            [s] => Some(s),
-            _ => None,
-        })
+        .map(|best| answer(&best))
         .collect()
+}
+
+/// The one subject of a part's leanings, when it leans to one alone.
+pub(super) fn answer(leaning: &[usize]) -> Option<usize> {
+    match leaning {
+        [s] => Some(*s),
+        _ => None,
+    }
 }
 
 /// The subjects of `named` each part shares the most words with: one when
@@ -135,10 +140,7 @@ fn answers(
 ) -> Vec<Option<usize>> {
     leanings(words, subjects, bodies, body_weight)
         .into_iter()
-        .map(|best| match best[..] {
-            [s] => Some(s),
-            _ => None,
-        })
+        .map(|best| answer(&best))
         .collect()
 }
 
