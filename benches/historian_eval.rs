@@ -35,6 +35,13 @@
 //! as fewer commits than its message rightly names).
 //! `HISTORIAN_EVAL_LABELS=1` measures how often a file is matched to the
 //! subject of the original commit that wrote it (`labels`).
+//! `HISTORIAN_EVAL_ORACLE_LABELS=1` is a study of the planner's limit: under
+//! each subject of a squashed message it writes a line naming the words of
+//! the paths and definitions only that subject's original commit wrote, so
+//! that (with `HISTORIAN_EVAL_SET=body_words=2`) files are matched to
+//! subjects nearly as the truth has it.
+//! `HISTORIAN_EVAL_SET=<knob>=<value>,…` sets the tuning's number and
+//! yes-no knobs by name (`sure_join=0.9,subject_veto=false`).
 //!
 //! Next to it, the whole run scored at once, and the same for:
 //! * one commit per directory within each squashed commit (the baseline the
@@ -77,6 +84,8 @@ mod dump;
 mod fitting;
 #[path = "historian_eval/generate.rs"]
 mod generate;
+#[path = "historian_eval/knobs.rs"]
+mod knobs;
 #[path = "historian_eval/labels.rs"]
 mod labels;
 #[path = "historian_eval/scoring.rs"]
@@ -184,25 +193,7 @@ fn main() {
     generate(&generated);
     let scratch = dir.path().join("scratch");
     std::fs::create_dir_all(&scratch).expect("scratch");
-    let mut tuning = Tuning::default();
-    if let Some(t) = std::env::var("HISTORIAN_EVAL_THRESHOLD")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        tuning.join_threshold = t;
-    }
-    if let Some(t) = std::env::var("HISTORIAN_EVAL_SMALL").ok().and_then(|v| v.parse().ok()) {
-        tuning.small_part_lines = t;
-    }
-    if let Some(t) = std::env::var("HISTORIAN_EVAL_COMMON").ok().and_then(|v| v.parse().ok()) {
-        tuning.common_name_share = t;
-    }
-    if let Some(t) = std::env::var("HISTORIAN_EVAL_HISTORY")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        tuning.coupling_history = t;
-    }
+    let tuning = knobs::tuning_from_env();
     println!(
         "historian_eval: runs of {length} commits squashed 2-3 at a time, up to {segment_count} runs per repository"
     );

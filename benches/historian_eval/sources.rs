@@ -243,6 +243,9 @@ pub fn segments(
         let truth = provenance::trace(repo, &changes, &originals).expect("trace originals");
         let seen = provenance::trace(repo, &changes, &squashed).expect("trace squashed");
         let coupling = coupling::read(repo, &changes, tuning.coupling_history).expect("coupling");
+        if std::env::var_os("HISTORIAN_EVAL_ORACLE_LABELS").is_some() {
+            oracle_labels(&changes, &truth, &originals, &squash_of, &mut squashed);
+        }
         out.push(Segment {
             changes,
             seen,
@@ -254,4 +257,49 @@ pub fn segments(
         });
     }
     Some(out)
+}
+
+/// Study only (`HISTORIAN_EVAL_ORACLE_LABELS`): each squashed message
+/// rewritten so that under every subject a line (`Touches …`, read as its
+/// body) names the words of the paths and definitions of the items its
+/// original commit wrote most of and no other original of the squash did:
+/// how far the planner would go were files matched to subjects right.
+fn oracle_labels(
+    changes: &ChangeSet,
+    truth: &provenance::Provenance,
+    originals: &[BranchCommit],
+    squash_of: &[usize],
+    squashed: &mut [BranchCommit],
+) {
+    let mut own: Vec<std::collections::BTreeSet<String>> = vec![Default::default(); originals.len()];
+    for (i, origins) in truth.items.iter().enumerate() {
+        if let Some(&(j, _)) = origins.iter().max_by_key(|(j, w)| (*w, std::cmp::Reverse(*j))) {
+            own[j].extend(ultraplan::historian::plan::count::words(changes.path(i)));
+            for name in &changes.items[i].symbols.defined {
+                own[j].extend(ultraplan::historian::plan::count::words(name));
+            }
+        }
+    }
+    let all = own.clone();
+    for (j, mine) in own.iter_mut().enumerate() {
+        for (k, theirs) in all.iter().enumerate() {
+            if k != j && squash_of[k] == squash_of[j] {
+                mine.retain(|w| !theirs.contains(w));
+            }
+        }
+    }
+    for (u, commit) in squashed.iter_mut().enumerate() {
+        let message: Vec<String> = (0..originals.len())
+            .filter(|&j| squash_of[j] == u)
+            .map(|j| {
+                let words: Vec<&str> = own[j].iter().map(String::as_str).collect();
+                let message = originals[j].message.trim_end();
+                let (subject, rest) = message.split_once('\n').unwrap_or((message, ""));
+                format!("{subject}\n\nTouches {}.\n{rest}", words.join(" "))
+                    .trim_end()
+                    .to_owned()
+            })
+            .collect();
+        commit.message = message.join("\n\n") + "\n";
+    }
 }
