@@ -453,6 +453,9 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     t.subject_veto = !t.subject_veto;
     out.push((format!("subject veto {}", t.subject_veto), t));
     let mut t = base.clone();
+    t.subject_margins = !t.subject_margins;
+    out.push((format!("subject margins {}", t.subject_margins), t));
+    let mut t = base.clone();
     t.unsupported_cuts = !t.unsupported_cuts;
     out.push((format!("unsupported cuts {}", t.unsupported_cuts), t));
     for reading in [

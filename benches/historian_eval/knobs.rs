@@ -58,6 +58,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "versions" => tuning.versions = yes(),
             "subject_veto" => tuning.subject_veto = yes(),
             "unsupported_cuts" => tuning.unsupported_cuts = yes(),
+            "subject_margins" => tuning.subject_margins = yes(),
             other => panic!("HISTORIAN_EVAL_SET: no knob {other}"),
         }
     }

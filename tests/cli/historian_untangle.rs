@@ -212,6 +212,47 @@ fn a_release_goes_with_the_files_naming_its_version() {
     }
 }
 
+/// A part that shares one word with a subject's body alone (`wire`) is
+/// unsure of that subject: it pulls and pushes a quarter as hard as a part
+/// sharing the subject's own words, and the link by a definition and its use
+/// puts it with the code it calls.
+#[test]
+fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("src/memo.rs"), "pub fn start() {}\n");
+    write(&repo.join("src/wire.rs"), "pub fn open() {}\n");
+    write(&repo.join("src/retry.rs"), "pub fn send() {}\n");
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("src/memo.rs"),
+        "pub fn start() {}\n\npub fn memoize_host(name: &str) -> String {\n    remembered(name)\n}\n\npub fn remembered(name: &str) -> String {\n    name.to_owned()\n}\n",
+    );
+    write(
+        &repo.join("src/wire.rs"),
+        "pub fn open() {}\n\npub fn connect(address: &str) -> String {\n    remembered(address)\n}\n",
+    );
+    write(
+        &repo.join("src/retry.rs"),
+        "pub fn send() {}\n\npub fn retry_requests(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
+    );
+    commit_all(
+        &env,
+        &repo,
+        "Memoize host lookups\n\nRetry failed requests\n\nThe wire timeout stays as it was.\n",
+    );
+    assert_eq!(
+        planned_files(&env, &repo),
+        [
+            serde_json::json!(["src/memo.rs", "src/wire.rs"]),
+            serde_json::json!(["src/retry.rs"])
+        ]
+    );
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+}
+
 /// Two files that always changed together before, one answering to each
 /// subject of a squash: the message's two pieces of work stay two commits
 /// however sure the files' history is that they belong together.

@@ -73,6 +73,11 @@ pub struct Tuning {
     /// With several subjects named: a small cluster answering to no subject
     /// is no commit of its own (`pieces::join_unsupported`).
     pub unsupported_cuts: bool,
+    /// With several subjects named: two parts answering to subjects pull
+    /// together (or push apart) as hard as the less sure of them is of its
+    /// subject — by how many more words it shares with it than with the
+    /// next, from a quarter of `subject_words` (a word of a body) to twice.
+    pub subject_margins: bool,
     /// The affinity's coefficients (intercept first), when not the built-in
     /// ones: the evaluation harness fits its own.
     pub coefficients: Option<Vec<f64>>,
@@ -98,6 +103,7 @@ impl Default for Tuning {
             versions: true,
             subject_veto: true,
             unsupported_cuts: true,
+            subject_margins: true,
             coefficients: None,
         }
     }

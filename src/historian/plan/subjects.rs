@@ -105,6 +105,16 @@ pub(super) fn answer(leaning: &[usize]) -> Option<usize> {
 /// The subjects of `named` each part shares the most words with: one when
 /// it answers to one ([`subject_of_parts`]), several on a tie.
 pub fn subject_leanings(parts: &[Part], named: &[&str], message: &str, tuning: &Tuning) -> Vec<Vec<usize>> {
+    subject_shares(parts, named, message, tuning)
+        .iter()
+        .map(|shared| leaning(shared))
+        .collect()
+}
+
+/// How many words each part shares with each subject of `named`, a word of
+/// a subject's body counting `Tuning::body_words` of one (as
+/// [`subject_leanings`] weighs them).
+pub(super) fn subject_shares(parts: &[Part], named: &[&str], message: &str, tuning: &Tuning) -> Vec<Vec<f64>> {
     let words: Vec<BTreeSet<String>> = parts
         .iter()
         .map(|p| part_words(p, tuning.used_words, tuning.versions))
@@ -124,7 +134,33 @@ pub fn subject_leanings(parts: &[Part], named: &[&str], message: &str, tuning: &
     } else {
         vec![BTreeSet::new(); named.len()]
     };
-    leanings(words, &subjects, &bodies, tuning.body_words)
+    shares(words, &subjects, &bodies, tuning.body_words)
+}
+
+/// The subjects sharing the most words (`shared`, by subject), when any
+/// shares one: one, or several on a tie.
+pub(super) fn leaning(shared: &[f64]) -> Vec<usize> {
+    let best = shared.iter().copied().fold(0.0, f64::max);
+    if best > 0.0 {
+        (0..shared.len()).filter(|&s| (shared[s] - best).abs() < 1e-9).collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// How many more words (`shared`, by subject) the subject sharing the most
+/// shares than the next: how sure a part is of the subject it answers to.
+pub(super) fn margin(shared: &[f64]) -> f64 {
+    let (mut first, mut second) = (0.0_f64, 0.0_f64);
+    for &x in shared {
+        if x > first {
+            second = first;
+            first = x;
+        } else if x > second {
+            second = x;
+        }
+    }
+    first - second
 }
 
 /// For each set of words, the subject sharing the most words with it when
@@ -147,12 +183,29 @@ fn answers(
 /// For each set of words, the subjects sharing the most words with it
 /// (none when none shares one; several on a tie), as [`answers`] weighs
 /// them.
+#[cfg(test)]
 fn leanings(
-    mut words: Vec<BTreeSet<String>>,
+    words: Vec<BTreeSet<String>>,
     subjects: &[BTreeSet<String>],
     bodies: &[BTreeSet<String>],
     body_weight: f64,
 ) -> Vec<Vec<usize>> {
+    shares(words, subjects, bodies, body_weight)
+        .iter()
+        .map(|shared| leaning(shared))
+        .collect()
+}
+
+/// For each set of words, how many it shares with each subject, a word of
+/// the subject's body (`bodies`, the subject's own words left out)
+/// counting `body_weight` of one; words every set holds are left out when
+/// there are [`MOST_COMMON`] sets or more.
+fn shares(
+    mut words: Vec<BTreeSet<String>>,
+    subjects: &[BTreeSet<String>],
+    bodies: &[BTreeSet<String>],
+    body_weight: f64,
+) -> Vec<Vec<f64>> {
     if words.len() >= MOST_COMMON {
         let mut held: BTreeMap<&str, usize> = BTreeMap::new();
         for set in &words {
@@ -172,17 +225,11 @@ fn leanings(
     words
         .iter()
         .map(|set| {
-            let shared: Vec<f64> = subjects
+            subjects
                 .iter()
                 .zip(bodies)
                 .map(|(s, b)| s.intersection(set).count() as f64 + body_weight * b.intersection(set).count() as f64)
-                .collect();
-            let best = shared.iter().copied().fold(0.0, f64::max);
-            if best > 0.0 {
-                (0..shared.len()).filter(|&s| (shared[s] - best).abs() < 1e-9).collect()
-            } else {
-                Vec::new()
-            }
+                .collect()
         })
         .collect()
 }
@@ -298,6 +345,20 @@ mod tests {
             [vec![0, 1], vec![0], vec![]]
         );
         assert_eq!(answers(parts, &subjects, &none, 0.25), [None, Some(0), None]);
+    }
+
+    #[test]
+    fn a_parts_margin_is_how_many_more_words_its_subject_shares_than_the_next() {
+        use super::{leaning, margin};
+        assert_eq!(margin(&[2.0, 0.25, 1.0]), 1.0);
+        assert_eq!(leaning(&[2.0, 0.25, 1.0]), [0]);
+        assert_eq!(margin(&[0.25, 0.0]), 0.25);
+        // A tie: sure of neither.
+        assert_eq!(margin(&[1.0, 1.0]), 0.0);
+        assert_eq!(leaning(&[1.0, 1.0]), [0, 1]);
+        assert_eq!(margin(&[0.0, 0.0]), 0.0);
+        assert!(leaning(&[0.0, 0.0]).is_empty());
+        assert_eq!(margin(&[]), 0.0);
     }
 
     #[test]
