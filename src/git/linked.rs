@@ -43,7 +43,7 @@ impl Repo {
                 if wanted.len() > 1 {
                     what.insert(0, "--no-checkout");
                 }
-                run_adding(self.add_linked(path, &what)?, path)
+                self.register(path, &what)
             })();
             if registered.is_ok() && wanted.len() > 1 {
                 let reset =
@@ -78,7 +78,31 @@ impl Repo {
 
     /// Adds a linked worktree at `path` with `commit` checked out, detached.
     pub fn add_detached_worktree(&self, path: &Path, commit: Oid) -> Result<()> {
-        run_adding(self.add_linked(path, &["--detach", &commit.to_string()])?, path)
+        self.register(path, &["--detach", &commit.to_string()])
+    }
+
+    /// `git worktree add` at `path` with `what`, tried again when it failed
+    /// in git's own registry of worktrees (`.git/worktrees/`), which another
+    /// process of this clone was changing: git locks no registration
+    /// against another. An add reads every other registration and fails on
+    /// one being written ("failed to read …/commondir"); a prune or a
+    /// removal deletes `.git/worktrees` once it is empty, and a prune the
+    /// entry of an add that has not written its files yet. A worker's jobs
+    /// add and remove worktrees side by side in one clone. A failed add
+    /// leaves nothing behind (git removes what it made), so trying again is
+    /// safe; a failure elsewhere (the path taken, a bad branch) is final.
+    fn register(&self, path: &Path, what: &[&str]) -> Result<()> {
+        let registry = self.common_dir().join("worktrees");
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            match run_adding(self.add_linked(path, what)?, path) {
+                Err(e) if attempts < ADD_ATTEMPTS && format!("{e:#}").contains(&*registry.to_string_lossy()) => {
+                    std::thread::sleep(std::time::Duration::from_millis(10 * attempts as u64));
+                }
+                done => return done,
+            }
+        }
     }
 
     /// The one worktree adder: `git worktree add` with hooks off, its parent
@@ -258,9 +282,21 @@ impl Repo {
     }
 
     /// `git worktree prune`: forget registrations whose directories are gone
-    /// (gix has no prune).
+    /// (gix has no prune) — run only when one is. git's prune also deletes
+    /// `.git/worktrees` once it is empty, and the entry of an add that has
+    /// not written its files yet, under the feet of another process of this
+    /// clone adding a worktree (a worker's jobs side by side).
     pub fn prune_worktrees(&self) -> Result<()> {
-        let _ = self.git(&["worktree", "prune"])?;
+        let stale = self
+            .inner
+            .worktrees()
+            .map_err(|e| anyhow!("cannot list worktrees: {e}"))?
+            .iter()
+            // An entry an add is still writing is locked ("initializing").
+            .any(|proxy| !proxy.git_dir().join("locked").exists() && proxy.base().map_or(true, |base| !base.exists()));
+        if stale {
+            let _ = self.git(&["worktree", "prune"])?;
+        }
         Ok(())
     }
 
@@ -296,6 +332,10 @@ impl Repo {
 }
 
 /// Runs a step of adding the worktree at `path`; its failure names the path.
+/// How many times a worktree is added while other processes change git's
+/// registry of worktrees ([`Repo::register`]).
+const ADD_ATTEMPTS: usize = 8;
+
 fn run_adding(git: GitCli, path: &Path) -> Result<()> {
     let out = git.output()?;
     if !out.status.success() {

@@ -387,3 +387,70 @@ fn glob_one(dir: &std::path::Path, ext: &str) -> String {
         .display()
         .to_string()
 }
+
+/// Two processes of one clone adding, removing and pruning worktrees side
+/// by side (a worker's jobs): each add succeeds, though `git worktree
+/// prune` deletes `.git/worktrees` once it is empty, and an entry an add has
+/// only begun, under the feet of the other process.
+#[test]
+fn worktrees_are_added_and_removed_side_by_side() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let base = repo.head().unwrap().commit.unwrap();
+    let dir = f.path.join(".git/ultraplan/work/plan");
+    for n in 1..=2 {
+        repo.create_branch(&format!("refs/heads/ultraplan-work/plan/session-{n}"), base)
+            .unwrap();
+    }
+    let cycle = |n: usize| {
+        let repo = open(&f.path);
+        for _ in 0..150 {
+            let path = dir.join(format!("session-{n}"));
+            repo.add_worktree(&path, &format!("refs/heads/ultraplan-work/plan/session-{n}"))
+                .unwrap();
+            repo.remove_worktree(&path).unwrap();
+            repo.prune_worktrees().unwrap();
+        }
+    };
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| cycle(2));
+        cycle(1);
+        other.join().unwrap();
+    });
+    assert_eq!(
+        git(&f.path, &["worktree", "list", "--porcelain"])
+            .matches("worktree ")
+            .count(),
+        1
+    );
+}
+
+/// A prune forgets the registration whose directory is gone, and touches
+/// nothing when none is (git's own would delete an empty `.git/worktrees`).
+#[test]
+fn a_prune_forgets_only_what_is_gone() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let base = repo.head().unwrap().commit.unwrap();
+    let dir = f.path.join(".git/ultraplan/work/plan");
+    for n in 1..=2 {
+        repo.create_branch(&format!("refs/heads/ultraplan-work/plan/session-{n}"), base)
+            .unwrap();
+        repo.add_worktree(
+            &dir.join(format!("session-{n}")),
+            &format!("refs/heads/ultraplan-work/plan/session-{n}"),
+        )
+        .unwrap();
+    }
+    std::fs::remove_dir_all(dir.join("session-1")).unwrap();
+    repo.prune_worktrees().unwrap();
+    let list = git(&f.path, &["worktree", "list", "--porcelain"]);
+    assert!(!list.contains("session-1") && list.contains("session-2"), "{list}");
+    repo.remove_worktree(&dir.join("session-2")).unwrap();
+    std::fs::create_dir_all(f.path.join(".git/worktrees")).unwrap();
+    repo.prune_worktrees().unwrap();
+    assert!(
+        f.path.join(".git/worktrees").is_dir(),
+        "nothing was stale: nothing is touched"
+    );
+}
