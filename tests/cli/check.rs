@@ -206,3 +206,37 @@ fn waves_are_derived_when_missing() {
     assert_eq!(j["waves"], serde_json::json!([[1, 2], [3]]));
     assert_eq!(j["strategy"], "3 sessions (2 parallel, 1 sequential)");
 }
+
+/// A file several steps list is reported once, as the first of them finds
+/// it, with the steps that list it; `--json` keeps each step's reference.
+#[test]
+fn a_file_several_steps_list_is_reported_once() {
+    let env = TestEnv::new();
+    let repo = repo_with(&env, &[("a.txt", "a\n")]);
+    let step = |n: u32, files: &str| {
+        format!(
+            "### Step {n}: Step {n}\n\n- **Files:** {files}\n- **Changes:** append a line\n\
+             - **Verify:** `true`\n- **On failure:** revert\n- **Checkpoint:** none\n\n"
+        )
+    };
+    let plan = format!(
+        "# Twice\n\n## Implementation Plan\n\n{}{}{}",
+        step(1, "`new.txt`, `a.txt`"),
+        step(2, "`new.txt`"),
+        step(3, "`a.txt`, `a.txt`")
+    );
+    std::fs::write(repo.join("twice.md"), plan).unwrap();
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "check", "twice.md"]).expect_code(0);
+    assert_transcript!(t, "a_file_several_steps_list_is_reported_once");
+    let out = env
+        .run(&repo, &["ultraplan", "check", "--json", "twice.md"])
+        .expect_code(0);
+    let steps: Vec<(u64, String)> = out.json()["file_references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["step"].as_u64().unwrap(), r["path"].as_str().unwrap().to_owned()))
+        .collect();
+    assert_eq!(steps.len(), 5, "{steps:?}");
+}

@@ -209,19 +209,41 @@ fn step_table(out: &mut String, plan: &Plan, report: &CheckReport, paint: Paint)
     out.push_str(&table);
 }
 
-/// What the plan's file references point at.
+/// What the plan's file references point at: each path once, as its first
+/// step finds it (a later step's reference to a file an earlier one makes
+/// says nothing new), with the steps listing it when there are several.
+/// `--json` keeps every reference with its step.
 fn file_references(out: &mut String, report: &CheckReport, paint: Paint) {
-    if !report.file_references.is_empty() {
-        out.push('\n');
-        out.push_str(&paint.bold("File references"));
-        out.push('\n');
-        for r in &report.file_references {
-            let status = match r.status {
-                Reference::NotFound => paint.yellow(r.status.describe()),
-                _ => r.status.describe().to_owned(),
-            };
-            out.push_str(&format!("  {}: {status}\n", r.path));
+    if report.file_references.is_empty() {
+        return;
+    }
+    out.push('\n');
+    out.push_str(&paint.bold("File references"));
+    out.push('\n');
+    let mut steps: std::collections::HashMap<&str, Vec<u32>> = Default::default();
+    let mut first = Vec::new();
+    for r in &report.file_references {
+        let listed = steps.entry(r.path.as_str()).or_default();
+        if listed.is_empty() {
+            first.push(r);
         }
+        if !listed.contains(&r.step) {
+            listed.push(r.step);
+        }
+    }
+    for r in first {
+        let status = match r.status {
+            Reference::NotFound => paint.yellow(r.status.describe()),
+            _ => r.status.describe().to_owned(),
+        };
+        let listed = &steps[r.path.as_str()];
+        let by = if listed.len() > 1 {
+            let numbers: Vec<String> = listed.iter().map(u32::to_string).collect();
+            format!(" (steps {})", numbers.join(", "))
+        } else {
+            String::new()
+        };
+        out.push_str(&format!("  {}{by}: {status}\n", r.path));
     }
 }
 
