@@ -668,6 +668,51 @@ fn leftovers_are_removed_by_the_next_runs_preflight() {
     assert_clean(&env, &repo);
 }
 
+/// A session taking over its own stale lock removes the `.lock` its dead
+/// holder left on the session's state, and nothing of its siblings': they
+/// run beside it and update their own refs meanwhile (once a session swept
+/// the plan's every ref lock and a sibling's update failed mid-write).
+#[test]
+fn a_session_taking_over_its_lock_removes_only_its_own_ref_locks() {
+    let env = TestEnv::new();
+    let body = plan(
+        &[
+            StepSpec::new(1, "`a.txt`", "echo a > a.txt", "true"),
+            StepSpec::new(2, "`b.txt`", "echo b > b.txt", "true"),
+        ],
+        &side_by_side(),
+        "",
+    );
+    let repo = setup(&env, &body);
+    env.git(&repo, &["add", "plan.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "plan"]);
+    let hostname = String::from_utf8(Command::new("uname").arg("-n").output().unwrap().stdout).unwrap();
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let dead = format!(
+        "pid: 999999999\nhost: {}\nstarted_at: {now}\nheartbeat_at: {now}\ncommand: git ultraplan run --session 1 plan.md\n",
+        hostname.trim()
+    );
+    write(&env.root().join("lock.txt"), &dead);
+    let id = env.git(
+        &repo,
+        &["hash-object", "-w", env.root().join("lock.txt").to_str().unwrap()],
+    );
+    env.git(&repo, &["update-ref", "refs/ultraplan/plan/lock-session-1", id.trim()]);
+    let refs = repo.join(".git/refs/ultraplan/plan");
+    let (own, sibling) = (refs.join("session-1.lock"), refs.join("lock-session-2.lock"));
+    write(&own, "");
+    write(&sibling, "");
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--session", "1", "plan.md"])
+        .expect_code(0);
+    assert!(out.stderr.contains("removed 1 ref lock file(s) it left"), "{out}");
+    assert!(!own.exists(), "the dead session's own lock file is removed");
+    assert!(
+        sibling.exists(),
+        "a sibling's lock file is not this session's to remove"
+    );
+}
+
 #[test]
 fn a_touch_overlap_within_a_wave_is_refused_before_anything() {
     let env = TestEnv::new();

@@ -87,6 +87,21 @@ impl Repo {
         Ok(removed)
     }
 
+    /// Removes the `.lock` file of the ref `name` left by a process killed
+    /// while it updated it. Only for a caller that holds the lock guarding
+    /// `name`, taken over from a holder known dead. Whether there was one.
+    pub fn remove_stale_ref_lock(&self, name: &str) -> Result<bool> {
+        if !name.starts_with("refs/") || name.split('/').any(|c| c.is_empty() || c == "..") {
+            return Err(anyhow!("not a ref name: '{name}'"));
+        }
+        let path = self.common_dir().join(format!("{name}.lock"));
+        if !path.is_file() {
+            return Ok(false);
+        }
+        std::fs::remove_file(&path).map_err(|e| anyhow!("cannot remove the stale lock '{}': {e}", path.display()))?;
+        Ok(true)
+    }
+
     pub fn read_ref(&self, name: &str) -> Result<Option<Oid>> {
         let reference = self
             .inner

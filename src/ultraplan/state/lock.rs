@@ -152,6 +152,27 @@ pub enum LockStatus {
     Stale(String),
 }
 
+/// What a lock guards, by its name: a plan's lock (`refs/ultraplan/<plan>/lock`)
+/// every ref of the plan, for no other run of the plan goes on beside it; a
+/// session's (`…/lock-session-<N>`) only that session's state
+/// (`…/session-<N>`), for its sibling sessions run beside it and write
+/// their own refs there meanwhile.
+enum Guarded<'a> {
+    Namespace(&'a str),
+    Ref(String),
+}
+
+fn guarded(name: &str) -> Option<Guarded<'_>> {
+    let (namespace, last) = name.rsplit_once('/')?;
+    if last == "lock" {
+        return Some(Guarded::Namespace(namespace));
+    }
+    let n = last.strip_prefix("lock-session-")?;
+    n.parse::<u32>()
+        .ok()
+        .map(|n| Guarded::Ref(format!("{namespace}/session-{n}")))
+}
+
 /// A held lock; dropping it without [`Lock::release`] leaves it to go stale.
 pub struct Lock {
     name: String,
@@ -189,15 +210,17 @@ impl Lock {
                             0 => why,
                             n => format!("{why}; stopped {n} process(es) it left running"),
                         };
-                        // A process killed while it updated a ref of this
-                        // namespace left its `.lock`: every later update of
-                        // that ref would fail.
+                        // A process killed while it updated a ref this
+                        // lock guards left its `.lock`: every later update
+                        // of that ref would fail.
                         if holder.gone_from_this_host() {
-                            if let Some((namespace, _)) = name.rsplit_once('/') {
-                                match repo.remove_stale_ref_locks(namespace, name)? {
-                                    0 => {}
-                                    n => why.push_str(&format!("; removed {n} ref lock file(s) it left")),
-                                }
+                            let removed = match guarded(name) {
+                                Some(Guarded::Namespace(namespace)) => repo.remove_stale_ref_locks(namespace, name)?,
+                                Some(Guarded::Ref(state)) => usize::from(repo.remove_stale_ref_lock(&state)?),
+                                None => 0,
+                            };
+                            if removed > 0 {
+                                why.push_str(&format!("; removed {removed} ref lock file(s) it left"));
                             }
                         }
                         took_over = Some((holder, why));
