@@ -249,6 +249,43 @@ fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
             serde_json::json!(["src/retry.rs"])
         ]
     );
+    // `--explain` says how strongly each item answers to its subject.
+    let out = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    let why = |path: &str| {
+        out.stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("why {path}")))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        why("src/memo.rs").contains(
+            "; answers to the subject 'Memoize host lookups' by its own words (2 more than any other subject's)"
+        ),
+        "{out}"
+    );
+    assert!(
+        why("src/wire.rs").contains("; answers to the subject 'Memoize host lookups' with the rest of its commit"),
+        "{out}"
+    );
+    let explained = env
+        .run(&repo, &["historian", "plan", "--json", "--explain"])
+        .expect_code(0)
+        .json();
+    let margins: Vec<(String, serde_json::Value)> = explained["explanation"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["item"].as_str().unwrap().to_owned(), i["subject_margin"].clone()))
+        .collect();
+    assert_eq!(
+        margins,
+        [
+            ("src/memo.rs#1".to_owned(), serde_json::json!(2.0)),
+            ("src/retry.rs#1".to_owned(), serde_json::json!(2.0)),
+            ("src/wire.rs#1".to_owned(), serde_json::Value::Null)
+        ]
+    );
     let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
     assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
 }

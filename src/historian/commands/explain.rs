@@ -152,6 +152,10 @@ pub fn commit_lines(commit: usize, names: &Names<'_>, questions: &[(usize, Vec<S
         }
         if let Some(subject) = &r.subject {
             line.push_str(&format!("; answers to the subject '{subject}'"));
+            line.push_str(&match r.subject_margin {
+                Some(m) => format!(" by its own words ({} more than any other subject's)", words(m)),
+                None => " with the rest of its commit".to_owned(),
+            });
         }
         if !rivals.is_empty() {
             line.push_str("; rivals: ");
@@ -219,7 +223,18 @@ fn item_json(r: &ItemReason, names: &Names<'_>) -> Value {
         "deciding": r.deciding().map(|p| placement_json(p, names)),
         "unit": r.unit.as_ref().map(|p| placement_json(p, names)),
         "subject": r.subject,
+        "subject_margin": r.subject_margin.map(round),
     })
+}
+
+/// A margin in words: `2`, `1.25`, `0.25`.
+fn words(margin: f64) -> String {
+    let rounded = round(margin);
+    if rounded.fract() == 0.0 {
+        format!("{rounded:.0}")
+    } else {
+        format!("{rounded}")
+    }
 }
 
 /// The `explanation` of `plan --json --explain`: items, then questions

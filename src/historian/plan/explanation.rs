@@ -23,6 +23,10 @@ pub struct ItemReason {
     /// The subject of its unit's message its piece answered to, when the
     /// planner split the unit by the subjects it names.
     pub subject: Option<String>,
+    /// How many more words its own path and names share with that subject
+    /// than with any other (a body's word a quarter), when they answer to
+    /// it; none when only the rest of its piece does.
+    pub subject_margin: Option<f64>,
 }
 
 impl ItemReason {
@@ -74,6 +78,7 @@ pub fn explain(ctx: &Context<'_>, plan: &CommitPlan, limits: Limits, from_file: 
                 moved.get(&i).cloned().or_else(|| record.placed_of(i).cloned())
             },
             subject: (!from_file).then(|| record.answered_of(i).map(str::to_owned)).flatten(),
+            subject_margin: (!from_file).then(|| record.answer_margin_of(i)).flatten(),
         })
         .collect();
     let questions = plan

@@ -200,7 +200,8 @@ pub fn split_unit(
     }
     note_split(ctx, &parts, &pairs, coefficients, tuning.join_threshold, &clusters);
     if wanted.is_some() {
-        note_answered(ctx, &parts, &about, named, &clusters);
+        let margins: Vec<f64> = shares.iter().map(|shared| margin(shared)).collect();
+        note_answered(ctx, &parts, &about, &margins, named, &clusters);
     }
     clusters
         .into_iter()
@@ -303,8 +304,16 @@ fn join_unsupported(linkage: &mut Linkage, parts: &[Part], about: &[Option<usize
 
 /// Notes the subject each cluster answers to: the one its parts answering
 /// to a subject answer to with the most lines, when that is more than half
-/// of their lines (the message drafted for it says that subject).
-fn note_answered(ctx: &Context<'_>, parts: &[Part], about: &[Option<usize>], named: &[&str], clusters: &[Vec<usize>]) {
+/// of their lines (the message drafted for it says that subject); with each
+/// part answering to it itself, that part's margin.
+fn note_answered(
+    ctx: &Context<'_>,
+    parts: &[Part],
+    about: &[Option<usize>],
+    margins: &[f64],
+    named: &[&str],
+    clusters: &[Vec<usize>],
+) {
     let mut record = ctx.record();
     for members in clusters {
         let mut lines: BTreeMap<usize, usize> = BTreeMap::new();
@@ -315,7 +324,10 @@ fn note_answered(ctx: &Context<'_>, parts: &[Part], about: &[Option<usize>], nam
         }
         let all: usize = lines.values().sum();
         if let Some((&s, _)) = lines.iter().filter(|(_, &l)| 2 * l > all).max_by_key(|(_, &l)| l) {
-            record.note_answered(members.iter().flat_map(|&p| parts[p].items.iter().copied()), named[s]);
+            for &p in members {
+                let own = (about[p] == Some(s)).then_some(margins[p]);
+                record.note_answered(parts[p].items.iter().copied(), named[s], own);
+            }
         }
     }
 }

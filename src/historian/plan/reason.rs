@@ -116,8 +116,9 @@ pub struct Record {
     /// The groups before ordering, which may move pieces between them.
     grouped: Option<Vec<Vec<usize>>>,
     /// The subject of its unit's message each item's piece answers to,
-    /// when the unit was split by the subjects it names.
-    answered: BTreeMap<usize, String>,
+    /// when the unit was split by the subjects it names, with the item's
+    /// own margin when its own words answer to that subject too.
+    answered: BTreeMap<usize, (String, Option<f64>)>,
 }
 
 impl Record {
@@ -143,16 +144,24 @@ impl Record {
         self.placed.get(&item)
     }
 
-    /// Notes that the piece holding `items` answers to `subject`.
-    pub fn note_answered(&mut self, items: impl IntoIterator<Item = usize>, subject: &str) {
+    /// Notes that the piece holding `items` answers to `subject`; `margin`
+    /// is how many more words than with any other subject the items' own
+    /// words share with it, when they answer to it themselves.
+    pub fn note_answered(&mut self, items: impl IntoIterator<Item = usize>, subject: &str, margin: Option<f64>) {
         for item in items {
-            self.answered.insert(item, subject.to_owned());
+            self.answered.insert(item, (subject.to_owned(), margin));
         }
     }
 
     /// The subject the piece holding `item` answered to, when noted.
     pub fn answered_of(&self, item: usize) -> Option<&str> {
-        self.answered.get(&item).map(String::as_str)
+        self.answered.get(&item).map(|(s, _)| s.as_str())
+    }
+
+    /// How much surer `item`'s own words are of the subject its piece
+    /// answered to than of any other, when they answer to it.
+    pub fn answer_margin_of(&self, item: usize) -> Option<f64> {
+        self.answered.get(&item).and_then(|(_, m)| *m)
     }
 
     /// The groups before ordering, when noted.
