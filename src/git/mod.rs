@@ -163,3 +163,5 @@ fn is_not_a_repository(err: &gix::Error) -> bool {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod worktree_tests;
