@@ -61,12 +61,10 @@ impl Repo {
     /// process it started: no live process can be writing there. Returns
     /// how many were removed.
     pub fn remove_stale_ref_locks(&self, namespace: &str, keep: &str) -> Result<usize> {
-        if !namespace.starts_with("refs/") || namespace.split('/').any(|c| c.is_empty() || c == "..") {
-            return Err(anyhow!("not a ref namespace: '{namespace}'"));
-        }
+        let root = self.loose_ref_path(namespace)?;
         let keep = self.common_dir().join(format!("{keep}.lock"));
         let mut removed = 0;
-        let mut pending = vec![self.common_dir().join(namespace)];
+        let mut pending = vec![root];
         while let Some(dir) = pending.pop() {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
@@ -91,15 +89,21 @@ impl Repo {
     /// while it updated it. Only for a caller that holds the lock guarding
     /// `name`, taken over from a holder known dead. Whether there was one.
     pub fn remove_stale_ref_lock(&self, name: &str) -> Result<bool> {
-        if !name.starts_with("refs/") || name.split('/').any(|c| c.is_empty() || c == "..") {
-            return Err(anyhow!("not a ref name: '{name}'"));
-        }
-        let path = self.common_dir().join(format!("{name}.lock"));
+        let path = self.loose_ref_path(&format!("{name}.lock"))?;
         if !path.is_file() {
             return Ok(false);
         }
         std::fs::remove_file(&path).map_err(|e| anyhow!("cannot remove the stale lock '{}': {e}", path.display()))?;
         Ok(true)
+    }
+
+    /// Where the loose ref (or ref directory) `name` lives, when `name` is
+    /// under `refs/` and cannot climb out of it.
+    fn loose_ref_path(&self, name: &str) -> Result<std::path::PathBuf> {
+        if !name.starts_with("refs/") || name.split('/').any(|c| c.is_empty() || c == "..") {
+            return Err(anyhow!("not a ref name: '{name}'"));
+        }
+        Ok(self.common_dir().join(name))
     }
 
     pub fn read_ref(&self, name: &str) -> Result<Option<Oid>> {
