@@ -9,76 +9,79 @@ use std::io::Write;
 
 use serde_json::json;
 use ultraplan::historian::analyse::classify;
-use ultraplan::historian::plan::context::{Context, Tuning};
-use ultraplan::historian::plan::{affinity, count, units};
+use ultraplan::historian::plan::context::Tuning;
+use ultraplan::historian::plan::{affinity, count};
 
+use super::sources::{each_unit, Unit};
 use super::Segment;
 
 pub fn dump(out: &mut impl Write, repo: &str, segments: &[Segment], tuning: &Tuning) {
-    for (s, seg) in segments.iter().enumerate() {
-        let ctx = Context::new(&seg.changes, &seg.seen, &seg.squashed, seg.coupling.clone());
-        let words = affinity::Words::new(&seg.changes, tuning.common_name_share);
-        for (&unit, files) in &units::unit_files(&ctx) {
-            let Some(commit) = seg.squashed.get(unit) else {
-                continue;
-            };
-            let named = count::subjects_read(&commit.message, tuning.reading);
-            let items: Vec<serde_json::Value> = files
-                .values()
-                .flatten()
-                .map(|&i| {
-                    let item = &seg.changes.items[i];
-                    let path = seg.changes.path(i);
-                    let mut words = count::words(path);
-                    for name in &item.symbols.defined {
-                        words.extend(count::words(name));
-                    }
-                    let mut used_words = std::collections::BTreeSet::new();
-                    for name in &item.symbols.used {
-                        used_words.extend(count::words(name));
-                    }
-                    let truth: BTreeMap<String, u32> =
-                        seg.truth.items[i].iter().map(|(k, w)| (k.to_string(), *w)).collect();
-                    json!({
-                        "item": i,
-                        "file": item.file,
-                        "path": path,
-                        "hunk": item.hunk,
-                        "lines": item.lines,
-                        "category": format!("{:?}", classify::category(path)),
-                        "code": classify::category(path).is_code(),
-                        "defined": item.symbols.defined,
-                        "words": words,
-                        "used": used_words,
-                        "primary": seg.seen.primary(i),
-                        "truth": truth,
-                        "added": seg.changes.files[item.file].old.is_none(),
-                    })
-                })
-                .collect();
-            let (parts, pairs) = affinity::pairs(&ctx, files, &words);
-            let (hparts, hpairs) = affinity::hunk_pairs(&ctx, files, &words);
-            let as_json = |parts: &[affinity::Part], pairs: &[affinity::Pair]| {
+    each_unit(segments, tuning, |u| {
+        let Unit {
+            segment: s,
+            seg,
+            ctx,
+            unit,
+            files,
+            words,
+            commit,
+            named,
+            originals,
+        } = u;
+        let items: Vec<serde_json::Value> = files
+            .values()
+            .flatten()
+            .map(|&i| {
+                let item = &seg.changes.items[i];
+                let path = seg.changes.path(i);
+                let mut words = count::words(path);
+                for name in &item.symbols.defined {
+                    words.extend(count::words(name));
+                }
+                let mut used_words = std::collections::BTreeSet::new();
+                for name in &item.symbols.used {
+                    used_words.extend(count::words(name));
+                }
+                let truth: BTreeMap<String, u32> =
+                    seg.truth.items[i].iter().map(|(k, w)| (k.to_string(), *w)).collect();
                 json!({
-                    "parts": parts.iter().map(|p| &p.items).collect::<Vec<_>>(),
-                    "pairs": pairs.iter().map(|(a, b, f)| json!([a, b, f.to_vec()])).collect::<Vec<_>>(),
+                    "item": i,
+                    "file": item.file,
+                    "path": path,
+                    "hunk": item.hunk,
+                    "lines": item.lines,
+                    "category": format!("{:?}", classify::category(path)),
+                    "code": classify::category(path).is_code(),
+                    "defined": item.symbols.defined,
+                    "words": words,
+                    "used": used_words,
+                    "primary": seg.seen.primary(i),
+                    "truth": truth,
+                    "added": seg.changes.files[item.file].old.is_none(),
                 })
-            };
-            let originals: Vec<usize> = (0..seg.originals.len()).filter(|&j| seg.squash_of[j] == unit).collect();
-            let line = json!({
-                "repo": repo,
-                "segment": s,
-                "unit": unit,
-                "message": commit.message,
-                "named": named,
-                "named_words": named.iter().map(|n| count::words(n)).collect::<Vec<_>>(),
-                "originals": originals,
-                "original_subjects": originals.iter().map(|&j| seg.originals[j].subject().to_owned()).collect::<Vec<_>>(),
-                "items": items,
-                "files": as_json(&parts, &pairs),
-                "hunks": as_json(&hparts, &hpairs),
-            });
-            writeln!(out, "{line}").expect("write the dump");
-        }
-    }
+            })
+            .collect();
+        let (parts, pairs) = affinity::pairs(ctx, files, words);
+        let (hparts, hpairs) = affinity::hunk_pairs(ctx, files, words);
+        let as_json = |parts: &[affinity::Part], pairs: &[affinity::Pair]| {
+            json!({
+                "parts": parts.iter().map(|p| &p.items).collect::<Vec<_>>(),
+                "pairs": pairs.iter().map(|(a, b, f)| json!([a, b, f.to_vec()])).collect::<Vec<_>>(),
+            })
+        };
+        let line = json!({
+            "repo": repo,
+            "segment": s,
+            "unit": unit,
+            "message": commit.message,
+            "named": named,
+            "named_words": named.iter().map(|n| count::words(n)).collect::<Vec<_>>(),
+            "originals": originals,
+            "original_subjects": originals.iter().map(|&j| seg.originals[j].subject().to_owned()).collect::<Vec<_>>(),
+            "items": items,
+            "files": as_json(&parts, &pairs),
+            "hunks": as_json(&hparts, &hpairs),
+        });
+        writeln!(out, "{line}").expect("write the dump");
+    });
 }

@@ -6,9 +6,10 @@
 
 use std::collections::BTreeMap;
 
-use ultraplan::historian::plan::context::{Context, Tuning};
-use ultraplan::historian::plan::{affinity, count, subjects, units};
+use ultraplan::historian::plan::context::Tuning;
+use ultraplan::historian::plan::{affinity, subjects};
 
+use super::sources::{each_unit, Unit};
 use super::Segment;
 
 /// Lines matched right, wrong, and not matched.
@@ -20,48 +21,48 @@ pub struct Labels {
 }
 
 pub fn study(segments: &[Segment], tuning: &Tuning, out: &mut Labels) {
-    for seg in segments {
-        let ctx = Context::new(&seg.changes, &seg.seen, &seg.squashed, seg.coupling.clone());
-        let words = affinity::Words::new(&seg.changes, tuning.common_name_share);
-        for (&unit, files) in &units::unit_files(&ctx) {
-            let Some(commit) = seg.squashed.get(unit) else {
+    each_unit(segments, tuning, |u| {
+        let Unit {
+            seg,
+            files,
+            words,
+            commit,
+            named,
+            originals,
+            ..
+        } = u;
+        if named.len() < 2 || named.len() != originals.len() {
+            return;
+        }
+        let parts = affinity::parts(&seg.changes, files, words);
+        let about = subjects::subject_of_parts(&parts, &named, &commit.message, tuning);
+        for (p, part) in parts.iter().enumerate() {
+            let mut by: BTreeMap<usize, u32> = BTreeMap::new();
+            for &i in &part.items {
+                for &(j, w) in &seg.truth.items[i] {
+                    *by.entry(j).or_default() += w;
+                }
+            }
+            let Some((&writer, _)) = by.iter().max_by_key(|(j, w)| (**w, std::cmp::Reverse(**j))) else {
                 continue;
             };
-            let named = count::subjects_read(&commit.message, tuning.reading);
-            let originals: Vec<usize> = (0..seg.originals.len()).filter(|&j| seg.squash_of[j] == unit).collect();
-            if named.len() < 2 || named.len() != originals.len() {
-                continue;
-            }
-            let parts = affinity::parts(&seg.changes, files, &words);
-            let about = subjects::subject_of_parts(&parts, &named, &commit.message, tuning);
-            for (p, part) in parts.iter().enumerate() {
-                let mut by: BTreeMap<usize, u32> = BTreeMap::new();
-                for &i in &part.items {
-                    for &(j, w) in &seg.truth.items[i] {
-                        *by.entry(j).or_default() += w;
-                    }
-                }
-                let Some((&writer, _)) = by.iter().max_by_key(|(j, w)| (**w, std::cmp::Reverse(**j))) else {
-                    continue;
-                };
-                match about[p] {
-                    None => out.none += part.lines,
-                    Some(s) if originals[s] == writer => out.right += part.lines,
-                    Some(s) => {
-                        out.wrong += part.lines;
-                        if std::env::var_os("HISTORIAN_EVAL_LABELS_SHOW").is_some() {
-                            let truth = originals.iter().position(|&o| o == writer);
-                            println!(
-                                "wrong {} ({} lines): took {:?}, wrote {:?}",
-                                seg.changes.files[part.file].path,
-                                part.lines,
-                                named[s],
-                                truth.map(|t| named[t])
-                            );
-                        }
+            match about[p] {
+                None => out.none += part.lines,
+                Some(s) if originals[s] == writer => out.right += part.lines,
+                Some(s) => {
+                    out.wrong += part.lines;
+                    if std::env::var_os("HISTORIAN_EVAL_LABELS_SHOW").is_some() {
+                        let truth = originals.iter().position(|&o| o == writer);
+                        println!(
+                            "wrong {} ({} lines): took {:?}, wrote {:?}",
+                            seg.changes.files[part.file].path,
+                            part.lines,
+                            named[s],
+                            truth.map(|t| named[t])
+                        );
                     }
                 }
             }
         }
-    }
+    });
 }

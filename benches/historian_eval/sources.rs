@@ -10,7 +10,8 @@ use ultraplan::git::{BranchCommit, Oid, Workspace};
 use ultraplan::historian::analyse::coupling::{self, Coupling};
 use ultraplan::historian::analyse::items::ChangeSet;
 use ultraplan::historian::analyse::provenance;
-use ultraplan::historian::plan::context::Tuning;
+use ultraplan::historian::plan::context::{Context, Tuning};
+use ultraplan::historian::plan::{affinity, count, units};
 
 use super::common;
 
@@ -301,5 +302,45 @@ fn oracle_labels(
             })
             .collect();
         commit.message = message.join("\n\n") + "\n";
+    }
+}
+
+/// One squashed commit of a segment, as the studies read it: the planner's
+/// context, the unit's files, the words the parts use and the subjects its
+/// message names.
+pub struct Unit<'a, 's> {
+    pub segment: usize,
+    pub seg: &'s Segment,
+    pub ctx: &'a Context<'s>,
+    pub unit: usize,
+    pub files: &'a std::collections::BTreeMap<usize, Vec<usize>>,
+    pub words: &'a affinity::Words,
+    pub commit: &'s BranchCommit,
+    pub named: Vec<&'s str>,
+    /// The original commits squashed into it.
+    pub originals: Vec<usize>,
+}
+
+/// Calls `visit` with every squashed commit of `segments`.
+pub fn each_unit(segments: &[Segment], tuning: &Tuning, mut visit: impl FnMut(Unit<'_, '_>)) {
+    for (segment, seg) in segments.iter().enumerate() {
+        let ctx = Context::new(&seg.changes, &seg.seen, &seg.squashed, seg.coupling.clone());
+        let words = affinity::Words::new(&seg.changes, tuning.common_name_share);
+        for (&unit, files) in &units::unit_files(&ctx) {
+            let Some(commit) = seg.squashed.get(unit) else {
+                continue;
+            };
+            visit(Unit {
+                segment,
+                seg,
+                ctx: &ctx,
+                unit,
+                files,
+                words: &words,
+                commit,
+                named: count::subjects_read(&commit.message, tuning.reading),
+                originals: (0..seg.originals.len()).filter(|&j| seg.squash_of[j] == unit).collect(),
+            });
+        }
     }
 }
