@@ -112,15 +112,20 @@ pub fn units_of(ctx: &Context<'_>) -> Vec<Option<usize>> {
             out.push(Some(u));
             continue;
         }
-        // Only noise wrote this item. The commit it amends, else the
-        // nearest meaningful commit touching the same file.
+        // Only noise wrote this item. The commit it amends (a meaningful
+        // one first: a typo fixed in a "wip" still belongs with that wip's
+        // work), else the nearest meaningful commit touching the same file.
         let noise = ctx.provenance.primary(i);
         let file = item.file;
         let amended = noise.and_then(|k| {
             ctx.provenance.amends[file]
                 .iter()
-                .filter(|((by, of), _)| *by == k && meaningful(*of))
-                .max_by(|a, b| a.1.cmp(b.1).then(b.0 .1.cmp(&a.0 .1)))
+                .filter(|((by, of), _)| *by == k && roots[*of] != roots[k])
+                .max_by(|a, b| {
+                    (meaningful(a.0 .1), a.1)
+                        .cmp(&(meaningful(b.0 .1), b.1))
+                        .then(b.0 .1.cmp(&a.0 .1))
+                })
                 .map(|((_, of), _)| roots[*of])
         });
         let touches = &ctx.provenance.touches[file];
