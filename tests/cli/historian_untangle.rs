@@ -281,7 +281,9 @@ fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
     assert_eq!(
         margins,
         [
+            // Two functions added one after the other: two blocks.
             ("src/memo.rs#1".to_owned(), serde_json::json!(2.0)),
+            ("src/memo.rs#2".to_owned(), serde_json::json!(2.0)),
             ("src/retry.rs#1".to_owned(), serde_json::json!(2.0)),
             ("src/wire.rs#1".to_owned(), serde_json::Value::Null)
         ]

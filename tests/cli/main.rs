@@ -24,6 +24,7 @@ mod generated;
 mod gsd;
 mod gsd_phase;
 mod historian;
+mod historian_blocks;
 mod historian_commands;
 mod historian_messages;
 mod historian_moves;

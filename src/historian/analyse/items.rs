@@ -1,12 +1,14 @@
 //! Change items (DESIGN §10.1, step 3): the difference between the base and
 //! the tip of a branch, cut into the smallest pieces a commit may hold.
 //!
-//! A modified text file whose kind stays the same gives one item per hunk;
-//! every other change is one whole-file item: an addition, a deletion, a
-//! rename or copy (with whatever edits came with it), a mode or type change,
-//! a binary file, a submodule, or a text file too large to diff. An item is
-//! named by its path (`src/lib.rs`) or, for a hunk, by its path and number
-//! (`src/lib.rs#2`), the names plan files use.
+//! A modified text file whose kind stays the same gives one item per hunk,
+//! a hunk holding several entries one per entry ([`blocks`]: the rows of a
+//! table, two definitions added one after the other); every other change is
+//! one whole-file item: an addition, a deletion, a rename or copy (with
+//! whatever edits came with it), a mode or type change, a binary file, a
+//! submodule, or a text file too large to diff. An item is named by its path
+//! (`src/lib.rs`) or, for a hunk, by its path and number (`src/lib.rs#2`),
+//! the names plan files use; a block is numbered as a hunk of its own.
 
 use std::collections::HashMap;
 
@@ -15,6 +17,7 @@ use serde::Serialize;
 
 use crate::git::{Delta, Entry, EntryKind, Oid, Renames, Repo};
 
+use super::blocks;
 use super::lines::{self, Hunk};
 use super::moves::{Cut, MoveFinder, Moves};
 use super::symbols::{self, Symbols};
@@ -228,7 +231,10 @@ fn file_change(
             }],
         ));
     }
-    let hunks = lines::hunks(&old_lines, &new_lines);
+    let mut hunks = lines::hunks(&old_lines, &new_lines);
+    if by_hunks {
+        hunks = blocks::cut(&file.path, &old_lines, &new_lines, hunks);
+    }
     let cut = match &file.status {
         _ if by_hunks => Cut::Hunks { first: first_item },
         Status::Copied { .. } => Cut::Copy { item: first_item },

@@ -1,7 +1,7 @@
 //! Steps 2 and 3 of a run (DESIGN §10.1): what the branch is made of, read
 //! from git and never changed. The [`base`] the clean branch starts from;
 //! the change [`items`] between base and tip (whole files and the hunks of
-//! [`lines`]); the lines some items delete and others add ([`moves`]); the
+//! [`lines`], cut into their [`blocks`]); the lines some items delete and others add ([`moves`]); the
 //! names each hunk defines and uses ([`symbols`]) and the version numbers
 //! it adds ([`versions`]); which branch commits each
 //! item comes from ([`provenance`]); which files changed together before the
@@ -13,6 +13,7 @@
 //! read these values; nothing here knows them.
 
 pub mod base;
+pub mod blocks;
 pub mod classify;
 pub mod coupling;
 pub mod items;
