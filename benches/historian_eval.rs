@@ -33,6 +33,10 @@
 //! get too few commits, which are worse than one commit and where the mean
 //! is lost (`=2`: shows each case worse than one commit; `=3`, each planned
 //! as fewer commits than its message rightly names).
+//! `HISTORIAN_EVAL_CASES=1` lists every case of the tuning half with its
+//! score and one commit's, to compare two runs case by case;
+//! `HISTORIAN_EVAL_CASE=<text>|…` shows those whose squash's first line
+//! holds one of the texts in full, each item with its origins.
 //! `HISTORIAN_EVAL_LABELS=1` measures how often a file is matched to the
 //! subject of the original commit that wrote it (`labels`).
 //! `HISTORIAN_EVAL_ORACLE_LABELS=1` is a study of the planner's limit: under
@@ -98,7 +102,7 @@ mod tally;
 use fitting::{dataset, fit};
 use generate::generate;
 use sources::{segments, sources, Lcg, Segment};
-use tally::{print_header, print_row, tally, Tally, SHOW_FEWER, SHOW_WORSE};
+use tally::{print_header, print_row, tally, Tally, SHOW_CASES, SHOW_FEWER, SHOW_WORSE};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -248,12 +252,17 @@ fn main() {
         let tuned = half(name) == Some(false);
         SHOW_WORSE.store(why == "2" && tuned, std::sync::atomic::Ordering::Relaxed);
         SHOW_FEWER.store(why == "3" && tuned, std::sync::atomic::Ordering::Relaxed);
+        SHOW_CASES.store(
+            tuned && std::env::var_os("HISTORIAN_EVAL_CASES").is_some(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
         if show_worse {
             println!("=== {name}");
         }
         let t = tally(segs, &tuning, true);
         SHOW_WORSE.store(false, std::sync::atomic::Ordering::Relaxed);
         SHOW_FEWER.store(false, std::sync::atomic::Ordering::Relaxed);
+        SHOW_CASES.store(false, std::sync::atomic::Ordering::Relaxed);
         print_row(name, &t);
         if let Some(held) = half(name) {
             halves[usize::from(held)].add(&t);

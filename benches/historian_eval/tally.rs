@@ -218,6 +218,7 @@ pub fn cases(seg: &Segment, groups: &[Vec<usize>], tuning: &Tuning) -> Vec<Case>
         }
         let by_directory: Vec<Vec<usize>> = by_directory.into_values().collect();
         let historian = score(&planned, truth, o);
+        let one_commit = score(std::slice::from_ref(&mine), truth, o);
         let writers: BTreeSet<usize> = mine
             .iter()
             .flat_map(|&i| {
@@ -250,11 +251,14 @@ pub fn cases(seg: &Segment, groups: &[Vec<usize>], tuning: &Tuning) -> Vec<Case>
         {
             show_case(seg, k, &planned);
         }
+        if SHOW_CASES.load(std::sync::atomic::Ordering::Relaxed) {
+            list_case(seg, k, &planned, historian.value(), one_commit.value());
+        }
         out.push(Case {
             lines: historian.total,
             historian: historian.matched,
             per_directory: score(&by_directory, truth, o).matched,
-            one_commit: score(std::slice::from_ref(&mine), truth, o).matched,
+            one_commit: one_commit.matched,
             planned: planned.len(),
             truth: writers.len().max(1),
             named,
@@ -290,6 +294,20 @@ pub static SHOW_WORSE: std::sync::atomic::AtomicBool = std::sync::atomic::Atomic
 /// commits than its message names, rightly.
 pub static SHOW_FEWER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Whether `HISTORIAN_EVAL_CASES=1` asked for every case of the tuning half.
+pub static SHOW_CASES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// One case as a line (`case`, its score, one commit's, its squash's first
+/// line: two runs' lists compare by subject), and in full, items and all,
+/// when `HISTORIAN_EVAL_CASE=<text>|…` names text of that first line.
+fn list_case(seg: &Segment, k: usize, planned: &[Vec<usize>], score: f64, one: f64) {
+    let first = seg.squashed[k].message.lines().next().unwrap_or("");
+    println!("case\t{score:.3}\t{one:.3}\t{first}");
+    if std::env::var("HISTORIAN_EVAL_CASE").is_ok_and(|wanted| wanted.split('|').any(|w| first.contains(w))) {
+        show_case(seg, k, planned);
+    }
+}
+
 /// A case worse than one commit: its subjects, and per planned commit the
 /// files with the lines each original wrote.
 pub fn show_case(seg: &Segment, k: usize, planned: &[Vec<usize>]) {
@@ -312,6 +330,16 @@ pub fn show_case(seg: &Segment, k: usize, planned: &[Vec<usize>]) {
         }
         for (path, by) in files {
             println!("    planned {g}: {path} {by:?}");
+        }
+        if std::env::var_os("HISTORIAN_EVAL_CASE").is_some() {
+            for &i in items {
+                let names: Vec<&String> = seg.changes.items[i].symbols.defined.iter().take(4).collect();
+                println!(
+                    "        {} {:?} {names:?}",
+                    seg.changes.item_name(i),
+                    seg.truth.items[i]
+                );
+            }
         }
     }
 }
