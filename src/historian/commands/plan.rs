@@ -18,7 +18,9 @@ use super::{explain, RewriteArgs};
 /// and marks commits over the size limits (clean would ask about them).
 /// With --json it prints `{"base", "tip", "commits": [{"message", "files",
 /// "hunks"}]}`: edit it and give it to `git historian clean --plan <file>`.
-/// Hunks are named `path#N`, counted from 1 in the file's diff; a file
+/// Hunks are named `path#N`, counted from 1 in the file's diff, where a
+/// hunk holding several entries (rows of a table, definitions added one
+/// after the other, list items) counts as one hunk per entry; a file
 /// listed under files holds all of its hunks.
 #[derive(Debug, clap::Args)]
 pub struct Args {
