@@ -14,19 +14,29 @@
 //! * an entry starts at a line as little indented as any line of the hunk,
 //!   which neither closes or continues the entry before (`}`, `)`, `else`)
 //!   nor follows a line that leads into the next (a comment, an attribute,
-//!   a decorator); blank lines stay with the entry before them (those
-//!   opening the hunk, with the first entry);
+//!   a decorator — one spread over lines too — a section's header, a line
+//!   left open, and in C a return type on a line of its own); blank lines
+//!   stay with the entry before them (those opening the hunk, with the
+//!   first entry);
 //! * in prose (Markdown, text, man pages, files named like `README`) only
 //!   at a list item, a heading or a paragraph (after a blank line), since a
-//!   paragraph's lines are one entry, and a heading's first paragraph is
-//!   one with it;
+//!   paragraph's lines are one entry, and a heading (`#`, or underlined)
+//!   is one with its first paragraph or item;
 //! * a hunk is cut when it only adds lines, only removes lines, or replaces
-//!   lines one for one (each entry by its new version) where an entry
-//!   starts on both sides; a hunk replacing some lines by more or fewer is
-//!   kept whole (pairing its lines where they open alike scored no better
-//!   on the evaluation);
+//!   lines one for one, each by a line opening alike (each entry by its new
+//!   version, not a list re-wrapped), where an entry starts on both sides;
+//!   a hunk replacing some lines by more or fewer is kept whole (pairing its
+//!   lines where they open alike scored no better on the evaluation);
+//! * a hunk that does not hold whole entries — its first outer line closes
+//!   an entry begun above it (a diff that took the function above's closing
+//!   brace), or its last leads into lines below it — is kept whole;
 //! * a hunk of more than [`MOST_BLOCKS`] entries is one piece of data (a
 //!   table regenerated, a list sorted) and is kept whole.
+//!
+//! Cutting can only err towards a commit in the middle of the clean branch
+//! holding half an entry; the last commit is always the tip. The rules
+//! above came from real histories where it did (a re-wrapped initializer,
+//! a K&R signature, a decorator over three lines, a stray brace).
 
 use super::lines::Hunk;
 
@@ -36,10 +46,10 @@ pub const MOST_BLOCKS: usize = 12;
 /// `hunks` of a file at `path` (from `old` to `new` lines), each cut into
 /// its blocks.
 pub fn cut(path: &str, old: &[&[u8]], new: &[&[u8]], hunks: Vec<Hunk>) -> Vec<Hunk> {
-    let prose = is_prose(path);
+    let (prose, c_like) = (is_prose(path), is_c_like(path));
     let mut out = Vec::with_capacity(hunks.len());
     for hunk in hunks {
-        let cuts = cuts(&old[hunk.old.clone()], &new[hunk.new.clone()], prose);
+        let cuts = cuts(&old[hunk.old.clone()], &new[hunk.new.clone()], prose, c_like);
         if cuts.len() < 2 || cuts.len() > MOST_BLOCKS {
             out.push(hunk);
             continue;
@@ -58,20 +68,22 @@ pub fn cut(path: &str, old: &[&[u8]], new: &[&[u8]], hunks: Vec<Hunk>) -> Vec<Hu
 
 /// Where the hunk replacing `old` lines by `new` ones may be cut, as
 /// offsets on both sides, the first `(0, 0)`: where an entry starts among
-/// the lines it adds or removes, or, when it replaces lines one for one,
-/// where an entry starts on both sides. Another hunk is not cut.
-fn cuts(old: &[&[u8]], new: &[&[u8]], prose: bool) -> Vec<(usize, usize)> {
+/// the lines it adds or removes, or, when it replaces lines one for one
+/// and each line by one opening alike (`clap = …` by `clap = …`, not a
+/// list re-wrapped), where an entry starts on both sides. Another hunk is
+/// not cut.
+fn cuts(old: &[&[u8]], new: &[&[u8]], prose: bool, c_like: bool) -> Vec<(usize, usize)> {
     if old.is_empty() {
-        return starts(new, prose).into_iter().map(|n| (0, n)).collect();
+        return starts(new, prose, c_like).into_iter().map(|n| (0, n)).collect();
     }
     if new.is_empty() {
-        return starts(old, prose).into_iter().map(|o| (o, 0)).collect();
+        return starts(old, prose, c_like).into_iter().map(|o| (o, 0)).collect();
     }
-    if old.len() != new.len() {
+    if old.len() != new.len() || old.iter().zip(new).any(|(o, n)| opening(o) != opening(n)) {
         return vec![(0, 0)];
     }
-    let theirs = starts(old, prose);
-    let mine = starts(new, prose);
+    let theirs = starts(old, prose, c_like);
+    let mine = starts(new, prose, c_like);
     // Both sorted: their common offsets in one pass.
     let mut out = Vec::new();
     let mut rest = theirs.iter().peekable();
@@ -82,6 +94,24 @@ fn cuts(old: &[&[u8]], new: &[&[u8]], prose: bool) -> Vec<(usize, usize)> {
         }
     }
     out
+}
+
+/// What a line opens with: its indentation and first word or sign.
+fn opening(line: &[u8]) -> &[u8] {
+    let indent = line.iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+    let rest = &line[indent..];
+    let word = rest
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-'))
+        .map_or(rest.len(), |i| i.max(1));
+    &line[..indent + word]
+}
+
+/// Whether a file at `path` is C or C++, where a function's return type
+/// may stand on a line of its own.
+fn is_c_like(path: &str) -> bool {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e).to_ascii_lowercase();
+    ["c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx", "m", "mm", "y", "l"].contains(&ext.as_str())
 }
 
 /// Whether a file at `path` is prose, whose lines wrap paragraphs.
@@ -101,32 +131,60 @@ fn is_prose(path: &str) -> bool {
 }
 
 /// The offsets of `lines` where an entry starts (the first always does).
-fn starts(lines: &[&[u8]], prose: bool) -> Vec<usize> {
+/// None but the first when the lines do not hold whole entries: the
+/// first of them closes an entry begun before (a diff that took the
+/// closing brace of the function above), or the last leads into lines
+/// after the hunk.
+fn starts(lines: &[&[u8]], prose: bool, c_like: bool) -> Vec<usize> {
     let indent = |line: &[u8]| line.iter().take_while(|b| **b == b' ' || **b == b'\t').count();
     let blank = |line: &[u8]| line.iter().all(u8::is_ascii_whitespace);
     let least = lines.iter().filter(|l| !blank(l)).map(|l| indent(l)).min().unwrap_or(0);
+    let outer_lines = || {
+        lines
+            .iter()
+            .filter(|l| !blank(l) && indent(l) == least)
+            .map(|l| trimmed(l))
+    };
+    // Whether an outer line leads into what follows: in prose, a heading
+    // into its paragraphs and items; in C, a return type into the name.
+    let leads_on = |text: &[u8]| {
+        if prose {
+            text.starts_with(b"#") || is_underline(text)
+        } else {
+            leads_on(text) || c_like && text.last().is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        }
+    };
+    if !prose
+        && (outer_lines().next().is_some_and(continues)
+            || outer_lines()
+                .next_back()
+                .is_some_and(|t| leads_on(t) && !t.starts_with(b"//") && !t.starts_with(b"#")))
+    {
+        return vec![0];
+    }
     let mut out = vec![0];
     let mut after_blank = false;
     // Blank lines opening the hunk belong to its first entry.
     let mut begun = lines.first().is_some_and(|l| !blank(l));
-    // Whether the last outer line leads into what follows: in prose, a
-    // heading into its paragraphs.
-    let leads_on = |text: &[u8]| if prose { text.starts_with(b"#") } else { leads_on(text) };
     let mut leads = lines.first().is_some_and(|l| leads_on(trimmed(l)));
+    // A decorator or attribute spread over lines (`@route(` … `)`) still
+    // leads, once closed, into what it decorates.
+    let mut held = lines.first().is_some_and(|l| decorates(trimmed(l)));
     for (i, line) in lines.iter().enumerate().skip(1) {
         if blank(line) {
             after_blank = begun;
             continue;
         }
+        let text = trimmed(line);
         if !begun {
             begun = true;
-            leads = leads_on(trimmed(line));
+            leads = leads_on(text);
+            held = decorates(text);
             continue;
         }
-        let text = trimmed(line);
         let outer = indent(line) == least;
         let entry = if prose {
-            after_blank && !leads || is_list_item(text)
+            !leads && (after_blank || is_list_item(text))
         } else {
             !continues(text) && !leads
         };
@@ -134,11 +192,27 @@ fn starts(lines: &[&[u8]], prose: bool) -> Vec<usize> {
             out.push(i);
         }
         if outer {
-            leads = leads_on(text);
+            if !prose && continues(text) {
+                leads = std::mem::take(&mut held) || leads_on(text);
+            } else {
+                leads = leads_on(text);
+                held = decorates(text);
+            }
         }
         after_blank = false;
     }
     out
+}
+
+/// Whether an outer line opens a decorator or attribute it continues on
+/// the lines after (`@route(`, `#[cfg(`).
+fn decorates(text: &[u8]) -> bool {
+    (text.starts_with(b"@") || text.starts_with(b"#[")) && matches!(text.last(), Some(b'(' | b'[' | b'{' | b','))
+}
+
+/// Whether a line of prose underlines a heading (`-----`, `=====`).
+fn is_underline(text: &[u8]) -> bool {
+    text.len() >= 3 && (text.iter().all(|b| *b == b'-') || text.iter().all(|b| *b == b'='))
 }
 
 fn trimmed(line: &[u8]) -> &[u8] {
@@ -311,6 +385,69 @@ mod tests {
         assert_eq!(
             pieces("README.md", old, new),
             ["\n## B\n\nText.\n\n", "More.\n\n", "## C\n"]
+        );
+    }
+
+    #[test]
+    fn lines_rewrapped_are_not_paired_one_for_one() {
+        // A struct's initializer re-wrapped: line 2 of each side holds
+        // different fields, so cutting there would drop `draw`.
+        let old = "struct b x = {\n\t\"sixel\", A|B,\n\tdraw, free_output,\n\tgeom\n};\n";
+        let new = "struct b x = {\n\t\"sixel\", A|B|C,\n\tfree_output, geom,\n\tgeom\n};\n";
+        assert_eq!(
+            pieces("image.c", old, new),
+            ["\t\"sixel\", A|B|C,\n\tfree_output, geom,\n"]
+        );
+    }
+
+    #[test]
+    fn a_return_type_on_its_own_line_stays_with_the_name() {
+        let old = "int a;\n";
+        let new = "int a;\n/* Compare. */\nstatic int\ncompare(const void *a)\n{\n\treturn 0;\n}\n\nstatic void\nfree_all(void)\n{\n}\n";
+        assert_eq!(
+            pieces("layout.c", old, new),
+            [
+                "/* Compare. */\nstatic int\ncompare(const void *a)\n{\n\treturn 0;\n}\n\n",
+                "static void\nfree_all(void)\n{\n}\n"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_hunk_not_holding_whole_entries_is_not_cut() {
+        // The diff took the closing brace of the function above: removing
+        // the second block alone would leave a stray brace.
+        let old = "void a(void)\n{\n}\n\nvoid b(void)\n{\n}\n\nint c;\n";
+        let new = "void a(void)\n{\n}\n\nint c;\n";
+        let cut = pieces("x.c", old, new);
+        assert_eq!(cut.len(), 1, "{cut:?}");
+        // The hunk's last line opens what comes after it.
+        let old = "int a;\n}\n";
+        let new = "int a;\nint b;\nint c;\nstruct s {\n}\n";
+        assert_eq!(pieces("x.rs", old, new).len(), 1);
+    }
+
+    #[test]
+    fn a_decorator_over_several_lines_stays_with_what_it_decorates() {
+        let old = "import x\n";
+        let new =
+            "import x\n@route(\n    \"/users\",\n)\ndef users():\n    pass\n@route(\"/\")\ndef index():\n    pass\n";
+        assert_eq!(
+            pieces("app.py", old, new),
+            [
+                "@route(\n    \"/users\",\n)\ndef users():\n    pass\n",
+                "@route(\"/\")\ndef index():\n    pass\n"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_heading_keeps_its_first_entry_underlined_or_not() {
+        let old = "# Changes\n";
+        let new = "# Changes\n\n## Bug fixes\n\n- one\n- two\n\n0.74.1\n------\n- three\n";
+        assert_eq!(
+            pieces("History.md", old, new),
+            ["\n## Bug fixes\n\n- one\n", "- two\n\n", "0.74.1\n------\n- three\n"]
         );
     }
 
