@@ -70,6 +70,29 @@ pub fn subjects_of(env: &TestEnv, repo: &Path, range: &str) -> Vec<String> {
         .collect()
 }
 
+/// Each commit `historian plan --json` plans: its subject and its items
+/// (files, then hunks), sorted.
+pub fn planned_items(env: &TestEnv, repo: &Path) -> Vec<(String, Vec<String>)> {
+    let out = env.run(repo, &["historian", "plan", "--json"]).expect_code(0);
+    out.json()["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let subject = c["message"].as_str().unwrap().lines().next().unwrap().to_owned();
+            let mut items: Vec<String> = c["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .chain(c["hunks"].as_array().unwrap())
+                .map(|f| f.as_str().unwrap().to_owned())
+                .collect();
+            items.sort();
+            (subject, items)
+        })
+        .collect()
+}
+
 pub fn assert_same_tree(env: &TestEnv, repo: &Path, a: &str, b: &str) {
     assert_eq!(
         env.git(repo, &["rev-parse", &format!("{a}^{{tree}}")]),
@@ -387,24 +410,7 @@ fn demo_repo(env: &TestEnv) -> PathBuf {
 fn the_demo_branch_reads_as_a_reviewer_would_want() {
     let env = TestEnv::new();
     let repo = demo_repo(&env);
-    let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
-    let plan: Vec<(String, Vec<String>)> = out.json()["commits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            let subject = c["message"].as_str().unwrap().lines().next().unwrap().to_owned();
-            let mut files: Vec<String> = c["files"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .chain(c["hunks"].as_array().unwrap())
-                .map(|f| f.as_str().unwrap().to_owned())
-                .collect();
-            files.sort();
-            (subject, files)
-        })
-        .collect();
+    let plan = planned_items(&env, &repo);
     let expected = [
         // Only the clause about the build file names it.
         ("build(cargo): bump version", &["Cargo.toml"][..]),

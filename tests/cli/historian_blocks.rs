@@ -3,7 +3,7 @@
 //! of a squash, are two items, each in its own clean commit, and the clean
 //! branch still ends at the original tree.
 
-use crate::historian::{assert_same_tree, commit_all, field};
+use crate::historian::{assert_same_tree, commit_all, field, planned_items as planned};
 use crate::support::*;
 
 const TYPES: &str = "pub const TYPES: &[(&str, &str)] = &[\n    (\"c\", \"*.c\"),\n    (\"rust\", \"*.rs\"),\n];\n";
@@ -13,27 +13,6 @@ fn types_with(rows: &[&str]) -> String {
     let (head, rest) = TYPES.split_once('\n').unwrap();
     let added: String = rows.iter().map(|r| format!("    {r}\n")).collect();
     format!("{head}\n{added}{rest}")
-}
-
-/// Each planned commit's subject and items.
-fn planned(env: &TestEnv, repo: &std::path::Path) -> Vec<(String, Vec<String>)> {
-    let out = env.run(repo, &["historian", "plan", "--json"]).expect_code(0);
-    out.json()["commits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            let subject = c["message"].as_str().unwrap().lines().next().unwrap().to_owned();
-            let items = c["files"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .chain(c["hunks"].as_array().unwrap())
-                .map(|f| f.as_str().unwrap().to_owned())
-                .collect();
-            (subject, items)
-        })
-        .collect()
 }
 
 /// Two commits each add a row of one table, on adjacent lines (one hunk
