@@ -467,23 +467,9 @@ fn python_wiring_and_a_new_test_join_the_module() {
         "def parse(line):\n    return [f.strip() for f in line.split(',')]\n",
     );
     commit_all(&env, &repo, "Test the exporter, fix the parser");
-    let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
-    let commits: Vec<(String, String)> = out.json()["commits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            let subject = c["message"].as_str().unwrap().lines().next().unwrap().to_owned();
-            let mut files: Vec<String> = c["files"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .chain(c["hunks"].as_array().unwrap())
-                .map(|f| f.as_str().unwrap().to_owned())
-                .collect();
-            files.sort();
-            (subject, files.join(" "))
-        })
+    let commits: Vec<(String, String)> = planned_items(&env, &repo)
+        .into_iter()
+        .map(|(subject, items)| (subject, items.join(" ")))
         .collect();
     let with = |path: &str| {
         commits
