@@ -268,6 +268,14 @@ fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
         why("src/wire.rs").contains("; answers to the subject 'Memoize host lookups' with the rest of its commit"),
         "{out}"
     );
+    // The lone file's best link, as the joins weighed it, reached the
+    // threshold they used (with a count from the message, a sure join):
+    // only the message's subjects keep it apart, and it says so.
+    assert!(
+        why("src/retry.rs")
+            .contains("a commit of its own: its best link (0.84) reached 0.80, but the message names the work apart"),
+        "{out}"
+    );
     let explained = env
         .run(&repo, &["historian", "plan", "--json", "--explain"])
         .expect_code(0)

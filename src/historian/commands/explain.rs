@@ -58,6 +58,7 @@ fn kind(signal: &Signal) -> &'static str {
         Signal::Untraced => "untraced",
         Signal::Linked { .. } => "linked",
         Signal::Unlinked { .. } => "unlinked",
+        Signal::KeptApart { .. } => "kept-apart",
         Signal::RidesAlong { .. } => "rides-along",
         Signal::ByComponent { .. } => "by-component",
         Signal::Declares { .. } => "declares",
@@ -104,6 +105,9 @@ fn says(p: &Placement, names: &Names<'_>) -> String {
         Signal::Unlinked { threshold } => {
             format!("a commit of its own: no link reached {threshold:.2} (best {chance})")
         }
+        Signal::KeptApart { threshold } => format!(
+            "a commit of its own: its best link ({chance}) reached {threshold:.2}, but the message names the work apart"
+        ),
         Signal::RidesAlong { file, lines } => format!(
             "{lines} {} of code riding along with {} (best link {chance})",
             if *lines == 1 { "line" } else { "lines" },

@@ -127,6 +127,7 @@ pub fn split_unit(
     // while they are close enough; ties go to the lowest slots, so the
     // result is stable.
     let mut sum = vec![vec![0.0; n]; n];
+    let mut weighed = Vec::with_capacity(pairs.len());
     for (a, b, f) in &pairs {
         let mut x = affinity(f, coefficients);
         let mut shift = 0.0;
@@ -150,6 +151,7 @@ pub fn split_unit(
         }
         sum[*a][*b] = x;
         sum[*b][*a] = x;
+        weighed.push(x);
     }
     let mut linkage = Linkage::new(sum);
     let joins = |v: f64, left: usize| match wanted {
@@ -198,7 +200,14 @@ pub fn split_unit(
         let target = largest - small.iter().filter(|&&c| c < largest).count();
         clusters[target].extend(moved);
     }
-    note_split(ctx, &parts, &pairs, coefficients, tuning.join_threshold, &clusters);
+    // The explanation names the chances and the threshold the joins used:
+    // with a count from the message, only a sure join is made past it.
+    let threshold = if wanted.is_some() {
+        tuning.sure_join
+    } else {
+        tuning.join_threshold
+    };
+    note_split(ctx, &parts, &pairs, &weighed, coefficients, threshold, &clusters);
     if wanted.is_some() {
         let margins: Vec<f64> = shares.iter().map(|shared| margin(shared)).collect();
         note_answered(ctx, &parts, &about, &margins, named, &clusters);
@@ -333,11 +342,13 @@ fn note_answered(
 }
 
 /// Notes why each part is in its cluster (`reason`): the chance of each
-/// link and the signal adding most to it.
+/// link as the joins weighed it (`weighed`, after the pull of the
+/// message's subjects) and the signal adding most to it.
 fn note_split(
     ctx: &Context<'_>,
     parts: &[Part],
     pairs: &[Pair],
+    weighed: &[f64],
     coefficients: &[f64],
     threshold: f64,
     clusters: &[Vec<usize>],
@@ -364,10 +375,11 @@ fn note_split(
     };
     let links: Vec<Link> = pairs
         .iter()
-        .map(|(a, b, f)| Link {
+        .zip(weighed)
+        .map(|((a, b, f), &chance)| Link {
             a: *a,
             b: *b,
-            chance: affinity(f, coefficients),
+            chance,
             feature: heaviest(f),
         })
         .collect();

@@ -57,6 +57,10 @@ pub enum Signal {
     Linked { file: usize, feature: &'static str },
     /// Its file is a commit of its own: no link reached the threshold.
     Unlinked { threshold: f64 },
+    /// Its file is a commit of its own although a link reached the
+    /// threshold: the message names its work apart from the file at the
+    /// other end (the subjects' veto).
+    KeptApart { threshold: f64 },
     /// A small code part riding along with the unit's largest code part
     /// (its file `file`).
     RidesAlong { file: usize, lines: usize },
@@ -247,11 +251,18 @@ impl Record {
                     }
                 }
                 None if n == 1 => continue,
-                None => Placement {
-                    signal: Signal::Unlinked { threshold },
-                    strength: Strength::Chance(outside[p].map_or(0.0, |(c, _)| c)),
-                    rivals,
-                },
+                None => {
+                    let best = outside[p].map_or(0.0, |(c, _)| c);
+                    Placement {
+                        signal: if best >= threshold {
+                            Signal::KeptApart { threshold }
+                        } else {
+                            Signal::Unlinked { threshold }
+                        },
+                        strength: Strength::Chance(best),
+                        rivals,
+                    }
+                }
             };
             for &i in parts[p].items {
                 self.placed(i, placement.clone());
@@ -345,6 +356,13 @@ mod tests {
         let alone = record.placed_of(4).unwrap();
         assert_eq!(alone.signal, Signal::Unlinked { threshold: 0.5 });
         assert_eq!(alone.strength, Strength::Chance(0.4));
+        // A part alone although its best link reached the threshold: only
+        // the message's subjects keep it apart, and it says so.
+        let mut record = Record::default();
+        record.note_split(&parts, &links, 0.35, &[vec![0, 1, 2], vec![3]]);
+        let apart = record.placed_of(4).unwrap();
+        assert_eq!(apart.signal, Signal::KeptApart { threshold: 0.35 });
+        assert_eq!(apart.strength, Strength::Chance(0.4));
     }
 
     #[test]
