@@ -177,3 +177,28 @@ fn plan_explain_lists_a_questions_candidates_and_json_carries_it_all() {
         "{out}"
     );
 }
+
+/// One file from one branch commit, over the line limit: no split makes two
+/// commits, so `plan` says clean writes it as it is (not that clean will
+/// ask), `--explain` lists no question, and `clean` writes it.
+#[test]
+fn an_oversized_commit_nothing_splits_is_written_as_it_is() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    let table: String = (0..600).map(|n| format!("pub const C{n}: u32 = {n};\n")).collect();
+    write(&repo.join("src/table.rs"), &table);
+    crate::historian::commit_all(&env, &repo, "Add the constant table");
+    let out = env.run(&repo, &["historian", "plan"]).expect_code(0);
+    assert!(
+        out.stdout
+            .contains("(over the limits of 15 files and 500 lines: nothing splits it, so clean writes it as it is)"),
+        "{out}"
+    );
+    let out = env
+        .run(&repo, &["historian", "plan", "--json", "--explain"])
+        .expect_code(0);
+    assert_eq!(out.json()["explanation"]["questions"], serde_json::json!([]), "{out}");
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+}

@@ -129,9 +129,13 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
             writeln!(out, "   {line}")?;
         }
         if size.over(options.limits) {
+            let then = match split::question(&ctx, &commit.items, commit.keep, options.limits) {
+                Some(_) => "clean will ask how to split it",
+                None => "nothing splits it, so clean writes it as it is",
+            };
             writeln!(
                 out,
-                "   (over the limits of {} files and {} lines: clean will ask how to split it)",
+                "   (over the limits of {} files and {} lines: {then})",
                 options.limits.files, options.limits.lines
             )?;
         }

@@ -108,12 +108,8 @@ fn execute(run: Run<'_>) -> Result<Outcome> {
     while run.current < run.plan.commits.len() {
         let i = run.current;
         let commit = run.plan.commits[i].clone();
-        let size = split::size(&ctx, &commit.items);
-        if !commit.keep && size.over(limits(&run.settings)) {
-            let splits = split::splits(&ctx, &commit.items, limits(&run.settings));
-            if !splits.is_empty() {
-                return ask_size(run, &ctx, splits);
-            }
+        if let Some(splits) = split::question(&ctx, &commit.items, commit.keep, limits(&run.settings)) {
+            return ask_size(run, &ctx, splits);
         }
         let prepared = builder.prepare(&commit.items)?;
         let message = match run.options.commit_writer.clone() {

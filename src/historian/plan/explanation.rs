@@ -85,10 +85,9 @@ pub fn explain(ctx: &Context<'_>, plan: &CommitPlan, limits: Limits, from_file: 
         .commits
         .iter()
         .enumerate()
-        .filter(|(_, c)| !c.keep && split::size(ctx, &c.items).over(limits))
-        .map(|(c, commit)| QuestionReason {
-            commit: c,
-            candidates: split::splits(ctx, &commit.items, limits),
+        .filter_map(|(c, commit)| {
+            split::question(ctx, &commit.items, commit.keep, limits)
+                .map(|candidates| QuestionReason { commit: c, candidates })
         })
         .collect();
     Explanation { items, questions }

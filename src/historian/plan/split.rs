@@ -64,6 +64,19 @@ pub struct Split {
 /// The most splits offered before "Keep as one commit".
 const MOST_OPTIONS: usize = 4;
 
+/// The question `clean` asks about `items` before writing them: the splits
+/// it offers when the commit is over the limits and can be split at all.
+/// None when it is within them, kept by a person's answer, or when no
+/// split makes two commits (one file from one branch commit: items are
+/// never cut, and only the split by original commit parts a file's hunks):
+/// then it is written as it is.
+pub fn question(ctx: &Context<'_>, items: &[usize], keep: bool, limits: Limits) -> Option<Vec<Split>> {
+    if keep || !size(ctx, items).over(limits) {
+        return None;
+    }
+    Some(splits(ctx, items, limits)).filter(|s| !s.is_empty())
+}
+
 /// The splits of `items`, most split first, without repeats or splits
 /// into one.
 pub fn splits(ctx: &Context<'_>, items: &[usize], limits: Limits) -> Vec<Split> {
