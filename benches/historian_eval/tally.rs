@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use ultraplan::historian::analyse::items::ChangeSet;
 use ultraplan::historian::plan::context::{Context, Tuning};
-use ultraplan::historian::plan::{auto, count};
+use ultraplan::historian::plan::split::Limits;
+use ultraplan::historian::plan::{auto, count, explanation};
 
 use super::best_of;
 use super::scoring::{score, Score};
@@ -320,6 +321,14 @@ pub fn show_case(seg: &Segment, k: usize, planned: &[Vec<usize>]) {
             seg.originals[j].message.lines().next().unwrap_or("")
         );
     }
+    // In full (`HISTORIAN_EVAL_CASE`): the deciding signal of each item,
+    // from the planner's record of a second run.
+    let reasons = std::env::var_os("HISTORIAN_EVAL_CASE").map(|_| {
+        let ctx = Context::new(&seg.changes, &seg.seen, &seg.squashed, seg.coupling.clone());
+        let plan = auto::plan(&ctx, &Tuning::default());
+        let limits = Limits { files: 15, lines: 500 };
+        explanation::explain(&ctx, &plan, limits, false)
+    });
     for (g, items) in planned.iter().enumerate() {
         let mut files: BTreeMap<&str, BTreeMap<usize, u32>> = BTreeMap::new();
         for &i in items {
@@ -331,13 +340,16 @@ pub fn show_case(seg: &Segment, k: usize, planned: &[Vec<usize>]) {
         for (path, by) in files {
             println!("    planned {g}: {path} {by:?}");
         }
-        if std::env::var_os("HISTORIAN_EVAL_CASE").is_some() {
+        if let Some(reasons) = &reasons {
             for &i in items {
                 let names: Vec<&String> = seg.changes.items[i].symbols.defined.iter().take(4).collect();
+                let why = &reasons.items[i];
                 println!(
-                    "        {} {:?} {names:?}",
+                    "        {} {:?} {names:?} {:?} {:?}",
                     seg.changes.item_name(i),
-                    seg.truth.items[i]
+                    seg.truth.items[i],
+                    why.deciding().map(|p| (&p.signal, &p.strength)),
+                    why.subject
                 );
             }
         }

@@ -113,6 +113,55 @@ fn subjects_ending_in_a_full_stop_are_counted() {
     }
 }
 
+/// Messages read in their author's style: full-stop subjects that open
+/// with no verb (`Considerable fixes.`), and paragraphs wrapped over lines
+/// with no subject line of their own (each piece of work a paragraph).
+/// Each piece is a commit, typed by the subject it answered to; under a
+/// subject line of its own, the same wrapped paragraph is a body.
+#[test]
+fn a_squash_is_read_in_the_style_of_its_first_message() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("src/pane.c"), "int panes;\n");
+    write(&repo.join("src/resize.c"), "int sizes;\n");
+    commit_all(&env, &repo, "base");
+    for (branch, message, subjects) in [
+        (
+            "wrapped",
+            "Fix a crash when the last pane closes, reported by\nsomeone in issue 12.\n\nAdd a flag to resize the window to the size of the\nlargest client.\n",
+            vec![
+                "fix(pane): fix a crash when the last pane closes, reported by",
+                "feat(resize): add a flag to resize the window to the size of the",
+            ],
+        ),
+        (
+            "stops",
+            "Pane closing fixes.\n\nLargest client sizing.\n",
+            vec!["feat(pane): pane closing fixes", "feat(resize): largest client sizing"],
+        ),
+        (
+            "subject-line",
+            "Fix the pane and resize code\n\nAdd a flag to resize the window to the size of the\nlargest client, and fix the crash.\n",
+            vec!["fix: fix the pane and resize code"],
+        ),
+    ] {
+        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
+        write(
+            &repo.join("src/pane.c"),
+            "int panes;\n\nstatic void\npane_close(void)\n{\n\tfree_last_pane();\n}\n",
+        );
+        write(
+            &repo.join("src/resize.c"),
+            "int sizes;\n\nstatic void\nresize_largest(void)\n{\n\tlargest_client_size();\n}\n",
+        );
+        commit_all(&env, &repo, message);
+        let planned: Vec<String> = planned_subjects(&env, &repo).into_iter().map(|(_, s)| s).collect();
+        assert_eq!(planned, subjects, "{branch}");
+    }
+    let out = env.run(&repo, &["historian", "clean", "wrapped"]).expect_code(0);
+    assert_same_tree(&env, &repo, "wrapped", &field(&out, "Clean branch"));
+}
+
 /// One file, two hunks, each answering to its own subject of the squash:
 /// the hunks go to different commits. Under one subject the file stays
 /// whole.

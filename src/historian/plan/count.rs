@@ -18,7 +18,15 @@
 //! default ([`Reading::Stops`]) one sentence ending in a full stop counts
 //! too when it opens like a subject (`Added a test for hasNext.`): some
 //! projects end every subject so. A body's one-line paragraph ("This keeps
-//! the old behaviour") split clean commits before. Read strictly, a later
+//! the old behaviour") split clean commits before.
+//!
+//! Later paragraphs are read in the style of the first (`Style`): when
+//! the first subject ends in a full stop, a one-line sentence counts
+//! whatever word opens it (`Considerable fixes.`), but for a credit (`Found
+//! by the fuzzer.`); when the first paragraph wraps over lines (no subject
+//! line of its own, as OpenBSD-style projects write), a paragraph of up to
+//! three lines counts when it opens like a subject. A message with a
+//! subject line keeps reading a wrapped paragraph as a body. Read strictly, a later
 //! subject saying no word an earlier one does not, or all of its words (a
 //! pull request's title, then its commit's subject), is the same work —
 //! unless the two open with different scopes (`termcolor: …`, `ripgrep: …`)
@@ -28,7 +36,9 @@
 //! lists a squash merge's commits. When the count is still one too many, the affinity has the
 //! last word (a join it is sure of is made anyway).
 
-use super::subject_line::{is_commit_line, is_subject_sentence, not_prose, opens_like_subject, reads_as_subject};
+use super::subject_line::{
+    is_commit_line, is_one_sentence, is_subject_sentence, not_prose, opens_like_subject, reads_as_subject, Style,
+};
 
 /// The subjects a message names, the first line first; when the message
 /// lists the commits it joined (bullets, quoted commits), those alone.
@@ -62,6 +72,7 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
         return out;
     };
     out.push(first.lines().next().unwrap_or(first).trim());
+    let style = Style::of(first);
     let mut quoted = false;
     for paragraph in paragraphs {
         let lines: Vec<&str> = paragraph.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
@@ -81,13 +92,18 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
             listed.extend(lines.iter().map(|l| l[2..].trim()).filter(|l| reads_as_subject(l)));
             continue;
         }
+        if reading == Reading::Stops && style.wrapped && style.opens_wrapped(&lines) {
+            out.push(lines[0]);
+            continue;
+        }
         if let [line] = lines[..] {
             let opens = match reading {
                 Reading::Loose => true,
                 Reading::NotProse | Reading::Stops => not_prose(line),
                 Reading::Verb => opens_like_subject(line),
             };
-            let sentence = reading == Reading::Stops && is_subject_sentence(line);
+            let sentence =
+                reading == Reading::Stops && (is_subject_sentence(line) || style.stops && is_one_sentence(line));
             if (reads_as_subject(line) || sentence) && opens {
                 out.push(line);
             }
@@ -302,6 +318,35 @@ mod tests {
         let body = "Fix the parser\n\nRemoved the check. It never held.\n\nThe reader loops.\n";
         assert_eq!(subjects(body), ["Fix the parser"]);
         assert_eq!(subjects_read(message, Reading::NotProse), ["Added a test for hasNext."]);
+    }
+
+    #[test]
+    fn later_paragraphs_are_read_in_the_first_subjects_style() {
+        // A first subject ending in a full stop: a later one-line sentence
+        // is a subject whatever word opens it, but for a body's opening
+        // word, a credit or two sentences.
+        let stops = "Considerable fixes.\n\nMainly quotes.\n\nLinux compat fix.\n\nThe reader loops.\n\nFound long ago by the fuzzer.\n\nBuilt it. Ran it.\n";
+        assert_eq!(
+            subjects(stops),
+            ["Considerable fixes.", "Mainly quotes.", "Linux compat fix."]
+        );
+        // Without the full stop, the same sentences are a body.
+        let plain = "Considerable fixes\n\nMainly quotes.\n\nLinux compat fix.\n";
+        assert_eq!(subjects(plain), ["Considerable fixes"]);
+        // A first paragraph wrapped over lines: no subject line, a wrapped
+        // paragraph per piece of work, each opening like a subject.
+        let wrapped = "Fix a crash when the last pane closes, reported by\nsomeone in issue 12.\n\nAdd a -x flag to resize the window to the\nsize of the largest client.\n\nThe old size is kept when the flag is\nnot given.\n\nMove the option table into its own file and sort it so that the\nlookup can be binary, the table having grown long over the years\nand new options being added in the middle more and more\nfrom now on.\n";
+        assert_eq!(
+            subjects(wrapped),
+            [
+                "Fix a crash when the last pane closes, reported by",
+                "Add a -x flag to resize the window to the"
+            ]
+        );
+        // A subject line of its own: a wrapped body opening with a verb is
+        // a body.
+        let body = "Fix the parser\n\nAdd a check for the end of the input, which the\nreader reached without one.\n";
+        assert_eq!(subjects(body), ["Fix the parser"]);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! What one line of a commit message reads as (`count`): a subject (short,
 //! no trailer, no link, no full stop — or one sentence opening like a
 //! subject), a sentence of a body (`This …`, `The …`), a `commit <id>`
-//! line of `git merge --squash`.
+//! line of `git merge --squash` — and how a message's first paragraph says
+//! its author writes the later ones ([`Style`]).
 
 pub(super) fn is_commit_line(line: &str) -> bool {
     line.strip_prefix("commit ")
@@ -57,6 +58,50 @@ pub(super) fn is_subject_sentence(line: &str) -> bool {
         return false;
     };
     !sentence.contains(". ") && !sentence.ends_with('.') && opens_like_subject(line) && reads_as_subject(sentence)
+}
+
+/// How the author of a message's first piece of work writes: read from its
+/// first paragraph, and the later ones read alike (`count::Reading::Stops`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Style {
+    /// The first paragraph runs over several lines (`Fix a crash when the
+    /// pane closes, reported by\nsomeone in issue 12.`): no subject line of
+    /// its own, a wrapped paragraph per piece of work.
+    pub wrapped: bool,
+    /// The first subject ends in a full stop (`Considerable fixes.`): a
+    /// later one-line sentence is a subject whatever word opens it.
+    pub stops: bool,
+}
+
+/// The most lines a wrapped paragraph naming a piece of work has.
+const MOST_WRAPPED_LINES: usize = 3;
+
+impl Style {
+    pub fn of(first: &str) -> Style {
+        let mut lines = first.lines().map(str::trim).filter(|l| !l.is_empty());
+        let subject = lines.next().unwrap_or("");
+        Style {
+            wrapped: lines.next().is_some(),
+            stops: subject.ends_with('.'),
+        }
+    }
+
+    /// Whether a later paragraph of several lines (`lines`) names a piece
+    /// of work in the wrapped style: a few lines, the first opening like a
+    /// subject (a verb, a conventional prefix) and not like a body's
+    /// sentence.
+    pub fn opens_wrapped(self, lines: &[&str]) -> bool {
+        (2..=MOST_WRAPPED_LINES).contains(&lines.len()) && opens_like_subject(lines[0]) && not_prose(lines[0])
+    }
+}
+
+/// One sentence, ending in a full stop, that reads like a subject but for
+/// it (`Considerable fixes.`), not two (`Fixes #12. See above.`) nor a
+/// credit (`Found by the fuzzer.`, `Found long ago by the fuzzer.`).
+pub(super) fn is_one_sentence(line: &str) -> bool {
+    let credit = |s: &str| s.split_whitespace().take(4).any(|w| w.eq_ignore_ascii_case("by"));
+    line.strip_suffix('.')
+        .is_some_and(|s| !s.contains(". ") && !s.ends_with('.') && !credit(s) && reads_as_subject(s))
 }
 
 /// Verbs subjects open with, in the imperative (`Add`), the third person

@@ -86,10 +86,15 @@ impl Draft {
         if !self.files.is_empty() && self.files.iter().all(|f| classify::is_asset(&f.path)) {
             return "chore".to_owned();
         }
-        for (_, subject, kind, _) in &self.sources {
-            if kind.is_noise() {
-                continue;
-            }
+        // The subject this commit answered to speaks first: a squash's
+        // second piece of work is no fix for its first subject's saying so.
+        let answered = self.answered.iter().map(String::as_str);
+        let sources = self
+            .sources
+            .iter()
+            .filter(|(_, _, kind, _)| !kind.is_noise())
+            .map(|(_, subject, _, _)| subject.as_str());
+        for subject in answered.chain(sources) {
             let parsed = parse_subject(subject);
             if let Some(t) = parsed.commit_type {
                 let t = match t.as_str() {
