@@ -33,12 +33,15 @@ pub struct Args {
     /// signal that put it there and how strong it was — the branch commit
     /// that wrote most of its lines (and its share), the affinity link that
     /// joined its file to another (the link's strongest signal and the
-    /// estimated chance, 0 to 1, against the join threshold 0.50), or the
-    /// rule that moved it — and the rivals it beat: other commits that
-    /// wrote its lines, the strongest link to a file in another commit.
-    /// When a squash was split by the subjects its message names, the line
-    /// also names the subject the item's piece answered to. A commit over
-    /// the limits lists the splits clean will offer. With
+    /// estimated chance, 0 to 1, against the threshold the joins used:
+    /// 0.45, or 0.80 once a squash has as many commits as its message
+    /// names), or the rule that moved it — and the rivals it beat: other
+    /// commits that wrote its lines, the strongest link to a file in
+    /// another commit. When a squash was split by the subjects its message
+    /// names, the line also names the subject the item's piece answered
+    /// to. A commit over the limits lists the splits clean will offer (one
+    /// that no split parts, one file from one branch commit, is written as
+    /// it is). With
     /// --json, the same as `explanation` beside the plan (which `clean
     /// --plan` reads back, ignoring it).
     #[arg(long)]
