@@ -25,7 +25,7 @@
 //! whatever word opens it (`Considerable fixes.`), but for a credit (`Found
 //! by the fuzzer.`); when the first paragraph wraps over lines (no subject
 //! line of its own, as OpenBSD-style projects write), a paragraph of up to
-//! three lines counts when it opens like a subject. A message with a
+//! four lines counts when it opens like a subject. A message with a
 //! subject line keeps reading a wrapped paragraph as a body. Read strictly, a later
 //! subject saying no word an earlier one does not, or all of its words (a
 //! pull request's title, then its commit's subject), is the same work —
@@ -335,7 +335,7 @@ mod tests {
         assert_eq!(subjects(plain), ["Considerable fixes"]);
         // A first paragraph wrapped over lines: no subject line, a wrapped
         // paragraph per piece of work, each opening like a subject.
-        let wrapped = "Fix a crash when the last pane closes, reported by\nsomeone in issue 12.\n\nAdd a -x flag to resize the window to the\nsize of the largest client.\n\nThe old size is kept when the flag is\nnot given.\n\nMove the option table into its own file and sort it so that the\nlookup can be binary, the table having grown long over the years\nand new options being added in the middle more and more\nfrom now on.\n";
+        let wrapped = "Fix a crash when the last pane closes, reported by\nsomeone in issue 12.\n\nAdd a -x flag to resize the window to the\nsize of the largest client.\n\nThe old size is kept when the flag is\nnot given.\n\nMove the option table into its own file and sort it so that the\nlookup can be binary, the table having grown long over the years\nand new options being added in the middle more and more\nfrom now on, which the next release\nwill do.\n";
         assert_eq!(
             subjects(wrapped),
             [

@@ -74,7 +74,7 @@ pub(super) struct Style {
 }
 
 /// The most lines a wrapped paragraph naming a piece of work has.
-const MOST_WRAPPED_LINES: usize = 3;
+const MOST_WRAPPED_LINES: usize = 4;
 
 impl Style {
     pub fn of(first: &str) -> Style {
