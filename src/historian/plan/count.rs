@@ -256,6 +256,11 @@ mod tests {
             ["Fix the parser"]
         );
         assert_eq!(subjects("Fix the parser\n\nFixes #12\n"), ["Fix the parser"]);
+        // OpenBSD's approval lines.
+        assert_eq!(
+            subjects("remove unused states in enum\n\nok gilles@\n\nOK tb@ stsp@\n"),
+            ["remove unused states in enum"]
+        );
         assert_eq!(
             subjects("Fix the parser\n\nRef: the report on the list\n"),
             ["Fix the parser"]

@@ -39,7 +39,10 @@ pub(super) fn reads_as_subject(line: &str) -> bool {
     .any(|p| lower.starts_with(p));
     // A release's subject is often its version alone: `v2.34.1`, `ignore-0.4.33`.
     let version = words == 1 && line.bytes().any(|b| b.is_ascii_digit()) && line.contains('.');
+    // OpenBSD's approval line: `ok gilles@`, `OK tb@ stsp@`.
+    let approval = lower.starts_with("ok ") && line.contains('@');
     (words >= 2 || version)
+        && !approval
         && line.chars().count() <= 120
         && !line.ends_with('.')
         && !line.ends_with(':')
