@@ -129,9 +129,11 @@ fn a_squash_is_read_in_the_style_of_its_first_message() {
         (
             "wrapped",
             "Fix a crash when the last pane closes, reported by\nsomeone in issue 12.\n\nAdd a flag to resize the window to the size of the\nlargest client.\n",
+            // Each subject read whole (its wrapped paragraph's first
+            // sentence), then fitted: at a clause, else at a word.
             vec![
-                "fix(pane): fix a crash when the last pane closes, reported by",
-                "feat(resize): add a flag to resize the window to the size of the",
+                "fix(pane): fix a crash when the last pane closes",
+                "feat(resize): add a flag to resize the window to the size of the…",
             ],
         ),
         (

@@ -192,6 +192,43 @@ pub fn squashed_subjects(message: &str) -> Vec<&str> {
     out
 }
 
+/// `line` of `message` whole when it is the first line of a paragraph
+/// wrapped over several lines, as projects without a subject line write
+/// (`Fix a crash when the last pane closes, reported by` / `someone in
+/// issue 12.`): the paragraph's first sentence on one line, without its
+/// full stop. A line short of the width a wrap leaves ([`WRAPPED_WIDTH`]),
+/// one ending a sentence, or one followed by a trailer or a list is whole
+/// already. The caller shortens it to fit (`Draft::message`).
+pub fn whole_subject(message: &str, line: &str) -> String {
+    let line = line.trim();
+    let Some(at) = message.find(line) else {
+        return line.to_owned();
+    };
+    if line.chars().count() < WRAPPED_WIDTH || line.ends_with('.') {
+        return line.to_owned();
+    }
+    let mut joined = line.to_owned();
+    for next in message[at + line.len()..].lines().skip(1) {
+        let next = next.trim();
+        let trailer = next
+            .split_once(": ")
+            .is_some_and(|(key, _)| !key.is_empty() && !key.contains(' '));
+        if next.is_empty() || trailer || ["-", "*", "#", ">"].iter().any(|p| next.starts_with(p)) {
+            break;
+        }
+        joined.push(' ');
+        joined.push_str(next);
+        if next.ends_with('.') {
+            break;
+        }
+    }
+    let sentence = joined.split_once(". ").map_or(joined.as_str(), |(first, _)| first);
+    sentence.trim_end_matches('.').to_owned()
+}
+
+/// The shortest first line taken for one wrapped into the next.
+const WRAPPED_WIDTH: usize = 50;
+
 /// The line a summary is taken from: the subject, or when the subject says
 /// nothing, the first body line that does.
 pub fn meaningful_subject(message: &str) -> &str {
@@ -205,6 +242,40 @@ pub fn meaningful_subject(message: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wrapped_first_line_is_read_whole() {
+        let tmux = "Fix a crash when the last pane closes, reported by\nsomeone in issue 12.\n";
+        assert_eq!(
+            whole_subject(tmux, "Fix a crash when the last pane closes, reported by"),
+            "Fix a crash when the last pane closes, reported by someone in issue 12"
+        );
+        // Up to the first sentence's end.
+        let two =
+            "Add a flag to resize the window to the size of the\nlargest client. The old size is kept otherwise.\n";
+        assert_eq!(
+            whole_subject(two, "Add a flag to resize the window to the size of the"),
+            "Add a flag to resize the window to the size of the largest client"
+        );
+        // Whole already: short, a sentence, or before a trailer or a list.
+        for (message, line) in [
+            ("Fix the parser\nSigned-off-by: A <a@example.com>\n", "Fix the parser"),
+            (
+                "Tidy the table of options and the parser, the whole lot.\nmore\n",
+                "Tidy the table of options and the parser, the whole lot.",
+            ),
+            (
+                "Rework how the table of options is read at startup and\n- sort it\n",
+                "Rework how the table of options is read at startup and",
+            ),
+            (
+                "Rework how the table of options is read at startup and\nReviewed-by: B\n",
+                "Rework how the table of options is read at startup and",
+            ),
+        ] {
+            assert_eq!(whole_subject(message, line), line, "{message}");
+        }
+    }
 
     #[test]
     fn kinds_of_subjects() {

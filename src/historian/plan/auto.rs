@@ -165,7 +165,7 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
             let c = &ctx.commits[k];
             (
                 c.id.to_hex_with_len(7).to_string(),
-                message::meaningful_subject(&c.message).to_owned(),
+                message::whole_subject(&c.message, message::meaningful_subject(&c.message)),
                 ctx.kinds[k].clone(),
                 w,
             )
@@ -186,7 +186,14 @@ pub fn draft(ctx: &Context<'_>, items: &[usize]) -> Draft {
                 .collect()
         })
         .unwrap_or_default();
-    let answered = answered(ctx, items);
+    // The subject answered to, whole when its message wraps it.
+    let answered = answered(ctx, items).map(|subject| {
+        let mut messages = sources_by_weight.iter().map(|(k, _)| ctx.commits[*k].message.as_str());
+        match messages.find(|m| m.contains(subject.as_str())) {
+            Some(m) => message::whole_subject(m, &subject),
+            None => subject,
+        }
+    });
     let names = if names.is_empty() { test_names } else { names };
     let mut names: Vec<(&str, usize)> = names.into_iter().collect();
     names.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));

@@ -368,6 +368,15 @@ fn truncate_words(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
         return text.to_owned();
     }
+    // A clause that fits and says most of it ends it better than a cut
+    // word: `fix a crash when the last pane closes` of `…, reported by …`.
+    let fits: String = text.chars().take(width).collect();
+    if let Some(at) = fits
+        .rfind([',', ';'])
+        .filter(|&at| 2 * fits[..at].chars().count() >= width)
+    {
+        return fits[..at].trim_end().to_owned();
+    }
     let mut out = String::new();
     for word in text.split_whitespace() {
         let extra = if out.is_empty() { 0 } else { 1 };
