@@ -202,3 +202,30 @@ fn an_oversized_commit_nothing_splits_is_written_as_it_is() {
     let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
     assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
 }
+
+/// A repository missing a blob the branch changed (a damaged or partial
+/// clone): plan and clean stop with a fatal error naming the object and
+/// its path, and write nothing.
+#[test]
+fn a_missing_object_is_named_and_nothing_is_written() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(&repo.join("README.md"), "# demo, changed\n");
+    write(&repo.join("c.txt"), "new\n");
+    crate::historian::commit_all(&env, &repo, "Change the readme and add c");
+    let blob = env.git(&repo, &["rev-parse", "HEAD:c.txt"]);
+    let blob = blob.trim();
+    std::fs::remove_file(repo.join(".git/objects").join(&blob[..2]).join(&blob[2..])).unwrap();
+    let before = user_state(&env, &repo, "feature");
+    for command in ["plan", "clean"] {
+        let out = env.run(&repo, &["historian", command]).expect_code(128);
+        assert!(out.stderr.starts_with("fatal: cannot compare trees "), "{out}");
+        assert!(
+            out.stderr.contains("'c.txt'") && out.stderr.contains(&format!("{blob} could not be found")),
+            "{command}: {out}"
+        );
+    }
+    assert_eq!(user_state(&env, &repo, "feature"), before);
+    assert_eq!(refs(&env, &repo).lines().filter(|l| l.contains("historian")).count(), 0);
+}
