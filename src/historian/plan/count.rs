@@ -24,9 +24,10 @@
 //! the first subject ends in a full stop, a one-line sentence counts
 //! whatever word opens it (`Considerable fixes.`), but for a credit (`Found
 //! by the fuzzer.`); when the first paragraph wraps over lines (no subject
-//! line of its own, as OpenBSD-style projects write), a paragraph of up to
-//! four lines counts when it opens like a subject. A message with a
-//! subject line keeps reading a wrapped paragraph as a body. Read strictly, a later
+//! line of its own, as OpenBSD-style projects write) or its subject ends in
+//! a full stop (sentences, not a subject line), a paragraph of up to four
+//! lines counts when it opens like a subject. A message with a subject
+//! line keeps reading a wrapped paragraph as a body. Read strictly, a later
 //! subject saying no word an earlier one does not, or all of its words (a
 //! pull request's title, then its commit's subject), is the same work —
 //! unless the two open with different scopes (`termcolor: …`, `ripgrep: …`)
@@ -92,7 +93,7 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
             listed.extend(lines.iter().map(|l| l[2..].trim()).filter(|l| reads_as_subject(l)));
             continue;
         }
-        if reading == Reading::Stops && style.wrapped && style.opens_wrapped(&lines) {
+        if reading == Reading::Stops && style.opens_wrapped(&lines) {
             out.push(lines[0]);
             continue;
         }
@@ -346,6 +347,16 @@ mod tests {
             [
                 "Fix a crash when the last pane closes, reported by",
                 "Add a -x flag to resize the window to the"
+            ]
+        );
+        // A first subject ending in a full stop: a wrapped paragraph opening
+        // like a subject is one too.
+        let sentences = "Stop at the right end line when walking wrapped lines.\n\nAdd a way for floating panes to stay above zoom. Use it by\ndefault for modal panes.\n";
+        assert_eq!(
+            subjects(sentences),
+            [
+                "Stop at the right end line when walking wrapped lines.",
+                "Add a way for floating panes to stay above zoom. Use it by"
             ]
         );
         // A subject line of its own: a wrapped body opening with a verb is

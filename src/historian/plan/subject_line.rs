@@ -90,11 +90,14 @@ impl Style {
     }
 
     /// Whether a later paragraph of several lines (`lines`) names a piece
-    /// of work in the wrapped style: a few lines, the first opening like a
-    /// subject (a verb, a conventional prefix) and not like a body's
-    /// sentence.
+    /// of work: in a message without a subject line (wrapped, or a subject
+    /// that is a sentence), a few lines, the first opening like a subject
+    /// (a verb, a conventional prefix) and not like a body's sentence.
     pub fn opens_wrapped(self, lines: &[&str]) -> bool {
-        (2..=MOST_WRAPPED_LINES).contains(&lines.len()) && opens_like_subject(lines[0]) && not_prose(lines[0])
+        (self.wrapped || self.stops)
+            && (2..=MOST_WRAPPED_LINES).contains(&lines.len())
+            && opens_like_subject(lines[0])
+            && not_prose(lines[0])
     }
 }
 
