@@ -207,6 +207,18 @@ fn hunks_answering_to_different_subjects_go_to_different_commits() {
                 "{}",
                 out.stdout
             );
+            // Each hunk's rival is the other part of its own file, in the
+            // other commit.
+            let out = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+            for (hunk, other) in [("src/io.rs#1", 2), ("src/io.rs#2", 1)] {
+                let why = out
+                    .stdout
+                    .lines()
+                    .find(|l| l.trim_start().starts_with(&format!("why {hunk}:")))
+                    .unwrap_or_default();
+                assert!(why.contains("rivals: another part of src/io.rs "), "{out}");
+                assert!(why.ends_with(&format!("(commit {other})")), "{out}");
+            }
         }
         let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
         assert_same_tree(&env, &repo, branch, &field(&out, "Clean branch"));
@@ -320,11 +332,13 @@ fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
         "{out}"
     );
     // The lone file's best link, as the joins weighed it, reached the
-    // threshold they used (with a count from the message, a sure join):
-    // only the message's subjects keep it apart, and it says so.
+    // threshold they used (with a count from the message, a sure join),
+    // but joins weigh a cluster on average: the cache it does not touch
+    // keeps it out of the wire's commit, and it says so.
     assert!(
-        why("src/retry.rs")
-            .contains("a commit of its own: its best link (0.84) reached 0.80, but the message names the work apart"),
+        why("src/retry.rs").contains(
+            "a commit of its own: its best link (0.84) reached 0.80, but not on average with the rest of that file's commit"
+        ),
         "{out}"
     );
     let explained = env

@@ -36,10 +36,19 @@ impl Names<'_> {
         self.changes.files.get(file).map_or("?", |f| f.path.as_str())
     }
 
-    /// The new commit (from 1) holding the file's first item.
-    fn commit_of_file(&self, file: usize) -> Option<usize> {
-        let i = self.changes.items.iter().position(|it| it.file == file)?;
-        Some(self.explanation.items[i].commit + 1)
+    /// `file`'s path as an item of `own` names it: another part of its own
+    /// file (cut by the subjects its hunks answer to) says so.
+    fn other(&self, file: usize, own: usize) -> String {
+        if file == own {
+            format!("another part of {}", self.path(file))
+        } else {
+            self.path(file).to_owned()
+        }
+    }
+
+    /// The new commit (from 1) holding the item.
+    fn commit_of(&self, item: usize) -> Option<usize> {
+        self.explanation.items.get(item).map(|r| r.commit + 1)
     }
 }
 
@@ -70,8 +79,9 @@ fn kind(signal: &Signal) -> &'static str {
     }
 }
 
-/// The placement in words: `written in 1a2b3c4 (100% of its lines)`.
-fn says(p: &Placement, names: &Names<'_>) -> String {
+/// The placement in words: `written in 1a2b3c4 (100% of its lines)`, of
+/// an item of the file `own`.
+fn says(p: &Placement, names: &Names<'_>, own: usize) -> String {
     let share = match p.strength {
         Strength::Share(s) => percent(s),
         _ => String::new(),
@@ -100,11 +110,14 @@ fn says(p: &Placement, names: &Names<'_>) -> String {
         Signal::NoiseOnly { noise } => format!("only {} wrote it ({share} of its lines)", names.commit(*noise)),
         Signal::Untraced => "no branch commit wrote it".into(),
         Signal::Linked { file, feature } => {
-            format!("linked to {} by {feature} (chance {chance})", names.path(*file))
+            format!("linked to {} by {feature} (chance {chance})", names.other(*file, own))
         }
-        Signal::Unlinked { threshold } => {
-            format!("a commit of its own: no link reached {threshold:.2} (best {chance})")
-        }
+        Signal::Unlinked { threshold } => match p.strength {
+            Strength::Chance(c) if c >= *threshold => format!(
+                "a commit of its own: its best link ({chance}) reached {threshold:.2}, but not on average with the rest of that file's commit"
+            ),
+            _ => format!("a commit of its own: no link reached {threshold:.2} (best {chance})"),
+        },
         Signal::KeptApart { threshold } => format!(
             "a commit of its own: its best link ({chance}) reached {threshold:.2}, but the message names the work apart"
         ),
@@ -127,12 +140,12 @@ fn says(p: &Placement, names: &Names<'_>) -> String {
     }
 }
 
-fn rival_says(r: &Rival, names: &Names<'_>) -> String {
+fn rival_says(r: &Rival, names: &Names<'_>, own: usize) -> String {
     match r {
         Rival::Commit { commit, share } => format!("{} {}", names.commit(*commit), percent(*share)),
-        Rival::File { file, chance } => match names.commit_of_file(*file) {
-            Some(c) => format!("{} {chance:.2} (commit {c})", names.path(*file)),
-            None => format!("{} {chance:.2}", names.path(*file)),
+        Rival::File { file, item, chance } => match names.commit_of(*item) {
+            Some(c) => format!("{} {chance:.2} (commit {c})", names.other(*file, own)),
+            None => format!("{} {chance:.2}", names.other(*file, own)),
         },
     }
 }
@@ -147,12 +160,13 @@ pub fn commit_lines(commit: usize, names: &Names<'_>, questions: &[(usize, Vec<S
         let Some(deciding) = r.deciding() else {
             continue;
         };
-        line.push_str(&says(deciding, names));
-        let mut rivals: Vec<String> = deciding.rivals.iter().map(|x| rival_says(x, names)).collect();
+        let own = names.changes.items[r.item].file;
+        line.push_str(&says(deciding, names, own));
+        let mut rivals: Vec<String> = deciding.rivals.iter().map(|x| rival_says(x, names, own)).collect();
         if let (Some(unit), Some(_)) = (&r.unit, &r.placed) {
             line.push_str("; ");
-            line.push_str(&says(unit, names));
-            rivals.extend(unit.rivals.iter().map(|x| rival_says(x, names)));
+            line.push_str(&says(unit, names, own));
+            rivals.extend(unit.rivals.iter().map(|x| rival_says(x, names, own)));
         }
         if let Some(subject) = &r.subject {
             line.push_str(&format!("; answers to the subject '{subject}'"));
@@ -189,7 +203,7 @@ pub fn question_texts(ctx: &Context<'_>, explanation: &Explanation) -> Vec<(usiz
         .collect()
 }
 
-fn placement_json(p: &Placement, names: &Names<'_>) -> Value {
+fn placement_json(p: &Placement, names: &Names<'_>, own: usize) -> Value {
     let (measure, strength) = match p.strength {
         Strength::Rule => ("rule", Value::Null),
         Strength::Share(s) => ("share", json!(round(s))),
@@ -200,10 +214,10 @@ fn placement_json(p: &Placement, names: &Names<'_>) -> Value {
         .iter()
         .map(|r| match r {
             Rival::Commit { commit, share } => json!({"commit": names.commit(*commit), "share": round(*share)}),
-            Rival::File { file, chance } => json!({
+            Rival::File { file, item, chance } => json!({
                 "file": names.path(*file),
                 "chance": round(*chance),
-                "in_commit": names.commit_of_file(*file),
+                "in_commit": names.commit_of(*item),
             }),
         })
         .collect();
@@ -211,7 +225,7 @@ fn placement_json(p: &Placement, names: &Names<'_>) -> Value {
         "signal": kind(&p.signal),
         "measure": measure,
         "strength": strength,
-        "says": says(p, names),
+        "says": says(p, names, own),
         "rivals": rivals,
     })
 }
@@ -221,11 +235,12 @@ fn round(x: f64) -> f64 {
 }
 
 fn item_json(r: &ItemReason, names: &Names<'_>) -> Value {
+    let own = names.changes.items[r.item].file;
     json!({
         "item": names.changes.item_name(r.item),
         "commit": r.commit + 1,
-        "deciding": r.deciding().map(|p| placement_json(p, names)),
-        "unit": r.unit.as_ref().map(|p| placement_json(p, names)),
+        "deciding": r.deciding().map(|p| placement_json(p, names, own)),
+        "unit": r.unit.as_ref().map(|p| placement_json(p, names, own)),
         "subject": r.subject,
         "subject_margin": r.subject_margin.map(round),
     })

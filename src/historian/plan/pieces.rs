@@ -36,6 +36,7 @@ use super::affinity::{
     affinity, hunk_parts, pairs_of, parts, parts_of, Pair, Part, Signals, Words, COEFFICIENTS, FEATURES, MOST_PARTS,
 };
 use super::context::{Context, HunkParts, Tuning};
+use super::reason::PartFacts;
 use super::subjects::{answer, leaning, margin, pieces_by_subject, subject_shares, supported_subjects};
 
 /// Splits one unit into groups of items; `wanted` is how many pieces of
@@ -207,7 +208,17 @@ pub fn split_unit(
     } else {
         tuning.join_threshold
     };
-    note_split(ctx, &parts, &pairs, &weighed, coefficients, threshold, &clusters);
+    let facts: Vec<PartFacts<'_>> = parts
+        .iter()
+        .zip(&about)
+        .map(|(p, &subject)| PartFacts {
+            file: p.file,
+            items: &p.items,
+            lines: p.lines,
+            subject,
+        })
+        .collect();
+    note_split(ctx, &facts, &pairs, &weighed, coefficients, threshold, &clusters);
     if wanted.is_some() {
         let margins: Vec<f64> = shares.iter().map(|shared| margin(shared)).collect();
         note_answered(ctx, &parts, &about, &margins, named, &clusters);
@@ -346,22 +357,14 @@ fn note_answered(
 /// message's subjects) and the signal adding most to it.
 fn note_split(
     ctx: &Context<'_>,
-    parts: &[Part],
+    facts: &[PartFacts<'_>],
     pairs: &[Pair],
     weighed: &[f64],
     coefficients: &[f64],
     threshold: f64,
     clusters: &[Vec<usize>],
 ) {
-    use super::reason::{Link, PartFacts};
-    let facts: Vec<PartFacts<'_>> = parts
-        .iter()
-        .map(|p| PartFacts {
-            file: p.file,
-            items: &p.items,
-            lines: p.lines,
-        })
-        .collect();
+    use super::reason::Link;
     let heaviest = |f: &Signals| {
         f.iter()
             .zip(&coefficients[1..])
@@ -383,5 +386,5 @@ fn note_split(
             feature: heaviest(f),
         })
         .collect();
-    ctx.record().note_split(&facts, &links, threshold, clusters);
+    ctx.record().note_split(facts, &links, threshold, clusters);
 }

@@ -90,7 +90,7 @@ pub enum Rival {
     /// Another branch commit wrote this share of the item's lines.
     Commit { commit: usize, share: f64 },
     /// The strongest link to a file that went to another commit.
-    File { file: usize, chance: f64 },
+    File { file: usize, item: usize, chance: f64 },
 }
 
 /// One decision about an item.
@@ -175,11 +175,13 @@ impl Record {
 }
 
 /// One part of a unit as [`Record::note_split`] reads it: its file, its
-/// items and its changed lines.
+/// items, its changed lines and the subject of the unit's message it
+/// answers to, when one.
 pub struct PartFacts<'a> {
     pub file: usize,
     pub items: &'a [usize],
     pub lines: usize,
+    pub subject: Option<usize>,
 }
 
 /// A link between two parts (by index): the chance they belong together
@@ -221,6 +223,7 @@ impl Record {
             let rivals: Vec<Rival> = outside[p]
                 .map(|(chance, q)| Rival::File {
                     file: parts[q].file,
+                    item: parts[q].items.first().copied().unwrap_or_default(),
                     chance,
                 })
                 .into_iter()
@@ -253,8 +256,13 @@ impl Record {
                 None if n == 1 => continue,
                 None => {
                     let best = outside[p].map_or(0.0, |(c, _)| c);
+                    // Apart from its best link by the subjects only when the
+                    // two answer to different ones; else the link alone was
+                    // not enough against the rest of the other's cluster.
+                    let apart = outside[p]
+                        .is_some_and(|(_, q)| parts[p].subject.zip(parts[q].subject).is_some_and(|(a, b)| a != b));
                     Placement {
-                        signal: if best >= threshold {
+                        signal: if best >= threshold && apart {
                             Signal::KeptApart { threshold }
                         } else {
                             Signal::Unlinked { threshold }
@@ -321,6 +329,7 @@ mod tests {
                 file: 10 + p,
                 items: its,
                 lines: [40, 30, 2, 9][p],
+                subject: Some([0, 0, 0, 1][p]),
             })
             .collect();
         let link = |a, b, chance| Link {
@@ -348,7 +357,14 @@ mod tests {
             }
         );
         assert_eq!(linked.strength, Strength::Chance(0.9));
-        assert_eq!(linked.rivals, [Rival::File { file: 13, chance: 0.1 }]);
+        assert_eq!(
+            linked.rivals,
+            [Rival::File {
+                file: 13,
+                item: 4,
+                chance: 0.1
+            }]
+        );
         // Part 2 joined with no link at the threshold: it rides along.
         let rides = record.placed_of(3).unwrap();
         assert_eq!(rides.signal, Signal::RidesAlong { file: 10, lines: 2 });
@@ -363,6 +379,13 @@ mod tests {
         let apart = record.placed_of(4).unwrap();
         assert_eq!(apart.signal, Signal::KeptApart { threshold: 0.35 });
         assert_eq!(apart.strength, Strength::Chance(0.4));
+        // Answering to one subject, it was not kept apart by the subjects:
+        // its link was too weak against the rest of the other's cluster.
+        let same: Vec<PartFacts<'_>> = parts.iter().map(|p| PartFacts { subject: Some(0), ..*p }).collect();
+        let mut record = Record::default();
+        record.note_split(&same, &links, 0.35, &[vec![0, 1, 2], vec![3]]);
+        let alone = record.placed_of(4).unwrap();
+        assert_eq!(alone.signal, Signal::Unlinked { threshold: 0.35 });
     }
 
     #[test]
