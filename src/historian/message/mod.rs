@@ -205,7 +205,7 @@ pub fn whole_subject(message: &str, line: &str) -> String {
         return line.to_owned();
     };
     if line.chars().count() < WRAPPED_WIDTH || line.ends_with('.') {
-        return line.to_owned();
+        return without_approval(line).to_owned();
     }
     let mut joined = line.to_owned();
     for next in message[at + line.len()..].lines().skip(1) {
@@ -222,8 +222,39 @@ pub fn whole_subject(message: &str, line: &str) -> String {
             break;
         }
     }
-    let sentence = joined.split_once(". ").map_or(joined.as_str(), |(first, _)| first);
-    sentence.trim_end_matches('.').to_owned()
+    let sentence = first_sentence(&joined);
+    without_approval(sentence).trim_end_matches('.').to_owned()
+}
+
+/// The text up to its first sentence's full stop: one followed by a
+/// capital and not ending an initial (`G. Branden`); `rev. 1.12` goes on.
+fn first_sentence(text: &str) -> &str {
+    let mut from = 0;
+    while let Some(at) = text[from..].find(". ").map(|i| i + from) {
+        let word = text[..at].rsplit(' ').next().unwrap_or("");
+        let next = text[at + 2..].chars().next();
+        if word.chars().count() > 1 && next.is_some_and(char::is_uppercase) {
+            return &text[..at];
+        }
+        from = at + 2;
+    }
+    text
+}
+
+/// The text without a last clause that is OpenBSD's approval (`…, ok
+/// gilles@`, `…; ok tb@ jsing@`): who approved, not what changed.
+fn without_approval(text: &str) -> &str {
+    match text.rfind([',', ';']) {
+        Some(at) => {
+            let clause = text[at + 1..].trim().to_ascii_lowercase();
+            if clause.starts_with("ok ") && clause.contains('@') {
+                text[..at].trim_end()
+            } else {
+                text
+            }
+        }
+        None => text,
+    }
 }
 
 /// The shortest first line taken for one wrapped into the next.
@@ -256,6 +287,25 @@ mod tests {
         assert_eq!(
             whole_subject(two, "Add a flag to resize the window to the size of the"),
             "Add a flag to resize the window to the size of the largest client"
+        );
+        // An initial or an abbreviation ends no sentence; an approval is
+        // no part of what changed.
+        let credit = "Add some PostScript and PDF features suggested by G. Branden\nRobinson. Thanks.\n";
+        assert_eq!(
+            whole_subject(credit, "Add some PostScript and PDF features suggested by G. Branden"),
+            "Add some PostScript and PDF features suggested by G. Branden Robinson"
+        );
+        let rev = "Test related to roff_escape.c rev. 1.12 where the handling\nof missing arguments changed.\n";
+        assert_eq!(
+            whole_subject(rev, "Test related to roff_escape.c rev. 1.12 where the handling"),
+            "Test related to roff_escape.c rev. 1.12 where the handling of missing arguments changed"
+        );
+        assert_eq!(
+            whole_subject(
+                "typo fix from Christian, ok schwarze@\n",
+                "typo fix from Christian, ok schwarze@"
+            ),
+            "typo fix from Christian"
         );
         // Whole already: short, a sentence, or before a trailer or a list.
         for (message, line) in [
