@@ -169,6 +169,7 @@ pub(super) fn type_from_words(summary: &str) -> Option<&'static str> {
         "document" | "docs" => "docs",
         "test" | "tests" => "test",
         "bump" | "upgrade" | "downgrade" | "pin" => "build",
+        "revert" | "back" => "revert",
         "add" | "implement" | "support" | "introduce" | "create" | "allow" | "enable" | "new" | "make" | "show"
         | "print" | "report" | "accept" | "teach" | "let" | "expose" | "provide" => "feat",
         _ => return None,
@@ -187,6 +188,7 @@ mod tests {
         assert_eq!(s.summary, "add the expression parser");
         assert_eq!(parse_subject("WIP: Fixed API timeouts").summary, "fix API timeouts");
         assert_eq!(parse_subject("GitHub action").summary, "GitHub action");
+        assert_eq!(type_from_words("revert the August 14 commit"), Some("revert"));
         assert_eq!(parse_subject("Note: something").summary, "note: something");
     }
 }
