@@ -7,7 +7,7 @@ use anyhow::{anyhow, Result};
 use gix::bstr::ByteSlice;
 
 use super::objects::{entry_edit, kind, removals_first, Entry, EntryKind, TreeEdit};
-use super::repo::{Oid, Repo};
+use super::repo::{with_sources, Oid, Repo};
 
 /// One difference between two trees, by file (never by directory).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,7 +108,7 @@ impl Repo {
             &self.inner.objects,
             &mut recorder,
         )
-        .map_err(|e| anyhow!("cannot compare trees {old} and {new}: {}", with_causes(&e)))?;
+        .map_err(|e| anyhow!("cannot compare trees {old} and {new}: {}", with_sources(&e)))?;
         use gix::diff::tree::recorder::Change as R;
         let added = recorder
             .records
@@ -180,7 +180,7 @@ impl Repo {
             );
             platform.clear_resource_cache_keep_allocation();
             self.diff_cache.set(Some(platform));
-            result.map_err(|e| anyhow!("cannot compare trees {old} and {new}: {}", with_causes(&e)))?;
+            result.map_err(|e| anyhow!("cannot compare trees {old} and {new}: {}", with_sources(&e)))?;
         }
         out.sort_by(|a, b| a.path().cmp(b.path()));
         Ok(out)
@@ -421,22 +421,4 @@ fn push_delta(out: &mut Vec<Delta>, change: Change) {
         }
         _ => {}
     }
-}
-
-/// An error with the causes under it (`…: could not set destination for
-/// similarity checking: an object with id 1a2b… could not be found`): gix
-/// names the step that failed, its causes name the object a damaged or
-/// partial clone lacks.
-fn with_causes(error: &dyn std::error::Error) -> String {
-    let mut out = error.to_string();
-    let mut cause = error.source();
-    while let Some(c) = cause {
-        let text = c.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        cause = c.source();
-    }
-    out
 }

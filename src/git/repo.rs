@@ -103,3 +103,20 @@ impl Repo {
         Ok(())
     }
 }
+
+/// An error and its sources, joined with `: ` (gix keeps the cause, such as
+/// a lock held by another writer or an object a damaged clone lacks, in
+/// the source chain).
+pub(super) fn with_sources(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let more = cause.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        source = cause.source();
+    }
+    text
+}

@@ -16,7 +16,7 @@ pub use chain::{BuildRecord, ChainMerge, ChainRelation, ChainUnion};
 pub use names::{component_problem, ref_name_problem};
 pub use pointers::{Pointers, PutBack};
 
-use super::repo::{Oid, Repo};
+use super::repo::{with_sources, Oid, Repo};
 
 /// A compare-and-swap reference update lost the race: the reference did not
 /// hold the expected value.
@@ -272,20 +272,4 @@ fn previous_value(expect: Expect) -> PreviousValue {
         Expect::Value(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
         Expect::AbsentOr(Some(old)) => PreviousValue::ExistingMustMatch(Target::Object(old)),
     }
-}
-
-/// An error and its sources, joined with `: ` (gix keeps the cause, such as
-/// a lock held by another writer, in the source chain).
-fn with_sources(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let more = cause.to_string();
-        if !text.contains(&more) {
-            text.push_str(": ");
-            text.push_str(&more);
-        }
-        source = cause.source();
-    }
-    text
 }
