@@ -45,6 +45,21 @@ pub fn parse_subject(subject: &str) -> Subject {
             text = caps.get(4).map_or("", |m| m.as_str());
         }
     }
+    // A component as the prefix (`docker: bump …`, `ignore/types: add …`,
+    // `jq_next: simplify …`): the scope, not words of the summary.
+    if commit_type.is_none() {
+        if let Some((prefix, rest)) = text.split_once(": ") {
+            let component = prefix.len() <= 30
+                && prefix.starts_with(|c: char| c.is_ascii_lowercase())
+                && prefix
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_./".contains(&b));
+            if component && !rest.trim().is_empty() {
+                scope = Some(prefix.to_owned());
+                text = rest;
+            }
+        }
+    }
     if let Some(rest) = WIP_PREFIX.find(text) {
         text = &text[rest.end()..];
     }
@@ -190,5 +205,13 @@ mod tests {
         assert_eq!(parse_subject("GitHub action").summary, "GitHub action");
         assert_eq!(type_from_words("revert the August 14 commit"), Some("revert"));
         assert_eq!(parse_subject("Note: something").summary, "note: something");
+        let component = parse_subject("docker: Bump to alpine 3.22");
+        assert_eq!(component.commit_type, None);
+        assert_eq!(component.scope.as_deref(), Some("docker"));
+        assert_eq!(component.summary, "bump to alpine 3.22");
+        assert_eq!(
+            parse_subject("ignore/types: add AIDL file type").scope.as_deref(),
+            Some("ignore/types")
+        );
     }
 }
