@@ -70,13 +70,16 @@ pub fn subjects_of(env: &TestEnv, repo: &Path, range: &str) -> Vec<String> {
         .collect()
 }
 
+/// The commits `historian plan --json` plans for the branch checked out.
+pub fn planned_commits(env: &TestEnv, repo: &Path) -> Vec<serde_json::Value> {
+    let out = env.run(repo, &["historian", "plan", "--json"]).expect_code(0);
+    out.json()["commits"].as_array().cloned().unwrap_or_default()
+}
+
 /// Each commit `historian plan --json` plans: its subject and its items
 /// (files, then hunks), sorted.
 pub fn planned_items(env: &TestEnv, repo: &Path) -> Vec<(String, Vec<String>)> {
-    let out = env.run(repo, &["historian", "plan", "--json"]).expect_code(0);
-    out.json()["commits"]
-        .as_array()
-        .unwrap()
+    planned_commits(env, repo)
         .iter()
         .map(|c| {
             let subject = c["message"].as_str().unwrap().lines().next().unwrap().to_owned();

@@ -3,26 +3,17 @@
 //! definitions or the names its lines use say, and a subject ending in a
 //! full stop still counts as one when it opens like one.
 
-use crate::historian::{assert_same_tree, commit_all, field};
+use crate::historian::{assert_same_tree, commit_all, field, planned_commits};
 use crate::support::*;
 
 /// The files of each planned commit of the branch checked out.
 fn planned_files(env: &TestEnv, repo: &std::path::Path) -> Vec<serde_json::Value> {
-    let out = env.run(repo, &["historian", "plan", "--json"]).expect_code(0);
-    out.json()["commits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["files"].clone())
-        .collect()
+    planned_commits(env, repo).iter().map(|c| c["files"].clone()).collect()
 }
 
 /// Each planned commit's files with its subject, lowercased.
 fn planned_subjects(env: &TestEnv, repo: &std::path::Path) -> Vec<(serde_json::Value, String)> {
-    let out = env.run(repo, &["historian", "plan", "--json"]).expect_code(0);
-    out.json()["commits"]
-        .as_array()
-        .unwrap()
+    planned_commits(env, repo)
         .iter()
         .map(|c| {
             let message = c["message"].as_str().unwrap_or("");
