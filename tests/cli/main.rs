@@ -29,6 +29,7 @@ mod historian_commands;
 mod historian_messages;
 mod historian_moves;
 mod historian_session;
+mod historian_shapes;
 mod historian_stack;
 mod historian_untangle;
 mod outcome_index;

@@ -20,6 +20,7 @@ use crate::git::{Delta, Entry, EntryKind, Oid, Renames, Repo};
 use super::blocks;
 use super::lines::{self, Hunk};
 use super::moves::{Cut, MoveFinder, Moves};
+use super::shapes;
 use super::symbols::{self, Symbols};
 use super::versions;
 
@@ -261,6 +262,10 @@ fn file_change(
                 symbols: {
                     let mut found = symbols::scan(changed(h));
                     found.versions = versions::versions_added(new_lines[h.new.clone()].iter().copied());
+                    found.substitutions = shapes::substitutions(
+                        old_lines[h.old.clone()].iter().copied(),
+                        new_lines[h.new.clone()].iter().copied(),
+                    );
                     // The function the hunk changes, as git's hunk header names it.
                     if let Some(name) = symbols::enclosing(&new_lines[..h.new.start]) {
                         found.defined.insert(name.clone());
@@ -277,6 +282,15 @@ fn file_change(
             lines: file.added + file.removed,
             symbols: Symbols {
                 versions: versions::versions_added(hunks.iter().flat_map(|h| new_lines[h.new.clone()].iter().copied())),
+                substitutions: hunks
+                    .iter()
+                    .flat_map(|h| {
+                        shapes::substitutions(
+                            old_lines[h.old.clone()].iter().copied(),
+                            new_lines[h.new.clone()].iter().copied(),
+                        )
+                    })
+                    .collect(),
                 ..symbols::scan(hunks.iter().flat_map(changed))
             },
         }]

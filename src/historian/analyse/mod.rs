@@ -3,7 +3,7 @@
 //! the change [`items`] between base and tip (whole files and the hunks of
 //! [`lines`], cut into their [`blocks`]); the lines some items delete and others add ([`moves`]); the
 //! names each hunk defines and uses ([`symbols`]) and the version numbers
-//! it adds ([`versions`]); which branch commits each
+//! it adds ([`versions`]); the names it substitutes ([`shapes`]); which branch commits each
 //! item comes from ([`provenance`]); which files changed together before the
 //! branch ([`coupling`]); and what a path is by its name alone
 //! ([`classify`]).
@@ -20,5 +20,6 @@ pub mod items;
 pub mod lines;
 pub mod moves;
 pub mod provenance;
+pub mod shapes;
 pub mod symbols;
 pub mod versions;

@@ -29,6 +29,9 @@ pub struct Symbols {
     /// which tells added lines from removed ones
     /// ([`super::versions::versions_added`]).
     pub versions: BTreeSet<String>,
+    /// Names the item's lines substitute for others (`u_int#_t>uint#_t`),
+    /// filled by the caller ([`super::shapes::substitutions`]).
+    pub substitutions: BTreeSet<String>,
 }
 
 static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {

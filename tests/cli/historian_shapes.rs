@@ -1,0 +1,67 @@
+//! git-historian reads the shape of a hunk (issue 15, item 1): hunks that
+//! substitute the same names for others — a type renamed across a code
+//! base — are one mechanical piece of work, whatever else their files hold.
+
+use crate::historian::{assert_same_tree, commit_all, field, planned_commits};
+use crate::support::*;
+
+/// Three files write `u_int8_t`, `u_int16_t` and `u_int32_t` the new way:
+/// no name is common to two of them, no subject names them, yet they are
+/// one substitution (`u_int#_t>uint#_t`) and one commit; the retries are
+/// the other.
+#[test]
+fn files_substituting_the_same_names_stay_together() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("src/table.c"),
+        "static u_int8_t table_flags;\nstatic u_int8_t table_mode;\nint table_size(void) { return 0; }\n",
+    );
+    write(
+        &repo.join("src/queue.c"),
+        "static u_int16_t queue_depth;\nstatic u_int16_t queue_limit;\nint queue_open(void) { return 0; }\n",
+    );
+    write(
+        &repo.join("src/envelope.c"),
+        "static u_int32_t envelope_serial;\nstatic u_int32_t envelope_count;\nint envelope_load(void) { return 0; }\n",
+    );
+    write(&repo.join("src/client.c"), "int client_open(void) { return 0; }\n");
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("src/table.c"),
+        "static uint8_t table_flags;\nstatic uint8_t table_mode;\nint table_size(void) { return 0; }\n",
+    );
+    write(
+        &repo.join("src/queue.c"),
+        "static uint16_t queue_depth;\nstatic uint16_t queue_limit;\nint queue_open(void) { return 0; }\n",
+    );
+    write(
+        &repo.join("src/envelope.c"),
+        "static uint32_t envelope_serial;\nstatic uint32_t envelope_count;\nint envelope_load(void) { return 0; }\n",
+    );
+    write(
+        &repo.join("src/client.c"),
+        "int client_open(void) { return 0; }\n\nint client_retry(int attempts)\n{\n\twhile (attempts-- > 0)\n\t\tif (client_open() == 0)\n\t\t\treturn 0;\n\treturn -1;\n}\n",
+    );
+    commit_all(
+        &env,
+        &repo,
+        "coding style: write fixed-width types the standard way\n\nRetry a failed client connection\n",
+    );
+    let files: Vec<serde_json::Value> = planned_commits(&env, &repo)
+        .iter()
+        .map(|c| c["files"].clone())
+        .collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(files.contains(&serde_json::json!(["src/client.c"])), "{files:?}");
+    assert!(
+        files.contains(&serde_json::json!(["src/envelope.c", "src/queue.c", "src/table.c"])),
+        "{files:?}"
+    );
+    // The explanation names the shape as what joined them.
+    let out = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    assert!(out.stdout.contains("by the same names substituted"), "{}", out.stdout);
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+}
