@@ -59,6 +59,28 @@ fn files_substituting_the_same_names_stay_together() {
         files.contains(&serde_json::json!(["src/envelope.c", "src/queue.c", "src/table.c"])),
         "{files:?}"
     );
+    // Each says its own subject, typed by it alone: the style change is
+    // `style`, the retries are not.
+    let subjects: Vec<String> = planned_commits(&env, &repo)
+        .iter()
+        .map(|c| {
+            c["message"]
+                .as_str()
+                .unwrap_or("")
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect();
+    assert!(
+        subjects.contains(&"style: write fixed-width types the standard way".to_owned()),
+        "{subjects:?}"
+    );
+    assert!(
+        subjects.contains(&"feat(client): retry a failed client connection".to_owned()),
+        "{subjects:?}"
+    );
     // The explanation names the shape as what joined them.
     let out = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
     assert!(out.stdout.contains("by the same names substituted"), "{}", out.stdout);

@@ -57,6 +57,11 @@ pub fn parse_subject(subject: &str) -> Subject {
             if component && !rest.trim().is_empty() {
                 scope = Some(prefix.to_owned());
                 text = rest;
+            } else if is_style_prefix(prefix) && !rest.trim().is_empty() {
+                // `coding style: replace u_int* with uint*`: the kind of
+                // change, said in words.
+                commit_type = Some("style".to_owned());
+                text = rest;
             }
         }
     }
@@ -69,6 +74,19 @@ pub fn parse_subject(subject: &str) -> Subject {
         scope,
         summary,
     }
+}
+
+/// A prefix of up to three lowercase words naming a change of style
+/// (`coding style`, `whitespace`, `style fixes`).
+fn is_style_prefix(prefix: &str) -> bool {
+    let words: Vec<&str> = prefix.split(' ').collect();
+    words.len() <= 3
+        && words
+            .iter()
+            .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase()))
+        && words
+            .iter()
+            .any(|w| matches!(*w, "style" | "whitespace" | "formatting" | "indentation"))
 }
 
 const KNOWN_TYPES: &[&str] = &[
@@ -212,6 +230,19 @@ mod tests {
         assert_eq!(
             parse_subject("ignore/types: add AIDL file type").scope.as_deref(),
             Some("ignore/types")
+        );
+        let style = parse_subject("coding style: replace all occurences of u_int* with uint*");
+        assert_eq!(style.commit_type.as_deref(), Some("style"));
+        assert_eq!(style.scope, None);
+        assert_eq!(style.summary, "replace all occurences of u_int* with uint*");
+        // Words that are not a kind of change stay the summary's.
+        assert_eq!(
+            parse_subject("sync to OpenBSD: new manual").summary,
+            "sync to OpenBSD: new manual"
+        );
+        assert_eq!(
+            parse_subject("the big style guide rewrite of the year: done").commit_type,
+            None
         );
     }
 }

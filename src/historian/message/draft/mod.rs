@@ -86,12 +86,14 @@ impl Draft {
         if !self.files.is_empty() && self.files.iter().all(|f| classify::is_asset(&f.path)) {
             return "chore".to_owned();
         }
-        // The subject this commit answered to speaks first: a squash's
-        // second piece of work is no fix for its first subject's saying so.
+        // The subject this commit answered to speaks alone: a squash's
+        // second piece of work is no fix (or style change) for its first
+        // subject's saying so.
         let answered = self.answered.iter().map(String::as_str);
         let sources = self
             .sources
             .iter()
+            .filter(|_| self.answered.is_none())
             .filter(|(_, _, kind, _)| !kind.is_noise())
             .map(|(_, subject, _, _)| subject.as_str());
         for subject in answered.chain(sources) {
