@@ -251,6 +251,12 @@ fn file_change(
             .copied()
             .collect::<Vec<&[u8]>>()
     };
+    let substituted = |h: &Hunk| {
+        shapes::substitutions(
+            old_lines[h.old.clone()].iter().copied(),
+            new_lines[h.new.clone()].iter().copied(),
+        )
+    };
     let items = if by_hunks {
         hunks
             .iter()
@@ -262,10 +268,7 @@ fn file_change(
                 symbols: {
                     let mut found = symbols::scan(changed(h));
                     found.versions = versions::versions_added(new_lines[h.new.clone()].iter().copied());
-                    found.substitutions = shapes::substitutions(
-                        old_lines[h.old.clone()].iter().copied(),
-                        new_lines[h.new.clone()].iter().copied(),
-                    );
+                    found.substitutions = substituted(h);
                     // The function the hunk changes, as git's hunk header names it.
                     if let Some(name) = symbols::enclosing(&new_lines[..h.new.start]) {
                         found.defined.insert(name.clone());
@@ -282,15 +285,7 @@ fn file_change(
             lines: file.added + file.removed,
             symbols: Symbols {
                 versions: versions::versions_added(hunks.iter().flat_map(|h| new_lines[h.new.clone()].iter().copied())),
-                substitutions: hunks
-                    .iter()
-                    .flat_map(|h| {
-                        shapes::substitutions(
-                            old_lines[h.old.clone()].iter().copied(),
-                            new_lines[h.new.clone()].iter().copied(),
-                        )
-                    })
-                    .collect(),
+                substitutions: hunks.iter().flat_map(substituted).collect(),
                 ..symbols::scan(hunks.iter().flat_map(changed))
             },
         }]

@@ -4,8 +4,8 @@
 //! code base, one constant replaced by another — touches many files the
 //! same way, and a reviewer sees it as one piece of work. A removed line and
 //! the added line in its place that differ only in some names substitute
-//! those names; the substitution `old>new` (each run of digits written `#`, so that
-//! `u_int8_t>uint8_t` and `u_int32_t>uint32_t` are one substitution) is the
+//! those names; the substitution `old>new` (each run of digits written
+//! `#`, so that `u_int8_t>uint8_t` and `u_int32_t>uint32_t` are one) is the
 //! hunk's shape, and two parts sharing one belong together (`affinity`).
 //!
 //! Lines are paired in order when a hunk removes as many lines as it adds;

@@ -7,8 +7,8 @@
 //! and its use, a file naming the other, their directories, kinds (code,
 //! tests, docs, build, configuration) and sizes, and whether their lines
 //! substitute the same names (`analyse::shapes`: one mechanical edit) — and
-//! weighed into the
-//! chance that they belong to one piece of work by a logistic function.
+//! weighed into the chance that they belong to one piece of work by a
+//! logistic function.
 //! Parts then join by average linkage while the chance is at least
 //! `join_threshold`.
 //!
