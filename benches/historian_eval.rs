@@ -462,6 +462,9 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     t.versions = !t.versions;
     out.push((format!("versions {}", t.versions), t));
     let mut t = base.clone();
+    t.issues = !t.issues;
+    out.push((format!("issue numbers {}", t.issues), t));
+    let mut t = base.clone();
     t.subject_veto = !t.subject_veto;
     out.push((format!("subject veto {}", t.subject_veto), t));
     let mut t = base.clone();

@@ -56,6 +56,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "leaning_words" => tuning.leaning_words = number(),
             "used_words" => tuning.used_words = yes(),
             "versions" => tuning.versions = yes(),
+            "issues" => tuning.issues = yes(),
             "subject_veto" => tuning.subject_veto = yes(),
             "unsupported_cuts" => tuning.unsupported_cuts = yes(),
             "subject_margins" => tuning.subject_margins = yes(),

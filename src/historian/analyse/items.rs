@@ -22,7 +22,7 @@ use super::lines::{self, Hunk};
 use super::moves::{Cut, MoveFinder, Moves};
 use super::shapes;
 use super::symbols::{self, Symbols};
-use super::versions;
+use super::{issues, versions};
 
 /// Files larger than this are one item, never diffed line by line.
 const LARGEST_DIFFED_FILE: u64 = 8 << 20;
@@ -268,6 +268,7 @@ fn file_change(
                 symbols: {
                     let mut found = symbols::scan(changed(h));
                     found.versions = versions::versions_added(new_lines[h.new.clone()].iter().copied());
+                    found.issues = issues::numbers_added(new_lines[h.new.clone()].iter().copied());
                     found.substitutions = substituted(h);
                     // The function the hunk changes, as git's hunk header names it.
                     if let Some(name) = symbols::enclosing(&new_lines[..h.new.start]) {
@@ -285,6 +286,7 @@ fn file_change(
             lines: file.added + file.removed,
             symbols: Symbols {
                 versions: versions::versions_added(hunks.iter().flat_map(|h| new_lines[h.new.clone()].iter().copied())),
+                issues: issues::numbers_added(hunks.iter().flat_map(|h| new_lines[h.new.clone()].iter().copied())),
                 substitutions: hunks.iter().flat_map(substituted).collect(),
                 ..symbols::scan(hunks.iter().flat_map(changed))
             },

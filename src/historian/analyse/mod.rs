@@ -2,8 +2,8 @@
 //! from git and never changed. The [`base`] the clean branch starts from;
 //! the change [`items`] between base and tip (whole files and the hunks of
 //! [`lines`], cut into their [`blocks`]); the lines some items delete and others add ([`moves`]); the
-//! names each hunk defines and uses ([`symbols`]), the version numbers it
-//! adds ([`versions`]) and the names it substitutes ([`shapes`]); which
+//! names each hunk defines and uses ([`symbols`]), the version numbers and
+//! issue numbers it adds ([`versions`], [`issues`]) and the names it substitutes ([`shapes`]); which
 //! branch commits each item comes from ([`provenance`]); which files
 //! changed together before the branch ([`coupling`]); and what a path is by
 //! its name alone ([`classify`]).
@@ -16,6 +16,7 @@ pub mod base;
 pub mod blocks;
 pub mod classify;
 pub mod coupling;
+pub mod issues;
 pub mod items;
 pub mod lines;
 pub mod moves;

@@ -29,6 +29,10 @@ pub struct Symbols {
     /// which tells added lines from removed ones
     /// ([`super::versions::versions_added`]).
     pub versions: BTreeSet<String>,
+    /// Numbers the item's added lines hold that could name an issue
+    /// (`r1173`, `issues/1173`), filled by the caller
+    /// ([`super::issues::numbers_added`]).
+    pub issues: BTreeSet<String>,
     /// Names the item's lines substitute for others (`u_int#_t>uint#_t`),
     /// filled by the caller ([`super::shapes::substitutions`]).
     pub substitutions: BTreeSet<String>,

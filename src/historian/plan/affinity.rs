@@ -96,6 +96,8 @@ pub struct Part {
     pub(super) used: BTreeSet<String>,
     /// Version numbers its lines mention.
     pub(super) versions: BTreeSet<String>,
+    /// Numbers its added lines hold that could name an issue.
+    pub(super) issues: BTreeSet<String>,
     /// Names its lines substitute for others (`shapes`).
     substitutions: BTreeSet<String>,
     pub lines: usize,
@@ -188,11 +190,13 @@ pub(super) fn parts_of(
             let mut defined = BTreeSet::new();
             let mut used = BTreeSet::new();
             let mut versions = BTreeSet::new();
+            let mut issues = BTreeSet::new();
             let mut substitutions = BTreeSet::new();
             let mut lines = 0;
             for &i in &items {
                 let it = &changes.items[i];
                 versions.extend(it.symbols.versions.iter().cloned());
+                issues.extend(it.symbols.issues.iter().cloned());
                 substitutions.extend(it.symbols.substitutions.iter().cloned());
                 defined.extend(
                     it.symbols
@@ -222,6 +226,7 @@ pub(super) fn parts_of(
                 defined,
                 used,
                 versions,
+                issues,
                 substitutions,
                 lines,
             }

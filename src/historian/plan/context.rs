@@ -67,6 +67,10 @@ pub struct Tuning {
     /// Whether a part answers to a subject by the version numbers its added
     /// lines and the subject both name (`1.4.2`: a release, a bump), too.
     pub versions: bool,
+    /// Whether a part answers to a subject by the issue numbers its added
+    /// lines and the subject's message both name (`Fixes #1173` and the
+    /// regression test `r1173`).
+    pub issues: bool,
     /// With several subjects named, once that many clusters are left: two
     /// each answering wholly to subjects, different ones, never join.
     pub subject_veto: bool,
@@ -101,6 +105,7 @@ impl Default for Tuning {
             same_file: 2.0,
             leaning_words: 0.5,
             versions: true,
+            issues: true,
             subject_veto: true,
             unsupported_cuts: true,
             subject_margins: true,
