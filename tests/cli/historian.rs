@@ -96,6 +96,15 @@ pub fn planned_items(env: &TestEnv, repo: &Path) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// `client.c` with a retry loop added to `client_open`: a second piece of
+/// work beside whatever a squash's first subject did.
+pub const CLIENT_WITH_RETRY: &str = "int client_open(void) { return 0; }\n\nint client_retry(int attempts)\n{\n\twhile (attempts-- > 0)\n\t\tif (client_open() == 0)\n\t\t\treturn 0;\n\treturn -1;\n}\n";
+
+/// A planned commit as `planned_items` gives it.
+pub fn planned(subject: &str, items: &[&str]) -> (String, Vec<String>) {
+    (subject.to_owned(), items.iter().map(|i| i.to_string()).collect())
+}
+
 pub fn assert_same_tree(env: &TestEnv, repo: &Path, a: &str, b: &str) {
     assert_eq!(
         env.git(repo, &["rev-parse", &format!("{a}^{{tree}}")]),

@@ -3,7 +3,7 @@
 //! issue (`r1173`, a link to it) keeps the test with the fix, though the
 //! test shares no other word with it.
 
-use crate::historian::{assert_same_tree, commit_all, field, planned_items};
+use crate::historian::{assert_same_tree, commit_all, field, planned, planned_items, CLIENT_WITH_RETRY};
 use crate::support::*;
 
 #[test]
@@ -25,10 +25,7 @@ fn a_test_named_for_the_issue_a_fix_closes_joins_the_fix() {
         &repo.join("src/pattern.c"),
         "int pattern_prefix(const char *p)\n{\n\tif (p[0] == '*' && p[1] == '*' && p[2] == '\\0')\n\t\treturn 1;\n\treturn p[0] == '*' && p[1] == '*' && p[2] == '/';\n}\n",
     );
-    write(
-        &repo.join("src/client.c"),
-        "int client_open(void) { return 0; }\n\nint client_retry(int attempts)\n{\n\twhile (attempts-- > 0)\n\t\tif (client_open() == 0)\n\t\t\treturn 0;\n\treturn -1;\n}\n",
-    );
+    write(&repo.join("src/client.c"), CLIENT_WITH_RETRY);
     write(
         &repo.join("tests/regression.sh"),
         "#!/bin/sh\nr1164() {\n\tmkdir -p sub && echo hit > sub/file\n\texpect_out 'sub/file' -- hit\n}\n\n# https://example.org/tracker/issues/1173\nr1173() {\n\tmkdir -p deep/er && echo hit > deep/er/file\n\texpect_out 'deep/er/file' -- '**'\n}\n",
@@ -38,19 +35,15 @@ fn a_test_named_for_the_issue_a_fix_closes_joins_the_fix() {
         &repo,
         "pattern: fix matching of a bare double star\n\nFixes #1173.\n\nRetry a failed client connection\n",
     );
-    let mut planned = planned_items(&env, &repo);
-    planned.sort();
-    let owned = |items: &[&str]| items.iter().map(|i| i.to_string()).collect::<Vec<_>>();
+    let mut plan = planned_items(&env, &repo);
+    plan.sort();
     assert_eq!(
-        planned,
+        plan,
         [
-            (
-                "feat(client): retry a failed client connection".to_owned(),
-                owned(&["src/client.c"])
-            ),
-            (
-                "fix(pattern): fix matching of a bare double star".to_owned(),
-                owned(&["src/pattern.c", "tests/regression.sh"])
+            planned("feat(client): retry a failed client connection", &["src/client.c"]),
+            planned(
+                "fix(pattern): fix matching of a bare double star",
+                &["src/pattern.c", "tests/regression.sh"]
             ),
         ]
     );

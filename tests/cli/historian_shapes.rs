@@ -2,7 +2,7 @@
 //! substitute the same names for others — a type renamed across a code
 //! base — are one mechanical piece of work, whatever else their files hold.
 
-use crate::historian::{assert_same_tree, commit_all, field, planned_items};
+use crate::historian::{assert_same_tree, commit_all, field, planned, planned_items, CLIENT_WITH_RETRY};
 use crate::support::*;
 
 /// Three files write `u_int8_t`, `u_int16_t` and `u_int32_t` the new way:
@@ -40,10 +40,7 @@ fn files_substituting_the_same_names_stay_together() {
         &repo.join("src/envelope.c"),
         "static uint32_t envelope_serial;\nstatic uint32_t envelope_count;\nint envelope_load(void) { return 0; }\n",
     );
-    write(
-        &repo.join("src/client.c"),
-        "int client_open(void) { return 0; }\n\nint client_retry(int attempts)\n{\n\twhile (attempts-- > 0)\n\t\tif (client_open() == 0)\n\t\t\treturn 0;\n\treturn -1;\n}\n",
-    );
+    write(&repo.join("src/client.c"), CLIENT_WITH_RETRY);
     commit_all(
         &env,
         &repo,
@@ -51,19 +48,15 @@ fn files_substituting_the_same_names_stay_together() {
     );
     // Two commits, each saying its own subject, typed by it alone: the
     // style change is `style`, the retries are not.
-    let mut planned = planned_items(&env, &repo);
-    planned.sort();
-    let owned = |items: &[&str]| items.iter().map(|i| i.to_string()).collect::<Vec<_>>();
+    let mut plan = planned_items(&env, &repo);
+    plan.sort();
     assert_eq!(
-        planned,
+        plan,
         [
-            (
-                "feat(client): retry a failed client connection".to_owned(),
-                owned(&["src/client.c"])
-            ),
-            (
-                "style: write fixed-width types the standard way".to_owned(),
-                owned(&["src/envelope.c", "src/queue.c", "src/table.c"])
+            planned("feat(client): retry a failed client connection", &["src/client.c"]),
+            planned(
+                "style: write fixed-width types the standard way",
+                &["src/envelope.c", "src/queue.c", "src/table.c"]
             ),
         ]
     );
