@@ -251,6 +251,7 @@ fn file_change(
             .copied()
             .collect::<Vec<&[u8]>>()
     };
+    let added = |h: &Hunk| new_lines[h.new.clone()].iter().copied();
     let substituted = |h: &Hunk| {
         shapes::substitutions(
             old_lines[h.old.clone()].iter().copied(),
@@ -267,8 +268,8 @@ fn file_change(
                 lines: h.size(),
                 symbols: {
                     let mut found = symbols::scan(changed(h));
-                    found.versions = versions::versions_added(new_lines[h.new.clone()].iter().copied());
-                    found.issues = issues::numbers_added(new_lines[h.new.clone()].iter().copied());
+                    found.versions = versions::versions_added(added(h));
+                    found.issues = issues::numbers_added(added(h));
                     found.substitutions = substituted(h);
                     // The function the hunk changes, as git's hunk header names it.
                     if let Some(name) = symbols::enclosing(&new_lines[..h.new.start]) {
@@ -285,8 +286,8 @@ fn file_change(
             hunk: None,
             lines: file.added + file.removed,
             symbols: Symbols {
-                versions: versions::versions_added(hunks.iter().flat_map(|h| new_lines[h.new.clone()].iter().copied())),
-                issues: issues::numbers_added(hunks.iter().flat_map(|h| new_lines[h.new.clone()].iter().copied())),
+                versions: versions::versions_added(hunks.iter().flat_map(added)),
+                issues: issues::numbers_added(hunks.iter().flat_map(added)),
                 substitutions: hunks.iter().flat_map(substituted).collect(),
                 ..symbols::scan(hunks.iter().flat_map(changed))
             },
