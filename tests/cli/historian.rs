@@ -105,6 +105,19 @@ pub fn planned(subject: &str, items: &[&str]) -> (String, Vec<String>) {
     (subject.to_owned(), items.iter().map(|i| i.to_string()).collect())
 }
 
+/// The commit `CLIENT_WITH_RETRY` is planned as, answering to the subject
+/// `Retry a failed client connection`.
+pub fn planned_retry() -> (String, Vec<String>) {
+    planned("feat(client): retry a failed client connection", &["src/client.c"])
+}
+
+/// `planned_items`, sorted by subject.
+pub fn planned_sorted(env: &TestEnv, repo: &Path) -> Vec<(String, Vec<String>)> {
+    let mut plan = planned_items(env, repo);
+    plan.sort();
+    plan
+}
+
 pub fn assert_same_tree(env: &TestEnv, repo: &Path, a: &str, b: &str) {
     assert_eq!(
         env.git(repo, &["rev-parse", &format!("{a}^{{tree}}")]),
