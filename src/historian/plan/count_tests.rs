@@ -1,0 +1,212 @@
+//! The tests of `count`: how many pieces of work a message names.
+
+use crate::historian::plan::count::{subjects, subjects_read, Reading};
+use crate::historian::plan::subject_line::opens_like_subject;
+
+#[test]
+fn words_are_cut_at_case_changes_and_punctuation() {
+    let found: Vec<String> = super::words("fix(parser): add parseHeader to the HTTP_client")
+        .into_iter()
+        .collect();
+    assert_eq!(found, ["client", "header", "http", "parse", "parser"]);
+}
+
+#[test]
+fn one_message_names_one_piece_of_work() {
+    assert_eq!(
+        subjects("Fix the parser\n\nIt read past the end.\n"),
+        ["Fix the parser"]
+    );
+    assert_eq!(
+        subjects("Fix the parser\n\nSigned-off-by: A <a@example.com>\n"),
+        ["Fix the parser"]
+    );
+    assert_eq!(subjects("Fix the parser\n\nFixes #12\n"), ["Fix the parser"]);
+    // OpenBSD's approval lines.
+    assert_eq!(
+        subjects("remove unused states in enum\n\nok gilles@\n\nOK tb@ stsp@\n"),
+        ["remove unused states in enum"]
+    );
+    assert_eq!(
+        subjects("Fix the parser\n\nRef: the report on the list\n"),
+        ["Fix the parser"]
+    );
+    assert_eq!(
+        subjects("Fix the parser\n\nSee https://example.com/12 for more\n"),
+        ["Fix the parser"]
+    );
+    assert!(subjects("").is_empty());
+    assert_eq!(subjects("v1.2.0\n\nglobset-0.4.20\n"), ["v1.2.0", "globset-0.4.20"]);
+}
+
+#[test]
+fn a_body_line_that_does_not_open_like_a_subject_is_body() {
+    let message = "Fix the parser\n\nThis keeps the old behaviour for empty input\n";
+    assert_eq!(
+        subjects_read(message, Reading::Loose),
+        ["Fix the parser", "This keeps the old behaviour for empty input"]
+    );
+    assert_eq!(subjects_read(message, Reading::Verb), ["Fix the parser"]);
+    let squash = "Fix the parser\n\nAdds a test for empty input\n\ndocs: explain the parser\n\nRemoved the old lexer\n";
+    assert_eq!(
+        subjects_read(squash, Reading::Verb),
+        [
+            "Fix the parser",
+            "Adds a test for empty input",
+            "docs: explain the parser",
+            "Removed the old lexer"
+        ]
+    );
+    let repeated = "Add -x/--line-regexp (#520)\n\nadd -x/--line-regexp flag\n\nAdd a short key for julia\n";
+    assert_eq!(
+        subjects_read(repeated, Reading::Verb),
+        ["Add -x/--line-regexp (#520)", "Add a short key for julia"]
+    );
+    let joined = "Lexer (#12)\n\n* Add the lexer\n\n* Document the lexer\n\nFix the parser\n";
+    assert_eq!(subjects_read(joined, Reading::Verb), ["Lexer (#12)", "Fix the parser"]);
+    assert_eq!(
+        subjects_read(joined, Reading::Loose),
+        ["Add the lexer", "Document the lexer"]
+    );
+    let prose = "Fix the parser\n\nThe reader loops on empty input\n\nRename the lexer\n";
+    assert_eq!(subjects(prose), ["Fix the parser", "Rename the lexer"]);
+    assert!(opens_like_subject("Simplified the reader"));
+    assert!(opens_like_subject("Stopped reading twice"));
+    assert!(opens_like_subject("2.1.0"));
+    assert!(!opens_like_subject("Without it the reader loops"));
+    assert!(!opens_like_subject("The reader loops"));
+}
+
+#[test]
+fn a_subject_ending_in_a_full_stop_counts_when_it_opens_like_one() {
+    let message = "Added a test for hasNext.\n\nRemoved an unused import.\n\nFound by the fuzzer.\n\nFixes #12.\n";
+    assert_eq!(
+        subjects(message),
+        ["Added a test for hasNext.", "Removed an unused import."]
+    );
+    // Two sentences, or a sentence of prose, are a body.
+    let body = "Fix the parser\n\nRemoved the check. It never held.\n\nThe reader loops.\n";
+    assert_eq!(subjects(body), ["Fix the parser"]);
+    assert_eq!(subjects_read(message, Reading::NotProse), ["Added a test for hasNext."]);
+}
+
+#[test]
+fn later_paragraphs_are_read_in_the_first_subjects_style() {
+    // A first subject ending in a full stop: a later one-line sentence
+    // is a subject whatever word opens it, but for a body's opening
+    // word, a credit or two sentences.
+    let stops = "Considerable fixes.\n\nMainly quotes.\n\nLinux compat fix.\n\nThe reader loops.\n\nFound long ago by the fuzzer.\n\nBuilt it. Ran it.\n";
+    assert_eq!(
+        subjects(stops),
+        ["Considerable fixes.", "Mainly quotes.", "Linux compat fix."]
+    );
+    // Without the full stop, the same sentences are a body.
+    let plain = "Considerable fixes\n\nMainly quotes.\n\nLinux compat fix.\n";
+    assert_eq!(subjects(plain), ["Considerable fixes"]);
+    // A first paragraph wrapped over lines: no subject line, a wrapped
+    // paragraph per piece of work, each opening like a subject.
+    let wrapped = "Fix a crash when the last pane closes, reported by\nsomeone in issue 12.\n\nAdd a -x flag to resize the window to the\nsize of the largest client.\n\nThe old size is kept when the flag is\nnot given.\n\nMove the option table into its own file and sort it so that the\nlookup can be binary, the table having grown long over the years\nand new options being added in the middle more and more\nfrom now on, which the next release\nwill do.\n";
+    assert_eq!(
+        subjects(wrapped),
+        [
+            "Fix a crash when the last pane closes, reported by",
+            "Add a -x flag to resize the window to the"
+        ]
+    );
+    // A first subject ending in a full stop: a wrapped paragraph opening
+    // like a subject is one too.
+    let sentences = "Stop at the right end line when walking wrapped lines.\n\nAdd a way for floating panes to stay above zoom. Use it by\ndefault for modal panes.\n";
+    assert_eq!(
+        subjects(sentences),
+        [
+            "Stop at the right end line when walking wrapped lines.",
+            "Add a way for floating panes to stay above zoom. Use it by"
+        ]
+    );
+    // A subject line of its own: a wrapped body opening with a verb is
+    // a body.
+    let body = "Fix the parser\n\nAdd a check for the end of the input, which the\nreader reached without one.\n";
+    assert_eq!(subjects(body), ["Fix the parser"]);
+}
+
+#[test]
+fn subjects_with_a_path_as_scope_or_sharing_most_words_are_counted() {
+    let bumps = "deps: bump grep-pcre2 to 0.1.8\n\ndeps: bump grep-searcher to 0.1.14\n";
+    assert_eq!(
+        subjects(bumps),
+        ["deps: bump grep-pcre2 to 0.1.8", "deps: bump grep-searcher to 0.1.14"]
+    );
+    let scopes = "ignore/types: add AIDL file type\n\nsrc/builtin.c: Add missing semicolon\n\njq_next: simplify the call\n\nSigned-off-by: A <a@example.com>\n";
+    assert_eq!(
+        subjects(scopes),
+        [
+            "ignore/types: add AIDL file type",
+            "src/builtin.c: Add missing semicolon",
+            "jq_next: simplify the call"
+        ]
+    );
+    let same = "Update sidebar.html\n\nUpdate sidebar.html\n\nUpdate sidebarlogo.html\n";
+    assert_eq!(subjects(same), ["Update sidebar.html", "Update sidebarlogo.html"]);
+}
+
+#[test]
+fn subjects_of_different_scopes_or_versions_are_no_repeats() {
+    // Another scope: another piece of work, however many words it shares.
+    let scopes = "termcolor: add BufferedStandardStream\n\nripgrep: use new BufferedStandardStream from termcolor\n";
+    assert_eq!(subjects(scopes).len(), 2);
+    // One scope: the words after it and the versions tell them apart.
+    let bumps = "build: Node.js@10.19\n\nbuild: Node.js@12.16\n\nbuild: mocha@7.0.1\n";
+    assert_eq!(subjects(bumps).len(), 3);
+    let node = "4.15.5\n\nbuild: support Node.js 8.x\n\nbuild: test against Node.js 9.x nightly\n";
+    assert_eq!(subjects(node).len(), 3);
+    // A pull request's title, then its commit's subject: one piece.
+    let title = "Add -x/--line-regexp (#520)\n\nadd -x/--line-regexp flag\n";
+    assert_eq!(subjects(title), ["Add -x/--line-regexp (#520)"]);
+    // A scope with a hyphen or a digit is no trailer.
+    let hyphen = "doc: add a section\n\ngrep-cli: support compress(1)\n\nSigned-off-by: A <a@example.com>\n";
+    assert_eq!(
+        subjects(hyphen),
+        ["doc: add a section", "grep-cli: support compress(1)"]
+    );
+}
+
+#[test]
+fn each_subject_opens_the_stretch_holding_its_body() {
+    let message = "Add the lexer\n\nIt reads tokens.\n\nDocument the lexer\n\nSee the guide.\n";
+    let named = subjects(message);
+    assert_eq!(
+        super::stretches(message, &named),
+        [
+            "Add the lexer\n\nIt reads tokens.\n\n",
+            "Document the lexer\n\nSee the guide.\n"
+        ]
+    );
+    assert_eq!(super::stretches(message, &["Fix it"]), ["Fix it"]);
+}
+
+#[test]
+fn a_squash_names_each_message_it_joined() {
+    let rebase =
+        "Add the lexer\n\nThe lexer reads tokens.\n\nDocument the lexer\n\nfix(lexer): bump version to 1.2.0\n";
+    assert_eq!(
+        subjects_read(rebase, Reading::Loose),
+        [
+            "Add the lexer",
+            "Document the lexer",
+            "fix(lexer): bump version to 1.2.0"
+        ]
+    );
+    let github =
+        "Lexer (#12)\n\n* Add the lexer\n\n* Document the lexer\n\n---------\n\nCo-authored-by: B <b@example.com>\n";
+    assert_eq!(
+        subjects_read(github, Reading::Loose),
+        ["Add the lexer", "Document the lexer"]
+    );
+    let merge = "Squashed commit of the following:\n\ncommit 0123456789abcdef\nAuthor: A <a@example.com>\nDate:   today\n\n    Add the lexer\n\ncommit 89abcdef01234567\nAuthor: A <a@example.com>\nDate:   today\n\n    Document the lexer\n";
+    assert_eq!(
+        subjects_read(merge, Reading::Loose),
+        ["Add the lexer", "Document the lexer"]
+    );
+    assert_eq!(subjects(github), ["Add the lexer", "Document the lexer"]);
+    assert_eq!(subjects(merge), ["Add the lexer", "Document the lexer"]);
+}
