@@ -210,3 +210,37 @@ fn a_squash_names_each_message_it_joined() {
     assert_eq!(subjects(github), ["Add the lexer", "Document the lexer"]);
     assert_eq!(subjects(merge), ["Add the lexer", "Document the lexer"]);
 }
+
+#[test]
+fn the_paragraph_after_trailers_opens_the_next_message() {
+    let joined = "linode\n\nSigned-off-by: K <k@example.com>\n\ntwilio!\n\nSigned-off-by: K <k@example.com>\n";
+    assert_eq!(subjects(joined), ["linode", "twilio!"]);
+    let openbsd = "remove unused states in enum\n\nok gilles@\n\nSimplify resolver initialization. This is done once\nsince reloading is handled by asr.\n\nok gilles@\n";
+    assert_eq!(
+        subjects(openbsd),
+        [
+            "remove unused states in enum",
+            "Simplify resolver initialization. This is done once"
+        ]
+    );
+    // Trailers after trailers, an aside, a list or a link open nothing.
+    assert_eq!(
+        subjects("Fix the parser\n\nSigned-off-by: A <a@example.com>\n\nCo-authored-by: B <b@example.com>\n"),
+        ["Fix the parser"]
+    );
+    assert_eq!(
+        subjects("Fix the parser\n\nok tb@, jsing@\n\n(sync'ed from CVS, fixes will follow)\n"),
+        ["Fix the parser"]
+    );
+    assert_eq!(
+        subjects("Fix the parser\n\nReviewed-by: A <a@example.com>\n\nhttps://example.com/12\n"),
+        ["Fix the parser"]
+    );
+    // A trailer inside a body's paragraph closes nothing.
+    assert_eq!(
+        subjects("Fix the parser\n\nIt read past the end.\nReported-by: A <a@example.com>\n\nthe rest of the body\n"),
+        ["Fix the parser"]
+    );
+    // Read loosely or by verbs, trailers close nothing of their own.
+    assert_eq!(subjects_read(joined, Reading::Verb), ["linode"]);
+}

@@ -53,6 +53,28 @@ pub(super) fn reads_as_subject(line: &str) -> bool {
         && !["#", ">", "-", "|", "```", "("].iter().any(|p| line.starts_with(p))
 }
 
+/// Whether a paragraph's lines all close a message: sign-offs and other
+/// `…-by:` trailers (`Signed-off-by: …`, `Co-authored-by: …`), a
+/// `Change-Id:`, OpenBSD's approval (`ok gilles@`). In a join of messages,
+/// what follows them opens the next message.
+pub(super) fn closes_message(lines: &[&str]) -> bool {
+    let closing = |line: &str| {
+        let lower = line.to_ascii_lowercase();
+        let approval = (lower.starts_with("ok ") || lower == "ok") && line.contains('@');
+        let trailer = lower.split_once(": ").is_some_and(|(key, _)| {
+            !key.contains(' ') && (key.ends_with("-by") || ["change-id", "cc", "bug", "link"].contains(&key))
+        });
+        approval || trailer
+    };
+    !lines.is_empty() && lines.iter().all(|l| closing(l))
+}
+
+/// Whether the first line of a paragraph after trailers can open a message:
+/// not a quoted commit, a list, a quote, an aside or a link.
+pub(super) fn opens_message(line: &str) -> bool {
+    !is_commit_line(line) && !line.starts_with(['*', '-', '#', '(', '>', '|']) && !line.contains("://")
+}
+
 /// Whether a line ending in a full stop reads like a subject all the same:
 /// one sentence that opens like a subject (`Added a test for the parser.`,
 /// not `Fixes #12.` or `Detected by clang-tidy.`).
