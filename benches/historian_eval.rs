@@ -464,6 +464,11 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     let mut t = base.clone();
     t.issues = !t.issues;
     out.push((format!("issue numbers {}", t.issues), t));
+    for weight in [0.0, 0.5, 2.0] {
+        let mut t = base.clone();
+        t.history_words = weight;
+        out.push((format!("history words {weight}"), t));
+    }
     let mut t = base.clone();
     t.subject_veto = !t.subject_veto;
     out.push((format!("subject veto {}", t.subject_veto), t));

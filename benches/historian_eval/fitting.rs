@@ -17,7 +17,7 @@ pub fn dataset(segments: &[Segment], tuning: &Tuning) -> Vec<(affinity::Signals,
     let mut out = Vec::new();
     for seg in segments {
         let ctx = Context::new(&seg.changes, &seg.seen, &seg.squashed, seg.coupling.clone());
-        let words = affinity::Words::new(&seg.changes, tuning.common_name_share);
+        let words = affinity::Words::new(&seg.changes, tuning.common_name_share).with_history(&seg.coupling);
         for files in units::unit_files(&ctx).values() {
             let (parts, pairs) = affinity::pairs(&ctx, files, &words);
             let origin: Vec<usize> = parts

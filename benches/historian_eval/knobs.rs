@@ -57,6 +57,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "used_words" => tuning.used_words = yes(),
             "versions" => tuning.versions = yes(),
             "issues" => tuning.issues = yes(),
+            "history_words" => tuning.history_words = number(),
             "subject_veto" => tuning.subject_veto = yes(),
             "unsupported_cuts" => tuning.unsupported_cuts = yes(),
             "subject_margins" => tuning.subject_margins = yes(),

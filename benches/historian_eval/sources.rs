@@ -325,7 +325,7 @@ pub struct Unit<'a, 's> {
 pub fn each_unit(segments: &[Segment], tuning: &Tuning, mut visit: impl FnMut(Unit<'_, '_>)) {
     for (segment, seg) in segments.iter().enumerate() {
         let ctx = Context::new(&seg.changes, &seg.seen, &seg.squashed, seg.coupling.clone());
-        let words = affinity::Words::new(&seg.changes, tuning.common_name_share);
+        let words = affinity::Words::new(&seg.changes, tuning.common_name_share).with_history(&seg.coupling);
         for (&unit, files) in &units::unit_files(&ctx) {
             let Some(commit) = seg.squashed.get(unit) else {
                 continue;

@@ -26,6 +26,7 @@ mod gsd_phase;
 mod historian;
 mod historian_blocks;
 mod historian_commands;
+mod historian_history;
 mod historian_issues;
 mod historian_messages;
 mod historian_moves;

@@ -44,6 +44,9 @@ pub struct Words {
     /// How many files mention each name.
     files_using: BTreeMap<String, usize>,
     files: usize,
+    /// For each file, the words the subjects of the commits that touched
+    /// it before the branch used more than others did ([`Words::with_history`]).
+    history: BTreeMap<usize, BTreeSet<String>>,
 }
 
 impl Words {
@@ -65,7 +68,19 @@ impl Words {
                 .collect(),
             files_using: using.iter().map(|(n, f)| (n.to_string(), f.len())).collect(),
             files: changes.files.len().max(1),
+            history: BTreeMap::new(),
         }
+    }
+
+    /// The same, knowing each file's words from the history behind the
+    /// base (`coupling::read`): a word of the subjects of the commits that
+    /// touched the file, in at least [`HISTORY_MIN`] of them and at least
+    /// [`HISTORY_LIFT`] times as often as in the subjects of all commits
+    /// read — `fix` is no file's word; `column` is a table formatter's,
+    /// `asr` a resolver's, `completion` a shell-completion generator's.
+    pub fn with_history(mut self, coupling: &Coupling) -> Words {
+        self.history = history_words(coupling);
+        self
     }
 
     fn rarity(&self, name: &str) -> f64 {
@@ -73,6 +88,43 @@ impl Words {
         (1.0 + self.files as f64 / n as f64).ln()
     }
 }
+
+/// Each file's words from the history behind the base ([`Words::with_history`]).
+fn history_words(coupling: &Coupling) -> BTreeMap<usize, BTreeSet<String>> {
+    let all: Vec<BTreeSet<String>> = coupling.subjects.iter().map(|s| super::count::words(s)).collect();
+    let mut df: BTreeMap<&str, usize> = BTreeMap::new();
+    for set in &all {
+        for w in set {
+            *df.entry(w.as_str()).or_default() += 1;
+        }
+    }
+    let n = all.len().max(1) as f64;
+    let mut out = BTreeMap::new();
+    for (f, commits) in coupling.commits.iter().enumerate() {
+        let mut here: BTreeMap<&str, usize> = BTreeMap::new();
+        for &c in commits {
+            for w in &all[c as usize] {
+                *here.entry(w.as_str()).or_default() += 1;
+            }
+        }
+        let t = commits.len().max(1) as f64;
+        let words: BTreeSet<String> = here
+            .into_iter()
+            .filter(|&(w, c)| c >= HISTORY_MIN && (c as f64 / t) >= HISTORY_LIFT * (df[w] as f64 / n))
+            .map(|(w, _)| w.to_owned())
+            .collect();
+        if !words.is_empty() {
+            out.insert(f, words);
+        }
+    }
+    out
+}
+
+/// A file's history word is in the subjects of at least this many of the
+/// commits touching it…
+const HISTORY_MIN: usize = 3;
+/// …and this many times as often as in all subjects read.
+const HISTORY_LIFT: f64 = 16.0;
 
 /// Units with more files than this are split by component alone.
 pub(super) const MOST_PARTS: usize = 300;
@@ -100,6 +152,8 @@ pub struct Part {
     pub(super) issues: BTreeSet<String>,
     /// Names its lines substitute for others (`shapes`).
     substitutions: BTreeSet<String>,
+    /// The words of its file's history (`Words::with_history`).
+    pub(super) history: BTreeSet<String>,
     pub lines: usize,
 }
 
@@ -228,6 +282,7 @@ pub(super) fn parts_of(
                 versions,
                 issues,
                 substitutions,
+                history: words.history.get(&f).cloned().unwrap_or_default(),
                 lines,
             }
         })
@@ -314,4 +369,31 @@ pub fn hunk_pairs(ctx: &Context<'_>, files: &BTreeMap<usize, Vec<usize>>, words:
     let parts = hunk_parts(ctx.changes, files, words);
     let pairs = pairs_of(&parts, &ctx.coupling, words);
     (parts, pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::history_words;
+    use crate::historian::analyse::coupling::Coupling;
+
+    #[test]
+    fn a_files_history_words_are_those_its_commits_say_far_more_than_others() {
+        // 100 commits: 0–3 touch the table code and say `column`; 4–7
+        // touch the resolver and say `asr`; all say `fix`.
+        let mut subjects: Vec<String> = (0..4).map(|i| format!("fix column width {i}")).collect();
+        subjects.extend((0..4).map(|i| format!("fix asr lookup {i}")));
+        subjects.extend((8..100).map(|i| format!("fix the build {i}")));
+        let coupling = Coupling {
+            touched: vec![4, 4, 2],
+            subjects,
+            // `column` in two commits of file 2: fewer than three.
+            commits: vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7], vec![0, 1]],
+            ..Coupling::default()
+        };
+        let words = history_words(&coupling);
+        let of = |f: usize| words.get(&f).map(|w| w.iter().cloned().collect::<Vec<_>>());
+        assert_eq!(of(0), Some(vec!["column".to_owned(), "width".to_owned()]));
+        assert_eq!(of(1), Some(vec!["asr".to_owned(), "lookup".to_owned()]));
+        assert_eq!(of(2), None);
+    }
 }

@@ -71,6 +71,10 @@ pub struct Tuning {
     /// lines and the subject's message both name (`Fixes #1173` and the
     /// regression test `r1173`).
     pub issues: bool,
+    /// How much a word of a subject counts, against one of a part's own,
+    /// when it is a word of the part's file's history (the subjects of the
+    /// commits that touched it before: `Words::with_history`); 0: not read.
+    pub history_words: f64,
     /// With several subjects named, once that many clusters are left: two
     /// each answering wholly to subjects, different ones, never join.
     pub subject_veto: bool,
@@ -106,6 +110,7 @@ impl Default for Tuning {
             leaning_words: 0.5,
             versions: true,
             issues: true,
+            history_words: 1.0,
             subject_veto: true,
             unsupported_cuts: true,
             subject_margins: true,

@@ -35,7 +35,7 @@ use super::units::{unit_files, Union};
 /// Groups of items, each a future commit (unordered; see `order`).
 pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
     let changes = ctx.changes;
-    let words = Words::new(changes, tuning.common_name_share);
+    let words = Words::new(changes, tuning.common_name_share).with_history(&ctx.coupling);
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (&unit, files) in &unit_files(ctx) {
         let (named, message) = match ctx.commits.get(unit) {
