@@ -77,7 +77,7 @@ impl Words {
     /// touched the file, in at least [`HISTORY_MIN`] of them and at least
     /// [`HISTORY_LIFT`] times as often as in the subjects of all commits
     /// read — `fix` is no file's word; `column` is a table formatter's,
-    /// `asr` a resolver's, `completion` a shell-completion generator's.
+    /// `asr` a resolver's.
     pub fn with_history(mut self, coupling: &Coupling) -> Words {
         self.history = history_words(coupling);
         self

@@ -39,10 +39,8 @@ pub(super) fn reads_as_subject(line: &str) -> bool {
     .any(|p| lower.starts_with(p));
     // A release's subject is often its version alone: `v2.34.1`, `ignore-0.4.33`.
     let version = words == 1 && line.bytes().any(|b| b.is_ascii_digit()) && line.contains('.');
-    // OpenBSD's approval line: `ok gilles@`, `OK tb@ stsp@`.
-    let approval = lower.starts_with("ok ") && line.contains('@');
     (words >= 2 || version)
-        && !approval
+        && !is_approval(line)
         && line.chars().count() <= 120
         && !line.ends_with('.')
         && !line.ends_with(':')
@@ -53,6 +51,11 @@ pub(super) fn reads_as_subject(line: &str) -> bool {
         && !["#", ">", "-", "|", "```", "("].iter().any(|p| line.starts_with(p))
 }
 
+/// OpenBSD's approval line: `ok gilles@`, `OK tb@ stsp@`.
+fn is_approval(line: &str) -> bool {
+    line.get(..3).is_some_and(|ok| ok.eq_ignore_ascii_case("ok ")) && line.contains('@')
+}
+
 /// Whether a paragraph's lines all close a message: sign-offs and other
 /// `…-by:` trailers (`Signed-off-by: …`, `Co-authored-by: …`), a
 /// `Change-Id:`, OpenBSD's approval (`ok gilles@`). In a join of messages,
@@ -60,11 +63,10 @@ pub(super) fn reads_as_subject(line: &str) -> bool {
 pub(super) fn closes_message(lines: &[&str]) -> bool {
     let closing = |line: &str| {
         let lower = line.to_ascii_lowercase();
-        let approval = (lower.starts_with("ok ") || lower == "ok") && line.contains('@');
         let trailer = lower.split_once(": ").is_some_and(|(key, _)| {
             !key.contains(' ') && (key.ends_with("-by") || ["change-id", "cc", "bug", "link"].contains(&key))
         });
-        approval || trailer
+        trailer || is_approval(line)
     };
     !lines.is_empty() && lines.iter().all(|l| closing(l))
 }
