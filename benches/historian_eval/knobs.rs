@@ -58,6 +58,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "versions" => tuning.versions = yes(),
             "issues" => tuning.issues = yes(),
             "history_words" => tuning.history_words = number(),
+            "supported_subjects" => tuning.supported_subjects = yes(),
             "subject_veto" => tuning.subject_veto = yes(),
             "unsupported_cuts" => tuning.unsupported_cuts = yes(),
             "subject_margins" => tuning.subject_margins = yes(),
