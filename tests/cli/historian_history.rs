@@ -52,6 +52,22 @@ fn a_files_past_subjects_tell_which_piece_of_work_it_belongs_to() {
             planned("fix(layout): fix column widths in wide tables", &["lib/layout.c"]),
         ]
     );
+    // The explanation names the history as the signal, in words and data.
+    let explained = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    assert!(
+        explained
+            .stdout
+            .contains("answers to the subject 'Escape hyphens in manual names' by its file's history (2 more words"),
+        "{explained}"
+    );
+    let json = env
+        .run(&repo, &["historian", "plan", "--json", "--explain"])
+        .expect_code(0)
+        .json();
+    for item in json["explanation"]["items"].as_array().unwrap() {
+        assert_eq!(item["subject_by_history"], true, "{item}");
+        assert_eq!(item["subject_margin"], 2.0, "{item}");
+    }
     let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
     assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
 }

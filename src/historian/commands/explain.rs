@@ -170,8 +170,15 @@ pub fn commit_lines(commit: usize, names: &Names<'_>, questions: &[(usize, Vec<S
         }
         if let Some(subject) = &r.subject {
             line.push_str(&format!("; answers to the subject '{subject}'"));
-            line.push_str(&match r.subject_margin {
-                Some(m) => format!(" by its own words ({} more than any other subject's)", words(m)),
+            line.push_str(&match r.own_answer {
+                Some(own) if own.by_history => format!(
+                    " by its file's history ({} more words than any other subject's)",
+                    words(own.margin)
+                ),
+                Some(own) => format!(
+                    " by its own words ({} more than any other subject's)",
+                    words(own.margin)
+                ),
                 None => " with the rest of its commit".to_owned(),
             });
         }
@@ -242,7 +249,8 @@ fn item_json(r: &ItemReason, names: &Names<'_>) -> Value {
         "deciding": r.deciding().map(|p| placement_json(p, names, own)),
         "unit": r.unit.as_ref().map(|p| placement_json(p, names, own)),
         "subject": r.subject,
-        "subject_margin": r.subject_margin.map(round),
+        "subject_margin": r.own_answer.map(|own| round(own.margin)),
+        "subject_by_history": r.own_answer.map(|own| own.by_history),
     })
 }
 

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::context::Context;
-use super::reason::{Placement, Record, Signal};
+use super::reason::{OwnAnswer, Placement, Record, Signal};
 use super::split::{self, Limits, Split};
 use super::CommitPlan;
 use crate::historian::analyse::items::Status;
@@ -23,10 +23,11 @@ pub struct ItemReason {
     /// The subject of its unit's message its piece answered to, when the
     /// planner split the unit by the subjects it names.
     pub subject: Option<String>,
-    /// How many more words its own path and names share with that subject
-    /// than with any other (a body's word a quarter), when they answer to
-    /// it; none when only the rest of its piece does.
-    pub subject_margin: Option<f64>,
+    /// How its own path and names answer to that subject — how many more
+    /// words they share with it than with any other (a body's word a
+    /// quarter), and whether it takes its file's history — when they do;
+    /// none when only the rest of its piece does.
+    pub own_answer: Option<OwnAnswer>,
 }
 
 impl ItemReason {
@@ -78,7 +79,7 @@ pub fn explain(ctx: &Context<'_>, plan: &CommitPlan, limits: Limits, from_file: 
                 moved.get(&i).cloned().or_else(|| record.placed_of(i).cloned())
             },
             subject: (!from_file).then(|| record.answered_of(i).map(str::to_owned)).flatten(),
-            subject_margin: (!from_file).then(|| record.answer_margin_of(i)).flatten(),
+            own_answer: (!from_file).then(|| record.own_answer_of(i)).flatten(),
         })
         .collect();
     let questions = plan

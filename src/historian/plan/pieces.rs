@@ -36,7 +36,7 @@ use super::affinity::{
     affinity, hunk_parts, pairs_of, parts, parts_of, Pair, Part, Signals, Words, COEFFICIENTS, FEATURES, MOST_PARTS,
 };
 use super::context::{Context, HunkParts, Tuning};
-use super::reason::PartFacts;
+use super::reason::{OwnAnswer, PartFacts};
 use super::subjects::{answer, leaning, margin, pieces_by_subject, subject_shares, supported_subjects};
 
 /// Splits one unit into groups of items; `wanted` is how many pieces of
@@ -220,8 +220,29 @@ pub fn split_unit(
         .collect();
     note_split(ctx, &facts, &pairs, &weighed, coefficients, threshold, &clusters);
     if wanted.is_some() {
-        let margins: Vec<f64> = shares.iter().map(|shared| margin(shared)).collect();
-        note_answered(ctx, &parts, &about, &margins, named, &clusters);
+        // Which parts answer only by their files' histories: without them,
+        // they would answer to another subject or to none.
+        let by_history: Vec<bool> = if tuning.history_words > 0.0 {
+            let bare = Tuning {
+                history_words: 0.0,
+                ..tuning.clone()
+            };
+            let shares = subject_shares(&parts, named, message, &bare);
+            (0..parts.len())
+                .map(|p| answer(&super::subjects::leaning(&shares[p])) != about[p])
+                .collect()
+        } else {
+            vec![false; parts.len()]
+        };
+        let own: Vec<OwnAnswer> = shares
+            .iter()
+            .zip(by_history)
+            .map(|(shared, by_history)| OwnAnswer {
+                margin: margin(shared),
+                by_history,
+            })
+            .collect();
+        note_answered(ctx, &parts, &about, &own, named, &clusters);
     }
     clusters
         .into_iter()
@@ -325,12 +346,12 @@ fn join_unsupported(linkage: &mut Linkage, parts: &[Part], about: &[Option<usize
 /// Notes the subject each cluster answers to: the one its parts answering
 /// to a subject answer to with the most lines, when that is more than half
 /// of their lines (the message drafted for it says that subject); with each
-/// part answering to it itself, that part's margin.
+/// part answering to it itself, how it does.
 fn note_answered(
     ctx: &Context<'_>,
     parts: &[Part],
     about: &[Option<usize>],
-    margins: &[f64],
+    own: &[OwnAnswer],
     named: &[&str],
     clusters: &[Vec<usize>],
 ) {
@@ -345,8 +366,8 @@ fn note_answered(
         let all: usize = lines.values().sum();
         if let Some((&s, _)) = lines.iter().filter(|(_, &l)| 2 * l > all).max_by_key(|(_, &l)| l) {
             for &p in members {
-                let own = (about[p] == Some(s)).then_some(margins[p]);
-                record.note_answered(parts[p].items.iter().copied(), named[s], own);
+                let mine = (about[p] == Some(s)).then_some(own[p]);
+                record.note_answered(parts[p].items.iter().copied(), named[s], mine);
             }
         }
     }

@@ -120,9 +120,19 @@ pub struct Record {
     /// The groups before ordering, which may move pieces between them.
     grouped: Option<Vec<Vec<usize>>>,
     /// The subject of its unit's message each item's piece answers to,
-    /// when the unit was split by the subjects it names, with the item's
-    /// own margin when its own words answer to that subject too.
-    answered: BTreeMap<usize, (String, Option<f64>)>,
+    /// when the unit was split by the subjects it names, with how the
+    /// item's own words answer to that subject when they do.
+    answered: BTreeMap<usize, (String, Option<OwnAnswer>)>,
+}
+
+/// How a part answers to a subject by its own words.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OwnAnswer {
+    /// How many more words it shares with the subject than with any other.
+    pub margin: f64,
+    /// Whether it takes the words of its file's history (the subjects of
+    /// the commits that touched it before) to answer to it.
+    pub by_history: bool,
 }
 
 impl Record {
@@ -148,12 +158,11 @@ impl Record {
         self.placed.get(&item)
     }
 
-    /// Notes that the piece holding `items` answers to `subject`; `margin`
-    /// is how many more words than with any other subject the items' own
-    /// words share with it, when they answer to it themselves.
-    pub fn note_answered(&mut self, items: impl IntoIterator<Item = usize>, subject: &str, margin: Option<f64>) {
+    /// Notes that the piece holding `items` answers to `subject`; `own`,
+    /// how the items' own words answer to it, when they do themselves.
+    pub fn note_answered(&mut self, items: impl IntoIterator<Item = usize>, subject: &str, own: Option<OwnAnswer>) {
         for item in items {
-            self.answered.insert(item, (subject.to_owned(), margin));
+            self.answered.insert(item, (subject.to_owned(), own));
         }
     }
 
@@ -164,8 +173,8 @@ impl Record {
 
     /// How much surer `item`'s own words are of the subject its piece
     /// answered to than of any other, when they answer to it.
-    pub fn answer_margin_of(&self, item: usize) -> Option<f64> {
-        self.answered.get(&item).and_then(|(_, m)| *m)
+    pub fn own_answer_of(&self, item: usize) -> Option<OwnAnswer> {
+        self.answered.get(&item).and_then(|(_, own)| *own)
     }
 
     /// The groups before ordering, when noted.
