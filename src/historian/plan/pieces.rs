@@ -37,7 +37,7 @@ use super::affinity::{
 };
 use super::context::{Context, HunkParts, Tuning};
 use super::reason::{OwnAnswer, PartFacts};
-use super::subjects::{answer, leaning, margin, pieces_by_subject, subject_shares, supported_subjects};
+use super::subjects::{answer, leaning, margin, pieces_by_subject, subject_shares_apart, supported_subjects};
 
 /// Splits one unit into groups of items; `wanted` is how many pieces of
 /// work its message names (`count`), when it names several: parts join
@@ -107,10 +107,12 @@ pub fn split_unit(
     let n = parts.len();
     let pairs = pairs_of(&parts, &ctx.coupling, words);
     let same_file = |a: usize, b: usize| parts[a].file == parts[b].file;
-    let shares = if wanted.is_some() && tuning.subject_words != 0.0 {
-        subject_shares(&parts, named, message, tuning)
+    // How many words each part shares with each subject, without its
+    // file's history words and with them.
+    let (own_shares, shares) = if wanted.is_some() && tuning.subject_words != 0.0 {
+        subject_shares_apart(&parts, named, message, tuning)
     } else {
-        vec![Vec::new(); parts.len()]
+        (vec![Vec::new(); parts.len()], vec![Vec::new(); parts.len()])
     };
     let leaning: Vec<Vec<usize>> = shares.iter().map(|shared| leaning(shared)).collect();
     let about: Vec<Option<usize>> = leaning.iter().map(|best| answer(best)).collect();
@@ -220,26 +222,12 @@ pub fn split_unit(
         .collect();
     note_split(ctx, &facts, &pairs, &weighed, coefficients, threshold, &clusters);
     if wanted.is_some() {
-        // Which parts answer only by their files' histories: without them,
-        // they would answer to another subject or to none.
-        let by_history: Vec<bool> = if tuning.history_words > 0.0 {
-            let bare = Tuning {
-                history_words: 0.0,
-                ..tuning.clone()
-            };
-            let shares = subject_shares(&parts, named, message, &bare);
-            (0..parts.len())
-                .map(|p| answer(&super::subjects::leaning(&shares[p])) != about[p])
-                .collect()
-        } else {
-            vec![false; parts.len()]
-        };
-        let own: Vec<OwnAnswer> = shares
-            .iter()
-            .zip(by_history)
-            .map(|(shared, by_history)| OwnAnswer {
-                margin: margin(shared),
-                by_history,
+        // A part answers by its file's history when, without it, it would
+        // answer to another subject or to none.
+        let own: Vec<OwnAnswer> = (0..parts.len())
+            .map(|p| OwnAnswer {
+                margin: margin(&shares[p]),
+                by_history: answer(&super::subjects::leaning(&own_shares[p])) != about[p],
             })
             .collect();
         note_answered(ctx, &parts, &about, &own, named, &clusters);

@@ -134,6 +134,18 @@ pub fn subject_leanings(parts: &[Part], named: &[&str], message: &str, tuning: &
 /// a subject's body counting `Tuning::body_words` of one (as
 /// [`subject_leanings`] weighs them).
 pub(super) fn subject_shares(parts: &[Part], named: &[&str], message: &str, tuning: &Tuning) -> Vec<Vec<f64>> {
+    subject_shares_apart(parts, named, message, tuning).1
+}
+
+/// [`subject_shares`] without its files' history words, then with them (as
+/// `Tuning::history_words` weighs them): which parts answer by their
+/// history alone.
+pub(super) fn subject_shares_apart(
+    parts: &[Part],
+    named: &[&str],
+    message: &str,
+    tuning: &Tuning,
+) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
     let words: Vec<BTreeSet<String>> = parts.iter().map(|p| part_words(p, tuning)).collect();
     let history: Vec<BTreeSet<String>> = if tuning.history_words > 0.0 {
         parts
@@ -154,7 +166,8 @@ pub(super) fn subject_shares(parts: &[Part], named: &[&str], message: &str, tuni
     } else {
         vec![BTreeSet::new(); named.len()]
     };
-    let mut out = shares(words, &subjects, &bodies, tuning.body_words);
+    let own = shares(words, &subjects, &bodies, tuning.body_words);
+    let mut out = own.clone();
     if tuning.history_words > 0.0 {
         let weak = shares(history, &subjects, &bodies, tuning.body_words);
         for (row, extra) in out.iter_mut().zip(weak) {
@@ -163,7 +176,7 @@ pub(super) fn subject_shares(parts: &[Part], named: &[&str], message: &str, tuni
             }
         }
     }
-    out
+    (own, out)
 }
 
 /// The subjects sharing the most words (`shared`, by subject), when any
