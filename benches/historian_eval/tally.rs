@@ -412,4 +412,7 @@ pub fn print_row(name: &str, t: &Tally) {
         t.historian.value(),
         t.unsquashed.value()
     );
+    if std::env::var_os("HISTORIAN_EVAL_PRECISE").is_some() {
+        println!("{:<24} mean {:.5} line-weighted {:.5}", "", s.mean, s.weighted);
+    }
 }
