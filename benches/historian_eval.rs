@@ -464,6 +464,9 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     let mut t = base.clone();
     t.issues = !t.issues;
     out.push((format!("issue numbers {}", t.issues), t));
+    let mut t = base.clone();
+    t.shapes = !t.shapes;
+    out.push((format!("shapes {}", t.shapes), t));
     for weight in [0.0, 0.5, 2.0] {
         let mut t = base.clone();
         t.history_words = weight;

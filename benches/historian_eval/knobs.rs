@@ -57,6 +57,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "used_words" => tuning.used_words = yes(),
             "versions" => tuning.versions = yes(),
             "issues" => tuning.issues = yes(),
+            "shapes" => tuning.shapes = yes(),
             "history_words" => tuning.history_words = number(),
             "supported_subjects" => tuning.supported_subjects = yes(),
             "subject_veto" => tuning.subject_veto = yes(),

@@ -66,3 +66,40 @@ fn files_substituting_the_same_names_stay_together() {
     let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
     assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
 }
+
+/// Comments corrected word by word in two files and lines re-indented in a
+/// third answer to the subjects saying so (`fix typos`, `reformat`) by their
+/// shape alone: no path, name or word of theirs is in either subject.
+#[test]
+fn hunks_that_only_tidy_answer_to_the_subject_saying_so() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let parser = |word: &str| format!("/* Reads the {word} of a plan. */\nint parse_plan(void) {{ return 0; }}\n");
+    let lexer = |word: &str| format!("/* Splits a line into {word}. */\nint lex_line(void) {{ return 0; }}\n");
+    let table = |indent: &str| format!("int table_size(void)\n{{\n{indent}return 0;\n}}\n");
+    write(&repo.join("src/parser.c"), &parser("haeder"));
+    write(&repo.join("src/lexer.c"), &lexer("tokesn"));
+    write(&repo.join("src/table.c"), &table("  "));
+    write(&repo.join("src/client.c"), "int client_open(void) { return 0; }\n");
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(&repo.join("src/parser.c"), &parser("header"));
+    write(&repo.join("src/lexer.c"), &lexer("tokens"));
+    write(&repo.join("src/table.c"), &table("\t"));
+    write(&repo.join("src/client.c"), CLIENT_WITH_RETRY);
+    commit_all(
+        &env,
+        &repo,
+        "Fix typos\n\nRetry a failed client connection\n\nReindent with tabs\n",
+    );
+    assert_eq!(
+        planned_sorted(&env, &repo),
+        [
+            planned_retry(),
+            planned("fix: fix typos", &["src/lexer.c", "src/parser.c"]),
+            planned("style(table): reindent with tabs", &["src/table.c"]),
+        ]
+    );
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+}

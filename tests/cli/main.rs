@@ -30,6 +30,7 @@ mod historian_history;
 mod historian_issues;
 mod historian_messages;
 mod historian_moves;
+mod historian_sections;
 mod historian_session;
 mod historian_shapes;
 mod historian_stack;

@@ -20,6 +20,7 @@ use crate::git::{Delta, Entry, EntryKind, Oid, Renames, Repo};
 use super::blocks;
 use super::lines::{self, Hunk};
 use super::moves::{Cut, MoveFinder, Moves};
+use super::sections::Sections;
 use super::shapes;
 use super::symbols::{self, Symbols};
 use super::{issues, versions};
@@ -258,6 +259,13 @@ fn file_change(
             new_lines[h.new.clone()].iter().copied(),
         )
     };
+    let sections = (by_hunks && Sections::known(&file.path)).then(|| Sections::of(&file.path, &new_lines));
+    let shapes_of = |h: &Hunk| {
+        shapes::shapes(
+            old_lines[h.old.clone()].iter().copied(),
+            new_lines[h.new.clone()].iter().copied(),
+        )
+    };
     let items = if by_hunks {
         hunks
             .iter()
@@ -271,8 +279,14 @@ fn file_change(
                     found.versions = versions::versions_added(added(h));
                     found.issues = issues::numbers_added(added(h));
                     found.substitutions = substituted(h);
-                    // The function the hunk changes, as git's hunk header names it.
-                    if let Some(name) = symbols::enclosing(&new_lines[..h.new.start]) {
+                    found.shapes = shapes_of(h);
+                    if let Some(sections) = &sections {
+                        // The heading or package the hunk falls in: what a
+                        // document's or a lock file's hunk is about.
+                        let section = sections.at(h.new.start).unwrap_or("");
+                        found.used.extend(symbols::specific_names(section).map(str::to_owned));
+                    } else if let Some(name) = symbols::enclosing(&new_lines[..h.new.start]) {
+                        // The function the hunk changes, as git's hunk header names it.
                         found.defined.insert(name.clone());
                         found.used.insert(name);
                     }
@@ -289,6 +303,12 @@ fn file_change(
                 versions: versions::versions_added(hunks.iter().flat_map(added)),
                 issues: issues::numbers_added(hunks.iter().flat_map(added)),
                 substitutions: hunks.iter().flat_map(substituted).collect(),
+                shapes: {
+                    // The shapes every hunk has.
+                    let mut each = hunks.iter().map(shapes_of);
+                    let first = each.next().unwrap_or_default();
+                    each.fold(first, |all, s| all.intersection(&s).copied().collect())
+                },
                 ..symbols::scan(hunks.iter().flat_map(changed))
             },
         }]

@@ -22,6 +22,7 @@ pub mod items;
 pub mod lines;
 pub mod moves;
 pub mod provenance;
+pub mod sections;
 pub mod shapes;
 pub mod symbols;
 pub mod versions;

@@ -36,6 +36,9 @@ pub struct Symbols {
     /// Names the item's lines substitute for others (`u_int#_t>uint#_t`),
     /// filled by the caller ([`super::shapes::substitutions`]).
     pub substitutions: BTreeSet<String>,
+    /// How the item only tidies (white space, a word's spelling), filled
+    /// by the caller ([`super::shapes::shapes`]).
+    pub shapes: BTreeSet<super::shapes::Shape>,
 }
 
 static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
@@ -323,6 +326,15 @@ static COMMON_SET: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| COMMON.it
 /// Whether `word` could name something specific enough to link changes.
 pub fn is_specific(word: &str) -> bool {
     word.len() >= 4 && !COMMON_SET.contains(word) && !word.chars().all(|c| c.is_ascii_digit() || c == '_')
+}
+
+/// The specific-looking names in `text` (a heading, a package's name), as
+/// [`scan`] reads them from a line.
+pub fn specific_names(text: &str) -> impl Iterator<Item = &str> {
+    IDENTIFIER
+        .find_iter(text)
+        .map(|m| m.as_str())
+        .filter(|w| is_specific(w))
 }
 
 /// The definition on one line, if it has one.

@@ -199,6 +199,7 @@ pub(super) fn type_from_words(summary: &str) -> Option<&'static str> {
             "refactor"
         }
         "optimize" | "optimise" | "speed" | "cache" | "perf" => "perf",
+        "reformat" | "reindent" | "restyle" | "rustfmt" | "gofmt" | "prettify" => "style",
         "document" | "docs" => "docs",
         "test" | "tests" => "test",
         "bump" | "upgrade" | "downgrade" | "pin" => "build",
@@ -222,6 +223,7 @@ mod tests {
         assert_eq!(parse_subject("WIP: Fixed API timeouts").summary, "fix API timeouts");
         assert_eq!(parse_subject("GitHub action").summary, "GitHub action");
         assert_eq!(type_from_words("revert the August 14 commit"), Some("revert"));
+        assert_eq!(type_from_words("Reindent with tabs"), Some("style"));
         assert_eq!(parse_subject("Note: something").summary, "note: something");
         let component = parse_subject("docker: Bump to alpine 3.22");
         assert_eq!(component.commit_type, None);

@@ -36,6 +36,7 @@ use super::context::Context;
 use crate::historian::analyse::classify::{self, Category};
 use crate::historian::analyse::coupling::Coupling;
 use crate::historian::analyse::items::{ChangeSet, Status};
+use crate::historian::analyse::shapes::Shape;
 
 /// What the names of a change set say: which are too common to link
 /// anything, and how rare each one is.
@@ -152,6 +153,8 @@ pub struct Part {
     pub(super) issues: BTreeSet<String>,
     /// Names its lines substitute for others (`shapes`).
     substitutions: BTreeSet<String>,
+    /// The shapes all its items have (`shapes::Shape`): how it only tidies.
+    pub(super) shapes: BTreeSet<Shape>,
     /// The words of its file's history (`Words::with_history`).
     pub(super) history: BTreeSet<String>,
     pub lines: usize,
@@ -247,11 +250,16 @@ pub(super) fn parts_of(
             let mut issues = BTreeSet::new();
             let mut substitutions = BTreeSet::new();
             let mut lines = 0;
+            let mut shapes = items
+                .first()
+                .map(|&i| changes.items[i].symbols.shapes.clone())
+                .unwrap_or_default();
             for &i in &items {
                 let it = &changes.items[i];
                 versions.extend(it.symbols.versions.iter().cloned());
                 issues.extend(it.symbols.issues.iter().cloned());
                 substitutions.extend(it.symbols.substitutions.iter().cloned());
+                shapes.retain(|s| it.symbols.shapes.contains(s));
                 defined.extend(
                     it.symbols
                         .defined
@@ -282,6 +290,7 @@ pub(super) fn parts_of(
                 versions,
                 issues,
                 substitutions,
+                shapes,
                 history: words.history.get(&f).cloned().unwrap_or_default(),
                 lines,
             }

@@ -71,6 +71,10 @@ pub struct Tuning {
     /// lines and the subject's message both name (`Fixes #1173` and the
     /// regression test `r1173`).
     pub issues: bool,
+    /// Whether a part that only tidies (`shapes::Shape`: white space, a
+    /// word's spelling) answers to a subject saying so (`reformat`, `fix
+    /// typos`), by one more word.
+    pub shapes: bool,
     /// How much a word of a subject counts, against one of a part's own,
     /// when it is a word of the part's file's history (the subjects of the
     /// commits that touched it before: `Words::with_history`); 0: not read.
@@ -110,6 +114,7 @@ impl Default for Tuning {
             leaning_words: 0.5,
             versions: true,
             issues: true,
+            shapes: true,
             history_words: 1.0,
             subject_veto: true,
             unsupported_cuts: true,

@@ -41,6 +41,7 @@ pub mod split;
 pub mod subject_line;
 pub mod subjects;
 pub mod units;
+pub mod vocabulary;
 
 use std::collections::BTreeMap;
 

@@ -1,0 +1,102 @@
+//! The words a part of a unit and a subject of a squash's message are read
+//! as, to tell which subject each part answers to (`subjects`).
+//!
+//! A part answers to the words of its path, of its kind (`docs`, `test`,
+//! …), of the names it defines and — with `Tuning::used_words` — of the
+//! names its lines use: a changelog line, a test calling the function a
+//! subject names, the package a lock file's hunk sits in or the heading a
+//! document's hunk falls under (`analyse::sections`). With
+//! `Tuning::versions`, a version number the subject names and the part's
+//! added lines hold (`1.2.0` in a release's subject, its manifest and its
+//! changelog's heading) is one more word; with `Tuning::issues`, so is an
+//! issue number the subject's message refers to (`Fixes #1173`) and the
+//! part's added lines hold (a regression test `r1173`, a changelog line);
+//! with `Tuning::shapes`, so is the way a part only tidies
+//! (`analyse::shapes::Shape`: white space, a word's spelling) and a
+//! subject saying it does (`reformat`, `fix typos`).
+
+use std::collections::BTreeSet;
+
+use super::affinity::Part;
+use super::context::Tuning;
+use super::count;
+use crate::historian::analyse::classify::Category;
+use crate::historian::analyse::issues;
+use crate::historian::analyse::shapes::{self, Shape};
+
+/// The words a part answers to: its path's, its kind's, the names it
+/// defines and, as `tuning` asks, the names its lines use, its version
+/// numbers and its issue numbers.
+pub(super) fn part_words(part: &Part, tuning: &Tuning) -> BTreeSet<String> {
+    let mut out = count::words(&part.path);
+    let kind: &[&str] = match part.category {
+        Category::Docs => &["docs", "doc", "documentation", "readme", "changelog"],
+        Category::Test => &["test", "tests", "testing", "spec"],
+        Category::Build => &[
+            "build",
+            "deps",
+            "dependency",
+            "dependencies",
+            "bump",
+            "version",
+            "release",
+        ],
+        Category::Config => &["config", "configuration", "workflow", "lint"],
+        _ => &[],
+    };
+    out.extend(kind.iter().map(|w| w.to_string()));
+    for name in &part.defined {
+        out.extend(count::words(name));
+    }
+    if tuning.used_words {
+        for name in &part.used {
+            out.extend(count::words(name));
+        }
+    }
+    if tuning.versions {
+        out.extend(part.versions.iter().map(|v| version_word(v)));
+    }
+    if tuning.issues {
+        out.extend(part.issues.iter().map(|n| issue_word(n)));
+    }
+    if tuning.shapes {
+        out.extend(part.shapes.iter().copied().map(shape_word));
+    }
+    out
+}
+
+/// A hunk's shape as a word: what a subject saying `reformat` or `fix
+/// typos` shares with every hunk that only tidies so.
+fn shape_word(shape: Shape) -> String {
+    format!("shape:{shape:?}")
+}
+
+/// A version number as a word: apart from any word made of letters.
+fn version_word(version: &str) -> String {
+    format!("v:{version}")
+}
+
+/// An issue number as a word: apart from any other.
+fn issue_word(number: &str) -> String {
+    format!("n:{number}")
+}
+
+/// The words of a subject (or its body), with its version numbers and the
+/// issue numbers it refers to as `tuning` asks.
+pub(super) fn subject_words(text: &str, tuning: &Tuning) -> BTreeSet<String> {
+    let mut out = count::words(text);
+    if tuning.versions {
+        out.extend(crate::historian::analyse::versions::versions(text).map(version_word));
+    }
+    if tuning.issues {
+        out.extend(issues::referenced(text).iter().map(|n| issue_word(n)));
+    }
+    if tuning.shapes {
+        let shapes: BTreeSet<Shape> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter_map(|w| shapes::shape_named(&w.to_lowercase()))
+            .collect();
+        out.extend(shapes.into_iter().map(shape_word));
+    }
+    out
+}
