@@ -472,6 +472,11 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
         t.history_words = weight;
         out.push((format!("history words {weight}"), t));
     }
+    for share in [0.25, 1.0] {
+        let mut t = base.clone();
+        t.subject_kinds = share;
+        out.push((format!("subject kinds {share}"), t));
+    }
     let mut t = base.clone();
     t.subject_veto = !t.subject_veto;
     out.push((format!("subject veto {}", t.subject_veto), t));

@@ -59,6 +59,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "issues" => tuning.issues = yes(),
             "shapes" => tuning.shapes = yes(),
             "history_words" => tuning.history_words = number(),
+            "subject_kinds" => tuning.subject_kinds = number(),
             "supported_subjects" => tuning.supported_subjects = yes(),
             "subject_veto" => tuning.subject_veto = yes(),
             "unsupported_cuts" => tuning.unsupported_cuts = yes(),

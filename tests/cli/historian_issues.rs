@@ -50,3 +50,53 @@ fn a_test_named_for_the_issue_a_fix_closes_joins_the_fix() {
     let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
     assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
 }
+
+/// A changelog's subject names the issue the regression test is named for,
+/// and the fix says a word of the test's: a subject saying the kind of file
+/// it changes (`changelog:`) counts half with a file of another kind, so
+/// the test goes with the fix rather than with the changelog's entry.
+#[test]
+fn a_subject_saying_its_kind_of_file_pulls_other_kinds_less() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("CHANGELOG.md"), "# Changelog\n\n## Unreleased\n\n");
+    write(
+        &repo.join("src/reader.c"),
+        "int read_input(const char *s, int n)\n{\n\treturn s[0];\n}\n",
+    );
+    write(
+        &repo.join("tests/regression.sh"),
+        "#!/bin/sh\nr1164() {\n\texpect_out 'a' -- a\n}\n",
+    );
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("CHANGELOG.md"),
+        "# Changelog\n\n## Unreleased\n\n- A crash is fixed (#1173).\n",
+    );
+    write(
+        &repo.join("src/reader.c"),
+        "int read_input(const char *s, int n)\n{\n\tif (n == 0)\n\t\treturn -1;\n\treturn s[0];\n}\n",
+    );
+    write(
+        &repo.join("tests/regression.sh"),
+        "#!/bin/sh\nr1164() {\n\texpect_out 'a' -- a\n}\n\nr1173() {\n\texpect_out '' -- input\n}\n",
+    );
+    commit_all(
+        &env,
+        &repo,
+        "changelog: note the fix of #1173\n\nStop crashing on empty input\n",
+    );
+    assert_eq!(
+        planned_sorted(&env, &repo),
+        [
+            planned("docs(changelog): note the fix of #1173", &["CHANGELOG.md"]),
+            planned(
+                "feat(reader): stop crashing on empty input",
+                &["src/reader.c", "tests/regression.sh"]
+            ),
+        ]
+    );
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+}

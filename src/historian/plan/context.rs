@@ -79,6 +79,10 @@ pub struct Tuning {
     /// when it is a word of the part's file's history (the subjects of the
     /// commits that touched it before: `Words::with_history`); 0: not read.
     pub history_words: f64,
+    /// The share of its words a subject saying the kind of file it changes
+    /// (`docs:`, `changelog:`, `test:`, `ci:`, `deps:`) shares with a part
+    /// of another kind; 1: as many as with one of its kind.
+    pub subject_kinds: f64,
     /// With several subjects named, once that many clusters are left: two
     /// each answering wholly to subjects, different ones, never join.
     pub subject_veto: bool,
@@ -116,6 +120,7 @@ impl Default for Tuning {
             issues: true,
             shapes: true,
             history_words: 1.0,
+            subject_kinds: 0.5,
             subject_veto: true,
             unsupported_cuts: true,
             subject_margins: true,
