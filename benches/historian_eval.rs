@@ -478,6 +478,9 @@ fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
         out.push((format!("subject kinds {share}"), t));
     }
     let mut t = base.clone();
+    t.unclaimed_subjects = !t.unclaimed_subjects;
+    out.push((format!("unclaimed subjects {}", t.unclaimed_subjects), t));
+    let mut t = base.clone();
     t.subject_veto = !t.subject_veto;
     out.push((format!("subject veto {}", t.subject_veto), t));
     let mut t = base.clone();

@@ -60,6 +60,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "shapes" => tuning.shapes = yes(),
             "history_words" => tuning.history_words = number(),
             "subject_kinds" => tuning.subject_kinds = number(),
+            "unclaimed_subjects" => tuning.unclaimed_subjects = yes(),
             "supported_subjects" => tuning.supported_subjects = yes(),
             "subject_veto" => tuning.subject_veto = yes(),
             "unsupported_cuts" => tuning.unsupported_cuts = yes(),

@@ -25,6 +25,7 @@ mod gsd;
 mod gsd_phase;
 mod historian;
 mod historian_blocks;
+mod historian_claims;
 mod historian_commands;
 mod historian_history;
 mod historian_issues;

@@ -83,6 +83,11 @@ pub struct Tuning {
     /// (`docs:`, `changelog:`, `test:`, `ci:`, `deps:`) shares with a part
     /// of another kind; 1: as many as with one of its kind.
     pub subject_kinds: f64,
+    /// With several subjects named and small clusters answering to none
+    /// riding along (`unsupported_cuts`): a cluster of a part leaning to
+    /// several subjects alike, of which only one no other part answers to,
+    /// stays, as that subject's.
+    pub unclaimed_subjects: bool,
     /// With several subjects named, once that many clusters are left: two
     /// each answering wholly to subjects, different ones, never join.
     pub subject_veto: bool,
@@ -121,6 +126,7 @@ impl Default for Tuning {
             shapes: true,
             history_words: 1.0,
             subject_kinds: 0.5,
+            unclaimed_subjects: true,
             subject_veto: true,
             unsupported_cuts: true,
             subject_margins: true,

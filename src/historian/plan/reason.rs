@@ -133,6 +133,10 @@ pub struct OwnAnswer {
     /// Whether it takes the words of its file's history (the subjects of
     /// the commits that touched it before) to answer to it.
     pub by_history: bool,
+    /// Whether it shares as many words with other subjects, every one of
+    /// which other parts answer to, and so answers to this one by
+    /// elimination (`Tuning::unclaimed_subjects`).
+    pub by_elimination: bool,
 }
 
 impl Record {
