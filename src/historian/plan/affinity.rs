@@ -308,10 +308,7 @@ pub fn features(a: &Part, b: &Part, count: usize, coupling: &Coupling, words: &W
     let rare_shared: f64 = shared.iter().map(|n| words.rarity(n)).sum();
     let rare_union: f64 = a.used.union(&b.used).map(|n| words.rarity(n)).sum::<f64>().max(1.0);
     let tests = |t: &Part, s: &Part| {
-        t.category == Test
-            && s.category != Test
-            && t.tested_stem.len() >= 3
-            && (t.tested_stem == s.stem || t.tested_stem == s.scope)
+        t.category == Test && s.category != Test && names_tested(&t.directory, &t.tested_stem, &s.stem, &s.scope)
     };
     let defines = |x: &Part, y: &Part| x.defined.iter().any(|n| y.used.contains(n));
     let names = |x: &Part, y: &Part| y.stem.len() >= 4 && x.used.contains(&y.stem);
@@ -340,6 +337,15 @@ pub fn features(a: &Part, b: &Part, count: usize, coupling: &Coupling, words: &W
         (count as f64).ln() / 3.0,
         flag(!a.substitutions.is_disjoint(&b.substitutions)),
     ]
+}
+
+/// Whether a test in `directory`, named for `tested_stem`, names the code
+/// of stem `stem` and scope `scope`: by its name (`parser_test.go`,
+/// `test_parser.py`) or by a directory (`regress/roff/string/undef.in`
+/// tests `roff.c`).
+fn names_tested(directory: &str, tested_stem: &str, stem: &str, scope: &str) -> bool {
+    tested_stem.len() >= 3 && (tested_stem == stem || tested_stem == scope)
+        || stem.len() >= 3 && directory.split('/').any(|d| d.eq_ignore_ascii_case(stem))
 }
 
 /// Two parts (by index) and their signals.
@@ -382,7 +388,16 @@ pub fn hunk_pairs(ctx: &Context<'_>, files: &BTreeMap<usize, Vec<usize>>, words:
 
 #[cfg(test)]
 mod tests {
-    use super::history_words;
+    use super::{history_words, names_tested};
+
+    #[test]
+    fn a_test_names_its_code_by_its_name_or_a_directory() {
+        assert!(names_tested("tests", "parser", "parser", "src"));
+        assert!(names_tested("regress/roff/string", "undef", "roff", "roff"));
+        assert!(names_tested("test/Lexer", "cases", "lexer", "src"));
+        assert!(!names_tested("tests", "io", "io", "src"));
+        assert!(!names_tested("regress/roff", "undef", "mdoc", "mdoc"));
+    }
     use crate::historian::analyse::coupling::Coupling;
 
     #[test]

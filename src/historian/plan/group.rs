@@ -7,7 +7,8 @@
 //!    nearest meaningful commit that touched the same file; what is left
 //!    forms one pool.
 //! 2. **Content.** Within one commit's items, files are linked when they
-//!    belong together: a test and the code it tests (same stem), files of
+//!    belong together: a test and the code it tests (same stem, or a
+//!    directory of the test named for the code: `regress/roff/`), files of
 //!    the same stem (`parser.h`, `parser.c`), a hunk defining a name another
 //!    hunk uses, a file naming another's stem (imports, `mod x;`), build
 //!    files with each other, docs with docs, configuration with

@@ -170,6 +170,7 @@ const CONFIG_DIRECTORIES: &[&str] = &[
 const TEST_DIRECTORIES: &[&str] = &[
     "test",
     "tests",
+    "regress",
     "testing",
     "spec",
     "specs",
@@ -415,6 +416,7 @@ mod tests {
             (".gitignore", Category::Config),
             ("tests/cli/historian.rs", Category::Test),
             ("src/parser_test.go", Category::Test),
+            ("regress/roff/string/undef.in", Category::Test),
             ("app/components/Button.test.tsx", Category::Test),
             ("README.md", Category::Docs),
             ("docs/guide/intro.rst", Category::Docs),
