@@ -111,6 +111,17 @@ pub fn planned_retry() -> (String, Vec<String>) {
     planned("feat(client): retry a failed client connection", &["src/client.c"])
 }
 
+/// The items of `historian plan --json --explain`'s explanation.
+pub fn explained_items(env: &TestEnv, repo: &Path) -> Vec<serde_json::Value> {
+    let out = env
+        .run(repo, &["historian", "plan", "--json", "--explain"])
+        .expect_code(0);
+    out.json()["explanation"]["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
 /// `planned_items`, sorted by subject.
 pub fn planned_sorted(env: &TestEnv, repo: &Path) -> Vec<(String, Vec<String>)> {
     let mut plan = planned_items(env, repo);

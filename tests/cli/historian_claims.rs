@@ -3,7 +3,7 @@
 //! another part already answers to, is the other subject's work; it stays
 //! a commit of its own however small, rather than riding along.
 
-use crate::historian::{assert_same_tree, commit_all, field, planned, planned_sorted};
+use crate::historian::{assert_same_tree, commit_all, explained_items, field, planned, planned_sorted};
 use crate::support::*;
 
 #[test]
@@ -52,11 +52,7 @@ fn a_part_tied_between_subjects_takes_the_one_nothing_else_answers_to() {
             .contains("answers to the subject 'tests: add more various cases' by elimination"),
         "{explained}"
     );
-    let json = env
-        .run(&repo, &["historian", "plan", "--json", "--explain"])
-        .expect_code(0)
-        .json();
-    for item in json["explanation"]["items"].as_array().unwrap() {
+    for item in explained_items(&env, &repo) {
         let eliminated = item["item"] != "tests/lexer.sh";
         assert_eq!(item["subject_by_elimination"], eliminated, "{item}");
     }

@@ -4,7 +4,7 @@
 //! each file belongs to — `column widths` has always been the table
 //! layout's business, `hyphens` the escaping's.
 
-use crate::historian::{assert_same_tree, commit_all, field, planned, planned_sorted};
+use crate::historian::{assert_same_tree, commit_all, explained_items, field, planned, planned_sorted};
 use crate::support::*;
 
 #[test]
@@ -60,11 +60,7 @@ fn a_files_past_subjects_tell_which_piece_of_work_it_belongs_to() {
             .contains("answers to the subject 'Escape hyphens in manual names' by its file's history (2 more words"),
         "{explained}"
     );
-    let json = env
-        .run(&repo, &["historian", "plan", "--json", "--explain"])
-        .expect_code(0)
-        .json();
-    for item in json["explanation"]["items"].as_array().unwrap() {
+    for item in explained_items(&env, &repo) {
         assert_eq!(item["subject_by_history"], true, "{item}");
         assert_eq!(item["subject_margin"], 2.0, "{item}");
     }

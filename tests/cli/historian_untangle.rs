@@ -3,7 +3,7 @@
 //! definitions or the names its lines use say, and a subject ending in a
 //! full stop still counts as one when it opens like one.
 
-use crate::historian::{assert_same_tree, commit_all, field, planned_commits};
+use crate::historian::{assert_same_tree, commit_all, explained_items, field, planned_commits};
 use crate::support::*;
 
 /// The files of each planned commit of the branch checked out.
@@ -332,13 +332,7 @@ fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
         ),
         "{out}"
     );
-    let explained = env
-        .run(&repo, &["historian", "plan", "--json", "--explain"])
-        .expect_code(0)
-        .json();
-    let margins: Vec<(String, serde_json::Value)> = explained["explanation"]["items"]
-        .as_array()
-        .unwrap()
+    let margins: Vec<(String, serde_json::Value)> = explained_items(&env, &repo)
         .iter()
         .map(|i| (i["item"].as_str().unwrap().to_owned(), i["subject_margin"].clone()))
         .collect();
@@ -435,13 +429,7 @@ fn each_piece_of_a_squash_says_the_subject_it_answered_to() {
                 && l.contains("; answers to the subject 'Write the settings to disk'")),
         "{out}"
     );
-    let explained = env
-        .run(&repo, &["historian", "plan", "--json", "--explain"])
-        .expect_code(0)
-        .json();
-    let config = explained["explanation"]["items"]
-        .as_array()
-        .unwrap()
+    let config = explained_items(&env, &repo)
         .iter()
         .find(|i| i["item"].as_str().is_some_and(|n| n.starts_with("src/config.rs")))
         .cloned()

@@ -389,6 +389,7 @@ pub fn hunk_pairs(ctx: &Context<'_>, files: &BTreeMap<usize, Vec<usize>>, words:
 #[cfg(test)]
 mod tests {
     use super::{history_words, names_tested};
+    use crate::historian::analyse::coupling::Coupling;
 
     #[test]
     fn a_test_names_its_code_by_its_name_or_a_directory() {
@@ -398,7 +399,6 @@ mod tests {
         assert!(!names_tested("tests", "io", "io", "src"));
         assert!(!names_tested("regress/roff", "undef", "mdoc", "mdoc"));
     }
-    use crate::historian::analyse::coupling::Coupling;
 
     #[test]
     fn a_files_history_words_are_those_its_commits_say_far_more_than_others() {
