@@ -96,19 +96,20 @@ mod labels;
 mod scoring;
 #[path = "historian_eval/sources.rs"]
 mod sources;
+#[path = "historian_eval/subjects.rs"]
+mod subjects;
 #[path = "historian_eval/tally.rs"]
 mod tally;
 
 use fitting::{dataset, fit};
 use generate::generate;
 use sources::{segments, sources, Lcg, Segment};
+use subjects::subject_measures;
 use tally::{print_header, print_row, tally, Tally, SHOW_CASES, SHOW_FEWER, SHOW_WORSE};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use ultraplan::historian::message;
-use ultraplan::historian::plan::context::{Context, HunkParts, Tuning};
-use ultraplan::historian::plan::{affinity, auto, count};
+use ultraplan::historian::plan::affinity;
 
 fn best_of(weights: &BTreeMap<usize, u32>) -> usize {
     weights
@@ -116,70 +117,6 @@ fn best_of(weights: &BTreeMap<usize, u32>) -> usize {
         .max_by_key(|(o, w)| (**w, std::cmp::Reverse(**o)))
         .map(|(o, _)| *o)
         .unwrap_or(0)
-}
-
-/// Of the planned commits (issue 15, item 5): how many subjects only list
-/// files or number a part (`message::is_fallback`), how many of those are
-/// an author's own words (found in a squashed message, not numbered), how
-/// many say what
-/// the original commit most of its lines come from said (its summary's
-/// words hold every word of the planned summary), and all.
-fn subject_measures(sources: &[(String, Vec<Segment>)], tuning: &Tuning) -> [usize; 4] {
-    let words = |text: &str| -> BTreeSet<String> {
-        text.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let mut counts = [0; 4];
-    for (_, segs) in sources.iter().filter(|(name, _)| half(name).is_some()) {
-        for seg in segs {
-            let ctx = Context::new(&seg.changes, &seg.seen, &seg.squashed, seg.coupling.clone());
-            for commit in auto::plan(&ctx, tuning).commits {
-                let subject = commit.subject();
-                let summary = message::parse_subject(subject).summary;
-                let summary = summary
-                    .split(" (")
-                    .next()
-                    .unwrap_or("")
-                    .trim_end_matches('…')
-                    .to_owned();
-                let fallback = message::is_fallback(subject);
-                // A numbered part is a fallback whatever words it repeats.
-                let authored = !subject.contains(" (part ")
-                    && !summary.is_empty()
-                    && seg
-                        .squashed
-                        .iter()
-                        .any(|c| c.message.to_lowercase().contains(&summary.to_lowercase()));
-                let mut from: BTreeMap<usize, u32> = BTreeMap::new();
-                for &i in &commit.items {
-                    for &(k, w) in &seg.truth.items[i] {
-                        *from.entry(k).or_default() += w;
-                    }
-                }
-                let original = &seg.originals[best_of(&from)];
-                let truth = words(&message::parse_subject(message::meaningful_subject(&original.message)).summary);
-                let planned = words(&summary);
-                let right = !planned.is_empty() && planned.is_subset(&truth);
-                counts[0] += usize::from(fallback);
-                counts[1] += usize::from(fallback && authored);
-                counts[2] += usize::from(right);
-                counts[3] += 1;
-                if std::env::var_os("HISTORIAN_EVAL_SUBJECTS").is_some() {
-                    let mark = if fallback {
-                        "F"
-                    } else if right {
-                        "="
-                    } else {
-                        " "
-                    };
-                    eprintln!("{mark} {subject}    <- {}", original.subject());
-                }
-            }
-        }
-    }
-    counts
 }
 
 fn env_number(name: &str, default: usize) -> usize {
@@ -340,7 +277,7 @@ fn main() {
         // `HISTORIAN_EVAL_ABLATE=<words>`: only the variants naming one.
         let only = std::env::var("HISTORIAN_EVAL_ABLATE").unwrap_or_default();
         let wanted = |label: &str| only == "1" || only.split(',').any(|w| label.contains(w.trim()));
-        for (label, variant) in variants(&tuning).into_iter().filter(|(l, _)| wanted(l)) {
+        for (label, variant) in knobs::variants(&tuning).into_iter().filter(|(l, _)| wanted(l)) {
             let mut by_half = [Tally::default(), Tally::default()];
             for (name, segs) in &sources_read {
                 if let Some(held) = half(name) {
@@ -355,7 +292,8 @@ fn main() {
             }
         }
     }
-    let [fallback, authored, right, planned] = subject_measures(&sources_read, &tuning);
+    let public: Vec<&(String, Vec<Segment>)> = sources_read.iter().filter(|(name, _)| half(name).is_some()).collect();
+    let [fallback, authored, right, planned] = subject_measures(&public, &tuning);
     let pct = |n: usize| 100.0 * n as f64 / planned.max(1) as f64;
     println!("subjects (all public, {planned} planned commits): fallback {:.1}% ({:.1}% the authors' own words), the original's words {:.1}%", pct(fallback), pct(authored), pct(right));
     if std::env::var_os("HISTORIAN_EVAL_FIT").is_none() {
@@ -429,119 +367,4 @@ fn half(name: &str) -> Option<bool> {
     } else {
         Some(HELD_OUT.contains(&name))
     }
-}
-
-/// The planner without each signal, or with one knob changed.
-fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
-    let mut out = Vec::new();
-    let without = |features: &[usize]| {
-        let mut t = base.clone();
-        let mut c = t
-            .coefficients
-            .clone()
-            .unwrap_or_else(|| affinity::COEFFICIENTS.to_vec());
-        for &f in features {
-            c[f + 1] = 0.0;
-        }
-        t.coefficients = Some(c);
-        t
-    };
-    out.push(("as tuned".to_owned(), base.clone()));
-    out.push(("no names in common".to_owned(), without(&[0, 1, 2])));
-    out.push(("no change coupling".to_owned(), without(&[3, 4])));
-    out.push(("no test naming its code".to_owned(), without(&[5])));
-    out.push(("no definition and use".to_owned(), without(&[6])));
-    out.push(("no file naming a stem".to_owned(), without(&[7])));
-    out.push(("no kinds of file".to_owned(), without(&[11, 12, 13, 14])));
-    for leaning in [0.0, 1.0] {
-        let mut t = base.clone();
-        t.leaning_words = leaning;
-        out.push((format!("leaning words {leaning}"), t));
-    }
-    let mut t = base.clone();
-    t.versions = !t.versions;
-    out.push((format!("versions {}", t.versions), t));
-    let mut t = base.clone();
-    t.issues = !t.issues;
-    out.push((format!("issue numbers {}", t.issues), t));
-    let mut t = base.clone();
-    t.shapes = !t.shapes;
-    out.push((format!("shapes {}", t.shapes), t));
-    for weight in [0.0, 0.5, 2.0] {
-        let mut t = base.clone();
-        t.history_words = weight;
-        out.push((format!("history words {weight}"), t));
-    }
-    for share in [0.25, 1.0] {
-        let mut t = base.clone();
-        t.subject_kinds = share;
-        out.push((format!("subject kinds {share}"), t));
-    }
-    let mut t = base.clone();
-    t.unclaimed_subjects = !t.unclaimed_subjects;
-    out.push((format!("unclaimed subjects {}", t.unclaimed_subjects), t));
-    let mut t = base.clone();
-    t.subject_veto = !t.subject_veto;
-    out.push((format!("subject veto {}", t.subject_veto), t));
-    let mut t = base.clone();
-    t.subject_margins = !t.subject_margins;
-    out.push((format!("subject margins {}", t.subject_margins), t));
-    let mut t = base.clone();
-    t.unsupported_cuts = !t.unsupported_cuts;
-    out.push((format!("unsupported cuts {}", t.unsupported_cuts), t));
-    for reading in [
-        count::Reading::Loose,
-        count::Reading::NotProse,
-        count::Reading::Stops,
-        count::Reading::Verb,
-    ] {
-        let mut t = base.clone();
-        t.reading = reading;
-        out.push((format!("subjects read {reading:?}"), t));
-    }
-    let mut t = base.clone();
-    t.supported_subjects = !base.supported_subjects;
-    out.push((format!("supported subjects {}", t.supported_subjects), t));
-    let mut t = base.clone();
-    t.count_from_message = !base.count_from_message;
-    out.push((format!("count from the message {}", t.count_from_message), t));
-    for (label, mode) in [
-        ("files kept whole", HunkParts::Never),
-        ("hunks by subject", HunkParts::BySubject),
-        ("hunks when fewer files", HunkParts::WhenFewerFiles),
-        ("hunks with any count", HunkParts::WithCount),
-    ] {
-        let mut t = base.clone();
-        t.hunk_parts = mode;
-        out.push((label.to_owned(), t));
-    }
-    let mut t = base.clone();
-    t.used_words = !base.used_words;
-    out.push((format!("used words {}", t.used_words), t));
-    for weight in [0.0, 0.25, 0.5] {
-        let mut t = base.clone();
-        t.body_words = weight;
-        out.push((format!("body words {weight}"), t));
-    }
-    for weight in [0.0, 0.75, 1.5, 3.0] {
-        let mut t = base.clone();
-        t.subject_words = weight;
-        out.push((format!("subject words {weight}"), t));
-    }
-    for bonus in [0.0, 1.0, 3.0, 5.0] {
-        let mut t = base.clone();
-        t.same_file = bonus;
-        out.push((format!("same file {bonus}"), t));
-    }
-    for sure in [0.85, 0.9, 0.95, 1.01] {
-        let mut t = base.clone();
-        t.sure_join = sure;
-        out.push((format!("sure join {sure}"), t));
-    }
-    for threshold in [0.4, 0.5, 0.6] {
-        let mut t = base.clone();
-        t.join_threshold = threshold;
-        out.push((format!("join threshold {threshold}"), t));
-    }
-    out
 }
