@@ -281,10 +281,18 @@ fn file_change(
                     found.substitutions = substituted(h);
                     found.shapes = shapes_of(h);
                     if let Some(sections) = &sections {
-                        // The heading or package the hunk falls in: what a
-                        // document's or a lock file's hunk is about.
+                        // The package or heading the hunk falls in: what a
+                        // lock file's or a document's hunk is about. A
+                        // package is a name two hunks share (a lock file's
+                        // hunks of one bump); a heading only says what the
+                        // hunk answers to, since unrelated work shares one.
                         let section = sections.at(h.new.start).unwrap_or("");
-                        found.used.extend(symbols::specific_names(section).map(str::to_owned));
+                        let names = symbols::specific_names(section).map(str::to_owned);
+                        if sections.is_document() {
+                            found.heading.extend(names);
+                        } else {
+                            found.used.extend(names);
+                        }
                     } else if let Some(name) = symbols::enclosing(&new_lines[..h.new.start]) {
                         // The function the hunk changes, as git's hunk header names it.
                         found.defined.insert(name.clone());

@@ -8,6 +8,10 @@
 //! `tempfile`'s, the name its subject (`deps: drop tempfile`) and its
 //! manifest's line use.
 //!
+//! A package is a name two hunks share (`items` reads it as a name the
+//! hunk's lines use); a heading only says what its hunk is about
+//! (`Symbols::heading`), since unrelated work often sits under one.
+//!
 //! One pass over the file's lines finds every section start (a fenced code
 //! block's `# comment` is no heading), then each hunk looks up the last one
 //! before it: linear in the file, whatever the number of hunks.
@@ -55,6 +59,7 @@ fn kind(path: &str) -> Option<Kind> {
 #[derive(Debug, Default)]
 pub struct Sections {
     starts: Vec<(usize, String)>,
+    document: bool,
 }
 
 impl Sections {
@@ -69,7 +74,15 @@ impl Sections {
             Some(Kind::YarnLock) => each_line(lines, yarn_package),
             None => Vec::new(),
         };
-        Sections { starts }
+        Sections {
+            starts,
+            document: kind(path) == Some(Kind::Document),
+        }
+    }
+
+    /// Whether the sections are a document's headings.
+    pub fn is_document(&self) -> bool {
+        self.document
     }
 
     /// Whether the file has a kind of sections at all (its hunks are read

@@ -39,6 +39,10 @@ pub struct Symbols {
     /// How the item only tidies (white space, a word's spelling), filled
     /// by the caller ([`super::shapes::shapes`]).
     pub shapes: BTreeSet<super::shapes::Shape>,
+    /// The words of the heading a document's item falls under
+    /// ([`super::sections`]), filled by the caller: what it answers to a
+    /// subject by, though it links no two items.
+    pub heading: BTreeSet<String>,
 }
 
 static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {

@@ -155,6 +155,8 @@ pub struct Part {
     substitutions: BTreeSet<String>,
     /// The shapes all its items have (`shapes::Shape`): how it only tidies.
     pub(super) shapes: BTreeSet<Shape>,
+    /// The words of the headings its items fall under (`analyse::sections`).
+    pub(super) heading: BTreeSet<String>,
     /// The words of its file's history (`Words::with_history`).
     pub(super) history: BTreeSet<String>,
     pub lines: usize,
@@ -250,6 +252,7 @@ pub(super) fn parts_of(
             let mut issues = BTreeSet::new();
             let mut substitutions = BTreeSet::new();
             let mut lines = 0;
+            let mut heading = BTreeSet::new();
             let mut shapes = items
                 .first()
                 .map(|&i| changes.items[i].symbols.shapes.clone())
@@ -260,6 +263,7 @@ pub(super) fn parts_of(
                 issues.extend(it.symbols.issues.iter().cloned());
                 substitutions.extend(it.symbols.substitutions.iter().cloned());
                 shapes.retain(|s| it.symbols.shapes.contains(s));
+                heading.extend(it.symbols.heading.iter().cloned());
                 defined.extend(
                     it.symbols
                         .defined
@@ -291,6 +295,7 @@ pub(super) fn parts_of(
                 issues,
                 substitutions,
                 shapes,
+                heading,
                 history: words.history.get(&f).cloned().unwrap_or_default(),
                 lines,
             }

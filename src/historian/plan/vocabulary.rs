@@ -4,8 +4,8 @@
 //! A part answers to the words of its path, of its kind (`docs`, `test`,
 //! …), of the names it defines and — with `Tuning::used_words` — of the
 //! names its lines use: a changelog line, a test calling the function a
-//! subject names, the package a lock file's hunk sits in or the heading a
-//! document's hunk falls under (`analyse::sections`). With
+//! subject names, the package a lock file's hunk sits in; and of the
+//! heading a document's hunk falls under (`analyse::sections`). With
 //! `Tuning::versions`, a version number the subject names and the part's
 //! added lines hold (`1.2.0` in a release's subject, its manifest and its
 //! changelog's heading) is one more word; with `Tuning::issues`, so is an
@@ -24,8 +24,8 @@ use crate::historian::analyse::classify::Category;
 use crate::historian::analyse::issues;
 use crate::historian::analyse::shapes::{self, Shape};
 
-/// The words a part answers to: its path's, its kind's, the names it
-/// defines and, as `tuning` asks, the names its lines use, its version
+/// The words a part answers to: its path's, its kind's, its headings', the
+/// names it defines and, as `tuning` asks, the names its lines use, its version
 /// numbers and its issue numbers.
 pub(super) fn part_words(part: &Part, tuning: &Tuning) -> BTreeSet<String> {
     let mut out = count::words(&part.path);
@@ -46,6 +46,9 @@ pub(super) fn part_words(part: &Part, tuning: &Tuning) -> BTreeSet<String> {
     };
     out.extend(kind.iter().map(|w| w.to_string()));
     for name in &part.defined {
+        out.extend(count::words(name));
+    }
+    for name in &part.heading {
         out.extend(count::words(name));
     }
     if tuning.used_words {
