@@ -252,19 +252,14 @@ fn file_change(
             .copied()
             .collect::<Vec<&[u8]>>()
     };
+    let removed = |h: &Hunk| old_lines[h.old.clone()].iter().copied();
     let added = |h: &Hunk| new_lines[h.new.clone()].iter().copied();
-    let substituted = |h: &Hunk| {
-        shapes::substitutions(
-            old_lines[h.old.clone()].iter().copied(),
-            new_lines[h.new.clone()].iter().copied(),
-        )
-    };
-    let sections = (by_hunks && Sections::known(&file.path)).then(|| Sections::of(&file.path, &new_lines));
-    let shapes_of = |h: &Hunk| {
-        shapes::shapes(
-            old_lines[h.old.clone()].iter().copied(),
-            new_lines[h.new.clone()].iter().copied(),
-        )
+    let substituted = |h: &Hunk| shapes::substitutions(removed(h), added(h));
+    let shapes_of = |h: &Hunk| shapes::shapes(removed(h), added(h));
+    let sections = if by_hunks {
+        Sections::of(&file.path, &new_lines)
+    } else {
+        None
     };
     let items = if by_hunks {
         hunks

@@ -56,39 +56,31 @@ fn kind(path: &str) -> Option<Kind> {
 }
 
 /// Where sections start in one file: (line index, section name), in order.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Sections {
     starts: Vec<(usize, String)>,
-    document: bool,
+    kind: Kind,
 }
 
 impl Sections {
-    /// The sections of `lines`, the lines of the file at `path`; none for a
-    /// file of no known kind.
-    pub fn of(path: &str, lines: &[&[u8]]) -> Sections {
-        let starts = match kind(path) {
-            Some(Kind::Document) => headings(lines),
-            Some(Kind::TomlLock) => toml_packages(lines),
-            Some(Kind::Tables) => each_line(lines, table),
-            Some(Kind::NpmLock) => each_line(lines, npm_package),
-            Some(Kind::YarnLock) => each_line(lines, yarn_package),
-            None => Vec::new(),
+    /// The sections of `lines`, the lines of the file at `path`, when its
+    /// kind has any (its hunks are then read by section rather than by the
+    /// definitions above them).
+    pub fn of(path: &str, lines: &[&[u8]]) -> Option<Sections> {
+        let kind = kind(path)?;
+        let starts = match kind {
+            Kind::Document => headings(lines),
+            Kind::TomlLock => toml_packages(lines),
+            Kind::Tables => each_line(lines, table),
+            Kind::NpmLock => each_line(lines, npm_package),
+            Kind::YarnLock => each_line(lines, yarn_package),
         };
-        Sections {
-            starts,
-            document: kind(path) == Some(Kind::Document),
-        }
+        Some(Sections { starts, kind })
     }
 
     /// Whether the sections are a document's headings.
     pub fn is_document(&self) -> bool {
-        self.document
-    }
-
-    /// Whether the file has a kind of sections at all (its hunks are read
-    /// by section rather than by the definitions above them).
-    pub fn known(path: &str) -> bool {
-        kind(path).is_some()
+        self.kind == Kind::Document
     }
 
     /// The section the line at `index` falls in: the last that starts
@@ -209,7 +201,7 @@ mod tests {
 
     fn sections(path: &str, text: &str) -> Vec<(usize, String)> {
         let lines: Vec<&[u8]> = text.lines().map(str::as_bytes).collect();
-        Sections::of(path, &lines).starts
+        Sections::of(path, &lines).map(|s| s.starts).unwrap_or_default()
     }
 
     #[test]
@@ -220,7 +212,8 @@ mod tests {
             [(0, "Title".into()), (3, "Install".into()), (7, "Usage".into())]
         );
         let lines: Vec<&[u8]> = text.lines().map(str::as_bytes).collect();
-        let s = Sections::of("README.md", &lines);
+        let s = Sections::of("README.md", &lines).unwrap();
+        assert!(s.is_document());
         assert_eq!(s.at(0), None);
         assert_eq!(s.at(1), Some("Title"));
         assert_eq!(s.at(6), Some("Install"));
@@ -254,7 +247,9 @@ mod tests {
             [(0, "package".into()), (3, "dependencies".into()), (5, "bin".into())]
         );
         assert!(sections("src/main.rs", "# not a heading\n").is_empty());
-        assert!(!Sections::known("src/main.rs"));
-        assert!(Sections::known("docs/guide.md"));
+        assert!(Sections::of("src/main.rs", &[]).is_none());
+        assert!(Sections::of("CHANGELOG.md", &[]).is_none());
+        assert!(Sections::of("docs/guide.md", &[]).is_some_and(|s| s.is_document()));
+        assert!(Sections::of("Cargo.lock", &[]).is_some_and(|s| !s.is_document()));
     }
 }
