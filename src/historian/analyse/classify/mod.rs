@@ -6,9 +6,11 @@
 //! tests.
 
 mod category;
+mod ci;
 mod component;
 
 pub use category::{category, is_asset, is_test_path, Category};
+pub use ci::is_ci;
 pub use component::{component, scope, stem, tested_stem};
 
 fn file_name(path: &str) -> &str {

@@ -73,10 +73,7 @@ impl Draft {
             match c {
                 Category::Docs | Category::Test | Category::Build => return c.commit_type().to_owned(),
                 Category::Config => {
-                    let ci = self
-                        .files
-                        .iter()
-                        .all(|f| f.path.starts_with(".github/") || f.path.contains("ci") || f.path.starts_with(".ci/"));
+                    let ci = self.files.iter().all(|f| classify::is_ci(&f.path));
                     return if ci { "ci" } else { "chore" }.to_owned();
                 }
                 _ => {}
