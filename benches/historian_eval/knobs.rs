@@ -63,6 +63,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "history_words" => tuning.history_words = number(),
             "subject_kinds" => tuning.subject_kinds = number(),
             "unclaimed_subjects" => tuning.unclaimed_subjects = yes(),
+            "whole_words" => tuning.whole_words = yes(),
             "supported_subjects" => tuning.supported_subjects = yes(),
             "subject_veto" => tuning.subject_veto = yes(),
             "unsupported_cuts" => tuning.unsupported_cuts = yes(),
@@ -121,6 +122,9 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     let mut t = base.clone();
     t.unclaimed_subjects = !t.unclaimed_subjects;
     out.push((format!("unclaimed subjects {}", t.unclaimed_subjects), t));
+    let mut t = base.clone();
+    t.whole_words = !t.whole_words;
+    out.push((format!("whole words {}", t.whole_words), t));
     let mut t = base.clone();
     t.subject_veto = !t.subject_veto;
     out.push((format!("subject veto {}", t.subject_veto), t));

@@ -36,6 +36,7 @@ mod historian_session;
 mod historian_shapes;
 mod historian_stack;
 mod historian_untangle;
+mod historian_words;
 mod outcome_index;
 mod outcomes;
 mod redaction;

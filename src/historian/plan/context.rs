@@ -88,6 +88,9 @@ pub struct Tuning {
     /// several subjects alike, of which only one no other part answers to,
     /// stays, as that subject's.
     pub unclaimed_subjects: bool,
+    /// Whether a word written in two cases (`AppVeyor`, `GsonBuilder`) is
+    /// also read whole (`appveyor`), as a path writes it.
+    pub whole_words: bool,
     /// With several subjects named, once that many clusters are left: two
     /// each answering wholly to subjects, different ones, never join.
     pub subject_veto: bool,
@@ -127,6 +130,7 @@ impl Default for Tuning {
             history_words: 1.0,
             subject_kinds: 0.5,
             unclaimed_subjects: true,
+            whole_words: true,
             subject_veto: true,
             unsupported_cuts: true,
             subject_margins: true,

@@ -248,6 +248,17 @@ pub fn words(text: &str) -> std::collections::BTreeSet<String> {
     out
 }
 
+/// The words of a text written in more than one case (`AppVeyor`,
+/// `setDateFormat`), read whole and lowercased (`appveyor`): a path or
+/// another text may write them so.
+pub fn whole_words(text: &str) -> std::collections::BTreeSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 3 && w.chars().any(char::is_uppercase) && w.chars().any(char::is_lowercase))
+        .map(str::to_lowercase)
+        .filter(|w| !PLAIN.contains(&w.as_str()))
+        .collect()
+}
+
 #[cfg(test)]
 #[path = "count_tests.rs"]
 mod tests;

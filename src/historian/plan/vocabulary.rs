@@ -29,6 +29,9 @@ use crate::historian::analyse::shapes::{self, Shape};
 /// numbers and its issue numbers.
 pub(super) fn part_words(part: &Part, tuning: &Tuning) -> BTreeSet<String> {
     let mut out = count::words(&part.path);
+    if tuning.whole_words {
+        out.extend(count::whole_words(&part.path));
+    }
     let kind: &[&str] = match part.category {
         Category::Docs => &["docs", "doc", "documentation", "readme", "changelog"],
         Category::Test => &["test", "tests", "testing", "spec"],
@@ -88,6 +91,9 @@ fn issue_word(number: &str) -> String {
 /// issue numbers it refers to as `tuning` asks.
 pub(super) fn subject_words(text: &str, tuning: &Tuning) -> BTreeSet<String> {
     let mut out = count::words(text);
+    if tuning.whole_words {
+        out.extend(count::whole_words(text));
+    }
     if tuning.versions {
         out.extend(crate::historian::analyse::versions::versions(text).map(version_word));
     }
