@@ -45,7 +45,9 @@
 //! that (with `HISTORIAN_EVAL_SET=body_words=2`) files are matched to
 //! subjects nearly as the truth has it.
 //! `HISTORIAN_EVAL_SET=<knob>=<value>,…` sets the tuning's number and
-//! yes-no knobs by name (`sure_join=0.9,subject_veto=false`).
+//! yes-no knobs by name (`sure_join=0.9,subject_veto=false`), and the
+//! affinity's weights (`w3=1.0` for feature 3 of `affinity::FEATURES`,
+//! counted from 0; `w=-0.6` for the intercept).
 //!
 //! Next to it, the whole run scored at once, and the same for:
 //! * one commit per directory within each squashed commit (the baseline the

@@ -68,6 +68,25 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "subject_veto" => tuning.subject_veto = yes(),
             "unsupported_cuts" => tuning.unsupported_cuts = yes(),
             "subject_margins" => tuning.subject_margins = yes(),
+            // `w3=1.0`: the weight of the affinity's feature 3 (of
+            // `affinity::FEATURES`, from 0), the intercept `w=…`.
+            other if other.starts_with('w') => {
+                let mut c = tuning
+                    .coefficients
+                    .clone()
+                    .unwrap_or_else(|| affinity::COEFFICIENTS.to_vec());
+                let at = match &other[1..] {
+                    "" => 0,
+                    n => {
+                        1 + n
+                            .parse::<usize>()
+                            .unwrap_or_else(|_| panic!("HISTORIAN_EVAL_SET: no knob {other}"))
+                    }
+                };
+                *c.get_mut(at)
+                    .unwrap_or_else(|| panic!("HISTORIAN_EVAL_SET: no feature {other}")) = number();
+                tuning.coefficients = Some(c);
+            }
             other => panic!("HISTORIAN_EVAL_SET: no knob {other}"),
         }
     }
