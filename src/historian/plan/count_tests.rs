@@ -12,6 +12,15 @@ fn words_are_cut_at_case_changes_and_punctuation() {
 }
 
 #[test]
+fn words_written_in_two_cases_are_also_read_whole() {
+    let found: Vec<String> = super::whole_words("ci: soft-disable AppVeyor; parseHeader, HTTP_client, Add")
+        .into_iter()
+        .collect();
+    // Not `http` or `client` (one case each), nor a plain word.
+    assert_eq!(found, ["appveyor", "parseheader"]);
+}
+
+#[test]
 fn one_message_names_one_piece_of_work() {
     assert_eq!(
         subjects("Fix the parser\n\nIt read past the end.\n"),
@@ -26,6 +35,23 @@ fn one_message_names_one_piece_of_work() {
     assert_eq!(
         subjects("remove unused states in enum\n\nok gilles@\n\nOK tb@ stsp@\n"),
         ["remove unused states in enum"]
+    );
+    // … and its credit lines, and CVS's rule between messages.
+    let joined = "coding style: use uint32_t\n\nok eric@\n\navoid a crash removing an envelope\n\n\
+                  from eric, ok eric@\n\ncvs: ------------------------------------\n\n\
+                  fix smtpctl schedule-all\n\nwith help from eric@\n\nspotted by deraadt@\n";
+    assert_eq!(
+        subjects_read(joined, Reading::Stops),
+        [
+            "coding style: use uint32_t",
+            "avoid a crash removing an envelope",
+            "fix smtpctl schedule-all"
+        ]
+    );
+    // A subject that credits someone is still a subject.
+    assert_eq!(
+        subjects("fix the parser\n\nadd gilles@ as copyright holder\n"),
+        ["fix the parser", "add gilles@ as copyright holder"]
     );
     assert_eq!(
         subjects("Fix the parser\n\nRef: the report on the list\n"),

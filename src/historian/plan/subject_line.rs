@@ -41,6 +41,7 @@ pub(super) fn reads_as_subject(line: &str) -> bool {
     let version = words == 1 && line.bytes().any(|b| b.is_ascii_digit()) && line.contains('.');
     (words >= 2 || version)
         && !is_approval(line)
+        && !is_wordless(line)
         && line.chars().count() <= 120
         && !line.ends_with('.')
         && !line.ends_with(':')
@@ -51,9 +52,40 @@ pub(super) fn reads_as_subject(line: &str) -> bool {
         && !["#", ">", "-", "|", "```", "("].iter().any(|p| line.starts_with(p))
 }
 
-/// OpenBSD's approval line: `ok gilles@`, `OK tb@ stsp@`.
+/// OpenBSD's approval and credit lines: `ok gilles@`, `OK tb@ stsp@`,
+/// `from eric, ok eric@`, `spotted by deraadt@`, `with help from eric@`.
 fn is_approval(line: &str) -> bool {
-    line.get(..3).is_some_and(|ok| ok.eq_ignore_ascii_case("ok ")) && line.contains('@')
+    let lower = line.to_ascii_lowercase();
+    let handle = lower
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .any(|w| w.len() >= 2 && w.ends_with('@') && w[..w.len() - 1].bytes().all(|b| b.is_ascii_alphanumeric()));
+    let ok = lower.starts_with("ok ") || lower.contains(", ok ") || lower.contains("; ok ");
+    (ok && lower.contains('@')) || handle && CREDITS.iter().any(|c| lower.starts_with(c))
+}
+
+/// How an OpenBSD credit line opens (`spotted by deraadt@`).
+const CREDITS: [&str; 15] = [
+    "from ",
+    "with help from ",
+    "with input from ",
+    "help from ",
+    "input from ",
+    "feedback from ",
+    "discussed with ",
+    "spotted by ",
+    "reported by ",
+    "pointed out by ",
+    "requested by ",
+    "suggested by ",
+    "tested by ",
+    "prompted by ",
+    "diff by ",
+];
+
+/// Whether a line says nothing in words: `cvs: ------`, a rule of dashes.
+fn is_wordless(line: &str) -> bool {
+    let said = line.split_once(": ").map_or(line, |(_, rest)| rest);
+    !said.chars().any(char::is_alphanumeric)
 }
 
 /// Whether a paragraph's lines all close a message: sign-offs and other
@@ -74,7 +106,11 @@ pub(super) fn closes_message(lines: &[&str]) -> bool {
 /// Whether the first line of a paragraph after trailers can open a message:
 /// not a quoted commit, a list, a quote, an aside or a link.
 pub(super) fn opens_message(line: &str) -> bool {
-    !is_commit_line(line) && !line.starts_with(['*', '-', '#', '(', '>', '|']) && !line.contains("://")
+    !is_commit_line(line)
+        && !line.starts_with(['*', '-', '#', '(', '>', '|'])
+        && !line.contains("://")
+        && !is_wordless(line)
+        && !is_approval(line)
 }
 
 /// Whether a line ending in a full stop reads like a subject all the same:
