@@ -31,8 +31,9 @@
 //! one knob changed (`HISTORIAN_EVAL_ABLATE=<words,…>`: only the variants
 //! whose label holds one of them); `HISTORIAN_EVAL_WHY=1` says why cases
 //! get too few commits, which are worse than one commit and where the mean
-//! is lost (`=2`: shows each case worse than one commit; `=3`, each planned
-//! as fewer commits than its message rightly names).
+//! is lost (`=2`: shows each case worse than one commit, and the messages
+//! naming fewer or more subjects than the commits squashed; `=3`, each
+//! case planned as fewer commits than its message rightly names).
 //! `HISTORIAN_EVAL_CASES=1` lists every case of the tuning half with its
 //! score and one commit's, to compare two runs case by case;
 //! `HISTORIAN_EVAL_CASE=<text>|…` shows those whose squash's first line
