@@ -13,7 +13,10 @@
 //! part's added lines hold (a regression test `r1173`, a changelog line);
 //! with `Tuning::shapes`, so is the way a part only tidies
 //! (`analyse::shapes::Shape`: white space, a word's spelling) and a
-//! subject saying it does (`reformat`, `fix typos`).
+//! subject saying it does (`reformat`, `fix typos`). With
+//! `Tuning::whole_words`, a word written in two cases is read whole as well
+//! as cut (`AppVeyor` is `appveyor`, as `appveyor.yml` writes it, besides
+//! `app` and `veyor`).
 
 use std::collections::BTreeSet;
 
