@@ -48,6 +48,11 @@ fn one_message_names_one_piece_of_work() {
             "fix smtpctl schedule-all"
         ]
     );
+    // An address is no handle: the subject after a comma's `ok` stays one.
+    assert_eq!(
+        subjects("fix the parser\n\nretry on timeout, ok for now (cc dev@example.com)\n"),
+        ["fix the parser", "retry on timeout, ok for now (cc dev@example.com)"]
+    );
     // A subject that credits someone is still a subject.
     assert_eq!(
         subjects("fix the parser\n\nadd gilles@ as copyright holder\n"),

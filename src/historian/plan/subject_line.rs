@@ -59,8 +59,11 @@ fn is_approval(line: &str) -> bool {
     let handle = lower
         .split(|c: char| c.is_whitespace() || c == ',')
         .any(|w| w.len() >= 2 && w.ends_with('@') && w[..w.len() - 1].bytes().all(|b| b.is_ascii_alphanumeric()));
-    let ok = lower.starts_with("ok ") || lower.contains(", ok ") || lower.contains("; ok ");
-    (ok && lower.contains('@')) || handle && CREDITS.iter().any(|c| lower.starts_with(c))
+    // `ok gilles@` as before; after a clause (`from eric, ok eric@`) only
+    // with a handle, not an address (`…, ok for now (cc a@example.com)`).
+    let ok_first = lower.starts_with("ok ") && lower.contains('@');
+    let ok_after = lower.contains(", ok ") || lower.contains("; ok ");
+    ok_first || handle && (ok_after || CREDITS.iter().any(|c| lower.starts_with(c)))
 }
 
 /// How an OpenBSD credit line opens (`spotted by deraadt@`).
