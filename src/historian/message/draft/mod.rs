@@ -162,8 +162,11 @@ impl Draft {
         let here = self.here_words();
         let mut best = (first.clone(), clauses::relevance(&first, &here, &self.branch_words));
         // The first line stands while it names anything this commit holds;
-        // a sentence of prose ("This updates …") is no subject.
-        if best.1 .0 == 0 {
+        // a sentence of prose ("This updates …") is no subject. The subject
+        // the planner found this commit answering to stands whatever: it
+        // was matched by more than words (`Release 5.1.0` by the version
+        // its manifest sets).
+        if best.1 .0 == 0 && self.answered.is_none() {
             for alternative in &self.alternatives {
                 let s = parse_subject(alternative).summary;
                 let lower = s.to_lowercase();
