@@ -64,6 +64,8 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "subject_kinds" => tuning.subject_kinds = number(),
             "unclaimed_subjects" => tuning.unclaimed_subjects = yes(),
             "whole_words" => tuning.whole_words = yes(),
+            "version_weight" => tuning.version_weight = number(),
+            "issue_weight" => tuning.issue_weight = number(),
             "supported_subjects" => tuning.supported_subjects = yes(),
             "subject_veto" => tuning.subject_veto = yes(),
             "unsupported_cuts" => tuning.unsupported_cuts = yes(),
@@ -141,6 +143,12 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     let mut t = base.clone();
     t.unclaimed_subjects = !t.unclaimed_subjects;
     out.push((format!("unclaimed subjects {}", t.unclaimed_subjects), t));
+    for (version, issue) in [(1.0, 1.0), (1.0, base.issue_weight), (base.version_weight, 1.0)] {
+        let mut t = base.clone();
+        t.version_weight = version;
+        t.issue_weight = issue;
+        out.push((format!("version words {version}, issue words {issue}"), t));
+    }
     let mut t = base.clone();
     t.whole_words = !t.whole_words;
     out.push((format!("whole words {}", t.whole_words), t));

@@ -100,3 +100,45 @@ fn a_subject_saying_its_kind_of_file_pulls_other_kinds_less() {
     let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
     assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
 }
+
+/// A version number a part and a subject both name outweighs the words a
+/// conventional prefix shares with a manifest: the release's bump of
+/// `package.json` goes with `Release 5.1.0`, not with the `build(deps): bump …`
+/// of a workflow's action squashed beside it.
+#[test]
+fn a_version_both_name_outweighs_a_prefix_s_words() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let manifest = |version: &str| {
+        format!("{{\n  \"name\": \"server\",\n  \"version\": \"{version}\",\n  \"main\": \"index.js\"\n}}\n")
+    };
+    let workflow = |action: &str| {
+        format!(
+            "name: codeql\non: [push]\njobs:\n  analyze:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - uses: github/codeql-action/init@{action}\n      - uses: github/codeql-action/analyze@{action}\n"
+        )
+    };
+    write(&repo.join("package.json"), &manifest("5.0.0"));
+    write(&repo.join(".github/workflows/codeql.yml"), &workflow("v3.28.11"));
+    write(&repo.join("index.js"), "module.exports = {};\n");
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(&repo.join("package.json"), &manifest("5.1.0"));
+    write(&repo.join(".github/workflows/codeql.yml"), &workflow("v3.28.13"));
+    commit_all(
+        &env,
+        &repo,
+        "Release 5.1.0\n\nbuild(deps): bump github/codeql-action from 3.28.11 to 3.28.13 (#6429)\n",
+    );
+    assert_eq!(
+        planned_sorted(&env, &repo),
+        [
+            planned("build(package): release 5.1.0", &["package.json"]),
+            planned(
+                "ci(workflows): bump github/codeql-action from 3.28.11 to 3.28.13 (#6429)",
+                &[".github/workflows/codeql.yml"]
+            ),
+        ]
+    );
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+}

@@ -91,6 +91,11 @@ pub struct Tuning {
     /// Whether a word written in two cases (`AppVeyor`, `GsonBuilder`) is
     /// also read whole (`appveyor`), as a path writes it.
     pub whole_words: bool,
+    /// How many words a version number a part and a subject share counts
+    /// for (`vocabulary::word_weight`).
+    pub version_weight: f64,
+    /// How many words an issue number a part and a subject share counts for.
+    pub issue_weight: f64,
     /// With several subjects named, once that many clusters are left: two
     /// each answering wholly to subjects, different ones, never join.
     pub subject_veto: bool,
@@ -131,6 +136,8 @@ impl Default for Tuning {
             subject_kinds: 0.5,
             unclaimed_subjects: true,
             whole_words: true,
+            version_weight: 3.0,
+            issue_weight: 1.5,
             subject_veto: true,
             unsupported_cuts: true,
             subject_margins: true,

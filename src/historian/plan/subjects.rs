@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::affinity::{hunk_parts, Part, Words};
 use super::context::Tuning;
 use super::count;
-use super::vocabulary::{part_words, subject_words};
+use super::vocabulary::{part_words, subject_words, word_weight};
 use crate::historian::analyse::classify::Category;
 use crate::historian::analyse::items::ChangeSet;
 
@@ -110,10 +110,11 @@ pub(super) fn subject_shares_apart(
     } else {
         vec![BTreeSet::new(); named.len()]
     };
-    let mut own = shares(words, &subjects, &bodies, tuning.body_words);
+    let weigh = |w: &str| word_weight(w, tuning);
+    let mut own = shares(words, &subjects, &bodies, tuning.body_words, weigh);
     let mut out = own.clone();
     if tuning.history_words > 0.0 {
-        let weak = shares(history, &subjects, &bodies, tuning.body_words);
+        let weak = shares(history, &subjects, &bodies, tuning.body_words, weigh);
         for (row, extra) in out.iter_mut().zip(weak) {
             for (x, e) in row.iter_mut().zip(extra) {
                 *x += tuning.history_words * e;
@@ -202,21 +203,23 @@ fn leanings(
     bodies: &[BTreeSet<String>],
     body_weight: f64,
 ) -> Vec<Vec<usize>> {
-    shares(words, subjects, bodies, body_weight)
+    shares(words, subjects, bodies, body_weight, |_| 1.0)
         .iter()
         .map(|shared| leaning(shared))
         .collect()
 }
 
-/// For each set of words, how many it shares with each subject, a word of
-/// the subject's body (`bodies`, the subject's own words left out)
-/// counting `body_weight` of one; words every set holds are left out when
-/// there are [`MOST_COMMON`] sets or more.
+/// For each set of words, how many it shares with each subject, each word
+/// weighing `weigh` of it (`vocabulary::word_weight`) and a word of the
+/// subject's body (`bodies`, the subject's own words left out) `body_weight`
+/// of that; words every set holds are left out when there are
+/// [`MOST_COMMON`] sets or more.
 fn shares(
     mut words: Vec<BTreeSet<String>>,
     subjects: &[BTreeSet<String>],
     bodies: &[BTreeSet<String>],
     body_weight: f64,
+    weigh: impl Fn(&str) -> f64 + Copy,
 ) -> Vec<Vec<f64>> {
     if words.len() >= MOST_COMMON {
         let mut held: BTreeMap<&str, usize> = BTreeMap::new();
@@ -240,7 +243,10 @@ fn shares(
             subjects
                 .iter()
                 .zip(bodies)
-                .map(|(s, b)| s.intersection(set).count() as f64 + body_weight * b.intersection(set).count() as f64)
+                .map(|(s, b)| {
+                    let sum = |shared: &BTreeSet<String>| shared.intersection(set).map(|w| weigh(w)).sum::<f64>();
+                    sum(s) + body_weight * sum(b)
+                })
                 .collect()
         })
         .collect()

@@ -74,6 +74,21 @@ pub(super) fn part_words(part: &Part, tuning: &Tuning) -> BTreeSet<String> {
     out
 }
 
+/// How much one shared word says a part answers to a subject: a version
+/// number or an issue number both name says more than a word of English
+/// (`Tuning::version_weight`, `Tuning::issue_weight`): `5.1.0` in a
+/// manifest outweighs the `build` and `deps` of a `build(deps): bump …`
+/// squashed beside the release.
+pub(super) fn word_weight(word: &str, tuning: &Tuning) -> f64 {
+    if word.starts_with("v:") {
+        tuning.version_weight
+    } else if word.starts_with("n:") {
+        tuning.issue_weight
+    } else {
+        1.0
+    }
+}
+
 /// A hunk's shape as a word: what a subject saying `reformat` or `fix
 /// typos` shares with every hunk that only tidies so.
 fn shape_word(shape: Shape) -> String {
