@@ -234,15 +234,11 @@ pub fn cases(seg: &Segment, groups: &[Vec<usize>], tuning: &Tuning) -> Vec<Case>
         {
             println!("--- names fewer: {:?}", seg.squashed[k].message);
         }
-        if SHOW_WORSE.load(std::sync::atomic::Ordering::Relaxed)
-            && count::subjects_read(&seg.squashed[k].message, tuning.reading).len() > writers_of(seg, k, &mine)
-        {
-            println!(
-                "--- names more: {:?}",
-                count::subjects_read(&seg.squashed[k].message, tuning.reading)
-            );
+        let subjects = count::subjects_read(&seg.squashed[k].message, tuning.reading);
+        if SHOW_WORSE.load(std::sync::atomic::Ordering::Relaxed) && subjects.len() > writers_of(seg, k, &mine) {
+            println!("--- names more: {subjects:?}");
         }
-        let named = count::subjects_read(&seg.squashed[k].message, tuning.reading).len();
+        let named = subjects.len();
         if SHOW_FEWER.load(std::sync::atomic::Ordering::Relaxed)
             && planned.len() < writers.len()
             && named == writers.len()

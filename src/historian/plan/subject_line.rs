@@ -93,7 +93,8 @@ fn is_wordless(line: &str) -> bool {
 
 /// Whether a paragraph's lines all close a message: sign-offs and other
 /// `…-by:` trailers (`Signed-off-by: …`, `Co-authored-by: …`), a
-/// `Change-Id:`, OpenBSD's approval (`ok gilles@`). In a join of messages,
+/// `Change-Id:`, OpenBSD's approval and credit (`ok gilles@`, `spotted by
+/// deraadt@`). In a join of messages,
 /// what follows them opens the next message.
 pub(super) fn closes_message(lines: &[&str]) -> bool {
     let closing = |line: &str| {
