@@ -80,9 +80,9 @@ pub(super) fn part_words(part: &Part, tuning: &Tuning) -> BTreeSet<String> {
 /// manifest outweighs the `build` and `deps` of a `build(deps): bump …`
 /// squashed beside the release.
 pub(super) fn word_weight(word: &str, tuning: &Tuning) -> f64 {
-    if word.starts_with("v:") {
+    if word.starts_with(VERSION) {
         tuning.version_weight
-    } else if word.starts_with("n:") {
+    } else if word.starts_with(ISSUE) {
         tuning.issue_weight
     } else {
         1.0
@@ -95,14 +95,19 @@ fn shape_word(shape: Shape) -> String {
     format!("shape:{shape:?}")
 }
 
+/// What a version number's word opens with: apart from any word of letters.
+const VERSION: &str = "v:";
+/// What an issue number's word opens with.
+const ISSUE: &str = "n:";
+
 /// A version number as a word: apart from any word made of letters.
 fn version_word(version: &str) -> String {
-    format!("v:{version}")
+    format!("{VERSION}{version}")
 }
 
 /// An issue number as a word: apart from any other.
 fn issue_word(number: &str) -> String {
-    format!("n:{number}")
+    format!("{ISSUE}{number}")
 }
 
 /// The words of a subject (or its body), with its version numbers and the
