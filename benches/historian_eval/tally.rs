@@ -257,7 +257,14 @@ pub fn cases(seg: &Segment, groups: &[Vec<usize>], tuning: &Tuning) -> Vec<Case>
             show_case(seg, k, &planned);
         }
         if SHOW_CASES.load(std::sync::atomic::Ordering::Relaxed) {
-            list_case(seg, k, &planned, historian.value(), one_commit.value());
+            list_case(
+                seg,
+                k,
+                &planned,
+                historian.value(),
+                one_commit.value(),
+                (writers.len().max(1), named),
+            );
         }
         out.push(Case {
             lines: historian.total,
@@ -305,9 +312,10 @@ pub static SHOW_CASES: std::sync::atomic::AtomicBool = std::sync::atomic::Atomic
 /// One case as a line (`case`, its score, one commit's, its squash's first
 /// line: two runs' lists compare by subject), and in full, items and all,
 /// when `HISTORIAN_EVAL_CASE=<text>|…` names text of that first line.
-fn list_case(seg: &Segment, k: usize, planned: &[Vec<usize>], score: f64, one: f64) {
+fn list_case(seg: &Segment, k: usize, planned: &[Vec<usize>], score: f64, one: f64, (truth, named): (usize, usize)) {
     let first = seg.squashed[k].message.lines().next().unwrap_or("");
-    println!("case\t{score:.3}\t{one:.3}\t{first}");
+    let planned_count = planned.len();
+    println!("case\t{score:.3}\t{one:.3}\t{first}\t{planned_count}/{truth}/{named}");
     if std::env::var("HISTORIAN_EVAL_CASE").is_ok_and(|wanted| wanted.split('|').any(|w| first.contains(w))) {
         show_case(seg, k, planned);
     }
