@@ -45,7 +45,7 @@
 
 use super::subject_line::{
     closes_message, is_commit_line, is_one_sentence, is_subject_sentence, not_prose, opens_like_subject, opens_message,
-    reads_as_subject, Style,
+    reads_as_subject, Closing, Style,
 };
 
 /// The subjects a message names, the first line first; when the message
@@ -82,13 +82,15 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
     out.push(first.lines().next().unwrap_or(first).trim());
     let style = Style::of(first);
     let mut quoted = false;
-    let mut closed = false;
+    let first_lines: Vec<&str> = first.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let mut closed = closes_message(&first_lines) != Closing::No;
     for paragraph in paragraphs {
         let lines: Vec<&str> = paragraph.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
         // A paragraph after trailers (`Signed-off-by: …`, `ok gilles@`)
         // opens the next message of a join, whatever it reads like.
-        let after_close = std::mem::replace(&mut closed, closes_message(&lines));
-        if after_close && !closed && reading == Reading::Stops && opens_message(lines[0]) {
+        let closing = closes_message(&lines);
+        let after_close = std::mem::replace(&mut closed, closing != Closing::No);
+        if after_close && closing != Closing::Only && reading == Reading::Stops && opens_message(lines[0]) {
             out.push(lines[0]);
             continue;
         }

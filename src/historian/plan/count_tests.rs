@@ -48,6 +48,29 @@ fn one_message_names_one_piece_of_work() {
             "fix smtpctl schedule-all"
         ]
     );
+    // A subject that ends in its approval is a subject, and closes its
+    // message: the next paragraph opens one, wrapped or not.
+    assert_eq!(
+        subjects_read(
+            "kill unnecessary function; ok gilles@\n\nrename may fail, make smtpd survive it; ok gilles@\n",
+            Reading::Stops
+        ),
+        [
+            "kill unnecessary function; ok gilles@",
+            "rename may fail, make smtpd survive it; ok gilles@"
+        ]
+    );
+    assert_eq!(
+        subjects_read(
+            "Merge two hash functions into one. Fix callers\nto use it; ok chl@ gilles@\n\n\
+             Put common handler code in a function\nwhile here; ok chl@\n",
+            Reading::Stops
+        ),
+        [
+            "Merge two hash functions into one. Fix callers",
+            "Put common handler code in a function"
+        ]
+    );
     // An address is no handle: the subject after a comma's `ok` stays one.
     assert_eq!(
         subjects("fix the parser\n\nretry on timeout, ok for now (cc dev@example.com)\n"),

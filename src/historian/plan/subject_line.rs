@@ -54,16 +54,33 @@ pub(super) fn reads_as_subject(line: &str) -> bool {
 
 /// OpenBSD's approval and credit lines: `ok gilles@`, `OK tb@ stsp@`,
 /// `from eric, ok eric@`, `spotted by deraadt@`, `with help from eric@`.
+/// A subject that ends in one (`kill a dead function; ok gilles@`) is no
+/// credit line: it [`ends_in_approval`].
 fn is_approval(line: &str) -> bool {
     let lower = line.to_ascii_lowercase();
-    let handle = lower
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .any(|w| w.len() >= 2 && w.ends_with('@') && w[..w.len() - 1].bytes().all(|b| b.is_ascii_alphanumeric()));
-    // `ok gilles@` as before; after a clause (`from eric, ok eric@`) only
-    // with a handle, not an address (`…, ok for now (cc a@example.com)`).
     let ok_first = lower.starts_with("ok ") && lower.contains('@');
-    let ok_after = lower.contains(", ok ") || lower.contains("; ok ");
-    ok_first || handle && (ok_after || CREDITS.iter().any(|c| lower.starts_with(c)))
+    ok_first || has_handle(&lower) && CREDITS.iter().any(|c| lower.starts_with(c))
+}
+
+/// Whether a line ends in OpenBSD's approval or credit after a clause of
+/// its own (`rename may fail, survive it; ok gilles@`, `…; from jmc@.`):
+/// the line closes its message, whatever it says before.
+fn ends_in_approval(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    has_handle(&lower)
+        && [", ", "; "].iter().any(|sep| {
+            lower
+                .match_indices(sep)
+                .any(|(at, _)| is_approval(&lower[at + 2..]) || lower[at + 2..].starts_with("ok "))
+        })
+}
+
+/// Whether a lowercased line names a developer by handle (`eric@`), not an
+/// address (`a@example.com`).
+fn has_handle(lower: &str) -> bool {
+    lower
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .any(|w| w.len() >= 2 && w.ends_with('@') && w[..w.len() - 1].bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 /// How an OpenBSD credit line opens (`spotted by deraadt@`).
@@ -91,12 +108,13 @@ fn is_wordless(line: &str) -> bool {
     !said.chars().any(char::is_alphanumeric)
 }
 
-/// Whether a paragraph's lines all close a message: sign-offs and other
-/// `…-by:` trailers (`Signed-off-by: …`, `Co-authored-by: …`), a
+/// Whether a paragraph closes a message: its lines all are sign-offs and
+/// other `…-by:` trailers (`Signed-off-by: …`, `Co-authored-by: …`), a
 /// `Change-Id:`, OpenBSD's approval and credit (`ok gilles@`, `spotted by
-/// deraadt@`). In a join of messages,
-/// what follows them opens the next message.
-pub(super) fn closes_message(lines: &[&str]) -> bool {
+/// deraadt@`) — [`Closing::Only`] — or its last line ends in an approval
+/// (`…; ok gilles@`) — [`Closing::After`]. In a join of messages, what
+/// follows them opens the next message.
+pub(super) fn closes_message(lines: &[&str]) -> Closing {
     let closing = |line: &str| {
         let lower = line.to_ascii_lowercase();
         let trailer = lower.split_once(": ").is_some_and(|(key, _)| {
@@ -104,7 +122,24 @@ pub(super) fn closes_message(lines: &[&str]) -> bool {
         });
         trailer || is_approval(line)
     };
-    !lines.is_empty() && lines.iter().all(|l| closing(l))
+    if !lines.is_empty() && lines.iter().all(|l| closing(l)) {
+        Closing::Only
+    } else if lines.last().is_some_and(|l| ends_in_approval(l)) {
+        Closing::After
+    } else {
+        Closing::No
+    }
+}
+
+/// How a paragraph closes a message ([`closes_message`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Closing {
+    /// It does not.
+    No,
+    /// After words of its own: it may open a message too.
+    After,
+    /// With trailers and credits only.
+    Only,
 }
 
 /// Whether the first line of a paragraph after trailers can open a message:
