@@ -45,7 +45,7 @@
 
 use super::subject_line::{
     closes_message, is_commit_line, is_one_sentence, is_subject_sentence, not_prose, opens_like_subject, opens_message,
-    reads_as_subject, Closing, Style,
+    reads_as_subject, without_credit, Closing, Style,
 };
 
 /// The subjects a message names, the first line first; when the message
@@ -90,7 +90,11 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
         // opens the next message of a join, whatever it reads like.
         let closing = closes_message(&lines);
         let after_close = std::mem::replace(&mut closed, closing != Closing::No);
-        if after_close && closing != Closing::Only && reading == Reading::Stops && opens_message(lines[0]) {
+        // Trailers and credits alone name no piece of work.
+        if closing == Closing::Only {
+            continue;
+        }
+        if after_close && reading == Reading::Stops && opens_message(lines[0]) {
             out.push(lines[0]);
             continue;
         }
@@ -114,7 +118,9 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
             out.push(lines[0]);
             continue;
         }
-        if let [line] = lines[..] {
+        if let [whole] = lines[..] {
+            // Read without the credit it ends in (`…; from jmc@.`).
+            let line = without_credit(whole);
             let opens = match reading {
                 Reading::Loose => true,
                 Reading::NotProse | Reading::Stops => not_prose(line),
@@ -123,7 +129,7 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
             let sentence =
                 reading == Reading::Stops && (is_subject_sentence(line) || style.stops && is_one_sentence(line));
             if (reads_as_subject(line) || sentence) && opens {
-                out.push(line);
+                out.push(whole);
             }
         }
     }

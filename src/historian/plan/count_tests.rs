@@ -71,6 +71,21 @@ fn one_message_names_one_piece_of_work() {
             "Put common handler code in a function"
         ]
     );
+    // A subject is read without the credit it ends in (its full stop is
+    // the credit's); a paragraph of credits alone, wrapped or not, names no
+    // piece of work.
+    assert_eq!(
+        subjects_read(
+            "legancy -> legacy\n\nCavium Octeon (a new architecture); from jmc@.\n\n\
+             need to change imsg type before forwarding.\n\nreported by jturner@\nok gilles@\n",
+            Reading::Stops
+        ),
+        [
+            "legancy -> legacy",
+            "Cavium Octeon (a new architecture); from jmc@.",
+            "need to change imsg type before forwarding."
+        ]
+    );
     // An address is no handle: the subject after a comma's `ok` stays one.
     assert_eq!(
         subjects("fix the parser\n\nretry on timeout, ok for now (cc dev@example.com)\n"),
@@ -298,3 +313,4 @@ fn the_paragraph_after_trailers_opens_the_next_message() {
     // Read loosely or by verbs, trailers close nothing of their own.
     assert_eq!(subjects_read(joined, Reading::Verb), ["linode"]);
 }
+

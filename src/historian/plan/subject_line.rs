@@ -66,13 +66,23 @@ fn is_approval(line: &str) -> bool {
 /// its own (`rename may fail, survive it; ok gilles@`, `…; from jmc@.`):
 /// the line closes its message, whatever it says before.
 fn ends_in_approval(line: &str) -> bool {
+    without_credit(line).len() < line.len()
+}
+
+/// A line without the approval or credit it ends in (`rename may fail` of
+/// `rename may fail; ok gilles@`), or the whole line when it ends in none.
+pub(super) fn without_credit(line: &str) -> &str {
     let lower = line.to_ascii_lowercase();
-    has_handle(&lower)
-        && [", ", "; "].iter().any(|sep| {
-            lower
-                .match_indices(sep)
-                .any(|(at, _)| is_approval(&lower[at + 2..]) || lower[at + 2..].starts_with("ok "))
-        })
+    if !has_handle(&lower) {
+        return line;
+    }
+    [", ", "; "]
+        .iter()
+        .flat_map(|sep| lower.match_indices(sep))
+        .map(|(at, _)| at)
+        .filter(|&at| is_approval(&lower[at + 2..]) || lower[at + 2..].starts_with("ok "))
+        .min()
+        .map_or(line, |at| line[..at].trim_end())
 }
 
 /// Whether a lowercased line names a developer by handle (`eric@`), not an
@@ -80,6 +90,7 @@ fn ends_in_approval(line: &str) -> bool {
 fn has_handle(lower: &str) -> bool {
     lower
         .split(|c: char| c.is_whitespace() || c == ',')
+        .map(|w| w.trim_end_matches(['.', ';', ')']))
         .any(|w| w.len() >= 2 && w.ends_with('@') && w[..w.len() - 1].bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
