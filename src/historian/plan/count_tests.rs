@@ -142,6 +142,16 @@ fn a_body_line_that_does_not_open_like_a_subject_is_body() {
     assert!(opens_like_subject("Simplified the reader"));
     assert!(opens_like_subject("Stopped reading twice"));
     assert!(opens_like_subject("2.1.0"));
+    // A verb written with a hyphen, after an adverb, or as a gerund.
+    assert!(opens_like_subject("Clean-up in the reader: make its defines an enum"));
+    assert!(opens_like_subject("Dynamically allocate the stack of conditions"));
+    assert!(opens_like_subject("Always store the arch in lower case"));
+    assert!(opens_like_subject("Adding a reader for tables"));
+    assert!(opens_like_subject("Stopping the reader twice"));
+    assert!(opens_like_subject("Don't use a temporary buffer"));
+    assert!(opens_like_subject("Sync the compat layer with OpenBSD"));
+    assert!(!opens_like_subject("Usually the reader loops"));
+    assert!(!opens_like_subject("Nothing changes for callers"));
     assert!(!opens_like_subject("Without it the reader loops"));
     assert!(!opens_like_subject("The reader loops"));
 }

@@ -223,19 +223,23 @@ pub(super) fn is_one_sentence(line: &str) -> bool {
 /// Verbs subjects open with, in the imperative (`Add`), the third person
 /// (`Adds`) or the past (`Added`) once the ending is cut.
 #[rustfmt::skip]
-const VERBS: [&str; 122] = [
-    "add", "adjust", "allow", "apply", "avoid", "bump", "call", "change", "check", "clarify", "clean",
-    "cleanup", "close", "convert", "copy", "correct", "create", "declare", "default", "define", "delete",
-    "deprecate", "detect", "disable", "disallow", "document", "drop", "emit", "enable", "ensure", "escape",
-    "expand", "expose", "extend", "extract", "fail", "fix", "format", "generate", "get", "guard", "handle",
-    "hide", "ignore", "implement", "import", "improve", "include", "increase", "inline", "install", "introduce",
-    "keep", "let", "limit", "load", "log", "make", "mark", "merge", "migrate", "move", "normalize", "optimize",
-    "parse", "pass", "permit", "pin", "prefer", "prepare", "preserve", "prevent", "print", "raise", "read",
-    "rebuild", "reduce", "refactor", "reformat", "reject", "release", "remove", "rename", "reorder", "replace",
-    "report", "require", "reset", "resolve", "respect", "restore", "retry", "return", "reuse", "revert",
-    "rework", "rewrite", "run", "set", "show", "simplify", "skip", "sort", "speed", "split", "start", "stop",
-    "store", "strip", "support", "switch", "test", "tidy", "treat", "trim", "tweak", "unify", "update",
-    "upgrade", "use", "validate", "write",
+const VERBS: [&str; 171] = [
+    "accept", "add", "adjust", "align", "allocate", "allow", "apply", "attempt", "avoid", "banish", "bring",
+    "bump", "cache", "call", "cast", "catch", "change", "check", "clarify", "clean", "cleanup", "clear",
+    "close", "complete", "configure", "connect", "convert", "cope", "copy", "correct", "create", "declare",
+    "default", "define", "delete", "deprecate", "detect", "disable", "disallow", "display", "do", "document",
+    "don't", "dont", "drop", "emit", "enable", "enforce", "ensure", "escape", "expand", "explain", "expose",
+    "extend", "extract", "fail", "fix", "fold", "format", "free", "generate", "get", "give", "guard", "handle",
+    "hide", "ignore", "implement", "import", "improve", "include", "incorporate", "increase", "initialize",
+    "inline", "install", "introduce", "keep", "kill", "let", "limit", "load", "log", "make", "mark", "mention",
+    "merge", "migrate", "modify", "move", "normalize", "optimize", "parse", "pass", "permit", "pin", "plug",
+    "polish", "port", "prefer", "prepare", "preserve", "prevent", "print", "provide", "put", "raise", "read",
+    "rebuild", "reduce", "refactor", "reformat", "reject", "release", "remove", "rename", "render", "reorder",
+    "replace", "report", "require", "reset", "resolve", "respect", "restore", "restructure", "retry", "return",
+    "reuse", "revert", "revise", "reword", "rework", "rewrite", "run", "save", "send", "set", "show",
+    "simplify", "skip", "sort", "specify", "speed", "split", "standardize", "start", "stop", "store", "strip",
+    "support", "switch", "sync", "teach", "test", "throw", "tidy", "treat", "trim", "try", "tweak", "unbreak",
+    "unify", "update", "upgrade", "use", "validate", "warn", "wrap", "write", "zap",
 ];
 
 /// Words a body's sentence opens with and a subject seldom does.
@@ -270,11 +274,32 @@ pub fn opens_like_subject(line: &str) -> bool {
         return true;
     }
     let word = first.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
+    // `Clean-up in …` opens as `Clean …` does; `Dynamically allocate …`
+    // and `Always store …` as their verb.
+    let word = word.split_once('-').map_or(word.as_str(), |(head, _)| head);
+    if is_verb(word) {
+        return true;
+    }
+    let adverb = word.len() > 4 && word.ends_with("ly") || ["always", "never"].contains(&word);
+    adverb
+        && rest
+            .split_whitespace()
+            .nth(1)
+            .is_some_and(|second| is_verb(&second.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase()))
+}
+
+/// Whether a lowercase word is one of [`VERBS`], in any of its forms
+/// (`add`, `adds`, `added`, `applied`, `stopped`).
+fn is_verb(word: &str) -> bool {
     let known = |w: &str| VERBS.binary_search(&w).is_ok();
-    known(&word)
+    known(word)
         || ["s", "es", "d", "ed"]
             .iter()
             .any(|end| word.strip_suffix(end).is_some_and(known))
         || word.strip_suffix("ied").is_some_and(|stem| known(&format!("{stem}y")))
         || word.len() > 4 && word.ends_with("ped") && known(&word[..word.len() - 3])
+        || word.strip_suffix("ing").is_some_and(|stem| {
+            let doubled = stem.len() > 2 && stem.as_bytes()[stem.len() - 1] == stem.as_bytes()[stem.len() - 2];
+            known(stem) || known(&format!("{stem}e")) || doubled && known(&stem[..stem.len() - 1])
+        })
 }
