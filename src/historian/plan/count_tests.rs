@@ -323,4 +323,3 @@ fn the_paragraph_after_trailers_opens_the_next_message() {
     // Read loosely or by verbs, trailers close nothing of their own.
     assert_eq!(subjects_read(joined, Reading::Verb), ["linode"]);
 }
-

@@ -223,23 +223,26 @@ pub(super) fn is_one_sentence(line: &str) -> bool {
 /// Verbs subjects open with, in the imperative (`Add`), the third person
 /// (`Adds`) or the past (`Added`) once the ending is cut.
 #[rustfmt::skip]
-const VERBS: [&str; 171] = [
-    "accept", "add", "adjust", "align", "allocate", "allow", "apply", "attempt", "avoid", "banish", "bring",
-    "bump", "cache", "call", "cast", "catch", "change", "check", "clarify", "clean", "cleanup", "clear",
-    "close", "complete", "configure", "connect", "convert", "cope", "copy", "correct", "create", "declare",
-    "default", "define", "delete", "deprecate", "detect", "disable", "disallow", "display", "do", "document",
-    "don't", "dont", "drop", "emit", "enable", "enforce", "ensure", "escape", "expand", "explain", "expose",
-    "extend", "extract", "fail", "fix", "fold", "format", "free", "generate", "get", "give", "guard", "handle",
-    "hide", "ignore", "implement", "import", "improve", "include", "incorporate", "increase", "initialize",
-    "inline", "install", "introduce", "keep", "kill", "let", "limit", "load", "log", "make", "mark", "mention",
-    "merge", "migrate", "modify", "move", "normalize", "optimize", "parse", "pass", "permit", "pin", "plug",
-    "polish", "port", "prefer", "prepare", "preserve", "prevent", "print", "provide", "put", "raise", "read",
-    "rebuild", "reduce", "refactor", "reformat", "reject", "release", "remove", "rename", "render", "reorder",
-    "replace", "report", "require", "reset", "resolve", "respect", "restore", "restructure", "retry", "return",
-    "reuse", "revert", "revise", "reword", "rework", "rewrite", "run", "save", "send", "set", "show",
-    "simplify", "skip", "sort", "specify", "speed", "split", "standardize", "start", "stop", "store", "strip",
-    "support", "switch", "sync", "teach", "test", "throw", "tidy", "treat", "trim", "try", "tweak", "unbreak",
-    "unify", "update", "upgrade", "use", "validate", "warn", "wrap", "write", "zap",
+const VERBS: [&str; 200] = [
+    "accept", "add", "address", "adjust", "adopt", "align", "allocate", "allow", "apply", "attempt", "audit",
+    "avoid", "backfill", "backport", "banish", "break", "bring", "bump", "cache", "call", "capture", "cast",
+    "catch", "change", "check", "clarify", "clean", "cleanup", "clear", "close", "complete", "configure",
+    "connect", "consolidate", "convert", "cope", "copy", "correct", "create", "declare", "deepen", "default",
+    "define", "delete", "deprecate", "derive", "detect", "disable", "disallow", "display", "do", "document",
+    "don't", "dont", "drop", "eliminate", "emit", "enable", "enforce", "enhance", "ensure", "escape", "expand",
+    "explain", "expose", "extend", "extract", "fail", "fix", "flip", "fold", "follow", "format", "free",
+    "generate", "get", "give", "guard", "handle", "harden", "hide", "honor", "ignore", "implement", "import",
+    "improve", "include", "incorporate", "increase", "initialize", "inline", "install", "integrate",
+    "introduce", "keep", "kill", "let", "limit", "load", "log", "make", "mark", "mention", "merge", "migrate",
+    "modify", "move", "normalize", "optimize", "parse", "pass", "permit", "pin", "plug", "polish", "port",
+    "prefer", "prepare", "preserve", "prevent", "print", "promote", "provide", "put", "quote", "raise", "read",
+    "rebuild", "reduce", "refactor", "reformat", "register", "reject", "release", "remove", "rename", "render",
+    "reorder", "replace", "report", "require", "reset", "resolve", "respect", "restore", "restructure", "retry",
+    "return", "reuse", "revert", "revise", "reword", "rework", "rewrite", "run", "save", "send", "set",
+    "shorten", "show", "simplify", "skip", "sort", "specify", "speed", "split", "standardize", "start", "stop",
+    "store", "strip", "support", "suppress", "surface", "switch", "sync", "take", "teach", "test", "throw",
+    "tidy", "tighten", "track", "treat", "trim", "try", "turn", "tweak", "unbreak", "unify", "update",
+    "upgrade", "use", "validate", "verify", "warn", "wire", "wrap", "write", "zap",
 ];
 
 /// Words a body's sentence opens with and a subject seldom does.
