@@ -44,8 +44,8 @@
 //! last word (a join it is sure of is made anyway).
 
 use super::subject_line::{
-    closes_message, is_commit_line, is_one_sentence, is_subject_sentence, not_prose, opens_like_subject, opens_message,
-    reads_as_subject, without_credit, Closing, Style,
+    closes_message, is_commit_line, is_one_sentence, is_subject_sentence, not_prose, opens_approved,
+    opens_like_subject, opens_message, reads_as_subject, without_credit, Closing, Style,
 };
 
 /// The subjects a message names, the first line first; when the message
@@ -114,7 +114,8 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
             listed.extend(lines.iter().map(|l| l[2..].trim()).filter(|l| reads_as_subject(l)));
             continue;
         }
-        if reading == Reading::Stops && style.opens_wrapped(&lines) {
+        let approved = closing == Closing::After && opens_approved(&lines);
+        if reading == Reading::Stops && (style.opens_wrapped(&lines) || approved) {
             out.push(lines[0]);
             continue;
         }

@@ -86,6 +86,29 @@ fn one_message_names_one_piece_of_work() {
             "need to change imsg type before forwarding."
         ]
     );
+    // A paragraph whose last line approves closes its message; one that
+    // opens like a subject and ends so is a message of its own.
+    assert_eq!(
+        subjects_read(
+            "remove a scary pid check.\nok eric@, claudio@\n\nshuffle code around to reduce the diff\n",
+            Reading::Stops
+        ),
+        ["remove a scary pid check.", "shuffle code around to reduce the diff"]
+    );
+    assert_eq!(
+        subjects_read(
+            "remove dead code\n\nlog the address for all SMTP operations.\npatch from a user, thanks\nok gilles@\n",
+            Reading::Stops
+        ),
+        ["remove dead code", "log the address for all SMTP operations."]
+    );
+    assert_eq!(
+        subjects_read(
+            "Fix the parser\n\nThis read past the end.\nok gilles@\n",
+            Reading::Stops
+        ),
+        ["Fix the parser"]
+    );
     // An address is no handle: the subject after a comma's `ok` stays one.
     assert_eq!(
         subjects("fix the parser\n\nretry on timeout, ok for now (cc dev@example.com)\n"),

@@ -135,7 +135,7 @@ pub(super) fn closes_message(lines: &[&str]) -> Closing {
     };
     if !lines.is_empty() && lines.iter().all(|l| closing(l)) {
         Closing::Only
-    } else if lines.last().is_some_and(|l| ends_in_approval(l)) {
+    } else if lines.last().is_some_and(|l| is_approval(l) || ends_in_approval(l)) {
         Closing::After
     } else {
         Closing::No
@@ -211,6 +211,13 @@ impl Style {
     }
 }
 
+/// Whether a paragraph its approval closes (`use a lock\nok gilles@`)
+/// is an OpenBSD message of its own: a few lines, the first opening like a
+/// subject and not like a body's sentence.
+pub(super) fn opens_approved(lines: &[&str]) -> bool {
+    lines.len() <= MOST_WRAPPED_LINES && opens_like_subject(without_credit(lines[0])) && not_prose(lines[0])
+}
+
 /// One sentence, ending in a full stop, that reads like a subject but for
 /// it (`Considerable fixes.`), not two (`Fixes #12. See above.`) nor a
 /// credit (`Found by the fuzzer.`, `Found long ago by the fuzzer.`).
@@ -284,11 +291,13 @@ pub fn opens_like_subject(line: &str) -> bool {
         return true;
     }
     let adverb = word.len() > 4 && word.ends_with("ly") || ["always", "never"].contains(&word);
+    // The verb after an adverb in the imperative only: `Mainly quotes.` is
+    // no subject.
     adverb
-        && rest
-            .split_whitespace()
-            .nth(1)
-            .is_some_and(|second| is_verb(&second.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase()))
+        && rest.split_whitespace().nth(1).is_some_and(|second| {
+            let second = second.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
+            VERBS.binary_search(&second.as_str()).is_ok()
+        })
 }
 
 /// Whether a lowercase word is one of [`VERBS`], in any of its forms
