@@ -31,6 +31,7 @@ mod historian_history;
 mod historian_issues;
 mod historian_messages;
 mod historian_moves;
+mod historian_openbsd;
 mod historian_sections;
 mod historian_session;
 mod historian_shapes;
