@@ -173,6 +173,9 @@ fn a_body_line_that_does_not_open_like_a_subject_is_body() {
     assert!(opens_like_subject("Stopping the reader twice"));
     assert!(opens_like_subject("Don't use a temporary buffer"));
     assert!(opens_like_subject("Sync the compat layer with OpenBSD"));
+    // A word other than a verb that subjects open with.
+    assert!(opens_like_subject("New failing test for the reader"));
+    assert!(opens_like_subject("Minor fixes to the reader"));
     assert!(!opens_like_subject("Usually the reader loops"));
     assert!(!opens_like_subject("Nothing changes for callers"));
     assert!(!opens_like_subject("Without it the reader loops"));
