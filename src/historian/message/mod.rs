@@ -10,6 +10,7 @@
 //! new messages.
 
 mod clauses;
+pub mod credits;
 mod draft;
 mod fallback;
 mod subject;
@@ -205,7 +206,7 @@ pub fn whole_subject(message: &str, line: &str) -> String {
         return line.to_owned();
     };
     if line.chars().count() < WRAPPED_WIDTH || line.ends_with('.') {
-        return without_approval(line).to_owned();
+        return credits::without_credit(line).to_owned();
     }
     let mut joined = line.to_owned();
     for next in message[at + line.len()..].lines().skip(1) {
@@ -223,7 +224,7 @@ pub fn whole_subject(message: &str, line: &str) -> String {
         }
     }
     let sentence = first_sentence(&joined);
-    without_approval(sentence).trim_end_matches('.').to_owned()
+    credits::without_credit(sentence).trim_end_matches('.').to_owned()
 }
 
 /// The text up to its first sentence's full stop: one followed by a
@@ -239,22 +240,6 @@ fn first_sentence(text: &str) -> &str {
         from = at + 2;
     }
     text
-}
-
-/// The text without a last clause that is OpenBSD's approval (`…, ok
-/// gilles@`, `…; ok tb@ jsing@`): who approved, not what changed.
-fn without_approval(text: &str) -> &str {
-    match text.rfind([',', ';']) {
-        Some(at) => {
-            let clause = text[at + 1..].trim().to_ascii_lowercase();
-            if clause.starts_with("ok ") && clause.contains('@') {
-                text[..at].trim_end()
-            } else {
-                text
-            }
-        }
-        None => text,
-    }
 }
 
 /// The shortest first line taken for one wrapped into the next.

@@ -4,6 +4,9 @@
 //! line of `git merge --squash` — and how a message's first paragraph says
 //! its author writes the later ones ([`Style`]).
 
+pub(super) use crate::historian::message::credits::without_credit;
+use crate::historian::message::credits::{ends_in_approval, is_approval};
+
 pub(super) fn is_commit_line(line: &str) -> bool {
     line.strip_prefix("commit ")
         .is_some_and(|id| id.len() >= 7 && id.bytes().all(|b| b.is_ascii_hexdigit()))
@@ -51,67 +54,6 @@ pub(super) fn reads_as_subject(line: &str) -> bool {
         && !lower.contains("://")
         && !["#", ">", "-", "|", "```", "("].iter().any(|p| line.starts_with(p))
 }
-
-/// OpenBSD's approval and credit lines: `ok gilles@`, `OK tb@ stsp@`,
-/// `from eric, ok eric@`, `spotted by deraadt@`, `with help from eric@`.
-/// A subject that ends in one (`kill a dead function; ok gilles@`) is no
-/// credit line: it [`ends_in_approval`].
-fn is_approval(line: &str) -> bool {
-    let lower = line.to_ascii_lowercase();
-    let ok_first = lower.starts_with("ok ") && lower.contains('@');
-    ok_first || has_handle(&lower) && CREDITS.iter().any(|c| lower.starts_with(c))
-}
-
-/// Whether a line ends in OpenBSD's approval or credit after a clause of
-/// its own (`rename may fail, survive it; ok gilles@`, `…; from jmc@.`):
-/// the line closes its message, whatever it says before.
-fn ends_in_approval(line: &str) -> bool {
-    without_credit(line).len() < line.len()
-}
-
-/// A line without the approval or credit it ends in (`rename may fail` of
-/// `rename may fail; ok gilles@`), or the whole line when it ends in none.
-pub(super) fn without_credit(line: &str) -> &str {
-    let lower = line.to_ascii_lowercase();
-    if !has_handle(&lower) {
-        return line;
-    }
-    [", ", "; "]
-        .iter()
-        .flat_map(|sep| lower.match_indices(sep))
-        .map(|(at, _)| at)
-        .filter(|&at| is_approval(&lower[at + 2..]) || lower[at + 2..].starts_with("ok "))
-        .min()
-        .map_or(line, |at| line[..at].trim_end())
-}
-
-/// Whether a lowercased line names a developer by handle (`eric@`), not an
-/// address (`a@example.com`).
-fn has_handle(lower: &str) -> bool {
-    lower
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .map(|w| w.trim_end_matches(['.', ';', ')']))
-        .any(|w| w.len() >= 2 && w.ends_with('@') && w[..w.len() - 1].bytes().all(|b| b.is_ascii_alphanumeric()))
-}
-
-/// How an OpenBSD credit line opens (`spotted by deraadt@`).
-const CREDITS: [&str; 15] = [
-    "from ",
-    "with help from ",
-    "with input from ",
-    "help from ",
-    "input from ",
-    "feedback from ",
-    "discussed with ",
-    "spotted by ",
-    "reported by ",
-    "pointed out by ",
-    "requested by ",
-    "suggested by ",
-    "tested by ",
-    "prompted by ",
-    "diff by ",
-];
 
 /// Whether a line says nothing in words: `cvs: ------`, a rule of dashes.
 fn is_wordless(line: &str) -> bool {
