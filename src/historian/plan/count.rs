@@ -91,10 +91,9 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
     out.push(first.lines().next().unwrap_or(first).trim());
     let style = Style::of(first);
     let mut quoted = false;
-    let first_lines: Vec<&str> = first.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let mut closed = closes_message(&first_lines) != Closing::No;
+    let mut closed = closes_message(&lines_of(first)) != Closing::No;
     for paragraph in paragraphs {
-        let lines: Vec<&str> = paragraph.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let lines = lines_of(paragraph);
         // A paragraph after trailers (`Signed-off-by: …`, `ok gilles@`)
         // opens the next message of a join, whatever it reads like.
         let closing = closes_message(&lines);
@@ -153,6 +152,11 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
     } else {
         listed
     }
+}
+
+/// A paragraph's lines, trimmed, none empty.
+fn lines_of(paragraph: &str) -> Vec<&str> {
+    paragraph.lines().map(str::trim).filter(|l| !l.is_empty()).collect()
 }
 
 /// The stretch of `message` each of its `named` subjects opens: from the
