@@ -54,8 +54,9 @@
 
 use super::subject_line::{
     closes_message, is_commit_line, is_one_sentence, is_subject_sentence, not_prose, opens_approved,
-    opens_like_subject, opens_message, reads_as_subject, without_credit, Closing, Style,
+    opens_like_subject, opens_message, reads_as_subject, Closing, Style,
 };
+use crate::historian::message::credits::without_credit;
 
 /// The subjects a message names, the first line first; when the message
 /// lists the commits it joined (bullets, quoted commits), those alone.

@@ -4,8 +4,7 @@
 //! line of `git merge --squash` — and how a message's first paragraph says
 //! its author writes the later ones ([`Style`]).
 
-pub(super) use crate::historian::message::credits::without_credit;
-use crate::historian::message::credits::{ends_in_approval, is_approval};
+use crate::historian::message::credits::{ends_in_approval, is_approval, without_credit};
 
 pub(super) fn is_commit_line(line: &str) -> bool {
     line.strip_prefix("commit ")
