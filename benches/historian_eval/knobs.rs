@@ -69,6 +69,8 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "supported_subjects" => tuning.supported_subjects = yes(),
             "subject_veto" => tuning.subject_veto = yes(),
             "unsupported_cuts" => tuning.unsupported_cuts = yes(),
+            "cluster_elimination" => tuning.cluster_elimination = yes(),
+            "elimination_share" => tuning.elimination_share = number(),
             "subject_margins" => tuning.subject_margins = yes(),
             // `w3=1.0`: the weight of the affinity's feature 3 (of
             // `affinity::FEATURES`, from 0), the intercept `w=…`.
@@ -161,6 +163,14 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     let mut t = base.clone();
     t.unsupported_cuts = !t.unsupported_cuts;
     out.push((format!("unsupported cuts {}", t.unsupported_cuts), t));
+    let mut t = base.clone();
+    t.cluster_elimination = !t.cluster_elimination;
+    out.push((format!("cluster elimination {}", t.cluster_elimination), t));
+    for share in [0.0, 0.2] {
+        let mut t = base.clone();
+        t.elimination_share = share;
+        out.push((format!("elimination share {share}"), t));
+    }
     for reading in [
         count::Reading::Loose,
         count::Reading::NotProse,

@@ -1,7 +1,9 @@
 //! git-historian decides ties by elimination (issue 15, item 1): a part
 //! sharing as many words with two subjects of a squash, one of which
 //! another part already answers to, is the other subject's work; it stays
-//! a commit of its own however small, rather than riding along.
+//! a commit of its own however small, rather than riding along. So is a
+//! whole cluster answering to no subject when exactly one subject has no
+//! other cluster answering to it.
 
 use crate::historian::{assert_same_tree, commit_all, explained_items, field, planned, planned_sorted};
 use crate::support::*;
@@ -54,6 +56,83 @@ fn a_part_tied_between_subjects_takes_the_one_nothing_else_answers_to() {
     );
     for item in explained_items(&env, &repo) {
         let eliminated = item["item"] != "tests/lexer.sh";
+        assert_eq!(item["subject_by_elimination"], eliminated, "{item}");
+    }
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+}
+
+/// `deps: update regex` is answered by the manifests; the code beside them
+/// shares no word with `make clippy happy`, but that subject has no other
+/// work, so the code is its commit rather than riding with the manifests.
+#[test]
+fn a_cluster_answering_to_no_subject_is_the_work_of_the_one_left() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let lock = |version: &str| {
+        let crates = [
+            "aho-corasick",
+            "memchr",
+            "regex",
+            "regex-automata",
+            "regex-syntax",
+            "utf8-ranges",
+        ];
+        crates
+            .iter()
+            .map(|name| format!("[[package]]\nname = \"{name}\"\nversion = \"{version}.0\"\nsource = \"registry\"\n\n"))
+            .collect::<String>()
+    };
+    let manifest = |version: &str| format!("[package]\nname = \"grep\"\n\n[dependencies]\nregex = \"{version}\"\n");
+    let search = "pub fn fill(buf: &mut Vec<u8>, n: usize) -> usize {\n    let mut read = 0;\n    while read < n {\n        buf.push(0);\n        read = read + 1;\n    }\n    return read;\n}\n";
+    write(&repo.join("Cargo.toml"), &manifest("1.4"));
+    write(&repo.join("Cargo.lock"), &lock("1.4"));
+    write(&repo.join("src/search.rs"), search);
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(&repo.join("Cargo.toml"), &manifest("1.5"));
+    write(&repo.join("Cargo.lock"), &lock("1.5"));
+    write(
+        &repo.join("src/search.rs"),
+        &search
+            .replace("read = read + 1;", "read += 1;")
+            .replace("return read;", "read"),
+    );
+    commit_all(
+        &env,
+        &repo,
+        "deps: update to the latest regex crate\n\ncouple of trivial fixes to make clippy a bit more happy\n",
+    );
+    let subjects: Vec<(String, serde_json::Value)> = crate::historian::planned_commits(&env, &repo)
+        .iter()
+        .map(|c| {
+            let message = c["message"].as_str().unwrap_or("");
+            (message.lines().next().unwrap_or("").to_owned(), c["files"].clone())
+        })
+        .collect();
+    assert_eq!(
+        subjects,
+        [
+            (
+                "build(cargo): update to the latest regex crate".to_owned(),
+                serde_json::json!(["Cargo.lock", "Cargo.toml"])
+            ),
+            (
+                "feat(search): couple of trivial fixes to make clippy a bit more happy".to_owned(),
+                serde_json::json!(["src/search.rs"])
+            ),
+        ]
+    );
+    let explained = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    assert!(
+        explained.stdout.contains(
+            "answers to the subject 'couple of trivial fixes to make clippy a bit more happy' by elimination \
+             (its commit shares no word with any subject, and no other commit answers to this one)"
+        ),
+        "{explained}"
+    );
+    for item in explained_items(&env, &repo) {
+        let eliminated = item["item"].as_str().is_some_and(|i| i.starts_with("src/"));
         assert_eq!(item["subject_by_elimination"], eliminated, "{item}");
     }
     let out = env.run(&repo, &["historian", "clean"]).expect_code(0);

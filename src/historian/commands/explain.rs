@@ -9,7 +9,7 @@ use crate::historian::analyse::items::ChangeSet;
 use crate::historian::message;
 use crate::historian::plan::context::Context;
 use crate::historian::plan::explanation::{Explanation, ItemReason};
-use crate::historian::plan::reason::{Placement, Rival, Signal, Strength};
+use crate::historian::plan::reason::{Eliminated, OwnAnswer, Placement, Rival, Signal, Strength};
 use crate::historian::plan::split;
 
 /// What the words of an explanation name: commits and files.
@@ -171,10 +171,16 @@ pub fn commit_lines(commit: usize, names: &Names<'_>, questions: &[(usize, Vec<S
         if let Some(subject) = &r.subject {
             line.push_str(&format!("; answers to the subject '{subject}'"));
             line.push_str(&match r.own_answer {
-                Some(own) if own.by_elimination => {
-                    " by elimination (as many of its words as another subject's, which other parts answer to)"
-                        .to_owned()
-                }
+                Some(OwnAnswer {
+                    by_elimination: Some(Eliminated::Tied),
+                    ..
+                }) => " by elimination (as many of its words as another subject's, which other parts answer to)"
+                    .to_owned(),
+                Some(OwnAnswer {
+                    by_elimination: Some(Eliminated::Unclaimed),
+                    ..
+                }) => " by elimination (its commit shares no word with any subject, and no other commit answers to this one)"
+                    .to_owned(),
                 Some(own) if own.by_history => format!(
                     " by its file's history ({} more words than any other subject's)",
                     words(own.margin)
@@ -255,7 +261,7 @@ fn item_json(r: &ItemReason, names: &Names<'_>) -> Value {
         "subject": r.subject,
         "subject_margin": r.own_answer.map(|own| round(own.margin)),
         "subject_by_history": r.own_answer.map(|own| own.by_history),
-        "subject_by_elimination": r.own_answer.map(|own| own.by_elimination),
+        "subject_by_elimination": r.own_answer.map(|own| own.by_elimination.is_some()),
     })
 }
 

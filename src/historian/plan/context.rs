@@ -102,6 +102,15 @@ pub struct Tuning {
     /// With several subjects named: a small cluster answering to no subject
     /// is no commit of its own (`pieces::join_unsupported`).
     pub unsupported_cuts: bool,
+    /// With small unsupported cuts riding along: when no more clusters
+    /// answer to no subject than there are subjects no cluster answers to,
+    /// they stay, each the work of one of those subjects by elimination
+    /// (`pieces::join_unsupported`)…
+    pub cluster_elimination: bool,
+    /// …when each holds at least this share of the unit's lines: a sliver
+    /// (a CI file beside a commit's code) is more often a part of another
+    /// subject's work than the work of a subject its words miss.
+    pub elimination_share: f64,
     /// With several subjects named: two parts answering to subjects pull
     /// together (or push apart) as hard as the less sure of them is of its
     /// subject — by how many more words it shares with it than with the
@@ -140,6 +149,8 @@ impl Default for Tuning {
             issue_weight: 1.5,
             subject_veto: true,
             unsupported_cuts: true,
+            cluster_elimination: true,
+            elimination_share: 0.1,
             subject_margins: true,
             coefficients: None,
         }

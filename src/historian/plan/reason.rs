@@ -133,10 +133,19 @@ pub struct OwnAnswer {
     /// Whether it takes the words of its file's history (the subjects of
     /// the commits that touched it before) to answer to it.
     pub by_history: bool,
-    /// Whether it shares as many words with other subjects, every one of
-    /// which other parts answer to, and so answers to this one by
-    /// elimination (`Tuning::unclaimed_subjects`).
-    pub by_elimination: bool,
+    /// Whether it answers to the subject by elimination, and how.
+    pub by_elimination: Option<Eliminated>,
+}
+
+/// How a part answers to a subject by elimination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Eliminated {
+    /// It shares as many words with other subjects, every one of which
+    /// other parts answer to (`Tuning::unclaimed_subjects`).
+    Tied,
+    /// Its cluster answers to no subject, and this is the one subject no
+    /// other cluster answers to (`Tuning::cluster_elimination`).
+    Unclaimed,
 }
 
 impl Record {
