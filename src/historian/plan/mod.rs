@@ -16,7 +16,8 @@
 //!
 //! The room around it makes that plan from the analysis (read as one
 //! [`context`]), in the order data flows: the branch's [`units`] of work
-//! [`group`]ed into commits (split where [`affinity`] is low, pieces
+//! [`group`]ed into commits (split where [`affinity`] is low, by
+//! [`linkage`], pieces
 //! [`attach`]ed where they belong), put in [`order`] (never losing what is
 //! [`present`] at both ends in between), each commit's size
 //! weighed against the limits ([`split`]), and the whole assembled with
@@ -33,6 +34,7 @@ pub mod context;
 pub mod count;
 pub mod explanation;
 pub mod group;
+pub mod linkage;
 pub mod order;
 pub mod pieces;
 pub mod present;

@@ -50,6 +50,7 @@ use super::affinity::{
     affinity, hunk_parts, pairs_of, parts, parts_of, Pair, Part, Signals, Words, COEFFICIENTS, FEATURES, MOST_PARTS,
 };
 use super::context::{Context, HunkParts, Tuning};
+use super::linkage::Linkage;
 use super::reason::{Eliminated, OwnAnswer, PartFacts};
 use super::subjects::{answer, leaning, margin, pieces_by_subject, subject_shares_apart, supported_subjects};
 
@@ -267,71 +268,6 @@ pub fn split_unit(
             items
         })
         .collect()
-}
-
-/// Clusters of parts joined by average linkage on the sums of chances
-/// between them (a cluster lives in the slot of its first part).
-struct Linkage {
-    sum: Vec<Vec<f64>>,
-    members: Vec<Vec<usize>>,
-    alive: Vec<bool>,
-    left: usize,
-}
-
-impl Linkage {
-    fn new(sum: Vec<Vec<f64>>) -> Linkage {
-        let n = sum.len();
-        Linkage {
-            sum,
-            members: (0..n).map(|p| vec![p]).collect(),
-            alive: vec![true; n],
-            left: n,
-        }
-    }
-
-    fn average(&self, x: usize, y: usize) -> f64 {
-        self.sum[x][y] / (self.members[x].len() * self.members[y].len()) as f64
-    }
-
-    fn living(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.alive.len()).filter(|&x| self.alive[x])
-    }
-
-    /// The two closest clusters; ties go to the lowest slots, so the
-    /// result is stable.
-    fn closest(&self) -> Option<(f64, usize, usize)> {
-        let mut best: Option<(f64, usize, usize)> = None;
-        for x in self.living() {
-            for y in self.living().filter(|&y| y > x) {
-                let average = self.average(x, y);
-                if best.is_none_or(|(v, _, _)| average > v + 1e-12) {
-                    best = Some((average, x, y));
-                }
-            }
-        }
-        best
-    }
-
-    /// The cluster closest to `x`.
-    fn nearest(&self, x: usize) -> Option<usize> {
-        self.living()
-            .filter(|&y| y != x)
-            .max_by(|&a, &b| self.average(x, a).total_cmp(&self.average(x, b)).then(b.cmp(&a)))
-    }
-
-    /// Moves `y`'s parts into `x`.
-    fn join(&mut self, x: usize, y: usize) {
-        self.left -= 1;
-        for z in 0..self.alive.len() {
-            if self.alive[z] && z != x && z != y {
-                self.sum[x][z] += self.sum[y][z];
-                self.sum[z][x] = self.sum[x][z];
-            }
-        }
-        self.alive[y] = false;
-        let moved = std::mem::take(&mut self.members[y]);
-        self.members[x].extend(moved);
-    }
 }
 
 /// A cut the message's subjects do not support (`Tuning::unsupported_cuts`):
