@@ -198,10 +198,11 @@ pub fn split_unit(
     } else {
         about.clone()
     };
-    let mut unclaimed = Vec::new();
+    // The parts of a cluster given the one subject left (`join_unsupported`).
+    let mut eliminated = Vec::new();
     if wanted.is_some() && tuning.unsupported_cuts {
         let named = tuning.cluster_elimination.then_some(named.len());
-        unclaimed = join_unsupported(&mut linkage, &parts, &mut supported, named, tuning.elimination_share);
+        eliminated = join_unsupported(&mut linkage, &parts, &mut supported, named, tuning.elimination_share);
     }
     let mut clusters: Vec<Vec<usize>> = linkage.living().map(|x| linkage.members[x].clone()).collect();
     // Tiny code parts ride along with the unit's largest code part.
@@ -252,7 +253,7 @@ pub fn split_unit(
                 margin: margin(&shares[p]),
                 by_history: about[p].is_some() && answer(&super::subjects::leaning(&own_shares[p])) != about[p],
                 by_elimination: match (about[p], supported[p]) {
-                    (None, Some(_)) if unclaimed.contains(&p) => Some(Eliminated::Unclaimed),
+                    (None, Some(_)) if eliminated.contains(&p) => Some(Eliminated::Unclaimed),
                     (None, Some(_)) => Some(Eliminated::Tied),
                     _ => None,
                 },
@@ -279,7 +280,9 @@ pub fn split_unit(
 /// answering to none, each of these holding at least `share` of the lines
 /// (`Tuning::cluster_elimination`): then those are the work of those
 /// subjects, by elimination (`deps: update regex` answered by `Cargo.lock`,
-/// the code beside it is `make clippy happy`), and they stay.
+/// the code beside it is `make clippy happy`), and they stay. When one
+/// cluster and one subject are left so, its parts answer to that subject
+/// (in `about`); they are returned.
 fn join_unsupported(
     linkage: &mut Linkage,
     parts: &[Part],
