@@ -5,7 +5,9 @@
 //! whole cluster answering to no subject when exactly one subject has no
 //! other cluster answering to it.
 
-use crate::historian::{assert_same_tree, commit_all, explained_items, field, planned, planned_sorted};
+use crate::historian::{
+    assert_same_tree, commit_all, explained_items, field, planned, planned_commits, planned_sorted,
+};
 use crate::support::*;
 
 #[test]
@@ -103,7 +105,7 @@ fn a_cluster_answering_to_no_subject_is_the_work_of_the_one_left() {
         &repo,
         "deps: update to the latest regex crate\n\ncouple of trivial fixes to make clippy a bit more happy\n",
     );
-    let subjects: Vec<(String, serde_json::Value)> = crate::historian::planned_commits(&env, &repo)
+    let subjects: Vec<(String, serde_json::Value)> = planned_commits(&env, &repo)
         .iter()
         .map(|c| {
             let message = c["message"].as_str().unwrap_or("");
