@@ -138,6 +138,13 @@ pub fn assert_same_tree(env: &TestEnv, repo: &Path, a: &str, b: &str) {
     assert_eq!(env.git(repo, &["diff", "--stat", a, b]), "", "git diff {a} {b}");
 }
 
+/// Runs `historian clean` on the checked-out `branch` and checks that the
+/// clean branch it names ends in the same tree.
+pub fn assert_clean_keeps_tree(env: &TestEnv, repo: &Path, branch: &str) {
+    let out = env.run(repo, &["historian", "clean"]).expect_code(0);
+    assert_same_tree(env, repo, branch, &field(&out, "Clean branch"));
+}
+
 pub fn is_conventional(subject: &str) -> bool {
     let Some((head, summary)) = subject.split_once(": ") else {
         return false;

@@ -6,7 +6,7 @@
 //! other cluster answering to it.
 
 use crate::historian::{
-    assert_same_tree, commit_all, explained_items, field, planned, planned_commits, planned_sorted,
+    assert_clean_keeps_tree, commit_all, explained_items, planned, planned_commits, planned_sorted,
 };
 use crate::support::*;
 
@@ -60,8 +60,7 @@ fn a_part_tied_between_subjects_takes_the_one_nothing_else_answers_to() {
         let eliminated = item["item"] != "tests/lexer.sh";
         assert_eq!(item["subject_by_elimination"], eliminated, "{item}");
     }
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    assert_clean_keeps_tree(&env, &repo, "feature");
 }
 
 /// `deps: update regex` is answered by the manifests; the code beside them
@@ -137,6 +136,5 @@ fn a_cluster_answering_to_no_subject_is_the_work_of_the_one_left() {
         let eliminated = item["item"].as_str().is_some_and(|i| i.starts_with("src/"));
         assert_eq!(item["subject_by_elimination"], eliminated, "{item}");
     }
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    assert_clean_keeps_tree(&env, &repo, "feature");
 }

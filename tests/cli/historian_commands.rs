@@ -2,7 +2,7 @@
 //! main refusals, each a whole-output transcript (`tests/cli/snapshots/
 //! historian_commands/`), with the state in git checked beside it.
 
-use crate::historian::{assert_same_tree, field, make_dirty, messy_repo, refs, user_state};
+use crate::historian::{assert_clean_keeps_tree, assert_same_tree, field, make_dirty, messy_repo, refs, user_state};
 use crate::historian_session::big_repo;
 use crate::support::*;
 use crate::transcript::Transcript;
@@ -199,8 +199,7 @@ fn an_oversized_commit_nothing_splits_is_written_as_it_is() {
         .run(&repo, &["historian", "plan", "--json", "--explain"])
         .expect_code(0);
     assert_eq!(out.json()["explanation"]["questions"], serde_json::json!([]), "{out}");
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    assert_clean_keeps_tree(&env, &repo, "feature");
 }
 
 /// A repository missing a blob the branch changed (a damaged or partial

@@ -4,7 +4,7 @@
 //! test shares no other word with it.
 
 use crate::historian::{
-    assert_same_tree, commit_all, field, planned, planned_retry, planned_sorted, CLIENT_WITH_RETRY,
+    assert_clean_keeps_tree, commit_all, planned, planned_retry, planned_sorted, CLIENT_WITH_RETRY,
 };
 use crate::support::*;
 
@@ -47,8 +47,7 @@ fn a_test_named_for_the_issue_a_fix_closes_joins_the_fix() {
             ),
         ]
     );
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    assert_clean_keeps_tree(&env, &repo, "feature");
 }
 
 /// A changelog's subject names the issue the regression test is named for,
@@ -97,8 +96,7 @@ fn a_subject_saying_its_kind_of_file_pulls_other_kinds_less() {
             ),
         ]
     );
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    assert_clean_keeps_tree(&env, &repo, "feature");
 }
 
 /// A version number a part and a subject both name outweighs the words a
@@ -139,6 +137,5 @@ fn a_version_both_name_outweighs_a_prefix_s_words() {
             ),
         ]
     );
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    assert_clean_keeps_tree(&env, &repo, "feature");
 }

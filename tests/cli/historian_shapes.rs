@@ -3,7 +3,7 @@
 //! base — are one mechanical piece of work, whatever else their files hold.
 
 use crate::historian::{
-    assert_same_tree, commit_all, field, planned, planned_retry, planned_sorted, CLIENT_WITH_RETRY,
+    assert_clean_keeps_tree, commit_all, planned, planned_retry, planned_sorted, CLIENT_WITH_RETRY,
 };
 use crate::support::*;
 
@@ -63,8 +63,7 @@ fn files_substituting_the_same_names_stay_together() {
     // The explanation names the shape as what joined them.
     let out = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
     assert!(out.stdout.contains("by the same names substituted"), "{}", out.stdout);
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    assert_clean_keeps_tree(&env, &repo, "feature");
 }
 
 /// Comments corrected word by word in two files and lines re-indented in a
@@ -100,6 +99,5 @@ fn hunks_that_only_tidy_answer_to_the_subject_saying_so() {
             planned("style(table): reindent with tabs", &["src/table.c"]),
         ]
     );
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    assert_clean_keeps_tree(&env, &repo, "feature");
 }

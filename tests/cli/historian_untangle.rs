@@ -3,7 +3,9 @@
 //! definitions or the names its lines use say, and a subject ending in a
 //! full stop still counts as one when it opens like one.
 
-use crate::historian::{assert_same_tree, commit_all, explained_items, field, planned_commits};
+use crate::historian::{
+    assert_clean_keeps_tree, assert_same_tree, commit_all, explained_items, field, planned_commits,
+};
 use crate::support::*;
 
 /// The files of each planned commit of the branch checked out.
@@ -62,8 +64,7 @@ fn a_part_goes_with_the_subject_the_names_in_its_lines_say() {
         };
         assert!(subject.contains(wanted), "{subject:?} should say {wanted:?}");
     }
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    assert_clean_keeps_tree(&env, &repo, "feature");
 }
 
 /// Some projects end every subject in a full stop: a squash of two such
@@ -346,8 +347,7 @@ fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
             ("src/wire.rs#1".to_owned(), serde_json::Value::Null)
         ]
     );
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    assert_clean_keeps_tree(&env, &repo, "feature");
 }
 
 /// Two files that always changed together before, one answering to each

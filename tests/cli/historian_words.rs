@@ -4,7 +4,7 @@
 //! with the larger piece of work squashed beside it. A name of three
 //! letters is a name too: `nan` ties a test of `has(nan)` to its fix.
 
-use crate::historian::{assert_same_tree, commit_all, field, planned, planned_sorted};
+use crate::historian::{assert_clean_keeps_tree, commit_all, planned, planned_sorted};
 use crate::support::*;
 
 #[test]
@@ -47,8 +47,7 @@ fn a_subject_naming_a_file_in_camel_case_answers_for_it() {
             planned("ci(appveyor): soft-disable AppVeyor", &["appveyor.yml"]),
         ]
     );
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    assert_clean_keeps_tree(&env, &repo, "feature");
 }
 
 /// `has(nan)` in the test file and `nan` in the fix are the only words
@@ -98,6 +97,5 @@ fn a_three_letter_name_ties_a_test_to_its_fix() {
             ),
         ]
     );
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    assert_clean_keeps_tree(&env, &repo, "feature");
 }
