@@ -45,6 +45,11 @@
 //! the paths and definitions only that subject's original commit wrote, so
 //! that (with `HISTORIAN_EVAL_SET=body_words=2`) files are matched to
 //! subjects nearly as the truth has it.
+//! `HISTORIAN_EVAL_ORACLE_COUNT=1` is the other half of that study: each
+//! squashed message is only the subjects of the original commits writing
+//! most of some item of it, so that the planner is told (nearly) the true
+//! number of commits; with `HISTORIAN_EVAL_SET=sure_join=1.01,
+//! unsupported_cuts=false` it keeps that many.
 //! `HISTORIAN_EVAL_SET=<knob>=<value>,…` sets the tuning's number and
 //! yes-no knobs by name (`sure_join=0.9,subject_veto=false`), and the
 //! affinity's weights (`w3=1.0` for feature 3 of `affinity::FEATURES`,

@@ -247,6 +247,9 @@ pub fn segments(
         if std::env::var_os("HISTORIAN_EVAL_ORACLE_LABELS").is_some() {
             oracle_labels(&changes, &truth, &originals, &squash_of, &mut squashed);
         }
+        if std::env::var_os("HISTORIAN_EVAL_ORACLE_COUNT").is_some() {
+            oracle_count(&truth, &originals, &squash_of, &mut squashed);
+        }
         out.push(Segment {
             changes,
             seen,
@@ -302,6 +305,33 @@ fn oracle_labels(
             })
             .collect();
         commit.message = message.join("\n\n") + "\n";
+    }
+}
+
+/// Study only (`HISTORIAN_EVAL_ORACLE_COUNT`): each squashed message
+/// rewritten as the subjects of the original commits writing most of some
+/// item of it, one paragraph each: how far the planner would go were the
+/// number of commits read right.
+fn oracle_count(
+    truth: &provenance::Provenance,
+    originals: &[BranchCommit],
+    squash_of: &[usize],
+    squashed: &mut [BranchCommit],
+) {
+    let mut writes = vec![false; originals.len()];
+    for origins in &truth.items {
+        if let Some(&(j, _)) = origins.iter().max_by_key(|(j, w)| (*w, std::cmp::Reverse(*j))) {
+            writes[j] = true;
+        }
+    }
+    for (u, commit) in squashed.iter_mut().enumerate() {
+        let subjects: Vec<&str> = (0..originals.len())
+            .filter(|&j| squash_of[j] == u && writes[j])
+            .map(|j| originals[j].message.lines().next().unwrap_or("").trim())
+            .collect();
+        if !subjects.is_empty() {
+            commit.message = subjects.join("\n\n") + "\n";
+        }
     }
 }
 
