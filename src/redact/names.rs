@@ -158,8 +158,10 @@ pub(super) fn names_secret(name: &str) -> bool {
     let upper = name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase());
     words.iter().enumerate().any(|(i, w)| {
         let before = i.checked_sub(1).map(|b| words[b].as_str());
-        match w.as_str() {
-            w if SECRET_WORDS.contains(&w) => true,
+        // `PASSWORD1`, `TOKEN2`: a word numbered is the word.
+        let w = w.trim_end_matches(|c: char| c.is_ascii_digit());
+        match w {
+            w if SECRET_WORDS.contains(&w) || runs_in_a_secret_word(w) => true,
             "pass" => words.len() > 1,
             "key" | "keys" => match before {
                 Some(b) if PLAIN_KEYS.contains(&b) => false,
@@ -169,6 +171,21 @@ pub(super) fn names_secret(name: &str) -> bool {
             _ => false,
         }
     })
+}
+
+/// Words a name written without separators ends in (`PGPASSWORD`,
+/// `ADMINPASSWORD`, `JWTSECRET`, `NPMTOKEN`) that still say it holds one;
+/// `pwd` is left out (`OLDPWD` is a directory).
+const SECRET_ENDINGS: &[&str] = &["password", "passwd", "passphrase", "secret", "token"];
+
+/// Whether one word of a name is a secret word run together with another:
+/// ending in one of [`SECRET_ENDINGS`], or opening with `password`.
+fn runs_in_a_secret_word(word: &str) -> bool {
+    SECRET_ENDINGS
+        .iter()
+        .any(|end| word.len() > end.len() && word.ends_with(end))
+        || word.starts_with("password")
+        || word.starts_with("passwd")
 }
 
 /// The kind a secret's name gives it.

@@ -166,6 +166,16 @@ fn an_environment_dump_loses_every_secret_and_keeps_the_rest() {
 }
 
 #[test]
+fn a_secret_word_run_together_with_another_or_numbered_still_names_a_secret() {
+    let dump = "PGPASSWORD=pg1\nADMINPASSWORD=ad2\nPASSWORD1=p3\nJWTSECRET=j4\nNPMTOKEN=n5\nOLDPWD=/home/ci\nPGPASSWORD_FILE=/run/pw\nTOKENIZER=bert\n";
+    assert_eq!(
+        redact(dump),
+        "PGPASSWORD=[REDACTED:password]\nADMINPASSWORD=[REDACTED:password]\nPASSWORD1=[REDACTED:password]\nJWTSECRET=[REDACTED:secret]\nNPMTOKEN=[REDACTED:token]\nOLDPWD=/home/ci\nPGPASSWORD_FILE=/run/pw\nTOKENIZER=bert\n"
+    );
+    assert_eq!(redact("--mypassword hunter2 -v"), "--mypassword [REDACTED:password] -v");
+}
+
+#[test]
 fn unterminated_private_key_is_redacted_to_the_end() {
     let out = redact("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n(truncated");
     assert_eq!(out, "[REDACTED:private-key]");
