@@ -145,16 +145,7 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
             let status = if is_glob(&file.path) {
                 Reference::Pattern
             } else if let Some(outside) = leaves_root(root, &path) {
-                diagnostics.push(Diagnostic {
-                    line: file.line,
-                    severity: Severity::Problem,
-                    message: format!(
-                        "step {}: Files path '{}' leads outside the repository through the symbolic link '{}'",
-                        step.number,
-                        file.path,
-                        outside.display()
-                    ),
-                });
+                diagnostics.push(leaving(step, file, &outside));
                 continue;
             } else if root.join(&path).symlink_metadata().is_ok() {
                 Reference::Exists
@@ -208,6 +199,38 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
         file_references,
         diagnostics,
     }
+}
+
+/// The problem of a Files path leading out of the repository through the
+/// symbolic link `outside`.
+fn leaving(step: &super::Step, file: &super::FileRef, outside: &Path) -> Diagnostic {
+    Diagnostic {
+        line: file.line,
+        severity: Severity::Problem,
+        message: format!(
+            "step {}: Files path '{}' leads outside the repository through the symbolic link '{}'",
+            step.number,
+            file.path,
+            outside.display()
+        ),
+    }
+}
+
+/// The Files paths of `plan` that lead out of the worktree at `root`
+/// through a symbolic link already there: `run` refuses the plan, as
+/// `check` reports it, before any step writes through one.
+pub fn paths_leaving(plan: &Plan, root: &Path) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for step in &plan.steps {
+        for file in step.files.iter().filter(|f| !is_glob(&f.path)) {
+            if let Ok(path) = safe_relative_path(&file.path) {
+                if let Some(outside) = leaves_root(root, &path) {
+                    out.push(leaving(step, file, &outside));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Whether the step says it creates its files: Changes (or a task's action)
@@ -278,6 +301,16 @@ fn creates_file(step: &super::Step, path: &str) -> bool {
     })
 }
 
+/// Where the dangling symbolic link `link` points: its target's directory
+/// resolved, and the target's name (`None` when that directory is missing
+/// too: nothing can be written there).
+fn dangling_target(link: &Path) -> Option<PathBuf> {
+    let target = std::fs::read_link(link).ok()?;
+    let target = link.parent()?.join(target);
+    let name = target.file_name()?;
+    Some(target.parent()?.canonicalize().ok()?.join(name))
+}
+
 /// The first existing ancestor of `root/relative` that resolves outside `root`
 /// (a symbolic link pointing away), if any.
 fn leaves_root(root: &Path, relative: &str) -> Option<PathBuf> {
@@ -287,7 +320,12 @@ fn leaves_root(root: &Path, relative: &str) -> Option<PathBuf> {
         current.push(part);
         match current.symlink_metadata() {
             Ok(meta) if meta.file_type().is_symlink() => {
-                let resolved = current.canonicalize().ok()?;
+                // A link to nothing yet (`linkfile -> /elsewhere/f.txt`)
+                // leads where its target would be made.
+                let resolved = match current.canonicalize() {
+                    Ok(resolved) => resolved,
+                    Err(_) => dangling_target(&current)?,
+                };
                 if !resolved.starts_with(&root) {
                     return Some(current.strip_prefix(&root).map(Path::to_path_buf).unwrap_or(current));
                 }

@@ -134,7 +134,11 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
     let workdir = repo.workdir()?.to_owned();
-    let (text, plan) = super::load_plan(&args.plan)?;
+    let (text, mut plan) = super::load_plan(&args.plan)?;
+    // A Files path leading out through a symbolic link already in the
+    // worktree is a problem of the plan here, as `check` reports it.
+    plan.diagnostics
+        .extend(crate::ultraplan::plan::check::paths_leaving(&plan, &workdir));
     let (path, in_worktree) = plan_location(&args.plan, &workdir);
     let cfg = workspace.config();
 
@@ -183,6 +187,13 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 .unwrap_or_else(|| config::string(cfg, &config::EXECUTOR)),
         ),
     };
+    if let Some(program) = executor.missing_program(&workdir) {
+        return Err(crate::error::FatalWithHint {
+            message: format!("executor '{}': no program '{program}' found", executor.id().trim_start_matches("command: ")),
+            hint: "the built-in executors are shell, claude and manual; any other executor is a command line run with 'sh -c' in the worktree".into(),
+        }
+        .into());
+    }
     if in_waves && executor == Executor::Manual {
         // A person works in the worktree a step stopped in; session
         // worktrees are removed when the run stops.

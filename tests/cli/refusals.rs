@@ -1,0 +1,70 @@
+//! What `run` refuses before it writes anything: a Files path leading out
+//! of the repository through a symbolic link already there (as `check`
+//! reports it), and an executor naming a program that is nowhere.
+
+use crate::plans::{plan, StepSpec};
+use crate::support::*;
+use crate::transcript::Transcript;
+
+#[test]
+fn a_files_path_through_a_symbolic_link_out_of_the_repository_is_refused_before_anything_runs() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let outside = env.root().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    // A link to a directory outside, and one to a file outside not made yet.
+    std::os::unix::fs::symlink(&outside, repo.join("link")).unwrap();
+    std::os::unix::fs::symlink(outside.join("f.txt"), repo.join("linkfile")).unwrap();
+    write(
+        &repo.join("plan.md"),
+        &plan(&[
+            StepSpec::new(1, "`link/out.txt`", "echo hi > link/out.txt", "true"),
+            StepSpec::new(2, "`linkfile`", "echo hi > linkfile", "true"),
+        ]),
+    );
+    env.git(&repo, &["add", "."]);
+    env.git(&repo, &["commit", "-q", "-m", "links and a plan"]);
+    let before = tree_state(&repo);
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    let _ = t.run(&repo, &["ultraplan", "check", "plan.md"]).expect_code(1);
+    assert_transcript!(
+        t,
+        "a_files_path_through_a_symbolic_link_out_of_the_repository_is_refused_before_anything_runs"
+    );
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "written outside");
+    assert_eq!(tree_state(&repo), before, "run wrote in the worktree");
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "--format=%(refname)"]),
+        "refs/heads/main\n"
+    );
+}
+
+#[test]
+fn an_executor_naming_no_program_is_refused_before_anything_is_written() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("plan.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt")]),
+    );
+    let before = tree_state(&repo);
+    let mut t = Transcript::new(&env);
+    for executor in ["claud", "./agents/missing.sh --fast", "MODEL=x no-such-agent run"] {
+        let _ = t
+            .run(&repo, &["ultraplan", "run", "--executor", executor, "plan.md"])
+            .expect_code(128);
+    }
+    assert_transcript!(t, "an_executor_naming_no_program_is_refused_before_anything_is_written");
+    assert_eq!(tree_state(&repo), before, "run wrote in the worktree");
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "--format=%(refname)"]),
+        "refs/heads/main\n"
+    );
+    // A program found on PATH or by its path runs as before.
+    write(&repo.join("agent.sh"), "#!/bin/sh\necho a > a.txt\n");
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--executor", "sh ./agent.sh", "plan.md"])
+        .expect_code(0);
+    assert_eq!(env.subjects(&repo)[0], "step 1");
+}
