@@ -53,11 +53,43 @@ impl Executor {
         }
     }
 
+    /// The program a command executor names that is nowhere to be found
+    /// (`--executor claud`): not on `PATH`, nor a path from `workdir`, where
+    /// the command runs. `None` for the built-in executors, for a program
+    /// found, and for a command line it cannot read for sure (shell syntax,
+    /// a builtin, a variable).
+    pub fn missing_program(&self, workdir: &Path) -> Option<String> {
+        let Executor::Command(line) = self else {
+            return None;
+        };
+        // The first word after any `NAME=value` assignments.
+        let word = line
+            .split_whitespace()
+            .find(|w| !w.contains('=') || w.starts_with('='))?;
+        let plain = word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '+'));
+        if !plain || SHELL_BUILTINS.contains(&word) {
+            return None;
+        }
+        let found = if word.contains('/') {
+            workdir.join(word).exists()
+        } else {
+            which::which(word).is_ok()
+        };
+        (!found).then(|| word.to_owned())
+    }
+
     /// Whether it runs a billed coding agent (for the billing safety check).
     pub fn is_billed_agent(&self) -> bool {
         matches!(self, Executor::Claude)
     }
 }
+
+/// Words `sh` runs itself, found on no `PATH`.
+const SHELL_BUILTINS: &[&str] = &[
+    ".", "cd", "command", "eval", "exec", "exit", "export", "read", "set", "trap", "umask", "unset", "wait",
+];
 
 /// What the executor says it did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
