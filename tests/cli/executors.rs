@@ -273,3 +273,45 @@ fn billing_safety_stops_a_non_interactive_run_unless_confirmed() {
         )
         .expect_code(0);
 }
+
+/// DESIGN §5.2: a step whose Changes the shell executor cannot run (prose,
+/// no `sh` block) is `blocked` even when its Verify passes already: nothing
+/// was done, so nothing is committed or reported as passed. A step without
+/// Changes only checks, and its Verify decides.
+#[test]
+fn a_step_in_prose_is_blocked_for_the_shell_executor_even_when_verify_passes() {
+    let env = TestEnv::new();
+    let repo = repo_with_plan(
+        &env,
+        "# P\n\n## Implementation Plan\n\n### Step 1: Check\n- **Files:** `notes.txt`\n- **Verify:** `test -f notes.txt`\n- **On failure:** revert\n- **Checkpoint:** none\n\n\
+         ### Step 2: Greet\n- **Files:** `notes.txt`\n- **Changes:** add a line saying hello to notes.txt\n- **Verify:** `test -f notes.txt`\n- **On failure:** retry\n- **Checkpoint:** `git commit -m \"greet\"`\n",
+    );
+    write(&repo.join("notes.txt"), "notes\n");
+    env.git(&repo, &["add", "plan.md", "notes.txt"]);
+    env.git(&repo, &["commit", "-q", "-m", "plan"]);
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(3);
+    assert_transcript!(
+        t,
+        "a_step_in_prose_is_blocked_for_the_shell_executor_even_when_verify_passes"
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head, "no commit");
+    let j = env
+        .run(&repo, &["ultraplan", "status", "--json", "plan.md"])
+        .expect_code(0)
+        .json();
+    let steps = &j["plans"][0]["states"][0]["progress"]["steps"];
+    assert_eq!(steps["1"]["status"], "passed", "{j}");
+    assert_eq!(steps["2"]["status"], "blocked", "{j}");
+    // As the error says: a person who did the step before has it verified.
+    let _ = env
+        .run(
+            &repo,
+            &["ultraplan", "run", "--resume", "--executor", "manual", "plan.md"],
+        )
+        .expect_code(3);
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+}

@@ -285,6 +285,20 @@ impl Run<'_> {
                 }
             }
         }
+        // The step asks for changes, the executor had nothing to run and
+        // nothing changed: the work was not done, whatever Verify says
+        // (DESIGN §5.2: `blocked`). A step without Changes only checks.
+        if reason.is_none()
+            && answered.is_none()
+            && outcome.claim == Claim::Blocked
+            && observed.changes.is_empty()
+            && !step.changes.trim().is_empty()
+        {
+            reason = Some(match verify_exit {
+                Some(0) => "nothing was changed, though Verify passes (if the step was done before, run it with --executor manual to verify it)".into(),
+                _ => "nothing was changed".into(),
+            });
+        }
         if let (Some(r), Some(err)) = (&reason, &outcome.error) {
             if outcome.claim != Claim::Success && outcome.claim != Claim::Blocked {
                 reason = Some(format!("{r}; the executor said: {err}"));
