@@ -279,7 +279,7 @@ fn plan_in(repo: &Repo, ctx: &Context<'_>, analysis: &Analysis, options: &Option
             CommitPlan::from_file(file, &analysis.changes).map_err(|problems| {
                 let lines = problems.lines();
                 anyhow!(
-                    "the plan does not use every change item exactly once ({} {}):\n  {}",
+                    "the plan file cannot be built as it is ({} {}):\n  {}",
                     lines.len(),
                     if lines.len() == 1 { "problem" } else { "problems" },
                     lines.join("\n  ")

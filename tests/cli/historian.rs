@@ -766,12 +766,27 @@ fn a_plan_missing_or_doubling_items_is_refused_with_the_items() {
         .as_array_mut()
         .unwrap()
         .push("no/such/file.rs".into());
+    // A NUL makes a commit `git fsck` rejects; an escape recolours a log.
+    let mut control = plan.clone();
+    control["commits"][0]["message"] = "\u{0}nul in message\n".into();
+    let mut escape = plan.clone();
+    escape["commits"][1]["message"] = "a \u{1b}[31mred\u{1b}[0m subject\n".into();
 
     let mut t = Transcript::new(&env);
     for (name, bad, expected) in [
         ("missing", missing, format!("missing: {first_file}")),
         ("doubled", doubled, format!("doubled: {first_file}")),
         ("unknown", unknown, "unknown: no/such/file.rs (commit 1)".to_owned()),
+        (
+            "control",
+            control,
+            "commit 1's message holds the control character U+0000".to_owned(),
+        ),
+        (
+            "escape",
+            escape,
+            "commit 2's message holds the control character U+001B".to_owned(),
+        ),
     ] {
         let file = env.root().join(format!("{name}.json"));
         std::fs::write(&file, serde_json::to_string(&bad).unwrap()).unwrap();

@@ -541,6 +541,30 @@ fn a_commit_writer_error_is_an_error_that_leaves_nothing() {
     env.assert_fsck(&repo);
 }
 
+#[test]
+fn a_commit_writers_message_with_control_characters_is_an_error_that_leaves_nothing() {
+    let env = TestEnv::new();
+    let script = env.root().join("escapes.sh");
+    write(
+        &script,
+        "#!/bin/sh\ncat > /dev/null\nprintf 'RESULT: SUCCESS\\nMessage: a \\033[31mred\\033[0m subject\\n'\n",
+    );
+    let repo = two_commit_repo(&env);
+    let writer = format!("historian.commitWriter=sh {}", script.display());
+    let out = env.run(&repo, &["-c", &writer, "historian", "clean"]).expect_code(1);
+    assert!(
+        out.stdout.contains(
+            "Description: the commit writer failed on commit 1: the commit writer's message holds the control character U+001B"
+        ),
+        "{out}"
+    );
+    assert!(!out.stdout.contains('\u{1b}'), "no escape reaches the terminal: {out}");
+    let refs_now = refs(&env, &repo);
+    assert!(!refs_now.contains("refs/historian/"), "{refs_now}");
+    assert!(!refs_now.contains("-clean "), "{refs_now}");
+    env.assert_fsck(&repo);
+}
+
 fn plan_of_two(env: &TestEnv, repo: &Path) -> PathBuf {
     let plan = env.root().join("two.yaml");
     let _ = repo;

@@ -132,6 +132,14 @@ pub fn ask(command: &str, cwd: &Path, request: &Request, timeout: Duration) -> R
                     description: "the commit writer's SUCCESS has no 'Message:' field".into(),
                     details: Some(tail()),
                 }
+            } else if let Some(ch) = crate::historian::message::control_character(&message) {
+                Reply::Error {
+                    description: format!(
+                        "the commit writer's message holds the control character U+{:04X}",
+                        u32::from(ch)
+                    ),
+                    details: None,
+                }
             } else {
                 Reply::Message(message + "\n")
             }

@@ -26,6 +26,16 @@ pub use subject::{parse_subject, Subject};
 
 use subject::summary_of;
 
+/// The first control character of a message that git or a terminal
+/// should not get (NUL makes a commit `git fsck` rejects; an escape
+/// recolours whoever reads the log): any but tab, line feed and carriage
+/// return.
+pub fn control_character(message: &str) -> Option<char> {
+    message
+        .chars()
+        .find(|&c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+}
+
 /// What a branch commit's subject says about the commit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {

@@ -151,6 +151,13 @@ impl CommitPlan {
             if commit.message.trim().is_empty() {
                 problems.other.push(format!("commit {} has no message", c + 1));
             }
+            if let Some(ch) = crate::historian::message::control_character(&commit.message) {
+                problems.other.push(format!(
+                    "commit {}'s message holds the control character U+{:04X}",
+                    c + 1,
+                    u32::from(ch)
+                ));
+            }
             for &i in &commit.items {
                 match owner.get_mut(i) {
                     Some(o) => o.push(c + 1),
