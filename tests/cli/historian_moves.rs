@@ -222,3 +222,56 @@ fn code_swapped_between_two_files_is_swapped_in_one_commit() {
     let commits = assert_nothing_missing(&env, &repo, "swap", &clean);
     assert_eq!(commits.len(), 1, "{commits:?}");
 }
+
+/// A module declaration comes with its module, whatever the module's file
+/// is called: `mod index;` in one commit, `src/index.rs` (or
+/// `src/index/mod.rs`) mostly written in the next beside its first use.
+/// Before, `index` read as a directory's module file and the declaration
+/// landed after the code using it: a clean commit that did not compile.
+#[test]
+fn a_module_declaration_comes_with_its_module_whatever_it_is_named() {
+    for module in ["src/index.rs", "src/index/mod.rs"] {
+        let env = TestEnv::new();
+        let repo = env.repo("repo");
+        write(
+            &repo.join("src/main.rs"),
+            "mod flags;\nmod search;\n\nfn main() {\n    let args = flags::parse();\n    search::run(&args);\n}\n",
+        );
+        write(
+            &repo.join("src/flags.rs"),
+            "pub fn parse() -> Vec<String> {\n    std::env::args().collect()\n}\n",
+        );
+        write(
+            &repo.join("src/search.rs"),
+            "pub fn run(args: &[String]) {\n    println!(\"{:?}\", args);\n}\n",
+        );
+        commit_all(&env, &repo, "base");
+        env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+        write(
+            &repo.join("src/main.rs"),
+            "mod flags;\nmod index;\nmod search;\n\nfn main() {\n    let args = flags::parse();\n    search::run(&args);\n}\n",
+        );
+        write(&repo.join(module), "// index\n");
+        commit_all(&env, &repo, "core: add index module");
+        write(
+            &repo.join(module),
+            "// index\npub fn read(args: &[String]) -> bool {\n    !args.is_empty()\n}\n",
+        );
+        write(
+            &repo.join("src/main.rs"),
+            "mod flags;\nmod index;\nmod search;\n\nfn main() {\n    let args = flags::parse();\n    if index::read(&args) {\n        return;\n    }\n    search::run(&args);\n}\n",
+        );
+        commit_all(&env, &repo, "index: add initial indexing scaffolding");
+        let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+        let clean = field(&out, "Clean branch");
+        assert_same_tree(&env, &repo, "feature", &clean);
+        for commit in env.git(&repo, &["rev-list", &format!("main..{clean}")]).lines() {
+            let main = env.git(&repo, &["show", &format!("{commit}:src/main.rs")]);
+            let has_module = env.run(&repo, &["cat-file", "-e", &format!("{commit}:{module}")]).code == 0;
+            assert_eq!(main.contains("mod index;"), has_module, "{module} at {commit}:\n{main}");
+            if main.contains("index::read") {
+                assert!(has_module, "{module}: a use before its module at {commit}");
+            }
+        }
+    }
+}

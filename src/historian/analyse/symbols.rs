@@ -109,7 +109,15 @@ fn module_stem(path: &str, dotted: bool) -> Option<String> {
         } else {
             parts[at].split('.').next().unwrap_or("")
         };
-        if !matches!(name, "index" | "mod" | "__init__" | "") {
+        // A path's `index` (`./export/index`) is its directory's module;
+        // a dotted name's last part is the module (`mod index;`, `from
+        // .index import x` declare `index`).
+        let of_directory = if dotted {
+            matches!(name, "__init__" | "")
+        } else {
+            matches!(name, "index" | "mod" | "__init__" | "")
+        };
+        if !of_directory {
             return Some(name.to_ascii_lowercase());
         }
     }

@@ -38,6 +38,10 @@ fn the_enclosing_definition_names_a_hunk() {
 fn module_declarations_name_files() {
     for (line, names) in [
         ("pub mod export;", &["export"][..]),
+        // A dotted name's last part is the module, `index` too; a path's
+        // `index` is its directory's.
+        ("mod index;", &["index"]),
+        ("from .index import build", &["index"]),
         ("mod csv_export;", &["csv_export"]),
         ("from .export import to_tsv", &["export"]),
         ("from .formats.export import to_tsv", &["export"]),

@@ -67,7 +67,15 @@ pub fn scope(path: &str) -> String {
 pub fn stem(path: &str) -> String {
     let name = file_name(path);
     let stem = name.trim_start_matches('.').split('.').next().unwrap_or(name);
-    let stem = if matches!(stem, "mod" | "index" | "__init__") {
+    // A directory's own module file is named for the directory: Rust's
+    // `mod.rs`, Python's `__init__.py`, a script's `index.js`; Rust's
+    // `index.rs` is the module `index`.
+    let of_directory = match stem {
+        "mod" | "__init__" => true,
+        "index" => !name.ends_with(".rs"),
+        _ => false,
+    };
+    let stem = if of_directory {
         directories(path).last().unwrap_or(stem)
     } else {
         stem
@@ -137,5 +145,10 @@ mod tests {
         assert_eq!(tested_stem("src/git/tests.rs"), "git");
         assert_eq!(stem("src/git/mod.rs"), "git");
         assert_eq!(stem("src/Parser.ts"), "parser");
+        // A directory's own module file is the directory's; Rust's
+        // `index.rs` is the module `index`.
+        assert_eq!(stem("src/export/index.js"), "export");
+        assert_eq!(stem("pkg/formats/__init__.py"), "formats");
+        assert_eq!(stem("src/index.rs"), "index");
     }
 }
