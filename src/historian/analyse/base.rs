@@ -96,12 +96,18 @@ pub fn find(
         };
         let commit = match repo.rev_parse(&format!("{rev}^{{commit}}")) {
             Ok(c) => c,
-            Err(e) => {
+            Err(_) => {
+                // Said plainly: how the revision parser failed is no help.
+                let reason = if repo.rev_parse(&rev).is_ok() {
+                    "it names an object that is no commit"
+                } else {
+                    "no such revision"
+                };
                 return Ok(Err(NoBase::BadRevision {
                     rev,
                     source,
-                    reason: format!("{e:#}"),
-                }))
+                    reason: reason.into(),
+                }));
             }
         };
         return Ok(match repo.merge_base(commit, tip)? {
