@@ -18,3 +18,18 @@ impl Display for FatalWithHint {
 }
 
 impl std::error::Error for FatalWithHint {}
+
+/// The work stopped because SIGINT, SIGTERM or SIGHUP arrived, after
+/// putting back what it had started: `error: <message>`, exit 130.
+#[derive(Debug)]
+pub struct Interrupted {
+    pub message: String,
+}
+
+impl Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Interrupted {}

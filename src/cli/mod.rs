@@ -66,7 +66,8 @@ fn eprintln_quiet(args: std::fmt::Arguments<'_>) {
 
 /// Runs a program: parses the command line with `command` (clap errors exit
 /// 129, `-h`/`--help`/`--version` exit 0), calls `dispatch`, and prints any
-/// error once as `fatal: <chain>` with exit 128. A closed stdout ends quietly.
+/// error once as `fatal: <chain>` with exit 128 (an interruption as `error:`
+/// with exit 130). A closed stdout ends quietly.
 pub fn main_with<T: clap::FromArgMatches>(
     command: clap::Command,
     dispatch: impl FnOnce(T) -> anyhow::Result<Exit>,
@@ -81,6 +82,10 @@ pub fn main_with<T: clap::FromArgMatches>(
     match dispatch(args) {
         Ok(exit) => exit.into(),
         Err(err) if is_broken_pipe(&err) => Exit::Done.into(),
+        Err(err) if err.downcast_ref::<crate::error::Interrupted>().is_some() => {
+            eprintln_quiet(format_args!("error: {}", fatal_message(&err)));
+            Exit::Interrupted.into()
+        }
         Err(err) => {
             eprintln_quiet(format_args!("fatal: {}", fatal_message(&err)));
             if let Some(hinted) = err

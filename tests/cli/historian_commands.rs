@@ -228,3 +228,33 @@ fn a_missing_object_is_named_and_nothing_is_written() {
     assert_eq!(user_state(&env, &repo, "feature"), before);
     assert_eq!(refs(&env, &repo).lines().filter(|l| l.contains("historian")).count(), 0);
 }
+
+/// Ctrl-C while `--verify-each` runs its command: the command is stopped,
+/// its worktree removed, nothing is written, and the exit is 130.
+#[test]
+fn an_interrupted_verify_each_leaves_no_worktree_and_writes_nothing() {
+    let env = TestEnv::new();
+    let repo = messy_repo(&env);
+    let refs_before = refs(&env, &repo);
+    let marker = env.root().join("verifying");
+    let command = format!("touch {}; sleep 60", marker.display());
+    let child = env.spawn_historian(&repo, &["clean", "--verify-each", &command]);
+    wait_for(std::slice::from_ref(&marker));
+    let out = signal(child, "-INT");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.starts_with("error: interrupted while verifying commit 1 of "),
+        "{stderr}"
+    );
+    assert_eq!(
+        env.git(&repo, &["worktree", "list", "--porcelain"])
+            .lines()
+            .filter(|l| l.starts_with("worktree "))
+            .count(),
+        1,
+        "the verify worktree is gone"
+    );
+    assert_eq!(refs(&env, &repo), refs_before, "nothing written");
+    env.assert_fsck(&repo);
+}

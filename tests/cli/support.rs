@@ -126,6 +126,16 @@ impl TestEnv {
             .unwrap()
     }
 
+    /// The same for `git-historian <args>`.
+    pub fn spawn_historian(&self, cwd: &Path, args: &[&str]) -> std::process::Child {
+        self.command(bin_dir().join("git-historian"), cwd)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
     /// Runs `git <args>` in `cwd` (so `git ultraplan …` dispatches to the build).
     pub fn run(&self, cwd: &Path, args: &[&str]) -> Output {
         self.run_with(cwd, args, &[])

@@ -2,8 +2,10 @@
 //! out in a temporary linked worktree under
 //! `<git-common-dir>/historian/verify-<pid>` and the command run there with
 //! `sh -c`. The first failing commit is reported by number with the tail
-//! of the command's output. The worktree is removed on every way out — and
-//! one left by a process that was killed is removed by the next run.
+//! of the command's output. The worktree is removed on every way out —
+//! Ctrl-C, SIGTERM and SIGHUP stop the command and end the run with exit
+//! 130 — and one left by a process that was killed is removed by the next
+//! run.
 //!
 //! Not to be confused with ultraplan's Verify (`ultraplan::engine::verify`,
 //! DESIGN §6.3), which checks a task plan's step: this runs a command on
@@ -88,6 +90,8 @@ fn alive(pid: i32) -> bool {
 /// Runs `command` on each of `commits` in order; the first failure, if any.
 pub fn each(repo: &Repo, commits: &[Oid], command: &str, timeout: Duration) -> Result<Option<Failure>> {
     remove_stale(repo)?;
+    // Ctrl-C stops the command and comes back here, so the worktree goes.
+    process::install_interrupt_handler();
     let path = directory(repo).join(format!("verify-{}", std::process::id()));
     if path.exists() {
         remove(repo, &path, true);
@@ -114,6 +118,16 @@ pub fn each(repo: &Repo, commits: &[Oid], command: &str, timeout: Duration) -> R
             env.push(("GIT_INDEX_FILE".to_owned(), admin.join("index").display().to_string()));
         }
         let finished = process::shell(command, &path, env, timeout, 256 * 1024)?;
+        if process::interrupted() {
+            return Err(crate::error::Interrupted {
+                message: format!(
+                    "interrupted while verifying commit {} of {}: nothing was written",
+                    i + 1,
+                    commits.len()
+                ),
+            }
+            .into());
+        }
         if !finished.ending.success() {
             return Ok(Some(Failure {
                 number: i + 1,
