@@ -101,7 +101,7 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
     }
 }
 
-const RESULT_EXIT_STATUS: [(Exit, &str); 5] = [
+const RESULT_EXIT_STATUS: [(Exit, &str); 6] = [
     (Exit::Done, "RESULT: SUCCESS — the clean branch is made and its tree is the original tip's"),
     (
         Exit::Failed,
@@ -116,6 +116,10 @@ const RESULT_EXIT_STATUS: [(Exit, &str); 5] = [
         "fatal: not a git repository, not a branch, an unreadable or invalid plan file, a stale answer, or bad state; nothing is written",
     ),
     (Exit::Usage, "the command line was wrong"),
+    (
+        Exit::Interrupted,
+        "interrupted (Ctrl-C) while --verify-each ran; its worktree is removed and nothing is written",
+    ),
 ];
 
 /// Options shared by `clean` and `plan`.
