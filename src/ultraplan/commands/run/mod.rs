@@ -115,7 +115,10 @@ pub const EXIT_STATUS: [(Exit, &str); 6] = [
         Exit::Stopped,
         "stopped for a person: a step escalated, is blocked, waits for a manual change, a check or a decision, or API billing was not confirmed",
     ),
-    (Exit::Fatal, "not a repository, an unreadable or invalid plan, a live lock, or bad state"),
+    (
+        Exit::Fatal,
+        "not a repository, an unreadable or invalid plan, an executor naming no program, a live lock, or bad state",
+    ),
     (Exit::Usage, "the command line was wrong"),
     (Exit::Interrupted, "interrupted (Ctrl-C); the run continues with --resume"),
 ];
