@@ -50,5 +50,6 @@ mod state;
 mod sync;
 mod sync_faults;
 mod ultraplan_commands;
+mod verification;
 mod waves;
 mod waves_reuse;

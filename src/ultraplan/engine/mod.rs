@@ -32,6 +32,7 @@ mod scope;
 pub mod secrets;
 pub mod stats_line;
 mod step;
+pub mod verification;
 pub mod verify;
 pub mod waves;
 
@@ -269,7 +270,32 @@ impl Run<'_> {
                 result = RunResult::Failed;
             }
         }
-        self.finish(result, exit_condition)
+        // A plan run as one session: its Verification once every step is
+        // done (`--step N` before that, and a session of a parallel run,
+        // leave it to the whole run and the merge).
+        let mut checked = Vec::new();
+        let all_done = self.plan.steps.iter().all(|st| {
+            self.state
+                .progress
+                .steps
+                .get(&st.number)
+                .is_some_and(|p| matches!(p.status, StepStatus::Passed | StepStatus::Skipped))
+        });
+        if result == RunResult::Completed
+            && all_done
+            && self.opts.mode.session().is_none()
+            && !self.plan.verification.is_empty()
+        {
+            let (out, failure) = verification::run(self.plan, &self.workdir, self.opts)?;
+            if failure.is_some() {
+                self.failure = failure;
+                result = RunResult::Failed;
+            }
+            checked = out;
+        }
+        let mut report = self.finish(result, exit_condition)?;
+        report.verification = checked;
+        Ok(report)
     }
 
     fn finish(&mut self, result: RunResult, exit_condition: &'static str) -> Result<RunReport> {
@@ -337,6 +363,7 @@ impl Run<'_> {
             warnings: self.warnings.clone(),
             run_id: self.state.progress.run_id.clone(),
             session: self.opts.mode.session(),
+            verification: Vec::new(),
         })
     }
 }

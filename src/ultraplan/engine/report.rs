@@ -75,6 +75,9 @@ pub struct RunReport {
     pub run_id: String,
     /// The session a `--session N` run ran (its resume command names it).
     pub session: Option<u32>,
+    /// A plan run as one session: its `## Verification` items, once every
+    /// step passed (a parallel run reports them in `WavesReport`).
+    pub verification: Vec<super::verification::Checked>,
 }
 
 impl RunReport {

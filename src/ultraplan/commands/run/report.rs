@@ -8,7 +8,7 @@ use crate::ultraplan::engine::{RunReport, RunResult};
 
 /// `{"ultraexecute_summary": {…}}`.
 pub fn summary_json(report: &RunReport) -> serde_json::Value {
-    json!({
+    let mut value = json!({
         "ultraexecute_summary": {
             "plan": report.plan,
             "plan_type": report.plan_type,
@@ -24,7 +24,11 @@ pub fn summary_json(report: &RunReport) -> serde_json::Value {
             "progress_ref": report.progress_ref,
             "steps": report.steps,
         }
-    })
+    });
+    if !report.verification.is_empty() {
+        value["ultraexecute_summary"]["verification"] = json!(report.verification);
+    }
+    value
 }
 
 pub fn render(report: &RunReport, plan_arg: &str) -> String {
@@ -91,6 +95,17 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
     ));
     if report.exit_condition != "n/a" {
         out.push_str(&format!("  Exit condition: {}\n", report.exit_condition.to_uppercase()));
+    }
+    if !report.verification.is_empty() {
+        out.push_str("\nVerification\n");
+        for c in &report.verification {
+            out.push_str(&format!(
+                "  {} {} ({})\n",
+                if c.passed { "PASS" } else { "FAIL" },
+                c.command,
+                c.detail
+            ));
+        }
     }
     if let Some(f) = &report.failure {
         out.push_str("\nFailure details\n");

@@ -93,12 +93,7 @@ pub struct ConflictRecord {
     pub refused: Option<String>,
 }
 
-#[derive(Clone, Debug, Serialize)]
-pub struct Checked {
-    pub command: String,
-    pub passed: bool,
-    pub detail: String,
-}
+pub use super::verification::Checked;
 
 pub struct WavesReport {
     pub run: RunReport,

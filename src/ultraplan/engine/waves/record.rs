@@ -4,9 +4,8 @@
 use anyhow::{anyhow, Result};
 
 use super::{Checked, SessionRecord, Waves};
-use crate::ultraplan::engine::expecting;
-use crate::ultraplan::engine::{Failure, RunReport, RunResult, StepReport};
-use crate::ultraplan::state::{now, Progress, RunState, RunStatus, StepStatus, Summary};
+use crate::ultraplan::engine::{RunReport, RunResult, StepReport};
+use crate::ultraplan::state::{now, Progress, RunState, RunStatus, Summary};
 
 impl<'a> Waves<'a> {
     /// The recorded multi-session run `--resume` continues, if any.
@@ -144,29 +143,10 @@ impl<'a> Waves<'a> {
     }
 
     pub(super) fn verification(&mut self) -> Result<Vec<Checked>> {
-        let mut out = Vec::new();
         let root = self.repo.workdir()?.to_owned();
-        for check in &self.input.plan.verification {
-            let checked = expecting::run(check, &root, self.opts)?;
-            let detail = match &checked.failure {
-                Some(f) => format!("{f}: {}", checked.tail(5)),
-                None => checked.ending.describe(),
-            };
-            out.push(Checked {
-                command: check.command.clone(),
-                passed: checked.passed(),
-                detail,
-            });
-        }
-        if let Some(failed) = out.iter().find(|c| !c.passed) {
-            self.failure = Some(Failure {
-                step: None,
-                title: "verification".into(),
-                status: StepStatus::Failed,
-                policy: "report".into(),
-                error: format!("`{}` failed: {}", failed.command, failed.detail),
-                attempts: 0,
-            });
+        let (out, failure) = crate::ultraplan::engine::verification::run(self.input.plan, &root, self.opts)?;
+        if failure.is_some() {
+            self.failure = failure;
         }
         Ok(out)
     }
@@ -224,6 +204,7 @@ impl<'a> Waves<'a> {
             warnings: self.warnings.clone(),
             run_id: state.progress.run_id.clone(),
             session: None,
+            verification: Vec::new(),
         })
     }
 }
