@@ -320,10 +320,10 @@ fn a_step_without_verify_fails_unless_allowed() {
         "# T\n\n## Implementation Plan\n\n### Step 1: Unverified\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  echo a > a.txt\n  ```\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"unverified\"`\n",
     );
     let mut t = Transcript::new(&env);
-    let _ = t
-        .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "plan.md"])
-        .expect_code(1);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
     assert_transcript!(t, "a_step_without_verify_fails_unless_allowed");
+    // No attempt could pass, so the executor never ran.
+    assert!(!repo.join("a.txt").exists());
     let _ = env
         .run(&repo, &["ultraplan", "run", "--allow-unverified", "plan.md"])
         .expect_code(0);

@@ -60,6 +60,16 @@ impl Run<'_> {
         if let Some(reason) = self.declared_scope_violation(step) {
             return self.end(step, StepStatus::Escalated, Some(reason));
         }
+        // No attempt can pass without a Verify, a person's check or
+        // --allow-unverified (DESIGN §4.1): failed before the executor runs,
+        // so no agent is paid three times for a certain failure.
+        if step.verify.is_none() && step.human.is_none() && !self.opts.allow_unverified {
+            return self.end(
+                step,
+                StepStatus::Failed,
+                Some("the step has no Verify command, so no attempt can pass; the executor was not run (add a Verify, or pass --allow-unverified to accept the executor's word)".into()),
+            );
+        }
         if step.test_first.is_some() {
             self.test_first(step)?;
         }
