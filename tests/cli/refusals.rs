@@ -68,3 +68,37 @@ fn an_executor_naming_no_program_is_refused_before_anything_is_written() {
         .expect_code(0);
     assert_eq!(env.subjects(&repo)[0], "step 1");
 }
+
+/// A NUL byte (no variable or argument can carry one) and a Verify longer
+/// than one command line may be are problems `check` names by line, and
+/// `run` refuses them before it writes anything, not half-way through.
+#[test]
+fn what_cannot_reach_sh_is_a_problem_named_by_its_line() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let nul = plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt")])
+        .replace("Step 1: Step 1", "Step 1: On\0e");
+    write(&repo.join("nul.md"), &nul);
+    let long = "true && ".repeat(20_000) + "true";
+    write(
+        &repo.join("long.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", &long)]),
+    );
+    let before = tree_state(&repo);
+    let mut t = Transcript::new(&env);
+    for name in ["nul.md", "long.md"] {
+        let _ = t.run(&repo, &["ultraplan", "run", name]).expect_code(128);
+        let check = env
+            .run(&repo, &["ultraplan", "check", "--json", name])
+            .expect_code(1)
+            .json();
+        assert_eq!(check["problems"].as_array().map(Vec::len), Some(1), "{name}: {check}");
+        assert_eq!(check["problems"][0]["line"], 5, "{name}: {check}");
+    }
+    assert_transcript!(t, "what_cannot_reach_sh_is_a_problem_named_by_its_line");
+    assert_eq!(tree_state(&repo), before, "run wrote in the worktree");
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "--format=%(refname)"]),
+        "refs/heads/main\n"
+    );
+}

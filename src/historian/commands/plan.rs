@@ -96,13 +96,14 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
         return Ok(Exit::Done);
     }
+    let counted = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     writeln!(
         out,
-        "Plan for '{}': {} commits from {} branch commits and {} change items",
+        "Plan for '{}': {} from {} and {}",
         target.branch,
-        plan.commits.len(),
-        analysis.commits.len(),
-        analysis.changes.items.len()
+        counted(plan.commits.len(), "commit"),
+        counted(analysis.commits.len(), "branch commit"),
+        counted(analysis.changes.items.len(), "change item")
     )?;
     writeln!(
         out,

@@ -24,6 +24,7 @@ mod markdown;
 mod model;
 pub mod pattern;
 pub mod phase;
+mod runnable;
 mod session_spec;
 mod shell_words;
 pub mod sync;
@@ -104,6 +105,13 @@ pub fn parse(text: &str, file_name: &str) -> Result<Plan, Unrecognised> {
         plan.title = front.value("title");
     }
     validate::validate(&mut plan, &mut diags);
+    runnable::check(&plan, &mut diags);
+    if let Some(line) = runnable::nul_line(front.body, front.body_first_line) {
+        diags.problem(
+            line,
+            "holds a NUL byte, which no command, variable or commit message can carry",
+        );
+    }
     plan.diagnostics = diags.into_vec();
     Ok(plan.sorted_diagnostics())
 }

@@ -1,0 +1,51 @@
+//! What a plan hands to `sh` and to the environment must get there: no NUL
+//! byte (no argument, variable or commit message can carry one) and no
+//! command longer than one argument may be (Linux's 128 KiB per argument:
+//! `sh -c <command>`). Refused as problems, so `check` says so and `run`
+//! writes nothing, rather than a run stopping half-way with
+//! `Argument list too long`.
+
+use super::diagnostics::Diagnostics;
+use super::model::Plan;
+
+/// The longest command a step may hand to `sh -c`: one argument.
+pub(super) const LONGEST_COMMAND: usize = 128 * 1024;
+
+/// The line of `text` (counted from `first_line`) holding its first NUL.
+pub(super) fn nul_line(text: &str, first_line: usize) -> Option<usize> {
+    let at = text.find('\0')?;
+    Some(first_line + text[..at].matches('\n').count())
+}
+
+/// Problems for every command of `plan` too long to run.
+pub(super) fn check(plan: &Plan, diags: &mut Diagnostics) {
+    let too_long = |what: &str, bytes: usize| {
+        format!(
+            "{what} is {} KiB, longer than one command line may be ({} KiB); put it in a script and run that",
+            bytes.div_ceil(1024),
+            LONGEST_COMMAND / 1024
+        )
+    };
+    for step in &plan.steps {
+        if let Some(v) = step.verify.as_ref().filter(|v| v.command.len() > LONGEST_COMMAND) {
+            diags.problem(
+                step.line,
+                too_long(&format!("step {}'s Verify command", step.number), v.command.len()),
+            );
+        }
+        for block in &step.code_blocks {
+            if matches!(block.lang.as_str(), "sh" | "shell" | "bash") && block.code.len() > LONGEST_COMMAND {
+                diags.problem(
+                    block.line,
+                    too_long(
+                        &format!("step {}'s {} block", step.number, block.lang),
+                        block.code.len(),
+                    ),
+                );
+            }
+        }
+    }
+    for check in plan.verification.iter().filter(|c| c.command.len() > LONGEST_COMMAND) {
+        diags.problem(check.line, too_long("a Verification command", check.command.len()));
+    }
+}
