@@ -69,8 +69,9 @@ fn an_executor_naming_no_program_is_refused_before_anything_is_written() {
     assert_eq!(env.subjects(&repo)[0], "step 1");
 }
 
-/// A NUL byte (no variable or argument can carry one) and a Verify longer
-/// than one command line may be are problems `check` names by line, and
+/// A NUL byte (no variable or argument can carry one), an escape or a mark
+/// reordering text on screen, and a Verify longer than one command line may
+/// be are problems `check` names by line, and
 /// `run` refuses them before it writes anything, not half-way through.
 #[test]
 fn what_cannot_reach_sh_is_a_problem_named_by_its_line() {
@@ -84,9 +85,14 @@ fn what_cannot_reach_sh_is_a_problem_named_by_its_line() {
         &repo.join("long.md"),
         &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", &long)]),
     );
+    // An escape recolours the report's screen; U+202E makes text read
+    // other than it runs.
+    let escape = plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt")])
+        .replace("Step 1: Step 1", "Step 1: \u{1b}[31mRED\u{1b}[0m \u{202e}evil");
+    write(&repo.join("escape.md"), &escape);
     let before = tree_state(&repo);
     let mut t = Transcript::new(&env);
-    for name in ["nul.md", "long.md"] {
+    for name in ["nul.md", "long.md", "escape.md"] {
         let _ = t.run(&repo, &["ultraplan", "run", name]).expect_code(128);
         let check = env
             .run(&repo, &["ultraplan", "check", "--json", name])

@@ -106,10 +106,17 @@ pub fn parse(text: &str, file_name: &str) -> Result<Plan, Unrecognised> {
     }
     validate::validate(&mut plan, &mut diags);
     runnable::check(&plan, &mut diags);
-    if let Some(line) = runnable::nul_line(front.body, front.body_first_line) {
+    if let Some((line, c)) = runnable::hidden_character(front.body, front.body_first_line) {
         diags.problem(
             line,
-            "holds a NUL byte, which no command, variable or commit message can carry",
+            if c == '\0' {
+                "holds a NUL byte, which no command, variable or commit message can carry".to_owned()
+            } else {
+                format!(
+                    "holds the control character U+{:04X}, which a report would carry to the screen",
+                    u32::from(c)
+                )
+            },
         );
     }
     plan.diagnostics = diags.into_vec();

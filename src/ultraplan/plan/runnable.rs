@@ -1,7 +1,8 @@
-//! What a plan hands to `sh` and to the environment must get there: no NUL
-//! byte (no argument, variable or commit message can carry one) and no
-//! command longer than one argument may be (Linux's 128 KiB per argument:
-//! `sh -c <command>`). Refused as problems, so `check` says so and `run`
+//! What a plan hands to `sh`, the environment and a terminal must get there
+//! as written: no NUL byte (no argument, variable or commit message can
+//! carry one), no other control character or mark reordering text (the
+//! report would carry it to the screen), and no command longer than one
+//! argument may be (Linux's 128 KiB per argument: `sh -c <command>`). Refused as problems, so `check` says so and `run`
 //! writes nothing, rather than a run stopping half-way with
 //! `Argument list too long`.
 
@@ -11,10 +12,18 @@ use super::model::Plan;
 /// The longest command a step may hand to `sh -c`: one argument.
 pub(super) const LONGEST_COMMAND: usize = 128 * 1024;
 
-/// The line of `text` (counted from `first_line`) holding its first NUL.
-pub(super) fn nul_line(text: &str, first_line: usize) -> Option<usize> {
-    let at = text.find('\0')?;
-    Some(first_line + text[..at].matches('\n').count())
+/// The first character of `text` no plan needs and a terminal or `sh`
+/// would take amiss, with its line (counted from `first_line`): NUL, which
+/// no argument, variable or commit message carries; any other control
+/// character but tab and line breaks (an escape recolours or rewrites the
+/// screen the report is read on); and the marks that reorder text on
+/// screen (`U+202E`), which make a command read other than it runs.
+pub(super) fn hidden_character(text: &str, first_line: usize) -> Option<(usize, char)> {
+    let (at, c) = text.char_indices().find(|&(_, c)| {
+        c.is_control() && !matches!(c, '\t' | '\n' | '\r')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    })?;
+    Some((first_line + text[..at].matches('\n').count(), c))
 }
 
 /// Problems for every command of `plan` too long to run.
