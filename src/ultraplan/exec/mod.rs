@@ -80,6 +80,18 @@ impl Executor {
         (!found).then(|| word.to_owned())
     }
 
+    /// Fatal, with a hint, when [`Executor::missing_program`] finds one.
+    pub fn ensure_found(&self, workdir: &Path) -> anyhow::Result<()> {
+        match (self, self.missing_program(workdir)) {
+            (Executor::Command(line), Some(program)) => Err(crate::error::FatalWithHint {
+                message: format!("executor '{line}': no program '{program}' found"),
+                hint: "the built-in executors are shell, claude and manual; any other executor is a command line run with 'sh -c' in the worktree".into(),
+            }
+            .into()),
+            _ => Ok(()),
+        }
+    }
+
     /// Whether it runs a billed coding agent (for the billing safety check).
     pub fn is_billed_agent(&self) -> bool {
         matches!(self, Executor::Claude)

@@ -190,13 +190,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 .unwrap_or_else(|| config::string(cfg, &config::EXECUTOR)),
         ),
     };
-    if let Some(program) = executor.missing_program(&workdir) {
-        return Err(crate::error::FatalWithHint {
-            message: format!("executor '{}': no program '{program}' found", executor.id().trim_start_matches("command: ")),
-            hint: "the built-in executors are shell, claude and manual; any other executor is a command line run with 'sh -c' in the worktree".into(),
-        }
-        .into());
-    }
+    executor.ensure_found(&workdir)?;
     if in_waves && executor == Executor::Manual {
         // A person works in the worktree a step stopped in; session
         // worktrees are removed when the run stops.

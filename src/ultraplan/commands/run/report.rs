@@ -96,17 +96,7 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
     if report.exit_condition != "n/a" {
         out.push_str(&format!("  Exit condition: {}\n", report.exit_condition.to_uppercase()));
     }
-    if !report.verification.is_empty() {
-        out.push_str("\nVerification\n");
-        for c in &report.verification {
-            out.push_str(&format!(
-                "  {} {} ({})\n",
-                if c.passed { "PASS" } else { "FAIL" },
-                c.command,
-                c.detail
-            ));
-        }
-    }
+    out.push_str(&verification(&report.verification));
     if let Some(f) = &report.failure {
         out.push_str("\nFailure details\n");
         match f.step {
@@ -161,6 +151,20 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
     out.push('\n');
     out.push_str(&serde_json::to_string(&summary_json(report)).unwrap_or_default());
     out.push('\n');
+    out
+}
+
+/// The `## Verification` items as the report lists them, PASS or FAIL each
+/// (nothing when the plan has none).
+fn verification(checked: &[crate::ultraplan::engine::verification::Checked]) -> String {
+    let mut out = String::new();
+    if !checked.is_empty() {
+        out.push_str("\nVerification\n");
+        for c in checked {
+            let word = if c.passed { "PASS" } else { "FAIL" };
+            out.push_str(&format!("  {word} {} ({})\n", c.command, c.detail));
+        }
+    }
     out
 }
 
@@ -248,17 +252,7 @@ pub fn render_waves(w: &crate::ultraplan::engine::waves::WavesReport, plan_arg: 
         }
         sections.push_str("Nothing was changed by this merge: HEAD, index and working tree are as they were.\n");
     }
-    if !w.verification.is_empty() {
-        sections.push_str("\nVerification\n");
-        for c in &w.verification {
-            sections.push_str(&format!(
-                "  {} {} ({})\n",
-                if c.passed { "PASS" } else { "FAIL" },
-                c.command,
-                c.detail
-            ));
-        }
-    }
+    sections.push_str(&verification(&w.verification));
     if let Some(r) = &w.risk {
         sections.push_str("\nRisk assessment\n");
         sections.push_str(&table::render(
