@@ -41,6 +41,7 @@ mod historian_words;
 mod outcome_index;
 mod outcomes;
 mod redaction;
+mod redaction_commits;
 mod refusals;
 mod result;
 mod run;

@@ -37,10 +37,18 @@ impl Run<'_> {
             fault::point("after-record");
             return self.finish_checkpoint(step, done, &changes);
         };
+        // The plan's message is written to git, so it passes the one
+        // redaction function like everything else (DESIGN §11).
+        let redacted = crate::redact::redact(message);
+        if redacted != message.as_str() {
+            self.warn(format!(
+                "step {n}: the checkpoint message holds a secret; it is committed redacted"
+            ));
+        }
         // The commit exists before anything points at it; the state records
         // it (with the attempt) before the branch moves.
         let parent = self.repo.head()?.commit;
-        let commit = self.repo.commit_changes(parent, &changes, message)?;
+        let commit = self.repo.commit_changes(parent, &changes, &redacted)?;
         self.state
             .put_text(&format!("steps/{n}/checkpoint"), &format!("{commit}\n"))?;
         self.state.save(&format!(

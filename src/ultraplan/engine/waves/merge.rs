@@ -51,7 +51,7 @@ impl<'a> Waves<'a> {
             self.warn(format!("session {n} made no commits; nothing to merge"));
             return Ok(true);
         }
-        let message = format!("merge: ultraplan session {n} — {}", session.title);
+        let message = crate::redact::redact(&format!("merge: ultraplan session {n} — {}", session.title)).into_owned();
         let label = branch.trim_start_matches("refs/heads/").to_owned();
         let (paths, refused) = match self.repo.plan_merge(head, tip, &label, &message)? {
             MergePlan::Conflicts(paths) => (paths, None),
