@@ -1,6 +1,7 @@
 //! What `run` refuses before it writes anything: a Files path leading out
 //! of the repository through a symbolic link already there (as `check`
-//! reports it), and an executor naming a program that is nowhere.
+//! reports it), an executor naming a program that is nowhere, and no
+//! attempt at all.
 
 use crate::plans::{plan, StepSpec};
 use crate::support::*;
@@ -102,6 +103,35 @@ fn what_cannot_reach_sh_is_a_problem_named_by_its_line() {
         assert_eq!(check["problems"][0]["line"], 5, "{name}: {check}");
     }
     assert_transcript!(t, "what_cannot_reach_sh_is_a_problem_named_by_its_line");
+    assert_eq!(tree_state(&repo), before, "run wrote in the worktree");
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "--format=%(refname)"]),
+        "refs/heads/main\n"
+    );
+}
+
+/// `--max-attempts 0` (or `ultraplan.maxAttempts` 0 or below) would let no
+/// step pass; it is refused, not read as 1.
+#[test]
+fn no_attempt_at_all_is_refused_before_anything_is_written() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("plan.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt")]),
+    );
+    let before = tree_state(&repo);
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(&repo, &["ultraplan", "run", "--max-attempts", "0", "plan.md"])
+        .expect_code(129);
+    for value in ["0", "-1"] {
+        let key = format!("ultraplan.maxAttempts={value}");
+        let _ = t
+            .run(&repo, &["-c", &key, "ultraplan", "run", "plan.md"])
+            .expect_code(128);
+    }
+    assert_transcript!(t, "no_attempt_at_all_is_refused_before_anything_is_written");
     assert_eq!(tree_state(&repo), before, "run wrote in the worktree");
     assert_eq!(
         env.git(&repo, &["for-each-ref", "--format=%(refname)"]),

@@ -1,6 +1,10 @@
 //! The options of every command that runs steps: which executor, how many
 //! attempts, whether an unverified step may pass, and billing consent.
 
+use anyhow::{anyhow, Result};
+
+use crate::cli::config;
+
 /// How steps are carried out.
 #[derive(Debug, clap::Args)]
 pub struct ExecutorArgs {
@@ -9,7 +13,7 @@ pub struct ExecutorArgs {
     pub executor: Option<String>,
 
     /// Attempts per step (default: ultraplan.maxAttempts, else 3).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_attempts: Option<u32>,
 
     /// Let a step without a Verify command (or with a prose one) pass on the executor's word.
@@ -19,4 +23,20 @@ pub struct ExecutorArgs {
     /// Do not ask: accept API billing when ANTHROPIC_API_KEY is set.
     #[arg(short = 'y', long)]
     pub yes: bool,
+}
+
+impl ExecutorArgs {
+    /// Attempts per step: `--max-attempts` (clap refuses 0), else
+    /// `ultraplan.maxAttempts`, which must be at least 1 too: a step that
+    /// may not be attempted cannot pass, so 0 is a mistake, not a request.
+    pub fn max_attempts(&self, cfg: &crate::git::GitConfig) -> Result<u32> {
+        if let Some(n) = self.max_attempts {
+            return Ok(n);
+        }
+        let n = config::integer(cfg, &config::MAX_ATTEMPTS)?;
+        u32::try_from(n)
+            .ok()
+            .filter(|n| *n >= 1)
+            .ok_or_else(|| anyhow!("bad ultraplan.maxAttempts '{n}': a step needs at least one attempt"))
+    }
 }

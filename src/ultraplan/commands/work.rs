@@ -143,10 +143,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     if let Some(jobs) = args.jobs.filter(|n| *n > 1) {
         return in_parallel(&args, &remote, jobs, &program);
     }
-    let max_attempts = match args.exec.max_attempts {
-        Some(n) => n,
-        None => config::integer(cfg, &config::MAX_ATTEMPTS)? as u32,
-    };
+    let max_attempts = args.exec.max_attempts(cfg)?;
     let child_args = session_args(&executor, max_attempts, args.exec.allow_unverified);
     let opts = WorkOptions {
         remote,

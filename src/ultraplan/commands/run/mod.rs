@@ -293,14 +293,7 @@ const SNAPSHOT_IGNORED_FILES: usize = 1000;
 
 /// The library's options from the command line and the configuration.
 fn options(args: &Args, cfg: &crate::git::GitConfig, mode: Mode, executor: Executor) -> Result<RunOptions> {
-    let max_attempts = match args.exec.max_attempts {
-        Some(n) => n,
-        None => {
-            let n = config::integer(cfg, &config::MAX_ATTEMPTS)?;
-            u32::try_from(n).map_err(|_| anyhow!("bad ultraplan.maxAttempts '{n}'"))?
-        }
-    }
-    .max(1);
+    let max_attempts = args.exec.max_attempts(cfg)?;
     let (least, most) = TRANSCRIPT_CAP_BOUNDS;
     let cap = config::integer(cfg, &config::TRANSCRIPT_CAP)?.clamp(least, most) as usize;
     let claude_args = config::string(cfg, &config::CLAUDE_ARGS);
