@@ -205,7 +205,14 @@ fn export_and_import_refusals() {
     write(&env.root().join("v9.yaml"), "version: 9\nplans: []\n");
     write(&env.root().join("junk.yaml"), "not: [a, document\n");
     let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["ultraplan", "export", "other.md"]);
+    let _ = t.run(&repo, &["ultraplan", "export", "other.md"]).expect_code(128);
+    let _ = t
+        .run(&repo, &["ultraplan", "export", "other.md", "-o", "out.yaml"])
+        .expect_code(128);
+    let _ = t
+        .run(&repo, &["ultraplan", "export", "--logs", "logs", "other.md"])
+        .expect_code(128);
+    assert!(!repo.join("out.yaml").exists() && !repo.join("logs").exists());
     let _ = t.run(&repo, &["ultraplan", "import", "../v9.yaml"]);
     let _ = t.run(&repo, &["ultraplan", "import", "../junk.yaml"]);
     let _ = t.run(&repo, &["ultraplan", "import", "../missing.yaml"]);

@@ -8,7 +8,7 @@ use anyhow::{anyhow, Context as _, Result};
 use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
 use crate::ultraplan::records::{collect, exchange, logs, Filter, Metrics};
-use crate::ultraplan::state::slug;
+use crate::ultraplan::state::{catalog, slug};
 
 /// Write the recorded runs out, to move them to another repository.
 ///
@@ -57,7 +57,7 @@ pub const EXIT_STATUS: [(Exit, &str); 3] = [
     (Exit::Done, "the logs were written"),
     (
         Exit::Fatal,
-        "not a git repository, unreadable state, or DIR not empty without --force or not writable",
+        "not a git repository, unreadable state, a plan named with no run recorded, or DIR not empty without --force or not writable",
     ),
     (Exit::Usage, "the command line was wrong"),
 ];
@@ -76,6 +76,13 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
     let slugs: Option<Vec<String>> = (!args.plans.is_empty()).then(|| args.plans.iter().map(|p| slug(p)).collect());
+    // A plan named on the command line with nothing recorded is most
+    // likely a mistyped path: say so rather than export nothing.
+    for (plan, slug) in args.plans.iter().zip(slugs.iter().flatten()) {
+        if catalog::states(repo, slug)?.is_empty() {
+            return Err(anyhow!("no run of '{}' is recorded; nothing exported", plan.display()));
+        }
+    }
     let Some(logs_dir) = &args.logs else {
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         let doc = exchange::export(repo, slugs.as_deref(), args.transcripts, &now)?;

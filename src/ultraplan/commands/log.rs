@@ -106,6 +106,9 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         )?;
         return Ok(Exit::Done);
     }
+    if let (Some(plan), true) = (&args.plan, runs.is_empty()) {
+        writeln!(out, "no run of '{}' is recorded", plan.display())?;
+    }
     for run in &runs {
         let session = run.session.map(|n| format!(" session {n}")).unwrap_or_default();
         writeln!(
