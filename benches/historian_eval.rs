@@ -35,7 +35,11 @@
 //! naming fewer or more subjects than the commits squashed; `=3`, each
 //! case planned as fewer commits than its message rightly names).
 //! `HISTORIAN_EVAL_CASES=1` lists every case of the tuning half with its
-//! score and one commit's, to compare two runs case by case;
+//! score and one commit's, to compare two runs case by case (`=all`, with
+//! `HISTORIAN_EVAL_HELD_OUT=1`, those of the held-out half too: a study,
+//! not for tuning); `HISTORIAN_EVAL_PRECISE=1` prints each row's means to
+//! five places and its *hindsight* mean (each case given the better of its
+//! plan and one commit: the bound on any rule keeping a squash whole);
 //! `HISTORIAN_EVAL_CASE=<text>|…` shows those whose squash's first line
 //! holds one of the texts in full, each item with its origins.
 //! `HISTORIAN_EVAL_LABELS=1` measures how often a file is matched to the
@@ -198,7 +202,7 @@ fn main() {
         SHOW_WORSE.store(why == "2" && tuned, std::sync::atomic::Ordering::Relaxed);
         SHOW_FEWER.store(why == "3" && tuned, std::sync::atomic::Ordering::Relaxed);
         SHOW_CASES.store(
-            tuned && std::env::var_os("HISTORIAN_EVAL_CASES").is_some(),
+            std::env::var("HISTORIAN_EVAL_CASES").is_ok_and(|v| tuned || v == "all"),
             std::sync::atomic::Ordering::Relaxed,
         );
         if show_worse {

@@ -92,6 +92,12 @@ impl Tally {
             equal: self.cases.iter().filter(|c| c.planned == c.truth).count(),
             above: self.cases.iter().filter(|c| c.planned > c.truth).count(),
             worse_than_one: self.cases.iter().filter(|c| c.historian + 1e-9 < c.one_commit).count(),
+            hindsight: self
+                .cases
+                .iter()
+                .map(|c| ratio(c.historian.max(c.one_commit), c))
+                .sum::<f64>()
+                / n,
         }
     }
 }
@@ -109,6 +115,11 @@ pub struct Summary {
     pub equal: usize,
     pub above: usize,
     pub worse_than_one: usize,
+    /// The mean were each case given the better of its plan and one
+    /// commit, chosen with hindsight: the most any rule keeping a squash
+    /// whole when its plan would lose could reach with this planner's
+    /// splits, with no case worse than one commit.
+    pub hindsight: f64,
 }
 
 pub fn group_by<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<Vec<usize>> {
@@ -425,6 +436,9 @@ pub fn print_row(name: &str, t: &Tally) {
         t.unsquashed.value()
     );
     if std::env::var_os("HISTORIAN_EVAL_PRECISE").is_some() {
-        println!("{:<24} mean {:.5} line-weighted {:.5}", "", s.mean, s.weighted);
+        println!(
+            "{:<24} mean {:.5} line-weighted {:.5} hindsight {:.5}",
+            "", s.mean, s.weighted, s.hindsight
+        );
     }
 }
