@@ -66,3 +66,34 @@ fn a_files_past_subjects_tell_which_piece_of_work_it_belongs_to() {
     }
     assert_clean_keeps_tree(&env, &repo, "feature");
 }
+
+/// A shallow clone (as CI makes them) has history only down to its
+/// boundary: the history is read that far, not past it into commits the
+/// clone lacks.
+#[test]
+fn a_shallow_clone_is_read_down_to_its_boundary() {
+    let env = TestEnv::new();
+    let origin = env.repo("origin");
+    for i in 0..6 {
+        write(
+            &origin.join("src/args.c"),
+            &format!("int args(void) {{ return {i}; }}\n"),
+        );
+        write(&origin.join("src/cmd.c"), &format!("int cmd(void) {{ return {i}; }}\n"));
+        commit_all(&env, &origin, &format!("Change args and cmd, round {i}"));
+    }
+    let url = format!("file://{}", origin.display());
+    env.git(env.root(), &["clone", "-q", "--depth", "3", &url, "shallow"]);
+    let repo = env.root().join("shallow");
+    assert_eq!(env.git(&repo, &["rev-parse", "--is-shallow-repository"]), "true\n");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(&repo.join("src/args.c"), "int args(void) { return 7; }\n");
+    write(&repo.join("src/cmd.c"), "int cmd(void) { return 7; }\n");
+    write(&repo.join("README"), "args and cmd\n");
+    commit_all(&env, &repo, "Touch args, cmd and the readme");
+    let _ = env
+        .run(&repo, &["historian", "plan", "--base", "origin/HEAD"])
+        .expect_code(0);
+    assert_clean_keeps_tree(&env, &repo, "feature");
+    env.assert_fsck(&repo);
+}

@@ -5,7 +5,7 @@
 //! the branch changes. The subjects of the commits read are kept too, with
 //! the commits touching each file: what a project has called the work on a
 //! file (the planner's history words). Deterministic: the same base gives
-//! the same counts.
+//! the same counts. In a shallow clone the walk ends at the boundary.
 
 use std::collections::HashMap;
 
@@ -84,10 +84,12 @@ pub fn read(repo: &Repo, changes: &ChangeSet, limit: usize) -> Result<Coupling> 
             continue;
         }
         let commit = repo.commit_info(id)?;
-        if let Some(&parent) = commit.parents.first() {
+        // A shallow clone's history ends at a commit whose parent it lacks.
+        let parent = commit.parents.first().copied().filter(|p| repo.has_object(*p));
+        if let Some(parent) = parent {
             queue.push(parent);
         }
-        if commit.parents.len() != 1 {
+        if commit.parents.len() != 1 || parent.is_none() {
             continue;
         }
         read += 1;
