@@ -1,7 +1,8 @@
 //! git-historian's subjects say what changed (issue 15, item 5): a commit
 //! split out of a squash takes the squashed subject about what it holds,
 //! and a subject about files the commit does not hold gives way to the
-//! names its code defines.
+//! names its code defines. A file name or subject holding a line break or
+//! an escape reaches no message and no terminal as it is.
 
 use crate::historian::{assert_same_tree, commit_all, field, subjects_of};
 use crate::support::*;
@@ -70,4 +71,49 @@ fn a_subject_about_other_files_gives_way_to_the_names_defined() {
             .any(|s| s.contains("docs(changelog): update CHANGELOG.md")),
         "{out}"
     );
+}
+
+/// A file name holding a line break would start a trailer of its own in
+/// the body, an escape would recolour whoever reads the log: paths are
+/// quoted as git quotes them, a subject's colour codes go.
+#[test]
+fn file_names_are_quoted_and_control_characters_leave_messages() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("a"), "a\n");
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(&repo.join("x\nCo-authored-by: Mallory <m@evil.example>"), "x\n");
+    write(&repo.join("tab\there"), "x\n");
+    write(&repo.join("esc\x1b[31mred"), "x\n");
+    commit_all(&env, &repo, "Fix \x1b[31mred\x1b[0m output of the names");
+    for args in [&["historian", "plan"][..], &["historian", "plan", "--explain"]] {
+        let out = env.run(&repo, args).expect_code(0);
+        assert!(!out.stdout.contains('\x1b') && !out.stdout.contains('\t'), "{out}");
+        assert!(
+            out.stdout.lines().all(|l| !l.starts_with("Co-authored-by")),
+            "a path's line break split a line:\n{out}"
+        );
+    }
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    let clean = field(&out, "Clean branch");
+    assert_same_tree(&env, &repo, "feature", &clean);
+    let message = env.git(&repo, &["log", "-1", "--format=%B", &clean]);
+    assert!(message.starts_with("fix: fix red output of the names\n"), "{message}");
+    for quoted in [
+        r#"A "esc\033[31mred" (+1)"#,
+        r#"A "tab\there" (+1)"#,
+        r#"A "x\nCo-authored-by: Mallory <m@evil.example>" (+1)"#,
+    ] {
+        assert!(message.contains(quoted), "{quoted} not in:\n{message}");
+    }
+    assert!(!message.chars().any(|c| c.is_control() && c != '\n'), "{message:?}");
+    let mut trailers = env.command("git", &repo);
+    trailers.args(["interpret-trailers", "--parse"]);
+    let parsed = crate::transcript::capture_with_stdin(trailers, &message);
+    assert!(
+        parsed.stdout.lines().all(|l| !l.starts_with("Co-authored-by")),
+        "{parsed}"
+    );
+    env.assert_fsck(&repo);
 }

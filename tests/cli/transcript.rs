@@ -175,7 +175,7 @@ fn quote(word: &str) -> String {
     }
 }
 
-fn capture_with_stdin(mut cmd: std::process::Command, input: &str) -> Output {
+pub(crate) fn capture_with_stdin(mut cmd: std::process::Command, input: &str) -> Output {
     use std::io::Write;
     use std::process::Stdio;
     let mut child = cmd

@@ -36,13 +36,19 @@ impl Names<'_> {
         self.changes.files.get(file).map_or("?", |f| f.path.as_str())
     }
 
+    /// `file`'s path for a line of text: quoted as git quotes it when it
+    /// holds a line break or another control character.
+    fn shown(&self, file: usize) -> String {
+        message::quote_path(self.path(file)).into_owned()
+    }
+
     /// `file`'s path as an item of `own` names it: another part of its own
     /// file (cut by the subjects its hunks answer to) says so.
     fn other(&self, file: usize, own: usize) -> String {
         if file == own {
-            format!("another part of {}", self.path(file))
+            format!("another part of {}", self.shown(file))
         } else {
-            self.path(file).to_owned()
+            self.shown(file)
         }
     }
 
@@ -124,7 +130,7 @@ fn says(p: &Placement, names: &Names<'_>, own: usize) -> String {
         Signal::RidesAlong { file, lines } => format!(
             "{lines} {} of code riding along with {} (best link {chance})",
             if *lines == 1 { "line" } else { "lines" },
-            names.path(*file)
+            names.shown(*file)
         ),
         Signal::ByComponent { component } => format!("too many files to weigh pairs: by component '{component}'"),
         Signal::Declares { module } => format!("declares the module '{module}' this commit adds or removes"),
@@ -156,7 +162,7 @@ fn rival_says(r: &Rival, names: &Names<'_>, own: usize) -> String {
 pub fn commit_lines(commit: usize, names: &Names<'_>, questions: &[(usize, Vec<String>)]) -> Vec<String> {
     let mut out = Vec::new();
     for r in names.explanation.items.iter().filter(|r| r.commit == commit) {
-        let mut line = format!("why {}: ", names.changes.item_name(r.item));
+        let mut line = format!("why {}: ", message::quote_path(&names.changes.item_name(r.item)));
         let Some(deciding) = r.deciding() else {
             continue;
         };
@@ -196,12 +202,14 @@ pub fn commit_lines(commit: usize, names: &Names<'_>, questions: &[(usize, Vec<S
             line.push_str("; rivals: ");
             line.push_str(&rivals.join(", "));
         }
-        out.push(line);
+        // Names made of paths (a stem, a module, a component) and subjects
+        // keep no control character either.
+        out.push(message::without_controls(&line).into_owned());
     }
     for (_, options) in questions.iter().filter(|(c, _)| *c == commit) {
         out.push("clean will ask how to split it; the candidates:".into());
         for (n, text) in options.iter().enumerate() {
-            out.push(format!("  Option {}: {text}", n + 1));
+            out.push(format!("  Option {}: {}", n + 1, message::without_controls(text)));
         }
     }
     out

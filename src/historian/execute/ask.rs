@@ -58,7 +58,11 @@ pub(super) fn ask_size(run: Run<'_>, ctx: &Context<'_>, splits: Vec<split::Split
         limits.files,
         limits.lines
     );
-    let mut options: Vec<String> = splits.iter().map(|s| split::describe(ctx, s)).collect();
+    // One line each: a path's line break or escape would break the block.
+    let mut options: Vec<String> = splits
+        .iter()
+        .map(|s| crate::historian::message::without_controls(&split::describe(ctx, s)).into_owned())
+        .collect();
     options.push(split::KEEP.to_owned());
     let names: Vec<Vec<Vec<String>>> = splits
         .iter()

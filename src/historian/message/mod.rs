@@ -14,6 +14,7 @@ pub mod credits;
 mod draft;
 mod fallback;
 mod subject;
+mod text;
 
 use std::sync::LazyLock;
 
@@ -23,6 +24,7 @@ pub use clauses::{add_path_words, has_clauses};
 pub use draft::{Draft, FileLine, SUBJECT_WIDTH};
 pub use fallback::is_fallback;
 pub use subject::{parse_subject, Subject};
+pub use text::{quote_path, without_controls};
 
 use subject::summary_of;
 

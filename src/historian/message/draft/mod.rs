@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::clauses;
 use super::subject::{parse_subject, type_from_words};
+use super::text::{quote_path, without_controls};
 use super::Kind;
 use crate::historian::analyse::classify::{self, Category};
 
@@ -301,15 +302,16 @@ impl Draft {
             .as_deref()
             .filter(|s| !s.is_empty() && *s != commit_type && !(commit_type == "docs" && *s == "readme"));
         let head = match scope {
-            Some(s) => format!("{commit_type}({s}): "),
+            Some(s) => format!("{commit_type}({}): ", without_controls(s)),
             None => format!("{commit_type}: "),
         };
-        let summary = truncate_words(&self.summary(), SUBJECT_WIDTH.saturating_sub(head.len()));
+        let summary = self.summary();
+        let summary = truncate_words(&without_controls(&summary), SUBJECT_WIDTH.saturating_sub(head.len()));
         let mut message = format!("{head}{summary}\n\n");
         if !self.sources.is_empty() {
             message.push_str("From:\n");
             for (id, subject, _, _) in &self.sources {
-                let _ = writeln!(message, "  {id} {}", truncate_words(subject, 62));
+                let _ = writeln!(message, "  {id} {}", truncate_words(&without_controls(subject), 62));
             }
             message.push('\n');
         }
@@ -319,9 +321,9 @@ impl Draft {
             let mut line = format!("  {} ", f.letter);
             match &f.from {
                 Some(from) => {
-                    let _ = write!(line, "{from} -> {}", f.path);
+                    let _ = write!(line, "{} -> {}", quote_path(from), quote_path(&f.path));
                 }
-                None => line.push_str(&f.path),
+                None => line.push_str(&quote_path(&f.path)),
             }
             let mut details = Vec::new();
             if let Some(hunks) = &f.hunks {
