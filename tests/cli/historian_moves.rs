@@ -275,3 +275,37 @@ fn a_module_declaration_comes_with_its_module_whatever_it_is_named() {
         }
     }
 }
+
+/// A file that becomes a directory (`readme.md` → `readme.md/index.md`):
+/// no tree holds both, so no commit may come between them — neither in
+/// the plan nor in any split a QUESTION offers. Every option is taken in
+/// turn, and each ends in SUCCESS with the original tree.
+#[test]
+fn no_split_offered_parts_a_file_from_the_directory_it_becomes() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let long: String = (1..=600).map(|n| format!("line {n}\n")).collect();
+    write(&repo.join("readme.md"), &long);
+    write(&repo.join("src/lib.c"), "int lib(void) { return 0; }\n");
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    std::fs::remove_file(repo.join("readme.md")).unwrap();
+    write(&repo.join("readme.md/index.md"), &long.replace("line", "row"));
+    write(&repo.join("src/lib.c"), "int lib(void) { return 1; }\n");
+    commit_all(&env, &repo, "Turn the readme into a directory and grow the library");
+    let clean = ["historian", "clean", "--max-lines", "50", "--max-files", "2"];
+    let asked = env.run(&repo, &clean).expect_code(3);
+    let options = asked.stdout.lines().filter(|l| l.starts_with("Option ")).count();
+    assert!(options >= 2, "{asked}");
+    for n in 1..=options {
+        if n > 1 {
+            let _ = env.run(&repo, &clean).expect_code(3);
+        }
+        let answer = n.to_string();
+        let out = env
+            .run(&repo, &["historian", "resume", "--answer", &answer, "feature"])
+            .expect_code(0);
+        assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    }
+    env.assert_fsck(&repo);
+}

@@ -32,6 +32,7 @@ use super::context::{Context, Tuning};
 use super::count;
 use super::pieces;
 use super::units::{unit_files, Union};
+use crate::historian::analyse::items::ChangeSet;
 
 /// Groups of items, each a future commit (unordered; see `order`).
 pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
@@ -60,13 +61,28 @@ pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
 /// A removed file `a` and an added `a/x` (or the reverse) must be in one
 /// commit: joins the groups holding them.
 fn join_path_conflicts(ctx: &Context<'_>, groups: &mut Vec<Vec<usize>>) {
-    let changes = ctx.changes;
-    let mut group_of = vec![0; changes.items.len()];
+    let mut group_of = vec![0; ctx.changes.items.len()];
     for (g, items) in groups.iter().enumerate() {
         for &i in items {
             group_of[i] = g;
         }
     }
+    let mut union = Union::new(groups.len());
+    for (item, other, gone) in path_conflicts(ctx.changes) {
+        union.join(group_of[item], group_of[other]);
+        note_conflict(ctx, item, other, gone);
+    }
+    let mut merged: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (g, items) in groups.drain(..).enumerate() {
+        merged.entry(union.find(g)).or_default().extend(items);
+    }
+    *groups = merged.into_values().collect();
+}
+
+/// The pairs of items that must be in one commit because one removes a
+/// path (`gone`) the other puts a file under, or above: a file at one end
+/// and a directory at the other. No tree holds both.
+pub(super) fn path_conflicts(changes: &ChangeSet) -> Vec<(usize, usize, &str)> {
     let first_item: BTreeMap<&str, usize> = changes
         .items
         .iter()
@@ -84,7 +100,7 @@ fn join_path_conflicts(ctx: &Context<'_>, groups: &mut Vec<Vec<usize>>) {
             removed.push((from.as_str(), i));
         }
     }
-    let mut union = Union::new(groups.len());
+    let mut out = Vec::new();
     for (gone, item) in removed {
         let prefix = format!("{gone}/");
         for (path, &other) in first_item.range(prefix.as_str()..) {
@@ -92,8 +108,7 @@ fn join_path_conflicts(ctx: &Context<'_>, groups: &mut Vec<Vec<usize>>) {
                 break;
             }
             if changes.files[changes.items[other].file].new.is_some() {
-                union.join(group_of[item], group_of[other]);
-                note_conflict(ctx, item, other, gone);
+                out.push((item, other, gone));
             }
         }
         // A removed `a/x` and an added file `a`.
@@ -102,17 +117,12 @@ fn join_path_conflicts(ctx: &Context<'_>, groups: &mut Vec<Vec<usize>>) {
             at = &gone[..cut];
             if let Some(&other) = first_item.get(at) {
                 if changes.files[changes.items[other].file].new.is_some() {
-                    union.join(group_of[item], group_of[other]);
-                    note_conflict(ctx, item, other, gone);
+                    out.push((item, other, gone));
                 }
             }
         }
     }
-    let mut merged: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for (g, items) in groups.drain(..).enumerate() {
-        merged.entry(union.find(g)).or_default().extend(items);
-    }
-    *groups = merged.into_values().collect();
+    out
 }
 
 /// Notes why two items joined: the path `gone` is replaced.

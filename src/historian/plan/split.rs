@@ -6,11 +6,14 @@
 //! the commits it would make, ordered from the most split to the least,
 //! the last always "Keep as one commit". Items are never cut: a hunk stays
 //! whole, and every split but the one by original commit keeps files whole.
+//! A path that is a file at one end and a directory at the other stays in
+//! one part with what replaces it: no tree in between could hold both.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::context::Context;
-use super::order;
+use super::units::Union;
+use super::{group, order};
 use crate::historian::analyse::classify::{self, Category};
 
 /// The most files and lines a commit may have before historian asks.
@@ -117,7 +120,8 @@ pub fn splits(ctx: &Context<'_>, items: &[usize], limits: Limits) -> Vec<Split> 
     candidates.push(by_size(ctx, items, limits));
     let mut seen: BTreeSet<BTreeSet<Vec<usize>>> = BTreeSet::new();
     let mut out: Vec<Split> = Vec::new();
-    for split in candidates {
+    for mut split in candidates {
+        keep_path_conflicts_together(ctx, &mut split);
         if split.parts.len() < 2 {
             continue;
         }
@@ -130,6 +134,44 @@ pub fn splits(ctx: &Context<'_>, items: &[usize], limits: Limits) -> Vec<Split> 
     out.sort_by_key(|s| std::cmp::Reverse(s.parts.len()));
     out.truncate(MOST_OPTIONS);
     out
+}
+
+/// Joins the parts of `split` that hold a path at one end and the
+/// directory it becomes (or was) at the other: no commit between them
+/// could hold both, so no split parts them.
+fn keep_path_conflicts_together(ctx: &Context<'_>, split: &mut Split) {
+    let mut part_of: BTreeMap<usize, usize> = BTreeMap::new();
+    for (p, (_, items)) in split.parts.iter().enumerate() {
+        for &i in items {
+            part_of.insert(i, p);
+        }
+    }
+    let mut union = Union::new(split.parts.len());
+    for (a, b, _) in group::path_conflicts(ctx.changes) {
+        if let (Some(&pa), Some(&pb)) = (part_of.get(&a), part_of.get(&b)) {
+            union.join(pa, pb);
+        }
+    }
+    // Each joined part where its first part was.
+    let mut at: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut parts: Vec<(String, Vec<usize>)> = Vec::new();
+    for (p, (label, items)) in split.parts.drain(..).enumerate() {
+        let root = union.find(p);
+        match at.get(&root) {
+            Some(&k) => {
+                let (into, held) = &mut parts[k];
+                into.push_str(" + ");
+                into.push_str(&label);
+                held.extend(items);
+                held.sort_unstable();
+            }
+            None => {
+                at.insert(root, parts.len());
+                parts.push((label, items));
+            }
+        }
+    }
+    split.parts = parts;
 }
 
 fn layer(category: Category) -> &'static str {
