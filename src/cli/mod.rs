@@ -7,6 +7,7 @@ pub mod color;
 pub mod config;
 mod exit;
 pub mod progress;
+pub mod shell;
 pub mod table;
 
 use std::fmt::Display;

@@ -178,8 +178,8 @@ pub fn analyse(repo: &Repo, target: &Target, options: &Options) -> Result<std::r
         .context("Original branch", &target.branch)
         .details(format!("the session is recorded in '{session_ref}'"))
         .hint(format!(
-            "answer its question with 'git historian resume --answer <N>' (see 'git historian status'),\nor drop it with 'git historian abort {}'",
-            target.branch
+            "answer its question with 'git historian resume --answer <N>' (see 'git historian status'),\nor drop it with: git historian abort {}",
+            crate::cli::shell::shell_word(&target.branch)
         ))));
     }
     let plan_base = options

@@ -177,3 +177,35 @@ fn abort_removes_the_stack_branches_the_run_made_and_spares_others() {
     assert_eq!(refs(&env, &repo), before);
     env.assert_fsck(&repo);
 }
+
+/// git allows `|`, `"`, `<` and `>` in a branch name (a path Windows
+/// could not hold): the stack is made under it all the same, and the hint
+/// after a QUESTION quotes the name so that pasting it runs no pipe.
+#[test]
+fn a_branch_name_a_shell_or_windows_reads_specially_is_stacked_and_quoted() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("a"), "a\n");
+    crate::historian::commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feat/a|b"]);
+    write(&repo.join("docs/guide.md"), "# Guide\n");
+    crate::historian::commit_all(&env, &repo, "Write the guide");
+    for i in 0..20 {
+        write(&repo.join(format!("src/f{i}.c")), &format!("int f{i};\n"));
+    }
+    crate::historian::commit_all(&env, &repo, "Add twenty sources");
+    let out = env
+        .run(&repo, &["historian", "clean", "--stack", "--max-files", "100"])
+        .expect_code(0);
+    let clean = field(&out, "Clean branch");
+    assert_same_tree(&env, &repo, "feat/a|b", &clean);
+    assert_stack(&env, &repo, &clean, &stack_lines(&out));
+    let asked = env.run(&repo, &["historian", "clean"]).expect_code(3);
+    assert!(
+        asked
+            .stderr
+            .contains("hint: answer with: git historian resume --answer <N> 'feat/a|b'\n"),
+        "{asked}"
+    );
+    env.assert_fsck(&repo);
+}

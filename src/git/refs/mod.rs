@@ -185,16 +185,26 @@ impl Repo {
             .inner
             .references()
             .map_err(|e| anyhow!("cannot list references: {e}"))?;
-        let iter = platform
-            .prefixed(prefix)
-            .map_err(|e| anyhow!("cannot list references under '{prefix}': {e}"))?;
         let mut out = Vec::new();
-        for r in iter {
-            let Ok(mut r) = r else { continue };
+        let mut take = |r: Result<gix::Reference<'_>, _>| {
+            let Ok(mut r) = r else { return };
             let name = r.name().as_bstr().to_str_lossy().into_owned();
+            if !name.starts_with(prefix) {
+                return;
+            }
             if let Ok(id) = r.peel_to_id() {
                 out.push((name, id.detach()));
             }
+        };
+        match platform.prefixed(prefix) {
+            Ok(iter) => iter.for_each(&mut take),
+            // gix refuses a path component Windows could not hold (`a|b`,
+            // `"`, `<`, `>`), which git allows in a branch name: every
+            // reference is read then, and those under the prefix kept.
+            Err(_) => platform
+                .all()
+                .map_err(|e| anyhow!("cannot list references under '{prefix}': {e}"))?
+                .for_each(&mut take),
         }
         out.sort();
         Ok(out)

@@ -238,7 +238,7 @@ pub(crate) fn render(outcome: &Outcome, json: bool, ui: Ui) -> Result<Exit> {
             ui.hint(format!(
                 "answer with: git historian resume --answer <N>{}\nor drop the session with: git historian abort",
                 match asked.session.strip_prefix(crate::historian::session::PREFIX) {
-                    Some(b) => format!(" {b}"),
+                    Some(b) => format!(" {}", crate::cli::shell::shell_word(b)),
                     None => String::new(),
                 }
             ));

@@ -87,7 +87,7 @@ fn still_current(repo: &Repo, stored: &Stored) -> Result<(Target, Base)> {
     let original = s.original_tip()?;
     let stale_hint = format!(
         "drop the session and start again:\n  git historian abort {0}\n  git historian clean {0}",
-        s.branch
+        crate::cli::shell::shell_word(&s.branch)
     );
     match tip {
         None => {

@@ -286,7 +286,11 @@ fn execution_preview(out: &mut String, file: &str, plan: &Plan, paint: Paint) {
                 } else {
                     list(&session.depends_on)
                 },
-                format!("git ultraplan run --session {} {file}", session.number),
+                format!(
+                    "git ultraplan run --session {} {}",
+                    session.number,
+                    crate::cli::shell::shell_word(file)
+                ),
             ]);
         }
         rows.sort_by_key(|r| r[0].parse::<u32>().unwrap_or(u32::MAX));

@@ -73,7 +73,10 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
             if std::path::Path::new(&args.target).is_file() && repo.rev_parse(&args.target).is_err() {
                 return Err(crate::error::FatalWithHint {
                     message: format!("'{}' is a plan; say which step", args.target),
-                    hint: format!("git ultraplan show {} --step N", args.target),
+                    hint: format!(
+                        "git ultraplan show {} --step N",
+                        crate::cli::shell::shell_word(&args.target)
+                    ),
                 }
                 .into());
             }

@@ -92,7 +92,10 @@ pub(crate) fn refuse_problems(input: &PlanInput<'_>) -> Result<()> {
                 first.line,
                 first.message
             ),
-            hint: format!("run 'git ultraplan check {}' for the full report", input.path),
+            hint: format!(
+                "run 'git ultraplan check {}' for the full report",
+                crate::cli::shell::shell_word(&input.path)
+            ),
         }
         .into());
     }

@@ -312,7 +312,7 @@ fn running_plans(
                 ),
                 hint: format!(
                     "wait for it to finish; 'git ultraplan status {}' shows where it is",
-                    p.plan
+                    crate::cli::shell::shell_word(&p.plan)
                 ),
             });
         }

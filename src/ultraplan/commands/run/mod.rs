@@ -11,6 +11,7 @@ use anyhow::{anyhow, Result};
 
 use crate::cli::config::{self, duration};
 use crate::cli::progress::StatusLine;
+use crate::cli::shell::shell_word;
 use crate::cli::{Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
 use crate::process;
@@ -198,7 +199,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             message: "the manual executor cannot run parallel sessions: their worktrees are removed when the run stops".into(),
             hint: format!(
                 "run the steps here with 'git ultraplan run --fg --executor manual {}', or one session with --session N",
-                args.plan.display()
+                shell_word(&args.plan.display().to_string())
             ),
         }
         .into());

@@ -139,7 +139,8 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
         }
         let session = report.session.map(|n| format!("--session {n} ")).unwrap_or_default();
         out.push_str(&format!(
-            "\nTo resume: git ultraplan run --resume {session}{plan_arg}\n"
+            "\nTo resume: git ultraplan run --resume {session}{}\n",
+            crate::cli::shell::shell_word(plan_arg)
         ));
     }
     if !report.warnings.is_empty() {
