@@ -64,6 +64,27 @@ impl Repo {
             .collect())
     }
 
+    /// Those of `wanted` that are neither `tip` nor its ancestors, in the
+    /// order given; one walk from `tip`, ending once every one is found.
+    pub fn not_reachable(&self, tip: Option<Oid>, wanted: &[Oid]) -> Result<Vec<Oid>> {
+        let mut left: std::collections::HashSet<Oid> = wanted.iter().copied().collect();
+        if let (Some(tip), false) = (tip, left.is_empty()) {
+            let walk = self
+                .inner
+                .rev_walk([tip])
+                .all()
+                .map_err(|e| anyhow!("cannot walk history from {tip}: {e}"))?;
+            for info in walk {
+                let info = info.map_err(|e| anyhow!("cannot walk history: {e}"))?;
+                left.remove(&info.id);
+                if left.is_empty() {
+                    break;
+                }
+            }
+        }
+        Ok(wanted.iter().copied().filter(|id| left.contains(id)).collect())
+    }
+
     /// Whether `ancestor` is `descendant` or one of its ancestors.
     pub fn is_ancestor(&self, ancestor: Oid, descendant: Oid) -> Result<bool> {
         if ancestor == descendant {

@@ -100,6 +100,56 @@ fn a_run_stopped_in_one_clone_is_resumed_in_the_other() {
     assert!(s.note(&s.a, &head).unwrap().contains("task_index: 2"));
 }
 
+/// A resume goes on from the passed steps' checkpoints: in a clone whose
+/// HEAD lacks them (the run's branch not fetched, or another branch
+/// checked out) it is refused, naming the step, and writes nothing;
+/// on the run's branch it finishes.
+#[test]
+fn a_resume_where_head_lacks_the_passed_checkpoints_is_refused() {
+    let s = Shared::new();
+    let flag = s.env.root().join("flag");
+    let plan = crate::plans::plan(&[
+        crate::plans::StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt"),
+        crate::plans::StepSpec::new(2, "`b.txt`", "echo b > b.txt", &format!("test -f {}", flag.display()))
+            .policy("escalate"),
+    ]);
+    write(&s.a.join("plan.md"), &plan);
+    s.env.git(&s.a, &["commit", "-q", "-am", "plan needs a flag"]);
+    s.env.git(&s.a, &["push", "-q", "origin", "main"]);
+    s.env.git(&s.a, &["switch", "-q", "-c", "feature"]);
+    let _ = s.env.run(&s.a, &["ultraplan", "run", "plan.md"]).expect_code(3);
+    let checkpoint = s.rev(&s.a, "HEAD");
+    let _ = s.sync(&s.a).expect_code(0);
+
+    s.env.git(&s.b, &["pull", "-q", "--ff-only"]);
+    let _ = s.sync(&s.b).expect_code(0);
+    write(&flag, "");
+    let before = s.refs(&s.b);
+    let resume = ["ultraplan", "run", "--resume", "plan.md"];
+    let mut t = Transcript::new(&s.env);
+    t.note("the run's branch is not here yet");
+    let _ = t.run(&s.b, &resume).expect_code(128);
+    s.env.git(&s.a, &["push", "-q", "origin", "feature"]);
+    s.env.git(&s.b, &["fetch", "-q"]);
+    t.note("fetched, but HEAD is still main");
+    let _ = t.run(&s.b, &resume).expect_code(128);
+    assert_transcript!(t, "a_resume_where_head_lacks_the_passed_checkpoints_is_refused");
+    let fetched: String = s
+        .refs(&s.b)
+        .lines()
+        .filter(|l| !l.starts_with("refs/remotes/origin/feature "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(fetched, before, "a refused resume wrote a reference");
+    s.env.git(&s.b, &["switch", "-q", "feature"]);
+    // As a person would find it after the escalated attempt.
+    write(&s.b.join("b.txt"), "b\n");
+    let _ = s.env.run(&s.b, &resume).expect_code(0);
+    let ancestry = s.env.run(&s.b, &["merge-base", "--is-ancestor", &checkpoint, "HEAD"]);
+    let _ = ancestry.expect_code(0);
+    assert!(s.b.join("a.txt").exists() && s.b.join("b.txt").exists());
+}
+
 #[test]
 fn diverged_runs_are_kept_side_by_side_and_two_notes_become_a_stream() {
     let s = Shared::new();

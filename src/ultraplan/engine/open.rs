@@ -4,6 +4,7 @@
 use anyhow::Result;
 
 use super::{Event, Mode, Observer, PlanInput, RunOptions};
+use crate::error::FatalWithHint;
 use crate::git::Repo;
 use crate::redact::redact;
 use crate::ultraplan::plan::Step;
@@ -32,6 +33,9 @@ pub(super) fn open_state<'r>(
     let plan_text = redact(input.text).into_owned();
     match existing {
         Some(mut state) if continuing => {
+            if matches!(opts.mode, Mode::Resume | Mode::ResumeSession(_)) {
+                checkpoints_in_head(repo, &state, &input.path)?;
+            }
             if state.read_text("plan.md")?.as_deref() != Some(plan_text.as_str()) {
                 warn(
                     "the plan changed since the run started; its steps are matched by number".into(),
@@ -107,6 +111,51 @@ pub(super) fn open_state<'r>(
             Ok(state)
         }
     }
+}
+
+/// A resume goes on from where the passed steps left HEAD: every passed
+/// step's checkpoint must be in it. Another clone's state (taken by `sync`)
+/// while HEAD is on another branch, or a branch reset since, would
+/// otherwise end COMPLETED with those steps' work missing.
+fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Result<()> {
+    let mut passed = Vec::new();
+    for (n, step) in &state.progress.steps {
+        if let Some(commit) = step.commit.as_deref().filter(|_| step.status == StepStatus::Passed) {
+            let id: crate::git::Oid = commit
+                .parse()
+                .map_err(|_| anyhow::anyhow!("unreadable checkpoint id of step {n} in the run state"))?;
+            passed.push((*n, id));
+        }
+    }
+    let head = repo.head()?;
+    let ids: Vec<_> = passed.iter().map(|(_, id)| *id).collect();
+    let missing = repo.not_reachable(head.commit, &ids)?;
+    let Some(&(n, id)) = passed.iter().find(|(_, id)| missing.contains(id)) else {
+        return Ok(());
+    };
+    let short = repo.short(id);
+    let hint = format!(
+        "check out the branch that holds it (git branch -a --contains {short}), or run the steps left one by one with 'git ultraplan run --step N {}', or start afresh without --resume",
+        crate::cli::shell::shell_word(plan_path)
+    );
+    if !repo.has_object(id) {
+        return Err(FatalWithHint {
+            message: format!(
+                "step {n} passed with checkpoint {short}, which this repository does not have (it was made in another clone)"
+            ),
+            hint: format!("fetch the branch the run was on; then {hint}"),
+        }
+        .into());
+    }
+    let on = head
+        .branch
+        .as_deref()
+        .map_or("HEAD".to_owned(), |b| b.trim_start_matches("refs/heads/").to_owned());
+    Err(FatalWithHint {
+        message: format!("step {n} passed with checkpoint {short}, which {on} does not contain"),
+        hint,
+    }
+    .into())
 }
 
 /// The title step `number` had in the recorded plan.
