@@ -121,14 +121,45 @@ impl Capture {
         }
     }
 
+    /// The head, the count of bytes left out, the tail. Where output was
+    /// left out, the cut moves to white space on both sides, and a tail
+    /// opening inside a private key block starts after its end: no piece
+    /// of a token or key is kept on either side, where redaction could not
+    /// recognise it (a token's two halves together would be the token).
     fn text(&self) -> String {
-        let mut bytes = self.head.clone();
-        if self.omitted > 0 {
-            bytes.extend_from_slice(format!("\n[… {} bytes omitted …]\n", self.omitted).as_bytes());
+        if self.omitted == 0 {
+            return String::from_utf8_lossy(&self.head).into_owned();
         }
-        bytes.extend(self.tail.iter());
+        let white = |b: &u8| b.is_ascii_whitespace();
+        let head_end = self.head.iter().rposition(white).map_or(0, |i| i + 1);
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        let mut tail_start = tail.iter().position(white).unwrap_or(tail.len());
+        if let Some(end) = key_block_end(&tail[tail_start..]) {
+            tail_start += end;
+        }
+        let omitted = self.omitted + (self.head.len() - head_end) + tail_start;
+        let mut bytes = self.head[..head_end].to_vec();
+        bytes.extend_from_slice(format!("\n[… {omitted} bytes omitted …]\n").as_bytes());
+        bytes.extend_from_slice(&tail[tail_start..]);
         String::from_utf8_lossy(&bytes).into_owned()
     }
+}
+
+/// Where a private key block that began before `tail` ends in it (just
+/// past its `-----END … PRIVATE KEY…-----` line), when it ends there before
+/// another begins.
+fn key_block_end(tail: &[u8]) -> Option<usize> {
+    const END: &[u8] = b"-----END ";
+    let at = tail.windows(END.len()).position(|w| w == END)?;
+    if tail[..at].windows(b"-----BEGIN ".len()).any(|w| w == b"-----BEGIN ") {
+        return None;
+    }
+    let line_end = tail[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(tail.len(), |i| at + i + 1);
+    let line = String::from_utf8_lossy(&tail[at..line_end]);
+    line.contains("PRIVATE KEY").then_some(line_end)
 }
 
 /// Runs `spec` to its end (or its deadline).
@@ -273,6 +304,37 @@ mod tests {
         assert!(f.stdout.starts_with("1\n2\n3\n"), "{}", f.stdout);
         assert!(f.stdout.ends_with("99999\n100000\n"), "{}", f.stdout);
         assert!(f.stdout.contains("bytes omitted"));
+    }
+
+    #[test]
+    fn a_cut_keeps_no_piece_of_a_token_or_a_key() {
+        const TOKEN: &str = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789";
+        for cap in [40, 64, 101, 333] {
+            let mut c = Capture::new(cap);
+            for _ in 0..50 {
+                c.push(format!("token {TOKEN}\n").as_bytes());
+            }
+            let text = c.text();
+            assert!(text.contains("bytes omitted"), "{text}");
+            let marker = ["[…", "bytes", "omitted", "…]"];
+            for word in text.split_whitespace() {
+                let counted = word.chars().all(|ch| ch.is_ascii_digit());
+                assert!(
+                    word == "token" || word == TOKEN || marker.contains(&word) || counted,
+                    "a piece '{word}' was kept (cap {cap}):\n{text}"
+                );
+            }
+        }
+        // A key block cut in its middle: its end keeps no line of it.
+        let mut c = Capture::new(200);
+        c.push(b"-----BEGIN RSA PRIVATE KEY-----\n");
+        for i in 0..40 {
+            c.push(format!("MIIEowIBAAKCAQEA{i:04}secretkeymaterialxyz\n").as_bytes());
+        }
+        c.push(b"-----END RSA PRIVATE KEY-----\nafter the key\n");
+        let text = c.text();
+        let tail = text.split("omitted …]\n").nth(1).unwrap();
+        assert_eq!(tail, "after the key\n", "{text}");
     }
 
     #[test]
