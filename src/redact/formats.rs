@@ -55,7 +55,7 @@ pub(super) static FORMATS: LazyLock<Vec<Format>> = LazyLock::new(|| {
         ),
         format(
             "aws-secret-key",
-            r#"(?i)(aws_?secret_?(?:access_?)?key["']?\s*[=:]\s*["']?)([A-Za-z0-9/+=]{40})"#,
+            r#"(?i)(aws_?secret_?(?:access_?)?key["']?\s*[=:]\s*["']?)([A-Za-z0-9/+=]{40,})"#,
             2,
         ),
         format("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}", 0),
@@ -113,9 +113,24 @@ pub(super) static FORMATS: LazyLock<Vec<Format>> = LazyLock::new(|| {
             r#"(?i)(\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:token|digest|negotiate|ntlm|apikey|sso-key)?\s*)([A-Za-z0-9._~+/=-]{12,})"#,
             2,
         ),
+        // The user may be empty (`redis://:password@cache`).
         format(
             "url-credentials",
-            r"(?i)\b([a-z][a-z0-9+.-]*://)([^\s/@:]+:[^\s/@]+)@",
+            r"(?i)\b([a-z][a-z0-9+.-]*://)([^\s/@:]*:[^\s/@]+)@",
+            2,
+        ),
+        // Passwords given on a command line: `curl -u user:password`,
+        // `sshpass -p password`, `mysql -ppassword` (glued, as MySQL wants).
+        format(
+            "password",
+            r#"(\bcurl\b[^\n]*?\s(?:-u\s*|--user[ =])["']?[^\s:"']+:)([^\s"']+)"#,
+            2,
+        ),
+        // Quoted, or quoted inside a single-quoted word (`'\''`).
+        format("password", r#"(\bsshpass\s+-p\s*(?:'\\''|["'])?)([^\s"'\\]+)"#, 2),
+        format(
+            "password",
+            r#"(\bmysql(?:dump|admin|import|show)?\b[^\n]*?\s-p)([^\s"'-][^\s"']*)"#,
             2,
         ),
     ]
