@@ -14,13 +14,13 @@ pub(crate) fn setup(env: &TestEnv) -> std::path::PathBuf {
 }
 
 /// A task plan with GSD front matter around `tasks`.
-fn gsd_plan(tasks: &str) -> String {
+pub(crate) fn gsd_plan(tasks: &str) -> String {
     format!(
         "---\nphase: 04-ui\nplan: 02\ntype: execute\nautonomous: false\n---\n\n<objective>\nBuild the page.\n\nPurpose: a test.\n</objective>\n\n<output>\n# Not the title\n</output>\n\n<tasks>\n{tasks}\n</tasks>\n"
     )
 }
 
-fn shell_task(name: &str, file: &str, script: &str, verify: &str) -> String {
+pub(crate) fn shell_task(name: &str, file: &str, script: &str, verify: &str) -> String {
     format!(
         "<task type=\"auto\">\n  <name>{name}</name>\n  <files>{file}</files>\n  <action>Create {file}.\n\n```sh\n{script}\n```\n  </action>\n  <verify>{verify}</verify>\n  <done>done</done>\n</task>\n"
     )

@@ -23,6 +23,7 @@ mod gate;
 mod generated;
 mod gsd;
 mod gsd_phase;
+mod gsd_verify;
 mod historian;
 mod historian_blocks;
 mod historian_claims;

@@ -5,6 +5,7 @@
 //! `<read_first>`/`<context>` files an executor should read.
 
 use super::elements::{attributes, find_open_tag, task_files, Element, Page};
+use super::fields;
 use super::front_matter::FrontMatter;
 use super::markdown::{code_blocks, Document};
 use super::verify_text::{read, Reading};
@@ -52,16 +53,22 @@ pub(crate) fn read_verify(e: Option<&Element>, number: u32, diags: &mut Diagnost
     };
     if let Some(source) = source.filter(|s| !s.trim().is_empty()) {
         let blocks = code_blocks(&Document::new(&source, e.content_line).lines);
+        // `` `cmd` → expected: `text` ``, as the Markdown format writes it:
+        // the expectation is checked, never run as a command of its own.
+        let (command_text, expected) = match fields::split_expected(&source) {
+            (before, Some(after)) if !before.trim().is_empty() => (before.to_owned(), Some(fields::expectation(after))),
+            _ => (source.clone(), None),
+        };
         let reading = match blocks.into_iter().find(|b| !b.code.trim().is_empty()) {
             Some(block) => Reading::Command(block.code.trim().to_owned()),
-            None => read(&source),
+            None => read(&command_text),
         };
         match reading {
             Reading::Command(command) => {
                 out.verify = Some(Verify {
                     command,
-                    expected: None,
-                    expected_kind: None,
+                    expected: expected.as_ref().map(|(text, _)| text.clone()),
+                    expected_kind: expected.map(|(_, kind)| kind),
                 })
             }
             Reading::Prose { text, commands } if !commands.is_empty() => {

@@ -23,9 +23,7 @@ pub(crate) use manifest::manifest;
 pub(crate) use on_failure::on_failure;
 pub(crate) use scope::{patterns, scope_fence};
 pub(crate) use test_first::test_first;
-#[cfg(test)]
-pub(crate) use verify::expectation;
-pub(crate) use verify::{check_item, prose_verify, verify};
+pub(crate) use verify::{check_item, expectation, prose_verify, split_expected, verify};
 
 /// A value meaning "nothing here": `none`, `n/a`, `-`, optionally with a remark.
 pub(crate) fn is_none_value(text: &str) -> bool {
