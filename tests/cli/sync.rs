@@ -279,10 +279,20 @@ fn setup_makes_plain_git_carry_and_keep_results() {
                 .contains("set remote.origin.fetch = +refs/notes/ultraplan*:refs/notes/remotes/origin/ultraplan*"),
             "{out}"
         );
+        // No notes here yet: plain git reads the configuration quietly.
+        let log = s.env.run(clone, &["log", "-1"]).expect_code(0);
+        assert_eq!(log.stderr, "", "{log}");
     }
     // Idempotent.
     let out = s.env.run(&s.a, &["ultraplan", "sync", "--setup"]).expect_code(0);
     assert_eq!(out.stdout, "nothing to change: 'origin' is already set up\n");
+    // The exact name an earlier version set (which made git warn) is replaced.
+    s.env
+        .git(&s.a, &["config", "--add", "notes.displayRef", "refs/notes/ultraplan"]);
+    let out = s.env.run(&s.a, &["ultraplan", "sync", "--setup"]).expect_code(0);
+    assert!(out.stdout.contains("(was refs/notes/ultraplan)"), "{out}");
+    let shown = s.env.git(&s.a, &["config", "--get-all", "notes.displayRef"]);
+    assert_eq!(shown, "refs/notes/ultraplan*\nrefs/notes/remotes/*/ultraplan\n");
     let fetch = s.env.git(&s.a, &["config", "--get-all", "remote.origin.fetch"]);
     assert_eq!(fetch.lines().count(), 2, "{fetch}");
     // Never a push refspec.

@@ -19,6 +19,12 @@ use crate::ultraplan::state::NOTES_REF;
 
 const REMOTE_NOTES_GLOB: &str = "refs/notes/remotes/*/ultraplan";
 
+/// Ours for `notes.displayRef`, as a one-match glob: with an exact name
+/// that does not exist yet (a reviewer's fresh clone, before any run),
+/// every `git log` beside the remotes' glob warns "notes ref … is
+/// invalid"; a glob matching nothing is quiet.
+const LOCAL_NOTES_GLOB: &str = "refs/notes/ultraplan*";
+
 /// A glob, though it names one reference: git refuses a whole fetch when an
 /// exact source is missing on the remote (no results shared yet), while a
 /// glob that matches nothing is fine. (`*` also matches the empty string.)
@@ -54,9 +60,15 @@ pub fn setup(repo: &Repo, remote: &str) -> Result<Vec<String>> {
         "true",
     );
     note(
-        repo.config_add_once("notes.displayRef", NOTES_REF)?,
+        repo.config_add_once("notes.displayRef", LOCAL_NOTES_GLOB)?,
         "notes.displayRef",
-        NOTES_REF,
+        LOCAL_NOTES_GLOB,
+    );
+    // The exact name earlier versions wrote is what made git warn.
+    note(
+        repo.config_remove_value("notes.displayRef", NOTES_REF)?,
+        "notes.displayRef",
+        &format!("{LOCAL_NOTES_GLOB} (was {NOTES_REF})"),
     );
     note(
         repo.config_add_once("notes.displayRef", REMOTE_NOTES_GLOB)?,
@@ -83,6 +95,7 @@ pub fn unset(repo: &Repo, remote: &str) -> Result<Vec<String>> {
     if !others {
         for (key, value) in [
             ("notes.rewriteRef", NOTES_REF),
+            ("notes.displayRef", LOCAL_NOTES_GLOB),
             ("notes.displayRef", NOTES_REF),
             ("notes.displayRef", REMOTE_NOTES_GLOB),
         ] {
