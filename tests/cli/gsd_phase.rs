@@ -105,6 +105,24 @@ fn a_phase_directory_is_validated_like_an_execution_strategy() {
             .contains("is 'autonomous: false' (it stops for a person), so it runs alone in wave 2"),
         "{out}"
     );
+    // A warning names the plan file its line is in.
+    edit(
+        "01-02-PLAN.md",
+        "<files>api.txt</files>",
+        "<files>api.txt, docs/api.md</files>",
+    );
+    edit(
+        "01-02-PLAN.md",
+        "<objective>",
+        "<context>\n@.planning/PROJECT.md\n</context>\n\n<objective>",
+    );
+    let out = env.run(&repo, &["ultraplan", "check", phase]).expect_code(0);
+    for warned in [
+        "01-02-PLAN.md: step 2: 'docs/api.md' is outside session 2's Touch list",
+        "01-02-PLAN.md: task 1: context file '.planning/PROJECT.md' (read first) not found",
+    ] {
+        assert!(out.stdout.contains(warned), "{warned}\n{out}");
+    }
     // A directory with no plans is not a plan.
     std::fs::create_dir_all(repo.join("empty")).unwrap();
     let out = env.run(&repo, &["ultraplan", "check", "empty"]).expect_code(128);

@@ -155,10 +155,7 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
                 diagnostics.push(Diagnostic {
                     line: file.line,
                     severity: Severity::Warning,
-                    message: format!(
-                        "step {}: '{}' not found (not marked as a new file)",
-                        step.number, file.path
-                    ),
+                    message: format!("{}: '{}' not found (not marked as a new file)", step.label(), file.path),
                 });
                 Reference::NotFound
             };
@@ -175,13 +172,11 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
     // Files the executor is told to read first must be there (or be made by
     // an earlier step).
     let mut missing: std::collections::HashSet<&str> = Default::default();
-    let plan_wide = plan.steps.first().map(|s| (s.number, s.line));
-    let each = plan
-        .steps
-        .iter()
-        .flat_map(|s| s.context.iter().map(move |p| (s.number, s.line, p)));
-    let shared = plan.context.iter().filter_map(|p| plan_wide.map(|(n, l)| (n, l, p)));
-    for (number, line, path) in shared.chain(each) {
+    let plan_wide = plan.steps.first();
+    let each = plan.steps.iter().flat_map(|s| s.context.iter().map(move |p| (s, p)));
+    let shared = plan.context.iter().filter_map(|p| plan_wide.map(|s| (s, p)));
+    for (step, path) in shared.chain(each) {
+        let (line, number) = (step.line, task_number(step));
         {
             let made = announced_new.contains(path);
             let safe = safe_relative_path(path).is_ok();
@@ -189,7 +184,10 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
                 diagnostics.push(Diagnostic {
                     line,
                     severity: Severity::Warning,
-                    message: format!("task {number}: context file '{path}' (read first) not found"),
+                    message: format!(
+                        "{}task {number}: context file '{path}' (read first) not found",
+                        from_file(step)
+                    ),
                 });
             }
         }
@@ -203,13 +201,27 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
 
 /// The problem of a Files path leading out of the repository through the
 /// symbolic link `outside`.
+/// `01-03-PLAN.md: ` for a step of a phase, which plan file its line is
+/// in: a phase's lines are each file's own.
+fn from_file(step: &super::Step) -> String {
+    step.origin
+        .as_ref()
+        .map(|(file, _)| format!("{file}: "))
+        .unwrap_or_default()
+}
+
+/// The task's number as its own file counts it.
+fn task_number(step: &super::Step) -> u32 {
+    step.origin.as_ref().map_or(step.number, |(_, n)| *n)
+}
+
 fn leaving(step: &super::Step, file: &super::FileRef, outside: &Path) -> Diagnostic {
     Diagnostic {
         line: file.line,
         severity: Severity::Problem,
         message: format!(
-            "step {}: Files path '{}' leads outside the repository through the symbolic link '{}'",
-            step.number,
+            "{}: Files path '{}' leads outside the repository through the symbolic link '{}'",
+            step.label(),
             file.path,
             outside.display()
         ),

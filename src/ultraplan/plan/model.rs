@@ -214,6 +214,15 @@ pub struct Step {
 }
 
 impl Step {
+    /// `step N` in a message naming a line; for a step of a GSD phase also
+    /// the plan file the line is in (`01-02-PLAN.md: step N`).
+    pub fn label(&self) -> String {
+        match &self.origin {
+            Some((file, _)) => format!("{file}: step {}", self.number),
+            None => format!("step {}", self.number),
+        }
+    }
+
     /// The name a result's `task_name` must carry.
     pub fn task_name(&self) -> String {
         self.name

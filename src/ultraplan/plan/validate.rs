@@ -49,7 +49,7 @@ fn paths(plan: &Plan, diags: &mut Diagnostics) {
         }
     };
     for step in &plan.steps {
-        let what = || format!("step {}:", step.number);
+        let what = || format!("{}:", step.label());
         for file in &step.files {
             check(&file.path, file.line, format!("{} Files", what()));
         }
@@ -420,8 +420,8 @@ fn fences(plan: &Plan, diags: &mut Diagnostics) {
                     diags.warning(
                         file.line,
                         format!(
-                            "step {number}: '{}' is in session {}'s Never touch list ('{}'); the step will escalate before it runs",
-                            file.path, session.number, p.text
+                            "{}: '{}' is in session {}'s Never touch list ('{}'); the step will escalate before it runs",
+                            step.label(), file.path, session.number, p.text
                         ),
                     );
                 } else if !session.touch.is_empty()
@@ -430,8 +430,10 @@ fn fences(plan: &Plan, diags: &mut Diagnostics) {
                     diags.warning(
                         file.line,
                         format!(
-                            "step {number}: '{}' is outside session {}'s Touch list; changing it will be a scope violation",
-                            file.path, session.number
+                            "{}: '{}' is outside session {}'s Touch list; changing it will be a scope violation",
+                            step.label(),
+                            file.path,
+                            session.number
                         ),
                     );
                 }
