@@ -258,3 +258,21 @@ fn an_interrupted_verify_each_leaves_no_worktree_and_writes_nothing() {
     assert_eq!(refs(&env, &repo), refs_before, "nothing written");
     env.assert_fsck(&repo);
 }
+
+/// A text file too large to diff line by line (over 8 MiB) is one item,
+/// counted all the same: its lines reach the size class and the limits.
+#[test]
+fn a_text_file_too_large_to_diff_still_counts_its_lines() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("a"), "a\n");
+    crate::historian::commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    let huge: String = (0..1_000_000).map(|n| format!("{n:08}\n")).collect();
+    write(&repo.join("huge.txt"), &huge);
+    crate::historian::commit_all(&env, &repo, "Add the huge table");
+    let out = env.run(&repo, &["historian", "plan"]).expect_code(0);
+    assert!(out.stdout.contains("[large: 1 file, 1000000 lines]"), "{out}");
+    assert!(out.stdout.contains("A huge.txt (+1000000)"), "{out}");
+    assert_clean_keeps_tree(&env, &repo, "feature");
+}

@@ -218,17 +218,25 @@ fn file_change(
         Text::Lines(data) => lines::split_lines(data),
         _ => Vec::new(),
     };
-    let both_text = !file.binary && !matches!(old_text, Text::Opaque) && !matches!(new_text, Text::Opaque);
+    let diffed = |t: &Text| matches!(t, Text::Lines(_));
+    let both_text = !file.binary && diffed(&old_text) && diffed(&new_text);
     let by_hunks = both_text
         && file.status == Status::Modified
         && matches!((old, new), (Some(o), Some(n)) if o.kind == n.kind && is_file(o.kind));
     if !both_text {
+        // A text too large to diff counts as wholly rewritten.
+        let large = !file.binary && (matches!(old_text, Text::Large(_)) || matches!(new_text, Text::Large(_)));
+        if large {
+            file.removed = old_text.line_count();
+            file.added = new_text.line_count();
+        }
+        let lines = file.added + file.removed;
         return Ok((
             file,
             vec![Item {
                 file: index,
                 hunk: None,
-                lines: 0,
+                lines,
                 symbols: Symbols::default(),
             }],
         ));
@@ -372,7 +380,20 @@ enum Text {
     /// No entry, or an entry that is not a file (a submodule).
     Opaque,
     Binary,
+    /// Text too large to diff line by line: its count of lines.
+    Large(usize),
     Lines(Vec<u8>),
+}
+
+impl Text {
+    /// Its lines, as a file wholly added or removed counts them.
+    fn line_count(&self) -> usize {
+        match self {
+            Text::Large(n) => *n,
+            Text::Lines(data) => lines::split_lines(data).len(),
+            Text::Opaque | Text::Binary => 0,
+        }
+    }
 }
 
 fn text_of(repo: &Repo, entry: Option<Entry>) -> Result<Text> {
@@ -381,12 +402,14 @@ fn text_of(repo: &Repo, entry: Option<Entry>) -> Result<Text> {
     };
     match entry.kind {
         EntryKind::Blob | EntryKind::Executable | EntryKind::Link => {
-            if repo.blob_size(entry.id)? > LARGEST_DIFFED_FILE {
-                return Ok(Text::Opaque);
-            }
+            let large = repo.blob_size(entry.id)? > LARGEST_DIFFED_FILE;
             let data = repo.read_blob(entry.id)?;
             Ok(if lines::is_binary(&data) {
                 Text::Binary
+            } else if large {
+                // Counted, not diffed: the limits still see its size.
+                let breaks = data.iter().filter(|&&b| b == b'\n').count();
+                Text::Large(breaks + usize::from(data.last().is_some_and(|&b| b != b'\n')))
             } else {
                 Text::Lines(data)
             })
