@@ -158,10 +158,22 @@ fn body_subjects(message: &str) -> impl Iterator<Item = &str> {
             .is_some_and(|(key, _)| !key.contains(' ') && key.contains('-') || key == "Signed-off-by");
         (!trailer
             && !candidate.starts_with('#')
+            && !is_reference(candidate)
             && candidate.split_whitespace().count() >= 3
             && line_kind(candidate) == Kind::Normal)
             .then_some(candidate)
     })
+}
+
+/// A line pointing elsewhere rather than saying what changed: it holds a
+/// URL (`[1] - https://…`, `See https://…`), or opens with a footnote's
+/// mark (`[2] `).
+fn is_reference(line: &str) -> bool {
+    let footnote = line
+        .strip_prefix('[')
+        .and_then(|rest| rest.split_once(']'))
+        .is_some_and(|(mark, _)| !mark.is_empty() && mark.chars().all(|c| c.is_ascii_digit()));
+    footnote || line.contains("://")
 }
 
 /// The subjects a squash's body lists: the one-line paragraphs (a squash
@@ -197,6 +209,7 @@ pub fn squashed_subjects(message: &str) -> Vec<&str> {
             .is_some_and(|(key, _)| !key.contains(' ') && key.contains('-') || key == "Signed-off-by");
         !trailer
             && !candidate.starts_with('#')
+            && !is_reference(candidate)
             && candidate.chars().count() <= 100
             && !candidate.ends_with(':')
             && candidate.split_whitespace().count() >= 3
@@ -358,5 +371,16 @@ mod tests {
             squashed_subjects(message),
             ["Bump regex to 1.5", "teach the lexer comments"]
         );
+    }
+
+    #[test]
+    fn footnotes_and_links_name_no_piece_of_work() {
+        let message = "Fix key list ordering\n\nThe serializer interface[1] expects the\noldest key first.\n\n[1] - https://example.com/serializer#Serializer\n\n[2] see the config docs for the order\n\n- https://example.com/issue/12\n";
+        assert_eq!(squashed_subjects(message), Vec::<&str>::new());
+        assert_eq!(
+            body_subjects(message).collect::<Vec<_>>(),
+            ["The serializer interface[1] expects the"]
+        );
+        assert_eq!(kind("wip\n\n[1] - https://example.com/a/b/c", 1), Kind::Wip);
     }
 }
