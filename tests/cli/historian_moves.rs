@@ -309,3 +309,42 @@ fn no_split_offered_parts_a_file_from_the_directory_it_becomes() {
     }
     env.assert_fsck(&repo);
 }
+
+/// A submodule added on the branch and its `.gitmodules` entry land in
+/// one commit: between the two, `git submodule status` fails (no mapping
+/// for the path). Checked by `--verify-each` at every clean commit.
+#[test]
+fn a_new_submodule_lands_with_its_gitmodules_entry() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("README.md"), "# Project\n");
+    commit_all(&env, &repo, "base");
+    let base = env.git(&repo, &["rev-parse", "HEAD"]);
+    let base = base.trim();
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    let gitlink = |id: &str| {
+        let info = format!("160000,{id},vendor/lib");
+        env.git(&repo, &["update-index", "--add", "--cacheinfo", &info]);
+    };
+    gitlink(base);
+    write(
+        &repo.join(".gitmodules"),
+        "[submodule \"vendor/lib\"]\n\tpath = vendor/lib\n\turl = https://example.com/lib.git\n",
+    );
+    env.git(&repo, &["add", ".gitmodules"]);
+    env.git(&repo, &["commit", "-q", "-m", "Add the lib submodule"]);
+    write(&repo.join("docs/usage.md"), "# Usage\n\nRun it.\n");
+    commit_all(&env, &repo, "Document the usage");
+    gitlink("1111111111111111111111111111111111111111");
+    env.git(&repo, &["commit", "-q", "-m", "Bump the lib"]);
+    let out = env
+        .run(&repo, &["historian", "clean", "--verify-each", "git submodule status"])
+        .expect_code(0);
+    let clean = field(&out, "Clean branch");
+    assert_same_tree(&env, &repo, "feature", &clean);
+    for commit in env.git(&repo, &["rev-list", &format!("main..{clean}")]).lines() {
+        let has = |path: &str| !env.git(&repo, &["ls-tree", commit, path]).is_empty();
+        assert_eq!(has("vendor/lib"), has(".gitmodules"), "commit {commit}");
+    }
+    env.assert_fsck(&repo);
+}

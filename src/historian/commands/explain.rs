@@ -79,6 +79,7 @@ fn kind(signal: &Signal) -> &'static str {
         Signal::Declares { .. } => "declares",
         Signal::TestOf { .. } => "test-of",
         Signal::PathConflict { .. } => "path-conflict",
+        Signal::Submodule { .. } => "submodule",
         Signal::PackageFirst { .. } => "package-first",
         Signal::AfterReAdd => "after-re-add",
         Signal::PlanFile => "plan-file",
@@ -137,6 +138,9 @@ fn says(p: &Placement, names: &Names<'_>, own: usize) -> String {
         Signal::TestOf { stem } => format!("a new test of '{stem}', whose new code this commit adds"),
         Signal::PathConflict { path } => {
             format!("'{path}' is a file at one end and a directory at the other: one commit")
+        }
+        Signal::Submodule { path } => {
+            format!("the submodule '{}' and its entry in .gitmodules: one commit", message::quote_path(path))
         }
         Signal::PackageFirst { package } => {
             format!("the __init__.py of '{package}' comes with the package's first file")

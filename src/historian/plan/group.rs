@@ -72,11 +72,40 @@ fn join_path_conflicts(ctx: &Context<'_>, groups: &mut Vec<Vec<usize>>) {
         union.join(group_of[item], group_of[other]);
         note_conflict(ctx, item, other, gone);
     }
+    for (item, other, path) in submodule_entries(ctx.changes) {
+        union.join(group_of[item], group_of[other]);
+        let path = path.to_owned();
+        ctx.record()
+            .note_rule([item, other], super::reason::Signal::Submodule { path });
+    }
     let mut merged: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (g, items) in groups.drain(..).enumerate() {
         merged.entry(union.find(g)).or_default().extend(items);
     }
     *groups = merged.into_values().collect();
+}
+
+/// The pairs of items that must be in one commit because one adds or
+/// removes a submodule and the other changes `.gitmodules`, which maps it:
+/// between the two, `git submodule` fails (no mapping for the path, or a
+/// mapping to nothing). A submodule only moved to another commit keeps
+/// its entry and pairs with nothing.
+pub(super) fn submodule_entries(changes: &ChangeSet) -> Vec<(usize, usize, &str)> {
+    let Some(map) = changes.files.iter().position(|f| f.path == ".gitmodules") else {
+        return Vec::new();
+    };
+    let entries: Vec<usize> = (0..changes.items.len())
+        .filter(|&i| changes.items[i].file == map)
+        .collect();
+    let gitlink = |e: &Option<crate::git::Entry>| e.is_some_and(|e| e.kind == crate::git::EntryKind::Commit);
+    let mut out = Vec::new();
+    for (i, it) in changes.items.iter().enumerate() {
+        let file = &changes.files[it.file];
+        if gitlink(&file.old) != gitlink(&file.new) {
+            out.extend(entries.iter().map(|&e| (i, e, file.path.as_str())));
+        }
+    }
+    out
 }
 
 /// The pairs of items that must be in one commit because one removes a

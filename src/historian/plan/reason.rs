@@ -74,6 +74,9 @@ pub enum Signal {
     /// A path that is a file at one end and a directory at the other:
     /// both changes must be in one commit.
     PathConflict { path: String },
+    /// A submodule that appears or goes, and `.gitmodules`, which maps it:
+    /// both changes must be in one commit (`git submodule` fails between).
+    Submodule { path: String },
     /// A new package's `__init__.py`, moved to the first commit adding a
     /// file of the package.
     PackageFirst { package: String },

@@ -7,7 +7,8 @@
 //! the last always "Keep as one commit". Items are never cut: a hunk stays
 //! whole, and every split but the one by original commit keeps files whole.
 //! A path that is a file at one end and a directory at the other stays in
-//! one part with what replaces it: no tree in between could hold both.
+//! one part with what replaces it: no tree in between could hold both. A
+//! submodule that appears or goes stays with `.gitmodules`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -147,7 +148,8 @@ fn keep_path_conflicts_together(ctx: &Context<'_>, split: &mut Split) {
         }
     }
     let mut union = Union::new(split.parts.len());
-    for (a, b, _) in group::path_conflicts(ctx.changes) {
+    let conflicts = group::path_conflicts(ctx.changes).into_iter();
+    for (a, b, _) in conflicts.chain(group::submodule_entries(ctx.changes)) {
         if let (Some(&pa), Some(&pb)) = (part_of.get(&a), part_of.get(&b)) {
             union.join(pa, pb);
         }
