@@ -276,3 +276,30 @@ fn a_text_file_too_large_to_diff_still_counts_its_lines() {
     assert!(out.stdout.contains("A huge.txt (+1000000)"), "{out}");
     assert_clean_keeps_tree(&env, &repo, "feature");
 }
+
+/// A run killed with SIGKILL during `--verify-each` (no handler runs)
+/// leaves its worktree registered and no session: `abort` removes it.
+#[test]
+fn abort_removes_the_verify_worktree_a_killed_run_left() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("a"), "a\n");
+    crate::historian::commit_all(&env, &repo, "base");
+    // A process that is gone: its pid names the worktree.
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let pid = gone.id();
+    gone.wait().unwrap();
+    let path = repo.join(format!(".git/historian/verify-{pid}"));
+    env.git(&repo, &["worktree", "add", "-q", "--detach", path.to_str().unwrap()]);
+    assert_eq!(env.git(&repo, &["worktree", "list"]).lines().count(), 2);
+    let out = env.run(&repo, &["historian", "abort"]).expect_code(0);
+    assert!(
+        out.stderr.contains("removed the --verify-each worktree") && out.stderr.contains("a stopped run left"),
+        "{out}"
+    );
+    assert_eq!(env.git(&repo, &["worktree", "list"]).lines().count(), 1);
+    assert!(!path.exists());
+    // Nothing left: abort says so, as before.
+    let _ = env.run(&repo, &["historian", "abort"]).expect_code(128);
+    env.assert_fsck(&repo);
+}

@@ -15,7 +15,8 @@ use crate::historian::{execute, session};
 /// only one pending) and the partial clean branch it was building, and
 /// for `clean --stack` any stack branch it had made already. A clean
 /// branch someone else moved is left alone, with a warning. The original
-/// branch is never touched.
+/// branch is never touched. A --verify-each worktree left by a killed
+/// run goes too, also when no session is pending.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The branch whose session to drop (default: the current branch's, or
@@ -36,6 +37,23 @@ pub const EXIT_STATUS: [(Exit, &str); 3] = [
 pub fn run(args: Args, ui: Ui) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
+    // A run killed during --verify-each (SIGKILL: no handler ran) leaves
+    // its worktree registered, and no session when it had none.
+    let swept = execute::verify::remove_stale(repo)?;
+    for path in &swept {
+        ui.warning(format!(
+            "removed the --verify-each worktree '{}' a stopped run left",
+            path.display()
+        ));
+    }
+    if !swept.is_empty() && args.branch.is_none() && session::list(repo)?.is_empty() {
+        if args.json {
+            let removed: Vec<String> = swept.iter().map(|p| p.display().to_string()).collect();
+            let value = json!({ "aborted": null, "removed_worktrees": removed });
+            writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&value)?)?;
+        }
+        return Ok(Exit::Done);
+    }
     let stored = session::find_session(repo, args.branch.as_deref())?;
     let aborted = execute::abort(repo, &stored)?;
     if let Some(kept) = &aborted.kept_branch {

@@ -62,9 +62,11 @@ fn directory(repo: &Repo) -> PathBuf {
     repo.common_dir().join("historian")
 }
 
-/// Removes verify worktrees whose process is gone.
-pub fn remove_stale(repo: &Repo) -> Result<()> {
+/// Removes verify worktrees whose process is gone (one killed with
+/// SIGKILL, which no handler sees); returns their paths.
+pub fn remove_stale(repo: &Repo) -> Result<Vec<PathBuf>> {
     let dir = directory(repo);
+    let mut removed = Vec::new();
     for worktree in repo.linked_worktrees()? {
         let Ok(relative) = worktree.path.strip_prefix(&dir) else {
             continue;
@@ -78,9 +80,10 @@ pub fn remove_stale(repo: &Repo) -> Result<()> {
         };
         if !alive(pid) {
             remove(repo, &worktree.path, true);
+            removed.push(worktree.path);
         }
     }
-    Ok(())
+    Ok(removed)
 }
 
 fn alive(pid: i32) -> bool {
