@@ -117,3 +117,27 @@ fn file_names_are_quoted_and_control_characters_leave_messages() {
     );
     env.assert_fsck(&repo);
 }
+
+/// `plan` shows the message `clean` will write: a secret in a subject is
+/// redacted in both.
+#[test]
+fn plan_shows_a_subjects_secret_redacted_as_clean_writes_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("a"), "a\n");
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(&repo.join("b"), "b\n");
+    let token = "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB";
+    commit_all(&env, &repo, &format!("Add b with token {token}"));
+    let plan = env.run(&repo, &["historian", "plan"]).expect_code(0);
+    assert!(!plan.stdout.contains(token), "{plan}");
+    assert!(
+        plan.stdout.contains("add b with token [REDACTED:github-token]"),
+        "{plan}"
+    );
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    let clean = field(&out, "Clean branch");
+    let written = env.git(&repo, &["log", "-1", "--format=%s", &clean]);
+    assert!(plan.stdout.contains(written.trim()), "{written}\n{plan}");
+}

@@ -352,7 +352,9 @@ impl Draft {
         if self.files.len() > LISTED {
             let _ = writeln!(message, "  … and {} more files", self.files.len() - LISTED);
         }
-        message
+        // Redacted here too, not only as the commit is written: `plan`
+        // shows what `clean` will write.
+        crate::redact::redact(&message).into_owned()
     }
 }
 
