@@ -272,17 +272,24 @@ fn a_conflicting_merge_changes_nothing() {
     env.git(&repo, &["add", "plan.md"]);
     env.git(&repo, &["commit", "-q", "-m", "plan"]);
     write(&repo.join("untracked.txt"), "mine\n");
-    let out = env
-        .run(&repo, &["ultraplan", "run", "--json", "plan.md"])
-        .expect_code(1);
-    let s = &out.json()["ultraexecute_summary"];
+    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
+    assert!(
+        out.stdout.contains("to merge it by hand:\n  git merge --no-ff "),
+        "{out}"
+    );
+    // The report ends with the summary as one line of JSON.
+    let last = out.stdout.lines().last().unwrap_or_default();
+    let summary: serde_json::Value = serde_json::from_str(last).unwrap();
+    let s = &summary["ultraexecute_summary"];
     assert_eq!(s["result"], "failed");
     assert_eq!(s["sessions"][0]["merged"], true);
     assert_eq!(s["sessions"][1]["merged"], false);
     assert_eq!(s["sessions"][1]["result"], "merge-failed");
+    // Session 2's work is kept (its branch goes with the run), to merge by hand.
+    let tip = s["conflicts"][0]["tip"].as_str().unwrap().to_owned();
     assert_eq!(
         s["conflicts"],
-        serde_json::json!([{"session": 2, "paths": ["shared.txt"]}])
+        serde_json::json!([{"session": 2, "paths": ["shared.txt"], "tip": tip}])
     );
     // Session 1 stays merged; what session 2 would have done is nowhere:
     // HEAD, index and working tree are exactly session 1's merge.
@@ -312,9 +319,14 @@ fn a_conflicting_merge_changes_nothing() {
     }
     assert_eq!(env.git(&repo, &["status", "--porcelain"]), "?? untracked.txt\n");
     assert!(!repo.join(".git/MERGE_HEAD").exists() && !repo.join(".git/MERGE_MSG").exists());
-    let human = env.run(&repo, &["ultraplan", "run", "plan.md"]);
-    assert_eq!(human.code, 1, "{human}");
     assert_clean(&env, &repo);
+    // No reflog, no branch holds it: the run state does, through `git gc`.
+    env.git(&repo, &["reflog", "expire", "--expire=now", "--all"]);
+    env.git(&repo, &["gc", "-q", "--prune=now"]);
+    let kept = env.run(&repo, &["cat-file", "-e", &format!("{tip}^{{commit}}")]);
+    assert_eq!(kept.code, 0, "session 2's work was lost: {kept}");
+    let merged = env.run(&repo, &["merge", "--no-ff", "--no-edit", &tip]);
+    assert_eq!(merged.code, 1, "a person merges it by hand, conflict and all: {merged}");
 }
 
 #[test]

@@ -252,6 +252,10 @@ pub fn render_waves(w: &crate::ultraplan::engine::waves::WavesReport, plan_arg: 
             sections.push_str(&format!("  {p}\n"));
         }
         sections.push_str("Nothing was changed by this merge: HEAD, index and working tree are as they were.\n");
+        sections.push_str(&format!(
+            "The session's work is kept in the run state; to merge it by hand:\n  git merge --no-ff {}\n",
+            &c.tip[..c.tip.len().min(12)]
+        ));
     }
     sections.push_str(&verification(&w.verification));
     if let Some(r) = &w.risk {

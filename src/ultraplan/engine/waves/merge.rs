@@ -105,6 +105,7 @@ impl<'a> Waves<'a> {
         self.conflicts.push(ConflictRecord {
             session: n,
             paths,
+            tip: tip.to_string(),
             refused,
         });
         Ok(false)

@@ -88,6 +88,9 @@ pub struct SessionRecord {
 pub struct ConflictRecord {
     pub session: u32,
     pub paths: Vec<String>,
+    /// The session's last commit, kept reachable from the run state (its
+    /// branch goes with the run), to merge by hand.
+    pub tip: String,
     /// What git said when it refused (untracked files in the way), if so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
@@ -367,6 +370,13 @@ impl<'a> Waves<'a> {
                 for later in &sessions[i + 1..] {
                     if let Some(r) = self.sessions.get_mut(&later.number) {
                         r.result = "merge-failed".into();
+                    }
+                }
+                // The unmerged sessions' work outlives their branches (and
+                // `git gc`): the state keeps it until merged by hand.
+                for unmerged in &sessions[i..] {
+                    if let Some(tip) = self.repo.read_ref(&self.refs.branch(unmerged.number))? {
+                        state.keep_commit(tip);
                     }
                 }
                 self.save(
