@@ -323,6 +323,12 @@ pub(crate) fn tdd_steps(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Step> {
         for f in &mut red.files {
             f.new = true;
         }
+        // RED writes the test: a test command failing because nothing was
+        // written (no test file at all) is no RED.
+        red.manifest = Some(super::Manifest {
+            min_file_count: Some(1),
+            ..Default::default()
+        });
         steps.push(red);
         steps.push(make(
             number + 1,
