@@ -190,6 +190,7 @@ fn three_sessions_in_two_waves_merge_one_at_a_time() {
     assert_eq!(s["conflicts"], serde_json::json!([]));
     assert_eq!(s["risk"]["level"], "low");
     assert_eq!(s["risk"]["files_changed"], 3);
+    assert_eq!(s["risk"]["action"], "auto-merge safe");
     // The history: the plan committed alone, then one --no-ff merge per session.
     let log = env.git(&repo, &["log", "--first-parent", "--format=%s|%p"]);
     let subjects: Vec<(&str, usize)> = log
@@ -285,6 +286,8 @@ fn a_conflicting_merge_changes_nothing() {
     assert_eq!(s["sessions"][0]["merged"], true);
     assert_eq!(s["sessions"][1]["merged"], false);
     assert_eq!(s["sessions"][1]["result"], "merge-failed");
+    // Half a run merged is no result to act on.
+    assert_eq!(s["risk"]["action"], "none yet: the run did not complete");
     // Session 2's work is kept (its branch goes with the run), to merge by hand.
     let tip = s["conflicts"][0]["tip"].as_str().unwrap().to_owned();
     assert_eq!(

@@ -323,7 +323,11 @@ impl<'a> Waves<'a> {
         let (files, lines) = self
             .repo
             .diff_stat(self.repo.commit_tree(base)?, self.repo.commit_tree(head)?)?;
-        let risk = assess(files, lines);
+        let mut risk = assess(files, lines);
+        if result != RunResult::Completed {
+            // What is merged so far is no result to act on.
+            risk.action = "none yet: the run did not complete";
+        }
         if let Some(elsewhere) = self.elsewhere.as_deref_mut() {
             if let Err(e) = elsewhere.ended(self.repo, result) {
                 self.warn(format!("{e:#}"));
