@@ -5,7 +5,7 @@
 
 use crate::plans::StepSpec;
 use crate::support::*;
-use crate::waves::{plan as sessions_plan, setup, Sess};
+use crate::waves::{plan as sessions_plan, setup, side_by_side, Sess};
 
 const TOKEN: &str = "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB";
 
@@ -43,27 +43,13 @@ fn a_checkpoint_message_is_committed_redacted() {
 fn a_session_title_is_merged_redacted() {
     let env = TestEnv::new();
     let title = format!("Deploy with {TOKEN}");
+    let [a, b] = side_by_side();
     let body = sessions_plan(
         &[
             StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt"),
             StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt"),
         ],
-        &[
-            Sess {
-                n: 1,
-                title: &title,
-                wave: 1,
-                deps: "none",
-                touch: "`a.txt`",
-            },
-            Sess {
-                n: 2,
-                title: "B",
-                wave: 1,
-                deps: "none",
-                touch: "`b.txt`",
-            },
-        ],
+        &[Sess { title: &title, ..a }, b],
         "",
     );
     let repo = setup(&env, &body);

@@ -7,6 +7,29 @@ use crate::plans::{plan, StepSpec};
 use crate::support::*;
 use crate::transcript::Transcript;
 
+/// A repository with a one-step plan (untracked).
+fn one_step(env: &TestEnv) -> std::path::PathBuf {
+    let repo = env.repo("repo");
+    write(
+        &repo.join("plan.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt")]),
+    );
+    repo
+}
+
+/// The worktree as it was, and no reference but the branch.
+fn assert_nothing_written(
+    env: &TestEnv,
+    repo: &std::path::Path,
+    before: &std::collections::BTreeMap<std::path::PathBuf, Vec<u8>>,
+) {
+    assert_eq!(&tree_state(repo), before, "run wrote in the worktree");
+    assert_eq!(
+        env.git(repo, &["for-each-ref", "--format=%(refname)"]),
+        "refs/heads/main\n"
+    );
+}
+
 #[test]
 fn a_files_path_through_a_symbolic_link_out_of_the_repository_is_refused_before_anything_runs() {
     let env = TestEnv::new();
@@ -34,21 +57,13 @@ fn a_files_path_through_a_symbolic_link_out_of_the_repository_is_refused_before_
         "a_files_path_through_a_symbolic_link_out_of_the_repository_is_refused_before_anything_runs"
     );
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "written outside");
-    assert_eq!(tree_state(&repo), before, "run wrote in the worktree");
-    assert_eq!(
-        env.git(&repo, &["for-each-ref", "--format=%(refname)"]),
-        "refs/heads/main\n"
-    );
+    assert_nothing_written(&env, &repo, &before);
 }
 
 #[test]
 fn an_executor_naming_no_program_is_refused_before_anything_is_written() {
     let env = TestEnv::new();
-    let repo = env.repo("repo");
-    write(
-        &repo.join("plan.md"),
-        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt")]),
-    );
+    let repo = one_step(&env);
     let before = tree_state(&repo);
     let mut t = Transcript::new(&env);
     for executor in ["claud", "./agents/missing.sh --fast", "MODEL=x no-such-agent run"] {
@@ -57,11 +72,7 @@ fn an_executor_naming_no_program_is_refused_before_anything_is_written() {
             .expect_code(128);
     }
     assert_transcript!(t, "an_executor_naming_no_program_is_refused_before_anything_is_written");
-    assert_eq!(tree_state(&repo), before, "run wrote in the worktree");
-    assert_eq!(
-        env.git(&repo, &["for-each-ref", "--format=%(refname)"]),
-        "refs/heads/main\n"
-    );
+    assert_nothing_written(&env, &repo, &before);
     // A program found on PATH or by its path runs as before.
     write(&repo.join("agent.sh"), "#!/bin/sh\necho a > a.txt\n");
     let _ = env
@@ -103,11 +114,7 @@ fn what_cannot_reach_sh_is_a_problem_named_by_its_line() {
         assert_eq!(check["problems"][0]["line"], 5, "{name}: {check}");
     }
     assert_transcript!(t, "what_cannot_reach_sh_is_a_problem_named_by_its_line");
-    assert_eq!(tree_state(&repo), before, "run wrote in the worktree");
-    assert_eq!(
-        env.git(&repo, &["for-each-ref", "--format=%(refname)"]),
-        "refs/heads/main\n"
-    );
+    assert_nothing_written(&env, &repo, &before);
 }
 
 /// `--max-attempts 0` (or `ultraplan.maxAttempts` 0 or below) would let no
@@ -115,11 +122,7 @@ fn what_cannot_reach_sh_is_a_problem_named_by_its_line() {
 #[test]
 fn no_attempt_at_all_is_refused_before_anything_is_written() {
     let env = TestEnv::new();
-    let repo = env.repo("repo");
-    write(
-        &repo.join("plan.md"),
-        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt")]),
-    );
+    let repo = one_step(&env);
     let before = tree_state(&repo);
     let mut t = Transcript::new(&env);
     let _ = t
@@ -132,9 +135,5 @@ fn no_attempt_at_all_is_refused_before_anything_is_written() {
             .expect_code(128);
     }
     assert_transcript!(t, "no_attempt_at_all_is_refused_before_anything_is_written");
-    assert_eq!(tree_state(&repo), before, "run wrote in the worktree");
-    assert_eq!(
-        env.git(&repo, &["for-each-ref", "--format=%(refname)"]),
-        "refs/heads/main\n"
-    );
+    assert_nothing_written(&env, &repo, &before);
 }

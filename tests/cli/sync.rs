@@ -56,11 +56,10 @@ fn results_made_in_one_clone_are_read_in_the_other() {
     s.env.assert_fsck(&s.remote);
 }
 
-#[test]
-fn a_run_stopped_in_one_clone_is_resumed_in_the_other() {
-    let s = Shared::new();
+/// Commits in clone A a plan whose step 2 can only pass once the returned
+/// flag file exists (it escalates until then).
+fn plan_needing_a_flag(s: &Shared) -> std::path::PathBuf {
     let flag = s.env.root().join("flag");
-    // Step 2 can only pass once the flag exists.
     let plan = crate::plans::plan(&[
         crate::plans::StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt"),
         crate::plans::StepSpec::new(2, "`b.txt`", "echo b > b.txt", &format!("test -f {}", flag.display()))
@@ -68,6 +67,13 @@ fn a_run_stopped_in_one_clone_is_resumed_in_the_other() {
     ]);
     write(&s.a.join("plan.md"), &plan);
     s.env.git(&s.a, &["commit", "-q", "-am", "plan needs a flag"]);
+    flag
+}
+
+#[test]
+fn a_run_stopped_in_one_clone_is_resumed_in_the_other() {
+    let s = Shared::new();
+    let flag = plan_needing_a_flag(&s);
     let _ = s.env.run(&s.a, &["ultraplan", "run", "plan.md"]).expect_code(3);
     s.env.git(&s.a, &["push", "-q", "origin", "main"]);
     let _ = s.sync(&s.a).expect_code(0);
@@ -107,14 +113,7 @@ fn a_run_stopped_in_one_clone_is_resumed_in_the_other() {
 #[test]
 fn a_resume_where_head_lacks_the_passed_checkpoints_is_refused() {
     let s = Shared::new();
-    let flag = s.env.root().join("flag");
-    let plan = crate::plans::plan(&[
-        crate::plans::StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt"),
-        crate::plans::StepSpec::new(2, "`b.txt`", "echo b > b.txt", &format!("test -f {}", flag.display()))
-            .policy("escalate"),
-    ]);
-    write(&s.a.join("plan.md"), &plan);
-    s.env.git(&s.a, &["commit", "-q", "-am", "plan needs a flag"]);
+    let flag = plan_needing_a_flag(&s);
     s.env.git(&s.a, &["push", "-q", "origin", "main"]);
     s.env.git(&s.a, &["switch", "-q", "-c", "feature"]);
     let _ = s.env.run(&s.a, &["ultraplan", "run", "plan.md"]).expect_code(3);

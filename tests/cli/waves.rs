@@ -17,7 +17,7 @@ pub(crate) struct Sess<'a> {
 }
 
 /// Two sessions of one wave: A touches `a.txt` (step 1), B `b.txt` (step 2).
-fn side_by_side() -> [Sess<'static>; 2] {
+pub(crate) fn side_by_side() -> [Sess<'static>; 2] {
     [
         Sess {
             n: 1,
