@@ -348,3 +348,39 @@ fn a_new_submodule_lands_with_its_gitmodules_entry() {
     }
     env.assert_fsck(&repo);
 }
+
+/// A definition removed on the branch goes no earlier than the commits
+/// that stop using it: flask's `_cv_request` left `globals.py` before
+/// `ctx.py` stopped importing it, and four clean commits failed to import.
+#[test]
+fn a_definition_is_removed_after_the_commits_that_stop_using_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("app/globals.py"),
+        "def current_app():\n    return _app\n\n\ndef request_context_var():\n    return _request\n",
+    );
+    write(
+        &repo.join("app/ctx.py"),
+        "from .globals import current_app\nfrom .globals import request_context_var\n\n\ndef push():\n    return request_context_var()\n",
+    );
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("app/ctx.py"),
+        "from .globals import current_app\n\n\ndef push():\n    return current_app()\n",
+    );
+    commit_all(&env, &repo, "Push the application context instead");
+    write(&repo.join("app/globals.py"), "def current_app():\n    return _app\n");
+    commit_all(&env, &repo, "Drop the request context variable");
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
+    let clean = field(&out, "Clean branch");
+    assert_same_tree(&env, &repo, "feature", &clean);
+    // In every commit, a module importing the name has it defined.
+    for commit in env.git(&repo, &["rev-list", &format!("main..{clean}")]).lines() {
+        let show = |path: &str| env.git(&repo, &["show", &format!("{commit}:{path}")]);
+        let imports = show("app/ctx.py").contains("import request_context_var");
+        let defines = show("app/globals.py").contains("def request_context_var");
+        assert!(!imports || defines, "commit {commit} imports what it no longer defines");
+    }
+}

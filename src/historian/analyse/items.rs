@@ -279,6 +279,7 @@ fn file_change(
                 lines: h.size(),
                 symbols: {
                     let mut found = symbols::scan(changed(h));
+                    found.undefined = &symbols::definitions(removed(h)) - &symbols::definitions(added(h));
                     found.versions = versions::versions_added(added(h));
                     found.issues = issues::numbers_added(added(h));
                     found.substitutions = substituted(h);
@@ -311,6 +312,8 @@ fn file_change(
             hunk: None,
             lines: file.added + file.removed,
             symbols: Symbols {
+                undefined: &symbols::definitions(hunks.iter().flat_map(removed))
+                    - &symbols::definitions(hunks.iter().flat_map(added)),
                 versions: versions::versions_added(hunks.iter().flat_map(added)),
                 issues: issues::numbers_added(hunks.iter().flat_map(added)),
                 substitutions: hunks.iter().flat_map(substituted).collect(),

@@ -15,6 +15,11 @@ use regex::Regex;
 pub struct Symbols {
     /// Names whose definition the item adds or removes.
     pub defined: BTreeSet<String>,
+    /// Names whose definition the item only removes (its removed lines
+    /// define them, its added lines do not), filled by the caller, which
+    /// tells the two apart ([`definitions`]): a commit removing one comes
+    /// after the commits that stop using it.
+    pub undefined: BTreeSet<String>,
     /// Specific-looking names the item's lines mention (definitions included).
     pub used: BTreeSet<String>,
     /// Modules the item's lines declare or import by a relative name
@@ -383,6 +388,17 @@ pub fn specific_names(text: &str) -> impl Iterator<Item = &str> {
 pub fn definition(line: &str) -> Option<&str> {
     let caps = DEFINITION.captures(line)?;
     caps.iter().skip(1).flatten().next().map(|m| m.as_str())
+}
+
+/// The specific names `lines` define.
+pub fn definitions<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> BTreeSet<String> {
+    lines
+        .into_iter()
+        .filter_map(|raw| {
+            let line = String::from_utf8_lossy(raw);
+            definition(&line).filter(|name| is_specific(name)).map(str::to_owned)
+        })
+        .collect()
 }
 
 /// What `added` and `removed` lines define and use. Lines inside comments

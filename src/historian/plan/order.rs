@@ -17,7 +17,10 @@ struct Facts {
     category: Category,
     /// The branch commit (unit of work) it draws most lines from.
     chronology: usize,
+    /// Names it defines (adds a definition of).
     defined: BTreeSet<String>,
+    /// Names whose definition it only removes.
+    undefined: BTreeSet<String>,
     used: BTreeSet<String>,
 }
 
@@ -90,6 +93,14 @@ fn sequence(
             if a_defines_for_b && !b_defines_for_a {
                 after[b].insert(a);
             }
+            // A definition goes after the commits that stop using it.
+            let a_removes_for_b = facts[a]
+                .undefined
+                .iter()
+                .any(|name| facts[b].used.contains(name) && !facts[b].undefined.contains(name));
+            if a_removes_for_b && !b_defines_for_a {
+                after[a].insert(b);
+            }
         }
     }
     let key = |g: &usize| (facts[*g].category, facts[*g].chronology, *g);
@@ -146,14 +157,19 @@ fn facts(ctx: &Context<'_>, items: &[usize], units: &[Option<usize>]) -> Facts {
     // The unit of work the group draws most lines from dates it.
     let mut weights: BTreeMap<usize, usize> = BTreeMap::new();
     let mut defined = BTreeSet::new();
+    let mut undefined = BTreeSet::new();
     let mut used = BTreeSet::new();
     for &i in items {
         if let Some(u) = units[i] {
             *weights.entry(u).or_default() += ctx.changes.items[i].lines.max(1);
         }
-        defined.extend(ctx.changes.items[i].symbols.defined.iter().cloned());
-        used.extend(ctx.changes.items[i].symbols.used.iter().cloned());
+        let symbols = &ctx.changes.items[i].symbols;
+        defined.extend(symbols.defined.difference(&symbols.undefined).cloned());
+        undefined.extend(symbols.undefined.iter().cloned());
+        used.extend(symbols.used.iter().cloned());
     }
+    // Removed here and defined again by another of its items: moved.
+    let undefined: BTreeSet<String> = undefined.difference(&defined).cloned().collect();
     let chronology = weights
         .iter()
         .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
@@ -163,6 +179,7 @@ fn facts(ctx: &Context<'_>, items: &[usize], units: &[Option<usize>]) -> Facts {
         category: group_category(ctx, items),
         chronology,
         defined,
+        undefined,
         used,
     }
 }
