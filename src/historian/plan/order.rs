@@ -1,7 +1,8 @@
 //! The order of the new commits (DESIGN §10.3): dependencies and build
 //! first, then configuration, schema, core source, interfaces, tests and
 //! docs; within a category, the order the work was done on the branch; and
-//! always a commit defining a name before a commit using it (unless they
+//! always a commit defining a name before a commit using it, and one
+//! removing a definition after those still mentioning the name (unless they
 //! use each other, when the category order decides). Above all of it, the
 //! rules of `present`: moved lines and new packages never go missing in
 //! between.
