@@ -279,7 +279,10 @@ fn file_change(
                 lines: h.size(),
                 symbols: {
                     let mut found = symbols::scan(changed(h));
-                    found.undefined = &symbols::definitions(removed(h)) - &symbols::definitions(added(h));
+                    // Only a hunk defining something can remove a definition.
+                    if !found.defined.is_empty() {
+                        found.undefined = &symbols::definitions(removed(h)) - &symbols::definitions(added(h));
+                    }
                     found.versions = versions::versions_added(added(h));
                     found.issues = issues::numbers_added(added(h));
                     found.substitutions = substituted(h);
@@ -312,6 +315,8 @@ fn file_change(
             hunk: None,
             lines: file.added + file.removed,
             symbols: Symbols {
+                // Whole files are added or removed here: what the removed
+                // side defines is what the file takes away.
                 undefined: &symbols::definitions(hunks.iter().flat_map(removed))
                     - &symbols::definitions(hunks.iter().flat_map(added)),
                 versions: versions::versions_added(hunks.iter().flat_map(added)),
