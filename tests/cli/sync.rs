@@ -132,6 +132,12 @@ fn a_resume_where_head_lacks_the_passed_checkpoints_is_refused() {
     s.env.git(&s.b, &["fetch", "-q"]);
     t.note("fetched, but HEAD is still main");
     let _ = t.run(&s.b, &resume).expect_code(128);
+    t.note("on the run's branch, but reset to before its work");
+    s.env.git(&s.b, &["switch", "-q", "-c", "reset", "origin/feature"]);
+    s.env.git(&s.b, &["reset", "-q", "--hard", "HEAD~1"]);
+    let _ = t.run(&s.b, &resume).expect_code(128);
+    s.env.git(&s.b, &["switch", "-q", "main"]);
+    s.env.git(&s.b, &["branch", "-q", "-D", "reset"]);
     assert_transcript!(t, "a_resume_where_head_lacks_the_passed_checkpoints_is_refused");
     let fetched: String = s
         .refs(&s.b)
@@ -141,11 +147,16 @@ fn a_resume_where_head_lacks_the_passed_checkpoints_is_refused() {
         .collect();
     assert_eq!(fetched, before, "a refused resume wrote a reference");
     s.env.git(&s.b, &["switch", "-q", "feature"]);
+    // A checkpoint amended (its message reworded) still holds the work.
+    s.env.git(&s.b, &["commit", "-q", "--amend", "-m", "step 1, reworded"]);
     // As a person would find it after the escalated attempt.
     write(&s.b.join("b.txt"), "b\n");
     let _ = s.env.run(&s.b, &resume).expect_code(0);
-    let ancestry = s.env.run(&s.b, &["merge-base", "--is-ancestor", &checkpoint, "HEAD"]);
-    let _ = ancestry.expect_code(0);
+    assert_eq!(
+        s.env.git(&s.b, &["log", "-1", "--format=%s", "HEAD~1"]),
+        "step 1, reworded\n"
+    );
+    assert_ne!(s.rev(&s.b, "HEAD~1"), checkpoint);
     assert!(s.b.join("a.txt").exists() && s.b.join("b.txt").exists());
 }
 

@@ -113,10 +113,12 @@ pub(super) fn open_state<'r>(
     }
 }
 
-/// A resume goes on from where the passed steps left HEAD: every passed
-/// step's checkpoint must be in it. Another clone's state (taken by `sync`)
-/// while HEAD is on another branch, or a branch reset since, would
-/// otherwise end COMPLETED with those steps' work missing.
+/// A resume goes on from where the passed steps left HEAD: their work
+/// must be in it. Another clone's state (taken by `sync`) while HEAD is on
+/// another branch, or a branch reset since, would otherwise end COMPLETED
+/// with those steps' work missing. A checkpoint HEAD contains is there; one
+/// it does not (amended, rebased) still counts when HEAD holds what it
+/// committed, path by path, unless a later step changed that path again.
 fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Result<()> {
     let mut passed = Vec::new();
     for (n, step) in &state.progress.steps {
@@ -130,7 +132,50 @@ fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Re
     let head = repo.head()?;
     let ids: Vec<_> = passed.iter().map(|(_, id)| *id).collect();
     let missing = repo.not_reachable(head.commit, &ids)?;
-    let Some(&(n, id)) = passed.iter().find(|(_, id)| missing.contains(id)) else {
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let head_tree = match head.commit {
+        Some(c) => repo.commit_tree(c)?,
+        None => repo.empty_tree(),
+    };
+    // What each checkpoint committed, and per path the latest step (by
+    // number) whose checkpoint changed it: that one's content must be HEAD's.
+    let mut committed = Vec::new();
+    let mut latest: std::collections::BTreeMap<String, u32> = Default::default();
+    for &(n, id) in &passed {
+        let changes = if repo.has_object(id) {
+            let info = repo.commit_info(id)?;
+            let parent = match info.parents.first() {
+                Some(p) => repo.commit_tree(*p)?,
+                None => repo.empty_tree(),
+            };
+            Some(repo.changes(parent, info.tree)?)
+        } else {
+            None
+        };
+        for change in changes.iter().flatten() {
+            latest.insert(change.path.clone(), n);
+        }
+        committed.push((n, id, changes));
+    }
+    let mut lacking = None;
+    for (n, id, changes) in committed.iter().filter(|(_, id, _)| missing.contains(id)) {
+        let Some(changes) = changes else {
+            lacking = Some((*n, *id));
+            break;
+        };
+        for change in changes.iter().filter(|c| latest.get(&c.path) == Some(n)) {
+            if repo.tree_entry(head_tree, &change.path)? != change.new {
+                lacking = Some((*n, *id));
+                break;
+            }
+        }
+        if lacking.is_some() {
+            break;
+        }
+    }
+    let Some((n, id)) = lacking else {
         return Ok(());
     };
     let short = repo.short(id);
@@ -152,7 +197,7 @@ fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Re
         .as_deref()
         .map_or("HEAD".to_owned(), |b| b.trim_start_matches("refs/heads/").to_owned());
     Err(FatalWithHint {
-        message: format!("step {n} passed with checkpoint {short}, which {on} does not contain"),
+        message: format!("step {n} passed with checkpoint {short}, whose work {on} does not hold"),
         hint,
     }
     .into())
