@@ -240,3 +240,58 @@ fn a_file_several_steps_list_is_reported_once() {
         .collect();
     assert_eq!(steps.len(), 5, "{steps:?}");
 }
+
+/// A file the step's shell block writes (a redirection, `tee`, `touch`,
+/// the last argument of `cp`) is new, not "not found"; one the block only
+/// reads is still reported.
+#[test]
+fn a_file_the_shell_block_writes_is_new() {
+    let env = TestEnv::new();
+    let repo = repo_with(&env, &[]);
+    let step = |n: u32, file: &str, block: &str| {
+        format!(
+            "### Step {n}: Step {n}\n\n- **Files:** `{file}`\n- **Changes:** do it\n  ```sh\n  {block}\n  ```\n- **Verify:** `true`\n- **On failure:** retry\n- **Checkpoint:** `git commit -m \"step {n}\"`\n\n"
+        )
+    };
+    let plan = format!(
+        "# Writes\n\n## Implementation Plan\n\n{}{}{}{}{}{}",
+        step(
+            1,
+            "src/cli.js",
+            "mkdir -p src && cat > src/cli.js <<EOF\n  console.log(1)\n  EOF"
+        ),
+        step(2, "lib/a.txt", "printf x | tee -a lib/a.txt"),
+        step(3, "b/c.txt", "cp /etc/hostname b/c.txt"),
+        step(4, "out.log", "echo done>>out.log"),
+        step(5, "d/e.txt", "touch ./d/e.txt"),
+        step(6, "read.txt", "cat read.txt"),
+    );
+    write(&repo.join("plan.md"), &plan);
+    let json = env
+        .run(&repo, &["ultraplan", "check", "--json", "plan.md"])
+        .expect_code(0)
+        .json();
+    let statuses: Vec<(String, String)> = json["file_references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap().to_owned(),
+                r["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String)> = [
+        ("src/cli.js", "new"),
+        ("lib/a.txt", "new"),
+        ("b/c.txt", "new"),
+        ("out.log", "new"),
+        ("d/e.txt", "new"),
+        ("read.txt", "not-found"),
+    ]
+    .iter()
+    .map(|(p, s)| (p.to_string(), s.to_string()))
+    .collect();
+    assert_eq!(statuses, expected, "{json}");
+}

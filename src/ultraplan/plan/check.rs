@@ -138,7 +138,10 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
     for step in &plan.steps {
         let creates_all = creates_files(step);
         for file in &step.files {
-            let creates = creates_all || creates_file(step, &file.path) || writes_its_test(step, &file.path);
+            let creates = creates_all
+                || creates_file(step, &file.path)
+                || writes_its_test(step, &file.path)
+                || block_writes(step, &file.path);
             let Ok(path) = safe_relative_path(&file.path) else {
                 continue; // already a problem of the plan
             };
@@ -250,6 +253,36 @@ pub fn paths_leaving(plan: &Plan, root: &Path) -> Vec<Diagnostic> {
 fn creates_files(step: &super::Step) -> bool {
     let changes = step.changes.trim_start().to_lowercase();
     changes.starts_with("create") || changes.starts_with("new ") || changes.contains("new file")
+}
+
+/// Whether a shell block of the step writes `path`: a redirection to it
+/// (`> path`, `>> path`, `cat > path <<EOF`), or `tee`, `touch`, or the
+/// last argument of `cp`, `mv`, `install` or `ln`.
+fn block_writes(step: &super::Step, path: &str) -> bool {
+    let wanted = |word: &str| {
+        let word = word.trim_matches(['"', '\'', ';', '&', '|', ')']);
+        word == path || word.strip_prefix("./") == Some(path)
+    };
+    step.code_blocks
+        .iter()
+        .filter(|b| matches!(b.lang.as_str(), "" | "sh" | "bash" | "shell" | "zsh" | "console"))
+        .flat_map(|b| b.code.lines())
+        .any(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let copies = words
+                .first()
+                .is_some_and(|w| matches!(*w, "cp" | "mv" | "install" | "ln"));
+            words.iter().enumerate().any(|(i, w)| {
+                let after_redirect = w.rsplit_once('>').is_some_and(|(_, rest)| wanted(rest));
+                let previous = i.checked_sub(1).map(|p| words[p]);
+                let tee_append = previous == Some("-a") && i >= 2 && words[i - 2] == "tee";
+                after_redirect
+                    || wanted(w)
+                        && (tee_append
+                            || matches!(previous, Some(">" | ">>" | "tee" | "touch" | "&>"))
+                            || copies && i + 1 == words.len())
+            })
+        })
 }
 
 /// A test-first step (or a TDD task) writes its test file.
