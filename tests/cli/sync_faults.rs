@@ -49,6 +49,12 @@ fn dry_run_writes_nothing() {
         .json();
     assert_eq!(json["dry_run"], true);
     assert_eq!(json["pushed"][0], "refs/notes/ultraplan");
+    // Named as a real push names them: the outcomes by their remote name.
+    let pushed = json["pushed"].to_string();
+    assert!(
+        pushed.contains("refs/ultraplan-shared/outcomes") && !pushed.contains("refs/ultraplan-outcomes"),
+        "{pushed}"
+    );
     // B has not got A's notes: a dry run there cannot tell how they relate.
     let _ = s.sync(&s.a).expect_code(0);
     let before = s.refs(&s.b);

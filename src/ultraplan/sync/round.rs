@@ -237,7 +237,8 @@ impl<'r> Fetched<'r> {
 /// 6. One local transaction, then the push (a dry run reports what it would push).
 fn push(repo: &Repo, remote: &str, write: bool, changes: Changes, report: &mut SyncReport) -> Result<Round> {
     if !write {
-        report.pushed = changes.push;
+        // Named as a real push reports them: by their names on the remote.
+        report.pushed = changes.push.iter().map(|n| names::remote_name(n).to_owned()).collect();
         return Ok(Round::Done);
     }
     repo.update_refs(&changes.updates, &format!("ultraplan: sync with '{remote}'"))?;
