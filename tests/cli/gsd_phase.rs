@@ -146,6 +146,7 @@ fn a_phase_plan_that_stops_at_a_checkpoint_resumes_with_the_answer() {
     let phase = ".planning/phases/01-foundation";
     let out = env.run(&repo, &["ultraplan", "run", phase]).expect_code(3);
     assert!(out.stdout.contains("Join database and API.     STOPPED    no"), "{out}");
+    assert!(out.stdout.contains("Result: STOPPED (waiting for a person)"), "{out}");
     // Waves 1 merged; wave 2 waits for the person, unmerged.
     assert_eq!(env.git(&repo, &["log", "--merges", "--format=%s"]).lines().count(), 2);
     let out = env

@@ -403,6 +403,15 @@ impl<'a> Waves<'a> {
         Ok(None)
     }
 
+    /// Whether session `n` stopped at a step waiting for a person (a check
+    /// or a decision), as its own run state says; not an escalation.
+    fn waits_for_a_person(&self, n: u32) -> bool {
+        crate::ultraplan::state::RunState::load(self.repo, &self.refs.state(Some(n)))
+            .ok()
+            .flatten()
+            .is_some_and(|state| state.progress.steps.values().any(|s| s.status == StepStatus::Waiting))
+    }
+
     /// A wave with a session that did not complete is not merged: the run
     /// fails (a session failed or crashed) or stops (it waits for a person).
     fn stop_for_unfinished(&mut self, sessions: &[&Session], wave_number: usize) -> Option<RunResult> {
@@ -425,6 +434,8 @@ impl<'a> Waves<'a> {
             title: format!("session {}: {}", first.number, first.title),
             status: if result == RunResult::Failed {
                 StepStatus::Failed
+            } else if unfinished.iter().all(|r| self.waits_for_a_person(r.number)) {
+                StepStatus::Waiting
             } else {
                 StepStatus::Escalated
             },
