@@ -27,7 +27,7 @@ use super::{Event, Failure, Observer, PlanInput, RunOptions, RunReport, RunResul
 use crate::git::Repo;
 use crate::process;
 use crate::ultraplan::plan::Session;
-use crate::ultraplan::state::{slug, Lock, Refs, RunState, StepStatus};
+use crate::ultraplan::state::{slug, Lock, Refs, RunState};
 
 /// How sessions are run.
 #[derive(Clone, Debug, Default)]
@@ -401,51 +401,5 @@ impl<'a> Waves<'a> {
             elsewhere.merged(self.repo, wave_number, head, &mut *self.observer)?;
         }
         Ok(None)
-    }
-
-    /// Whether session `n` stopped at a step waiting for a person (a check
-    /// or a decision), as its own run state says; not an escalation.
-    fn waits_for_a_person(&self, n: u32) -> bool {
-        crate::ultraplan::state::RunState::load(self.repo, &self.refs.state(Some(n)))
-            .ok()
-            .flatten()
-            .is_some_and(|state| state.progress.steps.values().any(|s| s.status == StepStatus::Waiting))
-    }
-
-    /// A wave with a session that did not complete is not merged: the run
-    /// fails (a session failed or crashed) or stops (it waits for a person).
-    fn stop_for_unfinished(&mut self, sessions: &[&Session], wave_number: usize) -> Option<RunResult> {
-        let unfinished: Vec<&SessionRecord> = sessions
-            .iter()
-            .filter_map(|s| self.sessions.get(&s.number))
-            .filter(|r| r.result != "completed")
-            .collect();
-        let first = unfinished.first()?;
-        let result = if unfinished
-            .iter()
-            .any(|r| matches!(r.result.as_str(), "failed" | "crashed" | "setup-failed"))
-        {
-            RunResult::Failed
-        } else {
-            RunResult::Stopped
-        };
-        self.failure = Some(Failure {
-            step: None,
-            title: format!("session {}: {}", first.number, first.title),
-            status: if result == RunResult::Failed {
-                StepStatus::Failed
-            } else if unfinished.iter().all(|r| self.waits_for_a_person(r.number)) {
-                StepStatus::Waiting
-            } else {
-                StepStatus::Escalated
-            },
-            policy: "stop before merging".into(),
-            error: format!(
-                "session {} {}; wave {wave_number} is not merged and later waves do not run (log: {})",
-                first.number, first.result, first.log
-            ),
-            attempts: 0,
-        });
-        Some(result)
     }
 }

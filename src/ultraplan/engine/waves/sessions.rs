@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Result};
 
-use super::Waves;
+use super::{SessionRecord, Waves};
 use crate::process;
-use crate::ultraplan::engine::Event;
+use crate::ultraplan::engine::{Event, Failure, RunResult};
 use crate::ultraplan::plan::Session;
-use crate::ultraplan::state::{RunState, RunStatus};
+use crate::ultraplan::state::{RunState, RunStatus, StepStatus};
 
 /// How often the live progress line is redrawn while sessions run.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -250,5 +250,53 @@ impl Waves<'_> {
 fn interrupt_all(running: &[u32]) {
     for pid in running {
         process::kill_group(*pid as i32, process::Signal::INT);
+    }
+}
+
+impl Waves<'_> {
+    /// Whether session `n` stopped at a step waiting for a person (a check
+    /// or a decision), as its own run state says; not an escalation.
+    fn waits_for_a_person(&self, n: u32) -> bool {
+        crate::ultraplan::state::RunState::load(self.repo, &self.refs.state(Some(n)))
+            .ok()
+            .flatten()
+            .is_some_and(|state| state.progress.steps.values().any(|s| s.status == StepStatus::Waiting))
+    }
+
+    /// A wave with a session that did not complete is not merged: the run
+    /// fails (a session failed or crashed) or stops (it waits for a person).
+    pub(super) fn stop_for_unfinished(&mut self, sessions: &[&Session], wave_number: usize) -> Option<RunResult> {
+        let unfinished: Vec<&SessionRecord> = sessions
+            .iter()
+            .filter_map(|s| self.sessions.get(&s.number))
+            .filter(|r| r.result != "completed")
+            .collect();
+        let first = unfinished.first()?;
+        let result = if unfinished
+            .iter()
+            .any(|r| matches!(r.result.as_str(), "failed" | "crashed" | "setup-failed"))
+        {
+            RunResult::Failed
+        } else {
+            RunResult::Stopped
+        };
+        self.failure = Some(Failure {
+            step: None,
+            title: format!("session {}: {}", first.number, first.title),
+            status: if result == RunResult::Failed {
+                StepStatus::Failed
+            } else if unfinished.iter().all(|r| self.waits_for_a_person(r.number)) {
+                StepStatus::Waiting
+            } else {
+                StepStatus::Escalated
+            },
+            policy: "stop before merging".into(),
+            error: format!(
+                "session {} {}; wave {wave_number} is not merged and later waves do not run (log: {})",
+                first.number, first.result, first.log
+            ),
+            attempts: 0,
+        });
+        Some(result)
     }
 }
