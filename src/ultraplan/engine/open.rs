@@ -159,19 +159,23 @@ fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Re
         }
         committed.push((n, id, changes));
     }
-    let mut lacking = None;
-    for (n, id, changes) in committed.iter().filter(|(_, id, _)| missing.contains(id)) {
-        let Some(changes) = changes else {
-            lacking = Some((*n, *id));
-            break;
-        };
-        for change in changes.iter().filter(|c| latest.get(&c.path) == Some(n)) {
+    // Whether HEAD holds what step `n`'s checkpoint committed.
+    let holds = |n: u32, changes: &[crate::git::FileChange]| -> Result<bool> {
+        for change in changes.iter().filter(|c| latest.get(&c.path) == Some(&n)) {
             if repo.tree_entry(head_tree, &change.path)? != change.new {
-                lacking = Some((*n, *id));
-                break;
+                return Ok(false);
             }
         }
-        if lacking.is_some() {
+        Ok(true)
+    };
+    let mut lacking = None;
+    for (n, id, changes) in committed.iter().filter(|(_, id, _)| missing.contains(id)) {
+        let held = match changes {
+            Some(changes) => holds(*n, changes)?,
+            None => false,
+        };
+        if !held {
+            lacking = Some((*n, *id));
             break;
         }
     }
