@@ -16,6 +16,7 @@ mod children;
 mod disk;
 #[allow(unsafe_code)]
 mod fork;
+mod strict;
 
 pub use children::{
     exists, install_interrupt_handler, interrupted, kill_group, kill_own_leftovers, kill_self, kill_tagged,
@@ -23,6 +24,7 @@ pub use children::{
 };
 pub use disk::{delete_detached, free_space, FreeSpace};
 pub use rustix::process::Signal;
+pub use strict::{strict, strict_shell, syntax_error, Strict};
 
 /// What to run.
 pub struct Spec<'a> {

@@ -42,6 +42,8 @@ struct AttemptRow {
     status: String,
     duration_ms: Option<u64>,
     commit: Option<String>,
+    /// Why the attempt did not pass (a failed Verify's command and output tail).
+    error: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -126,6 +128,9 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 a.duration_ms.map(|d| format!("{d} ms")).unwrap_or_default(),
                 a.commit.as_deref().map(|c| &c[..c.len().min(7)]).unwrap_or("")
             )?;
+            for line in a.error.iter().flat_map(|e| e.lines()) {
+                writeln!(out, "      {line}")?;
+            }
         }
     }
     Ok(Exit::Done)
@@ -155,6 +160,10 @@ fn run_row(state_ref: &str, past: catalog::PastRun) -> RunRow {
                     .and_then(|m| m.get("duration_ms"))
                     .and_then(|d| d.as_u64()),
                 commit: a.commit,
+                error: result
+                    .and_then(|r| r.get("error"))
+                    .and_then(|e| e.as_str())
+                    .map(str::to_owned),
             }
         })
         .collect();

@@ -146,14 +146,20 @@ fn render(
                             s.status.as_str().into(),
                             s.attempts.to_string(),
                             s.commit.as_deref().map_or("—".into(), |c| c.chars().take(7).collect()),
-                            s.error.as_deref().and_then(|e| e.lines().next()).unwrap_or("").into(),
                         ]
                     })
                     .collect();
-                out.write_all(
-                    table::render(&["Step", "Status", "Attempts", "Commit", "Error"], &rows, 60, 2).as_bytes(),
-                )?;
+                out.write_all(table::render(&["Step", "Status", "Attempts", "Commit"], &rows, 60, 2).as_bytes())?;
+                // Plain `git notes show` reads refs/notes/commits (see the run report).
+                if let Some(commit) = state.progress.steps.values().rev().find_map(|s| s.commit.as_deref()) {
+                    writeln!(
+                        out,
+                        "  results: git notes --ref=ultraplan show {}",
+                        &commit[..commit.len().min(7)]
+                    )?;
+                }
             }
+            write_errors(out, state, detailed)?;
         }
         for (d, remote_state) in diverged
             .iter()
@@ -171,6 +177,25 @@ fn render(
                 "lock {name}: pid {} on {} since {} ({state})",
                 info.pid, info.host, info.started_at
             )?;
+        }
+    }
+    Ok(())
+}
+
+/// Why steps did not pass, in full: a failed Verify's command and the tail
+/// of its output. Without a plan named, only the step the run stopped at.
+fn write_errors(out: &mut impl Write, state: &RunState<'_>, every: bool) -> Result<()> {
+    let failing = state
+        .progress
+        .steps
+        .iter()
+        .filter(|(_, s)| s.status != crate::ultraplan::state::StepStatus::Passed)
+        .filter_map(|(n, s)| s.error.as_deref().map(|e| (n, s.status, e)));
+    for (n, status, error) in failing.take(if every { usize::MAX } else { 1 }) {
+        let mut lines = error.lines();
+        writeln!(out, "  step {n} {}: {}", status.as_str(), lines.next().unwrap_or(""))?;
+        for line in lines {
+            writeln!(out, "    {line}")?;
         }
     }
     Ok(())

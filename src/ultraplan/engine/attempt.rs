@@ -246,7 +246,7 @@ impl Run<'_> {
                     if let Some(note) = &checked.note {
                         warnings.push(note.clone());
                     }
-                    if let Some(failure) = checked.failure {
+                    if let Some(failure) = checked.explain(&v.command) {
                         sandbox_blocked =
                             self.plan.kind == PlanKind::SessionSpec && n == 0 && checked.ending.code() == 77;
                         reason = Some(if sandbox_blocked {

@@ -25,7 +25,7 @@ impl Expecting for Check {
     }
 }
 
-/// Runs `check` with `sh -c` in `cwd` within the run's verify timeout and
+/// Runs `check` in the strict shell (`sh -o pipefail -c`, `-e` for a block) in `cwd` within the run's verify timeout and
 /// transcript cap.
 pub(super) fn run(check: &impl Expecting, cwd: &Path, opts: &RunOptions) -> anyhow::Result<Checked> {
     let (command, expected, kind) = check.parts();

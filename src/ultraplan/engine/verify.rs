@@ -32,6 +32,40 @@ impl Checked {
     pub fn tail(&self, lines: usize) -> String {
         tail(&self.output, lines)
     }
+
+    /// Why a failed check failed, for the people reading the report,
+    /// `status` and `log`: how it ended, the command, then the last lines
+    /// of what it printed (a mismatch shows what the output was).
+    pub fn explain(&self, command: &str) -> Option<String> {
+        let failure = self.failure.as_ref()?;
+        let mut text = format!("{failure}: {}", one_line(command));
+        let shown = tail(&self.output, EXPLAINED_LINES);
+        if shown.trim().is_empty() {
+            text.push_str(" (no output)");
+        }
+        for line in shown.lines().filter(|l| !l.trim().is_empty()) {
+            text.push('\n');
+            text.extend(line.chars().take(200));
+        }
+        Some(text)
+    }
+}
+
+/// Lines of output a failure's explanation shows.
+const EXPLAINED_LINES: usize = 5;
+
+/// A command as one line: a block's first line and how many more it has.
+fn one_line(command: &str) -> String {
+    let lines: Vec<&str> = command.trim().lines().collect();
+    match lines.as_slice() {
+        [] => "``".into(),
+        [one] => format!("`{one}`"),
+        [first, rest @ ..] => format!(
+            "`{first}` (and {} more line{})",
+            rest.len(),
+            if rest.len() == 1 { "" } else { "s" }
+        ),
+    }
 }
 
 pub fn tail(text: &str, lines: usize) -> String {
@@ -39,7 +73,8 @@ pub fn tail(text: &str, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
-/// Runs `command` with `sh -c` in `cwd` and judges it against `expected`.
+/// Runs `command` in the strict shell (`sh -o pipefail -c`, `-e` for a block; see
+/// [`process::strict`]) in `cwd` and judges it against `expected`.
 pub fn run_check(
     command: &str,
     expected: Option<(&str, ExpectedKind)>,
@@ -48,12 +83,12 @@ pub fn run_check(
     timeout: Duration,
     cap: usize,
 ) -> anyhow::Result<Checked> {
-    let finished = process::shell(command, cwd, env, timeout, cap)?;
+    let finished = process::strict_shell(command, cwd, env, timeout, cap)?;
     Ok(judge(&finished, expected))
 }
 
 /// Runs a Verify command, a condition or a Verification item as every check
-/// of a run runs: `sh -c` in `cwd`, within the run's verify timeout and
+/// of a run runs: in the strict shell in `cwd`, within the run's verify timeout and
 /// transcript cap, judged against its `→ expected:`.
 pub fn run_expecting(
     command: &str,
@@ -79,7 +114,7 @@ pub fn judge(finished: &Finished, expected: Option<(&str, ExpectedKind)>) -> Che
         Some(format!("verify {}", finished.ending.describe()))
     } else {
         match expected {
-            Some((literal, ExpectedKind::Literal)) if !output.contains(literal) => {
+            Some((literal, ExpectedKind::Literal)) if !contains_literal(&output, literal) => {
                 Some(format!("verify output does not contain '{literal}'"))
             }
             Some((comparison, ExpectedKind::Comparison)) => match compare(&output, comparison) {
@@ -100,6 +135,30 @@ pub fn judge(finished: &Finished, expected: Option<(&str, ExpectedKind)>) -> Che
         failure,
         note,
     }
+}
+
+/// Whether `output` holds the expected literal (DESIGN §6.3): as a
+/// substring, except that a literal beginning or ending with a digit is
+/// not found inside a longer number — `3` is in `3 passed`, `(3)` and
+/// `took 3.`, not in `13`, `35`, `3.5` or `0.3`. The common expectation
+/// (a count) then means that number.
+pub fn contains_literal(output: &str, literal: &str) -> bool {
+    if literal.is_empty() {
+        return true;
+    }
+    let digit_at = |text: &str, at: usize| text[at..].chars().next().is_some_and(|c| c.is_ascii_digit());
+    let starts_digit = literal.starts_with(|c: char| c.is_ascii_digit());
+    let ends_digit = literal.ends_with(|c: char| c.is_ascii_digit());
+    output.match_indices(literal).any(|(at, _)| {
+        let before = &output[..at];
+        let after = &output[at + literal.len()..];
+        let joins_before = starts_digit
+            && (before.ends_with(|c: char| c.is_ascii_digit())
+                || (before.ends_with('.') && before[..before.len() - 1].ends_with(|c: char| c.is_ascii_digit())));
+        let joins_after = ends_digit
+            && (after.starts_with(|c: char| c.is_ascii_digit()) || (after.starts_with('.') && digit_at(after, 1)));
+        !joins_before && !joins_after
+    })
 }
 
 /// Applies `>= 1` and friends to a numeric output (its last line); `None`
@@ -242,6 +301,26 @@ mod tests {
             Some(("non-77 exit code", ExpectedKind::Prose))
         )
         .passed());
+    }
+
+    #[test]
+    fn a_number_is_not_found_inside_a_longer_number() {
+        for (output, found) in [
+            ("3", true),
+            ("3 passed", true),
+            ("tests: (3)", true),
+            ("took 3.", true),
+            ("3.5", false),
+            ("13", false),
+            ("35", false),
+            ("0.3", false),
+            ("v3 3.5 3", true),
+        ] {
+            assert_eq!(contains_literal(output, "3"), found, "{output}");
+        }
+        assert!(contains_literal("test result: ok. 1 passed", "test result: ok"));
+        assert!(!contains_literal("version 1.2.3\n", "1.2"));
+        assert!(contains_literal("version 1.2.3\n", "1.2.3"));
     }
 
     #[test]

@@ -1,17 +1,26 @@
-//! The run's live progress on a terminal: the engine's events as a status
-//! line; warnings always.
+//! The run's live progress: on a terminal the engine's events as a status
+//! line; without one (CI, a pipe, a log file) one line as each step starts
+//! and one as it ends, so a long run is never silent. `-q` silences both;
+//! warnings too.
 
 use std::io::IsTerminal;
 
 use crate::cli::progress::StatusLine;
 use crate::cli::Ui;
 use crate::ultraplan::engine::{Event, Observer};
-use crate::ultraplan::state::StepStatus;
 
-/// Live progress on a terminal; warnings always.
+/// Live progress on a terminal, step lines elsewhere; warnings.
 pub(super) struct LiveProgress<'a> {
     pub status: &'a StatusLine,
     pub ui: Ui,
+}
+
+impl LiveProgress<'_> {
+    /// Whether steps are told as lines: not on a terminal (the status line
+    /// does it there), and not with `-q`.
+    fn lines(&self) -> bool {
+        !self.ui.quiet && !std::io::stderr().is_terminal()
+    }
 }
 
 impl Observer for LiveProgress<'_> {
@@ -22,7 +31,13 @@ impl Observer for LiveProgress<'_> {
                 title,
                 position,
                 total,
-            } => self.status.set(format!("step {number} ({position}/{total}): {title}")),
+            } => {
+                let text = format!("step {number} ({position}/{total}): {title}");
+                if self.lines() {
+                    self.ui.note(&text);
+                }
+                self.status.set(text);
+            }
             Event::Attempt { number, attempt, max } => {
                 if attempt > 1 {
                     self.status.set(format!("step {number}: attempt {attempt}/{max}"));
@@ -31,12 +46,11 @@ impl Observer for LiveProgress<'_> {
             Event::Verifying { number } => self.status.set(format!("step {number}: verifying")),
             Event::StepDone { number, status } => {
                 self.status.clear();
-                if !self.ui.quiet && std::io::stderr().is_terminal() {
-                    let word = match status {
-                        StepStatus::Passed => "passed",
-                        other => other.as_str(),
-                    };
-                    self.status.println(&format!("step {number}: {word}"));
+                let line = format!("step {number}: {}", status.as_str());
+                if self.lines() {
+                    self.ui.note(&line);
+                } else if !self.ui.quiet {
+                    self.status.println(&line);
                 }
             }
             Event::Warning(message) => {
