@@ -6,8 +6,10 @@
 pub mod color;
 pub mod config;
 mod exit;
+pub mod manual;
 pub mod progress;
 pub mod shell;
+pub mod shipped;
 pub mod table;
 
 use std::fmt::Display;
@@ -18,7 +20,9 @@ pub use exit::Exit;
 /// The options every command of both programs takes.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct GlobalArgs {
-    /// Only print errors and the primary output (no progress, notes or hints).
+    /// Only print errors and the primary output: no progress, warnings, notes
+    /// or hints (a run that completed prints nothing; warnings stay in the
+    /// recorded results).
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
@@ -28,16 +32,19 @@ pub struct GlobalArgs {
     pub color: Option<color::ColorWhen>,
 }
 
-/// Where a command writes its chatter (stderr): warnings always, notes and
-/// hints unless `-q`. Primary output goes to stdout and is the command's own.
+/// Where a command writes its chatter (stderr): warnings, notes and hints
+/// unless `-q`; errors always. Primary output goes to stdout and is the command's own.
 #[derive(Clone, Copy, Debug)]
 pub struct Ui {
     pub quiet: bool,
 }
 
 impl Ui {
+    /// A warning, silenced by `-q` like all chatter (errors are not).
     pub fn warning(&self, message: impl Display) {
-        eprintln_quiet(format_args!("warning: {message}"));
+        if !self.quiet {
+            eprintln_quiet(format_args!("warning: {message}"));
+        }
     }
 
     pub fn error(&self, message: impl Display) {

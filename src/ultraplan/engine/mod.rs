@@ -326,16 +326,22 @@ impl Run<'_> {
                 commit: s.commit.clone(),
             })
             .collect();
-        let failed_at_step = progress
-            .steps
-            .iter()
-            .find(|(_, s)| {
-                matches!(
-                    s.status,
-                    StepStatus::Failed | StepStatus::Escalated | StepStatus::Blocked | StepStatus::Waiting
-                )
-            })
-            .map(|(n, _)| *n);
+        // The step this run stopped at; else (a run that did not stop at a
+        // step) the first recorded as not passing. Under `--step 2`, step 1
+        // failing in an earlier run is not where this one failed.
+        let stopped_at = self.failure.as_ref().and_then(|f| f.step);
+        let failed_at_step = stopped_at.or_else(|| {
+            progress
+                .steps
+                .iter()
+                .find(|(_, s)| {
+                    matches!(
+                        s.status,
+                        StepStatus::Failed | StepStatus::Escalated | StepStatus::Blocked | StepStatus::Waiting
+                    )
+                })
+                .map(|(n, _)| *n)
+        });
         let count = |st: StepStatus| progress.steps.values().filter(|s| s.status == st).count();
         progress.summary = Some(Summary {
             result: result.as_str().into(),

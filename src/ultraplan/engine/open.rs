@@ -7,6 +7,7 @@ use super::{Event, Mode, Observer, PlanInput, RunOptions};
 use crate::error::FatalWithHint;
 use crate::git::Repo;
 use crate::redact::redact;
+use crate::ultraplan::plan::sync::without_marks;
 use crate::ultraplan::plan::Step;
 use crate::ultraplan::state::{now, Progress, RunState, RunStatus, StepStatus};
 
@@ -36,7 +37,13 @@ pub(super) fn open_state<'r>(
             if matches!(opts.mode, Mode::Resume | Mode::ResumeSession(_)) {
                 checkpoints_in_head(repo, &state, &input.path)?;
             }
-            if state.read_text("plan.md")?.as_deref() != Some(plan_text.as_str()) {
+            // The checkboxes and status attributes this run wrote into a
+            // task plan are its own edits, not a change of the plan.
+            let recorded = state.read_text("plan.md")?;
+            let same = recorded
+                .as_deref()
+                .is_some_and(|r| r == plan_text || without_marks(r) == without_marks(&plan_text));
+            if !same {
                 warn(
                     "the plan changed since the run started; its steps are matched by number".into(),
                     warnings,

@@ -22,6 +22,7 @@ use crate::process;
 use crate::ultraplan::plan::{Plan, Step};
 
 pub use claude::ClaudeSettings;
+pub use shell::NOTHING_TO_RUN;
 
 /// Which executor runs the steps.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,18 +5,18 @@
 //! runnable block is `blocked`.
 
 use super::{Claim, Context, Outcome, Request};
+
+/// Why a step in prose is blocked for the shell executor; the report
+/// recognises it to say what would run it instead.
+pub const NOTHING_TO_RUN: &str =
+    "no runnable changes for the shell executor (its Changes has no fenced sh, bash or diff block)";
 use crate::process;
 
 pub(super) fn run(request: &Request<'_>, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let blocks: Vec<_> = request
-        .step
-        .code_blocks
-        .iter()
-        .filter(|b| matches!(b.lang.as_str(), "sh" | "shell" | "bash" | "diff" | "patch"))
-        .collect();
+    let blocks: Vec<_> = request.step.shell_blocks().collect();
     if blocks.is_empty() {
         let mut outcome = Outcome::new(Claim::Blocked);
-        outcome.error = Some("no runnable changes for the shell executor".into());
+        outcome.error = Some(NOTHING_TO_RUN.into());
         return Ok(outcome);
     }
     let env = request.env(ctx);

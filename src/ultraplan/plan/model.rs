@@ -164,6 +164,9 @@ pub fn task_number(name: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
+/// The languages of the Changes blocks the shell executor runs.
+pub const SHELL_RUNNABLE: &[&str] = &["sh", "shell", "bash", "diff", "patch"];
+
 /// One step (a task, for task plans).
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
@@ -221,6 +224,23 @@ impl Step {
             Some((file, _)) => format!("{file}: step {}", self.number),
             None => format!("step {}", self.number),
         }
+    }
+
+    /// The Changes blocks the built-in shell executor runs (`sh`, `shell`,
+    /// `bash`, `diff`, `patch`); others are examples.
+    pub fn shell_blocks(&self) -> impl Iterator<Item = &CodeBlock> {
+        self.code_blocks
+            .iter()
+            .filter(|b| SHELL_RUNNABLE.contains(&b.lang.as_str()))
+    }
+
+    /// Whether the shell executor has nothing to run for a step that asks
+    /// for changes (it would stop `blocked`): Changes in prose only, not a
+    /// step for a person.
+    pub fn needs_more_than_shell(&self) -> bool {
+        !self.changes.trim().is_empty()
+            && self.shell_blocks().next().is_none()
+            && !self.human.as_ref().is_some_and(HumanCheck::replaces_executor)
     }
 
     /// The name a result's `task_name` must carry.

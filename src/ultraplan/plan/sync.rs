@@ -2,6 +2,10 @@
 //! `- [ ] Task N: …` line in `<success_criteria>` becomes
 //! `- [x] Task N: … (completed YYYY-MM-DD)` and its `<task>` element gets
 //! `status="completed" completed_at="…"`. Nothing else in the file changes.
+//!
+//! These are the run's own edits: [`without_marks`] takes them out again,
+//! so that a resume comparing the plan with the one the run started from
+//! does not take them for a person's change.
 
 use super::task_number;
 
@@ -110,6 +114,55 @@ fn with_status(block: &str, timestamp: &str) -> Option<String> {
     Some(format!("{new_tag}{}", &block[open_end..]))
 }
 
+/// `text` with the marks [`mark_task_done`] writes taken out: ticked
+/// `Task N:` boxes of `<success_criteria>` unticked without their
+/// `(completed …)`, and `status`/`completed_at` attributes dropped from
+/// `<task>` tags. Two texts that differ only by a run's own marks come out
+/// the same.
+pub fn without_marks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("<task") && trimmed[5..].starts_with([' ', '\t']) && trimmed.contains("status=") {
+            let indent = &line[..line.len() - trimmed.len()];
+            let end = trimmed.find('>').unwrap_or(trimmed.len());
+            let kept: Vec<&str> = trimmed[5..end]
+                .split_whitespace()
+                .filter(|a| !a.starts_with("status=") && !a.starts_with("completed_at="))
+                .collect();
+            out.push_str(indent);
+            out.push_str("<task");
+            for a in kept {
+                out.push(' ');
+                out.push_str(a);
+            }
+            out.push_str(&trimmed[end..]);
+            continue;
+        }
+        match unticked(line) {
+            Some(plain) => out.push_str(&plain),
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// A `- [x] Task N: … (completed DATE)` line as it was before the run.
+fn unticked(line: &str) -> Option<String> {
+    let indent = line.len() - line.trim_start().len();
+    let rest = &line[indent..];
+    let marker = rest.chars().next().filter(|c| matches!(c, '-' | '*' | '+'))?;
+    let item = rest[1..].strip_prefix(' ')?.strip_prefix("[x]")?.trim_start();
+    task_number(item)?;
+    let ending = &item[item.trim_end_matches(['\r', '\n']).len()..];
+    let body = item.trim_end_matches(['\r', '\n']).trim_end();
+    let body = match body.rfind(" (completed ") {
+        Some(at) if body.ends_with(')') => &body[..at],
+        _ => body,
+    };
+    Some(format!("{}{marker} [ ] {body}{ending}", &line[..indent]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +186,19 @@ mod tests {
         assert_eq!(out.matches("status=\"completed\"").count(), 1);
         // Done twice changes nothing more.
         assert_eq!(mark_task_done(&out, 1, "2026-01-02", "2026-01-02T03:04:05Z"), None);
+    }
+
+    #[test]
+    fn the_runs_own_marks_come_out_again() {
+        let once = mark_task_done(PLAN, 1, "2026-01-02", "2026-01-02T03:04:05Z").unwrap();
+        let twice = mark_task_done(&once, 2, "2026-01-03", "2026-01-03T00:00:00Z").unwrap();
+        assert_eq!(without_marks(&twice), without_marks(PLAN));
+        assert_eq!(without_marks(PLAN), PLAN);
+        // A person's change is still a change.
+        assert_ne!(
+            without_marks(&twice.replace("Add protocol", "Add the protocol")),
+            without_marks(PLAN)
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `git ultraplan run [MODE] <plan>`: execute a plan. [`progress`] shows
 //! the run while it goes, [`report`] renders what the engine reports.
 
+mod completed;
 mod progress;
 mod report;
 
@@ -27,13 +28,35 @@ use progress::LiveProgress;
 /// Each step is carried out by an executor (the built-in shell by default, a
 /// coding agent, or a person); then git-ultraplan runs the step's Verify command
 /// itself — the exit code decides — applies the step's On failure policy,
-/// commits a checkpoint of exactly the step's files, and records the result in
+/// commits a checkpoint of exactly what the step changed (never your own
+/// uncommitted edits; a path outside the step's Files is committed with a
+/// warning, one it must never touch is restored and fails the attempt),
+/// and records the result in
 /// the run state (refs/ultraplan/<plan>/run) and as a note on the checkpoint
 /// commit (refs/notes/ultraplan). A run killed at any moment continues with
 /// --resume.
 ///
 /// Without a mode, a plan whose Execution Strategy has two or more sessions
-/// runs them in worktrees; every other plan runs in the foreground.
+/// runs them in worktrees; every other plan runs in the foreground. A plan
+/// whose recorded run completed is not run again (steps need not be
+/// idempotent): the command says so and exits 0; --again starts a new run.
+///
+/// A Verify runs with `pipefail` (`sh -o pipefail -c`, or bash where sh
+/// lacks it): any failing command of a pipe fails it (`npm test | tail -5`
+/// fails with the tests). A Verify of several lines (a fenced block) also
+/// runs with `set -e`: any failing line fails it. An expected literal (`→ expected: `ok``) must appear in
+/// the output; one that begins or ends with a digit is not found inside a
+/// longer number (`3` is not in `3.5` or `13`). Verify commands and shell
+/// blocks run code: read a plan you did not write with `check` or
+/// `--dry-run` first.
+///
+/// The results are git notes under refs/notes/ultraplan: read one with
+/// `git notes --ref=ultraplan show <checkpoint>` (a bare `git notes show`
+/// reads refs/notes/commits, which ultraplan leaves to you). For a task
+/// plan, a passed task's checkbox is ticked (`- [x] Task N: … (completed
+/// DATE)`) and its `<task>` gets `status="completed" completed_at="…"`,
+/// committed with its checkpoint; a resume does not count these as a
+/// change of the plan.
 ///
 /// A step for a person — a GSD checkpoint task, or a Verify written as prose
 /// rather than a command — stops the run (exit 3, status waiting) showing what
@@ -64,6 +87,12 @@ pub struct Args {
     /// Run only step N.
     #[arg(long, value_name = "N", group = "mode")]
     pub step: Option<u32>,
+
+    /// Run every step again as a new run, though the recorded run of the
+    /// plan completed (without it, running a completed plan says so and does
+    /// nothing).
+    #[arg(long, group = "mode", conflicts_with = "session")]
+    pub again: bool,
 
     /// Run only session N's steps, inside its scope fence, in this worktree
     /// (with --resume: continue session N's recorded run).
@@ -104,9 +133,15 @@ pub struct Args {
     )]
     pub distribute: Option<String>,
 
-    /// Print only the machine summary, as JSON.
+    /// Print only the machine summary (`{"ultraexecute_summary": …}`), as
+    /// JSON, instead of the report.
     #[arg(long)]
     pub json: bool,
+
+    /// Also write the machine summary, as one line of JSON, to FILE (for
+    /// headless runs whose report goes to a log a program reads later).
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub summary_file: Option<PathBuf>,
 }
 
 pub const EXIT_STATUS: [(Exit, &str); 6] = [
@@ -130,6 +165,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             super::check::Args {
                 plan: args.plan,
                 json: args.json,
+                executor: args.exec.executor,
             },
             global,
         );
@@ -176,6 +212,12 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             hint: "--distribute runs a plan whose Execution Strategy has two or more sessions".into(),
         }
         .into());
+    }
+    if mode == Mode::Execute && !args.again {
+        if let Some(done) = completed::completed_run(repo, &path)? {
+            completed::report(&done, &text, &args.plan.display().to_string(), args.json, &ui)?;
+            return Ok(Exit::Done);
+        }
     }
     let recorded = match mode {
         Mode::Resume | Mode::ResumeSession(_) if args.exec.executor.is_none() => recorded_executor(repo, &path, mode)?,
@@ -253,11 +295,22 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         }
     }
     record_outcomes(repo, &workspace, &report, &plan, &options, started, &ui);
+    let summary = match &waves {
+        Some(w) => report::waves_json(w),
+        None => report::summary_json(&report),
+    };
+    if let Some(file) = &args.summary_file {
+        std::fs::write(file, format!("{summary}\n"))
+            .map_err(|e| anyhow!("cannot write the summary to '{}': {e}", file.display()))?;
+    }
     let mut out = std::io::stdout().lock();
+    // `-q`: a run that completed says nothing; one that did not still
+    // says why (its report is the error).
+    let silent = global.quiet && report.result == RunResult::Completed;
     match (&waves, args.json) {
-        (Some(w), true) => writeln!(out, "{}", serde_json::to_string_pretty(&report::waves_json(w))?)?,
+        (_, true) => writeln!(out, "{}", serde_json::to_string_pretty(&summary)?)?,
+        _ if silent => {}
         (Some(w), false) => out.write_all(report::render_waves(w, &input.path).as_bytes())?,
-        (None, true) => writeln!(out, "{}", serde_json::to_string_pretty(&report::summary_json(&report))?)?,
         (None, false) => out.write_all(report::render(&report, &input.path).as_bytes())?,
     }
     out.flush()?;

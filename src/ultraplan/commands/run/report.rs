@@ -1,5 +1,7 @@
-//! The final report of a run (DESIGN §9.2, seed 004 Phase 8), its
-//! `ultraexecute_summary` machine block, as text and JSON.
+//! The final report of a run (DESIGN §9.2, seed 004 Phase 8) for people,
+//! and its `ultraexecute_summary` machine block, which goes only to `--json`
+//! output or the `--summary-file` (never at the end of the human report:
+//! a person reads the report, a program reads JSON from its own channel).
 
 use serde_json::json;
 
@@ -96,6 +98,7 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
     if report.exit_condition != "n/a" {
         out.push_str(&format!("  Exit condition: {}\n", report.exit_condition.to_uppercase()));
     }
+    out.push_str(&notes_hint(report));
     out.push_str(&verification(&report.verification));
     if let Some(f) = &report.failure {
         out.push_str("\nFailure details\n");
@@ -138,10 +141,15 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
             out.push_str(&format!("  {}. Step {}: {}\n", i + 1, s.number, s.title));
         }
         let session = report.session.map(|n| format!("--session {n} ")).unwrap_or_default();
-        out.push_str(&format!(
-            "\nTo resume: git ultraplan run --resume {session}{}\n",
-            crate::cli::shell::shell_word(plan_arg)
-        ));
+        let plan = crate::cli::shell::shell_word(plan_arg);
+        match report.failure.as_ref().filter(|f| f.error.contains(crate::ultraplan::exec::NOTHING_TO_RUN)) {
+            // Resuming with the shell executor would block again.
+            Some(f) => out.push_str(&format!(
+                "\nThe shell executor runs only fenced sh, bash or diff blocks. To go on, add one to {} Changes\nand resume, or have the change made by someone who reads prose:\n  git ultraplan run --resume --executor manual {session}{plan}   (you make it; ultraplan verifies)\n  git ultraplan run --resume --executor claude {session}{plan}   (a coding agent makes it)\n",
+                f.step.map_or("the step's".to_owned(), |n| format!("step {n}'s"))
+            )),
+            None => out.push_str(&format!("\nTo resume: git ultraplan run --resume {session}{plan}\n")),
+        }
     }
     if !report.warnings.is_empty() {
         out.push_str("\nWarnings\n");
@@ -149,10 +157,26 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
             out.push_str(&format!("  {w}\n"));
         }
     }
-    out.push('\n');
-    out.push_str(&serde_json::to_string(&summary_json(report)).unwrap_or_default());
-    out.push('\n');
     out
+}
+
+/// How to read a checkpoint's recorded result with plain git. The notes
+/// live under refs/notes/ultraplan, so a bare `git notes show` (which reads
+/// core.notesRef, default refs/notes/commits) finds nothing; ultraplan does
+/// not point core.notesRef there, as every `git notes add` of the user's
+/// would then write into the results, where a note that is not a result
+/// makes the pre-push gate refuse the push. `sync --setup` makes `git log`
+/// show them (notes.displayRef).
+fn notes_hint(report: &RunReport) -> String {
+    match report.steps.iter().rev().find_map(|s| s.commit.as_deref()) {
+        Some(commit) => {
+            let short: String = commit.chars().take(7).collect();
+            format!(
+                "\nResults are git notes on the checkpoints; read one with\n  git notes --ref=ultraplan show {short}\n"
+            )
+        }
+        None => String::new(),
+    }
 }
 
 /// The `## Verification` items as the report lists them, PASS or FAIL each
@@ -213,8 +237,6 @@ pub fn waves_json(w: &crate::ultraplan::engine::waves::WavesReport) -> serde_jso
 
 pub fn render_waves(w: &crate::ultraplan::engine::waves::WavesReport, plan_arg: &str) -> String {
     let mut out = render(&w.run, plan_arg);
-    // The machine block stays last: the session sections go before it...
-    let block_at = out.rfind("\n{\"ultraexecute_summary\"").unwrap_or(out.len());
     let mut sections = String::from("\nSessions\n");
     let rows: Vec<Vec<String>> = w
         .sessions
@@ -280,10 +302,7 @@ pub fn render_waves(w: &crate::ultraplan::engine::waves::WavesReport, plan_arg: 
         ));
         sections.push_str(&format!("  Recommended action: {}\n", r.action));
     }
-    // ...and carries the sessions, conflicts and risk as --json does.
-    out.truncate(block_at);
     out.push_str(&sections);
-    out.push_str(&format!("\n{}\n", waves_json(w)));
     out
 }
 

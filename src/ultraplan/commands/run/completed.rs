@@ -1,0 +1,80 @@
+//! A plan whose recorded run completed is done: running it again without a
+//! mode says so and changes nothing (exit 0). Steps are not idempotent — a
+//! step that appends to a file would append again — so a new run of every
+//! step is asked for by name: `run --again`, recorded as a new run beside
+//! the old one (`git ultraplan log` lists both).
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::cli::shell::shell_word;
+use crate::cli::Ui;
+use crate::git::Repo;
+use crate::ultraplan::plan::sync::without_marks;
+use crate::ultraplan::state::{slug, Refs, RunState, RunStatus, StepStatus};
+
+/// The recorded run of the plan at `path` (as the state records plan
+/// paths), when it completed.
+pub(super) fn completed_run<'r>(repo: &'r Repo, path: &str) -> Result<Option<RunState<'r>>> {
+    let refs = Refs::new(slug(std::path::Path::new(path)));
+    let Some(state) = RunState::load(repo, &refs.state(None))? else {
+        return Ok(None);
+    };
+    // A `--step N` run completes that step only; a plan is done when a
+    // whole run left every step passed or skipped.
+    let p = &state.progress;
+    let done = p.status == RunStatus::Completed
+        && p.plan == path
+        && !p.mode.starts_with("step")
+        && p.steps
+            .values()
+            .all(|s| matches!(s.status, StepStatus::Passed | StepStatus::Skipped));
+    Ok(done.then_some(state))
+}
+
+/// Says that the plan is done and how to run it again; `text` is the plan
+/// as it is now (a change since the run is pointed out).
+pub(super) fn report(state: &RunState<'_>, text: &str, plan_arg: &str, json: bool, ui: &Ui) -> Result<()> {
+    let p = &state.progress;
+    let changed = state
+        .read_text("plan.md")?
+        .is_some_and(|recorded| without_marks(&recorded) != without_marks(&crate::redact::redact(text)));
+    let mut out = std::io::stdout().lock();
+    if json {
+        let doc = json!({
+            "ultraexecute_summary": {
+                "plan": p.plan,
+                "plan_type": p.plan_type,
+                "mode": "none",
+                "result": "completed",
+                "already_completed": true,
+                "run_id": p.run_id,
+                "completed_at": p.updated_at,
+                "plan_changed": changed,
+                "steps_total": p.steps.len(),
+                "progress_ref": state.ref_name,
+            }
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    } else {
+        writeln!(
+            out,
+            "'{}' is already completed (run {}, {}): nothing to do.",
+            p.plan, p.run_id, p.updated_at
+        )?;
+    }
+    out.flush()?;
+    let arg = shell_word(plan_arg);
+    if changed {
+        ui.warning("the plan changed since that run");
+        ui.hint(format!(
+            "to run only the steps the completed run did not have: git ultraplan run --resume {arg}"
+        ));
+    }
+    ui.hint(format!(
+        "to run every step again, as a new run: git ultraplan run --again {arg}"
+    ));
+    Ok(())
+}
