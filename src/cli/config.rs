@@ -58,7 +58,7 @@ macro_rules! ultraplan_key {
     };
 }
 
-ultraplan_key!(EXECUTOR, "ultraplan.executor", ["run", "work"], "shell",
+ultraplan_key!(EXECUTOR, "ultraplan.executor", ["run", "check", "work"], "shell",
     "The executor that makes each step's changes: shell, claude, manual, or a command line speaking the command protocol. --executor beats it.");
 ultraplan_key!(
     MAX_ATTEMPTS,

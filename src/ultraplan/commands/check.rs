@@ -10,6 +10,7 @@ use crate::cli::color::{use_color, Paint, Terminal};
 use crate::cli::{table, Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
 use crate::ultraplan::plan::check::{check, CheckReport, Reference, Verdict};
+use crate::ultraplan::plan::verify_lint::lint;
 use crate::ultraplan::plan::{Checkpoint, Diagnostic, Plan};
 
 /// Parse, validate and preview a plan, writing nothing.
@@ -30,6 +31,12 @@ use crate::ultraplan::plan::{Checkpoint, Diagnostic, Plan};
 /// as one multi-session plan: `wave`, `depends_on` and `files_modified` as the
 /// sessions' waves, dependencies and Touch lists.
 ///
+/// Verify commands are read, never run: `check` warns about a Verify that
+/// cannot fail (`|| true`, `|| echo …`), one with a shell syntax error (`sh
+/// -n`), paths from another machine (`/Users/…`, `C:/…`) and servers that
+/// never end (`npm run dev`, `uvicorn`) — the safe way to read a plan you
+/// did not write, as Verify commands and shell blocks run code.
+///
 /// Paths are resolved against the top of the working tree (the current
 /// directory outside a repository).
 #[derive(Debug, clap::Args)]
@@ -41,6 +48,12 @@ pub struct Args {
     /// Print the report as one JSON object instead.
     #[arg(long)]
     pub json: bool,
+
+    /// The executor the verdict assumes (default: ultraplan.executor, else
+    /// shell): for the shell executor, a step whose Changes has no fenced
+    /// sh, bash or diff block is a problem, as `run` would stop it blocked.
+    #[arg(long, value_name = "NAME|COMMAND")]
+    pub executor: Option<String>,
 }
 
 pub const EXIT_STATUS: [(Exit, &str); 4] = [
@@ -76,11 +89,21 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             workspace.root().display()
         ));
     }
-    let report = check(&plan, workspace.root());
+    let executor = crate::ultraplan::exec::Executor::parse(
+        &args
+            .executor
+            .clone()
+            .unwrap_or_else(|| crate::cli::config::string(workspace.config(), &crate::cli::config::EXECUTOR)),
+    );
+    let mut report = check(&plan, workspace.root());
+    let shell = executor == crate::ultraplan::exec::Executor::Shell;
+    report.diagnostics.extend(lint(&plan, workspace.root(), shell));
+    report.diagnostics.sort_by_key(|d| (d.line, d.severity));
+    let executor = executor.id();
     let file = args.plan.display().to_string();
     let mut out = std::io::stdout().lock();
     if args.json {
-        let json = serde_json::to_string_pretty(&CheckJson::new(&file, &plan, &report))?;
+        let json = serde_json::to_string_pretty(&CheckJson::new(&file, &plan, &report, &executor))?;
         writeln!(out, "{json}")?;
     } else {
         let paint = Paint::new(use_color(
@@ -89,7 +112,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             "ultraplan",
             Terminal::stdout(),
         ));
-        out.write_all(render(&file, &plan, &report, paint).as_bytes())?;
+        out.write_all(render(&file, &plan, &report, &executor, paint).as_bytes())?;
     }
     out.flush()?;
     Ok(match report.verdict() {
@@ -105,6 +128,8 @@ struct CheckJson<'a> {
     #[serde(flatten)]
     plan: &'a Plan,
     strategy: String,
+    /// The executor the verdict assumes.
+    executor: &'a str,
     file_references: &'a [crate::ultraplan::plan::check::FileReference],
     problems: Vec<&'a Diagnostic>,
     warnings: Vec<&'a Diagnostic>,
@@ -112,11 +137,12 @@ struct CheckJson<'a> {
 }
 
 impl<'a> CheckJson<'a> {
-    fn new(file: &'a str, plan: &'a Plan, report: &'a CheckReport) -> Self {
+    fn new(file: &'a str, plan: &'a Plan, report: &'a CheckReport, executor: &'a str) -> Self {
         CheckJson {
             file,
             plan,
             strategy: plan.strategy().to_string(),
+            executor,
             file_references: &report.file_references,
             problems: report.problems().collect(),
             warnings: report.warnings().collect(),
@@ -126,9 +152,13 @@ impl<'a> CheckJson<'a> {
 }
 
 /// Seed 004's dry-run report, as plain text.
-fn render(file: &str, plan: &Plan, report: &CheckReport, paint: Paint) -> String {
+fn render(file: &str, plan: &Plan, report: &CheckReport, executor: &str, paint: Paint) -> String {
     let mut out = String::new();
     overview(&mut out, file, plan, paint);
+    line(
+        &mut out,
+        &format!("Executor: {executor} (the verdict assumes it; --executor to check for another)"),
+    );
     out.push('\n');
     step_table(&mut out, plan, report, paint);
     file_references(&mut out, report, paint);

@@ -126,7 +126,9 @@ pub(crate) fn checkpoint_task(page: &Page<'_>, scope: (usize, usize), task_type:
         "human-action" => HumanKind::Action,
         _ => HumanKind::Verify,
     };
-    let text_of = |name: &str| page.element(name, scope).map(|e| e.content);
+    // What a person reads keeps its code blocks: the commands to run
+    // (`npm run dev`, `curl …`) are often the whole of how to verify.
+    let text_of = |name: &str| page.element_raw(name, scope).map(|e| dedent_after_first(&e.content));
     let parts: Vec<String> = match kind {
         HumanKind::Decision => vec![text_of("decision"), text_of("context")],
         HumanKind::Action => vec![text_of("action"), text_of("instructions")],
@@ -146,6 +148,27 @@ pub(crate) fn checkpoint_task(page: &Page<'_>, scope: (usize, usize), task_type:
         options,
         resume_signal: text_of("resume-signal"),
     })
+}
+
+/// An element's text with the indentation its lines after the first share
+/// taken off (the first lost its own when the content was trimmed), so a
+/// code block inside reads as written.
+fn dedent_after_first(text: &str) -> String {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("");
+    let rest: Vec<&str> = lines.collect();
+    let indent = rest
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out = first.to_owned();
+    for line in rest {
+        out.push('\n');
+        out.push_str(line.get(indent..).unwrap_or(line.trim_start()));
+    }
+    out
 }
 
 /// `<option id="a"><name>…</name>…</option>` items.
@@ -222,13 +245,47 @@ pub(crate) fn context_refs(e: &Option<Element>) -> Vec<String> {
             }
         }
     } else {
-        for f in task_files(e) {
-            if seen.insert(f.path.clone()) {
-                out.push(f.path);
+        for path in read_first_paths(&e.content) {
+            if seen.insert(path.clone()) {
+                out.push(path);
             }
         }
     }
     out.truncate(MAX_CONTEXT);
+    out
+}
+
+/// The paths of `<read_first>` lines, each without what a plan writes
+/// after it: `src/page.tsx — read the full file`, `a.ts - the layout`,
+/// `b.ts: its exports`, `c.ts (for the types)` all name the path alone. A
+/// code span is the path as written; an item that still holds a space is
+/// its first word when that looks like a path, else prose and left out.
+fn read_first_paths(content: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for raw in content.lines() {
+        let line = super::markdown::strip_list_marker(raw.trim());
+        let spans = super::markdown::code_spans(line);
+        if !spans.is_empty() {
+            out.extend(spans.into_iter().map(|s| s.content.trim().to_owned()));
+            continue;
+        }
+        let cut = [" — ", " – ", " -- ", " - ", ": "]
+            .iter()
+            .filter_map(|sep| line.find(sep))
+            .min()
+            .unwrap_or(line.len());
+        for item in line[..cut].split(',') {
+            let item = fields::strip_parentheses(item).trim().to_owned();
+            let path = match item.split_once(char::is_whitespace) {
+                None => item,
+                Some((first, _)) if first.contains(['/', '.']) => first.to_owned(),
+                Some(_) => continue,
+            };
+            if !path.is_empty() && !fields::is_none_value(&path) {
+                out.push(path);
+            }
+        }
+    }
     out
 }
 
@@ -346,4 +403,25 @@ pub(crate) fn tdd_steps(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Step> {
         at = close;
     }
     steps
+}
+
+#[cfg(test)]
+mod read_first_tests {
+    #[test]
+    fn annotations_after_a_path_are_not_part_of_it() {
+        let content = "- src/app/page.tsx — read the full file\n- src/lib/a.ts - the layout, and b\n\
+                       src/c.ts: its exports\nsrc/d.ts (for the types), src/e.ts\n`src/f name.ts` — spaced\n\
+                       the tests next to it\n";
+        assert_eq!(
+            super::read_first_paths(content),
+            vec![
+                "src/app/page.tsx",
+                "src/lib/a.ts",
+                "src/c.ts",
+                "src/d.ts",
+                "src/e.ts",
+                "src/f name.ts"
+            ]
+        );
+    }
 }

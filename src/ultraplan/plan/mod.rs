@@ -31,6 +31,7 @@ pub mod sync;
 mod task_plan;
 mod ultraplan;
 mod validate;
+pub mod verify_lint;
 pub mod verify_text;
 
 pub(crate) use diagnostics::Diagnostics;
