@@ -4,7 +4,7 @@
 
 _git_historian ()
 {
-	local subcommands="clean plan resume status abort"
+	local subcommands="clean plan resume status abort install"
 	local subcommand1="$(__git_find_on_cmdline "$subcommands")"
 	if [ -z "$subcommand1" ]; then
 		case "$cur" in
@@ -86,6 +86,20 @@ _git_historian ()
 			;;
 		-*)
 			__gitcomp "--json --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	install)
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--man --completions --prefix= --dry-run --quiet --color= --help"
 			return
 			;;
 		esac

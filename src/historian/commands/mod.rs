@@ -55,6 +55,8 @@ pub enum Command {
     Resume(resume::Args),
     Status(status::Args),
     Abort(abort::Args),
+    Help(crate::cli::manual::HelpArgs),
+    Install(crate::cli::manual::InstallArgs),
 }
 
 /// The whole command-line definition, with every subcommand named for its man
@@ -73,6 +75,8 @@ pub fn run(cli: Cli) -> Result<Exit> {
         Command::Resume(args) => resume::run(args, ui),
         Command::Status(args) => status::run(args, ui),
         Command::Abort(args) => abort::run(args, ui),
+        Command::Help(args) => crate::cli::manual::help(&args, "git-historian", command(), &ui),
+        Command::Install(args) => crate::cli::manual::install(&args, "git-historian", crate::cli::shipped::HISTORIAN),
     }
 }
 
@@ -83,6 +87,8 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["plan"] => plan::EXIT_STATUS.to_vec(),
         ["status"] => status::EXIT_STATUS.to_vec(),
         ["abort"] => abort::EXIT_STATUS.to_vec(),
+        ["help"] => crate::cli::manual::HELP_EXIT_STATUS.to_vec(),
+        ["install"] => crate::cli::manual::INSTALL_EXIT_STATUS.to_vec(),
         _ => {
             vec![
             (Exit::Done, "SUCCESS: the clean branch is made (or the command did what it says)"),
@@ -130,7 +136,9 @@ pub struct RewriteArgs {
 
     /// Start the clean branch at the merge base of this revision and the
     /// branch (default: historian.base, else origin/HEAD, origin/main,
-    /// origin/master, main or master).
+    /// origin/master, main or master; a local main ahead of origin/main
+    /// whose unpushed commits the branch forked from is preferred to it, and
+    /// the plan says so).
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
 
@@ -227,7 +235,12 @@ pub(crate) fn render(outcome: &Outcome, json: bool, ui: Ui) -> Result<Exit> {
     }
     out.flush()?;
     Ok(match outcome {
-        Outcome::Success(_) => Exit::Done,
+        Outcome::Success(done) => {
+            if !json {
+                ui.hint(adopt_hint(done));
+            }
+            Exit::Done
+        }
         Outcome::Error(failed) => {
             if let Some(hint) = &failed.hint {
                 ui.hint(hint);
@@ -245,6 +258,17 @@ pub(crate) fn render(outcome: &Outcome, json: bool, ui: Ui) -> Result<Exit> {
             Exit::Stopped
         }
     })
+}
+
+/// What to do with a clean branch: the original branch is left as it was,
+/// so adopting the clean one is a choice, and so is going back.
+fn adopt_hint(done: &crate::historian::outcome::Done) -> String {
+    let word = |w: &str| crate::cli::shell::shell_word(w).into_owned();
+    let (branch, clean) = (word(&done.original_branch), word(&done.clean_branch));
+    format!(
+        "'{}' is unchanged. To adopt the clean branch in its place:\n  git switch {branch} && git reset --keep {clean}\nTo go back afterwards (the original tip is {}):\n  git switch {branch} && git reset --keep {}\nTo drop the clean branch instead: git branch -D {clean}",
+        done.original_branch, done.tip_short, done.tip_short
+    )
 }
 
 #[cfg(test)]

@@ -76,6 +76,8 @@ pub enum Command {
     Hook(hook::HookCommand),
     #[command(subcommand)]
     Outcome(outcome::OutcomeCommand),
+    Help(crate::cli::manual::HelpArgs),
+    Install(crate::cli::manual::InstallArgs),
 }
 
 /// The whole command-line definition, with every subcommand named for its man
@@ -100,6 +102,15 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Work(args) => work::run(args, &cli.global),
         Command::Hook(command) => hook::run(command, &cli.global),
         Command::Outcome(command) => outcome::run(command, &cli.global),
+        Command::Help(args) => crate::cli::manual::help(
+            &args,
+            "git-ultraplan",
+            command(),
+            &crate::cli::Ui {
+                quiet: cli.global.quiet,
+            },
+        ),
+        Command::Install(args) => crate::cli::manual::install(&args, "git-ultraplan", crate::cli::shipped::ULTRAPLAN),
     }
 }
 
@@ -158,6 +169,8 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["hook", "pre-push"] => hook::PRE_PUSH_EXIT_STATUS.to_vec(),
         ["hook", "install"] => hook::INSTALL_EXIT_STATUS.to_vec(),
         ["outcome", ..] => outcome::EXIT_STATUS.to_vec(),
+        ["help"] => crate::cli::manual::HELP_EXIT_STATUS.to_vec(),
+        ["install"] => crate::cli::manual::INSTALL_EXIT_STATUS.to_vec(),
         _ => Exit::DOCUMENTED.to_vec(),
     }
 }
