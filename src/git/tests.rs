@@ -346,3 +346,26 @@ fn glob_one(dir: &std::path::Path, ext: &str) -> String {
         .display()
         .to_string()
 }
+
+#[test]
+fn revisions_that_name_no_commit_say_why_in_plain_words() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let message = |spec: &str| format!("{:#}", repo.rev_parse_commit(spec).unwrap_err());
+    for (spec, said) in [
+        ("nosuch", "'nosuch' is not a commit here: no such branch, tag or commit"),
+        ("HEAD~5", "'HEAD~5' is not a commit here: it has no 5th ancestor"),
+        ("HEAD^{tree}", "'HEAD^{tree}' is not a commit here: it names a tree"),
+        ("HEAD:a.txt", "'HEAD:a.txt' is not a commit here: it names a blob"),
+        (
+            "HEAD:none.txt",
+            "'HEAD:none.txt' is not a commit here: no such path in that commit",
+        ),
+        ("HEAD^3", "'HEAD^3' is not a commit here: that commit has"),
+    ] {
+        let text = message(spec);
+        assert!(text.starts_with(said), "{spec}: {text}");
+        assert!(!text.contains("delegate"), "{spec}: {text}");
+    }
+    assert!(repo.rev_parse_commit("HEAD").is_ok());
+}

@@ -247,8 +247,69 @@ impl Repo {
         let id = self
             .inner
             .rev_parse_single(spec)
-            .map_err(|e| anyhow!("not a valid revision: '{spec}' ({e})"))?;
+            .map_err(|e| anyhow!("unknown revision '{spec}': {}", why_not(&chain(&e))))?;
         Ok(id.detach())
+    }
+
+    /// The commit `spec` names (a tag is peeled to its commit); the error
+    /// names `spec` as the user wrote it.
+    pub fn rev_parse_commit(&self, spec: &str) -> Result<Oid> {
+        let id = self
+            .inner
+            .rev_parse_single(spec)
+            .map_err(|e| anyhow!("'{spec}' is not a commit here: {}", why_not(&chain(&e))))?;
+        let peeled = self
+            .inner
+            .rev_parse_single(format!("{}^{{commit}}", id.detach()).as_str());
+        match peeled {
+            Ok(commit) => Ok(commit.detach()),
+            Err(_) => {
+                let kind = self.inner.find_header(id.detach()).map(|h| h.kind().to_string());
+                Err(anyhow!(
+                    "'{spec}' is not a commit here: it names a {}",
+                    kind.as_deref().unwrap_or("object that is no commit")
+                ))
+            }
+        }
+    }
+}
+
+/// An error and its sources, as one text.
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
+}
+
+/// What gix's revision error means, in the words git uses: its messages
+/// name its internal parser calls (`delegate.peel_until(…) failed`).
+fn why_not(gix_error: &str) -> String {
+    let between = |from: &str, to: char| {
+        gix_error
+            .find(from)
+            .map(|at| &gix_error[at + from.len()..])
+            .and_then(|rest| rest.split(to).next())
+            .map(str::to_owned)
+    };
+    if let Some(n) = between("NthAncestor(", ')') {
+        format!("it has no {n}th ancestor (the history is shorter)")
+    } else if let Some(n) = between("NthParent(", ')') {
+        format!("that commit has no parent {n}")
+    } else if gix_error.contains("peel_until(Path(") {
+        "no such path in that commit".into()
+    } else if let Some(kind) = between("peel_until(ObjectKind(", ')') {
+        format!("it names an object that cannot be peeled to a {}", kind.to_lowercase())
+    } else if gix_error.contains("ambiguous") || gix_error.contains("Ambiguous") {
+        "the abbreviated id is ambiguous; give more of it".into()
+    } else if gix_error.contains("out of range") || gix_error.contains("parents") {
+        "that commit has fewer parents".into()
+    } else {
+        "no such branch, tag or commit (see 'git rev-parse --verify')".into()
     }
 }
 

@@ -99,5 +99,15 @@ fn render(out: &mut impl Write, report: &CleanReport, ui: &Ui) -> Result<()> {
     if !report.kept.is_empty() {
         ui.hint("if that process is really gone, run 'git ultraplan clean --force-unlock'");
     }
+    let nothing = report.removed.is_empty()
+        && report.worktrees.is_empty()
+        && report.branches.is_empty()
+        && report.kept.is_empty();
+    if nothing {
+        writeln!(
+            out,
+            "nothing to clean: no stale lock, leftover worktree or session branch"
+        )?;
+    }
     Ok(())
 }

@@ -80,7 +80,7 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
                 }
                 .into());
             }
-            let commit = repo.rev_parse(&format!("{}^{{commit}}", args.target))?;
+            let commit = repo.rev_parse_commit(&args.target)?;
             crate::ultraplan::sync::find_note(repo, commit)?
                 .ok_or_else(|| anyhow!("no git-ultraplan result is recorded for {}", repo.short(commit)))?
         }
