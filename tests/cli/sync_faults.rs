@@ -96,7 +96,7 @@ fn remotes_that_do_not_exist_or_cannot_be_reached_are_fatal() {
 }
 
 #[test]
-fn a_note_on_the_remote_that_is_not_yaml_is_named_and_nothing_is_taken() {
+fn a_note_on_the_remote_that_is_not_yaml_is_named_and_skipped() {
     let s = Shared::new();
     s.run_plan(&s.a);
     let _ = s.sync(&s.a).expect_code(0);
@@ -131,14 +131,12 @@ fn a_note_on_the_remote_that_is_not_yaml_is_named_and_nothing_is_taken() {
     let out = s.sync(&s.a).expect_code(1);
     let short = &first[..7];
     assert!(
-        out.stderr.contains(&format!("error: the note on {first}")) || out.stderr.contains(short),
+        out.stderr.contains(&format!("error: skipped the note on {first}")) || out.stderr.contains(short),
         "{out}"
     );
-    assert!(out.stderr.contains("cannot be merged: the note is not YAML"), "{out}");
-    assert!(
-        out.stderr.contains("hint: nothing was taken from 'origin''s notes"),
-        "{out}"
-    );
+    assert!(out.stderr.contains("from 'origin': the note is not YAML"), "{out}");
+    assert!(out.stderr.contains("hint: the other notes were taken"), "{out}");
+    // Nothing else of theirs was new: ours stay as they were, not pushed.
     assert_eq!(s.rev(&s.a, "refs/notes/ultraplan"), notes_before);
 }
 

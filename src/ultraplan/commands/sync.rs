@@ -192,14 +192,25 @@ fn warn(ui: &Ui, repo: &crate::git::Repo, r: &SyncReport) -> Result<()> {
     if !r.notes_refused.is_empty() {
         for refused in &r.notes_refused {
             ui.error(format!(
-                "the note on {} from '{}' cannot be merged: {}",
+                "skipped the note on {} from '{}': {}",
                 refused.commit, r.remote, refused.why
             ));
         }
         ui.hint(format!(
-            "nothing was taken from '{}''s notes; read the note with: git notes --ref=remotes/{}/ultraplan show <commit>",
+            "the other notes were taken, and ours are not pushed until that note is fixed on '{}' (in the clone that wrote it);\nread it with: git notes --ref=remotes/{}/ultraplan show <commit>",
             r.remote, r.remote
         ));
+    }
+    if !r.notes_unpushable.is_empty() {
+        for refused in &r.notes_unpushable {
+            ui.error(format!(
+                "the note on {} was not pushed, as the pre-push gate would refuse it: {}",
+                refused.commit, refused.why
+            ));
+        }
+        ui.hint(
+            "no notes were pushed; fix or remove that note (git notes --ref=ultraplan edit <commit>, or remove) and sync again",
+        );
     }
     if let Some(why) = &r.push_refused {
         ui.error(why);

@@ -163,21 +163,11 @@ pub fn check(repo: &Repo, input: &GateInput<'_>) -> Result<GateReport> {
         if on_remote.get(commit) != Some(blob) {
             report.not_on_remote += 1;
         }
-        let docs = match docs {
-            Ok(docs) if !docs.is_empty() => docs,
-            Ok(_) => {
-                report
-                    .refused
-                    .push(finding(None, None, "its result note is empty".into(), show())?);
-                continue;
-            }
-            Err(e) => {
-                report
-                    .refused
-                    .push(finding(None, None, format!("its result does not parse ({e})"), show())?);
-                continue;
-            }
-        };
+        if let Some(why) = unreadable(&docs) {
+            report.refused.push(finding(None, None, why, show())?);
+            continue;
+        }
+        let docs = docs.unwrap_or_default();
         for doc in &docs {
             let plan = doc.get("plan").and_then(|v| v.as_str()).map(str::to_owned);
             let step = doc.get("task_index").and_then(|v| v.as_u64());
@@ -222,6 +212,29 @@ fn pushed_commits(repo: &Repo, input: &GateInput<'_>, branches: &[&PushedRef], n
         }
     }
     Ok(commits)
+}
+
+/// Why a note cannot be read as a result: empty, or not YAML.
+fn unreadable(docs: &super::read::ParsedNote) -> Option<String> {
+    match docs {
+        Ok(docs) if docs.is_empty() => Some("its result note is empty".into()),
+        Ok(_) => None,
+        Err(e) => Some(format!("its result does not parse ({e})")),
+    }
+}
+
+/// Why the gate would refuse a checkpoint carrying this note, if it would:
+/// the note is empty or not YAML, or one of its results is INVALID or not
+/// a success. `sync` asks this of every note it would push, so that it
+/// never pushes what the pre-push gate refuses.
+pub(crate) fn refuses(docs: &super::read::ParsedNote) -> Option<String> {
+    if let Some(why) = unreadable(docs) {
+        return Some(why);
+    }
+    docs.iter().flatten().find_map(|doc| match judge(doc) {
+        Some(Judged::Refuse(why)) => Some(why),
+        _ => None,
+    })
 }
 
 /// What the gate makes of one result document.

@@ -68,8 +68,11 @@ pub struct SyncReport {
     pub notes_taken: usize,
     /// Commits whose two notes became one YAML stream.
     pub notes_streamed: Vec<String>,
-    /// Commits whose remote note is not YAML (nothing was taken from the remote's notes).
+    /// Commits whose remote note is not YAML: skipped, the rest taken.
     pub notes_refused: Vec<RefusedNote>,
+    /// Our notes the pre-push gate would refuse (not YAML, INVALID, not a
+    /// success): while any is left, our notes are not pushed.
+    pub notes_unpushable: Vec<RefusedNote>,
     pub states: Vec<StateReport>,
     pub outcomes_taken: usize,
     /// Outcome files both sides hold with different contents (ours kept).
@@ -92,7 +95,7 @@ impl SyncReport {
 
     /// Whether something was refused or set aside (exit status 1).
     pub fn incomplete(&self) -> bool {
-        self.push_refused.is_some() || !self.notes_refused.is_empty()
+        self.push_refused.is_some() || !self.notes_refused.is_empty() || !self.notes_unpushable.is_empty()
     }
 }
 

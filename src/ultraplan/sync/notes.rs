@@ -7,9 +7,11 @@
 //! decision against their merge base), as for any other merge.
 //!
 //! Every note taken from the remote must read as YAML (a stream or one
-//! document). When one does not, nothing is taken at all — ours stay as they
-//! were and are not pushed — and the report names the commits: a broken note
-//! is fixed where it was written, never dropped or papered over here.
+//! document). One that does not is skipped and named in the report; the
+//! rest are taken, in a commit on ours alone (theirs is not its parent, as
+//! not all of theirs was taken: the next sync meets the skipped note again
+//! and names it again), and ours are not pushed until the remote's note is
+//! fixed where it was written — never dropped or papered over here.
 
 use std::collections::BTreeMap;
 
@@ -44,7 +46,7 @@ pub struct NotesMerge {
     pub taken: usize,
     /// Commits whose two different notes became one stream.
     pub streams: Vec<Oid>,
-    /// Commits whose remote note is not YAML, and why; when any, nothing was taken.
+    /// Commits whose remote note is not YAML, and why: skipped, the rest taken.
     pub set_aside: Vec<(Oid, String)>,
 }
 
@@ -71,9 +73,18 @@ pub fn merge(
         out.relation = Relation::FastForward;
         let taken: Vec<(Oid, Oid)> = repo.notes_at(theirs)?.into_iter().collect();
         out.set_aside = unreadable(repo, &taken)?;
+        out.taken = taken.len() - out.set_aside.len();
         if out.set_aside.is_empty() {
-            out.taken = taken.len();
             out.new_head = write.then_some(theirs);
+        } else if write {
+            out.new_head = Some(take_readable(
+                repo,
+                &BTreeMap::new(),
+                &taken,
+                &out.set_aside,
+                None,
+                remote_name,
+            )?);
         }
         return Ok(out);
     };
@@ -95,9 +106,18 @@ pub fn merge(
             .map(|(c, b)| (*c, *b))
             .collect();
         out.set_aside = unreadable(repo, &taken)?;
+        out.taken = taken.len() - out.set_aside.len();
         if out.set_aside.is_empty() {
-            out.taken = taken.len();
             out.new_head = write.then_some(theirs);
+        } else if write && out.taken > 0 {
+            out.new_head = Some(take_readable(
+                repo,
+                &our_notes,
+                &taken,
+                &out.set_aside,
+                Some(ours),
+                remote_name,
+            )?);
         }
         return Ok(out);
     }
@@ -149,16 +169,61 @@ pub fn merge(
         }
     }
     out.set_aside.extend(unreadable(repo, &taken)?);
-    if !out.set_aside.is_empty() {
-        out.streams.clear();
-        return Ok(out);
+    // A skipped note: ours stands for that commit.
+    for (commit, _) in &out.set_aside {
+        match our_notes.get(commit) {
+            Some(o) => merged.insert(*commit, *o),
+            None => merged.remove(commit),
+        };
     }
-    out.taken = taken.len() + out.streams.len();
-    if write {
-        let message = format!("Notes merged by 'git ultraplan sync' from '{remote_name}'");
-        out.new_head = Some(repo.write_notes_commit(&merged, &[ours, theirs], &message)?);
+    out.taken = taken
+        .iter()
+        .filter(|(c, _)| !out.set_aside.iter().any(|(s, _)| s == c))
+        .count()
+        + out.streams.len();
+    // With a note skipped, a merge that changes nothing of ours writes
+    // nothing (the next sync meets the same remote again).
+    let changes_ours = out.set_aside.is_empty() || merged != our_notes;
+    if write && changes_ours {
+        let (parents, message) = if out.set_aside.is_empty() {
+            (
+                vec![ours, theirs],
+                format!("Notes merged by 'git ultraplan sync' from '{remote_name}'"),
+            )
+        } else {
+            (vec![ours], skipped_message(remote_name, &out.set_aside))
+        };
+        out.new_head = Some(repo.write_notes_commit(&merged, &parents, &message)?);
     }
     Ok(out)
+}
+
+/// Ours plus the notes of `taken` that are not set aside, as a notes commit
+/// on `ours` alone.
+fn take_readable(
+    repo: &Repo,
+    our_notes: &BTreeMap<Oid, Oid>,
+    taken: &[(Oid, Oid)],
+    set_aside: &[(Oid, String)],
+    ours: Option<Oid>,
+    remote_name: &str,
+) -> Result<Oid> {
+    let mut merged = our_notes.clone();
+    for (commit, blob) in taken {
+        if !set_aside.iter().any(|(c, _)| c == commit) {
+            merged.insert(*commit, *blob);
+        }
+    }
+    let parents: Vec<Oid> = ours.into_iter().collect();
+    repo.write_notes_commit(&merged, &parents, &skipped_message(remote_name, set_aside))
+}
+
+fn skipped_message(remote_name: &str, set_aside: &[(Oid, String)]) -> String {
+    let commits: Vec<String> = set_aside.iter().map(|(c, _)| c.to_string()).collect();
+    format!(
+        "Notes taken by 'git ultraplan sync' from '{remote_name}', skipping the notes on {} (not YAML)",
+        commits.join(", ")
+    )
 }
 
 /// The notes among `taken` that do not read as YAML, with the reason.
@@ -244,13 +309,22 @@ mod tests {
         let again = merge(repo, Some(head), theirs, "origin", true).unwrap();
         assert_eq!(again.relation, Relation::Ahead);
 
-        // A note of theirs that is not YAML: nothing is taken.
+        // A note of theirs that is not YAML: skipped and named, the rest taken.
         note("theirs", &commits[4], "key: [unclosed");
         let theirs = repo.read_ref("refs/notes/theirs").unwrap();
-        let refused = merge(repo, ours, theirs, "origin", true).unwrap();
-        assert!(refused.new_head.is_none());
-        assert_eq!(refused.taken, 0);
-        assert_eq!(refused.set_aside.len(), 1);
-        assert_eq!(refused.set_aside[0].0.to_string(), commits[4]);
+        let skipped = merge(repo, ours, theirs, "origin", true).unwrap();
+        assert_eq!(skipped.taken, 2);
+        assert_eq!(skipped.set_aside.len(), 1);
+        assert_eq!(skipped.set_aside[0].0.to_string(), commits[4]);
+        let head = skipped.new_head.unwrap();
+        assert_eq!(repo.commit_info(head).unwrap().parents, vec![ours.unwrap()]);
+        let kept = repo.notes_at(head).unwrap();
+        assert!(kept.contains_key(&Oid::from_hex(commits[3].as_bytes()).unwrap()));
+        assert!(!kept.contains_key(&Oid::from_hex(commits[4].as_bytes()).unwrap()));
+        // Again: nothing new is taken, the same note is named.
+        let again = merge(repo, Some(head), theirs, "origin", true).unwrap();
+        assert_eq!(again.new_head, None);
+        assert_eq!(again.set_aside.len(), 1);
+        assert_eq!(again.set_aside[0].0.to_string(), commits[4]);
     }
 }

@@ -143,23 +143,57 @@ impl<'r> Fetched<'r> {
                 why: why.clone(),
             })
             .collect();
-        if notes.set_aside.is_empty() && !unseen {
-            if let Some(new) = notes.new_head {
-                changes.updates.push(RefUpdate {
-                    name: NOTES_REF.into(),
-                    new: Some(new),
-                    expect: Expect::AbsentOr(our_notes),
-                });
-            }
-            let ours_after = notes.new_head.or(our_notes);
-            if ours_after.is_some()
-                && ours_after != self.remote_refs.get(NOTES_REF).copied()
-                && notes.relation != Relation::FastForward
-            {
+        if unseen {
+            return Ok(());
+        }
+        if let Some(new) = notes.new_head {
+            changes.updates.push(RefUpdate {
+                name: NOTES_REF.into(),
+                new: Some(new),
+                expect: Expect::AbsentOr(our_notes),
+            });
+        }
+        // With a remote note skipped, ours do not contain theirs: a push
+        // would be refused as not a fast-forward.
+        let ours_after = notes.new_head.or(our_notes);
+        if notes.set_aside.is_empty()
+            && ours_after.is_some()
+            && ours_after != self.remote_refs.get(NOTES_REF).copied()
+            && notes.relation != Relation::FastForward
+        {
+            report.notes_unpushable = self.gate_refuses(ours_after, their_notes)?;
+            if report.notes_unpushable.is_empty() {
                 changes.push.push(NOTES_REF.into());
             }
         }
         Ok(())
+    }
+
+    /// Our notes the remote lacks (or has otherwise) that the pre-push gate
+    /// would refuse.
+    fn gate_refuses(&self, ours: Option<Oid>, theirs: Option<Oid>) -> Result<Vec<RefusedNote>> {
+        let Some(ours) = ours else { return Ok(Vec::new()) };
+        let theirs = match theirs {
+            Some(t) => self.repo.notes_at(t)?,
+            None => BTreeMap::new(),
+        };
+        let new: Vec<(Oid, Oid)> = self
+            .repo
+            .notes_at(ours)?
+            .into_iter()
+            .filter(|(commit, blob)| theirs.get(commit) != Some(blob))
+            .collect();
+        let parsed = super::read_notes(self.repo, &new)?;
+        Ok(new
+            .iter()
+            .zip(&parsed)
+            .filter_map(|((commit, _), docs)| {
+                super::gate::refuses(docs).map(|why| RefusedNote {
+                    commit: commit.to_string(),
+                    why,
+                })
+            })
+            .collect())
     }
 
     /// 4. Run states: every one either side has.
