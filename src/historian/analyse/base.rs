@@ -4,7 +4,10 @@
 //! `origin`), `<remote>/main`, `<remote>/master` — else with a local
 //! `main` or `master`. No remote is needed. The base is always the merge
 //! base of the named revision and the tip, so a base branch that moved on
-//! since the branch forked still gives the fork point.
+//! since the branch forked still gives the fork point. When the upstream's
+//! branch is found but the local branch of that name is ahead of it and the
+//! branch forked from its unpushed commits, the local one is the base (and
+//! the plan says why): those commits are not the branch's work.
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -21,6 +24,11 @@ pub enum BaseSource {
     Config(String),
     /// Found among the usual names; the reference that matched.
     Detected(String),
+    /// A local branch (`refs/heads/main`) holding commits its upstream
+    /// (`refs/remotes/origin/main`, the candidate found first) has not got,
+    /// from which the branch forked: the unpushed commits are not the
+    /// branch's work.
+    LocalAhead { local: String, upstream: String },
 }
 
 impl BaseSource {
@@ -29,6 +37,11 @@ impl BaseSource {
             BaseSource::Option(rev) => format!("--base {rev}"),
             BaseSource::Config(rev) => format!("historian.base = {rev}"),
             BaseSource::Detected(name) => format!("merge base with {}", short_ref(name)),
+            BaseSource::LocalAhead { local, upstream } => format!(
+                "merge base with {l}, not {u}: {l} has commits not pushed yet, and the branch forked from them",
+                l = short_ref(local),
+                u = short_ref(upstream)
+            ),
         }
     }
 }
@@ -92,7 +105,7 @@ pub fn find(
     if let Some(source) = named {
         let rev = match &source {
             BaseSource::Option(r) | BaseSource::Config(r) => r.clone(),
-            BaseSource::Detected(_) => unreachable!("named sources only"),
+            BaseSource::Detected(_) | BaseSource::LocalAhead { .. } => unreachable!("named sources only"),
         };
         let commit = match repo.rev_parse(&format!("{rev}^{{commit}}")) {
             Ok(c) => c,
@@ -124,6 +137,9 @@ pub fn find(
         }
         let Some(commit) = repo.read_ref(name)? else { continue };
         if let Some(base) = repo.merge_base(commit, tip)? {
+            if let Some(ahead) = local_ahead(repo, name, commit, base, tip, branch_ref)? {
+                return Ok(Ok(ahead));
+            }
             return Ok(Ok(Base {
                 commit: base,
                 source: BaseSource::Detected(name.clone()),
@@ -136,6 +152,52 @@ pub fn find(
     }))
 }
 
+/// The local branch of the remote-tracking `upstream` (the same name
+/// under `refs/heads/`; for `<remote>/HEAD`, the branch it points at), when
+/// it is ahead of `upstream` and the branch forked from its unpushed
+/// commits: its merge base with `tip` is later than `base`. Without this,
+/// a commit made on `main` and not pushed yet lands in the clean branch as
+/// if it were the branch's.
+fn local_ahead(
+    repo: &Repo,
+    upstream: &str,
+    upstream_commit: Oid,
+    base: Oid,
+    tip: Oid,
+    branch_ref: &str,
+) -> Result<Option<Base>> {
+    let Some(rest) = upstream.strip_prefix("refs/remotes/") else {
+        return Ok(None);
+    };
+    let Some((_, name)) = rest.split_once('/') else {
+        return Ok(None);
+    };
+    let locals: Vec<String> = if name == "HEAD" {
+        vec!["refs/heads/main".into(), "refs/heads/master".into()]
+    } else {
+        vec![format!("refs/heads/{name}")]
+    };
+    for local in locals.into_iter().filter(|l| l != branch_ref) {
+        let Some(commit) = repo.read_ref(&local)? else { continue };
+        if commit == upstream_commit || !repo.is_ancestor(upstream_commit, commit)? {
+            continue;
+        }
+        let Some(fork) = repo.merge_base(commit, tip)? else {
+            continue;
+        };
+        if fork != base && repo.is_ancestor(base, fork)? {
+            return Ok(Some(Base {
+                commit: fork,
+                source: BaseSource::LocalAhead {
+                    local,
+                    upstream: upstream.to_owned(),
+                },
+            }));
+        }
+    }
+    Ok(None)
+}
+
 /// Finds the base again the way `source` found it (for a resumed session).
 pub fn again(repo: &Repo, tip: Oid, source: &BaseSource) -> Result<Option<Oid>> {
     let commit = match source {
@@ -143,7 +205,7 @@ pub fn again(repo: &Repo, tip: Oid, source: &BaseSource) -> Result<Option<Oid>> 
             Ok(c) => c,
             Err(_) => return Ok(None),
         },
-        BaseSource::Detected(name) => match repo.read_ref(name)? {
+        BaseSource::Detected(name) | BaseSource::LocalAhead { local: name, .. } => match repo.read_ref(name)? {
             Some(c) => c,
             None => return Ok(None),
         },

@@ -122,8 +122,35 @@ fn line_kind(line: &str) -> Kind {
     } else if FIXUP.is_match(plain) {
         Kind::Fixup
     } else {
-        Kind::Normal
+        noise_words(plain).unwrap_or(Kind::Normal)
     }
+}
+
+/// A subject made only of words that are noise on their own ("more wip",
+/// "wip again", "more fixes", "typo fix", "wip: more stuff"): noise as a
+/// whole, a fixup when one of its words is a fixup's. Each word is tried
+/// against the same patterns as a whole subject, so the vocabulary stays
+/// the patterns'; "wip parser" (a word that says something) stays a subject.
+fn noise_words(plain: &str) -> Option<Kind> {
+    let words: Vec<&str> = plain
+        .split(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | ';' | '/' | '+' | '&'))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty() && !matches!(*w, "and" | "some" | "a" | "the" | "of" | "on" | "still" | "few"))
+        .collect();
+    if words.len() < 2 {
+        return None;
+    }
+    let mut fixup = false;
+    for word in &words {
+        if WIP.is_match(word) {
+            continue;
+        }
+        if !FIXUP.is_match(word) {
+            return None;
+        }
+        fixup = true;
+    }
+    Some(if fixup { Kind::Fixup } else { Kind::Wip })
 }
 
 /// The first line of a body paragraph (or list item) that reads like a
@@ -345,6 +372,14 @@ mod tests {
             ("more stuff", Kind::Wip),
             ("...", Kind::Wip),
             ("fix typo", Kind::Fixup),
+            ("more wip", Kind::Wip),
+            ("wip: more stuff", Kind::Wip),
+            ("wip again", Kind::Wip),
+            ("more fixes", Kind::Fixup),
+            ("typo fix", Kind::Fixup),
+            ("wip parser", Kind::Normal),
+            ("more tests for the lexer", Kind::Normal),
+            ("more tests", Kind::Normal),
             ("Fix typos.", Kind::Fixup),
             ("oops", Kind::Fixup),
             ("cargo fmt", Kind::Fixup),

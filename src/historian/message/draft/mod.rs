@@ -113,7 +113,11 @@ impl Draft {
                 }
             }
         }
-        if self.sources.iter().all(|(_, _, k, _)| k.is_noise())
+        // A commit that adds a file is new work, though a "fix typo"
+        // commit was folded into it.
+        let new_files = self.files.iter().any(|f| f.letter == 'A');
+        if !new_files
+            && self.sources.iter().all(|(_, _, k, _)| k.is_noise())
             && self
                 .sources
                 .iter()
@@ -123,7 +127,6 @@ impl Draft {
         }
         let added: usize = self.files.iter().map(|f| f.added).sum();
         let removed: usize = self.files.iter().map(|f| f.removed).sum();
-        let new_files = self.files.iter().any(|f| f.letter == 'A');
         if new_files || added >= removed {
             "feat".to_owned()
         } else {
