@@ -26,7 +26,9 @@ fn multi_session_fixture_report() {
     let repo = repo_with(&env, &[("src/config.rs", "")]);
     let plan = copy_fixture(&repo, "ultraplan-multi-session.md");
     let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["ultraplan", "check", &plan]).expect_code(0);
+    let _ = t
+        .run(&repo, &["ultraplan", "check", "--executor", "claude", &plan])
+        .expect_code(0);
     assert_transcript!(t, "multi_session_fixture_report");
 }
 
@@ -35,7 +37,9 @@ fn multi_session_fixture_json() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
     let plan = copy_fixture(&repo, "ultraplan-multi-session.md");
-    let out = env.run(&repo, &["ultraplan", "check", "--json", &plan]).expect_code(0);
+    let out = env
+        .run(&repo, &["ultraplan", "check", "--executor", "claude", "--json", &plan])
+        .expect_code(0);
     let j = out.json();
     assert_eq!(j["file"], plan);
     assert_eq!(j["type"], "plan");
@@ -93,7 +97,7 @@ fn the_other_fixtures_are_ready() {
     ] {
         let plan = copy_fixture(&repo, name);
         let j = env
-            .run(&repo, &["ultraplan", "check", "--json", &plan])
+            .run(&repo, &["ultraplan", "check", "--executor", "claude", "--json", &plan])
             .expect_code(0)
             .json();
         assert_eq!(j["type"], kind, "{name}");
@@ -101,7 +105,10 @@ fn the_other_fixtures_are_ready() {
         assert_eq!(j["verdict"], "READY", "{name}: {}", j["problems"]);
     }
     let j = env
-        .run(&repo, &["ultraplan", "check", "--json", "03-01-PLAN.md"])
+        .run(
+            &repo,
+            &["ultraplan", "check", "--executor", "claude", "--json", "03-01-PLAN.md"],
+        )
         .expect_code(0)
         .json();
     assert_eq!(j["plan_id"], "03-01");
@@ -116,7 +123,9 @@ fn the_other_fixtures_are_ready() {
         "session-2-status-endpoint.md",
         "03-01-PLAN.md",
     ] {
-        let _ = t.run(&repo, &["ultraplan", "check", name]).expect_code(0);
+        let _ = t
+            .run(&repo, &["ultraplan", "check", "--executor", "claude", name])
+            .expect_code(0);
     }
     assert_transcript!(t, "the_other_fixtures_are_ready");
 }
@@ -227,10 +236,15 @@ fn a_file_several_steps_list_is_reported_once() {
     );
     std::fs::write(repo.join("twice.md"), plan).unwrap();
     let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["ultraplan", "check", "twice.md"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["ultraplan", "check", "--executor", "claude", "twice.md"])
+        .expect_code(0);
     assert_transcript!(t, "a_file_several_steps_list_is_reported_once");
     let out = env
-        .run(&repo, &["ultraplan", "check", "--json", "twice.md"])
+        .run(
+            &repo,
+            &["ultraplan", "check", "--executor", "claude", "--json", "twice.md"],
+        )
         .expect_code(0);
     let steps: Vec<(u64, String)> = out.json()["file_references"]
         .as_array()

@@ -92,7 +92,16 @@ fn yaml_on_stdout_and_results_from_exit_codes() {
     let liar = "echo claims-success > other.txt; exit 0";
     let out = env.run(
         &repo,
-        &["ultraplan", "run", "--max-attempts", "1", "--executor", liar, "plan.md"],
+        &[
+            "ultraplan",
+            "run",
+            "--again",
+            "--max-attempts",
+            "1",
+            "--executor",
+            liar,
+            "plan.md",
+        ],
     );
     let _ = out.expect_code(0); // a.txt still exists from before, so Verify passes
     let failing = "exit 7";
@@ -107,6 +116,7 @@ fn yaml_on_stdout_and_results_from_exit_codes() {
             &[
                 "ultraplan",
                 "run",
+                "--again",
                 "--max-attempts",
                 "1",
                 "--executor",

@@ -191,7 +191,10 @@ fn tdd_plan_runs_red_then_green() {
     );
     let executor = format!("sh {}", agent.display());
     let check = env
-        .run(&repo, &["ultraplan", "check", "--json", "05-01-PLAN.md"])
+        .run(
+            &repo,
+            &["ultraplan", "check", "--executor", "claude", "--json", "05-01-PLAN.md"],
+        )
         .expect_code(0);
     let j = check.json();
     assert_eq!(j["type"], "task-plan");
@@ -425,7 +428,9 @@ fn read_first_and_context_files_reach_the_executor_and_are_checked() {
     let plan = gsd_plan(tasks).replace("</objective>", "</objective>\n\n<context>\n@.planning/STATE.md\n@~/.claude/get-shit-done/workflows/execute-plan.md\n</context>");
     write(&repo.join("04-02-PLAN.md"), &plan);
     let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["ultraplan", "check", "04-02-PLAN.md"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["ultraplan", "check", "--executor", "claude", "04-02-PLAN.md"])
+        .expect_code(0);
     assert_transcript!(t, "read_first_and_context_files_reach_the_executor_and_are_checked");
     let agent = env.root().join("agent.sh");
     let stdin_copy = env.root().join("request.json");
@@ -519,7 +524,10 @@ fn the_session_spec_template_step_0_is_still_a_command() {
     let repo = env.repo("repo");
     std::fs::copy(fixture("plans/session-2-status-endpoint.md"), repo.join("spec.md")).unwrap();
     let j = env
-        .run(&repo, &["ultraplan", "check", "--json", "spec.md"])
+        .run(
+            &repo,
+            &["ultraplan", "check", "--executor", "claude", "--json", "spec.md"],
+        )
         .expect_code(0)
         .json();
     let step0 = &j["steps"][0];

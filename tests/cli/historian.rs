@@ -836,9 +836,13 @@ fn the_base_is_found_without_a_remote_and_can_be_named() {
         "{out}"
     );
     let mut t = Transcript::new(&env);
-    t.note("origin/main beats a local main");
+    t.note("a local main ahead of origin/main, whose unpushed commit topic forked from, beats origin/main");
     env.git(&repo, &["update-ref", "refs/remotes/origin/main", "main~2"]);
     let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
+    t.note("otherwise origin/main beats a local main");
+    env.git(&repo, &["update-ref", "refs/remotes/origin/main", "main"]);
+    let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
+    env.git(&repo, &["update-ref", "refs/remotes/origin/main", "main~2"]);
     // --base beats historian.base, which beats detection.
     let out = env
         .run(&repo, &["-c", "historian.base=main~2", "historian", "plan", "--json"])

@@ -29,8 +29,12 @@ fn results_made_in_one_clone_are_read_in_the_other() {
     assert_eq!(log["runs"][0]["attempts"][1]["commit"], checkpoint.as_str(), "{log}");
     let _ = t.run(&s.b, &["ultraplan", "status"]).expect_code(0);
     // The same report as data: a second run in B (nothing left to commit)
-    // continues the state it took, so that state is pushed.
-    s.run_plan(&s.b);
+    // continues the state it took, so that state is pushed. (Asked for:
+    // the plan's recorded run completed.)
+    let _ = s
+        .env
+        .run(&s.b, &["ultraplan", "run", "--again", "plan.md"])
+        .expect_code(0);
     let json = s.env.run(&s.b, &["ultraplan", "sync", "--json"]).expect_code(0).json();
     assert_eq!(json["remote"], "origin");
     assert_eq!(json["notes"], "same", "{json}");

@@ -226,7 +226,7 @@ fn three_sessions_in_two_waves_merge_one_at_a_time() {
     let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD^2"]);
     assert!(note.contains("session: 3"), "{note}");
     let log_file = repo.join(".git/ultraplan/logs/plan/session-1.log");
-    assert!(read(&log_file).contains("ultraexecute_summary"));
+    assert!(read(&log_file).contains("Ultraplan run complete"));
     assert_clean(&env, &repo);
 }
 
@@ -273,14 +273,26 @@ fn a_conflicting_merge_changes_nothing() {
     env.git(&repo, &["add", "plan.md"]);
     env.git(&repo, &["commit", "-q", "-m", "plan"]);
     write(&repo.join("untracked.txt"), "mine\n");
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
+    let summary_file = env.root().join("summary.json");
+    let out = env
+        .run(
+            &repo,
+            &[
+                "ultraplan",
+                "run",
+                "--summary-file",
+                summary_file.to_str().unwrap(),
+                "plan.md",
+            ],
+        )
+        .expect_code(1);
     assert!(
         out.stdout.contains("to merge it by hand:\n  git merge --no-ff "),
         "{out}"
     );
-    // The report ends with the summary as one line of JSON.
-    let last = out.stdout.lines().last().unwrap_or_default();
-    let summary: serde_json::Value = serde_json::from_str(last).unwrap();
+    // The summary, as one line of JSON, goes to the file (never after the report).
+    assert!(!out.stdout.contains("ultraexecute_summary"), "{out}");
+    let summary: serde_json::Value = serde_json::from_str(&read(&summary_file)).unwrap();
     let s = &summary["ultraexecute_summary"];
     assert_eq!(s["result"], "failed");
     assert_eq!(s["sessions"][0]["merged"], true);
@@ -828,12 +840,13 @@ fn billing_is_asked_once_before_any_session_starts() {
     assert_clean(&env, &repo);
     // Confirmed once: no session asks again.
     let out = env
-        .run(&repo, &["ultraplan", "run", "--executor", "claude", "--yes", "plan.md"])
+        .run(
+            &repo,
+            &["ultraplan", "run", "--executor", "claude", "--yes", "--json", "plan.md"],
+        )
         .expect_code(0);
     assert_eq!(out.stderr.matches("ANTHROPIC_API_KEY is set").count(), 1, "{out}");
-    let block = out.stdout.lines().last().unwrap();
-    assert!(block.starts_with("{\"ultraexecute_summary\""), "{out}");
-    let summary: serde_json::Value = serde_json::from_str(block).unwrap();
+    let summary = out.json();
     assert_eq!(summary["ultraexecute_summary"]["sessions"][1]["merged"], true);
     assert_eq!(summary["ultraexecute_summary"]["risk"]["level"], "low");
     let subjects = env.subjects(&repo);
@@ -963,7 +976,7 @@ fn a_session_that_did_not_run_is_never_reported_completed() {
     let id = env.git(&repo, &["hash-object", "-w", lock.to_str().unwrap()]);
     env.git(&repo, &["update-ref", "refs/ultraplan/plan/lock-session-1", id.trim()]);
     let out = env
-        .run(&repo, &["ultraplan", "run", "--json", "plan.md"])
+        .run(&repo, &["ultraplan", "run", "--again", "--json", "plan.md"])
         .expect_code(1);
     let s = &out.json()["ultraexecute_summary"];
     assert_eq!(s["sessions"][0]["result"], "crashed", "{out}");
@@ -1063,7 +1076,10 @@ fn a_steps_changes_without_a_commit_are_kept_by_its_session() {
     assert_clean(&env, &repo);
     // The manual executor needs the worktree it stopped in: refused here.
     let out = env
-        .run(&repo, &["ultraplan", "run", "--executor", "manual", "plan.md"])
+        .run(
+            &repo,
+            &["ultraplan", "run", "--again", "--executor", "manual", "plan.md"],
+        )
         .expect_code(128);
     assert!(
         out.stderr.contains("the manual executor cannot run parallel sessions"),

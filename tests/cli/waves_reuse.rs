@@ -172,7 +172,7 @@ fn a_wave_the_disk_cannot_hold_is_refused_before_it_starts() {
     let out = env
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(0);
-    assert!(out.stdout.contains("completed"), "{out}");
+    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
     assert_eq!(env.git(&repo, &["show", "HEAD^2:b.txt"]), "b\n");
     assert_clean(&env, &repo);
 }
