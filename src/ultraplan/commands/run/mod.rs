@@ -44,7 +44,7 @@ use progress::LiveProgress;
 /// A Verify runs with `pipefail` (`sh -o pipefail -c`, or bash where sh
 /// lacks it): any failing command of a pipe fails it (`npm test | tail -5`
 /// fails with the tests). A Verify of several lines (a fenced block) also
-/// runs with `set -e`: any failing line fails it. An expected literal (`→ expected: `ok``) must appear in
+/// runs with `set -e`: any failing line fails it. An expected literal (→ expected: `ok`) must appear in
 /// the output; one that begins or ends with a digit is not found inside a
 /// longer number (`3` is not in `3.5` or `13`). Verify commands and shell
 /// blocks run code: read a plan you did not write with `check` or
