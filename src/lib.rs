@@ -12,6 +12,8 @@
 //! 2. [`process`] — running child processes: timeouts, process groups,
 //!    capped output; [`git`] — the only code that touches gix or the `git`
 //!    binary, knowing no domain;
+//!    [`agents`] — the coding-agent CLIs driven headless, one adapter each,
+//!    shared by both products;
 //! 3. [`cli`] — exit statuses, git-style messages, color, progress,
 //!    configuration keys; it knows no product;
 //! 4. [`ultraplan`] and [`historian`] — the two products, side by side,
@@ -21,6 +23,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod agents;
 pub mod cli;
 pub mod error;
 pub mod git;

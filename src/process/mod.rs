@@ -166,6 +166,24 @@ fn key_block_end(tail: &[u8]) -> Option<usize> {
 
 /// Runs `spec` to its end (or its deadline).
 pub fn run(spec: Spec<'_>) -> Result<Finished> {
+    run_lines(spec, &mut |_| {})
+}
+
+/// The longest stdout line [`run_lines`] hands over whole; a longer one is
+/// handed over in pieces of this size (no event of an agent's stream is
+/// that long, and memory stays bounded).
+const LONGEST_LINE: usize = 8 << 20;
+
+/// What the threads watching a child report to the one waiting for it.
+enum Report {
+    Line(String),
+    Exited(std::io::Result<std::process::ExitStatus>),
+}
+
+/// [`run`], handing each line of stdout to `on_line` as it arrives (an
+/// agent's event stream, shown live), while stdout is still captured up
+/// to the cap for the transcript.
+pub fn run_lines(spec: Spec<'_>, on_line: &mut dyn FnMut(&str)) -> Result<Finished> {
     let start = Instant::now();
     let mut command = Command::new(spec.program);
     command
@@ -194,18 +212,28 @@ pub fn run(spec: Spec<'_>) -> Result<Finished> {
             let _ = stdin.write_all(&data);
         });
     }
+    let (report, reports) = mpsc::channel::<Report>();
     let readers: Vec<_> = [
         child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>),
         child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>),
     ]
     .into_iter()
-    .map(|stream| {
+    .enumerate()
+    .map(|(i, stream)| {
         let capture = Arc::new(Mutex::new(Capture::new(spec.cap)));
         let (done_tx, done_rx) = mpsc::channel::<()>();
+        // Only stdout is split into lines.
+        let lines = (i == 0).then(|| report.clone());
         if let Some(mut stream) = stream {
             let capture = capture.clone();
             std::thread::spawn(move || {
                 let mut buf = [0u8; 16 * 1024];
+                let mut partial: Vec<u8> = Vec::new();
+                let send = |bytes: &[u8]| {
+                    if let Some(lines) = &lines {
+                        let _ = lines.send(Report::Line(String::from_utf8_lossy(bytes).into_owned()));
+                    }
+                };
                 while let Ok(n) = stream.read(&mut buf) {
                     if n == 0 {
                         break;
@@ -213,6 +241,22 @@ pub fn run(spec: Spec<'_>) -> Result<Finished> {
                     if let Ok(mut c) = capture.lock() {
                         c.push(&buf[..n]);
                     }
+                    if lines.is_none() {
+                        continue;
+                    }
+                    for piece in buf[..n].split_inclusive(|b| *b == b'\n') {
+                        partial.extend_from_slice(piece);
+                        if partial.ends_with(b"\n") {
+                            send(&partial[..partial.len() - 1]);
+                            partial.clear();
+                        } else if partial.len() >= LONGEST_LINE {
+                            send(&partial);
+                            partial.clear();
+                        }
+                    }
+                }
+                if !partial.is_empty() {
+                    send(&partial);
                 }
                 let _ = done_tx.send(());
             });
@@ -221,26 +265,51 @@ pub fn run(spec: Spec<'_>) -> Result<Finished> {
     })
     .collect();
 
-    let (wait_tx, wait_rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = wait_tx.send(child.wait());
-    });
-    let status = match wait_rx.recv_timeout(spec.timeout) {
-        Ok(status) => Some(status),
-        Err(_) => {
-            children::kill_group(pgid, Signal::KILL);
-            let _ = wait_rx.recv();
-            None
+    {
+        let report = report.clone();
+        std::thread::spawn(move || {
+            let _ = report.send(Report::Exited(child.wait()));
+        });
+    }
+    drop(report);
+    let deadline = start + spec.timeout;
+    let mut status = None;
+    let mut timed_out = false;
+    while status.is_none() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match reports.recv_timeout(left) {
+            Ok(Report::Line(line)) => on_line(&line),
+            Ok(Report::Exited(s)) => status = Some(s),
+            Err(mpsc::RecvTimeoutError::Timeout) if !timed_out => {
+                children::kill_group(pgid, Signal::KILL);
+                timed_out = true;
+            }
+            // Killed: wait for the wait to end (lines still arriving are kept).
+            Err(mpsc::RecvTimeoutError::Timeout) => loop {
+                match reports.recv() {
+                    Ok(Report::Line(line)) => on_line(&line),
+                    Ok(Report::Exited(s)) => {
+                        status = Some(s);
+                        break;
+                    }
+                    Err(_) => break,
+                }
+            },
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
-    };
+    }
     children::set_current(0);
     // Background processes the child left may hold the pipes open: wait a
     // little for the streams to end, then take what was captured.
     for (_, done) in &readers {
         let _ = done.recv_timeout(Duration::from_millis(500));
     }
+    while let Ok(Report::Line(line)) = reports.try_recv() {
+        on_line(&line);
+    }
     let text = |i: usize| readers[i].0.lock().map(|c| c.text()).unwrap_or_default();
     let ending = match status {
+        _ if timed_out => Ending::TimedOut,
         None => Ending::TimedOut,
         Some(Err(e)) => return Err(anyhow!("cannot wait for '{}': {e}", spec.program)),
         Some(Ok(status)) => {
@@ -337,6 +406,46 @@ mod tests {
         let text = c.text();
         let tail = text.split("omitted …]\n").nth(1).unwrap();
         assert_eq!(tail, "after the key\n", "{text}");
+    }
+
+    #[test]
+    fn lines_arrive_as_they_are_printed_and_the_capture_stays_capped() {
+        let mut lines = Vec::new();
+        let f = run_lines(
+            Spec {
+                program: "sh",
+                args: vec!["-c".into(), "printf 'a\\nb\\n'; seq 1 2000; printf 'last'".into()],
+                cwd: Path::new("."),
+                env: Vec::new(),
+                stdin: None,
+                timeout: Duration::from_secs(10),
+                cap: 64,
+            },
+            &mut |l| lines.push(l.to_owned()),
+        )
+        .unwrap();
+        assert_eq!(lines.len(), 2003, "every line, however much is captured");
+        assert_eq!((&lines[0][..], &lines[1][..], &lines[2002][..]), ("a", "b", "last"));
+        assert!(f.stdout.contains("bytes omitted"));
+        // A hang: the group is killed at the deadline, the lines so far kept.
+        let start = Instant::now();
+        let mut seen = Vec::new();
+        let f = run_lines(
+            Spec {
+                program: "sh",
+                args: vec!["-c".into(), "echo started; sleep 30 & sleep 30".into()],
+                cwd: Path::new("."),
+                env: Vec::new(),
+                stdin: None,
+                timeout: Duration::from_millis(300),
+                cap: 1024,
+            },
+            &mut |l| seen.push(l.to_owned()),
+        )
+        .unwrap();
+        assert_eq!(f.ending, Ending::TimedOut);
+        assert_eq!(seen, ["started"]);
+        assert!(start.elapsed() < Duration::from_secs(5));
     }
 
     #[test]

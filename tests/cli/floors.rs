@@ -22,6 +22,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("yaml", 0),
     ("process", 1),
     ("git", 2),
+    ("agents", 2),
     ("cli", 3),
     // The products, side by side.
     ("ultraplan", 4),
