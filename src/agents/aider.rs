@@ -33,7 +33,7 @@ impl Adapter for Aider {
         "aider"
     }
     fn title(&self) -> &'static str {
-        "Aider"
+        "Aider CLI"
     }
     fn programs(&self) -> &'static [&'static str] {
         &["aider"]

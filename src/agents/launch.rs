@@ -76,6 +76,32 @@ pub fn program(agent: Agent, settings: &Settings) -> Result<PathBuf, String> {
         })
 }
 
+/// What `<program> --version` prints (its first line), asked with a short
+/// deadline; `None` when it prints nothing or fails.
+pub fn version(program: &std::path::Path) -> Option<String> {
+    let shown = program.display().to_string();
+    let finished = process::run(process::Spec {
+        program: &shown,
+        args: vec!["--version".into()],
+        cwd: std::path::Path::new("/"),
+        env: Vec::new(),
+        stdin: None,
+        timeout: Duration::from_secs(10),
+        cap: 4096,
+    })
+    .ok()?;
+    if !finished.ending.success() {
+        return None;
+    }
+    finished
+        .stdout
+        .lines()
+        .chain(finished.stderr.lines())
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(str::to_owned)
+}
+
 /// Runs `agent` for `call`, telling `on_activity` what it does as its
 /// stream arrives. `Err` only when it cannot be started at all.
 pub fn run(
@@ -168,7 +194,12 @@ fn judge(adapter: &dyn Adapter, report: &Report, finished: &process::Finished, t
         process::Ending::Exited(_) => {}
     }
     if let Some(limit) = report.limit {
-        return Some(with_words(format!("{name} stopped at {}", limit.describe())));
+        let head = format!("{name} stopped at {}", limit.describe());
+        let todo = format!("raise it in ultraplan.{name}.args, or make the step smaller");
+        return Some(match report.error.clone().or_else(|| last_lines(&finished.stderr, 5)) {
+            Some(words) => format!("{head}: {words} ({todo})"),
+            None => format!("{head} ({todo})"),
+        });
     }
     let code = finished.ending.code();
     if code != 0 {
@@ -298,7 +329,7 @@ mod tests {
         };
         assert!(judge(adapter, &limited, &finished(0, "{}", ""), t)
             .unwrap()
-            .starts_with("gemini stopped at its turn limit"));
+            .starts_with("gemini stopped at its turn limit (raise it in ultraplan.gemini.args"));
         let timed_out = process::Finished {
             ending: process::Ending::TimedOut,
             ..finished(0, "", "")

@@ -128,7 +128,7 @@ impl StreamJson {
                 Some(e) => said.extend(text(e, &["message"])),
                 None => {}
             }
-            if said.is_empty() {
+            if said.is_empty() && r.limit.is_none() {
                 said.push(format!("result '{subtype}'"));
             }
             for s in said {
@@ -219,7 +219,7 @@ mod tests {
             r#"{"type":"result","subtype":"error_max_turns","is_error":true,"num_turns":5,"session_id":"s","errors":[]}"#,
         ]);
         assert_eq!(r.limit, Some(Limit::Turns));
-        assert_eq!(r.error.as_deref(), Some("result 'error_max_turns'"));
+        assert_eq!(r.error, None, "the limit names itself");
         let (_, r) = read(&[r#"{"type":"system","subtype":"init","session_id":"s"}"#, "not json"]);
         assert!(!r.finished);
     }

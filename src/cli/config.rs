@@ -59,7 +59,7 @@ macro_rules! ultraplan_key {
 }
 
 ultraplan_key!(EXECUTOR, "ultraplan.executor", ["run", "check", "work"], "shell",
-    "The executor that makes each step's changes: shell, claude, manual, or a command line speaking the command protocol. --executor beats it.");
+    "The executor that makes each step's changes: shell, manual, an agent (claude, codex, gemini, opencode, cursor, aider, goose, qwen, amp), or a command line speaking the command protocol. --executor beats it.");
 ultraplan_key!(
     MAX_ATTEMPTS,
     "ultraplan.maxAttempts",
@@ -110,20 +110,34 @@ ultraplan_key!(
     "A STATE.md to keep current: at the end of a run that is not a session, its ## Performance Metrics section is rewritten from the recorded runs and committed alone as 'chore: update <path> metrics'."
 );
 ultraplan_key!(ALLOW_API_BILLING, "ultraplan.allowApiBilling", ["run", "work"], "false",
-    "Run the claude executor with ANTHROPIC_API_KEY set without asking (the key bills the API account, not a subscription).");
+    "Run an agent executor without asking when an API key that bills per token is set for it (ANTHROPIC_API_KEY for claude, OPENAI_API_KEY for codex, …; git ultraplan agents lists them).");
+ultraplan_key!(
+    AGENT_PATH,
+    "ultraplan.<agent>.path",
+    ["run", "work", "agents"],
+    "(the agent's program on PATH)",
+    "The program of an agent executor (ultraplan.codex.path, ultraplan.cursor.path, …), used by git historian clean --agent too. For claude, ultraplan.claudePath still works; ultraplan.claude.path beats it."
+);
+ultraplan_key!(
+    AGENT_ARGS,
+    "ultraplan.<agent>.args",
+    ["run", "work"],
+    "(none)",
+    "Extra arguments for an agent executor, after the adapter's own (shell quoting; no operators). A permission flag given here (--permission-mode, --sandbox, --approval-mode, --force, …) replaces the adapter's least permissive one. For claude, ultraplan.claudeArgs still works; ultraplan.claude.args beats it."
+);
 ultraplan_key!(
     CLAUDE_PATH,
     "ultraplan.claudePath",
     ["run", "work"],
     "(claude on PATH)",
-    "The Claude Code CLI used by the claude executor."
+    "The Claude Code CLI used by the claude executor (ultraplan.claude.path beats it)."
 );
 ultraplan_key!(
     CLAUDE_ARGS,
     "ultraplan.claudeArgs",
     ["run", "work"],
-    "--permission-mode acceptEdits",
-    "Extra arguments for the claude executor, after -p <prompt> --output-format json."
+    "(none)",
+    "Extra arguments for the claude executor (ultraplan.claude.args beats it)."
 );
 
 ultraplan_key!(
@@ -265,6 +279,8 @@ pub const ALL: &[Key] = &[
     SNAPSHOT_IGNORED_MAX,
     STATE_FILE,
     ALLOW_API_BILLING,
+    AGENT_PATH,
+    AGENT_ARGS,
     CLAUDE_PATH,
     CLAUDE_ARGS,
     JOBS,
@@ -361,6 +377,36 @@ pub fn string(config: &crate::git::GitConfig, key: &Key) -> String {
     config.string(key.name).unwrap_or_else(|| key.default.to_owned())
 }
 
+/// How to find and call `agent` (`ultraplan.<agent>.path`,
+/// `ultraplan.<agent>.args`; for claude also the older
+/// `ultraplan.claudePath` and `ultraplan.claudeArgs`), the arguments split
+/// by `split` (shell quoting, no operators). A value that cannot be split
+/// is an error naming the key.
+pub fn agent_settings(
+    config: &crate::git::GitConfig,
+    agent: &str,
+    split: fn(&str) -> Option<Vec<String>>,
+) -> anyhow::Result<crate::agents::Settings> {
+    let legacy = |key: &Key| (agent == "claude").then(|| config.string(key.name)).flatten();
+    let path_key = format!("ultraplan.{agent}.path");
+    let args_key = format!("ultraplan.{agent}.args");
+    let path = config.string(&path_key).or_else(|| legacy(&CLAUDE_PATH));
+    let (args_name, args_text) = match config.string(&args_key) {
+        Some(text) => (args_key, Some(text)),
+        None => (CLAUDE_ARGS.name.to_owned(), legacy(&CLAUDE_ARGS)),
+    };
+    let args = match args_text {
+        Some(text) => {
+            split(&text).ok_or_else(|| anyhow::anyhow!("cannot split {args_name} '{text}' into arguments"))?
+        }
+        None => Vec::new(),
+    };
+    Ok(crate::agents::Settings {
+        path: path.filter(|p| !p.trim().is_empty()),
+        args,
+    })
+}
+
 /// The keys `program` reads; with `command`, only those that command reads.
 pub fn keys_for(program: Program, command: Option<&str>) -> impl Iterator<Item = &'static Key> + '_ {
     ALL.iter()
@@ -406,7 +452,12 @@ mod tests {
         for key in ALL {
             let (section, name) = key.name.split_once('.').unwrap();
             assert!(section.chars().all(|c| c.is_ascii_lowercase()), "{}", key.name);
-            assert!(name.starts_with(|c: char| c.is_ascii_lowercase()), "{}", key.name);
+            // `ultraplan.<agent>.path` stands for one key per agent.
+            assert!(
+                name.starts_with(|c: char| c.is_ascii_lowercase() || c == '<'),
+                "{}",
+                key.name
+            );
         }
     }
 }

@@ -6,12 +6,14 @@
 #[macro_use]
 mod transcript;
 
+mod agent_stubs;
 mod generate;
 mod plans;
 mod records;
 mod shared;
 mod support;
 
+mod agents;
 mod bad_input;
 mod check;
 mod conventions;

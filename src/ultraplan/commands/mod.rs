@@ -2,6 +2,7 @@
 //! arguments into the library's options, calls the library and renders the
 //! outcome (human or `--json`).
 
+mod agents;
 mod billing;
 mod check;
 mod clean;
@@ -72,6 +73,7 @@ pub enum Command {
     Import(import::Args),
     Sync(sync::Args),
     Work(work::Args),
+    Agents(agents::Args),
     #[command(subcommand)]
     Hook(hook::HookCommand),
     #[command(subcommand)]
@@ -100,6 +102,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
         Command::Sync(args) => sync::run(args, &cli.global),
         Command::Work(args) => work::run(args, &cli.global),
+        Command::Agents(args) => agents::run(args, &cli.global),
         Command::Hook(command) => hook::run(command, &cli.global),
         Command::Outcome(command) => outcome::run(command, &cli.global),
         Command::Help(args) => crate::cli::manual::help(
@@ -166,6 +169,7 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["result", "check"] => result::EXIT_STATUS.to_vec(),
         ["sync"] => sync::EXIT_STATUS.to_vec(),
         ["work"] => work::EXIT_STATUS.to_vec(),
+        ["agents"] => agents::EXIT_STATUS.to_vec(),
         ["hook", "pre-push"] => hook::PRE_PUSH_EXIT_STATUS.to_vec(),
         ["hook", "install"] => hook::INSTALL_EXIT_STATUS.to_vec(),
         ["outcome", ..] => outcome::EXIT_STATUS.to_vec(),

@@ -131,11 +131,11 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             message:
                 "the manual executor cannot work on distributed sessions: nobody would be there to make the changes"
                     .into(),
-            hint: "pick shell, claude or a command line with --executor".into(),
+            hint: "pick shell, an agent (git ultraplan agents lists them) or a command line with --executor".into(),
         }
         .into());
     }
-    if executor.is_billed_agent() && !super::billing::billing_confirmed(args.exec.yes, cfg, &ui)? {
+    if !super::billing::billing_confirmed(&executor, args.exec.yes, cfg, &ui)? {
         return Ok(Exit::Stopped);
     }
     let program = std::env::current_exe().map_err(|e| anyhow!("cannot find the git-ultraplan binary: {e}"))?;

@@ -31,6 +31,9 @@ pub(super) struct Attempt {
     pub blocked: bool,
     /// A session spec's Step 0 exited 77.
     pub sandbox_blocked: bool,
+    /// The end of Verify's output, for the next attempt's prompt (`None`
+    /// when Verify did not run).
+    pub verify_tail: Option<String>,
 }
 
 pub(super) enum AttemptEnd {
@@ -123,6 +126,44 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// The agent session the previous attempt of this execution of step `n`
+    /// recorded, when the same executor made it: a retry continues it.
+    fn previous_session(&self, n: u32, a: u32) -> Result<Option<String>> {
+        let first = self
+            .state
+            .read_text(&format!("steps/{n}/execution"))?
+            .and_then(|t| t.trim().parse::<u32>().ok())
+            .unwrap_or(1);
+        if a <= first || self.opts.executor.agent().is_none() {
+            return Ok(None);
+        }
+        let Some(record) = self.state.read_text(&format!("steps/{n}/attempt-{}.yaml", a - 1))? else {
+            return Ok(None);
+        };
+        let Ok(doc) = serde_yaml::from_str::<serde_yaml::Value>(&record) else {
+            return Ok(None);
+        };
+        let meta = &doc["result"]["metadata"];
+        let same_executor = meta["executor_id"].as_str() == Some(self.opts.executor.id().as_str());
+        Ok(meta["session_id"]
+            .as_str()
+            .filter(|id| same_executor && !id.is_empty() && !id.contains("[REDACTED"))
+            .map(str::to_owned))
+    }
+
+    /// The end of the Verify output attempt `a` of step `n` recorded in its
+    /// log (for a run that resumes after it), for the next prompt.
+    pub(super) fn recorded_verify_tail(&self, n: u32, a: u32) -> Result<Option<String>> {
+        let log = self
+            .state
+            .read_text(&format!("steps/{n}/attempt-{a}.log"))?
+            .unwrap_or_default();
+        Ok(log.rfind("\n--- verify: ").map(|at| {
+            let output = log[at + 1..].split_once('\n').map_or("", |(_, rest)| rest);
+            tail_of(output, VERIFY_TAIL_LINES, VERIFY_TAIL_BYTES)
+        }))
+    }
+
     /// Phase 1: the executor makes the change, unless the worktree is
     /// verified as a person left it.
     fn execute(
@@ -137,6 +178,7 @@ impl Run<'_> {
         let outcome = match base {
             Some(_) if !person_did_it => {
                 let (touch, never) = self.fence_lists(step);
+                let resume = self.previous_session(step.number, a)?;
                 let request = exec::Request {
                     plan: self.plan,
                     plan_path: &self.input.path,
@@ -147,15 +189,20 @@ impl Run<'_> {
                     touch,
                     never_touch: never,
                     session: self.step_session(step).map(|s| s.number),
+                    resume,
                 };
                 let ctx = exec::Context {
                     workdir: &self.workdir,
                     timeout: self.opts.executor_timeout,
                     cap: self.opts.transcript_cap,
                     result_file: self.result_file.clone(),
-                    claude: &self.opts.claude,
+                    agent: &self.opts.agent,
                 };
-                exec::run(&self.opts.executor, &request, &ctx)?
+                let observer = &mut *self.observer;
+                let number = step.number;
+                exec::run(&self.opts.executor, &request, &ctx, &mut |text| {
+                    observer.event(Event::Activity { number, text })
+                })?
             }
             _ => Outcome::verified_in_place(),
         };
@@ -301,7 +348,12 @@ impl Run<'_> {
         }
         if let (Some(r), Some(err)) = (&reason, &outcome.error) {
             if outcome.claim != Claim::Success && outcome.claim != Claim::Blocked {
-                reason = Some(format!("{r}; the executor said: {err}"));
+                // An agent's own failure (its error, a limit, a hang) is
+                // why the attempt failed; Verify's verdict follows it.
+                reason = Some(match self.opts.executor.agent() {
+                    Some(_) => format!("{err}; {r}"),
+                    None => format!("{r}; the executor said: {err}"),
+                });
             }
         }
         let blocked = reason.is_some() && outcome.claim == Claim::Blocked;
@@ -357,6 +409,8 @@ impl Run<'_> {
         if let Some(v) = &step.verify {
             log.push_str(&format!("\n--- verify: {}\n{}", v.command, judged.verify_output));
         }
+        let verify_output = judged.verify_output.clone();
+        let verify_ran = judged.verify_exit.is_some() && step.verify.is_some();
         self.state.put_text(&format!("steps/{n}/attempt-{a}.yaml"), &record)?;
         self.state.put_text(&format!("steps/{n}/attempt-{a}.log"), &log)?;
         self.keep_tree(&format!("steps/{n}/attempt-{a}.tree"), observed.tree.tree)?;
@@ -369,8 +423,35 @@ impl Run<'_> {
             record,
             blocked: judged.blocked,
             sandbox_blocked: judged.sandbox_blocked,
+            verify_tail: verify_ran.then(|| tail_of(&verify_output, VERIFY_TAIL_LINES, VERIFY_TAIL_BYTES)),
         })
     }
+}
+
+/// How much of a failed Verify's output the next attempt is shown.
+const VERIFY_TAIL_LINES: usize = 60;
+const VERIFY_TAIL_BYTES: usize = 8 * 1024;
+
+/// The last `lines` lines of `text`, at most `bytes` of them (cut at a
+/// line), with a mark where the start was left out.
+fn tail_of(text: &str, lines: usize, bytes: usize) -> String {
+    let all: Vec<&str> = text.trim_end().lines().collect();
+    let mut kept: Vec<&str> = Vec::new();
+    let mut size = 0;
+    for line in all.iter().rev().take(lines) {
+        if size + line.len() + 1 > bytes {
+            break;
+        }
+        size += line.len() + 1;
+        kept.push(line);
+    }
+    kept.reverse();
+    let mut out = String::new();
+    if kept.len() < all.len() {
+        out.push_str(&format!("[… {} earlier lines …]\n", all.len() - kept.len()));
+    }
+    out.push_str(&kept.join("\n"));
+    out
 }
 
 /// A Verify's summary for the record: how it ended and the tail of its output.

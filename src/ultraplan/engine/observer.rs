@@ -19,6 +19,12 @@ pub enum Event<'a> {
     Verifying {
         number: u32,
     },
+    /// What an agent executor is doing now (its tool, the file it edits,
+    /// turns and cost so far), from its event stream.
+    Activity {
+        number: u32,
+        text: &'a str,
+    },
     StepDone {
         number: u32,
         status: StepStatus,

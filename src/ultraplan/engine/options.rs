@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::ultraplan::exec::{ClaudeSettings, Executor};
+use crate::ultraplan::exec::{AgentSettings, Executor};
 use crate::ultraplan::plan::Plan;
 
 /// Which steps a run takes (the seed's modes).
@@ -56,7 +56,9 @@ pub struct RunOptions {
     /// (`--resume --answer`).
     pub answer: Option<String>,
     pub lock_timeout: Duration,
-    pub claude: ClaudeSettings,
+    /// How to find and call the agent of an agent executor
+    /// (`ultraplan.<agent>.path`, `ultraplan.<agent>.args`).
+    pub agent: AgentSettings,
     /// The command line, for the lock.
     pub command_line: String,
     /// The worktree is known clean at this commit (`run --clean-at`, from

@@ -28,6 +28,16 @@ struct Metadata {
     cost_usd: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tokens: Option<Tokens>,
+    /// What an agent executor reported about itself: claims, recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    turns: Option<u32>,
+    /// This attempt continued the previous attempt's agent session.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    resumed: bool,
 }
 
 #[derive(Serialize)]
@@ -142,7 +152,11 @@ pub fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
             attempt: facts.attempt,
             executor_id: facts.executor.id(),
             cost_usd: facts.outcome.cost_usd,
-            tokens: facts.outcome.tokens,
+            tokens: facts.outcome.tokens.filter(|t| t.sum() > 0),
+            model: facts.outcome.agent.as_ref().and_then(|a| a.model.clone()),
+            session_id: facts.outcome.agent.as_ref().and_then(|a| a.session_id.clone()),
+            turns: facts.outcome.agent.as_ref().and_then(|a| a.turns),
+            resumed: facts.outcome.agent.as_ref().is_some_and(|a| a.resumed),
         },
     };
     let result_yaml = serde_yaml::to_string(&result).unwrap_or_default();

@@ -121,6 +121,7 @@ impl Run<'_> {
                         record,
                         blocked: false,
                         sandbox_blocked: false,
+                        verify_tail: None,
                     };
                     return self.checkpoint(step, a, &done);
                 }
@@ -140,6 +141,7 @@ impl Run<'_> {
                     observed: current,
                     changes: Vec::new(),
                     record,
+                    verify_tail: self.recorded_verify_tail(n, a)?,
                 };
                 let last = a >= self.attempt_limit(step)?;
                 match self.after_failure(step, snapshot, a, last, &done)? {

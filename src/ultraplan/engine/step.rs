@@ -153,6 +153,15 @@ impl Run<'_> {
         }
         let feedback = || {
             let mut f = format!("Attempt {a} failed: {reason}");
+            if let (Some(tail), Some(v)) = (&done.verify_tail, &step.verify) {
+                match tail.trim() {
+                    "" => f.push_str(&format!("\nVerify ({}) printed nothing.", v.command)),
+                    _ => f.push_str(&format!("\nVerify ({}) printed:\n{tail}", v.command)),
+                }
+            }
+            if policy == FailurePolicy::Revert {
+                f.push_str("\nThe worktree was restored to how it was before the step.");
+            }
             if let Some(instructions) = &step.on_failure.instructions {
                 f.push_str(&format!("\nOn failure ({}): {instructions}", policy.as_str()));
             }

@@ -4,31 +4,34 @@
 //!
 //! * `shell` (default) runs the Changes field's fenced `sh`/`bash`/`shell`
 //!   blocks and applies its `diff`/`patch` blocks;
-//! * `claude` runs the Claude Code CLI headless;
+//! * an agent's name (`claude`, `codex`, `gemini`, `opencode`, `cursor`,
+//!   `aider`, `goose`, `qwen`, `amp`) runs that coding-agent CLI headless
+//!   through its adapter ([`crate::agents`]);
 //! * `manual` prints what the step asks for and stops for a person;
 //! * anything else is a command speaking the command protocol.
 
-mod claude;
+mod agent;
 mod command;
 mod manual;
+mod prompt;
 mod shell;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
-
+use crate::agents::{self, Agent};
 use crate::process;
 use crate::ultraplan::plan::{Plan, Step};
 
-pub use claude::ClaudeSettings;
+pub use crate::agents::{Settings as AgentSettings, Tokens};
 pub use shell::NOTHING_TO_RUN;
 
 /// Which executor runs the steps.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Executor {
     Shell,
-    Claude,
+    /// A coding-agent CLI with a built-in adapter.
+    Agent(Agent),
     Manual,
     /// A command line run with `sh -c` in the worktree root.
     Command(String),
@@ -38,9 +41,11 @@ impl Executor {
     pub fn parse(name: &str) -> Executor {
         match name.trim() {
             "" | "shell" => Executor::Shell,
-            "claude" => Executor::Claude,
             "manual" => Executor::Manual,
-            other => Executor::Command(other.to_owned()),
+            other => match Agent::named(other) {
+                Some(agent) => Executor::Agent(agent),
+                None => Executor::Command(other.to_owned()),
+            },
         }
     }
 
@@ -48,9 +53,17 @@ impl Executor {
     pub fn id(&self) -> String {
         match self {
             Executor::Shell => "shell".into(),
-            Executor::Claude => "claude".into(),
+            Executor::Agent(agent) => agent.name().into(),
             Executor::Manual => "manual".into(),
             Executor::Command(cmd) => format!("command: {cmd}"),
+        }
+    }
+
+    /// The agent it runs, if it is an agent executor.
+    pub fn agent(&self) -> Option<Agent> {
+        match self {
+            Executor::Agent(agent) => Some(*agent),
+            _ => None,
         }
     }
 
@@ -81,21 +94,30 @@ impl Executor {
         (!found).then(|| word.to_owned())
     }
 
-    /// Fatal, with a hint, when [`Executor::missing_program`] finds one.
-    pub fn ensure_found(&self, workdir: &Path) -> anyhow::Result<()> {
+    /// Fatal, with a hint, when [`Executor::missing_program`] finds one, or
+    /// an agent executor's CLI is not installed.
+    pub fn ensure_found(&self, workdir: &Path, settings: &AgentSettings) -> anyhow::Result<()> {
+        if let Executor::Agent(agent) = self {
+            return match agents::launch::program(*agent, settings) {
+                Ok(_) => Ok(()),
+                Err(why) => Err(crate::error::FatalWithHint {
+                    message: why,
+                    hint: "see which agents are installed with 'git ultraplan agents'".into(),
+                }
+                .into()),
+            };
+        }
         match (self, self.missing_program(workdir)) {
             (Executor::Command(line), Some(program)) => Err(crate::error::FatalWithHint {
                 message: format!("executor '{line}': no program '{program}' found"),
-                hint: "the built-in executors are shell, claude and manual; any other executor is a command line run with 'sh -c' in the worktree".into(),
+                hint: format!(
+                    "the built-in executors are shell, manual and the agents {}; any other executor is a command line run with 'sh -c' in the worktree",
+                    Agent::ALL.map(|a| a.name()).join(", ")
+                ),
             }
             .into()),
             _ => Ok(()),
         }
-    }
-
-    /// Whether it runs a billed coding agent (for the billing safety check).
-    pub fn is_billed_agent(&self) -> bool {
-        matches!(self, Executor::Claude)
     }
 }
 
@@ -125,11 +147,15 @@ impl Claim {
     }
 }
 
-/// Token usage reported by an agent.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Tokens {
-    pub input: u64,
-    pub output: u64,
+/// What an agent executor reported about itself, besides cost and tokens.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AgentClaims {
+    pub model: Option<String>,
+    /// Its session, to continue on a retry.
+    pub session_id: Option<String>,
+    pub turns: Option<u32>,
+    /// This attempt continued the previous attempt's session.
+    pub resumed: bool,
 }
 
 /// What came back from an executor.
@@ -148,6 +174,8 @@ pub struct Outcome {
     pub error: Option<String>,
     pub cost_usd: Option<f64>,
     pub tokens: Option<Tokens>,
+    /// An agent executor's model, session and turns.
+    pub agent: Option<AgentClaims>,
     /// What a person is asked to do (the manual executor).
     pub instructions: Option<String>,
 }
@@ -188,6 +216,7 @@ impl Outcome {
             error: None,
             cost_usd: None,
             tokens: None,
+            agent: None,
             instructions: None,
         }
     }
@@ -204,6 +233,8 @@ pub struct Request<'a> {
     pub touch: Vec<String>,
     pub never_touch: Vec<String>,
     pub session: Option<u32>,
+    /// The agent session of the previous attempt, to continue.
+    pub resume: Option<String>,
 }
 
 /// Where and how long an executor may run.
@@ -213,7 +244,8 @@ pub struct Context<'a> {
     pub cap: usize,
     /// Where the executor may write its result YAML (outside the worktree).
     pub result_file: PathBuf,
-    pub claude: &'a ClaudeSettings,
+    /// How to find and call the agent of an agent executor.
+    pub agent: &'a AgentSettings,
 }
 
 impl Request<'_> {
@@ -259,15 +291,24 @@ impl Request<'_> {
     }
 }
 
-/// Runs one attempt of `request` with `executor`.
-pub fn run(executor: &Executor, request: &Request<'_>, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+/// Runs one attempt of `request` with `executor`; an agent executor tells
+/// `on_activity` what the agent does as it goes.
+pub fn run(
+    executor: &Executor,
+    request: &Request<'_>,
+    ctx: &Context<'_>,
+    on_activity: &mut dyn FnMut(&str),
+) -> anyhow::Result<Outcome> {
     let _ = std::fs::remove_file(&ctx.result_file);
     let mut outcome = match executor {
         Executor::Shell => shell::run(request, ctx)?,
-        Executor::Claude => claude::run(request, ctx)?,
+        Executor::Agent(agent) => agent::run(*agent, request, ctx, on_activity)?,
         Executor::Manual => manual::run(request),
         Executor::Command(command) => command::run(command, request, ctx)?,
     };
+    // What the adapter judged a failure (an error result, a cut stream, a
+    // hang) stays one, whatever result the agent wrote.
+    let judged = (executor.agent().is_some() && outcome.claim == Claim::Failure).then(|| outcome.error.clone());
     if outcome.result_yaml.is_none() {
         outcome.result_yaml = std::fs::read_to_string(&ctx.result_file)
             .ok()
@@ -281,6 +322,10 @@ pub fn run(executor: &Executor, request: &Request<'_>, ctx: &Context<'_>) -> any
     }
     if let Some(yaml) = outcome.result_yaml.clone() {
         apply_claims(&mut outcome, &yaml);
+    }
+    if let Some(error) = judged {
+        outcome.claim = Claim::Failure;
+        outcome.error = error;
     }
     let _ = std::fs::remove_file(&ctx.result_file);
     Ok(outcome)
@@ -367,12 +412,17 @@ mod tests {
     #[test]
     fn executor_names() {
         assert_eq!(Executor::parse("shell"), Executor::Shell);
-        assert_eq!(Executor::parse("claude"), Executor::Claude);
+        assert_eq!(Executor::parse("claude"), Executor::Agent(Agent::Claude));
+        assert_eq!(Executor::parse("codex"), Executor::Agent(Agent::Codex));
+        assert_eq!(Executor::parse("amp").id(), "amp");
         assert_eq!(
             Executor::parse("./agent.sh --fast"),
             Executor::Command("./agent.sh --fast".into())
         );
-        assert!(Executor::Claude.is_billed_agent());
-        assert!(!Executor::parse("aider --yes").is_billed_agent());
+        assert_eq!(
+            Executor::parse("aider --yes"),
+            Executor::Command("aider --yes".into()),
+            "an agent with arguments is a command line"
+        );
     }
 }

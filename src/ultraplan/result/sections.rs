@@ -7,7 +7,17 @@ use super::checker::{describe, get, type_name, Checker};
 
 const VERIFICATION: [&str; 3] = ["command", "exit_code", "output_summary"];
 
-const METADATA: [&str; 5] = ["duration_ms", "attempt", "executor_id", "cost_usd", "tokens"];
+const METADATA: [&str; 9] = [
+    "duration_ms",
+    "attempt",
+    "executor_id",
+    "cost_usd",
+    "tokens",
+    "model",
+    "session_id",
+    "turns",
+    "resumed",
+];
 
 const OPTIONAL_METADATA: [&str; 3] = ["duration_ms", "attempt", "executor_id"];
 
@@ -163,5 +173,25 @@ pub(super) fn metadata(c: &mut Checker<'_>, map: &serde_yaml::Mapping) {
                 ),
             );
         }
+    }
+    for key in ["model", "session_id"] {
+        if let Some(v) = block.get(key).filter(|v| !v.is_string() && !v.is_null()) {
+            c.violation(
+                &field(key),
+                format!("metadata.{key} must be a string, not {}", type_name(v)),
+            );
+        }
+    }
+    if let Some(v) = block.get("turns").filter(|v| v.as_u64().is_none()) {
+        c.violation(
+            &field("turns"),
+            format!("metadata.turns must be a non-negative integer, not {}", describe(v)),
+        );
+    }
+    if let Some(v) = block.get("resumed").filter(|v| !v.is_bool()) {
+        c.violation(
+            &field("resumed"),
+            format!("metadata.resumed must be true or false, not {}", type_name(v)),
+        );
     }
 }

@@ -18,7 +18,7 @@ use crate::git::Workspace;
 use crate::process;
 use crate::ultraplan::distribute;
 use crate::ultraplan::engine::{self, Mode, PlanInput, RunOptions, RunResult};
-use crate::ultraplan::exec::{ClaudeSettings, Executor};
+use crate::ultraplan::exec::{AgentSettings, Executor};
 use crate::ultraplan::plan::load::plan_location;
 use crate::ultraplan::plan::shell_words;
 use progress::LiveProgress;
@@ -233,7 +233,8 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 .unwrap_or_else(|| config::string(cfg, &config::EXECUTOR)),
         ),
     };
-    executor.ensure_found(&workdir)?;
+    let agent = agent_settings(cfg, &executor)?;
+    executor.ensure_found(&workdir, &agent)?;
     if in_waves && executor == Executor::Manual {
         // A person works in the worktree a step stopped in; session
         // worktrees are removed when the run stops.
@@ -247,10 +248,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         .into());
     }
     // Asked once, before anything (any session) starts.
-    if executor.is_billed_agent() && !super::billing::billing_confirmed(args.exec.yes, cfg, &ui)? {
+    if !super::billing::billing_confirmed(&executor, args.exec.yes, cfg, &ui)? {
         return Ok(Exit::Stopped);
     }
-    let options = options(&args, cfg, mode, executor)?;
+    let options = options(&args, cfg, mode, executor, agent)?;
     let input = PlanInput {
         plan: &plan,
         text: &text,
@@ -346,11 +347,16 @@ const TRANSCRIPT_CAP_BOUNDS: (i64, i64) = (1024, 1 << 30);
 const SNAPSHOT_IGNORED_FILES: usize = 1000;
 
 /// The library's options from the command line and the configuration.
-fn options(args: &Args, cfg: &crate::git::GitConfig, mode: Mode, executor: Executor) -> Result<RunOptions> {
+fn options(
+    args: &Args,
+    cfg: &crate::git::GitConfig,
+    mode: Mode,
+    executor: Executor,
+    agent: AgentSettings,
+) -> Result<RunOptions> {
     let max_attempts = args.exec.max_attempts(cfg)?;
     let (least, most) = TRANSCRIPT_CAP_BOUNDS;
     let cap = config::integer(cfg, &config::TRANSCRIPT_CAP)?.clamp(least, most) as usize;
-    let claude_args = config::string(cfg, &config::CLAUDE_ARGS);
     Ok(RunOptions {
         mode,
         executor,
@@ -365,14 +371,19 @@ fn options(args: &Args, cfg: &crate::git::GitConfig, mode: Mode, executor: Execu
         allow_unverified: args.exec.allow_unverified,
         answer: args.answer.clone(),
         lock_timeout: duration(cfg, &config::LOCK_TIMEOUT)?,
-        claude: ClaudeSettings {
-            path: cfg.string(config::CLAUDE_PATH.name),
-            args: shell_words(&claude_args)
-                .ok_or_else(|| anyhow!("cannot split ultraplan.claudeArgs '{claude_args}'"))?,
-        },
+        agent,
         command_line: std::env::args().collect::<Vec<_>>().join(" "),
         clean_at: args.clean_at,
     })
+}
+
+/// `ultraplan.<agent>.path` and `.args` of an agent executor (default
+/// settings for the others).
+pub(super) fn agent_settings(cfg: &crate::git::GitConfig, executor: &Executor) -> Result<AgentSettings> {
+    match executor.agent() {
+        Some(agent) => config::agent_settings(cfg, agent.name(), shell_words),
+        None => Ok(AgentSettings::default()),
+    }
 }
 
 /// Records the run's outcomes (DESIGN §17); never fails the run: a problem

@@ -44,6 +44,7 @@ impl Observer for LiveProgress<'_> {
                 }
             }
             Event::Verifying { number } => self.status.set(format!("step {number}: verifying")),
+            Event::Activity { number, text } => self.status.set_text(format!("step {number}: {text}")),
             Event::StepDone { number, status } => {
                 self.status.clear();
                 let line = format!("step {number}: {}", status.as_str());
