@@ -23,8 +23,8 @@
 //! the `nonInteractiveCli` snapshots).
 
 use super::{
-    json_line, number, text, tool_target, Access, Activity, Adapter, Call, Invocation, Limit, Report, StreamParser,
-    Tokens,
+    gemini_exit_meaning, json_line, number, text, tool_target, Access, Activity, Adapter, Call, Invocation, Limit,
+    Report, StreamParser, Tokens, STDIN_INSTRUCTION,
 };
 
 pub struct Gemini;
@@ -71,7 +71,7 @@ impl Adapter for Gemini {
     fn invocation(&self, call: &Call<'_>, permission: bool) -> Result<Invocation, String> {
         let mut args: Vec<String> = vec![
             "-p".into(),
-            super::qwen::STDIN_INSTRUCTION.into(),
+            STDIN_INSTRUCTION.into(),
             "--output-format".into(),
             "stream-json".into(),
         ];
@@ -90,28 +90,11 @@ impl Adapter for Gemini {
         })
     }
     fn exit_meaning(&self, code: i32) -> Option<&'static str> {
-        exit_meaning("gemini", code)
+        gemini_exit_meaning(code)
     }
     fn parser(&self) -> Box<dyn StreamParser> {
         Box::<GeminiStream>::default()
     }
-}
-
-/// Gemini CLI's exit codes (kept by its fork, Qwen Code).
-pub(super) fn exit_meaning(_agent: &str, code: i32) -> Option<&'static str> {
-    Some(match code {
-        41 => "not signed in (run the agent once on a terminal to sign in, or set its API key)",
-        42 => "it refused its input (the prompt or the arguments in ultraplan.<agent>.args)",
-        44 => "its sandbox could not start",
-        52 => "its configuration is invalid (check its settings.json)",
-        53 => "it reached its session turn limit (maxSessionTurns in its settings)",
-        54 => "a tool failed fatally",
-        55 => {
-            "it does not trust this folder (trust it once on a terminal, or add --skip-trust to ultraplan.<agent>.args)"
-        }
-        130 => "it was cancelled",
-        _ => return None,
-    })
 }
 
 #[derive(Default)]

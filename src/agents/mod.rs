@@ -178,6 +178,27 @@ pub trait StreamParser: Send {
     fn finish(self: Box<Self>, stderr: &str) -> Report;
 }
 
+/// The `-p` text of Gemini CLI and Qwen Code: the task itself comes on
+/// standard input, and `-p` is appended to it.
+const STDIN_INSTRUCTION: &str = "Carry out the task given above on standard input. Follow its rules exactly.";
+
+/// Gemini CLI's exit codes (kept by its fork, Qwen Code).
+fn gemini_exit_meaning(code: i32) -> Option<&'static str> {
+    Some(match code {
+        41 => "not signed in (run the agent once on a terminal to sign in, or set its API key)",
+        42 => "it refused its input (the prompt or the arguments in ultraplan.<agent>.args)",
+        44 => "its sandbox could not start",
+        52 => "its configuration is invalid (check its settings.json)",
+        53 => "it reached its session turn limit (maxSessionTurns in its settings)",
+        54 => "a tool failed fatally",
+        55 => {
+            "it does not trust this folder (trust it once on a terminal, or add --skip-trust to ultraplan.<agent>.args)"
+        }
+        130 => "it was cancelled",
+        _ => return None,
+    })
+}
+
 /// Linux's limit on one argument (`MAX_ARG_STRLEN`, 128 KiB): a prompt
 /// passed as an argument must be shorter.
 pub const LONGEST_ARGUMENT: usize = 128 * 1024 - 1;

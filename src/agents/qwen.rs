@@ -15,13 +15,11 @@
 //! Format read: QwenLM/qwen-code `packages/cli/src/nonInteractive/types.ts`
 //! (commit 139fb33) and `docs/users/features/headless.md` (commit 03ff065).
 
-use super::{stream_json::StreamJson, Access, Adapter, Call, Invocation, StreamParser};
+use super::{
+    gemini_exit_meaning, stream_json::StreamJson, Access, Adapter, Call, Invocation, StreamParser, STDIN_INSTRUCTION,
+};
 
 pub struct Qwen;
-
-/// The `-p` text: the task itself comes on standard input.
-pub(super) const STDIN_INSTRUCTION: &str =
-    "Carry out the task given above on standard input. Follow its rules exactly.";
 
 impl Adapter for Qwen {
     fn name(&self) -> &'static str {
@@ -79,7 +77,7 @@ impl Adapter for Qwen {
         })
     }
     fn exit_meaning(&self, code: i32) -> Option<&'static str> {
-        super::gemini::exit_meaning("qwen", code)
+        gemini_exit_meaning(code)
     }
     fn parser(&self) -> Box<dyn StreamParser> {
         StreamJson::boxed()

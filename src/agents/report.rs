@@ -1,7 +1,7 @@
 //! What an agent says about its run, read from its machine output: claims to
 //! record, never to trust.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Token usage as the agent reports it, summed over its turns.
 ///
@@ -12,8 +12,9 @@ use serde::Serialize;
 /// included where the agent counts it apart).
 ///
 /// An agent that reports only a total (goose) has it in `total`, the
-/// others zero.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// others zero; a sum over several agents adds both kinds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Tokens {
     #[serde(skip_serializing_if = "is_zero")]
     pub input: u64,
@@ -37,9 +38,9 @@ impl Tokens {
         self.total += other.total;
     }
 
-    /// Everything counted.
+    /// Everything counted (`total` holds only what came without a split).
     pub fn sum(&self) -> u64 {
-        (self.input + self.output + self.cached).max(self.total)
+        self.input + self.output + self.cached + self.total
     }
 }
 

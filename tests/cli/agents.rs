@@ -38,7 +38,19 @@ fn note(env: &TestEnv, repo: &Path, rev: &str) -> serde_yaml::Value {
 
 #[test]
 fn every_agent_completes_a_three_step_plan_with_what_it_reports_in_the_notes() {
-    for agent in AGENTS {
+    let snapshots = [
+        ("claude", "three_steps_claude"),
+        ("codex", "three_steps_codex"),
+        ("gemini", "three_steps_gemini"),
+        ("opencode", "three_steps_opencode"),
+        ("cursor", "three_steps_cursor"),
+        ("aider", "three_steps_aider"),
+        ("goose", "three_steps_goose"),
+        ("qwen", "three_steps_qwen"),
+        ("amp", "three_steps_amp"),
+    ];
+    assert_eq!(snapshots.map(|(a, _)| a), AGENTS);
+    for (agent, snapshot) in snapshots {
         let mut env = TestEnv::new();
         let bin = agent_stubs::install(&mut env, agent);
         let repo = repo_with(&env, "repo", &agent_plan(3, "retry"));
@@ -51,7 +63,7 @@ fn every_agent_completes_a_three_step_plan_with_what_it_reports_in_the_notes() {
             .expect_code(0);
         t.note("what the stub was called with, first step");
         t.file(&bin.join(format!("{agent}.args.1")));
-        crate::transcript::check("agents", &format!("three_steps_{agent}"), &t.finish());
+        crate::transcript::check("agents", snapshot, &t.finish());
         assert_eq!(agent_stubs::calls(&bin, agent), 3, "{agent}: one call a step");
         for (n, rev) in [(1, "HEAD~2"), (2, "HEAD~1"), (3, "HEAD")] {
             assert_eq!(env.git(&repo, &["show", &format!("{rev}:step{n}.txt")]), "done\n");
@@ -390,4 +402,67 @@ fn configured_arguments_follow_the_adapters_own_and_a_permission_flag_replaces_i
     let args = agent_stubs::args(&bin, "claude", 2);
     assert!(!args.contains("acceptEdits") && !args.contains("opus"), "{args}");
     assert!(args.contains("--permission-mode\nbypassPermissions\n"), "{args}");
+}
+
+#[test]
+fn stats_and_export_show_cost_and_tokens_per_agent_run_and_plan() {
+    let mut env = TestEnv::new();
+    agent_stubs::install(&mut env, "claude");
+    agent_stubs::install(&mut env, "opencode");
+    let repo = env.repo("repo");
+    write(&repo.join("by-claude.md"), &agent_plan(2, "retry"));
+    write(
+        &repo.join("by-opencode.md"),
+        &agent_plan(1, "retry").replace("step1", "other1"),
+    );
+    env.git(&repo, &["add", "."]);
+    env.git(&repo, &["commit", "-q", "-m", "plans"]);
+    let mut t = Transcript::new(&env);
+    let out = t
+        .run(
+            &repo,
+            &["ultraplan", "run", "--executor", "claude", "--yes", "by-claude.md"],
+        )
+        .expect_code(0);
+    assert!(
+        out.stdout
+            .contains("  Cost: $0.02 (as the agent reported it); tokens: 220 in, 60 out, 40 cached\n"),
+        "{out}"
+    );
+    assert!(out.stdout.contains("\"total_cost_usd\":0.0246"), "{out}");
+    let _ = t
+        .run(
+            &repo,
+            &["ultraplan", "run", "--executor", "opencode", "--yes", "by-opencode.md"],
+        )
+        .expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "stats", "--by", "agent"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "stats", "--by", "plan"]).expect_code(0);
+    assert_transcript!(t, "stats_and_export_show_cost_and_tokens_per_agent_run_and_plan");
+    let stats = env.run(&repo, &["ultraplan", "stats", "--json"]).json();
+    let agent = |name: &str| {
+        stats["by_agent"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["key"] == name)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(agent("claude")["cost_usd"].as_f64(), Some(0.0246));
+    assert_eq!(agent("opencode")["cost_usd"].as_f64(), Some(0.01));
+    assert_eq!(agent("claude")["tokens"]["output"].as_u64(), Some(60));
+    assert_eq!(stats["by_run"].as_array().unwrap().len(), 2);
+    assert!((stats["cost_usd"].as_f64().unwrap() - 0.0346).abs() < 1e-9);
+    let export = env.git(&repo, &["ultraplan", "export", "--all"]);
+    let doc: serde_yaml::Value = serde_yaml::from_str(&export).unwrap();
+    let runs: Vec<&serde_yaml::Value> = doc["plans"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["runs"].as_sequence().unwrap())
+        .collect();
+    let costs: Vec<f64> = runs.iter().filter_map(|r| r["cost_usd"].as_f64()).collect();
+    assert_eq!(costs.len(), 2, "{export}");
+    assert!(runs.iter().all(|r| r["attempts"][0]["tokens"].is_mapping()), "{export}");
 }

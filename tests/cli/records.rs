@@ -385,7 +385,7 @@ fn stats_read_the_digests_of_runs_read_before_and_never_trust_a_damaged_one() {
     std::fs::write(&cache, "{ not json").unwrap();
     let again = env.run(&repo, &["ultraplan", "stats", "--json"]).expect_code(0).json();
     assert_eq!(again, first);
-    assert!(std::fs::read_to_string(&cache).unwrap().starts_with("{\"version\":1,"));
+    assert!(std::fs::read_to_string(&cache).unwrap().starts_with("{\"version\":2,"));
     // A new run is read; the old one still comes from its digest.
     env.git(&repo, &["commit", "-q", "--allow-empty", "-m", "again"]);
     // (Step 2's counter has passed 2 now: this run fails there.)

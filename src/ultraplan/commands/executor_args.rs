@@ -8,7 +8,9 @@ use crate::cli::config;
 /// How steps are carried out.
 #[derive(Debug, clap::Args)]
 pub struct ExecutorArgs {
-    /// The executor: shell, claude, manual, or a command line (default: ultraplan.executor, else shell).
+    /// The executor: shell, manual, an agent (claude, codex, gemini, opencode,
+    /// cursor, aider, goose, qwen, amp) or a command line (default:
+    /// ultraplan.executor, else shell).
     #[arg(long, value_name = "NAME|COMMAND")]
     pub executor: Option<String>,
 
@@ -20,7 +22,8 @@ pub struct ExecutorArgs {
     #[arg(long)]
     pub allow_unverified: bool,
 
-    /// Do not ask: accept API billing when ANTHROPIC_API_KEY is set.
+    /// Do not ask: accept API billing when an API key that bills per token
+    /// is set for the agent (ANTHROPIC_API_KEY, OPENAI_API_KEY, …).
     #[arg(short = 'y', long)]
     pub yes: bool,
 }

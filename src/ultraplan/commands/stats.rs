@@ -22,6 +22,11 @@ use crate::ultraplan::state::slug;
 /// Declining when more by over 20 %, else Stable). A task is one step's
 /// execution within one run: its last attempt decides its status, the
 /// attempts before it are retries.
+///
+/// Cost and tokens are what agent executors reported (metadata.cost_usd and
+/// metadata.tokens of each attempt), summed per run, plan, phase, day and
+/// agent (`--by agent`); `-` where no attempt reported any. Tokens are
+/// shown as input at the full rate, output and cached input.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only these plans' runs.
@@ -55,6 +60,9 @@ pub enum By {
     Day,
     Plan,
     Phase,
+    /// By executor: what each agent did and cost.
+    Agent,
+    Run,
 }
 
 pub const EXIT_STATUS: [(Exit, &str); 3] = [
@@ -143,6 +151,16 @@ fn render(out: &mut impl Write, m: &Metrics, by: By) -> Result<()> {
         opt(t.max_duration_ms)
     )?;
     writeln!(out, "Files modified: {}", t.files_modified_count)?;
+    // Only agents report cost and tokens: a record without any shows none.
+    let costed = !t.usage.is_empty();
+    if costed {
+        writeln!(
+            out,
+            "Cost: {} (as agents reported it); tokens: {}",
+            t.usage.cost_text(),
+            t.usage.tokens_text()
+        )?;
+    }
     let v = &m.velocity;
     writeln!(
         out,
@@ -167,18 +185,26 @@ fn render(out: &mut impl Write, m: &Metrics, by: By) -> Result<()> {
         By::Day => ("Day", &m.by_day),
         By::Plan => ("Plan", &m.by_plan),
         By::Phase => ("Phase", &m.by_phase),
+        By::Agent => ("Agent", &m.by_agent),
+        By::Run => ("Run", &m.by_run),
     };
     writeln!(out)?;
     let width = groups.iter().map(|g| g.key.len()).max().unwrap_or(0).max(title.len());
     writeln!(
         out,
-        "{title:<width$}  Tasks  OK  Failed  Blocked  Skipped  Retries  Rate  Duration  Plans done"
+        "{title:<width$}  Tasks  OK  Failed  Blocked  Skipped  Retries  Rate  Duration  Plans done{}",
+        if costed { "  Cost     Tokens" } else { "" }
     )?;
     for g in groups {
         let c = &g.counts;
+        let usage = if costed {
+            format!("  {:<7}  {}", c.usage.cost_text(), c.usage.tokens_text())
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "{:<width$}  {:>5}  {:>2}  {:>6}  {:>7}  {:>7}  {:>7}  {:>4}  {:>8}  {}/{}",
+            "{:<width$}  {:>5}  {:>2}  {:>6}  {:>7}  {:>7}  {:>7}  {:>4}  {:>8}  {}/{}{usage}",
             g.key,
             c.tasks_executed,
             c.tasks_succeeded,
@@ -189,7 +215,7 @@ fn render(out: &mut impl Write, m: &Metrics, by: By) -> Result<()> {
             percent(c.success_rate),
             human_duration(c.total_duration_ms),
             g.velocity.plans_completed,
-            g.velocity.plans_total
+            g.velocity.plans_total,
         )?;
     }
     Ok(())

@@ -358,6 +358,7 @@ impl Run<'_> {
         });
         let message = format!("run {}: {}", progress.run_id, result.as_str());
         self.state.save(&message)?;
+        let usage = report::usage_of(&self.state)?;
         Ok(RunReport {
             plan: self.input.path.clone(),
             plan_type: self.plan.kind.as_str(),
@@ -373,6 +374,7 @@ impl Run<'_> {
             run_id: self.state.progress.run_id.clone(),
             session: self.opts.mode.session(),
             verification: Vec::new(),
+            usage,
         })
     }
 }

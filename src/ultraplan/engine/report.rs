@@ -1,9 +1,11 @@
 //! What a finished run reports: how it ended, each step's result and why it
 //! stopped. The command renders it; outcomes and the stats line read it.
 
+use anyhow::Result;
 use serde::Serialize;
 
-use crate::ultraplan::state::StepStatus;
+use crate::ultraplan::result::Usage;
+use crate::ultraplan::state::{RunState, StepStatus};
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -78,6 +80,23 @@ pub struct RunReport {
     /// A plan run as one session: its `## Verification` items, once every
     /// step passed (a parallel run reports them in `WavesReport`).
     pub verification: Vec<super::verification::Checked>,
+    /// What the run's attempts cost, as their executors reported it.
+    pub usage: Usage,
+}
+
+/// The cost and tokens every attempt recorded in `state` reported.
+pub(super) fn usage_of(state: &RunState<'_>) -> Result<Usage> {
+    let mut usage = Usage::default();
+    for (n, step) in &state.progress.steps {
+        for a in 1..=step.attempts {
+            if let Some(text) = state.read_text(&format!("steps/{n}/attempt-{a}.yaml"))? {
+                if let Ok(record) = serde_yaml::from_str::<serde_yaml::Value>(&text) {
+                    usage.add(&Usage::of_record(&record));
+                }
+            }
+        }
+    }
+    Ok(usage)
 }
 
 impl RunReport {

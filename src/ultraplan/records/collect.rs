@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use super::digest::Digests;
 use crate::git::{Oid, Repo};
+use crate::ultraplan::result::Usage;
 use crate::ultraplan::state::catalog;
 
 /// One step's execution in one run.
@@ -33,6 +34,10 @@ pub struct Task {
     pub files_modified: usize,
     /// When its last attempt was logged (RFC 3339).
     pub logged_at: String,
+    /// The executor of its last attempt (`claude`, `shell`, `command: …`).
+    pub executor: String,
+    /// What its attempts cost, as their executors reported it.
+    pub usage: Usage,
 }
 
 /// One run of a plan (a foreground run, a session, or an orchestrating run).
@@ -49,6 +54,10 @@ pub struct PlanRun {
     pub duration_ms: u64,
     pub steps_total: usize,
     pub steps_passed: usize,
+    /// The executor of its attempts (of its last one, when they differ).
+    pub executor: String,
+    /// What its attempts cost, as their executors reported it.
+    pub usage: Usage,
 }
 
 /// One attempt as recorded: the note format (metadata header and result).
@@ -154,8 +163,12 @@ pub fn collect(repo: &Repo, filter: &Filter) -> Result<Record> {
                         duration_ms: 0,
                         files_modified: 0,
                         logged_at: String::new(),
+                        executor: String::new(),
+                        usage: Usage::default(),
                     });
                     task.attempts += 1;
+                    task.executor = attempt.executor.clone();
+                    task.usage.add(&attempt.usage);
                     task.duration_ms += attempt.duration_ms;
                     task.status = attempt.status.clone();
                     task.files_modified = attempt.files_modified;
@@ -183,6 +196,12 @@ pub fn collect(repo: &Repo, filter: &Filter) -> Result<Record> {
                         task.status = "skipped".into();
                     }
                 }
+                let mut run_usage = Usage::default();
+                let mut run_executor = String::new();
+                for t in tasks.values() {
+                    run_usage.add(&t.usage);
+                    run_executor = t.executor.clone();
+                }
                 record
                     .tasks
                     .extend(tasks.into_values().filter(|t| filter.day_ok(&t.logged_at)));
@@ -202,6 +221,8 @@ pub fn collect(repo: &Repo, filter: &Filter) -> Result<Record> {
                     duration_ms: parse_millis(&p.started_at, &p.updated_at),
                     steps_total: p.total_steps,
                     steps_passed: p.steps_passed,
+                    executor: run_executor,
+                    usage: run_usage,
                 });
             }
         }

@@ -20,6 +20,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::git::{Oid, Repo};
+use crate::ultraplan::result::Usage;
 use crate::ultraplan::state::cache;
 use crate::ultraplan::state::catalog::{self, Reading};
 use crate::ultraplan::state::StepStatus;
@@ -28,7 +29,7 @@ use crate::ultraplan::state::StepStatus;
 const CACHE: &str = "digests.json";
 
 /// Bumped whenever a digest's fields or their meaning change.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// One attempt, as the figures read it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -43,6 +44,12 @@ pub struct AttemptDigest {
     pub duration_ms: u64,
     pub files_modified: usize,
     pub logged_at: String,
+    /// The executor that made the attempt (`metadata.executor_id`).
+    #[serde(default)]
+    pub executor: String,
+    /// Cost and tokens its executor reported.
+    #[serde(default)]
+    pub usage: Usage,
 }
 
 /// One run, as the figures read it.
@@ -161,6 +168,8 @@ fn read(repo: &Repo, last: Oid) -> Result<Option<RunDigest>> {
                 duration_ms: result["metadata"]["duration_ms"].as_u64().unwrap_or(0),
                 files_modified: result["files_modified"].as_sequence().map_or(0, |s| s.len()),
                 logged_at: text(&doc["logged_at"]),
+                executor: text(&result["metadata"]["executor_id"]),
+                usage: Usage::of_record(&doc),
             })
         })
         .collect();

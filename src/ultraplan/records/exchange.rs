@@ -18,6 +18,7 @@ use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::git::{EntryKind, Oid, Repo};
+use crate::ultraplan::result::Usage;
 use crate::ultraplan::state::{catalog, NOTES_REF};
 
 /// The only version this program writes and reads.
@@ -58,6 +59,11 @@ pub struct RunDoc {
     pub updated_at: String,
     pub executor: String,
     pub session: Option<u32>,
+    /// What the run's attempts cost, as their executors reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<crate::ultraplan::result::Tokens>,
     pub attempts: Vec<AttemptDoc>,
 }
 
@@ -71,6 +77,11 @@ pub struct AttemptDoc {
     pub warnings: Vec<String>,
     pub duration_ms: Option<u64>,
     pub checkpoint: Option<String>,
+    /// What the attempt cost, as its executor reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<crate::ultraplan::result::Tokens>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -306,12 +317,15 @@ pub fn export(repo: &Repo, slugs: Option<&[String]>, transcripts: bool, exported
             for past in catalog::history(repo, &state.ref_name)? {
                 let p = &past.progress;
                 let mut attempts = Vec::new();
+                let mut run_usage = Usage::default();
                 for a in &past.attempts {
                     let value: serde_yaml::Value = serde_yaml::from_str(&a.record).unwrap_or_default();
                     let text = |v: &serde_yaml::Value| v.as_str().unwrap_or_default().to_owned();
                     if let Some(c) = &a.commit {
                         checkpoints.insert(c.clone());
                     }
+                    let usage = Usage::of_record(&value);
+                    run_usage.add(&usage);
                     attempts.push(AttemptDoc {
                         step: a.step,
                         attempt: a.attempt,
@@ -323,6 +337,8 @@ pub fn export(repo: &Repo, slugs: Option<&[String]>, transcripts: bool, exported
                             .unwrap_or_default(),
                         duration_ms: value["result"]["metadata"]["duration_ms"].as_u64(),
                         checkpoint: a.commit.clone(),
+                        cost_usd: usage.cost_usd,
+                        tokens: usage.tokens,
                     });
                 }
                 doc.runs.push(RunDoc {
@@ -334,6 +350,8 @@ pub fn export(repo: &Repo, slugs: Option<&[String]>, transcripts: bool, exported
                     updated_at: p.updated_at.clone(),
                     executor: redacted(&p.executor),
                     session: p.session,
+                    cost_usd: run_usage.cost_usd,
+                    tokens: run_usage.tokens,
                     attempts,
                 });
             }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::collect::{PlanRun, Record, Task};
+use crate::ultraplan::result::Usage;
 
 /// Counters over a set of tasks, named as the seed's daily summary names them.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -23,6 +24,9 @@ pub struct Counts {
     pub min_duration_ms: Option<u64>,
     pub max_duration_ms: Option<u64>,
     pub files_modified_count: usize,
+    /// Cost and tokens, as the executors reported them (agent executors).
+    #[serde(flatten)]
+    pub usage: Usage,
 }
 
 impl Counts {
@@ -39,6 +43,7 @@ impl Counts {
             }
             c.total_retries += u64::from(t.attempts.saturating_sub(1));
             c.files_modified_count += t.files_modified;
+            c.usage.add(&t.usage);
             if t.duration_ms > 0 {
                 timed += 1;
                 c.total_duration_ms += t.duration_ms;
@@ -142,6 +147,10 @@ pub struct Metrics {
     pub by_plan: Vec<Group>,
     pub by_phase: Vec<Group>,
     pub by_day: Vec<Group>,
+    /// By executor (`claude`, `codex`, `shell`, …): what each agent costs.
+    pub by_agent: Vec<Group>,
+    /// By run id.
+    pub by_run: Vec<Group>,
     /// Durations of the last five completed plans, oldest first.
     pub recent_durations_ms: Vec<u64>,
     pub trend: Trend,
@@ -187,6 +196,8 @@ impl Metrics {
                 |t| t.logged_at.get(..10).unwrap_or_default().to_owned(),
                 |r| r.updated_at.get(..10).unwrap_or_default().to_owned(),
             ),
+            by_agent: groups(record, |t| t.executor.clone(), |r| r.executor.clone()),
+            by_run: groups(record, |t| t.run_id.clone(), |r| r.run_id.clone()),
             trend: Trend::of(&recent),
             recent_durations_ms: recent,
         }

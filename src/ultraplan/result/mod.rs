@@ -6,9 +6,11 @@ mod lines;
 mod report;
 mod sections;
 mod task_match;
+mod usage;
 mod validate;
 
 pub use report::{Finding, Outcome, Validation, ValidationContext};
+pub use usage::{Tokens, Usage};
 pub use validate::validate;
 
 #[cfg(test)]

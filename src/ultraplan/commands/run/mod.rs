@@ -58,6 +58,33 @@ use progress::LiveProgress;
 /// committed with its checkpoint; a resume does not count these as a
 /// change of the plan.
 ///
+/// Executors. `shell` (the default) runs the Changes field's `sh` blocks and
+/// applies its `diff` blocks. An agent's name — claude, codex, gemini,
+/// opencode, cursor, aider, goose, qwen or amp — runs that coding-agent CLI
+/// headless through its adapter, in the least permissive mode that lets it
+/// edit files without asking (`git ultraplan agents` lists the flags; a
+/// permission flag in ultraplan.<agent>.args replaces it). What the agent
+/// reports — its final text, session, model, turns, tokens and cost — is
+/// recorded in the result's metadata and the note as its claims. An agent
+/// that exits 0 with an error result, prints no result, ends its stream
+/// without the final event, or stops at a turn or budget limit fails the
+/// attempt in its own words; one that hangs is killed with its whole
+/// process group at ultraplan.executorTimeout. A retry continues the agent's
+/// session where it can (`--resume <id>`, `exec resume <id>`, `--session
+/// <id>`, …), with the failed Verify's output as its prompt; the note says
+/// `resumed: true`. On a terminal the status line shows what the agent is
+/// doing (the tool, the file, turns, cost so far), and its whole output is
+/// kept, redacted, as the attempt's transcript. The final report and
+/// `ultraexecute_summary` carry the run's total cost and tokens. With an
+/// API key that bills per token set for the agent (ANTHROPIC_API_KEY for
+/// claude, OPENAI_API_KEY for codex, …), the run asks first, or stops (exit
+/// 3) when nobody can be asked, unless --yes or ultraplan.allowApiBilling.
+/// `manual` prints what the step asks for and stops for a person. Anything
+/// else is a command line run with `sh -c` that speaks the command
+/// protocol: the request as JSON on stdin, the ULTRAPLAN_* variables, and a
+/// result YAML in $ULTRAPLAN_RESULT_FILE or as the last YAML document on
+/// stdout.
+///
 /// A step for a person — a GSD checkpoint task, or a Verify written as prose
 /// rather than a command — stops the run (exit 3, status waiting) showing what
 /// to check or decide; `--resume --answer <text>` records the answer and goes

@@ -30,6 +30,12 @@ pub fn summary_json(report: &RunReport) -> serde_json::Value {
     if !report.verification.is_empty() {
         value["ultraexecute_summary"]["verification"] = json!(report.verification);
     }
+    if let Some(cost) = report.usage.cost_usd {
+        value["ultraexecute_summary"]["total_cost_usd"] = json!((cost * 1e6).round() / 1e6);
+    }
+    if let Some(tokens) = report.usage.tokens {
+        value["ultraexecute_summary"]["tokens"] = json!(tokens);
+    }
     value
 }
 
@@ -97,6 +103,13 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
     ));
     if report.exit_condition != "n/a" {
         out.push_str(&format!("  Exit condition: {}\n", report.exit_condition.to_uppercase()));
+    }
+    if !report.usage.is_empty() {
+        out.push_str(&format!(
+            "  Cost: {} (as the agent reported it); tokens: {}\n",
+            report.usage.cost_text(),
+            report.usage.tokens_text()
+        ));
     }
     out.push_str(&notes_hint(report));
     out.push_str(&verification(&report.verification));

@@ -190,6 +190,13 @@ impl<'a> Waves<'a> {
         });
         let message = format!("run {}: {}", state.progress.run_id, result.as_str());
         self.save(state, &message)?;
+        // The sessions' attempts are in their own states.
+        let mut usage = crate::ultraplan::result::Usage::default();
+        for session in &plan.sessions {
+            if let Some(s) = RunState::load(self.repo, &self.refs.session(session.number))? {
+                usage.add(&super::super::report::usage_of(&s)?);
+            }
+        }
         Ok(RunReport {
             plan: self.input.path.clone(),
             plan_type: plan.kind.as_str(),
@@ -205,6 +212,7 @@ impl<'a> Waves<'a> {
             run_id: state.progress.run_id.clone(),
             session: None,
             verification: Vec::new(),
+            usage,
         })
     }
 }
