@@ -167,7 +167,7 @@ fn bash_completion_through_git() {
     assert_eq!(
         complete(&env, &script, "git ultraplan "),
         vec![
-            "check", "clean", "export", "hook", "import", "install", "log", "outcome", "result", "run", "show",
+            "agents", "check", "clean", "export", "hook", "import", "install", "log", "outcome", "result", "run", "show",
             "stats", "status", "sync", "work"
         ]
     );
