@@ -29,7 +29,7 @@ _git_historian ()
 			return
 			;;
 		-*)
-			__gitcomp "--base= --plan= --max-files= --max-lines= --json --verify-each= --stack --quiet --color= --help"
+			__gitcomp "--base= --plan= --max-files= --max-lines= --json --verify-each= --stack --agent= --quiet --color= --help"
 			return
 			;;
 		esac

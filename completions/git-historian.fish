@@ -42,6 +42,7 @@ complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l pl
 complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l max-files -d 'Ask before making a commit of more files than this (historian.maxFiles, 15)' -r
 complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l max-lines -d 'Ask before making a commit of more changed lines than this (historian.maxLines, 500)' -r
 complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l verify-each -d 'Check out each new commit in a temporary worktree and run this command there (sh -c); the first failing commit is an ERROR naming it, with the tail of the command\'s output' -r
+complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l agent -d 'Ask this coding agent for the grouping and messages (validated; the deterministic plan when its answer does not hold). Its program and extra arguments: ultraplan.<agent>.path and ultraplan.<agent>.args' -r
 complete -c git-historian -n "__fish_git_historian_using_subcommand clean" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"

@@ -214,6 +214,13 @@ historian_key!(
     "How long the commit writer may run for one commit (seconds, or with s, m or h)."
 );
 historian_key!(
+    HISTORIAN_AGENT_TIMEOUT,
+    "historian.agentTimeout",
+    ["clean"],
+    "10m",
+    "How long the agent of clean --agent may take to propose a grouping; its whole process group is killed after that and the deterministic plan is built."
+);
+historian_key!(
     HISTORIAN_VERIFY_TIMEOUT,
     "historian.verifyTimeout",
     ["clean", "resume"],
@@ -295,6 +302,7 @@ pub const ALL: &[Key] = &[
     HISTORIAN_MAX_LINES,
     HISTORIAN_COMMIT_WRITER,
     HISTORIAN_COMMIT_WRITER_TIMEOUT,
+    HISTORIAN_AGENT_TIMEOUT,
     HISTORIAN_VERIFY_TIMEOUT,
     OUTCOMES,
     OUTCOMES_AUTO_EXTRACT,
@@ -380,13 +388,10 @@ pub fn string(config: &crate::git::GitConfig, key: &Key) -> String {
 /// How to find and call `agent` (`ultraplan.<agent>.path`,
 /// `ultraplan.<agent>.args`; for claude also the older
 /// `ultraplan.claudePath` and `ultraplan.claudeArgs`), the arguments split
-/// by `split` (shell quoting, no operators). A value that cannot be split
-/// is an error naming the key.
-pub fn agent_settings(
-    config: &crate::git::GitConfig,
-    agent: &str,
-    split: fn(&str) -> Option<Vec<String>>,
-) -> anyhow::Result<crate::agents::Settings> {
+/// as `sh` splits a simple command (quoting, no operators). A value that
+/// cannot be split is an error naming the key.
+pub fn agent_settings(config: &crate::git::GitConfig, agent: &str) -> anyhow::Result<crate::agents::Settings> {
+    let split = super::shell::shell_words;
     let legacy = |key: &Key| (agent == "claude").then(|| config.string(key.name)).flatten();
     let path_key = format!("ultraplan.{agent}.path");
     let args_key = format!("ultraplan.{agent}.args");

@@ -14,7 +14,9 @@
 //!
 //! Each call leaves `<agent>.args.<n>` (one argument a line) and
 //! `<agent>.prompt.<n>` beside the stub, `STUB_SAY` is added to its final
-//! text (a secret, for the redaction test) and `STUB_EXIT` is its exit code.
+//! text (a secret, for the redaction test), `STUB_ANSWER` replaces that
+//! text (already escaped for a JSON string: the historian's question) and
+//! `STUB_EXIT` is its exit code.
 
 use std::path::{Path, PathBuf};
 
@@ -108,6 +110,7 @@ f=$(echo $files | cut -d' ' -f1)
 word=done
 if [ "$mode" = retry ]; then mode=success; [ "$n" = 1 ] && word=wrong; fi
 say="Done: wrote $f.${{STUB_SAY:+ $STUB_SAY}}"
+[ -n "$STUB_ANSWER" ] && say=$STUB_ANSWER
 if [ "$mode" = success ]; then for x in $files; do printf '%s\n' "$word" > "$x"; done; fi
 {body}exit ${{STUB_EXIT:-0}}
 "#,

@@ -28,6 +28,7 @@ mod gsd;
 mod gsd_phase;
 mod gsd_verify;
 mod historian;
+mod historian_agent;
 mod historian_blocks;
 mod historian_claims;
 mod historian_commands;

@@ -1,7 +1,12 @@
 //! `git historian clean [<branch>]`: the whole rewrite.
 
+use std::io::IsTerminal;
+
 use anyhow::Result;
 
+use crate::agents::{self, Agent};
+use crate::cli::config;
+use crate::cli::progress::StatusLine;
 use crate::cli::{Exit, Ui};
 use crate::git::Workspace;
 use crate::historian::{engine, execute};
@@ -20,6 +25,20 @@ use super::RewriteArgs;
 /// tree is byte-identical to the original tip's (and, with --verify-each,
 /// every commit passed). The working tree, the index, HEAD and the original
 /// branch are never touched.
+///
+/// With --agent, a coding agent (claude, codex, gemini, opencode, cursor,
+/// aider, goose, qwen or amp, run headless as git-ultraplan runs it; see
+/// git-ultraplan-agents(1)) is sent the analysed change set — every item
+/// with its stable id (`path`, or `path#N` for a hunk), what it changes,
+/// the names it defines and uses —, the branch's commit messages and the
+/// deterministic plan, and asked for a grouping and messages as JSON. It
+/// runs read-only in an empty directory outside the repository. Its answer
+/// is built only when every item is placed exactly once, no commit is
+/// empty, the order keeps what the analysis says must come first
+/// (definitions before uses, moved lines never missing in between), and a
+/// trial build ends at the tip's tree; otherwise a warning says why and the
+/// deterministic plan is built. Size questions and `resume` work as without
+/// it.
 ///
 /// A planned commit over the size limits stops with a RESULT: QUESTION
 /// offering splits; answer it with `git historian resume --answer <N>`.
@@ -49,6 +68,22 @@ pub struct Args {
     /// (the first on the base branch).
     #[arg(long)]
     pub stack: bool,
+
+    /// Ask this coding agent for the grouping and messages (validated; the
+    /// deterministic plan when its answer does not hold). Its program and
+    /// extra arguments: ultraplan.<agent>.path and ultraplan.<agent>.args.
+    #[arg(long, value_name = "AGENT", value_parser = agent_name, conflicts_with = "plan")]
+    pub agent: Option<String>,
+}
+
+fn agent_name(name: &str) -> Result<String, String> {
+    match Agent::named(name) {
+        Some(_) => Ok(name.to_owned()),
+        None => Err(format!(
+            "no adapter for '{name}' (the agents are {})",
+            Agent::ALL.map(|a| a.name()).join(", ")
+        )),
+    }
 }
 
 pub fn run(args: Args, ui: Ui) -> Result<Exit> {
@@ -58,6 +93,51 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
     let mut options = super::options(&workspace, &args.rewrite, &target.branch)?;
     options.verify_each = args.verify_each.filter(|c| !c.trim().is_empty());
     options.stack = args.stack;
-    let outcome = execute::clean(repo, &target, &options)?;
+    let Some(name) = &args.agent else {
+        let outcome = execute::clean(repo, &target, &options)?;
+        return super::render(&outcome, args.rewrite.json, ui);
+    };
+    let agent = Agent::named(name).expect("clap checked the name");
+    let cfg = workspace.config();
+    let settings = config::agent_settings(cfg, name)?;
+    if let Err(why) = agents::launch::program(agent, &settings) {
+        return Err(crate::error::FatalWithHint {
+            message: why,
+            hint: "see which agents are installed with 'git ultraplan agents', or clean without --agent".into(),
+        }
+        .into());
+    }
+    let billed: Vec<&str> = agent
+        .adapter()
+        .billing_variables()
+        .iter()
+        .copied()
+        .filter(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
+        .collect();
+    if !billed.is_empty() {
+        ui.warning(format!(
+            "{} set: {name} bills your API account per token for this question",
+            billed.join(", ")
+        ));
+    }
+    let ask = execute::agent::Ask {
+        agent,
+        settings,
+        timeout: config::duration(cfg, &config::HISTORIAN_AGENT_TIMEOUT)?,
+    };
+    let status = StatusLine::new(!ui.quiet && std::io::stderr().is_terminal());
+    let outcome = execute::clean_choosing(repo, &target, &options, &mut |analysis, plan| {
+        status.set(format!("asking {name} for a grouping"));
+        let proposal = execute::agent::propose(repo, analysis, plan, &ask, &mut |text| status.set_text(text))?;
+        status.clear();
+        match &proposal.rejected {
+            Some(why) => ui.warning(format!(
+                "the grouping {name} proposed was not used: {why}; building the deterministic plan"
+            )),
+            None => ui.note(format!("building the grouping {name} proposed (validated)")),
+        }
+        Ok(proposal.plan)
+    })?;
+    drop(status);
     super::render(&outcome, args.rewrite.json, ui)
 }

@@ -132,6 +132,15 @@ impl<'a> Builder<'a> {
         Ok(Prepared { tree, applied })
     }
 
+    /// Moves on to `prepared` without writing a commit (a trial build: does
+    /// a plan end at the tip's tree?).
+    pub fn advance(&mut self, prepared: Prepared) {
+        for (f, state) in prepared.applied {
+            self.applied[f] = state;
+        }
+        self.tree = prepared.tree;
+    }
+
     /// Writes the commit for `prepared` and moves on to it. The message is
     /// redacted here, whoever wrote it (historian, a plan file, the commit
     /// writer): a pending session keeps the partial branch reachable from

@@ -26,6 +26,7 @@ use super::plan::split::{self, Limits};
 use super::plan::{CommitPlan, PlannedCommit};
 use super::session::{self, Pending, Settings, Stage, Stored};
 
+pub mod agent;
 mod ask;
 pub mod branch;
 pub mod build;
@@ -59,12 +60,24 @@ struct Run<'a> {
 
 /// `git historian clean`: every step from the start.
 pub fn clean(repo: &Repo, target: &Target, options: &Options) -> Result<Outcome> {
+    clean_choosing(repo, target, options, &mut |_, plan| Ok(plan))
+}
+
+/// [`clean`], with the plan of step 4 handed to `choose`, which returns
+/// the plan to build (`clean --agent`: an agent's grouping, validated).
+pub fn clean_choosing(
+    repo: &Repo,
+    target: &Target,
+    options: &Options,
+    choose: &mut dyn FnMut(&Analysis, CommitPlan) -> Result<CommitPlan>,
+) -> Result<Outcome> {
     repo.check_identity()?;
     let analysis = match engine::analyse(repo, target, options)? {
         Ok(a) => a,
         Err(failed) => return Ok(Outcome::Error(failed)),
     };
     let plan = engine::plan(repo, &analysis, options)?;
+    let plan = choose(&analysis, plan)?;
     let clean_branch = branch::clean_branch_name(repo, &target.branch, options.now, options.stack)?;
     execute(Run {
         repo,

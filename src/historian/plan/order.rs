@@ -184,3 +184,62 @@ fn facts(ctx: &Context<'_>, items: &[usize], units: &[Option<usize>]) -> Facts {
         used,
     }
 }
+
+/// What is wrong with the order of `groups` as given (a grouping from
+/// elsewhere: `clean --agent`), by the rules [`order`] keeps: a commit
+/// defining a name before the commits using it (unless they use each
+/// other), a definition removed only after the commits that stop using it,
+/// and the rules of `present` (moved lines never missing in between, a new
+/// package's `__init__.py` no later than the package). One sentence per
+/// problem, commits counted from 1; empty when the order holds.
+pub fn problems(ctx: &Context<'_>, groups: &[Vec<usize>]) -> Vec<String> {
+    let units = super::units::units_of(ctx);
+    let facts: Vec<Facts> = groups.iter().map(|g| facts(ctx, g, &units)).collect();
+    let mut out = Vec::new();
+    for (a, fa) in facts.iter().enumerate() {
+        for (b, fb) in facts.iter().enumerate().skip(a + 1) {
+            // `b` (later) defines what `a` (earlier) uses, and not the reverse.
+            let b_defines_for_a = fb
+                .defined
+                .iter()
+                .find(|n| fa.used.contains(*n) && !fa.defined.contains(*n));
+            let a_defines_for_b = fa
+                .defined
+                .iter()
+                .any(|n| fb.used.contains(n) && !fb.defined.contains(n));
+            if let (Some(name), false) = (b_defines_for_a, a_defines_for_b) {
+                out.push(format!(
+                    "commit {} uses '{name}', which commit {} defines later",
+                    a + 1,
+                    b + 1
+                ));
+            }
+            // `a` (earlier) removes a definition `b` (later) still uses.
+            let removed_early = fa
+                .undefined
+                .iter()
+                .find(|n| fb.used.contains(*n) && !fb.undefined.contains(*n));
+            if let (Some(name), false) = (removed_early, a_defines_for_b) {
+                out.push(format!(
+                    "commit {} removes '{name}', which commit {} still uses",
+                    a + 1,
+                    b + 1
+                ));
+            }
+        }
+    }
+    let rules = present::Rules::new(ctx, groups, &present::Detached::default());
+    let mut done = vec![false; groups.len()];
+    for g in 0..groups.len() {
+        let waits: Vec<String> = rules.blockers(g, &done).iter().map(|b| (b + 1).to_string()).collect();
+        if !waits.is_empty() {
+            out.push(format!(
+                "commit {} must come after commit {} (lines it moves or a package it needs would be missing in between)",
+                g + 1,
+                waits.join(", ")
+            ));
+        }
+        done[g] = true;
+    }
+    out
+}

@@ -10,7 +10,6 @@ use crate::agents::{launch, Agent};
 use crate::cli::{config, Exit, GlobalArgs};
 use crate::git::Workspace;
 use crate::ultraplan::exec::Executor;
-use crate::ultraplan::plan::shell_words;
 
 /// List the coding-agent CLIs ultraplan runs as executors.
 ///
@@ -88,7 +87,7 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
             continue;
         }
         let adapter = agent.adapter();
-        let settings = config::agent_settings(cfg, agent.name(), shell_words)?;
+        let settings = config::agent_settings(cfg, agent.name())?;
         let found = launch::program(agent, &settings);
         let keys = super::billing::billing_keys_set(&Executor::Agent(agent));
         listed.push(Listed {

@@ -20,7 +20,6 @@ use crate::ultraplan::distribute;
 use crate::ultraplan::engine::{self, Mode, PlanInput, RunOptions, RunResult};
 use crate::ultraplan::exec::{AgentSettings, Executor};
 use crate::ultraplan::plan::load::plan_location;
-use crate::ultraplan::plan::shell_words;
 use progress::LiveProgress;
 
 /// Execute a plan step by step, verifying and committing each step.
@@ -408,7 +407,7 @@ fn options(
 /// settings for the others).
 pub(super) fn agent_settings(cfg: &crate::git::GitConfig, executor: &Executor) -> Result<AgentSettings> {
     match executor.agent() {
-        Some(agent) => config::agent_settings(cfg, agent.name(), shell_words),
+        Some(agent) => config::agent_settings(cfg, agent.name()),
         None => Ok(AgentSettings::default()),
     }
 }
