@@ -74,3 +74,28 @@ impl Adapter for Cursor {
         StreamJson::boxed()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prompt_too_long_for_one_argument_is_refused() {
+        let long = "x".repeat(super::super::LONGEST_ARGUMENT + 1);
+        let call = Call {
+            prompt: &long,
+            resume: None,
+            session_name: "s",
+            workdir: std::path::Path::new("."),
+            scratch: std::env::temp_dir(),
+            access: Access::Edit,
+        };
+        let why = Cursor.invocation(&call, true).unwrap_err();
+        assert!(why.contains("which Linux limits to 128 KiB"), "{why}");
+        let ok = Call {
+            prompt: "short",
+            ..call
+        };
+        assert_eq!(Cursor.invocation(&ok, true).unwrap().trailing, ["short"]);
+    }
+}

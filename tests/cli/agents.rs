@@ -466,3 +466,24 @@ fn stats_and_export_show_cost_and_tokens_per_agent_run_and_plan() {
     assert_eq!(costs.len(), 2, "{export}");
     assert!(runs.iter().all(|r| r["attempts"][0]["tokens"].is_mapping()), "{export}");
 }
+
+#[test]
+fn an_agent_behind_the_command_protocol_has_its_usage_recorded_too() {
+    let env = TestEnv::new();
+    let repo = repo_with(&env, "repo", &agent_plan(1, "retry"));
+    let script = env.root().join("my-agent.sh");
+    write(
+        &script,
+        "#!/bin/sh\ncat > /dev/null\necho done > step1.txt\ncat > \"$ULTRAPLAN_RESULT_FILE\" <<EOF\nstatus: success\n\
+         task_name: \"$ULTRAPLAN_TASK_NAME\"\nfiles_modified: [step1.txt]\nverification: {command: null, exit_code: null, output_summary: none}\n\
+         done_criteria_met: true\nevidence: wrote it\nerror: null\nmetadata:\n  cost_usd: 0.5\n  tokens: {input: 10, output: 5}\n  model: my-model\n  session_id: s-9\nEOF\n",
+    );
+    let executor = format!("sh {}", script.display());
+    let out = env.run(&repo, &["ultraplan", "run", "--executor", &executor, "plan.md"]);
+    assert_eq!(out.code, 0, "{out}");
+    let meta = &note(&env, &repo, "HEAD")["result"]["metadata"];
+    assert_eq!(meta["cost_usd"].as_f64(), Some(0.5));
+    assert_eq!(meta["tokens"]["input"].as_u64(), Some(10));
+    assert_eq!(meta["model"].as_str(), Some("my-model"));
+    assert_eq!(meta["session_id"].as_str(), Some("s-9"));
+}

@@ -350,8 +350,36 @@ fn apply_claims(outcome: &mut Outcome, yaml: &str) {
         outcome.error = Some(error);
     }
     if let Some(meta) = map.get("metadata").and_then(|m| m.as_mapping()) {
-        if let Some(cost) = meta.get("cost_usd").and_then(|v| v.as_f64()) {
+        if let Some(cost) = meta.get("cost_usd").and_then(|v| v.as_f64()).filter(|c| *c >= 0.0) {
             outcome.cost_usd.get_or_insert(cost);
+        }
+        // What an agent behind the command protocol says about itself.
+        if outcome.tokens.is_none() {
+            outcome.tokens = match meta.get("tokens") {
+                Some(serde_yaml::Value::Number(n)) => n.as_u64().map(|total| Tokens {
+                    total,
+                    ..Tokens::default()
+                }),
+                Some(serde_yaml::Value::Mapping(t)) => {
+                    let n = |k: &str| t.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+                    Some(Tokens {
+                        input: n("input"),
+                        output: n("output"),
+                        cached: n("cached"),
+                        total: n("total"),
+                    })
+                }
+                _ => None,
+            };
+        }
+        let text = |k: &str| meta.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+        if outcome.agent.is_none() && (meta.contains_key("model") || meta.contains_key("session_id")) {
+            outcome.agent = Some(AgentClaims {
+                model: text("model"),
+                session_id: text("session_id"),
+                turns: meta.get("turns").and_then(|v| v.as_u64()).map(|t| t as u32),
+                resumed: false,
+            });
         }
     }
 }
