@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::Result;
 
 use super::record::{self, AttemptFacts};
-use super::{expecting, fault, verify, Event, Run};
+use super::{expecting, fault, retry, verify, Event, Run};
 use crate::git::{FileChange, Oid, Snapshot};
 use crate::process;
 use crate::ultraplan::exec::{self, Claim, Outcome};
@@ -124,44 +124,6 @@ impl Run<'_> {
             max: self.opts.max_attempts,
         });
         Ok(())
-    }
-
-    /// The agent session the previous attempt of this execution of step `n`
-    /// recorded, when the same executor made it: a retry continues it.
-    fn previous_session(&self, n: u32, a: u32) -> Result<Option<String>> {
-        let first = self
-            .state
-            .read_text(&format!("steps/{n}/execution"))?
-            .and_then(|t| t.trim().parse::<u32>().ok())
-            .unwrap_or(1);
-        if a <= first || self.opts.executor.agent().is_none() {
-            return Ok(None);
-        }
-        let Some(record) = self.state.read_text(&format!("steps/{n}/attempt-{}.yaml", a - 1))? else {
-            return Ok(None);
-        };
-        let Ok(doc) = serde_yaml::from_str::<serde_yaml::Value>(&record) else {
-            return Ok(None);
-        };
-        let meta = &doc["result"]["metadata"];
-        let same_executor = meta["executor_id"].as_str() == Some(self.opts.executor.id().as_str());
-        Ok(meta["session_id"]
-            .as_str()
-            .filter(|id| same_executor && !id.is_empty() && !id.contains("[REDACTED"))
-            .map(str::to_owned))
-    }
-
-    /// The end of the Verify output attempt `a` of step `n` recorded in its
-    /// log (for a run that resumes after it), for the next prompt.
-    pub(super) fn recorded_verify_tail(&self, n: u32, a: u32) -> Result<Option<String>> {
-        let log = self
-            .state
-            .read_text(&format!("steps/{n}/attempt-{a}.log"))?
-            .unwrap_or_default();
-        Ok(log.rfind("\n--- verify: ").map(|at| {
-            let output = log[at + 1..].split_once('\n').map_or("", |(_, rest)| rest);
-            tail_of(output, VERIFY_TAIL_LINES, VERIFY_TAIL_BYTES)
-        }))
     }
 
     /// Phase 1: the executor makes the change, unless the worktree is
@@ -423,35 +385,9 @@ impl Run<'_> {
             record,
             blocked: judged.blocked,
             sandbox_blocked: judged.sandbox_blocked,
-            verify_tail: verify_ran.then(|| tail_of(&verify_output, VERIFY_TAIL_LINES, VERIFY_TAIL_BYTES)),
+            verify_tail: verify_ran.then(|| retry::verify_tail(&verify_output)),
         })
     }
-}
-
-/// How much of a failed Verify's output the next attempt is shown.
-const VERIFY_TAIL_LINES: usize = 60;
-const VERIFY_TAIL_BYTES: usize = 8 * 1024;
-
-/// The last `lines` lines of `text`, at most `bytes` of them (cut at a
-/// line), with a mark where the start was left out.
-fn tail_of(text: &str, lines: usize, bytes: usize) -> String {
-    let all: Vec<&str> = text.trim_end().lines().collect();
-    let mut kept: Vec<&str> = Vec::new();
-    let mut size = 0;
-    for line in all.iter().rev().take(lines) {
-        if size + line.len() + 1 > bytes {
-            break;
-        }
-        size += line.len() + 1;
-        kept.push(line);
-    }
-    kept.reverse();
-    let mut out = String::new();
-    if kept.len() < all.len() {
-        out.push_str(&format!("[… {} earlier lines …]\n", all.len() - kept.len()));
-    }
-    out.push_str(&kept.join("\n"));
-    out
 }
 
 /// A Verify's summary for the record: how it ended and the tail of its output.

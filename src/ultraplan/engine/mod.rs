@@ -27,6 +27,7 @@ mod record;
 mod recover;
 mod report;
 mod restore;
+mod retry;
 pub mod risk;
 mod scope;
 pub mod secrets;
