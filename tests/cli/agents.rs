@@ -431,7 +431,7 @@ fn stats_and_export_show_cost_and_tokens_per_agent_run_and_plan() {
         .expect_code(0);
     assert!(
         out.stdout
-            .contains("  Cost: $0.02 (as the agent reported it); tokens: 220 in, 60 out, 40 cached\n"),
+            .contains("  Cost: $0.0246 (as the agent reported it); tokens: 220 in, 60 out, 40 cached\n"),
         "{out}"
     );
     assert!(out.stdout.contains("\"total_cost_usd\":0.0246"), "{out}");

@@ -58,10 +58,11 @@ impl Usage {
         self.cost_usd.is_none() && self.tokens.is_none()
     }
 
-    /// `$0.0123`, or `-` when nothing reported a cost.
+    /// `$0.0123` (cents matter for a step), `$12.34`, or `-` when nothing
+    /// reported a cost.
     pub fn cost_text(&self) -> String {
         match self.cost_usd {
-            Some(c) if c < 0.01 && c > 0.0 => format!("${c:.4}"),
+            Some(c) if c < 1.0 => format!("${c:.4}"),
             Some(c) => format!("${c:.2}"),
             None => "-".into(),
         }
@@ -125,7 +126,8 @@ mod tests {
         assert_eq!(u.tokens.unwrap().sum(), 2345 + 150);
         assert_eq!(u.tokens.unwrap().input, 100);
         assert_eq!(u.cost_text(), "$0.0123");
-        assert_eq!(u.tokens_text(), "100 in, 30 out, 20 cached");
+        assert_eq!(u.tokens_text(), "100 in, 30 out, 20 cached, 2.3k in+out");
+        assert_eq!(Usage::of_record(&b).tokens_text(), "2.3k total");
         assert!(Usage::of_record(&none).is_empty());
         assert_eq!(short(24448), "24k");
     }
