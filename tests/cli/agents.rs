@@ -50,6 +50,8 @@ fn every_agent_completes_a_three_step_plan_with_what_it_reports_in_the_notes() {
         ("amp", "three_steps_amp"),
     ];
     assert_eq!(snapshots.map(|(a, _)| a), AGENTS);
+    // goose and aider sessions are named by the run: unique each time.
+    let named = regex::Regex::new(r"ultraplan-plan-step-(\d+)-[0-9a-f]+").unwrap();
     for (agent, snapshot) in snapshots {
         let mut env = TestEnv::new();
         let bin = agent_stubs::install(&mut env, agent);
@@ -63,8 +65,6 @@ fn every_agent_completes_a_three_step_plan_with_what_it_reports_in_the_notes() {
             .expect_code(0);
         t.note("what the stub was called with, first step");
         t.file(&bin.join(format!("{agent}.args.1")));
-        // goose and aider sessions are named by the run: unique each time.
-        let named = regex::Regex::new(r"ultraplan-plan-step-(\d+)-[0-9a-f]+").unwrap();
         let text = named
             .replace_all(&t.finish(), "ultraplan-plan-step-$1-<ID>")
             .into_owned();
