@@ -4,7 +4,7 @@
 
 _git_ultraplan ()
 {
-	local subcommands="run check status log show result clean stats export import sync work agents hook outcome"
+	local subcommands="run check status log show result clean stats export import sync work agents hook outcome install"
 	local subcommand1="$(__git_find_on_cmdline "$subcommands")"
 	if [ -z "$subcommand1" ]; then
 		case "$cur" in
@@ -29,7 +29,7 @@ _git_ultraplan ()
 			return
 			;;
 		-*)
-			__gitcomp "--fg --resume --dry-run --step= --session= --executor= --max-attempts= --allow-unverified --yes --answer= --jobs= --distribute= --json --quiet --color= --help"
+			__gitcomp "--fg --resume --dry-run --step= --again --session= --executor= --max-attempts= --allow-unverified --yes --answer= --jobs= --distribute= --json --summary-file= --quiet --color= --help"
 			return
 			;;
 		esac
@@ -43,7 +43,7 @@ _git_ultraplan ()
 			return
 			;;
 		-*)
-			__gitcomp "--json --quiet --color= --help"
+			__gitcomp "--json --executor= --quiet --color= --help"
 			return
 			;;
 		esac
@@ -382,6 +382,20 @@ _git_ultraplan ()
 			COMPREPLY=( $(compgen -f -- "$cur") )
 			;;
 		esac
+		;;
+	install)
+		case "$cur" in
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--man --completions --prefix= --dry-run --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
 		;;
 	esac
 }

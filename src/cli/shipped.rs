@@ -18,6 +18,7 @@ pub const ULTRAPLAN: &[(&str, &[u8])] = &[
     ("man/git-ultraplan-import.1", include_bytes!("../../man/git-ultraplan-import.1")),
     ("man/git-ultraplan-sync.1", include_bytes!("../../man/git-ultraplan-sync.1")),
     ("man/git-ultraplan-work.1", include_bytes!("../../man/git-ultraplan-work.1")),
+    ("man/git-ultraplan-agents.1", include_bytes!("../../man/git-ultraplan-agents.1")),
     ("man/git-ultraplan-hook.1", include_bytes!("../../man/git-ultraplan-hook.1")),
     ("man/git-ultraplan-hook-pre-push.1", include_bytes!("../../man/git-ultraplan-hook-pre-push.1")),
     ("man/git-ultraplan-hook-install.1", include_bytes!("../../man/git-ultraplan-hook-install.1")),

@@ -400,6 +400,7 @@ fn configured_arguments_follow_the_adapters_own_and_a_permission_flag_replaces_i
             "--executor",
             "claude",
             "--yes",
+            "--again",
             "plan.md",
         ],
     );
@@ -426,7 +427,16 @@ fn stats_and_export_show_cost_and_tokens_per_agent_run_and_plan() {
     let out = t
         .run(
             &repo,
-            &["ultraplan", "run", "--executor", "claude", "--yes", "by-claude.md"],
+            &[
+                "ultraplan",
+                "run",
+                "--executor",
+                "claude",
+                "--yes",
+                "--summary-file",
+                "../summary.json",
+                "by-claude.md",
+            ],
         )
         .expect_code(0);
     assert!(
@@ -434,7 +444,8 @@ fn stats_and_export_show_cost_and_tokens_per_agent_run_and_plan() {
             .contains("  Cost: $0.0246 (as the agent reported it); tokens: 220 in, 60 out, 40 cached\n"),
         "{out}"
     );
-    assert!(out.stdout.contains("\"total_cost_usd\":0.0246"), "{out}");
+    let summary = std::fs::read_to_string(repo.join("../summary.json")).unwrap();
+    assert!(summary.contains("\"total_cost_usd\":0.0246"), "{summary}");
     let _ = t
         .run(
             &repo,
