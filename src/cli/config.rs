@@ -240,7 +240,7 @@ ultraplan_key!(
     "ultraplan.outcomes.autoExtract",
     ["run", "outcome"],
     "true",
-    "Extract a plan from each successful outcome when it is recorded."
+    "Extract a plan from each successful outcome when it is recorded. outcome log --no-extract beats it."
 );
 ultraplan_key!(
     OUTCOMES_EXTRACTOR,

@@ -1,8 +1,10 @@
 //! The generator of man pages and shell completions, from the clap
-//! definitions that parse the command line, so they cannot drift. It lives
+//! definitions that parse the command line, and of the configuration
+//! reference (`docs/reference/config.md`), from the key table the programs
+//! read, so none of them can drift. It lives
 //! with the tests (the shipped binaries do not need it, so `clap_mangen` and
 //! `clap_complete` are dev-dependencies); the files are committed under
-//! `man/` and `completions/`, and `generated.rs` fails when they are stale
+//! `man/`, `completions/` and `docs/reference/`, and `generated.rs` fails when they are stale
 //! and rewrites them when `ULTRAPLAN_REGENERATE=1` is set.
 //!
 //! Bash completion is our own: git's completion calls `_git_<name>` for
@@ -110,6 +112,68 @@ fn files() -> Vec<Generated> {
                 contents: without_hidden(&String::from_utf8_lossy(&buf), &command).into_bytes(),
             });
         }
+    }
+    out.push(Generated {
+        path: PathBuf::from("docs/reference/config.md"),
+        contents: config_reference().into_bytes(),
+    });
+    out
+}
+
+/// `docs/reference/config.md`: the one table of configuration keys, made
+/// from the key table the programs read (`src/cli/config.rs`), so the
+/// documented defaults are the ones in force.
+fn config_reference() -> String {
+    let mut out = String::from(
+        "# Configuration\n\n\
+<!-- Generated from src/cli/config.rs by tests/cli/generate.rs: do not edit.\n\
+     Regenerate with: ULTRAPLAN_REGENERATE=1 cargo test --test cli generated -->\n\n\
+Both programs read git's configuration, with git's precedence: system,\n\
+global, repository, worktree, `GIT_CONFIG_COUNT`, then `git -c`. A\n\
+command-line option beats its key.\n\n\
+```sh\n\
+git config ultraplan.maxAttempts 5                # this repository\n\
+git config --global ultraplan.executor claude     # every repository of yours\n\
+git -c historian.maxFiles=30 historian clean      # one command\n\
+```\n\n\
+Durations are seconds, or a number with `s`, `m` or `h` (`90`, `30m`,\n\
+`1.5h`); sizes take `k`, `m` or `g` as git's own do (`1m` is 1,048,576\n\
+bytes). Each man page's CONFIGURATION section lists the keys its command\n\
+reads.\n\n\
+| key | default | read by (subcommands) | meaning |\n\
+|---|---|---|---|\n",
+    );
+    // ultraplan's keys, then historian's, then the shared ones (color).
+    let rank = |name: &str| match name.split_once('.').map(|(section, _)| section) {
+        Some("ultraplan") => 0,
+        Some("historian") => 1,
+        _ => 2,
+    };
+    let mut keys: Vec<&ultraplan::cli::config::Key> = ultraplan::cli::config::ALL.iter().collect();
+    keys.sort_by_key(|k| rank(k.name));
+    for key in keys {
+        // A default in parentheses describes itself (`(none)`, `(claude on
+        // PATH)`); one naming another key (`(color.ui)`) follows that key.
+        let default = match key.default.strip_prefix('(').and_then(|d| d.strip_suffix(')')) {
+            Some(other_key) if !other_key.contains(' ') && other_key.contains('.') => format!("as `{other_key}`"),
+            Some(described) => described.to_owned(),
+            None => format!("`{}`", key.default),
+        };
+        let read_by = if key.commands.is_empty() {
+            match key.program {
+                Program::Both => "every command of both programs".to_owned(),
+                _ => "every command".to_owned(),
+            }
+        } else {
+            let commands: Vec<String> = key.commands.iter().map(|c| format!("`{c}`")).collect();
+            commands.join(", ")
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {default} | {read_by} | {} |",
+            key.name,
+            key.doc.replace('|', "\\|")
+        );
     }
     out
 }

@@ -44,6 +44,21 @@ fn generated_files_are_fresh() {
     );
 }
 
+/// `docs/reference/config.md` is the key table the programs read, one row a
+/// key (it is generated above; this says so in words a reader of a failure
+/// understands).
+#[test]
+fn the_configuration_reference_lists_every_key() {
+    let page = std::fs::read_to_string(repo_root().join("docs/reference/config.md")).unwrap();
+    for key in ultraplan::cli::config::ALL {
+        assert!(
+            page.lines().filter(|l| l.starts_with(&format!("| `{}` |", key.name))).count() == 1,
+            "docs/reference/config.md has no row for {}; run: ULTRAPLAN_REGENERATE=1 cargo test --test cli generated",
+            key.name
+        );
+    }
+}
+
 #[test]
 fn man_pages_have_the_git_sections() {
     for file in crate::generate::all().iter().filter(|f| f.path.starts_with("man")) {
