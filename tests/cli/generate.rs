@@ -1,11 +1,11 @@
 //! The generator of man pages and shell completions, from the clap
 //! definitions that parse the command line, and of the configuration
 //! reference (`docs/reference/config.md`), from the key table the programs
-//! read, so none of them can drift. It lives
-//! with the tests (the shipped binaries do not need it, so `clap_mangen` and
-//! `clap_complete` are dev-dependencies); the files are committed under
-//! `man/`, `completions/` and `docs/reference/`, and `generated.rs` fails when they are stale
-//! and rewrites them when `ULTRAPLAN_REGENERATE=1` is set.
+//! read, so none of them can drift. It lives with the tests (the shipped
+//! binaries do not need it, so `clap_mangen` and `clap_complete` are
+//! dev-dependencies); the files are committed under `man/`, `completions/`
+//! and `docs/reference/`, and `generated.rs` fails when they are stale and
+//! rewrites them when `ULTRAPLAN_REGENERATE=1` is set.
 //!
 //! Bash completion is our own: git's completion calls `_git_<name>` for
 //! `git <name> <TAB>`, so each program gets a `_git_ultraplan`-style function
