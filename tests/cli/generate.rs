@@ -231,6 +231,7 @@ fn man_pages(p: &Program_, command: &clap::Command, path: &[&str], out: &mut Vec
             man.render_subcommands_section(&mut buf)?;
         }
         let mut roff = Roff::new();
+        examples(&mut roff, command);
         configuration(&mut roff, p, path);
         exit_status(&mut roff, &(p.exit_statuses)(path));
         see_also(&mut roff, p, command, &page, path);
@@ -248,6 +249,47 @@ fn man_pages(p: &Program_, command: &clap::Command, path: &[&str], out: &mut Vec
         let mut sub_path = path.to_vec();
         sub_path.push(sub.get_name());
         man_pages(p, sub, &sub_path, out);
+    }
+}
+
+/// The EXAMPLES section, from the command's `after_long_help` (which `--help`
+/// prints as it is): after its `Examples:` line, a line indented by two
+/// spaces says what the lines indented by four below it do; those are shown
+/// as typed.
+fn examples(roff: &mut Roff, command: &clap::Command) {
+    let Some(text) = command.get_after_long_help() else {
+        return;
+    };
+    let text = text.to_string();
+    let mut lines = text.lines();
+    debug_assert_eq!(lines.next(), Some("Examples:"));
+    roff.control("SH", ["EXAMPLES"]);
+    let mut in_code = false;
+    for line in lines {
+        let is_code = line.starts_with("    ");
+        if in_code && !is_code {
+            roff.control("fi", []);
+            roff.control("RE", []);
+            in_code = false;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        if is_code {
+            if !in_code {
+                roff.control("RS", ["4"]);
+                roff.control("nf", []);
+                in_code = true;
+            }
+            roff.text([roman(&line[4..])]);
+        } else {
+            roff.control("PP", []);
+            roff.text([roman(line.trim())]);
+        }
+    }
+    if in_code {
+        roff.control("fi", []);
+        roff.control("RE", []);
     }
 }
 

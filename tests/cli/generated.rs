@@ -52,7 +52,10 @@ fn the_configuration_reference_lists_every_key() {
     let page = std::fs::read_to_string(repo_root().join("docs/reference/config.md")).unwrap();
     for key in ultraplan::cli::config::ALL {
         assert!(
-            page.lines().filter(|l| l.starts_with(&format!("| `{}` |", key.name))).count() == 1,
+            page.lines()
+                .filter(|l| l.starts_with(&format!("| `{}` |", key.name)))
+                .count()
+                == 1,
             "docs/reference/config.md has no row for {}; run: ULTRAPLAN_REGENERATE=1 cargo test --test cli generated",
             key.name
         );
@@ -67,6 +70,7 @@ fn man_pages_have_the_git_sections() {
             "NAME",
             "SYNOPSIS",
             "DESCRIPTION",
+            "EXAMPLES",
             "CONFIGURATION",
             "EXIT STATUS",
             "SEE ALSO",

@@ -9,6 +9,13 @@ use crate::cli::{Exit, Ui};
 use crate::git::Workspace;
 use crate::historian::{execute, session};
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  Drop the pending session of the current branch, or of another:
+    git historian abort
+    git historian abort feature
+"#;
+
 /// Drop the pending session and its partial clean branch.
 ///
 /// Removes refs/historian/<branch> (the current branch's session, or the
@@ -18,6 +25,7 @@ use crate::historian::{execute, session};
 /// branch is never touched. A --verify-each worktree left by a killed
 /// run goes too, also when no session is pending.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// The branch whose session to drop (default: the current branch's, or
     /// the only one pending).

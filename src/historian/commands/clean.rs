@@ -13,6 +13,22 @@ use crate::historian::{engine, execute};
 
 use super::RewriteArgs;
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  Rewrite the current branch into <branch>-<YYYYMMDD-HHMMSS>-clean beside it:
+    git historian clean
+
+  Another branch, from another base, testing every new commit:
+    git historian clean --base origin/develop --verify-each 'make test' feature
+
+  Also one branch per commit, for stacked review:
+    git historian clean --stack
+
+  Build a plan you edited by hand:
+    git historian plan --json > plan.json
+    git historian clean --plan plan.json
+"#;
+
 /// Build a clean branch of logical commits beside the branch.
 ///
 /// Finds the base, reads the change items (whole files and hunks) between
@@ -44,6 +60,7 @@ use super::RewriteArgs;
 /// offering splits; answer it with `git historian resume --answer <N>`.
 /// The answer is a RESULT block (seed 001): SUCCESS, ERROR or QUESTION.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     #[command(flatten)]
     pub rewrite: RewriteArgs,

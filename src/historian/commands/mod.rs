@@ -23,6 +23,18 @@ use crate::historian::outcome::Outcome;
 use crate::historian::plan::split::Limits;
 use crate::historian::plan::{CommitPlan, PlanFile};
 
+/// The EXAMPLES of `git historian`: a tour.
+const EXAMPLES: &str = r#"Examples:
+  See what a clean branch would hold, then build it beside the original:
+    git historian plan
+    git historian clean
+
+  Answer the question a large commit stopped at, or give up:
+    git historian status
+    git historian resume --answer 2
+    git historian abort
+"#;
+
 /// Rewrite a messy feature branch into a clean branch of logical commits.
 ///
 /// git-historian builds `<branch>-<YYYYMMDD-HHMMSS>-clean` next to the original
@@ -39,7 +51,8 @@ use crate::historian::plan::{CommitPlan, PlanFile};
     display_name = "git-historian",
     disable_help_subcommand = true,
     subcommand_required = true,
-    arg_required_else_help = true
+    arg_required_else_help = true,
+    after_long_help = EXAMPLES
 )]
 pub struct Cli {
     #[command(flatten)]

@@ -12,6 +12,16 @@ use crate::historian::plan::split;
 
 use super::{explain, RewriteArgs};
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  What clean would build, and why each file is in its commit:
+    git historian plan
+    git historian plan --explain
+
+  The plan as a file to edit and give back to clean --plan:
+    git historian plan --json > plan.json
+"#;
+
 /// Print the commit plan `clean` would build, writing nothing.
 ///
 /// The plan lists each new commit's message and the change items it holds,
@@ -23,6 +33,7 @@ use super::{explain, RewriteArgs};
 /// after the other, list items) counts as one hunk per entry; a file
 /// listed under files holds all of its hunks.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     #[command(flatten)]
     pub rewrite: RewriteArgs,

@@ -7,6 +7,13 @@ use crate::git::Workspace;
 use crate::historian::engine::Options;
 use crate::historian::{execute, session};
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  Answer the pending QUESTION by its option's number, or by part of its text:
+    git historian resume --answer 2
+    git historian resume --answer keep
+"#;
+
 /// Answer the pending QUESTION and continue.
 ///
 /// Reads the session in refs/historian/<branch> (the current branch's, or
@@ -15,6 +22,7 @@ use crate::historian::{execute, session};
 /// refused as stale when the branch's tip or its base moved since the
 /// question was asked; `git historian abort` then drops the session.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// The option chosen: its number (`2`), or its text or a unique part of it
     /// (`keep`).

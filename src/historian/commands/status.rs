@@ -11,11 +11,18 @@ use crate::historian::outcome::question_json;
 use crate::historian::protocol::{self, ResultBlock};
 use crate::historian::session::{self, Stage};
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  The pending sessions and their questions:
+    git historian status
+"#;
+
 /// Show the pending sessions and their questions.
 ///
 /// Reads refs/historian/ (every session, or the named branch's) and prints
 /// each session's state and its QUESTION again, writing nothing.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// Only this branch's session.
     pub branch: Option<String>,

@@ -13,6 +13,15 @@ use crate::ultraplan::plan::check::{check, CheckReport, Reference, Verdict};
 use crate::ultraplan::plan::verify_lint::lint;
 use crate::ultraplan::plan::{Checkpoint, Diagnostic, Plan};
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  Validate a plan and preview its run, writing nothing:
+    git ultraplan check plan.md
+
+  The same report as data, for a script or an editor:
+    git ultraplan check --json plan.md
+"#;
+
 /// Parse, validate and preview a plan, writing nothing.
 ///
 /// Reads an ultraplan, a session spec or a task plan and prints the dry-run
@@ -40,6 +49,7 @@ use crate::ultraplan::plan::{Checkpoint, Diagnostic, Plan};
 /// Paths are resolved against the top of the working tree (the current
 /// directory outside a repository).
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// The plan: an ultraplan, a session spec, a task plan, or a GSD phase directory.
     #[arg(value_hint = clap::ValueHint::FilePath)]

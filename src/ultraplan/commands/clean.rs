@@ -12,6 +12,15 @@ use crate::git::Workspace;
 use crate::ultraplan::engine::clean::{clean, CleanOptions, CleanReport};
 use crate::ultraplan::state::slug;
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  Remove what a killed run of plan.md left (stale locks, worktrees, branches):
+    git ultraplan clean plan.md
+
+  Also remove a lock whose holder still seems alive:
+    git ultraplan clean --force-unlock plan.md
+"#;
+
 /// Remove stale locks, leftover session worktrees and branches, the files
 /// of removed worktrees whose deletion did not finish, and the temporary
 /// files of runs that are gone.
@@ -22,6 +31,7 @@ use crate::ultraplan::state::slug;
 /// branches of a plan whose lock is live. Run states and notes are never
 /// removed.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// Only this plan (default: every plan with state here).
     #[arg(value_hint = clap::ValueHint::FilePath)]

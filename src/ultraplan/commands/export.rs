@@ -10,6 +10,19 @@ use crate::git::Workspace;
 use crate::ultraplan::records::{collect, exchange, logs, Filter, Metrics};
 use crate::ultraplan::state::{catalog, slug};
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  Move every plan's record to another clone of the project:
+    git ultraplan export --all -o plans.yaml
+    git -C ../other-clone ultraplan import "$PWD/plans.yaml"
+
+  With the executors' and Verify commands' output:
+    git ultraplan export --all --transcripts -o plans.yaml
+
+  The log directory of the result capture protocol, for tools that read it:
+    git ultraplan export --logs logs/
+"#;
+
 /// Write the recorded runs out, to move them to another repository.
 ///
 /// Without --logs: one versioned YAML document (version 1) with, per plan, its
@@ -26,6 +39,7 @@ use crate::ultraplan::state::{catalog, slug};
 /// repository is written. A DIR that exists and is not empty needs --force.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).multiple(true).args(["plans", "all", "logs"])))]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// Only these plans' runs.
     #[arg(value_hint = clap::ValueHint::FilePath)]

@@ -17,6 +17,19 @@ pub enum HookCommand {
     Install(InstallArgs),
 }
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const PRE_PUSH_EXAMPLES: &str = r#"Examples:
+  git runs it from the pre-push hook, with the pushed references on stdin:
+    git ultraplan hook install
+    git push origin feature
+
+  Whether a push would pass the gate, pushing nothing (git runs the hook):
+    git push --dry-run origin feature
+
+  Only warn about failed results instead of refusing the push:
+    git config ultraplan.prePush warn
+"#;
+
 /// Check the results of the commits a push adds (what a pre-push hook runs).
 ///
 /// Reads git's pre-push lines (`<local ref> <local oid> <remote ref> <remote
@@ -32,12 +45,22 @@ pub enum HookCommand {
 /// ultraplan.prePush decides what a refusal does: strict (the default) exits
 /// 1 so git refuses the push, warn only says so, off looks at nothing.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = PRE_PUSH_EXAMPLES)]
 pub struct PrePushArgs {
     /// The remote's name (git's first hook argument).
     pub remote: String,
     /// The remote's URL (git's second hook argument).
     pub url: Option<String>,
 }
+
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const INSTALL_EXAMPLES: &str = r#"Examples:
+  Install the gate (a pre-push hook already there is kept and run first):
+    git ultraplan hook install
+
+  Remove it, putting the earlier hook back:
+    git ultraplan hook install --uninstall
+"#;
 
 /// Install the pre-push gate into the hooks directory git uses.
 ///
@@ -47,6 +70,7 @@ pub struct PrePushArgs {
 /// first with the same input; --uninstall removes the gate and puts it back.
 /// Running install again updates the script.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = INSTALL_EXAMPLES)]
 pub struct InstallArgs {
     /// Replace a hook kept by an earlier install with the current pre-push hook.
     #[arg(long)]

@@ -8,6 +8,15 @@ use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
 use crate::ultraplan::records::import;
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  Recreate the run states and notes of an export here:
+    git ultraplan import plans.yaml
+
+  From another clone, replacing states and notes that differ:
+    git -C ../other-clone ultraplan export --all | git ultraplan import --force -
+"#;
+
 /// Recreate the run states and notes of an export in this repository.
 ///
 /// Each run state is rebuilt commit by commit ('git log' of the state ref is
@@ -18,6 +27,7 @@ use crate::ultraplan::records::import;
 /// beside it as refs/ultraplan/<plan>/imported/<name>; a different note already
 /// on a commit is kept. --force replaces both. What is left out is named.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// The export ('-' for standard input).
     #[arg(value_hint = clap::ValueHint::FilePath)]

@@ -12,6 +12,15 @@ use crate::git::Workspace;
 use crate::ultraplan::state::{catalog, note_stream};
 use crate::ultraplan::sync;
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  Every attempt of every run of plan.md:
+    git ultraplan log plan.md
+
+  The run state's own audit log, with plain git:
+    git log --format=%s refs/ultraplan/plan/run
+"#;
+
 /// List every step attempt of every run: status, duration and commit.
 ///
 /// Reads the run-state chains under refs/ultraplan/ (each run's last state
@@ -19,6 +28,7 @@ use crate::ultraplan::sync;
 /// history commit by commit. A remote's state that diverged from ours (kept
 /// by `sync` under refs/ultraplan-remotes/) is listed too, with a warning.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// Only this plan's runs.
     #[arg(value_hint = clap::ValueHint::FilePath)]

@@ -26,6 +26,41 @@ use crate::cli::{Exit, GlobalArgs};
 
 use crate::ultraplan::plan::load::load_plan;
 
+/// The EXAMPLES of `git ultraplan hook`.
+const HOOK_EXAMPLES: &str = r#"Examples:
+  Install the gate, then push as usual:
+    git ultraplan hook install
+    git push origin feature
+"#;
+
+/// The EXAMPLES of `git ultraplan outcome`.
+const OUTCOME_EXAMPLES: &str = r#"Examples:
+  Record an outcome, then find it again:
+    git ultraplan outcome log --task "Build auth endpoint" --agent builder --success
+    git ultraplan outcome search auth
+"#;
+
+/// The EXAMPLES of `git ultraplan result`.
+const RESULT_EXAMPLES: &str = r#"Examples:
+  Validate an executor's result file:
+    git ultraplan result check result.yaml
+"#;
+
+/// The EXAMPLES of `git ultraplan`: a tour.
+const EXAMPLES: &str = r#"Examples:
+  A first run: check the plan, run it, read what it recorded:
+    git ultraplan check plan.md
+    git ultraplan run plan.md
+    git ultraplan status
+    git ultraplan log plan.md
+    git notes --ref=ultraplan show HEAD
+
+  Share the results through origin, and refuse pushes of failed checkpoints:
+    git ultraplan sync --setup
+    git ultraplan hook install
+    git ultraplan sync
+"#;
+
 /// Run implementation plans step by step with verified checkpoints.
 ///
 /// git-ultraplan reads a Markdown plan — an ultraplan with `### Step N:`
@@ -49,7 +84,8 @@ use crate::ultraplan::plan::load::load_plan;
     display_name = "git-ultraplan",
     disable_help_subcommand = true,
     subcommand_required = true,
-    arg_required_else_help = true
+    arg_required_else_help = true,
+    after_long_help = EXAMPLES
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -65,7 +101,7 @@ pub enum Command {
     Status(status::Args),
     Log(log::Args),
     Show(show::Args),
-    #[command(subcommand)]
+    #[command(subcommand, after_long_help = RESULT_EXAMPLES)]
     Result(result::ResultCommand),
     Clean(clean::Args),
     Stats(stats::Args),
@@ -74,9 +110,9 @@ pub enum Command {
     Sync(sync::Args),
     Work(work::Args),
     Agents(agents::Args),
-    #[command(subcommand)]
+    #[command(subcommand, after_long_help = HOOK_EXAMPLES)]
     Hook(hook::HookCommand),
-    #[command(subcommand)]
+    #[command(subcommand, after_long_help = OUTCOME_EXAMPLES)]
     Outcome(outcome::OutcomeCommand),
     Help(crate::cli::manual::HelpArgs),
     Install(crate::cli::manual::InstallArgs),

@@ -26,6 +26,17 @@ pub enum OutcomeCommand {
     Extract(ExtractArgs),
 }
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const LOG_EXAMPLES: &str = r#"Examples:
+  Record what an agent did (prints the new outcome's id):
+    git ultraplan outcome log --task "Build auth endpoint" --agent builder \
+      --success --step analyze --step code --step test --time 4.2
+
+  The same, as one JSON object on stdin:
+    echo '{"task":"Deploy","agent_name":"deploy","success":false,"error_message":"timeout"}' |
+      git ultraplan outcome log
+"#;
+
 /// Record an outcome: from flags, or one JSON object on stdin.
 ///
 /// Without --task, standard input holds one JSON object with the arguments of
@@ -37,6 +48,7 @@ pub enum OutcomeCommand {
 /// nothing is written. Everything is redacted before it is stored. Prints
 /// the new outcome's id.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = LOG_EXAMPLES)]
 pub struct LogArgs {
     /// What was being done.
     #[arg(long, value_name = "TEXT")]
@@ -87,8 +99,15 @@ pub struct FilterArgs {
     pub failure: bool,
 }
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const LIST_EXAMPLES: &str = r#"Examples:
+  One agent's failures since the first of January:
+    git ultraplan outcome list --agent builder --failure --since 2026-01-01
+"#;
+
 /// List recorded outcomes, newest first.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = LIST_EXAMPLES)]
 pub struct ListArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
@@ -100,8 +119,15 @@ pub struct ListArgs {
     pub json: bool,
 }
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const SHOW_EXAMPLES: &str = r#"Examples:
+  An outcome and the plan extracted from it:
+    git ultraplan outcome show outcome_builder_1a2b3c4d
+"#;
+
 /// Show one outcome and the plan extracted from it.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = SHOW_EXAMPLES)]
 pub struct ShowArgs {
     /// The outcome id (outcome_<agent>_<8 hex digits>).
     pub id: String,
@@ -110,11 +136,18 @@ pub struct ShowArgs {
     pub json: bool,
 }
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const SEARCH_EXAMPLES: &str = r#"Examples:
+  The five successful outcomes that best match some words:
+    git ultraplan outcome search auth endpoint --success --limit 5
+"#;
+
 /// Search outcomes and their plans, ranked by BM25.
 ///
 /// Matches the task, the error, and the plan's strategy, success and failure
 /// factors and key decisions; words are compared lowercased.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = SEARCH_EXAMPLES)]
 pub struct SearchArgs {
     /// The words to look for.
     #[arg(required = true, num_args = 1..)]
@@ -129,16 +162,31 @@ pub struct SearchArgs {
     pub json: bool,
 }
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const STATS_EXAMPLES: &str = r#"Examples:
+  How many outcomes, plans and training examples are stored, per agent:
+    git ultraplan outcome stats
+"#;
+
 /// Count outcomes, extracted plans and training examples, per agent.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = STATS_EXAMPLES)]
 pub struct StatsArgs {
     /// Print the seed's get_statistics() counters as one JSON object.
     #[arg(long)]
     pub json: bool,
 }
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXTRACT_EXAMPLES: &str = r#"Examples:
+  Extract an outcome's plan again (after changing the extractor):
+    git config ultraplan.outcomes.extractor ./extract-plan
+    git ultraplan outcome extract outcome_builder_1a2b3c4d
+"#;
+
 /// Extract the plan of a stored outcome again, and store it.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXTRACT_EXAMPLES)]
 pub struct ExtractArgs {
     /// The outcome id.
     pub id: String,

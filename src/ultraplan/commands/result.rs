@@ -18,6 +18,16 @@ pub enum ResultCommand {
     Check(CheckArgs),
 }
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const CHECK_EXAMPLES: &str = r#"Examples:
+  Validate an executor's result file, then also against the plan's tasks:
+    git ultraplan result check result.yaml
+    git ultraplan result check --plan plan.md result.yaml
+
+  A result read from standard input:
+    cat result.yaml | git ultraplan result check -
+"#;
+
 /// Validate a result YAML file against the schema rules.
 ///
 /// Applies every rule of the result capture protocol: required fields and
@@ -32,6 +42,7 @@ pub enum ResultCommand {
 /// The first line printed is the outcome: VALID, VALID_WITH_WARNINGS or
 /// INVALID; each violation and warning follows on its own line.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = CHECK_EXAMPLES)]
 pub struct CheckArgs {
     /// The result YAML file (`-` reads standard input).
     #[arg(value_hint = clap::ValueHint::FilePath)]

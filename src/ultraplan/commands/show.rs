@@ -8,6 +8,17 @@ use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
 use crate::ultraplan::state::{note_stream, slug, Refs, RunState};
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  The result recorded for step 2 (its latest attempt), then for its first:
+    git ultraplan show plan.md --step 2
+    git ultraplan show plan.md --step 2 --attempt 1
+
+  The result on a checkpoint commit, and the note git stores it in:
+    git ultraplan show HEAD
+    git notes --ref=ultraplan show HEAD
+"#;
+
 /// Show the recorded result (YAML) of a step, or of a checkpoint commit.
 ///
 /// With --step, the latest attempt of step N in the plan's run state (or a
@@ -18,6 +29,7 @@ use crate::ultraplan::state::{note_stream, slug, Refs, RunState};
 /// A checkpoint recorded in two clones holds a YAML stream of both results
 /// (an array with --json).
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// A plan (with --step) or a commit.
     pub target: String,

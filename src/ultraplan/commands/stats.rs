@@ -11,6 +11,18 @@ use crate::ultraplan::records::metrics::{human_duration, Group};
 use crate::ultraplan::records::{collect, state_md, Filter, Metrics};
 use crate::ultraplan::state::slug;
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  The totals, and a table per plan:
+    git ultraplan stats
+
+  A table per day of January, as JSON:
+    git ultraplan stats --by day --since 2026-01-01 --until 2026-01-31 --json
+
+  Rewrite the Performance Metrics section of STATE.md:
+    git ultraplan stats --state-md
+"#;
+
 /// Count, rate and time the recorded step executions.
 ///
 /// Reads every run of every plan with state here (sessions included, each
@@ -28,6 +40,7 @@ use crate::ultraplan::state::slug;
 /// agent (`--by agent`); `-` where no attempt reported any. Tokens are
 /// shown as input at the full rate, output and cached input.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// Only these plans' runs.
     #[arg(value_hint = clap::ValueHint::FilePath)]

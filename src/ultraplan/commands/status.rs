@@ -15,6 +15,15 @@ use crate::git::Workspace;
 use crate::ultraplan::state::{catalog, LockInfo, LockStatus, RunState};
 use crate::ultraplan::sync;
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  Where every plan with state here stands, and who holds its lock:
+    git ultraplan status
+
+  One plan, as JSON:
+    git ultraplan status --json plan.md
+"#;
+
 /// Show the progress of one plan, or of every plan with state in this repository.
 ///
 /// Reads the run state under refs/ultraplan/<plan>/ (the foreground run and
@@ -22,6 +31,7 @@ use crate::ultraplan::sync;
 /// diverged from ours (kept by `sync`) is shown beside it, with a warning
 /// saying how to pick one.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// The plan (its file name selects the state; the file need not exist).
     #[arg(value_hint = clap::ValueHint::FilePath)]

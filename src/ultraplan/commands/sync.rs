@@ -9,6 +9,18 @@ use crate::cli::{Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
 use crate::ultraplan::sync::{self, setup, Action, Relation, SyncOptions, SyncReport};
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  Once per clone: let plain git fetch the results and git log show them:
+    git ultraplan sync --setup
+
+  Exchange results, run states and outcomes with origin:
+    git ultraplan sync
+
+  What a sync with another remote would do, writing nothing:
+    git ultraplan sync --dry-run upstream
+"#;
+
 /// Exchange results, run states and outcomes with a remote; nothing is overwritten.
 ///
 /// Fetches the remote's notes (refs/notes/ultraplan) into
@@ -30,6 +42,7 @@ use crate::ultraplan::sync::{self, setup, Action, Relation, SyncOptions, SyncRep
 /// `git rebase` carry a checkpoint's result to the rewritten commit, and
 /// `git log` shows results. --unset undoes that.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// The remote (default: the current branch's upstream remote, else origin).
     pub remote: Option<String>,

@@ -13,6 +13,15 @@ use crate::ultraplan::distribute::{self, WorkOptions, Worked};
 use crate::ultraplan::engine::{Event, Observer, RunOptions};
 use crate::ultraplan::exec::Executor;
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  Take one session published on origin, run it, publish its work, exit:
+    git ultraplan work --once
+
+  Work until no published plan is left, two sessions at a time, with an agent:
+    git ultraplan work -j 2 --executor claude
+"#;
+
 /// Run sessions of plans published on a remote by 'run --distribute'.
 ///
 /// Looks at the remote's published work, claims an open session nobody
@@ -30,6 +39,7 @@ use crate::ultraplan::exec::Executor;
 /// With --once it takes one session (or finds none) and exits: a CI job.
 /// Without it, it goes on until no published plan is left unfinished.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// The remote (default: the current branch's upstream remote, else origin).
     pub remote: Option<String>,

@@ -22,6 +22,32 @@ use crate::ultraplan::exec::{AgentSettings, Executor};
 use crate::ultraplan::plan::load::plan_location;
 use progress::LiveProgress;
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  Check a plan, then run it; each passed step becomes a commit:
+    git ultraplan check plan.md
+    git ultraplan run plan.md
+
+  Continue a run that stopped (a failed step fixed, a killed process):
+    git ultraplan run --resume plan.md
+
+  Let a coding agent make the changes, with up to five attempts a step:
+    git ultraplan run --executor claude --max-attempts 5 plan.md
+
+  Run only step 2, or only session 1 of a parallel plan:
+    git ultraplan run --step 2 plan.md
+    git ultraplan run --session 1 plan.md
+
+  Answer the check a run waits at, and go on:
+    git ultraplan run --resume --answer approved plan.md
+
+  Run a GSD phase directory's plans as parallel sessions, two at a time:
+    git ultraplan run -j 2 .planning/phases/01-foundation/
+
+  Publish the sessions for workers in other clones ('git ultraplan work'):
+    git ultraplan run --distribute plan.md
+"#;
+
 /// Execute a plan step by step, verifying and committing each step.
 ///
 /// Each step is carried out by an executor (the built-in shell by default, a
@@ -91,6 +117,7 @@ use progress::LiveProgress;
 /// wave.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("continuing").args(["resume", "session"]).multiple(true)))]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// The plan: an ultraplan, a session spec, a task plan, or a GSD phase
     /// directory of `*-PLAN.md` task plans (run as sessions, wave by wave).
