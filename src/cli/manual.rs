@@ -100,12 +100,8 @@ pub fn help(args: &HelpArgs, program: &str, cli: clap::Command, ui: &Ui) -> Resu
         .chain(args.command.iter().cloned())
         .collect::<Vec<_>>()
         .join("-");
-    if man_page_installed(&page) {
-        let status = std::process::Command::new("man")
-            .arg(&page)
-            .status()
-            .map_err(|e| anyhow!("cannot run man: {e}"))?;
-        return Ok(if status.success() { Exit::Done } else { Exit::Fatal });
+    if let Some(shown) = open_page(&page) {
+        return shown;
     }
     let text = found.clone().render_long_help().to_string();
     let mut out = std::io::stdout().lock();
@@ -116,6 +112,21 @@ pub fn help(args: &HelpArgs, program: &str, cli: clap::Command, ui: &Ui) -> Resu
         &program[4..]
     ));
     Ok(Exit::Done)
+}
+
+/// Opens the man page `page` (`git-ultraplan-run`) with `man`, when `man`
+/// finds it: `help`, and a subcommand's `--help` (which git passes on to us,
+/// where it turns `git <program> --help` into `git help <program>`). `None`
+/// when the page is not installed: the caller prints the built-in help.
+pub(super) fn open_page(page: &str) -> Option<Result<Exit>> {
+    if !man_page_installed(page) {
+        return None;
+    }
+    let status = std::process::Command::new("man")
+        .arg(page)
+        .status()
+        .map_err(|e| anyhow!("cannot run man: {e}"));
+    Some(status.map(|s| if s.success() { Exit::Done } else { Exit::Fatal }))
 }
 
 /// Whether `man` finds `page` (`man -w` prints its path and runs no pager).

@@ -6,6 +6,7 @@
 pub mod color;
 pub mod config;
 mod exit;
+mod help;
 pub mod manual;
 pub mod progress;
 pub mod shell;
@@ -73,15 +74,27 @@ fn eprintln_quiet(args: std::fmt::Arguments<'_>) {
 }
 
 /// Runs a program: parses the command line with `command` (clap errors exit
-/// 129, `-h`/`--help`/`--version` exit 0), calls `dispatch`, and prints any
-/// error once as `fatal: <chain>` with exit 128 (an interruption as `error:`
-/// with exit 130). A closed stdout ends quietly.
+/// 129, `-h`/`--help`/`--version` exit 0; `--help` opens the command's man
+/// page when it is installed), calls `dispatch`, and prints any error once as
+/// `fatal: <chain>` with exit 128 (an interruption as `error:` with exit
+/// 130). A closed stdout ends quietly.
 pub fn main_with<T: clap::FromArgMatches>(
     command: clap::Command,
     dispatch: impl FnOnce(T) -> anyhow::Result<Exit>,
 ) -> std::process::ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(page) = help::page_asked_for(&command, &args) {
+        match manual::open_page(&page) {
+            Some(Ok(exit)) => return exit.into(),
+            Some(Err(err)) => {
+                eprintln_quiet(format_args!("fatal: {}", fatal_message(&err)));
+                return Exit::Fatal.into();
+            }
+            None => {}
+        }
+    }
     let parsed = command
-        .try_get_matches()
+        .try_get_matches_from(args)
         .and_then(|matches| T::from_arg_matches(&matches));
     let args = match parsed {
         Ok(args) => args,

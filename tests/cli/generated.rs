@@ -134,6 +134,31 @@ fn git_help_opens_the_man_page() {
         out.stdout.contains("git-historian - Rewrite a messy feature branch"),
         "{out}"
     );
+    // A subcommand's --help, which git passes on to us, opens its page too,
+    // with its examples; -h stays the short usage.
+    let out = env.run(&repo, &["ultraplan", "run", "--help"]).expect_code(0);
+    assert!(out.stdout.contains("git-ultraplan-run - Execute a plan"), "{out}");
+    assert!(out.stdout.contains("EXAMPLES"), "{out}");
+    let out = env.run(&repo, &["historian", "clean", "--help"]).expect_code(0);
+    assert!(out.stdout.contains("git-historian-clean - "), "{out}");
+    let out = env.run(&repo, &["ultraplan", "run", "-h"]).expect_code(0);
+    assert!(out.stdout.starts_with("Execute a plan"), "{out}");
+    assert!(!out.stdout.contains("EXAMPLES"), "{out}");
+}
+
+/// Without the man pages installed, a subcommand's --help prints the same
+/// reference itself, examples included.
+#[test]
+fn help_without_the_man_pages_prints_the_reference() {
+    let mut env = TestEnv::new();
+    let empty = env.root().join("no-man-pages");
+    std::fs::create_dir_all(&empty).unwrap();
+    env.set("MANPATH", empty.display().to_string());
+    let repo = env.repo("repo");
+    let out = env.run(&repo, &["ultraplan", "run", "--help"]).expect_code(0);
+    assert!(out.stdout.contains("Usage: git ultraplan run"), "{out}");
+    assert!(out.stdout.contains("Examples:\n  Check a plan, then run it"), "{out}");
+    assert_eq!(out.stderr, "", "{out}");
 }
 
 fn git_completion_script() -> Option<std::path::PathBuf> {
