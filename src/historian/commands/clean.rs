@@ -58,7 +58,7 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 ///
 /// A planned commit over the size limits stops with a RESULT: QUESTION
 /// offering splits; answer it with `git historian resume --answer <N>`.
-/// The answer is a RESULT block (seed 001): SUCCESS, ERROR or QUESTION.
+/// The answer is a RESULT block (the historian result protocol): SUCCESS, ERROR or QUESTION.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = EXAMPLES)]
 pub struct Args {

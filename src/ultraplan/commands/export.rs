@@ -57,7 +57,7 @@ pub struct Args {
     #[arg(short, long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with = "logs")]
     pub output: Option<PathBuf>,
 
-    /// Write seed 000's log layout into DIR instead of the document.
+    /// Write the result capture protocol's log layout into DIR instead of the document.
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub logs: Option<PathBuf>,
 

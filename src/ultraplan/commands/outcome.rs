@@ -40,7 +40,7 @@ pub(crate) const LOG_EXAMPLES: &str = r#"Examples:
 /// Record an outcome: from flags, or one JSON object on stdin.
 ///
 /// Without --task, standard input holds one JSON object with the arguments of
-/// the seed's log_outcome(): task, agent_name, success (required),
+/// the trajectory logger's log_outcome(): task, agent_name, success (required),
 /// execution_path (strings), result and context (objects), error_message,
 /// execution_time (seconds). Unknown fields, wrong types, inputs over 1 MiB,
 /// tasks over 16 KiB, more than 1000 steps, nesting deeper than 16 levels and
@@ -172,7 +172,7 @@ pub(crate) const STATS_EXAMPLES: &str = r#"Examples:
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = STATS_EXAMPLES)]
 pub struct StatsArgs {
-    /// Print the seed's get_statistics() counters as one JSON object.
+    /// Print the get_statistics() counters as one JSON object.
     #[arg(long)]
     pub json: bool,
 }

@@ -26,7 +26,7 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// Count, rate and time the recorded step executions.
 ///
 /// Reads every run of every plan with state here (sessions included, each
-/// attempt once) and reports seed 000's metrics: tasks executed, succeeded,
+/// attempt once) and reports the result capture protocol's metrics: tasks executed, succeeded,
 /// failed, blocked and skipped; retries; the success rate; durations (total,
 /// average, min, max); files modified; velocity (plans completed, their
 /// average and total time) and the recent trend of the last five completed
