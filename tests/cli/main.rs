@@ -18,6 +18,7 @@ mod bad_input;
 mod check;
 mod conventions;
 mod crash;
+mod docs;
 mod distribute;
 mod executors;
 mod first_hour;
