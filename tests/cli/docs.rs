@@ -234,7 +234,8 @@ fn runnable_examples_in_the_documentation_run() {
 
 #[test]
 fn blocks_are_read_as_commonmark_fences() {
-    let page = "text\n````markdown file=plan.md\n# Plan\n```sh\necho hi\n```\n````\n\n```sh runnable exit=1\nfalse\n```\n";
+    let page =
+        "text\n````markdown file=plan.md\n# Plan\n```sh\necho hi\n```\n````\n\n```sh runnable exit=1\nfalse\n```\n";
     let found = blocks(page);
     assert_eq!(found.len(), 2, "{found:?}");
     assert_eq!(found[0].attribute("file"), Some("plan.md"));
@@ -254,6 +255,110 @@ fn output_lines_match_in_order_with_ellipses() {
         missing_line("Verdict: READY\nResult: COMPLETED\n", output).as_deref(),
         Some("Result: COMPLETED")
     );
-    assert_eq!(missing_line("Result: FAILED\n", output).as_deref(), Some("Result: FAILED"));
+    assert_eq!(
+        missing_line("Result: FAILED\n", output).as_deref(),
+        Some("Result: FAILED")
+    );
     assert!(!line_matches("PASS", "  PASS"));
+}
+
+/// A heading's anchor as GitHub makes it: lowercase, spaces as `-`, every
+/// other character but letters, digits, `-` and `_` left out.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a page's headings (outside fenced blocks).
+fn anchors(markdown: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fence: Option<String> = None;
+    for line in markdown.lines() {
+        let trimmed = line.trim_start();
+        let ticks: String = trimmed.chars().take_while(|c| *c == '`' || *c == '~').collect();
+        if ticks.len() >= 3 {
+            match &fence {
+                None => fence = Some(ticks),
+                Some(open) if ticks.starts_with(open.as_str()) && trimmed[ticks.len()..].trim().is_empty() => {
+                    fence = None
+                }
+                Some(_) => {}
+            }
+            continue;
+        }
+        if fence.is_none() && line.starts_with('#') {
+            out.push(anchor(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// Every relative link of README.md, docs/ and benches/README.md leads to a
+/// file that exists and, with `#…`, to a heading of it.
+#[test]
+fn links_in_the_documentation_resolve() {
+    let mut pages = pages();
+    pages.push(repo_root().join("benches/README.md"));
+    pages.push(repo_root().join("CHANGELOG.md"));
+    let link = regex::Regex::new(r"\]\(([^)\s]+)\)").unwrap();
+    let mut broken = Vec::new();
+    for page in pages.iter().filter(|p| p.exists()) {
+        let text = std::fs::read_to_string(page).unwrap();
+        let mut in_fence = false;
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
+                in_fence = !in_fence;
+                continue;
+            }
+            if in_fence {
+                continue;
+            }
+            for target in link.captures_iter(line).map(|c| c[1].to_owned()) {
+                if target.contains("://") || target.starts_with("mailto:") {
+                    continue;
+                }
+                let (path, fragment) = match target.split_once('#') {
+                    Some((p, f)) => (p, Some(f)),
+                    None => (target.as_str(), None),
+                };
+                let file = if path.is_empty() {
+                    page.clone()
+                } else {
+                    page.parent().unwrap().join(path)
+                };
+                let name = format!(
+                    "{}:{}: {target}",
+                    page.strip_prefix(repo_root()).unwrap().display(),
+                    n + 1
+                );
+                if !file.exists() {
+                    broken.push(format!("{name} (no such file)"));
+                } else if let Some(fragment) = fragment {
+                    let target_text = std::fs::read_to_string(&file).unwrap_or_default();
+                    if !anchors(&target_text).iter().any(|a| a == fragment) {
+                        broken.push(format!("{name} (no such heading)"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn anchors_are_made_as_github_makes_them() {
+    assert_eq!(
+        anchor(" Run state and the record (benches/records.rs)"),
+        "run-state-and-the-record-benchesrecordsrs"
+    );
+    assert_eq!(anchor(" `result check`"), "result-check");
+    assert_eq!(anchor(" Verify: command or prose"), "verify-command-or-prose");
 }
