@@ -23,6 +23,23 @@ use crate::historian::outcome::Outcome;
 use crate::historian::plan::split::Limits;
 use crate::historian::plan::{CommitPlan, PlanFile};
 
+/// The EXAMPLES of `git historian help`.
+const HELP_EXAMPLES: &str = r#"Examples:
+  The man page of a command, or its full help when no page is installed:
+    git historian help clean
+    git historian clean --help
+"#;
+
+/// The EXAMPLES of `git historian install`.
+const INSTALL_EXAMPLES: &str = r#"Examples:
+  The man pages and completions, where the binary is installed (~/.cargo):
+    git historian install
+
+  Only the man pages, under another prefix, after seeing where they go:
+    git historian install --man --prefix ~/.local --dry-run
+    git historian install --man --prefix ~/.local
+"#;
+
 /// The EXAMPLES of `git historian`: a tour.
 const EXAMPLES: &str = r#"Examples:
   See what a clean branch would hold, then build it beside the original:
@@ -68,7 +85,9 @@ pub enum Command {
     Resume(resume::Args),
     Status(status::Args),
     Abort(abort::Args),
+    #[command(after_long_help = HELP_EXAMPLES)]
     Help(crate::cli::manual::HelpArgs),
+    #[command(after_long_help = INSTALL_EXAMPLES)]
     Install(crate::cli::manual::InstallArgs),
 }
 

@@ -46,6 +46,23 @@ const RESULT_EXAMPLES: &str = r#"Examples:
     git ultraplan result check result.yaml
 "#;
 
+/// The EXAMPLES of `git ultraplan help`.
+const HELP_EXAMPLES: &str = r#"Examples:
+  The man page of a command, or its full help when no page is installed:
+    git ultraplan help run
+    git ultraplan run --help
+"#;
+
+/// The EXAMPLES of `git ultraplan install`.
+const INSTALL_EXAMPLES: &str = r#"Examples:
+  The man pages and completions, where the binary is installed (~/.cargo):
+    git ultraplan install
+
+  Only the man pages, under another prefix, after seeing where they go:
+    git ultraplan install --man --prefix ~/.local --dry-run
+    git ultraplan install --man --prefix ~/.local
+"#;
+
 /// The EXAMPLES of `git ultraplan`: a tour.
 const EXAMPLES: &str = r#"Examples:
   A first run: check the plan, run it, read what it recorded:
@@ -114,7 +131,9 @@ pub enum Command {
     Hook(hook::HookCommand),
     #[command(subcommand, after_long_help = OUTCOME_EXAMPLES)]
     Outcome(outcome::OutcomeCommand),
+    #[command(after_long_help = HELP_EXAMPLES)]
     Help(crate::cli::manual::HelpArgs),
+    #[command(after_long_help = INSTALL_EXAMPLES)]
     Install(crate::cli::manual::InstallArgs),
 }
 
