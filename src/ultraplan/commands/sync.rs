@@ -72,7 +72,7 @@ pub const EXIT_STATUS: [(Exit, &str); 4] = [
     ),
     (
         Exit::Failed,
-        "the remote refused the push, or holds a note that is not YAML (nothing was taken from its notes)",
+        "the remote refused the push, or holds a note that is not YAML (that note was skipped, the others taken, and ours not pushed), or a note of ours would be refused by the pre-push gate (no notes were pushed)",
     ),
     (
         Exit::Fatal,
