@@ -4,8 +4,9 @@
 //! read, so none of them can drift. It lives with the tests (the shipped
 //! binaries do not need it, so `clap_mangen` and `clap_complete` are
 //! dev-dependencies); the files are committed under `man/`, `completions/`
-//! and `docs/reference/`, and `generated.rs` fails when they are stale and
-//! rewrites them when `ULTRAPLAN_REGENERATE=1` is set.
+//! and `docs/reference/`, with `src/cli/shipped.rs` (the list of them the
+//! binaries carry for `install`), and `generated.rs` fails when they are
+//! stale and rewrites them when `ULTRAPLAN_REGENERATE=1` is set.
 //!
 //! Bash completion is our own: git's completion calls `_git_<name>` for
 //! `git <name> <TAB>`, so each program gets a `_git_ultraplan`-style function
