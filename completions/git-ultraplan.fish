@@ -99,7 +99,7 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand result; and 
 never\t''
 auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand result; and not __fish_seen_subcommand_from check" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand result; and not __fish_seen_subcommand_from check" -s h -l help -d 'Print help'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand result; and not __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand result; and not __fish_seen_subcommand_from check" -f -a "check" -d 'Validate a result YAML file against the schema rules'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand result; and __fish_seen_subcommand_from check" -l plan -d 'The plan the result reports on: its task names and file lists are checked' -r -F
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand result; and __fish_seen_subcommand_from check" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
@@ -130,7 +130,7 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l js
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -s o -l output -d 'Write the document to FILE instead of stdout' -r -F
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l logs -d 'Write seed 000\'s log layout into DIR instead of the document' -r -f -a "(__fish_complete_directories)"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l logs -d 'Write the result capture protocol\'s log layout into DIR instead of the document' -r -f -a "(__fish_complete_directories)"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"
@@ -177,7 +177,7 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and no
 never\t''
 auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -s h -l help -d 'Print help'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -f -a "pre-push" -d 'Check the results of the commits a push adds (what a pre-push hook runs)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and not __fish_seen_subcommand_from pre-push install" -f -a "install" -d 'Install the pre-push gate into the hooks directory git uses'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand hook; and __fish_seen_subcommand_from pre-push" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
@@ -228,13 +228,13 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -l failure -d 'Only failures'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -l json -d 'Print JSON Lines, one outcome (with its plan) per line'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from show" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from show" -l json -d 'Print one JSON object {outcome, plan}'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from search" -l agent -d 'Only this agent\'s outcomes' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from search" -l limit -d 'At most this many results' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from search" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
@@ -248,15 +248,15 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from stats" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from stats" -l json -d 'Print the seed\'s get_statistics() counters as one JSON object'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from stats" -l json -d 'Print the get_statistics() counters as one JSON object'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from stats" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from stats" -s h -l help -d 'Print help'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from extract" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from extract" -l json -d 'Print the plan as JSON'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from extract" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from extract" -s h -l help -d 'Print help'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from extract" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand help" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"

@@ -11,6 +11,19 @@ use crate::cli::{config, Exit, GlobalArgs};
 use crate::git::Workspace;
 use crate::ultraplan::exec::Executor;
 
+/// The EXAMPLES section of the man page and of `--help`.
+pub(crate) const EXAMPLES: &str = r#"Examples:
+  Every agent: installed or not, its flags, credentials and billing:
+    git ultraplan agents
+
+  Only codex and gemini, as JSON:
+    git ultraplan agents codex gemini --json
+
+  Then run a plan with one of them:
+    git config ultraplan.codex.args '--model o3'
+    git ultraplan run --executor codex plan.md
+"#;
+
 /// List the coding-agent CLIs ultraplan runs as executors.
 ///
 /// For each agent with a built-in adapter (claude, codex, gemini, opencode,
@@ -27,6 +40,7 @@ use crate::ultraplan::exec::Executor;
 ///
 /// Outside a repository the configuration is the user's and the system's.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// Only these agents.
     #[arg(value_name = "AGENT", value_parser = agent_name)]
