@@ -64,6 +64,9 @@ pub struct Args {
     /// sh, bash or diff block is a problem, as `run` would stop it blocked.
     #[arg(long, value_name = "NAME|COMMAND")]
     pub executor: Option<String>,
+
+    #[command(flatten)]
+    pub choices: super::plan_choices::PlanChoices,
 }
 
 pub const EXIT_STATUS: [(Exit, &str); 4] = [
@@ -82,7 +85,7 @@ pub const EXIT_STATUS: [(Exit, &str); 4] = [
 pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let ui = Ui { quiet: global.quiet };
     let workspace = Workspace::discover()?;
-    let plan = match super::load_plan(&args.plan) {
+    let plan = match super::load_plan_with(&args.plan, &args.choices.context()) {
         Ok((_, plan)) => plan,
         Err(err) if args.json => {
             // `--json` promises one JSON document, also for a file that is not a plan.
@@ -135,6 +138,8 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
 #[derive(Serialize)]
 struct CheckJson<'a> {
     file: &'a str,
+    /// The format's name (the same as `type`), for scripts that ask which.
+    format: &'static str,
     #[serde(flatten)]
     plan: &'a Plan,
     strategy: String,
@@ -150,6 +155,7 @@ impl<'a> CheckJson<'a> {
     fn new(file: &'a str, plan: &'a Plan, report: &'a CheckReport, executor: &'a str) -> Self {
         CheckJson {
             file,
+            format: plan.kind.as_str(),
             plan,
             strategy: plan.strategy().to_string(),
             executor,
@@ -171,6 +177,7 @@ fn render(file: &str, plan: &Plan, report: &CheckReport, executor: &str, paint: 
     );
     out.push('\n');
     step_table(&mut out, plan, report, paint);
+    skipped(&mut out, plan, paint);
     file_references(&mut out, report, paint);
     conditions(&mut out, plan, paint);
     execution_preview(&mut out, file, plan, paint);
@@ -189,6 +196,9 @@ fn overview(out: &mut String, file: &str, plan: &Plan, paint: Paint) {
     line(out, &paint.bold(format!("Dry run report: {file}")));
     line(out, "");
     line(out, &format!("Type: {}", plan.kind.as_str()));
+    if let Some(why) = &plan.format_reason {
+        line(out, &format!("Read as: {why}"));
+    }
     line(out, &format!("Plan: {}", plan.plan_id));
     if let Some(title) = &plan.title {
         line(out, &format!("Title: {title}"));
@@ -198,6 +208,9 @@ fn overview(out: &mut String, file: &str, plan: &Plan, paint: Paint) {
     }
     line(out, &format!("Steps: {}", plan.steps.len()));
     line(out, &format!("Strategy: {}", plan.strategy()));
+    if let Some(note) = &plan.verify_note {
+        line(out, &format!("Verify: {note}"));
+    }
     if let Some(spec) = &plan.session_spec {
         let session = plan.sessions.first();
         line(
@@ -225,10 +238,11 @@ fn step_table(out: &mut String, plan: &Plan, report: &CheckReport, paint: Paint)
             vec![
                 step.number.to_string(),
                 step.title.clone(),
-                match (&step.verify, &step.human) {
-                    (Some(v), _) => v.command.clone(),
-                    (None, Some(h)) => format!("(a person: {})", h.kind.as_str()),
-                    (None, None) => "—".into(),
+                match (&step.verify, &step.human, step.verified_by) {
+                    (Some(v), _, _) => v.command.clone(),
+                    (None, Some(h), _) => format!("(a person: {})", h.kind.as_str()),
+                    (None, None, Some(n)) => format!("(checked by step {n})"),
+                    (None, None, None) => "—".into(),
                 },
                 step.on_failure.action.as_str().to_owned(),
                 match &step.checkpoint {
@@ -236,7 +250,11 @@ fn step_table(out: &mut String, plan: &Plan, report: &CheckReport, paint: Paint)
                     Some(Checkpoint::Command { command }) => command.clone(),
                     None => "none".into(),
                 },
-                step_issues(step.number, &issues),
+                match (&step.skip, step.optional) {
+                    (Some(_), _) => format!("skipped; {}", step_issues(step.number, &issues)),
+                    (None, true) => format!("optional; {}", step_issues(step.number, &issues)),
+                    (None, false) => step_issues(step.number, &issues),
+                },
             ]
         })
         .collect();
@@ -247,6 +265,24 @@ fn step_table(out: &mut String, plan: &Plan, report: &CheckReport, paint: Paint)
         2,
     );
     out.push_str(&table);
+}
+
+/// Steps the run will skip, and why.
+fn skipped(out: &mut String, plan: &Plan, paint: Paint) {
+    let skipped: Vec<_> = plan
+        .steps
+        .iter()
+        .filter_map(|s| s.skip.as_ref().map(|w| (s.number, w)))
+        .collect();
+    if skipped.is_empty() {
+        return;
+    }
+    out.push('\n');
+    out.push_str(&paint.bold(format!("Skipped ({})", skipped.len())));
+    out.push('\n');
+    for (n, why) in skipped {
+        out.push_str(&format!("  step {n}: {why}\n"));
+    }
 }
 
 /// What the plan's file references point at: each path once, as its first

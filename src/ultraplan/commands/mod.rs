@@ -12,6 +12,7 @@ mod hook;
 mod import;
 mod log;
 mod outcome;
+mod plan_choices;
 mod result;
 mod run;
 mod show;
@@ -24,7 +25,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::cli::{Exit, GlobalArgs};
 
-use crate::ultraplan::plan::load::load_plan;
+use crate::ultraplan::plan::load::{load_plan, load_plan_with};
 
 /// The EXAMPLES of `git ultraplan hook`.
 const HOOK_EXAMPLES: &str = r#"Examples:

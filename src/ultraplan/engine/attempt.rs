@@ -138,7 +138,7 @@ impl Run<'_> {
     ) -> Result<Phase<Outcome>> {
         let person_did_it = answered.is_some() && step.human.as_ref().is_some_and(|h| h.replaces_executor());
         let outcome = match base {
-            Some(_) if !person_did_it => {
+            Some(_) if !person_did_it && !step.check_only => {
                 let (touch, never) = self.fence_lists(step);
                 let resume = self.previous_session(step.number, a)?;
                 let request = exec::Request {
@@ -266,8 +266,23 @@ impl Run<'_> {
                     }
                 }
                 None if answered.is_some() => {
-                    verify_exit = Some(0);
                     verify_summary = format!("checked by a person: {}", answered.unwrap_or_default());
+                    match self.review_issues.take() {
+                        Some(issues) => {
+                            verify_exit = Some(1);
+                            reason = Some(issues);
+                        }
+                        None => verify_exit = Some(0),
+                    }
+                }
+                None if step.verified_by.is_some() && outcome.claim == Claim::Success => {
+                    let by = step.verified_by.unwrap_or_default();
+                    verify_exit = Some(0);
+                    verify_summary = format!(
+                        "no Verify of its own; taken on the executor's word until step {by} checks it ({})",
+                        self.plan.step(by).map_or(String::new(), |s| s.title.clone())
+                    );
+                    warnings.push(verify_summary.clone());
                 }
                 None if self.opts.allow_unverified && outcome.claim == Claim::Success => {
                     verify_exit = Some(0);

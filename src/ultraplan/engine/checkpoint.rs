@@ -14,7 +14,7 @@ use super::step::StepEnd;
 use super::{fault, Run};
 use crate::git::{FileChange, Oid, Snapshot};
 use crate::process;
-use crate::ultraplan::plan::{sync, Checkpoint, PlanKind, Step};
+use crate::ultraplan::plan::{writeback, Checkpoint, PlanKind, Step};
 use crate::ultraplan::state::{now, write_note, StepStatus};
 
 impl Run<'_> {
@@ -327,11 +327,13 @@ impl Run<'_> {
         Ok(StepEnd::Passed)
     }
 
-    /// A task plan's checkbox and `<task>` status for a passed task, written to
-    /// the plan file; returned as a change to commit when the plan is tracked.
-    /// Never inside a session's worktree (the orchestrator syncs after merging).
+    /// A passed task recorded in the plan file as its format does it (a
+    /// task plan's checkbox and `<task>` status, spec-kit's and Kiro's boxes,
+    /// a BMAD story's boxes and Status, Taskmaster's `status`); returned as a
+    /// change to commit when the plan is tracked. Never inside a session's
+    /// worktree (the orchestrator records after merging).
     fn sync_checkbox(&mut self, step: &Step) -> Result<Option<FileChange>> {
-        if self.plan.kind != PlanKind::TaskPlan || self.session.is_some() {
+        if !writeback::records(self.plan.kind) || self.plan.kind == PlanKind::Phase || self.session.is_some() {
             return Ok(None);
         }
         let Some(relative) = self.input.in_worktree.clone() else {
@@ -342,7 +344,12 @@ impl Run<'_> {
             return Ok(None);
         };
         let date = chrono::Utc::now().format("%Y-%m-%d").to_string();
-        let Some(updated) = sync::mark_task_done(&text, step.number, &date, &now()) else {
+        let stamp = now();
+        let stamp = writeback::Stamp {
+            date: &date,
+            timestamp: &stamp,
+        };
+        let Some(updated) = writeback::mark_done(self.plan.kind, &text, step, &self.input.choices, &stamp) else {
             return Ok(None);
         };
         std::fs::write(&path, &updated).map_err(|e| anyhow!("cannot update '{relative}': {e}"))?;

@@ -64,8 +64,10 @@ pub(crate) struct Run<'a> {
     pub warnings: Vec<String>,
     pub failure: Option<Failure>,
     pub instructions: Option<String>,
-    /// The `--answer` not yet given to a waiting step.
-    pub answer: Option<String>,
+    /// The `--answer`s not yet given to a waiting step.
+    pub answers: Vec<String>,
+    /// What the person reported in an end-of-phase review, failing it.
+    pub review_issues: Option<String>,
     /// Carries scans from one to the next (incremental when it can).
     pub tracker: crate::git::Tracker,
     /// The dead run this one took over left processes running (stopped now):
@@ -161,7 +163,8 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
             warnings,
             failure: None,
             instructions: None,
-            answer: opts.answer.clone(),
+            answers: opts.answers.clone(),
+            review_issues: None,
             tracker: crate::git::Tracker::trusting_clean(opts.clean_at),
             leftovers_stopped: lock.leftovers_stopped > 0,
         };

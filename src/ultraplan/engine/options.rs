@@ -52,9 +52,10 @@ pub struct RunOptions {
     /// How much of the ignored files a step's snapshot keeps.
     pub ignored_bound: crate::git::IgnoredBound,
     pub allow_unverified: bool,
-    /// A person's answer to the check or decision the run waits at
-    /// (`--resume --answer`).
-    pub answer: Option<String>,
+    /// A person's answers to the check, decision or review the run waits
+    /// at (`--resume --answer`, repeatable: `N=TEXT` answers check N of an
+    /// end-of-phase review).
+    pub answers: Vec<String>,
     pub lock_timeout: Duration,
     /// How to find and call the agent of an agent executor
     /// (`ultraplan.<agent>.path`, `ultraplan.<agent>.args`).
@@ -75,4 +76,7 @@ pub struct PlanInput<'a> {
     pub path: String,
     /// Its path relative to the top of the worktree, if it is inside it.
     pub in_worktree: Option<String>,
+    /// How it was read (`--tag`, `--skip-optional`, the files beside it):
+    /// the same again to record a passed task in it.
+    pub choices: crate::ultraplan::plan::Context,
 }

@@ -1,8 +1,18 @@
-//! Steps for a person (issue 10): a checkpoint task waits instead of the
-//! executor, a prose Verify after it; `--resume --answer` answers them.
+//! Steps for a person (issue 10, issue 40): a checkpoint task waits instead
+//! of the executor, a prose Verify after it, an end-of-phase review once
+//! the automated work is done; `--resume --answer` answers them.
+//!
+//! A `gate="blocking-human"` checkpoint (GSD Core) takes only an answer
+//! given after the run stopped at it and showed it: never one given ahead
+//! (to an earlier check, or before the run reached it), never
+//! `--allow-unverified`.
+
+use std::collections::BTreeMap;
 
 use super::Run;
-use crate::ultraplan::plan::Step;
+use crate::ultraplan::plan::review::{classify, Verdict};
+use crate::ultraplan::plan::{HumanKind, Step};
+use crate::ultraplan::state::StepStatus;
 
 impl Run<'_> {
     /// The answer for a step that needs a person, `Ok(None)` when it needs
@@ -14,11 +24,20 @@ impl Run<'_> {
         let Some(human) = &step.human else {
             return Ok(None);
         };
+        if human.kind == HumanKind::Review {
+            return self.review_answer(step);
+        }
         if !human.replaces_executor() && (!in_place || step.verify.is_some()) {
             // A prose check is answered after the person saw the executor's work.
             return Ok(None);
         }
-        match self.answer.take() {
+        // blocking-human: only after the run stopped here and showed it.
+        let shown = in_place && self.state.progress.step(step.number).status == StepStatus::Waiting;
+        if human.blocking && !shown {
+            return Err(human.prompt());
+        }
+        let given = (!self.answers.is_empty()).then(|| self.answers.remove(0));
+        match given {
             Some(given) => match human.accept(&given) {
                 Some(answer) => Ok(Some(answer)),
                 None => Err(format!(
@@ -27,8 +46,60 @@ impl Run<'_> {
                 )),
             },
             // --allow-unverified takes the word for a prose check, as on the first run.
-            None if !human.replaces_executor() && self.opts.allow_unverified => Ok(None),
+            None if !human.replaces_executor() && self.opts.allow_unverified && !human.blocking => Ok(None),
             None => Err(human.prompt()),
         }
+    }
+
+    /// An end-of-phase review: the answers given now are added to those
+    /// recorded (in the run state, `steps/<n>/answers`); while a check is
+    /// open the run waits showing the open ones; once every check has an
+    /// answer, the summary — and the issues, which fail the step.
+    fn review_answer(&mut self, step: &Step) -> std::result::Result<Option<String>, String> {
+        let Some(human) = &step.human else {
+            return Ok(None);
+        };
+        let path = format!("steps/{}/answers", step.number);
+        let mut recorded: BTreeMap<usize, String> = self
+            .state
+            .read_text(&path)
+            .ok()
+            .flatten()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        let given = std::mem::take(&mut self.answers);
+        if let Err(why) = human.record_answers(&mut recorded, &given) {
+            return Err(format!("{why}\n{}", human.review_prompt(&recorded)));
+        }
+        if !given.is_empty() {
+            let json = serde_json::to_string(&recorded).unwrap_or_default();
+            if let Err(e) = self.state.put_text(&path, &json) {
+                return Err(format!("cannot record the answers: {e:#}"));
+            }
+        }
+        if !human.unanswered(&recorded).is_empty() {
+            return Err(human.review_prompt(&recorded));
+        }
+        let mut summary = Vec::new();
+        let mut issues = Vec::new();
+        let mut unverified = Vec::new();
+        for (n, answer) in &recorded {
+            let item = &human.items[n - 1];
+            summary.push(format!("{n}. {}: {answer}", item.test));
+            match classify(answer) {
+                Verdict::Pass => {}
+                Verdict::Unverified(why) => unverified.push(format!("check {n} ({}): {why}", item.test)),
+                Verdict::Issue(what) => issues.push(format!("check {n} ({}): {what}", item.test)),
+            }
+        }
+        if !unverified.is_empty() {
+            self.warn(format!(
+                "step {}: not verified by the person: {}",
+                step.number,
+                unverified.join("; ")
+            ));
+        }
+        self.review_issues = (!issues.is_empty()).then(|| format!("the person reported: {}", issues.join("; ")));
+        Ok(Some(summary.join("; ")))
     }
 }

@@ -32,7 +32,11 @@ impl Run<'_> {
             AttemptEnd::Done(done) if done.passed => self.checkpoint(step, a, &done),
             AttemptEnd::Done(done) => {
                 self.record_failure(step, a, &done)?;
-                self.end(step, previous, done.reason.clone())
+                // A check that fails in place (a person reported an issue
+                // in the review) has failed; a person's own change that does
+                // not verify yet leaves the step as it was.
+                let status = if step.check_only { StepStatus::Failed } else { previous };
+                self.end(step, status, done.reason.clone())
             }
             AttemptEnd::Waiting(text) => {
                 self.instructions = Some(text);

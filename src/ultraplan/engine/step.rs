@@ -29,6 +29,11 @@ pub(super) enum Next {
 
 impl Run<'_> {
     pub(super) fn run_step(&mut self, step: &Step) -> Result<StepEnd> {
+        if let Some(why) = &step.skip {
+            // Done before the run, not wanted, or optional under
+            // --skip-optional: nothing runs, and the report says why.
+            return self.end(step, StepStatus::Skipped, Some(why.clone()));
+        }
         match self.state.progress.step(step.number).status {
             StepStatus::Running => self.recover(step),
             StepStatus::Escalated | StepStatus::Waiting => self.verify_in_place(step),
@@ -43,6 +48,8 @@ impl Run<'_> {
         // A step run again keeps its earlier attempts; their numbers go on.
         let first = self.state.progress.step(n).attempts + 1;
         self.state.remove(&format!("steps/{n}/checkpoint"));
+        // A review asked afresh asks every check again.
+        self.state.remove(&format!("steps/{n}/answers"));
         self.state
             .put_text(&format!("steps/{n}/execution"), &format!("{first}\n"))?;
         self.keep_tree(&format!("steps/{n}/snapshot"), snapshot.tree)?;
@@ -63,7 +70,7 @@ impl Run<'_> {
         // No attempt can pass without a Verify, a person's check or
         // --allow-unverified (DESIGN §4.1): failed before the executor runs,
         // so no agent is paid three times for a certain failure.
-        if step.verify.is_none() && step.human.is_none() && !self.opts.allow_unverified {
+        if step.verify.is_none() && step.human.is_none() && step.verified_by.is_none() && !self.opts.allow_unverified {
             return self.end(
                 step,
                 StepStatus::Failed,
@@ -109,9 +116,11 @@ impl Run<'_> {
                     return self.end(step, StepStatus::Waiting, Some(why.into()));
                 }
                 AttemptEnd::Done(done) if done.passed => return self.checkpoint(step, a, &done),
+                // A step that only checks runs no executor: trying again
+                // would check the same worktree the same way.
                 AttemptEnd::Done(done) => match self
                     .record_failure(step, a, &done)
-                    .and_then(|_| self.after_failure(step, snapshot, a, a >= max, &done))?
+                    .and_then(|_| self.after_failure(step, snapshot, a, a >= max || step.check_only, &done))?
                 {
                     Next::End(end) => return Ok(end),
                     Next::Retry { base: b, feedback: f } => {

@@ -230,6 +230,11 @@ pub fn audit_manifest(
             }
         }
     }
+    for link in &manifest.key_links {
+        if let Some(miss) = audit_link(link, root) {
+            misses.push(miss);
+        }
+    }
     if let Some(min) = manifest.min_file_count {
         if (changes.len() as u64) < min {
             misses.push(format!(
@@ -333,5 +338,47 @@ mod tests {
         assert_eq!(compare("2.5", "< 3"), Some(true));
         assert_eq!(compare("2", "== 2"), Some(true));
         assert_eq!(compare("2", "!= 2"), Some(false));
+    }
+}
+
+/// A GSD key link (as GSD Core's `verify key-links` checks it): `from`
+/// exists, and its `pattern` matches `from` or `to` — without a pattern,
+/// `from` names `to` (its path, its path without extension, or its file
+/// stem after a `/` or a quote, as imports write it).
+fn audit_link(link: &crate::ultraplan::plan::KeyLink, root: &Path) -> Option<String> {
+    let read = |p: &str| {
+        pattern::safe_relative_path(p)
+            .ok()
+            .and_then(|safe| std::fs::read_to_string(root.join(safe)).ok())
+    };
+    let via = link.via.as_deref().map(|v| format!(" (via {v})")).unwrap_or_default();
+    let Some(source) = read(&link.from) else {
+        return Some(format!(
+            "key link: '{}' does not exist, so it cannot reach '{}'{via}",
+            link.from, link.to
+        ));
+    };
+    match &link.pattern {
+        Some(p) => match regex::Regex::new(p) {
+            Err(e) => Some(format!("key link: pattern '{p}' is not a valid regex: {e}")),
+            Ok(re) if re.is_match(&source) || read(&link.to).is_some_and(|t| re.is_match(&t)) => None,
+            Ok(_) => Some(format!(
+                "key link: /{p}/ is in neither '{}' nor '{}'{via}",
+                link.from, link.to
+            )),
+        },
+        None => {
+            let to = link.to.as_str();
+            let no_ext = to
+                .rsplit_once('.')
+                .map_or(to, |(stem, ext)| if ext.contains('/') { to } else { stem });
+            let stem = no_ext.rsplit('/').next().unwrap_or(no_ext);
+            let named = source.contains(to)
+                || source.contains(no_ext)
+                || ["/", "'", "\""]
+                    .iter()
+                    .any(|lead| source.contains(&format!("{lead}{stem}")));
+            (!named).then(|| format!("key link: '{}' does not reference '{}'{via}", link.from, link.to))
+        }
     }
 }

@@ -12,7 +12,7 @@
 //! * `path uses 'a', NOT 'b'`.
 
 use super::front_matter::scalar_text;
-use super::{Manifest, MustContain, Step};
+use super::{KeyLink, Manifest, MustContain, Step};
 
 /// One `must_haves.artifacts` entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +59,70 @@ pub(crate) fn must_haves(yaml: &serde_yaml::Value) -> (Vec<Artifact>, Vec<String
         })
         .unwrap_or_default();
     (artifacts, truths)
+}
+
+/// `must_haves.key_links` of the front matter (entries without `from` and
+/// `to` are left out).
+pub(crate) fn key_links(yaml: &serde_yaml::Value) -> Vec<KeyLink> {
+    let Some(items) = yaml
+        .get("must_haves")
+        .and_then(|m| m.get("key_links"))
+        .and_then(|k| k.as_sequence())
+    else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| {
+            Some(KeyLink {
+                from: item.get("from").and_then(scalar_text)?,
+                to: item.get("to").and_then(scalar_text)?,
+                via: item.get("via").and_then(scalar_text),
+                pattern: item.get("pattern").and_then(scalar_text),
+            })
+        })
+        .collect()
+}
+
+/// Audits, after the task that lists a link's `from` file, that the link
+/// is there (like `must_haves.artifacts`); its `via` is recorded.
+pub(crate) fn apply_links(step: &mut Step, links: &[KeyLink]) {
+    let mine: Vec<&KeyLink> = links
+        .iter()
+        .filter(|l| step.files.iter().any(|f| f.path == l.from))
+        .collect();
+    if mine.is_empty() {
+        return;
+    }
+    let manifest = step.manifest.get_or_insert_with(Manifest::default);
+    for link in mine {
+        manifest.key_links.push(link.clone());
+        if let Some(via) = &link.via {
+            step.unchecked.push(format!("{} → {} via {via}", link.from, link.to));
+        }
+    }
+}
+
+/// Links whose `from` no task lists are audited after the last task.
+pub(crate) fn unclaimed_links(steps: &mut [Step], links: &[KeyLink]) {
+    let unclaimed: Vec<KeyLink> = links
+        .iter()
+        .filter(|l| !steps.iter().any(|s| s.files.iter().any(|f| f.path == l.from)))
+        .cloned()
+        .collect();
+    if let Some(last) = steps.last_mut() {
+        if !unclaimed.is_empty() {
+            for link in &unclaimed {
+                if let Some(via) = &link.via {
+                    last.unchecked.push(format!("{} → {} via {via}", link.from, link.to));
+                }
+            }
+            last.manifest
+                .get_or_insert_with(Manifest::default)
+                .key_links
+                .extend(unclaimed);
+        }
+    }
 }
 
 /// A criterion read as a check: (path, must contain, must not contain).

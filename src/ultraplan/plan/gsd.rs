@@ -7,6 +7,7 @@
 use super::elements::{attributes, find_open_tag, task_files, Element, Page};
 use super::fields;
 use super::front_matter::FrontMatter;
+use super::human::ReviewItem;
 use super::markdown::{code_blocks, Document};
 use super::verify_text::{read, Reading};
 use super::{
@@ -20,6 +21,9 @@ pub(crate) struct VerifyRead {
     /// Prose (or `<manual>`) with no command: a check for a person.
     pub human: Option<HumanCheck>,
     pub fails_when: Option<String>,
+    /// A `<human-check>` beside the command (or instead of it): checked by a
+    /// person at the end of the phase, with the phase's other such checks.
+    pub review: Option<ReviewItem>,
 }
 
 /// The first `<name>…</name>` inside `text`, or `None`.
@@ -43,9 +47,31 @@ pub(crate) fn read_verify(e: Option<&Element>, number: u32, diags: &mut Diagnost
         fails_when: inner(content, "fails_when"),
         ..Default::default()
     };
-    let manual = inner(content, "manual").or_else(|| inner(content, "human-check"));
-    let automated = inner(content, "automated");
-    let has_parts = automated.is_some() || manual.is_some() || out.fails_when.is_some();
+    out.review = inner(content, "human-check").map(|h| review_item(&h, number));
+    let manual = inner(content, "manual");
+    let mut automated = inner(content, "automated");
+    // GSD Core's planner writes `<automated>MISSING — Wave 0 must create
+    // tests/x.test.ts first</automated>` where no test exists yet: a note,
+    // never a command.
+    if let Some(missing) = automated.as_deref().and_then(missing_command) {
+        diags.warning(
+            e.content_line,
+            format!(
+                "task {number}: <automated> is MISSING ('{}'): the step has no Verify yet{}",
+                one_line(&missing),
+                if out.review.is_some() {
+                    "; the end-of-phase review by a person checks it"
+                } else {
+                    "; it passes only with --allow-unverified"
+                }
+            ),
+        );
+        automated = None;
+        if manual.is_none() && out.review.is_none() && out.fails_when.is_none() {
+            return out;
+        }
+    }
+    let has_parts = automated.is_some() || manual.is_some() || out.review.is_some() || out.fails_when.is_some();
     let source = match (&automated, has_parts) {
         (Some(a), _) => Some(a.clone()),
         (None, true) => None,
@@ -86,28 +112,45 @@ pub(crate) fn read_verify(e: Option<&Element>, number: u32, diags: &mut Diagnost
                         one_line(&text)
                     ),
                 );
-                out.human = Some(HumanCheck {
-                    kind: HumanKind::Check,
-                    text,
-                    options: Vec::new(),
-                    resume_signal: None,
-                });
+                out.human = Some(HumanCheck::new(HumanKind::Check, text));
             }
         }
     } else if automated.is_some() {
         diags.problem(e.line, format!("task {number}: <automated> is empty"));
-    } else if manual.is_none() && !has_parts {
+    } else if manual.is_none() && !has_parts && !content.contains("MISSING") {
         diags.problem(e.line, format!("task {number}: <verify> is empty"));
     }
     if let (None, Some(m)) = (&out.human, manual) {
-        out.human = Some(HumanCheck {
-            kind: HumanKind::Check,
-            text: m,
-            options: Vec::new(),
-            resume_signal: None,
-        });
+        out.human = Some(HumanCheck::new(HumanKind::Check, m));
     }
     out
+}
+
+/// The note of an `<automated>MISSING …</automated>`, or `None` when it
+/// holds a command.
+fn missing_command(text: &str) -> Option<String> {
+    let rest = text.trim().strip_prefix("MISSING")?;
+    if rest.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+        return None; // `MISSING_TESTS=1 npm test` is a command
+    }
+    let note = rest.trim_start_matches([' ', '—', '–', '-', ':']).trim();
+    Some(if note.is_empty() {
+        "no test yet".to_owned()
+    } else {
+        note.to_owned()
+    })
+}
+
+/// A `<human-check>`'s `<test>`, `<expected>` and `<why_human>` (its whole
+/// text is the test when it has no parts).
+fn review_item(text: &str, step: u32) -> ReviewItem {
+    let test = inner(text, "test").unwrap_or_else(|| text.trim().to_owned());
+    ReviewItem {
+        test: super::markdown::plain(&test),
+        expected: inner(text, "expected").map(|t| super::markdown::plain(&t)),
+        why_human: inner(text, "why_human").map(|t| super::markdown::plain(&t)),
+        step,
+    }
 }
 
 fn one_line(text: &str) -> String {
@@ -143,10 +186,9 @@ pub(crate) fn checkpoint_task(page: &Page<'_>, scope: (usize, usize), task_type:
         .map(|e| options(&e.content))
         .unwrap_or_default();
     Some(HumanCheck {
-        kind,
-        text: parts.join("\n"),
         options,
         resume_signal: text_of("resume-signal"),
+        ..HumanCheck::new(kind, parts.join("\n"))
     })
 }
 
@@ -366,6 +408,7 @@ pub(crate) fn tdd_steps(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Step> {
             unchecked: Vec::new(),
             origin: None,
             line,
+            ..Default::default()
         };
         let mut red = make(
             number,

@@ -17,6 +17,31 @@ pub struct HumanCheck {
     /// How the plan says to answer (`<resume-signal>`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resume_signal: Option<String>,
+    /// GSD's `gate="blocking-human"`: only an answer given to this very
+    /// check, after the run stopped at it, passes it — never
+    /// `--allow-unverified`, an answer meant for another check, or one an
+    /// orchestrator hands to several sessions.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub blocking: bool,
+    /// An end-of-phase review's checks (GSD `<verify><human-check>`
+    /// collected over the phase), answered one by one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<ReviewItem>,
+}
+
+/// One check of an end-of-phase review.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ReviewItem {
+    /// What to do (`<test>`).
+    pub test: String,
+    /// What the person should see (`<expected>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// Why no command can check it (`<why_human>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why_human: Option<String>,
+    /// The step whose `<verify>` holds it.
+    pub step: u32,
 }
 
 impl HumanCheck {
@@ -26,6 +51,18 @@ impl HumanCheck {
         self.kind != HumanKind::Check
     }
 
+    /// A human check with no items, of `kind`, saying `text`.
+    pub fn new(kind: HumanKind, text: impl Into<String>) -> HumanCheck {
+        HumanCheck {
+            kind,
+            text: text.into(),
+            options: Vec::new(),
+            resume_signal: None,
+            blocking: false,
+            items: Vec::new(),
+        }
+    }
+
     /// The text shown when the run stops here.
     pub fn prompt(&self) -> String {
         let mut out = match self.kind {
@@ -33,7 +70,11 @@ impl HumanCheck {
             HumanKind::Decision => format!("Decide:\n{}", self.text),
             HumanKind::Action => format!("Do this by hand:\n{}", self.text),
             HumanKind::Check => format!("Verify is prose, not a command; check it by hand:\n{}", self.text),
+            HumanKind::Review => return self.review_prompt(&Default::default()),
         };
+        if self.blocking {
+            out.push_str("\n(gate=\"blocking-human\": only your answer to this check passes it)");
+        }
         for o in &self.options {
             out.push_str(&format!("\n  {}: {}", o.id, o.name));
         }
@@ -83,6 +124,9 @@ pub enum HumanKind {
     Action,
     /// A Verify (or `<manual>`) written as prose: a check for a person.
     Check,
+    /// The end of a GSD phase: every `<verify><human-check>` of its tasks,
+    /// reviewed by a person in one sitting (GSD's HUMAN-UAT).
+    Review,
 }
 
 impl HumanKind {
@@ -92,6 +136,7 @@ impl HumanKind {
             HumanKind::Decision => "decision",
             HumanKind::Action => "human-action",
             HumanKind::Check => "check",
+            HumanKind::Review => "review",
         }
     }
 }

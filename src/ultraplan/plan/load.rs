@@ -13,6 +13,14 @@ const MAX_PLAN_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Reads and parses the plan at `path`; every failure is fatal and names the file.
 pub fn load_plan(path: &Path) -> Result<(String, Plan)> {
+    load_plan_with(path, &plan::Context::default())
+}
+
+/// [`load_plan`] with the command line's choices (`--tag`,
+/// `--skip-optional`); the companion files a format reads beside the plan
+/// ([`plan::COMPANIONS`]) are read here, each at most 16 MiB, a missing or
+/// unreadable one left out.
+pub fn load_plan_with(path: &Path, choices: &plan::Context) -> Result<(String, Plan)> {
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|e| anyhow!("cannot read plan '{shown}': {e}"))?;
     if meta.is_dir() {
@@ -27,8 +35,29 @@ pub fn load_plan(path: &Path) -> Result<(String, Plan)> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let plan = plan::parse(&text, &file_name).map_err(|why| anyhow!("'{shown}' is not a plan: {why}"))?;
+    let ctx = companions(path, choices);
+    let plan = plan::parse_with(&text, &file_name, &ctx).map_err(|why| anyhow!("'{shown}' is not a plan: {why}"))?;
     Ok((text, plan))
+}
+
+fn companions(path: &Path, choices: &plan::Context) -> plan::Context {
+    let mut ctx = choices.clone();
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    ctx.dir_name = dir
+        .canonicalize()
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
+    for name in plan::COMPANIONS {
+        let file = dir.join(name);
+        let small = std::fs::metadata(&file).is_ok_and(|m| m.is_file() && m.len() <= MAX_PLAN_BYTES);
+        if let Some(text) = small.then(|| std::fs::read_to_string(&file).ok()).flatten() {
+            ctx.companions.insert(name.to_owned(), text);
+        }
+    }
+    ctx
 }
 
 /// How a plan is named in its state (relative to the top of the worktree when

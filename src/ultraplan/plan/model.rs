@@ -9,7 +9,7 @@ use super::diagnostics::{Diagnostic, Severity};
 use super::pattern;
 use super::{CodeBlock, HumanCheck};
 
-/// Which of the three formats a file is.
+/// Which format a file is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PlanKind {
@@ -21,6 +21,19 @@ pub enum PlanKind {
     TaskPlan,
     /// A GSD phase directory: its `*-PLAN.md` task plans as sessions.
     Phase,
+    /// spec-kit's `specs/<NNN-feature>/tasks.md`: `- [ ] T001 [P] [US1] …`
+    /// checklist lines in phases.
+    #[serde(rename = "spec-kit")]
+    SpecKit,
+    /// Kiro's `.kiro/specs/<feature>/tasks.md`: numbered checkbox tasks
+    /// with sub-tasks and `_Requirements:_`.
+    Kiro,
+    /// Taskmaster's `.taskmaster/tasks/tasks.json`, tagged or plain.
+    Taskmaster,
+    /// A BMAD story (`docs/stories/*.md`): Status, Acceptance Criteria,
+    /// Tasks / Subtasks.
+    #[serde(rename = "bmad-story")]
+    BmadStory,
 }
 
 impl PlanKind {
@@ -30,6 +43,10 @@ impl PlanKind {
             PlanKind::SessionSpec => "session-spec",
             PlanKind::TaskPlan => "task-plan",
             PlanKind::Phase => "gsd-phase",
+            PlanKind::SpecKit => "spec-kit",
+            PlanKind::Kiro => "kiro",
+            PlanKind::Taskmaster => "taskmaster",
+            PlanKind::BmadStory => "bmad-story",
         }
     }
 }
@@ -43,6 +60,12 @@ pub struct Plan {
     pub plan_id: String,
     pub title: Option<String>,
     pub plan_version: Option<String>,
+    /// Why the file was read as its format (what `check` says about it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format_reason: Option<String>,
+    /// For formats without a Verify field: what checks the steps, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify_note: Option<String>,
     pub steps: Vec<Step>,
     pub sessions: Vec<Session>,
     /// Session numbers per wave, in order (declared, or derived from dependencies).
@@ -86,7 +109,7 @@ impl Plan {
     /// Whether `run` without a mode orchestrates sessions (an Execution
     /// Strategy with two or more sessions).
     pub fn is_multi_session(&self) -> bool {
-        matches!(self.kind, PlanKind::Plan | PlanKind::Phase) && self.sessions.len() >= 2
+        matches!(self.kind, PlanKind::Plan | PlanKind::Phase | PlanKind::SpecKit) && self.sessions.len() >= 2
     }
 
     /// Finds the step a result's `task_name` means: by its `Task N:` number,
@@ -168,7 +191,7 @@ pub fn task_number(name: &str) -> Option<u32> {
 pub const SHELL_RUNNABLE: &[&str] = &["sh", "shell", "bash", "diff", "patch"];
 
 /// One step (a task, for task plans).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Step {
     pub number: u32,
     pub title: String,
@@ -213,6 +236,27 @@ pub struct Step {
     /// What `<verify><fails_when>` says makes the step fail, recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fails_when: Option<String>,
+    /// The task's own id in its format (`T012`, `2.1`, `3.2`, `Task 1`):
+    /// how it is named in messages and found again in the file to tick it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_id: Option<String>,
+    /// Why the step is skipped without running: done before the run
+    /// (ticked, or `done` in Taskmaster), not wanted (`cancelled`,
+    /// `deferred`), or optional under `--skip-optional`. Reported so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skip: Option<String>,
+    /// A Kiro `- [ ]*` task: run unless `--skip-optional`, which skips it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
+    /// Checked by a later step (a spec-kit phase's tests, a GSD phase's
+    /// review by a person): without a Verify of its own the step passes on
+    /// the executor's word, and the run cannot complete before step N passed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verified_by: Option<u32>,
+    /// A step that only checks (a phase's tests, a person's review): no
+    /// executor runs; its Verify, or the person, decides.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub check_only: bool,
     pub line: usize,
 }
 
@@ -303,12 +347,13 @@ pub struct Check {
 }
 
 /// What to do when a step fails (DESIGN §6.5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FailurePolicy {
     Revert,
     Retry,
     Skip,
+    #[default]
     Escalate,
 }
 
@@ -323,7 +368,7 @@ impl FailurePolicy {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct OnFailure {
     pub action: FailurePolicy,
     pub instructions: Option<String>,
@@ -352,6 +397,23 @@ pub struct Manifest {
     pub min_file_count: Option<u64>,
     pub commit_message_pattern: Option<String>,
     pub bash_syntax_check: Vec<String>,
+    /// GSD `must_haves.key_links`: connections between files that must exist.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub key_links: Vec<KeyLink>,
+}
+
+/// A GSD `key_links` entry: `from` must reach `to` — `pattern` (a regex)
+/// found in `from` or `to`, else `to` named in `from`. `via` says how, for
+/// the record.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct KeyLink {
+    pub from: String,
+    pub to: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]

@@ -48,6 +48,8 @@ pub fn compose(dir_name: &str, files: &[PhaseFile]) -> Result<Plan, String> {
         plan_id: dir_name.to_owned(),
         title: Some(format!("phase {dir_name}")),
         plan_version: None,
+        format_reason: None,
+        verify_note: None,
         steps: Vec::new(),
         sessions: Vec::new(),
         waves: Vec::new(),
@@ -59,6 +61,9 @@ pub fn compose(dir_name: &str, files: &[PhaseFile]) -> Result<Plan, String> {
         execution_order: Vec::new(),
     };
     let ids: Vec<String> = plans.iter().map(|(_, p, _)| p.plan_id.clone()).collect();
+    // GSD Core's end-of-phase review: every plan's human-checks, asked once
+    // after the whole phase (its last session), not once per plan.
+    let mut review_items = Vec::new();
     for (k, (file, plan, (wave, depends, touch, _))) in plans.iter().enumerate() {
         let number = k as u32 + 1;
         for d in &plan.diagnostics {
@@ -69,8 +74,18 @@ pub fn compose(dir_name: &str, files: &[PhaseFile]) -> Result<Plan, String> {
             }
         }
         let mut steps = Vec::new();
+        let first_number = phase.steps.len() as u32 + 1;
         for step in &plan.steps {
+            if let Some(h) = step.human.as_ref().filter(|h| h.kind == super::HumanKind::Review) {
+                for item in &h.items {
+                    let mut item = item.clone();
+                    item.step += first_number - 1;
+                    review_items.push(item);
+                }
+                continue;
+            }
             let mut step = step.clone();
+            step.verified_by = None;
             step.origin = Some((file.name.clone(), step.number));
             // The plan's own `<context>` files go with each of its steps.
             // (Both lists are bounded by gsd's MAX_CONTEXT.)
@@ -124,11 +139,31 @@ pub fn compose(dir_name: &str, files: &[PhaseFile]) -> Result<Plan, String> {
             declared_wave: *wave,
         });
     }
-    alone_in_their_wave(
-        &mut phase,
-        &plans.iter().map(|(_, _, m)| m.3).collect::<Vec<_>>(),
-        &mut diags,
-    );
+    if !review_items.is_empty() {
+        let step = super::review::review_step(&mut phase.steps, review_items);
+        let all_declared = phase.sessions.iter().all(|s| s.declared_wave.is_some());
+        let last_wave = phase.sessions.iter().filter_map(|s| s.declared_wave).max().unwrap_or(0);
+        let number = phase.sessions.len() as u32 + 1;
+        phase.sessions.push(Session {
+            number,
+            title: "End-of-phase review".into(),
+            steps: vec![step.number],
+            wave: None,
+            depends_on: (1..number).collect(),
+            touch: Vec::new(),
+            never_touch: Vec::new(),
+            line: 1,
+            declared_wave: all_declared.then_some(last_wave + 1),
+        });
+        phase.steps.push(step);
+    }
+    let mut autonomous: Vec<bool> = plans.iter().map(|(_, _, m)| m.3).collect();
+    autonomous.resize(phase.sessions.len(), true);
+    alone_in_their_wave(&mut phase, &autonomous, &mut diags);
+    phase.format_reason = Some(format!(
+        "a GSD phase directory: {} '*-PLAN.md' plan(s), each a session",
+        files.len()
+    ));
     super::validate::validate(&mut phase, &mut diags);
     phase.diagnostics = diags.into_vec();
     phase.diagnostics.sort_by_key(|d: &Diagnostic| (d.line, d.severity));

@@ -7,6 +7,7 @@ use super::acceptance;
 use super::elements::{attributes, element, find_open_tag, task_files, visible_text, Element, LineIndex, Page};
 use super::front_matter::FrontMatter;
 use super::gsd;
+use super::human::ReviewItem;
 use super::markdown::{checkbox, plain, strip_list_marker, Document};
 use super::ultraplan::empty_plan;
 use super::{
@@ -37,6 +38,8 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
     let mut index = 0u32;
     let mut unnumbered_warned = false;
     let (artifacts, truths) = acceptance::must_haves(front.yaml());
+    let links = acceptance::key_links(front.yaml());
+    let mut reviews: Vec<ReviewItem> = Vec::new();
     while let Some(open) = find_open_tag(&text, "task", at) {
         index += 1;
         let line = page.lines.line(open);
@@ -58,13 +61,20 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
         };
         let attrs = attributes(&text[open + "<task".len()..tag_end]);
         let scope = (tag_end + 1, close);
-        let mut step = task(&page, scope, line, index, &attrs, diags, &mut unnumbered_warned);
+        let (mut step, review) = task(&page, scope, line, index, &attrs, diags, &mut unnumbered_warned);
+        if let Some(item) = review {
+            reviews.push(ReviewItem {
+                step: step.number,
+                ..item
+            });
+        }
         step.context = gsd::context_refs(&page.element("read_first", scope));
         let criteria = page
             .element("acceptance_criteria", scope)
             .map(|e| acceptance::criteria_lines(&e.content))
             .unwrap_or_default();
         acceptance::apply(&mut step, &criteria, &artifacts);
+        acceptance::apply_links(&mut step, &links);
         if let Some(f) = &step.fails_when {
             step.unchecked.push(format!("fails when: {f}"));
         }
@@ -85,9 +95,14 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
     {
         plan.title = Some(title);
     }
+    acceptance::unclaimed_links(&mut plan.steps, &links);
     if let Some(last) = plan.steps.last_mut() {
         last.unchecked
             .extend(truths.into_iter().map(|t| format!("must be true: {t}")));
+    }
+    if !reviews.is_empty() {
+        let step = super::review::review_step(&mut plan.steps, reviews);
+        plan.steps.push(step);
     }
     plan.context = gsd::context_refs(&element(&text, "context", (0, text.len()), first_line));
     plan.success_criteria = success_criteria(&text, first_line, &plan, diags);
@@ -102,9 +117,14 @@ fn task(
     attrs: &[(String, String)],
     diags: &mut Diagnostics,
     unnumbered_warned: &mut bool,
-) -> Step {
+) -> (Step, Option<ReviewItem>) {
     let task_type = attrs.iter().find(|(k, _)| k == "type").map(|(_, v)| v.clone());
-    let human = gsd::checkpoint_task(page, scope, task_type.as_deref());
+    let mut human = gsd::checkpoint_task(page, scope, task_type.as_deref());
+    // GSD Core: a `blocking-human` gate is never approved by any automation.
+    let blocking = attrs.iter().any(|(k, v)| k == "gate" && v == "blocking-human");
+    if let Some(h) = &mut human {
+        h.blocking = blocking;
+    }
     let is_checkpoint = human.is_some();
     let (number, title, full_name) = name_of(page, scope, line, index, human.as_ref(), diags, unnumbered_warned);
     let files = match page.element("files", scope) {
@@ -138,7 +158,7 @@ fn task(
         }
         (h, then) => h.or(then),
     };
-    Step {
+    let step = Step {
         number,
         title: title.clone(),
         files,
@@ -164,7 +184,9 @@ fn task(
         unchecked: Vec::new(),
         origin: None,
         line,
-    }
+        ..Default::default()
+    };
+    (step, read.review)
 }
 
 /// The task's number, title and full name from its `<name>` (a checkpoint

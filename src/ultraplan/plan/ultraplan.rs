@@ -62,6 +62,8 @@ pub(crate) fn empty_plan(kind: PlanKind, doc: &Document<'_>) -> Plan {
             .map(|h| plain(h.text))
             .filter(|t| !t.is_empty()),
         plan_version: None,
+        format_reason: None,
+        verify_note: None,
         steps: Vec::new(),
         sessions: Vec::new(),
         waves: Vec::new(),
@@ -169,6 +171,7 @@ fn step(doc: &Document<'_>, heading: &Heading<'_>, number: u32, title: String, d
         unchecked: Vec::new(),
         origin: None,
         line: heading.no,
+        ..Default::default()
     };
     let list = parse_fields(doc.section(heading));
     if list.fields.is_empty() {
@@ -211,12 +214,7 @@ fn step(doc: &Document<'_>, heading: &Heading<'_>, number: u32, title: String, d
             "Test first" => step.test_first = Some(fields::test_first(field)),
             "Verify" => {
                 step.verify = fields::verify(field, number, diags);
-                step.human = fields::prose_verify(field).map(|text| HumanCheck {
-                    kind: HumanKind::Check,
-                    text,
-                    options: Vec::new(),
-                    resume_signal: None,
-                });
+                step.human = fields::prose_verify(field).map(|text| HumanCheck::new(HumanKind::Check, text));
             }
             "On failure" => {
                 on_failure_given = true;

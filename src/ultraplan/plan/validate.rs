@@ -11,7 +11,7 @@ use super::{Diagnostics, Plan, PlanKind};
 pub(crate) fn validate(plan: &mut Plan, diags: &mut Diagnostics) {
     step_numbers(plan, diags);
     paths(plan, diags);
-    if matches!(plan.kind, PlanKind::Plan | PlanKind::Phase) && !plan.sessions.is_empty() {
+    if matches!(plan.kind, PlanKind::Plan | PlanKind::Phase | PlanKind::SpecKit) && !plan.sessions.is_empty() {
         sessions(plan, diags);
     }
     fences(plan, diags);

@@ -163,10 +163,15 @@ pub struct Args {
     #[command(flatten)]
     pub exec: super::executor_args::ExecutorArgs,
 
+    #[command(flatten)]
+    pub choices: super::plan_choices::PlanChoices,
+
     /// With --resume: the answer to the check or decision the run waits at
     /// (an option id or name of a decision, or any text, such as "approved").
+    /// For an end-of-phase review, `N=TEXT` answers check N and a bare
+    /// answer every open check; repeat --answer to answer several.
     #[arg(long, value_name = "TEXT", requires = "continuing")]
-    pub answer: Option<String>,
+    pub answer: Vec<String>,
 
     /// Run at most N sessions of a wave at once (default: ultraplan.jobs, else all).
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -219,6 +224,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 plan: args.plan,
                 json: args.json,
                 executor: args.exec.executor,
+                choices: args.choices,
             },
             global,
         );
@@ -227,7 +233,8 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
     let workdir = repo.workdir()?.to_owned();
-    let (text, mut plan) = super::load_plan(&args.plan)?;
+    let choices = args.choices.context();
+    let (text, mut plan) = super::load_plan_with(&args.plan, &choices)?;
     // A Files path leading out through a symbolic link already in the
     // worktree is a problem of the plan here, as `check` reports it.
     plan.diagnostics
@@ -247,6 +254,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                     text: &text,
                     path: path.clone(),
                     in_worktree: in_worktree.clone(),
+                    choices: choices.clone(),
                 },
             )?,
             _ => false,
@@ -310,6 +318,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         text: &text,
         path,
         in_worktree,
+        choices,
     };
     process::install_interrupt_handler();
     let started = std::time::Instant::now();
@@ -422,7 +431,7 @@ fn options(
             files: SNAPSHOT_IGNORED_FILES,
         },
         allow_unverified: args.exec.allow_unverified,
-        answer: args.answer.clone(),
+        answers: args.answer.clone(),
         lock_timeout: duration(cfg, &config::LOCK_TIMEOUT)?,
         agent,
         command_line: std::env::args().collect::<Vec<_>>().join(" "),
@@ -520,11 +529,13 @@ fn wave_options(args: &Args, cfg: &crate::git::GitConfig, options: &RunOptions) 
     if options.allow_unverified {
         child_args.push("--allow-unverified".into());
     }
-    // A resumed session waiting at a checkpoint gets the person's answer.
-    if let Some(answer) = &options.answer {
+    // A resumed session waiting at a checkpoint gets the person's answers
+    // (only a session that waits: see the waves' spawn).
+    for answer in &options.answers {
         child_args.push("--answer".into());
         child_args.push(answer.clone());
     }
+    child_args.extend(args.choices.args());
     // Billing was settled once, for the whole run.
     child_args.push("--yes".into());
     Ok(engine::waves::WaveOptions {

@@ -1,12 +1,14 @@
-//! DESIGN §6.6 for a GSD phase directory: after the last merge, on the
-//! integration branch (never in a session worktree), each passed task's
-//! `- [ ] Task N:` line and `<task>` status in its own plan file, committed
-//! once.
+//! DESIGN §6.6 for plans run in sessions, on the integration branch and
+//! never in a session's worktree: a GSD phase directory's passed tasks —
+//! `- [ ] Task N:` lines and `<task>` statuses in their own plan files — once
+//! after the last merge; a spec-kit plan's ticks (and any other format that
+//! records passed tasks) after each wave's merges, so the boxes follow the
+//! work wave by wave.
 
 use anyhow::{anyhow, Result};
 
 use super::Waves;
-use crate::ultraplan::plan::{sync, PlanKind};
+use crate::ultraplan::plan::{sync, writeback, PlanKind, Session};
 use crate::ultraplan::state::{now, RunState, StepStatus};
 
 impl Waves<'_> {
@@ -35,5 +37,41 @@ impl Waves<'_> {
         let texts: Vec<(String, String)> = texts.into_iter().collect();
         self.commit_plan_texts(&texts, "chore: check off the phase's completed tasks")?;
         Ok(())
+    }
+
+    /// After wave `wave`'s merges: its sessions' passed tasks recorded in
+    /// the plan file, in one commit.
+    pub(super) fn check_off_wave(&mut self, wave: usize, sessions: &[&Session], state: &RunState<'_>) -> Result<()> {
+        let plan = self.input.plan;
+        if !writeback::records(plan.kind) || plan.kind == PlanKind::Phase {
+            return Ok(());
+        }
+        let date = chrono::Utc::now().format("%Y-%m-%d").to_string();
+        let stamp = now();
+        let stamp = writeback::Stamp {
+            date: &date,
+            timestamp: &stamp,
+        };
+        let rel = self.plan_rel.to_owned();
+        let mut text = std::fs::read_to_string(self.repo.workdir()?.join(&rel))
+            .map_err(|e| anyhow!("cannot read '{rel}': {e}"))?;
+        let mut ticked = Vec::new();
+        for n in sessions.iter().flat_map(|s| s.steps.iter()) {
+            let Some(step) = plan.step(*n) else { continue };
+            if state.progress.step(*n).status != StepStatus::Passed {
+                continue;
+            }
+            if let Some(updated) = writeback::mark_done(plan.kind, &text, step, &self.input.choices, &stamp) {
+                text = updated;
+                ticked.extend(step.source_id.clone());
+            }
+        }
+        if ticked.is_empty() {
+            return Ok(());
+        }
+        self.commit_plan_texts(
+            &[(rel, text)],
+            &format!("chore: tick {} (wave {wave})", ticked.join(", ")),
+        )
     }
 }

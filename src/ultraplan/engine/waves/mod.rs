@@ -390,6 +390,7 @@ impl<'a> Waves<'a> {
                 return Ok(Some(RunResult::Failed));
             }
         }
+        self.check_off_wave(wave_number, &sessions, state)?;
         // Their worktrees stay for the next wave's sessions (reset, cleaned
         // and proved clean before one starts there).
         for session in &sessions {

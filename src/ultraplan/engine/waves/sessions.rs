@@ -161,12 +161,28 @@ impl<'a> Waves<'a> {
             .create(true)
             .open(&log_path)
             .map_err(|e| anyhow!("cannot open '{}': {e}", log_path.display()))?;
+        // A person's answers go to the sessions that wait for one, never
+        // handed to every session of the wave.
+        let waiting = self.waits_for_a_person(session.number);
+        let mut args = Vec::new();
+        let mut given = self.wave_opts.child_args.iter();
+        while let Some(a) = given.next() {
+            if a == "--answer" {
+                let value = given.next();
+                if waiting {
+                    args.push(a.clone());
+                    args.extend(value.cloned());
+                }
+            } else {
+                args.push(a.clone());
+            }
+        }
         let mut command = Command::new(&self.wave_opts.program);
         command
             .arg("run")
             .arg("--session")
             .arg(session.number.to_string())
-            .args(&self.wave_opts.child_args)
+            .args(&args)
             .args(clean_at.map(|at| format!("--clean-at={at}")))
             .arg(self.plan_rel)
             .current_dir(self.worktree(session.number))
