@@ -271,6 +271,8 @@ impl Run<'_> {
                         Some(issues) => {
                             verify_exit = Some(1);
                             reason = Some(issues);
+                            // Fixed and resumed, the review asks every check again.
+                            self.state.remove(&format!("steps/{n}/answers"));
                         }
                         None => verify_exit = Some(0),
                     }

@@ -382,3 +382,35 @@ fn audit_link(link: &crate::ultraplan::plan::KeyLink, root: &Path) -> Option<Str
         }
     }
 }
+
+#[cfg(test)]
+mod key_link_tests {
+    use super::*;
+    use crate::ultraplan::plan::KeyLink;
+
+    #[test]
+    fn links_are_found_by_path_stem_or_pattern() {
+        let dir = std::env::temp_dir().join(format!("ul-keylink-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("app")).unwrap();
+        std::fs::write(dir.join("app/page.html"), "<script src=\"chart.js\"></script>\n").unwrap();
+        std::fs::write(dir.join("app/chart.js"), "fetch('/api/week')\n").unwrap();
+        let link = |from: &str, to: &str, pattern: Option<&str>| KeyLink {
+            from: from.into(),
+            to: to.into(),
+            via: Some("x".into()),
+            pattern: pattern.map(Into::into),
+        };
+        assert_eq!(audit_link(&link("app/page.html", "app/chart.js", None), &dir), None);
+        assert_eq!(
+            audit_link(
+                &link("app/page.html", "app/chart.js", Some(r"fetch\(.*/api/week")),
+                &dir
+            ),
+            None
+        );
+        assert!(audit_link(&link("app/page.html", "app/other.js", None), &dir).is_some());
+        assert!(audit_link(&link("app/missing.html", "app/chart.js", None), &dir).is_some());
+        assert!(audit_link(&link("app/page.html", "app/chart.js", Some("nowhere")), &dir).is_some());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -105,9 +105,11 @@ impl HumanCheck {
                     }
                     recorded.insert(n, text.trim().to_owned());
                 }
-                Some((n, _)) => return Err(format!(
+                Some((n, _)) => {
+                    return Err(format!(
                     "there is no check {n}: the review has {count} (answer with --answer N=TEXT, N from 1 to {count})"
-                )),
+                ))
+                }
                 None if answer.trim().is_empty() => return Err("an answer is empty".into()),
                 None => bare = Some(answer.trim().to_owned()),
             }

@@ -139,7 +139,7 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
         for l in text.lines() {
             out.push_str(&format!("  {l}\n"));
         }
-        if !text.contains(crate::ultraplan::plan::ANSWER_HINT) {
+        if !text.contains(crate::ultraplan::plan::ANSWER_HINT) && !text.contains("--resume --answer") {
             out.push_str("  Make the change, then run the resume command below; git-ultraplan verifies it.\n");
         }
     }
