@@ -23,6 +23,7 @@ mod docs;
 mod executors;
 mod first_hour;
 mod floors;
+mod formats;
 mod gate;
 mod generated;
 mod gsd;
