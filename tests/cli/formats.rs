@@ -90,14 +90,20 @@ fn agent(repo: &Path) -> String {
 #[test]
 fn speckit_check_says_the_format_why_and_the_test_command() {
     let mut env = TestEnv::new();
-    let repo = repo_with_fixture(&mut env, &[("specs/001-photo-albums", "speckit/tuned/001-photo-albums")]);
+    let repo = repo_with_fixture(
+        &mut env,
+        &[("specs/001-photo-albums", "speckit/tuned/001-photo-albums")],
+    );
     let mut t = Transcript::new(&env);
     let _ = t
         .run(&repo, &["ultraplan", "check", "specs/001-photo-albums/tasks.md"])
         .expect_code(0);
     assert_transcript!(t, "speckit_check_says_the_format_why_and_the_test_command");
     let j = env
-        .run(&repo, &["ultraplan", "check", "--json", "specs/001-photo-albums/tasks.md"])
+        .run(
+            &repo,
+            &["ultraplan", "check", "--json", "specs/001-photo-albums/tasks.md"],
+        )
         .expect_code(0)
         .json();
     assert_eq!(j["format"], "spec-kit");
@@ -110,18 +116,30 @@ fn speckit_check_says_the_format_why_and_the_test_command() {
 #[test]
 fn speckit_parallel_tasks_run_in_worktrees_merge_and_are_ticked() {
     let mut env = TestEnv::new();
-    let repo = repo_with_fixture(&mut env, &[("specs/001-photo-albums", "speckit/tuned/001-photo-albums")]);
+    let repo = repo_with_fixture(
+        &mut env,
+        &[("specs/001-photo-albums", "speckit/tuned/001-photo-albums")],
+    );
     let plan = "specs/001-photo-albums/tasks.md";
     let out = env.run(&repo, &["ultraplan", "run", "--executor", &agent(&repo), plan]);
     let out = out.expect_code(0);
     assert!(out.stdout.contains("Session 2: T002 Configure ruff"), "{}", out.stdout);
     // Parallel tasks were merged one at a time, --no-ff.
     let merges = env.git(&repo, &["log", "--merges", "--format=%s"]);
-    assert!(merges.contains("merge: ultraplan session 2 — T002 Configure ruff in ruff.toml"), "{merges}");
-    assert!(merges.contains("merge: ultraplan session 3 — T003 Add pytest settings in pytest.ini"), "{merges}");
+    assert!(
+        merges.contains("merge: ultraplan session 2 — T002 Configure ruff in ruff.toml"),
+        "{merges}"
+    );
+    assert!(
+        merges.contains("merge: ultraplan session 3 — T003 Add pytest settings in pytest.ini"),
+        "{merges}"
+    );
     // Each wave's ticks are committed on the integration branch after its merges.
     let subjects = env.subjects(&repo);
-    assert!(subjects.contains(&"chore: tick T002, T003 (wave 2)".to_owned()), "{subjects:?}");
+    assert!(
+        subjects.contains(&"chore: tick T002, T003 (wave 2)".to_owned()),
+        "{subjects:?}"
+    );
     let tasks = env.git(&repo, &["show", &format!("HEAD:{plan}")]);
     for id in ["T001", "T002", "T005", "T010"] {
         assert!(tasks.contains(&format!("- [X] {id}")), "{id} not ticked:\n{tasks}");
@@ -146,7 +164,15 @@ fn speckit_phase_tests_check_the_phase_and_a_failure_stops_the_run() {
     let _ = t
         .run(
             &repo,
-            &["ultraplan", "run", "--resume", "--allow-unverified", "--executor", &agent(&repo), plan],
+            &[
+                "ultraplan",
+                "run",
+                "--resume",
+                "--allow-unverified",
+                "--executor",
+                &agent(&repo),
+                plan,
+            ],
         )
         .expect_code(0);
     let _ = t.run(&repo, &["show", &format!("HEAD~1:{plan}")]).expect_code(0);
@@ -184,7 +210,10 @@ fn kiro_optional_tasks_skip_with_the_flag_and_parents_close_with_their_last_requ
         "kiro_optional_tasks_skip_with_the_flag_and_parents_close_with_their_last_required_subtask"
     );
     // The requirement's text went to the executor as the done criteria.
-    let j = env.run(&repo, &["ultraplan", "check", "--json", plan]).expect_code(0).json();
+    let j = env
+        .run(&repo, &["ultraplan", "check", "--json", plan])
+        .expect_code(0)
+        .json();
     assert_eq!(j["format"], "kiro");
     assert!(j["steps"][1]["done"]
         .as_str()
@@ -223,12 +252,17 @@ fn taskmaster_statuses_follow_the_checkpoints_and_every_other_byte_stays() {
     let _ = t.run(&repo, &["ultraplan", "check", plan]).expect_code(0);
     t.note("the shell executor runs each task's fenced sh blocks");
     let _ = t.run(&repo, &["ultraplan", "run", plan]).expect_code(0);
-    let _ = t
-        .run(&repo, &["log", "--format=%s", "-n", "4"])
-        .expect_code(0);
-    assert_transcript!(t, "taskmaster_statuses_follow_the_checkpoints_and_every_other_byte_stays");
+    let _ = t.run(&repo, &["log", "--format=%s", "-n", "4"]).expect_code(0);
+    assert_transcript!(
+        t,
+        "taskmaster_statuses_follow_the_checkpoints_and_every_other_byte_stays"
+    );
     let after = env.git(&repo, &["show", &format!("HEAD:{plan}")]);
-    assert_eq!(without_statuses(&before), without_statuses(&after), "only statuses may change");
+    assert_eq!(
+        without_statuses(&before),
+        without_statuses(&after),
+        "only statuses may change"
+    );
     let j: serde_json::Value = serde_json::from_str(&after).unwrap();
     let master = &j["master"]["tasks"];
     assert_eq!(master[0]["status"], "done", "done before: untouched");
@@ -259,11 +293,13 @@ fn taskmaster_tag_picks_the_tasks_and_a_missing_tag_is_named() {
         .run(&repo, &["ultraplan", "check", "--tag", "nope", plan])
         .expect_code(1);
     assert!(
-        out.stdout.contains("line 1: it has no tag 'nope' (its tags: master, offline-mode)"),
+        out.stdout
+            .contains("line 1: it has no tag 'nope' (its tags: master, offline-mode)"),
         "{}",
         out.stdout
     );
-    env.run(&repo, &["ultraplan", "run", "--tag", "offline-mode", plan]).expect_code(0);
+    env.run(&repo, &["ultraplan", "run", "--tag", "offline-mode", plan])
+        .expect_code(0);
     let after = env.git(&repo, &["show", &format!("HEAD:{plan}")]);
     let after: serde_json::Value = serde_json::from_str(&after).unwrap();
     assert_eq!(after["offline-mode"]["tasks"][0]["status"], "done");
@@ -275,7 +311,10 @@ fn taskmaster_tag_picks_the_tasks_and_a_missing_tag_is_named() {
 #[test]
 fn bmad_story_tasks_and_subtasks_are_ticked_and_the_status_moves() {
     let mut env = TestEnv::new();
-    let repo = repo_with_fixture(&mut env, &[("docs/stories/1.1.project-setup.md", "bmad/tuned/1.1.project-setup.md")]);
+    let repo = repo_with_fixture(
+        &mut env,
+        &[("docs/stories/1.1.project-setup.md", "bmad/tuned/1.1.project-setup.md")],
+    );
     let plan = "docs/stories/1.1.project-setup.md";
     let mut t = Transcript::new(&env);
     let _ = t.run(&repo, &["ultraplan", "check", plan]).expect_code(0);
@@ -283,9 +322,7 @@ fn bmad_story_tasks_and_subtasks_are_ticked_and_the_status_moves() {
         .run(&repo, &["ultraplan", "run", "--executor", &agent(&repo), plan])
         .expect_code(0);
     t.note("the first checkpoint moved the Status to InProgress; the last to Review");
-    let _ = t
-        .run(&repo, &["diff", "HEAD~3", "HEAD~2", "--", plan])
-        .expect_code(0);
+    let _ = t.run(&repo, &["diff", "HEAD~3", "HEAD~2", "--", plan]).expect_code(0);
     let _ = t.run(&repo, &["diff", "HEAD~1", "HEAD", "--", plan]).expect_code(0);
     assert_transcript!(t, "bmad_story_tasks_and_subtasks_are_ticked_and_the_status_moves");
 }
@@ -295,7 +332,10 @@ fn bmad_story_tasks_and_subtasks_are_ticked_and_the_status_moves() {
 #[test]
 fn gsd_end_of_phase_review_stops_once_and_resume_answers_record_each() {
     let mut env = TestEnv::new();
-    let repo = repo_with_fixture(&mut env, &[(".planning/phases/07-dashboard", "gsd-core/tuned/07-dashboard")]);
+    let repo = repo_with_fixture(
+        &mut env,
+        &[(".planning/phases/07-dashboard", "gsd-core/tuned/07-dashboard")],
+    );
     // The stub agent writes what the key links look for.
     write(
         &repo.join("stubs/agent.sh"),
@@ -308,7 +348,15 @@ fn gsd_end_of_phase_review_stops_once_and_resume_answers_record_each() {
     let _ = t
         .run(
             &repo,
-            &["ultraplan", "run", "--allow-unverified", "--yes", "--executor", &agent(&repo), phase],
+            &[
+                "ultraplan",
+                "run",
+                "--allow-unverified",
+                "--yes",
+                "--executor",
+                &agent(&repo),
+                phase,
+            ],
         )
         .expect_code(3);
     t.note("answered, the run does the rest and stops once, with every human-check of the phase");
@@ -331,7 +379,10 @@ fn gsd_end_of_phase_review_stops_once_and_resume_answers_record_each() {
 #[test]
 fn gsd_review_issue_fails_the_review_and_a_resume_asks_again() {
     let mut env = TestEnv::new();
-    let repo = repo_with_fixture(&mut env, &[(".planning/phases/07-dashboard", "gsd-core/tuned/07-dashboard")]);
+    let repo = repo_with_fixture(
+        &mut env,
+        &[(".planning/phases/07-dashboard", "gsd-core/tuned/07-dashboard")],
+    );
     write(
         &repo.join("stubs/agent.sh"),
         "#!/bin/sh\ncat > /dev/null\nmkdir -p app\necho '<script src=\"dashboard.js\"></script>' > app/dashboard.html\necho 'function loadWeek() { return fetch(\"/api/week\") }' > app/dashboard.js\n",
@@ -344,23 +395,35 @@ fn gsd_review_issue_fails_the_review_and_a_resume_asks_again() {
     let out = env
         .run(
             &repo,
-            &["ultraplan", "run", "--resume", "--answer", "1=pass", "--answer", "2=the bars run backwards", plan],
+            &[
+                "ultraplan",
+                "run",
+                "--resume",
+                "--answer",
+                "1=pass",
+                "--answer",
+                "2=the bars run backwards",
+                plan,
+            ],
         )
         .expect_code(1);
     assert!(
-        out.stdout
-            .contains("Error: the person reported: check 2 (Load the page with the stub API running): the bars run backwards"),
+        out.stdout.contains(
+            "Error: the person reported: check 2 (Load the page with the stub API running): the bars run backwards"
+        ),
         "{}",
         out.stdout
     );
-    let out = env
-        .run(&repo, &["ultraplan", "run", "--resume", plan])
-        .expect_code(3);
+    let out = env.run(&repo, &["ultraplan", "run", "--resume", plan]).expect_code(3);
     assert!(out.stdout.contains("2 of 2 checks to do by hand"), "{}", out.stdout);
     let out = env
         .run(&repo, &["ultraplan", "run", "--resume", "--answer", "3=pass", plan])
         .expect_code(3);
-    assert!(out.stdout.contains("there is no check 3: the review has 2"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("there is no check 3: the review has 2"),
+        "{}",
+        out.stdout
+    );
 }
 
 // ---------------------------------------------------------------- detection and messages
@@ -377,7 +440,10 @@ fn files_that_look_like_a_format_but_break_its_rules_are_named_by_line_and_rule(
             ("docs/stories/3.1.broken-refs.md", "bmad/tuned/3.1.broken-refs.md"),
         ],
     );
-    write(&repo.join("bad.json"), "{\n  \"master\": {\n    \"tasks\": [\n      {\"id\": 1,}\n    ]\n  }\n}\n");
+    write(
+        &repo.join("bad.json"),
+        "{\n  \"master\": {\n    \"tasks\": [\n      {\"id\": 1,}\n    ]\n  }\n}\n",
+    );
     write(&repo.join("tm/notes.json"), "{\"name\": \"not tasks\"}\n");
     let mut t = Transcript::new(&env);
     for plan in [
@@ -388,7 +454,7 @@ fn files_that_look_like_a_format_but_break_its_rules_are_named_by_line_and_rule(
     ] {
         let _ = t.run(&repo, &["ultraplan", "check", plan]).expect_code(1);
     }
-    let _ = t.run(&repo, &["ultraplan", "check", "bad.json"]).expect_code(128);
+    let _ = t.run(&repo, &["ultraplan", "check", "bad.json"]).expect_code(1);
     let _ = t.run(&repo, &["ultraplan", "check", "tm/notes.json"]).expect_code(128);
     assert_transcript!(
         t,
@@ -422,6 +488,9 @@ fn check_json_names_every_format() {
         let out = env.run(&repo, &["ultraplan", "check", "--json", plan]);
         let j = out.json();
         assert_eq!(j["format"], format, "{plan}");
-        assert!(j["format_reason"].as_str().is_some_and(|r| !r.is_empty()), "{plan}: {j}");
+        assert!(
+            j["format_reason"].as_str().is_some_and(|r| !r.is_empty()),
+            "{plan}: {j}"
+        );
     }
 }

@@ -77,6 +77,30 @@ pub(super) fn open_state<'r>(
             Ok(state)
         }
         previous => {
+            // Steps the previous run stopped at for a person: their prompt
+            // was shown, so a `blocking-human` gate may take an answer now
+            // (a session started over in a new worktree runs them again).
+            let previous_answers: Vec<(u32, String)> = previous
+                .as_ref()
+                .map(|p| {
+                    p.progress
+                        .steps
+                        .keys()
+                        .filter_map(|n| Some((*n, p.read_text(&format!("steps/{n}/answers")).ok().flatten()?)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let waited: Vec<u32> = previous
+                .as_ref()
+                .map(|p| {
+                    p.progress
+                        .steps
+                        .iter()
+                        .filter(|(_, s)| s.status == crate::ultraplan::state::StepStatus::Waiting)
+                        .map(|(n, _)| *n)
+                        .collect()
+                })
+                .unwrap_or_default();
             if let Some(previous) = previous {
                 if !matches!(previous.progress.status, RunStatus::Completed) {
                     warn(
@@ -110,6 +134,18 @@ pub(super) fn open_state<'r>(
                 plan_blob: crate::ultraplan::state::write_text(repo, &plan_text)?.to_string(),
             };
             let mut state = RunState::start(repo, state_ref, progress, input.text)?;
+            if !waited.is_empty() {
+                let list: String = waited.iter().map(|n| format!("{n}\n")).collect();
+                state.put_text("shown-to-a-person", &list)?;
+            }
+            // What a person already answered in an end-of-phase review is
+            // kept when a session starts over.
+            for n in &waited {
+                let path = format!("steps/{n}/answers");
+                if let Some(answers) = previous_answers.iter().find(|(m, _)| m == n).map(|(_, a)| a) {
+                    state.put_text(&path, answers)?;
+                }
+            }
             state.save(&format!(
                 "run {}: started ({})",
                 state.progress.run_id,

@@ -31,8 +31,15 @@ impl Run<'_> {
             // A prose check is answered after the person saw the executor's work.
             return Ok(None);
         }
-        // blocking-human: only after the run stopped here and showed it.
-        let shown = in_place && self.state.progress.step(step.number).status == StepStatus::Waiting;
+        // blocking-human: only after the run stopped here and showed it
+        // (this run, or the one a session started over replaces).
+        let shown = (in_place && self.state.progress.step(step.number).status == StepStatus::Waiting)
+            || self
+                .state
+                .read_text("shown-to-a-person")
+                .ok()
+                .flatten()
+                .is_some_and(|t| t.lines().any(|l| l.trim() == step.number.to_string()));
         if human.blocking && !shown {
             return Err(human.prompt());
         }

@@ -151,6 +151,32 @@ impl<'a> Waves<'a> {
         Ok(out)
     }
 
+    /// What the sessions that stopped for a person ask of them, as each
+    /// session showed it (an end-of-phase review with the answers its
+    /// session recorded so far).
+    fn waiting_prompts(&self, steps: &[StepReport]) -> Option<String> {
+        let plan = self.input.plan;
+        let prompts: Vec<String> = steps
+            .iter()
+            .filter(|s| s.result == "waiting")
+            .filter_map(|s| {
+                let human = plan.step(s.number)?.human.as_ref()?;
+                if human.kind != crate::ultraplan::plan::HumanKind::Review {
+                    return Some(human.prompt());
+                }
+                let session = plan.sessions.iter().find(|x| x.steps.contains(&s.number))?;
+                let recorded = RunState::load(self.repo, &self.refs.state(Some(session.number)))
+                    .ok()
+                    .flatten()
+                    .and_then(|st| st.read_text(&format!("steps/{}/answers", s.number)).ok().flatten())
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .unwrap_or_default();
+                Some(human.review_prompt(&recorded))
+            })
+            .collect();
+        (!prompts.is_empty()).then(|| prompts.join("\n\n"))
+    }
+
     pub(super) fn finish(&mut self, state: &mut RunState<'_>, result: RunResult) -> Result<RunReport> {
         let plan = self.input.plan;
         state.progress.status = match result {
@@ -197,6 +223,7 @@ impl<'a> Waves<'a> {
                 usage.add(&super::super::report::usage_of(&s)?);
             }
         }
+        let instructions = self.waiting_prompts(&steps);
         Ok(RunReport {
             plan: self.input.path.clone(),
             plan_type: plan.kind.as_str(),
@@ -207,7 +234,7 @@ impl<'a> Waves<'a> {
             exit_condition: "n/a",
             progress_ref: state.ref_name.clone(),
             failure: self.failure.clone(),
-            instructions: None,
+            instructions,
             warnings: self.warnings.clone(),
             run_id: state.progress.run_id.clone(),
             session: None,
