@@ -40,7 +40,8 @@ fn copy(from: &Path, to: &Path) {
 
 /// Test runners (`pytest`, `npm`, …) that pass unless the repository holds
 /// `FAIL_TESTS`, first on PATH; and `stubs/agent.sh`, an agent that runs the
-/// step's fenced `sh` blocks and writes a line into each file the step names.
+/// step's fenced `sh` blocks and writes what the step asks (its Changes) into
+/// each file the step names.
 fn stubs(env: &mut TestEnv, repo: &Path) {
     let bin = repo.join("stubs/bin");
     std::fs::create_dir_all(&bin).unwrap();
@@ -67,7 +68,7 @@ for f in step["files"]:
         f = os.path.join(f, "README.md")
     os.makedirs(os.path.dirname(f) or ".", exist_ok=True)
     with open(f, "a") as out:
-        out.write("%s\n" % step["title"])
+        out.write("%s\n" % step["changes"])
 '
 "#,
     );

@@ -24,6 +24,7 @@ mod executors;
 mod first_hour;
 mod floors;
 mod formats;
+mod formats_corpus;
 mod gate;
 mod generated;
 mod gsd;

@@ -90,7 +90,7 @@ pub(super) fn open_state<'r>(
                         .collect()
                 })
                 .unwrap_or_default();
-            let waited: Vec<u32> = previous
+            let mut waited: Vec<u32> = previous
                 .as_ref()
                 .map(|p| {
                     p.progress
@@ -101,6 +101,16 @@ pub(super) fn open_state<'r>(
                         .collect()
                 })
                 .unwrap_or_default();
+            // …and those it already knew were shown (a run that failed
+            // before reaching them again does not forget them).
+            if let Some(p) = &previous {
+                let known = p.read_text("shown-to-a-person").ok().flatten().unwrap_or_default();
+                for n in known.lines().filter_map(|l| l.trim().parse::<u32>().ok()) {
+                    if !waited.contains(&n) {
+                        waited.push(n);
+                    }
+                }
+            }
             if let Some(previous) = previous {
                 if !matches!(previous.progress.status, RunStatus::Completed) {
                     warn(

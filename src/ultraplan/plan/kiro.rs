@@ -81,7 +81,13 @@ pub(crate) fn parse(doc: &Document<'_>, ctx: &Context, diags: &mut Diagnostics) 
     for t in &tasks {
         if let Some(parent) = parent_of(&t.id) {
             if !ids.contains_key(parent) {
-                diags.warning(t.line, format!("sub-task {} has no task {parent} above it", t.id));
+                diags.problem(
+                    t.line,
+                    format!(
+                        "sub-task {} has no task {parent}: a sub-task follows its own numbered task",
+                        t.id
+                    ),
+                );
             }
         }
         if has_children(&t.id) {
@@ -123,7 +129,9 @@ pub(crate) fn parse(doc: &Document<'_>, ctx: &Context, diags: &mut Diagnostics) 
                 None => unchecked.push(format!("requirement {r}")),
             }
         }
-        let new = creates(&t.title);
+        // A Kiro task names the files it writes: new unless it says it
+        // changes existing ones.
+        let new = creates(&t.title) || !super::checklist::modifies(&t.title);
         plan.steps.push(Step {
             number: plan.steps.len() as u32 + 1,
             title: format!("{} {}", t.id, t.title),

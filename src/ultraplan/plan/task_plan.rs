@@ -35,6 +35,9 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
         lines: LineIndex::new(&text, first_line),
     };
     let mut at = 0;
+    // Where the tasks are: a checkpoint task's own `<context>` (what a
+    // decision is about) is not the plan's `<context>` of files to read.
+    let mut task_spans: Vec<(usize, usize)> = Vec::new();
     let mut index = 0u32;
     let mut unnumbered_warned = false;
     let (artifacts, truths) = acceptance::must_haves(front.yaml());
@@ -79,6 +82,7 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
             step.unchecked.push(format!("fails when: {f}"));
         }
         plan.steps.push(step);
+        task_spans.push((open, close));
         at = close + "</task>".len();
     }
     if plan.steps.is_empty() && gsd::is_tdd(front) {
@@ -104,7 +108,18 @@ pub(crate) fn parse(doc: &Document<'_>, front: &FrontMatter<'_>, diags: &mut Dia
         let step = super::review::review_step(&mut plan.steps, reviews);
         plan.steps.push(step);
     }
-    plan.context = gsd::context_refs(&element(&text, "context", (0, text.len()), first_line));
+    let mut from = 0;
+    let plan_context = loop {
+        let Some(found) = element(&text, "context", (from, text.len()), first_line) else {
+            break None;
+        };
+        let open = find_open_tag(&text, "context", from).unwrap_or(text.len());
+        match task_spans.iter().find(|(a, b)| (*a..*b).contains(&open)) {
+            Some(&(_, close)) => from = close,
+            None => break Some(found),
+        }
+    };
+    plan.context = gsd::context_refs(&plan_context);
     plan.success_criteria = success_criteria(&text, first_line, &plan, diags);
     plan
 }
