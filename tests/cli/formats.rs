@@ -299,7 +299,8 @@ fn taskmaster_tag_picks_the_tasks_and_a_missing_tag_is_named() {
         "{}",
         out.stdout
     );
-    env.run(&repo, &["ultraplan", "run", "--tag", "offline-mode", plan])
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--tag", "offline-mode", plan])
         .expect_code(0);
     let after = env.git(&repo, &["show", &format!("HEAD:{plan}")]);
     let after: serde_json::Value = serde_json::from_str(&after).unwrap();
@@ -389,9 +390,11 @@ fn gsd_review_issue_fails_the_review_and_a_resume_asks_again() {
         "#!/bin/sh\ncat > /dev/null\nmkdir -p app\necho '<script src=\"dashboard.js\"></script>' > app/dashboard.html\necho 'function loadWeek() { return fetch(\"/api/week\") }' > app/dashboard.js\n",
     );
     let plan = ".planning/phases/07-dashboard/07-01-PLAN.md";
-    env.run(&repo, &["ultraplan", "run", "--executor", &agent(&repo), plan])
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--executor", &agent(&repo), plan])
         .expect_code(3);
-    env.run(&repo, &["ultraplan", "run", "--resume", "--answer", "approved", plan])
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--resume", "--answer", "approved", plan])
         .expect_code(3);
     let out = env
         .run(

@@ -235,10 +235,8 @@ fn detect(doc: &markdown::Document<'_>, front: &front_matter::FrontMatter<'_>) -
         Some((PlanKind::BmadStory, why))
     } else if let Some(why) = speckit::looks_like(doc) {
         Some((PlanKind::SpecKit, why))
-    } else if let Some(why) = kiro::looks_like(doc) {
-        Some((PlanKind::Kiro, why))
     } else {
-        None
+        kiro::looks_like(doc).map(|why| (PlanKind::Kiro, why))
     }
 }
 

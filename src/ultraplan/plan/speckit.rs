@@ -234,23 +234,21 @@ fn read_tasks(doc: &Document<'_>, diags: &mut Diagnostics) -> (Vec<Task>, Vec<Ph
             if h.no > line.no {
                 break;
             }
-            if h.no == line.no {
-                if h.level <= 2 {
-                    if let Some((n, title)) = phase_heading(h.text) {
-                        phases.push(Phase {
-                            title: if title.is_empty() {
-                                format!("Phase {n}")
-                            } else {
-                                format!("Phase {n}: {title}")
-                            },
-                            checkpoint: None,
-                            line: h.no,
-                        });
-                        in_task_section = true;
-                    } else if h.level == 2 {
-                        // "## Dependencies & Execution Order", "## Notes": prose.
-                        in_task_section = false;
-                    }
+            if h.no == line.no && h.level <= 2 {
+                if let Some((n, title)) = phase_heading(h.text) {
+                    phases.push(Phase {
+                        title: if title.is_empty() {
+                            format!("Phase {n}")
+                        } else {
+                            format!("Phase {n}: {title}")
+                        },
+                        checkpoint: None,
+                        line: h.no,
+                    });
+                    in_task_section = true;
+                } else if h.level == 2 {
+                    // "## Dependencies & Execution Order", "## Notes": prose.
+                    in_task_section = false;
                 }
             }
             heading_at.next();
