@@ -30,13 +30,16 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use sessions::{sessions, Group};
+use testing::test_command;
+
+mod sessions;
+mod testing;
+
 use super::checklist::{item, paths_in};
-use super::markdown::{code_spans, plain, Document};
+use super::markdown::{plain, Document};
 use super::ultraplan::empty_plan;
-use super::verify_text::is_command;
-use super::{
-    Checkpoint, Context, Diagnostics, FailurePolicy, FileRef, OnFailure, Plan, PlanKind, Session, Step, Verify,
-};
+use super::{Checkpoint, Context, Diagnostics, FailurePolicy, FileRef, OnFailure, Plan, PlanKind, Step, Verify};
 
 /// Why a document reads as a spec-kit tasks.md, or `None`.
 pub(crate) fn looks_like(doc: &Document<'_>) -> Option<String> {
@@ -197,12 +200,6 @@ pub(crate) fn parse(doc: &Document<'_>, ctx: &Context, diags: &mut Diagnostics) 
     }
     sessions(&mut plan, &group_of);
     plan
-}
-
-enum Group {
-    /// A `[P]` task: its paths (the fence) and the tasks it depends on.
-    Parallel(Vec<String>, Vec<String>),
-    Sequential,
 }
 
 /// What the executor is asked: the task, its phase and story.
@@ -410,143 +407,4 @@ fn dependencies(text: &str) -> (String, Vec<String>) {
         }
     }
     (described, unique)
-}
-
-/// The feature's test command and where it was found: `plan.md`'s
-/// `**Testing**:` field (a code span in it, else the value when it reads as
-/// a command), else the first command line in `quickstart.md` that runs
-/// tests (a word of it contains "test").
-pub(crate) fn test_command(ctx: &Context) -> Option<(String, String)> {
-    if let Some(plan_md) = ctx.companions.get("plan.md") {
-        for (i, line) in plan_md.lines().enumerate() {
-            let t = super::markdown::strip_list_marker(line.trim());
-            let value = ["**Testing**:", "**Testing:**", "Testing:"]
-                .iter()
-                .find_map(|lead| t.strip_prefix(lead))
-                .map(str::trim);
-            let Some(value) = value else { continue };
-            let spans = code_spans(value);
-            let found = spans
-                .iter()
-                .map(|s| s.content.trim().to_owned())
-                .find(|c| is_command(c))
-                .or_else(|| {
-                    let v = value.trim_end_matches('.').trim();
-                    (is_command(v) && !v.contains("NEEDS CLARIFICATION")).then(|| v.to_owned())
-                });
-            if let Some(command) = found {
-                return Some((command, format!("plan.md line {}: '{}'", i + 1, line.trim())));
-            }
-        }
-    }
-    if let Some(quick) = ctx.companions.get("quickstart.md") {
-        let doc = Document::new(quick, 1);
-        for line in &doc.lines {
-            let candidates: Vec<String> = if line.fenced {
-                vec![line.text.trim().trim_start_matches("$ ").to_owned()]
-            } else {
-                code_spans(line.text).into_iter().map(|s| s.content).collect()
-            };
-            for c in candidates {
-                let runs_tests = c.split_whitespace().any(|w| w.to_lowercase().contains("test"));
-                if runs_tests && !c.starts_with("```") && is_command(&c) {
-                    return Some((c.clone(), format!("quickstart.md line {}", line.no)));
-                }
-            }
-        }
-    }
-    None
-}
-
-/// Sessions when two or more tasks can run side by side: each batch of
-/// parallel tasks a wave of one-task sessions fenced to their paths, the
-/// tasks between batches one sequential session each stretch.
-fn sessions(plan: &mut Plan, groups: &[Group]) {
-    let mut waves: Vec<Vec<(Vec<u32>, Vec<String>)>> = Vec::new();
-    let mut sequential: Vec<u32> = Vec::new();
-    let mut batch: Vec<(u32, Vec<String>)> = Vec::new();
-    let mut batch_ids: Vec<String> = Vec::new();
-    let flush = |waves: &mut Vec<Vec<(Vec<u32>, Vec<String>)>>,
-                 sequential: &mut Vec<u32>,
-                 batch: &mut Vec<(u32, Vec<String>)>,
-                 batch_ids: &mut Vec<String>| {
-        if batch.len() >= 2 {
-            if !sequential.is_empty() {
-                waves.push(vec![(std::mem::take(sequential), Vec::new())]);
-            }
-            waves.push(batch.drain(..).map(|(n, paths)| (vec![n], paths)).collect());
-        } else {
-            sequential.extend(batch.drain(..).map(|(n, _)| n));
-        }
-        batch_ids.clear();
-    };
-    let phase_of = |n: u32| plan.steps.iter().find(|s| s.number == n).and_then(|s| s.verified_by);
-    for (step, group) in plan.steps.iter().zip(groups) {
-        match group {
-            Group::Parallel(paths, depends) => {
-                let overlaps = batch.iter().any(|(_, other)| {
-                    paths
-                        .iter()
-                        .any(|p| other.iter().any(|o| super::pattern::overlap(p, o)))
-                });
-                let depends_on_batch = depends.iter().any(|d| batch_ids.contains(d));
-                let same_phase = batch.first().is_none_or(|(n, _)| phase_of(*n) == step.verified_by);
-                if overlaps || depends_on_batch || !same_phase {
-                    flush(&mut waves, &mut sequential, &mut batch, &mut batch_ids);
-                }
-                batch.push((step.number, paths.clone()));
-                batch_ids.extend(step.source_id.clone());
-            }
-            Group::Sequential => {
-                flush(&mut waves, &mut sequential, &mut batch, &mut batch_ids);
-                sequential.push(step.number);
-            }
-        }
-    }
-    flush(&mut waves, &mut sequential, &mut batch, &mut batch_ids);
-    if !waves.iter().any(|w| w.len() >= 2) {
-        return; // nothing runs side by side: the foreground
-    }
-    if !sequential.is_empty() {
-        waves.push(vec![(sequential, Vec::new())]);
-    }
-    let mut number = 0u32;
-    let mut previous: Vec<u32> = Vec::new();
-    for (w, wave) in waves.into_iter().enumerate() {
-        let mut this = Vec::new();
-        for (steps, paths) in wave {
-            number += 1;
-            let first = plan.steps.iter().find(|s| s.number == steps[0]);
-            let last = plan.steps.iter().find(|s| Some(&s.number) == steps.last());
-            let title = match (first, last) {
-                (Some(f), Some(l)) if steps.len() > 1 => format!(
-                    "{} … {}",
-                    f.source_id.clone().unwrap_or_else(|| f.title.clone()),
-                    l.source_id.clone().unwrap_or_else(|| l.title.clone())
-                ),
-                (Some(f), _) => f.title.clone(),
-                _ => String::new(),
-            };
-            plan.sessions.push(Session {
-                number,
-                title,
-                steps,
-                wave: Some(w as u32 + 1),
-                depends_on: previous.clone(),
-                touch: paths
-                    .iter()
-                    .map(|p| super::pattern::PathPattern {
-                        text: p.clone(),
-                        line: 1,
-                    })
-                    .collect(),
-                never_touch: Vec::new(),
-                line: first.map_or(1, |s| s.line),
-                declared_wave: Some(w as u32 + 1),
-            });
-            this.push(number);
-        }
-        plan.waves.push(this.clone());
-        previous = this;
-    }
 }
