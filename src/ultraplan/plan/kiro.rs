@@ -76,7 +76,8 @@ pub(crate) fn parse(doc: &Document<'_>, ctx: &Context, diags: &mut Diagnostics) 
         );
     }
     let ids: HashMap<&str, usize> = tasks.iter().enumerate().map(|(i, t)| (t.id.as_str(), i)).collect();
-    let has_children = |id: &str| tasks.iter().any(|t| parent_of(&t.id) == Some(id));
+    let parents: std::collections::HashSet<&str> = tasks.iter().filter_map(|t| parent_of(&t.id)).collect();
+    let has_children = |id: &str| parents.contains(id);
     let mut verified_any = false;
     for t in &tasks {
         if let Some(parent) = parent_of(&t.id) {
@@ -215,7 +216,7 @@ fn read_tasks(doc: &Document<'_>, diags: &mut Diagnostics) -> Vec<Task> {
                         diags.problem(line.no, format!("task {id} says nothing to do"));
                     }
                     seen.insert(id.clone(), line.no);
-                    check_order(&tasks, &id, line.no, diags);
+                    check_order(&tasks, &seen, &id, line.no, diags);
                     tasks.push(Task {
                         id,
                         title: plain(title),
@@ -255,11 +256,13 @@ fn read_tasks(doc: &Document<'_>, diags: &mut Diagnostics) -> Vec<Task> {
 }
 
 /// Sub-task numbers continue their parent's: `2.1` after `2`, never under `3`.
-fn check_order(tasks: &[Task], id: &str, line: usize, diags: &mut Diagnostics) {
+fn check_order(tasks: &[Task], seen: &HashMap<String, usize>, id: &str, line: usize, diags: &mut Diagnostics) {
     let Some(parent) = parent_of(id) else { return };
+    // The task this one stands under: the last top-level one (a walk back
+    // over this task's siblings only).
     let last_top = tasks.iter().rev().find(|t| parent_of(&t.id).is_none());
     if let Some(top) = last_top {
-        if top.id != parent && !parent.starts_with(&format!("{}.", top.id)) && tasks.iter().any(|t| t.id == parent) {
+        if top.id != parent && !parent.starts_with(&format!("{}.", top.id)) && seen.contains_key(parent) {
             diags.problem(
                 line,
                 format!(

@@ -99,11 +99,21 @@ impl Plan {
     }
 
     pub fn step(&self, number: u32) -> Option<&Step> {
-        self.steps.iter().find(|s| s.number == number)
+        // Most plans number their steps 1, 2, 3…: found at its place first,
+        // so code asking for each step in turn stays linear.
+        let at = (number as usize).wrapping_sub(1);
+        match self.steps.get(at) {
+            Some(s) if s.number == number => Some(s),
+            _ => self.steps.iter().find(|s| s.number == number),
+        }
     }
 
     pub fn session(&self, number: u32) -> Option<&Session> {
-        self.sessions.iter().find(|s| s.number == number)
+        let at = (number as usize).wrapping_sub(1);
+        match self.sessions.get(at) {
+            Some(s) if s.number == number => Some(s),
+            _ => self.sessions.iter().find(|s| s.number == number),
+        }
     }
 
     /// Whether `run` without a mode orchestrates sessions (an Execution

@@ -114,8 +114,11 @@ pub(crate) fn parse(doc: &Document<'_>, ctx: &Context, diags: &mut Diagnostics) 
     });
     // Steps: each phase's tasks, then its check.
     let mut group_of: Vec<Group> = Vec::new();
-    for (p, phase) in phases.iter().enumerate() {
-        let members: Vec<&Task> = tasks.iter().filter(|t| t.phase == p).collect();
+    let mut by_phase: Vec<Vec<&Task>> = vec![Vec::new(); phases.len()];
+    for t in &tasks {
+        by_phase[t.phase].push(t);
+    }
+    for (phase, members) in phases.iter().zip(by_phase) {
         if members.is_empty() {
             continue;
         }
@@ -159,7 +162,11 @@ pub(crate) fn parse(doc: &Document<'_>, ctx: &Context, diags: &mut Diagnostics) 
             // worktree reads the file as ticked so far, and must find the
             // same sessions as the run that started it.
             group_of.push(if t.parallel && !t.paths.is_empty() {
-                Group::Parallel(t.paths.clone(), t.depends.iter().map(|(d, _)| d.clone()).collect())
+                Group::Parallel(
+                    t.paths.clone(),
+                    t.depends.iter().map(|(d, _)| d.clone()).collect(),
+                    t.phase,
+                )
             } else {
                 Group::Sequential
             });

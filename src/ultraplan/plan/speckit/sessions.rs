@@ -7,10 +7,14 @@ use crate::ultraplan::plan::{Plan, Session};
 
 /// How a step may run.
 pub(super) enum Group {
-    /// A `[P]` task: its paths (the fence) and the tasks it depends on.
-    Parallel(Vec<String>, Vec<String>),
+    /// A `[P]` task: its paths (the fence), the tasks it depends on, and
+    /// its phase (a batch never spans two: phases run in order).
+    Parallel(Vec<String>, Vec<String>, usize),
     Sequential,
 }
+
+/// The most sessions one wave of parallel tasks holds.
+const MAX_WAVE: usize = 64;
 
 /// Sessions when two or more tasks can run side by side: each batch of
 /// parallel tasks a wave of one-task sessions fenced to their paths, the
@@ -34,20 +38,23 @@ pub(super) fn sessions(plan: &mut Plan, groups: &[Group]) {
         }
         batch_ids.clear();
     };
-    let phase_of = |n: u32| plan.steps.iter().find(|s| s.number == n).and_then(|s| s.verified_by);
+    let mut batch_phase = usize::MAX;
     for (step, group) in plan.steps.iter().zip(groups) {
         match group {
-            Group::Parallel(paths, depends) => {
+            Group::Parallel(paths, depends, phase) => {
                 let overlaps = batch.iter().any(|(_, other)| {
                     paths
                         .iter()
                         .any(|p| other.iter().any(|o| crate::ultraplan::plan::pattern::overlap(p, o)))
                 });
                 let depends_on_batch = depends.iter().any(|d| batch_ids.contains(d));
-                let same_phase = batch.first().is_none_or(|(n, _)| phase_of(*n) == step.verified_by);
-                if overlaps || depends_on_batch || !same_phase {
+                // A wave holds at most MAX_WAVE sessions: it bounds the
+                // overlap checks (each new task against the batch) too.
+                let full = batch.len() >= MAX_WAVE;
+                if overlaps || depends_on_batch || *phase != batch_phase || full {
                     flush(&mut waves, &mut sequential, &mut batch, &mut batch_ids);
                 }
+                batch_phase = *phase;
                 batch.push((step.number, paths.clone()));
                 batch_ids.extend(step.source_id.clone());
             }
@@ -70,8 +77,10 @@ pub(super) fn sessions(plan: &mut Plan, groups: &[Group]) {
         let mut this = Vec::new();
         for (steps, paths) in wave {
             number += 1;
-            let first = plan.steps.iter().find(|s| s.number == steps[0]);
-            let last = plan.steps.iter().find(|s| Some(&s.number) == steps.last());
+            // Steps are numbered by position.
+            let at = |n: u32| plan.steps.get((n as usize).wrapping_sub(1)).filter(|s| s.number == n);
+            let first = at(steps[0]);
+            let last = steps.last().and_then(|n| at(*n));
             let title = match (first, last) {
                 (Some(f), Some(l)) if steps.len() > 1 => format!(
                     "{} … {}",

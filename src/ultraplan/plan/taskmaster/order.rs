@@ -90,17 +90,22 @@ pub(super) fn order<'v>(
             }
         }
     }
-    // Waves by layering (Kahn), file order within a wave.
-    let mut wave_of: Vec<Option<usize>> = vec![None; tasks.len()];
-    let mut remaining: Vec<usize> = (0..tasks.len()).collect();
+    // Waves by layering (Kahn, linear in tasks and edges), file order
+    // within a wave.
+    let mut waiting_on: Vec<usize> = deps.iter().map(Vec::len).collect();
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); tasks.len()];
+    for (i, ds) in deps.iter().enumerate() {
+        for &d in ds {
+            dependents[d].push(i);
+        }
+    }
+    let mut placed = vec![false; tasks.len()];
     let mut waves: Vec<Vec<usize>> = Vec::new();
-    while !remaining.is_empty() {
-        let ready: Vec<usize> = remaining
-            .iter()
-            .copied()
-            .filter(|&i| deps[i].iter().all(|&d| wave_of[d].is_some()))
-            .collect();
+    let mut ready: Vec<usize> = (0..tasks.len()).filter(|&i| waiting_on[i] == 0).collect();
+    let mut count = 0;
+    while count < tasks.len() {
         if ready.is_empty() {
+            let remaining: Vec<usize> = (0..tasks.len()).filter(|&i| !placed[i]).collect();
             let cycle = find_cycle(&deps, &remaining);
             let names: Vec<String> = cycle.iter().map(|&i| ids[i].clone()).collect();
             let at = nodes.get(cycle[0]).map_or(0, |n| n.start);
@@ -112,14 +117,22 @@ pub(super) fn order<'v>(
                     names[0]
                 ),
             );
-            waves.push(remaining.clone());
+            waves.push(remaining);
             break;
         }
+        ready.sort_unstable();
+        let mut next = Vec::new();
         for &i in &ready {
-            wave_of[i] = Some(waves.len());
+            placed[i] = true;
+            for &j in &dependents[i] {
+                waiting_on[j] -= 1;
+                if waiting_on[j] == 0 {
+                    next.push(j);
+                }
+            }
         }
-        remaining.retain(|i| !ready.contains(i));
-        waves.push(ready);
+        count += ready.len();
+        waves.push(std::mem::replace(&mut ready, next));
     }
     let mut units = Vec::new();
     for wave in &waves {
@@ -183,6 +196,7 @@ fn sub_order<'v>(task: &str, subs: &'v [Value], nodes: &[spans::Node], r: &mut R
         .enumerate()
         .map(|(k, s)| s.get("id").and_then(id_text).unwrap_or_else(|| (k + 1).to_string()))
         .collect();
+    let position: HashMap<&str, usize> = ids.iter().enumerate().map(|(k, id)| (id.as_str(), k)).collect();
     let mut deps: Vec<Vec<usize>> = vec![Vec::new(); subs.len()];
     for (k, s) in subs.iter().enumerate() {
         for d in list(s.get("dependencies")).iter().filter_map(id_text) {
@@ -191,7 +205,7 @@ fn sub_order<'v>(task: &str, subs: &'v [Value], nodes: &[spans::Node], r: &mut R
                 Some(_) => continue, // another task's: ordered by the task graph
                 None => d.clone(),
             };
-            match ids.iter().position(|i| *i == local) {
+            match position.get(local.as_str()).copied() {
                 Some(j) if j != k => deps[k].push(j),
                 Some(_) => r.problem(
                     nodes.get(k).map_or(0, |n| n.start),
@@ -207,28 +221,50 @@ fn sub_order<'v>(task: &str, subs: &'v [Value], nodes: &[spans::Node], r: &mut R
             }
         }
     }
-    let mut done: HashSet<usize> = HashSet::new();
+    // Kahn again, file order first among the ready; a circle is reported
+    // once and its subtasks then run in file order.
+    let mut waiting_on: Vec<usize> = deps.iter().map(Vec::len).collect();
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); subs.len()];
+    for (k, ds) in deps.iter().enumerate() {
+        for &d in ds {
+            dependents[d].push(k);
+        }
+    }
+    let mut ready: std::collections::BTreeSet<usize> = (0..subs.len()).filter(|&k| waiting_on[k] == 0).collect();
+    let mut placed = vec![false; subs.len()];
+    let mut reported = false;
     let mut out = Vec::new();
     while out.len() < subs.len() {
-        let next = (0..subs.len()).find(|k| !done.contains(k) && deps[*k].iter().all(|d| done.contains(d)));
-        let k = match next {
+        let k = match ready.pop_first() {
             Some(k) => k,
             None => {
-                let remaining: Vec<usize> = (0..subs.len()).filter(|k| !done.contains(k)).collect();
-                let cycle = find_cycle(&deps, &remaining);
-                let names: Vec<String> = cycle.iter().map(|&i| format!("{task}.{}", ids[i])).collect();
-                r.problem(
-                    nodes.get(cycle[0]).map_or(0, |n| n.start),
-                    format!(
-                        "subtasks depend on each other in a circle: {} → {}",
-                        names.join(" → "),
-                        names[0]
-                    ),
-                );
+                let remaining: Vec<usize> = (0..subs.len()).filter(|&k| !placed[k]).collect();
+                if !reported {
+                    reported = true;
+                    let cycle = find_cycle(&deps, &remaining);
+                    let names: Vec<String> = cycle.iter().map(|&i| format!("{task}.{}", ids[i])).collect();
+                    r.problem(
+                        nodes.get(cycle[0]).map_or(0, |n| n.start),
+                        format!(
+                            "subtasks depend on each other in a circle: {} → {}",
+                            names.join(" → "),
+                            names[0]
+                        ),
+                    );
+                }
                 remaining[0]
             }
         };
-        done.insert(k);
+        if placed[k] {
+            continue;
+        }
+        placed[k] = true;
+        for &j in &dependents[k] {
+            waiting_on[j] = waiting_on[j].saturating_sub(1);
+            if waiting_on[j] == 0 && !placed[j] {
+                ready.insert(j);
+            }
+        }
         out.push((k, &subs[k]));
     }
     out
