@@ -29,7 +29,7 @@ _git_ultraplan ()
 			return
 			;;
 		-*)
-			__gitcomp "--fg --resume --dry-run --step= --again --session= --executor= --max-attempts= --allow-unverified --yes --answer= --jobs= --distribute= --json --summary-file= --quiet --color= --help"
+			__gitcomp "--fg --resume --dry-run --step= --again --session= --executor= --max-attempts= --allow-unverified --yes --tag= --skip-optional --answer= --jobs= --distribute= --json --summary-file= --quiet --color= --help"
 			return
 			;;
 		esac
@@ -43,7 +43,7 @@ _git_ultraplan ()
 			return
 			;;
 		-*)
-			__gitcomp "--json --executor= --quiet --color= --help"
+			__gitcomp "--json --executor= --tag= --skip-optional --quiet --color= --help"
 			return
 			;;
 		esac

@@ -97,13 +97,29 @@ fn speckit_check_says_the_format_why_and_the_test_command() {
     );
     let mut t = Transcript::new(&env);
     let _ = t
-        .run(&repo, &["ultraplan", "check", "specs/001-photo-albums/tasks.md"])
+        .run(
+            &repo,
+            &[
+                "ultraplan",
+                "check",
+                "--executor",
+                &agent(&repo),
+                "specs/001-photo-albums/tasks.md",
+            ],
+        )
         .expect_code(0);
     assert_transcript!(t, "speckit_check_says_the_format_why_and_the_test_command");
     let j = env
         .run(
             &repo,
-            &["ultraplan", "check", "--json", "specs/001-photo-albums/tasks.md"],
+            &[
+                "ultraplan",
+                "check",
+                "--json",
+                "--executor",
+                &agent(&repo),
+                "specs/001-photo-albums/tasks.md",
+            ],
         )
         .expect_code(0)
         .json();
@@ -188,7 +204,9 @@ fn kiro_optional_tasks_skip_with_the_flag_and_parents_close_with_their_last_requ
     let repo = repo_with_fixture(&mut env, &[(".kiro/specs/user-auth", "kiro/tuned/user-auth")]);
     let plan = ".kiro/specs/user-auth/tasks.md";
     let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["ultraplan", "check", plan]).expect_code(0);
+    let _ = t
+        .run(&repo, &["ultraplan", "check", "--executor", &agent(&repo), plan])
+        .expect_code(0);
     let _ = t
         .run(
             &repo,
@@ -212,7 +230,10 @@ fn kiro_optional_tasks_skip_with_the_flag_and_parents_close_with_their_last_requ
     );
     // The requirement's text went to the executor as the done criteria.
     let j = env
-        .run(&repo, &["ultraplan", "check", "--json", plan])
+        .run(
+            &repo,
+            &["ultraplan", "check", "--json", "--executor", &agent(&repo), plan],
+        )
         .expect_code(0)
         .json();
     assert_eq!(j["format"], "kiro");
@@ -228,9 +249,21 @@ fn kiro_requirement_references_are_checked_against_requirements_md() {
     let repo = repo_with_fixture(&mut env, &[(".kiro/specs/note-export", "kiro/tuned/note-export")]);
     let plan = ".kiro/specs/note-export/tasks.md";
     let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["ultraplan", "check", plan]).expect_code(1);
     let _ = t
-        .run(&repo, &["ultraplan", "run", "--allow-unverified", plan])
+        .run(&repo, &["ultraplan", "check", "--executor", &agent(&repo), plan])
+        .expect_code(1);
+    let _ = t
+        .run(
+            &repo,
+            &[
+                "ultraplan",
+                "run",
+                "--allow-unverified",
+                "--executor",
+                &agent(&repo),
+                plan,
+            ],
+        )
         .expect_code(128);
     assert_transcript!(t, "kiro_requirement_references_are_checked_against_requirements_md");
 }
@@ -319,7 +352,9 @@ fn bmad_story_tasks_and_subtasks_are_ticked_and_the_status_moves() {
     );
     let plan = "docs/stories/1.1.project-setup.md";
     let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["ultraplan", "check", plan]).expect_code(0);
+    let _ = t
+        .run(&repo, &["ultraplan", "check", "--executor", &agent(&repo), plan])
+        .expect_code(0);
     let _ = t
         .run(&repo, &["ultraplan", "run", "--executor", &agent(&repo), plan])
         .expect_code(0);
@@ -345,7 +380,9 @@ fn gsd_end_of_phase_review_stops_once_and_resume_answers_record_each() {
     );
     let phase = ".planning/phases/07-dashboard";
     let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["ultraplan", "check", phase]).expect_code(0);
+    let _ = t
+        .run(&repo, &["ultraplan", "check", "--executor", &agent(&repo), phase])
+        .expect_code(0);
     t.note("blocking-human: neither --allow-unverified nor --yes passes it");
     let _ = t
         .run(
@@ -456,7 +493,9 @@ fn files_that_look_like_a_format_but_break_its_rules_are_named_by_line_and_rule(
         "tm/tasks/tasks.json",
         "docs/stories/3.1.broken-refs.md",
     ] {
-        let _ = t.run(&repo, &["ultraplan", "check", plan]).expect_code(1);
+        let _ = t
+            .run(&repo, &["ultraplan", "check", "--executor", &agent(&repo), plan])
+            .expect_code(1);
     }
     let _ = t.run(&repo, &["ultraplan", "check", "bad.json"]).expect_code(1);
     let _ = t.run(&repo, &["ultraplan", "check", "tm/notes.json"]).expect_code(128);

@@ -100,7 +100,13 @@ fn measure(format: &str, part: &str) -> Measured {
         let malformed = MALFORMED.iter().any(|name| case.src.ends_with(name));
         let mut env = TestEnv::new();
         let repo = repo_with_fixture(&mut env, &[(case.dest.as_str(), case.src.as_str())]);
-        let ready = env.run(&repo, &["ultraplan", "check", &case.plan]).code == 0;
+        // The verdict for the agent the plan is run with (the shell executor
+        // cannot carry out a task written in prose).
+        let agent = format!("sh {}", repo.join("stubs/agent.sh").display());
+        let ready = env
+            .run(&repo, &["ultraplan", "check", "--executor", &agent, &case.plan])
+            .code
+            == 0;
         if malformed {
             m.flagged.1 += 1;
             m.flagged.0 += usize::from(!ready);

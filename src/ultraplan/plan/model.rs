@@ -292,7 +292,10 @@ impl Step {
     /// for changes (it would stop `blocked`): Changes in prose only, not a
     /// step for a person.
     pub fn needs_more_than_shell(&self) -> bool {
-        !self.changes.trim().is_empty()
+        // A step skipped, or one that only checks, runs no executor.
+        self.skip.is_none()
+            && !self.check_only
+            && !self.changes.trim().is_empty()
             && self.shell_blocks().next().is_none()
             && !self.human.as_ref().is_some_and(HumanCheck::replaces_executor)
     }
