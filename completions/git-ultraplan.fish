@@ -51,7 +51,8 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l step
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l session -d 'Run only session N\'s steps, inside its scope fence, in this worktree (with --resume: continue session N\'s recorded run)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l executor -d 'The executor: shell, manual, an agent (claude, codex, gemini, opencode, cursor, aider, goose, qwen, amp) or a command line (default: ultraplan.executor, else shell)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l max-attempts -d 'Attempts per step (default: ultraplan.maxAttempts, else 3)' -r
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l answer -d 'With --resume: the answer to the check or decision the run waits at (an option id or name of a decision, or any text, such as "approved")' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l tag -d 'Taskmaster: run the tasks of this tag (default: the tag `.taskmaster/state.json` names as current, else `master`)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l answer -d 'With --resume: the answer to the check or decision the run waits at (an option id or name of a decision, or any text, such as "approved"). For an end-of-phase review, `N=TEXT` answers check N and a bare answer every open check; repeat --answer to answer several' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s j -l jobs -d 'Run at most N sessions of a wave at once (default: ultraplan.jobs, else all)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l distribute -d 'Run the sessions on other clones: publish each wave on the remote (default origin), wait for workers (\'git ultraplan work\') to run its sessions, then merge their branches here one at a time. With --jobs N, also run up to N sessions here' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l summary-file -d 'Also write the machine summary, as one line of JSON, to FILE (for headless runs whose report goes to a log a program reads later)' -r -F
@@ -64,14 +65,17 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l dry-
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l again -d 'Run every step again as a new run, though the recorded run of the plan completed (without it, running a completed plan says so and does nothing)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l allow-unverified -d 'Let a step without a Verify command (or with a prose one) pass on the executor\'s word'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s y -l yes -d 'Do not ask: accept API billing when an API key that bills per token is set for the agent (ANTHROPIC_API_KEY, OPENAI_API_KEY, …)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l skip-optional -d 'Kiro: skip the optional tasks (`- [ ]*`); they are reported as skipped'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -l json -d 'Print only the machine summary (`{"ultraexecute_summary": …}`), as JSON, instead of the report'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -l executor -d 'The executor the verdict assumes (default: ultraplan.executor, else shell): for the shell executor, a step whose Changes has no fenced sh, bash or diff block is a problem, as `run` would stop it blocked' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -l tag -d 'Taskmaster: run the tasks of this tag (default: the tag `.taskmaster/state.json` names as current, else `master`)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -l json -d 'Print the report as one JSON object instead'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -l skip-optional -d 'Kiro: skip the optional tasks (`- [ ]*`); they are reported as skipped'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand status" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
