@@ -53,7 +53,7 @@ pub use config::{parse_config_parameters, ConfigParameter, GitConfig};
 pub use diff::{Delta, FileChange, Renames};
 pub use linked::LinkedWorktree;
 pub use merge::MergePlan;
-pub use objects::{BranchCommit, CommitInfo, Entry, EntryKind, Signature, TreeEdit};
+pub use objects::{blob_id, BranchCommit, CommitInfo, Entry, EntryKind, Signature, TreeEdit};
 pub use refs::{
     component_problem, ref_name_problem, BuildRecord, ChainMerge, ChainRelation, ChainUnion, Expect, Pointers, PutBack,
     RefConflict, RefUpdate,

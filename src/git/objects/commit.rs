@@ -35,6 +35,7 @@ pub struct BranchCommit {
     pub parents: Vec<Oid>,
     pub message: String,
     pub author: Signature,
+    pub committer: Signature,
 }
 
 impl BranchCommit {
@@ -84,6 +85,10 @@ impl Repo {
             .author()
             .map_err(|e| anyhow!("cannot read the author of {id}: {e}"))?;
         let time = author.time().unwrap_or_default();
+        let committer = decoded
+            .committer()
+            .map_err(|e| anyhow!("cannot read the committer of {id}: {e}"))?;
+        let committed = committer.time().unwrap_or_default();
         Ok(BranchCommit {
             id,
             tree: decoded.tree(),
@@ -95,24 +100,52 @@ impl Repo {
                 time: time.seconds,
                 offset: time.offset,
             },
+            committer: Signature {
+                name: committer.name.to_str_lossy().into_owned(),
+                email: committer.email.to_str_lossy().into_owned(),
+                time: committed.seconds,
+                offset: committed.offset,
+            },
         })
     }
 
     /// Writes a commit object with the user's identity; no reference moves.
     pub fn write_commit(&self, tree: Oid, parents: &[Oid], message: &str) -> Result<Oid> {
-        self.commit_object(tree, parents, message, None)
+        self.commit_object(tree, parents, message, None, None)
+    }
+
+    /// Writes a commit with the given author and committer, so a commit
+    /// written again from what another repository said of it gets the same
+    /// id there; no reference moves.
+    pub fn write_commit_exactly(
+        &self,
+        tree: Oid,
+        parents: &[Oid],
+        message: &str,
+        author: &Signature,
+        committer: &Signature,
+    ) -> Result<Oid> {
+        self.commit_object(tree, parents, message, Some(author), Some(committer))
     }
 
     /// Writes a commit with `author` and the configured committer (now);
     /// no reference moves.
     pub fn write_commit_as(&self, tree: Oid, parents: &[Oid], message: &str, author: &Signature) -> Result<Oid> {
-        self.commit_object(tree, parents, message, Some(author))
+        self.commit_object(tree, parents, message, Some(author), None)
     }
 
     /// The one commit writer: the configured committer, and `author` or the
     /// configured author.
-    fn commit_object(&self, tree: Oid, parents: &[Oid], message: &str, author: Option<&Signature>) -> Result<Oid> {
+    fn commit_object(
+        &self,
+        tree: Oid,
+        parents: &[Oid],
+        message: &str,
+        author: Option<&Signature>,
+        committer: Option<&Signature>,
+    ) -> Result<Oid> {
         let mut buf = gix::date::parse::TimeBuf::default();
+        let mut committed = gix::date::parse::TimeBuf::default();
         let author = match author {
             Some(author) => gix::actor::SignatureRef {
                 name: author.name.as_bytes().as_bstr(),
@@ -121,7 +154,14 @@ impl Repo {
             },
             None => identity("author", self.inner.author())?,
         };
-        let committer = identity("committer", self.inner.committer())?;
+        let committer = match committer {
+            Some(c) => gix::actor::SignatureRef {
+                name: c.name.as_bytes().as_bstr(),
+                email: c.email.as_bytes().as_bstr(),
+                time: gix::date::Time::new(c.time, c.offset).to_str(&mut committed),
+            },
+            None => identity("committer", self.inner.committer())?,
+        };
         let commit = self
             .inner
             .new_commit_as(committer, author, message, tree, parents.iter().copied())

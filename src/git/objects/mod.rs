@@ -114,3 +114,9 @@ pub(crate) fn kind(mode: gix::object::tree::EntryMode) -> EntryKind {
 pub(crate) fn bstr(s: &str) -> &BStr {
     s.as_bytes().as_bstr()
 }
+
+/// The id git gives a blob holding `data`, without writing it.
+pub fn blob_id(data: &[u8]) -> Oid {
+    gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::object::Kind::Blob, data)
+        .expect("hashing bytes in memory cannot fail")
+}

@@ -7,7 +7,8 @@ use anyhow::{anyhow, Context as _, Result};
 
 use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
-use crate::ultraplan::records::{collect, exchange, logs, Filter, Metrics};
+use crate::ultraplan::records::export::export as exchange_export;
+use crate::ultraplan::records::{collect, logs, Filter, Metrics};
 use crate::ultraplan::state::{catalog, slug};
 
 /// The EXAMPLES section of the man page and of `--help`.
@@ -25,11 +26,13 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 
 /// Write the recorded runs out, to move them to another repository.
 ///
-/// Without --logs: one versioned YAML document (version 1) with, per plan, its
+/// Without --logs: one versioned YAML document (version 2) with, per plan, its
 /// slug, path and text, every run with each step's attempts (status,
-/// validation, warnings, duration, checkpoint), the run-state chains commit by
-/// commit (so 'git ultraplan import' recreates them, audit log included) and
-/// the notes of its checkpoints. Transcripts (the attempts' .log files) only
+/// validation, warnings, duration, checkpoint), the notes of its checkpoints,
+/// and the run-state chains commit by commit as the paths each commit changed
+/// (so 'git ultraplan import' recreates them, audit log included), with every
+/// file they name written once. The document is written as it is read, so
+/// its size, not the run's, bounds the memory it takes. Transcripts (the attempts' .log files) only
 /// with --transcripts. Everything passes the redaction function on the way out.
 ///
 /// `--logs DIR` instead writes `executions/<YYYY-MM-DD>/<plan-id>-task-<NN>-<status>.yaml`
@@ -99,8 +102,6 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     }
     let Some(logs_dir) = &args.logs else {
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        let doc = exchange::export(repo, slugs.as_deref(), args.transcripts, &now)?;
-        let text = serde_yaml::to_string(&doc)?;
         match &args.output {
             Some(file) => {
                 let path = if file.is_absolute() {
@@ -108,12 +109,31 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 } else {
                     workspace.cwd().join(file)
                 };
-                std::fs::write(&path, text).with_context(|| format!("cannot write '{}'", file.display()))?;
+                // Written beside and renamed: a failed export leaves no half file.
+                let tmp = path.with_extension("ultraplan-export.tmp");
+                let written = (|| -> Result<usize> {
+                    let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+                    let count = exchange_export(repo, slugs.as_deref(), args.transcripts, &now, &mut out)?;
+                    std::io::Write::flush(&mut out)?;
+                    std::fs::rename(&tmp, &path)?;
+                    Ok(count)
+                })();
+                let count = match written {
+                    Ok(count) => count,
+                    Err(e) => {
+                        let _ = std::fs::remove_file(&tmp);
+                        return Err(e.context(format!("cannot write '{}'", file.display())));
+                    }
+                };
                 if !global.quiet {
-                    eprintln!("Exported {} plan(s) to '{}'", doc.plans.len(), file.display());
+                    eprintln!("Exported {count} plan(s) to '{}'", file.display());
                 }
             }
-            None => std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?,
+            None => {
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                exchange_export(repo, slugs.as_deref(), args.transcripts, &now, &mut out)?;
+                std::io::Write::flush(&mut out)?;
+            }
         }
         return Ok(Exit::Done);
     };

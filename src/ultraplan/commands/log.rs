@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::PlanSelection;
 use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
-use crate::ultraplan::state::{catalog, note_stream};
+use crate::ultraplan::state::catalog;
 use crate::ultraplan::sync;
 
 /// The EXAMPLES section of the man page and of `--help`.
@@ -150,31 +150,13 @@ fn run_row(state_ref: &str, past: catalog::PastRun) -> RunRow {
     let attempts = past
         .attempts
         .into_iter()
-        .map(|a| {
-            // The newest document, should a record be a stream.
-            let record = note_stream::documents(&a.record)
-                .ok()
-                .and_then(|mut d| d.pop())
-                .unwrap_or_default();
-            let result = record.get("result");
-            AttemptRow {
-                step: a.step,
-                attempt: a.attempt,
-                status: result
-                    .and_then(|r| r.get("status"))
-                    .and_then(|s| s.as_str())
-                    .unwrap_or("unknown")
-                    .to_owned(),
-                duration_ms: result
-                    .and_then(|r| r.get("metadata"))
-                    .and_then(|m| m.get("duration_ms"))
-                    .and_then(|d| d.as_u64()),
-                commit: a.commit,
-                error: result
-                    .and_then(|r| r.get("error"))
-                    .and_then(|e| e.as_str())
-                    .map(str::to_owned),
-            }
+        .map(|a| AttemptRow {
+            step: a.step,
+            attempt: a.attempt,
+            status: a.status,
+            duration_ms: a.duration_ms,
+            commit: a.commit,
+            error: a.error,
         })
         .collect();
     let p = past.progress;

@@ -69,7 +69,7 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
             let attempts = state.progress.step(step).attempts;
             let attempt = args.attempt.unwrap_or(attempts);
             state
-                .read_text(&format!("steps/{step}/attempt-{attempt}.yaml"))?
+                .read_text(&state.step_paths(step).record(attempt))?
                 .ok_or_else(|| {
                     if attempts == 0 {
                         anyhow!("step {step} of '{}' has not run", args.target)

@@ -108,14 +108,13 @@ impl Run<'_> {
         self.state.progress.step_mut(n).attempts = a;
         self.state.progress.step_mut(n).status = StepStatus::Running;
         match base {
-            Some(base) => self.keep_tree(&format!("steps/{n}/attempt-{a}.base"), base)?,
-            None => self.state.put_text(
-                &format!("steps/{n}/attempt-{a}.in-place"),
-                "verify the worktree as it is\n",
-            )?,
+            Some(base) => self.keep_tree(&self.state.step_paths(n).base(a), base)?,
+            None => self
+                .state
+                .put_text(&self.state.step_paths(n).in_place(a), "verify the worktree as it is\n")?,
         }
         if let Some(f) = feedback {
-            self.state.put_text(&format!("steps/{n}/attempt-{a}.feedback"), f)?;
+            self.state.put_text(&self.state.step_paths(n).feedback(a), f)?;
         }
         self.state.save(&format!("step {n} attempt {a}: started"))?;
         self.observer.event(Event::Attempt {
@@ -272,7 +271,7 @@ impl Run<'_> {
                             verify_exit = Some(1);
                             reason = Some(issues);
                             // Fixed and resumed, the review asks every check again.
-                            self.state.remove(&format!("steps/{n}/answers"));
+                            self.state.remove(&self.state.step_paths(n).answers());
                         }
                         None => verify_exit = Some(0),
                     }
@@ -390,9 +389,9 @@ impl Run<'_> {
         }
         let verify_output = judged.verify_output.clone();
         let verify_ran = judged.verify_exit.is_some() && step.verify.is_some();
-        self.state.put_text(&format!("steps/{n}/attempt-{a}.yaml"), &record)?;
-        self.state.put_text(&format!("steps/{n}/attempt-{a}.log"), &log)?;
-        self.keep_tree(&format!("steps/{n}/attempt-{a}.tree"), observed.tree.tree)?;
+        self.state.put_record(n, a, &record)?;
+        self.state.put_text(&self.state.step_paths(n).transcript(a), &log)?;
+        self.keep_tree(&self.state.step_paths(n).after(a), observed.tree.tree)?;
         self.state.progress.step_mut(n).error = judged.reason.clone();
         Ok(Attempt {
             passed,

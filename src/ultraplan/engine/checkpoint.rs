@@ -50,7 +50,7 @@ impl Run<'_> {
         let parent = self.repo.head()?.commit;
         let commit = self.repo.commit_changes(parent, &changes, &redacted)?;
         self.state
-            .put_text(&format!("steps/{n}/checkpoint"), &format!("{commit}\n"))?;
+            .put_text(&self.state.step_paths(n).checkpoint(), &format!("{commit}\n"))?;
         self.state.save(&format!(
             "step {n} attempt {a}: passed; checkpoint {}",
             self.repo.short(commit)
@@ -82,7 +82,7 @@ impl Run<'_> {
             Some(c) => self.repo.commit_tree(c)?,
             None => self.repo.empty_tree(),
         };
-        let snapshot = self.kept_tree(&format!("steps/{n}/snapshot"))?;
+        let snapshot = self.kept_tree(&self.state.step_paths(n).snapshot())?;
         let mut out = Vec::new();
         let mut already = Vec::new();
         let mut untracked_gone = Vec::new();
@@ -143,11 +143,12 @@ impl Run<'_> {
         }
         if !untracked_gone.is_empty() {
             self.warn(format!(
-                "step {n}: deleted the untracked file{} {}: git never tracked {}, so there is nothing to commit (its content is in the step's snapshot: git show {}:steps/{n}/snapshot/<path>)",
+                "step {n}: deleted the untracked file{} {}: git never tracked {}, so there is nothing to commit (its content is in the step's snapshot: git show {}:{}/files/<path>)",
                 if untracked_gone.len() == 1 { "" } else { "s" },
                 untracked_gone.join(", "),
                 if untracked_gone.len() == 1 { "it" } else { "them" },
-                self.state.ref_name
+                self.state.ref_name,
+                self.state.step_paths(n).snapshot()
             ));
         }
         if !already.is_empty() {
@@ -173,7 +174,7 @@ impl Run<'_> {
             }
             let record = self
                 .state
-                .read_text(&format!("steps/{}/attempt-{}.yaml", step.number, p.attempts))?
+                .read_text(&self.state.step_paths(step.number).record(p.attempts))?
                 .unwrap_or_default();
             let files = files_modified(&record);
             if !files.is_empty() {
@@ -270,7 +271,7 @@ impl Run<'_> {
         let a = self.state.progress.step(n).attempts;
         let record = self
             .state
-            .read_text(&format!("steps/{n}/attempt-{a}.yaml"))?
+            .read_text(&self.state.step_paths(n).record(a))?
             .unwrap_or_default();
         // Stat data is unknown after a crash: zeroed entries make git compare contents.
         self.land(

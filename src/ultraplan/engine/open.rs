@@ -34,6 +34,8 @@ pub(super) fn open_state<'r>(
     let plan_text = redact(input.text).into_owned();
     match existing {
         Some(mut state) if continuing => {
+            // A state an earlier version wrote goes on in this version's layout.
+            state.upgrade()?;
             if matches!(opts.mode, Mode::Resume | Mode::ResumeSession(_)) {
                 checkpoints_in_head(repo, &state, &input.path)?;
             }
@@ -86,7 +88,7 @@ pub(super) fn open_state<'r>(
                     p.progress
                         .steps
                         .keys()
-                        .filter_map(|n| Some((*n, p.read_text(&format!("steps/{n}/answers")).ok().flatten()?)))
+                        .filter_map(|n| Some((*n, p.read_text(&p.step_paths(*n).answers()).ok().flatten()?)))
                         .collect()
                 })
                 .unwrap_or_default();
@@ -151,7 +153,7 @@ pub(super) fn open_state<'r>(
             // What a person already answered in an end-of-phase review is
             // kept when a session starts over.
             for n in &waited {
-                let path = format!("steps/{n}/answers");
+                let path = state.step_paths(*n).answers();
                 if let Some(answers) = previous_answers.iter().find(|(m, _)| m == n).map(|(_, a)| a) {
                     state.put_text(&path, answers)?;
                 }

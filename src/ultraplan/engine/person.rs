@@ -66,7 +66,7 @@ impl Run<'_> {
         let Some(human) = &step.human else {
             return Ok(None);
         };
-        let path = format!("steps/{}/answers", step.number);
+        let path = self.state.step_paths(step.number).answers();
         let mut recorded: BTreeMap<usize, String> = self
             .state
             .read_text(&path)

@@ -17,7 +17,7 @@ impl Run<'_> {
     pub(super) fn verify_in_place(&mut self, step: &Step) -> Result<StepEnd> {
         let n = step.number;
         let previous = self.state.progress.step(n).status;
-        let Some(snapshot) = self.kept_tree(&format!("steps/{n}/snapshot"))? else {
+        let Some(snapshot) = self.kept_tree(&self.state.step_paths(n).snapshot())? else {
             return self.start(step);
         };
         if let Some(reason) = self.declared_scope_violation(step) {
@@ -53,10 +53,10 @@ impl Run<'_> {
     /// Picks up a step a killed process left `running`.
     pub(super) fn recover(&mut self, step: &Step) -> Result<StepEnd> {
         let n = step.number;
-        let Some(snapshot) = self.kept_tree(&format!("steps/{n}/snapshot"))? else {
+        let Some(snapshot) = self.kept_tree(&self.state.step_paths(n).snapshot())? else {
             return self.start(step);
         };
-        if let Some(commit) = self.state.read_text(&format!("steps/{n}/checkpoint"))? {
+        if let Some(commit) = self.state.read_text(&self.state.step_paths(n).checkpoint())? {
             let commit: Oid = commit
                 .trim()
                 .parse()
@@ -71,12 +71,9 @@ impl Run<'_> {
             let (snapshot, _) = self.adopt_person_edits(n, snapshot, &current, (snapshot, snapshot), |_| Ok(true))?;
             return self.attempts(step, snapshot, first, snapshot, None);
         }
-        let in_place = self
-            .state
-            .read_text(&format!("steps/{n}/attempt-{a}.in-place"))?
-            .is_some();
-        let feedback = self.state.read_text(&format!("steps/{n}/attempt-{a}.feedback"))?;
-        match self.state.read_text(&format!("steps/{n}/attempt-{a}.yaml"))? {
+        let in_place = self.state.read_text(&self.state.step_paths(n).in_place(a))?.is_some();
+        let feedback = self.state.read_text(&self.state.step_paths(n).feedback(a))?;
+        match self.state.read_text(&self.state.step_paths(n).record(a))? {
             None if in_place => {
                 self.state.progress.step_mut(n).attempts = a - 1;
                 self.verify_in_place(step)
@@ -88,10 +85,8 @@ impl Run<'_> {
                 // taken as the attempt's (undone, kept in the state), anything
                 // else as the person's (kept in place). Never silent.
                 let current = self.repo.scan(&mut self.tracker)?;
-                self.keep_tree(&format!("steps/{n}/attempt-{a}.interrupted"), current.tree)?;
-                let base = self
-                    .kept_tree(&format!("steps/{n}/attempt-{a}.base"))?
-                    .unwrap_or(snapshot);
+                self.keep_tree(&self.state.step_paths(n).interrupted(a), current.tree)?;
+                let base = self.kept_tree(&self.state.step_paths(n).base(a))?.unwrap_or(snapshot);
                 let files: Vec<String> = step.files.iter().map(|f| f.path.clone()).collect();
                 let outside = |c: &crate::git::FileChange| Ok(!files.iter().any(|f| pattern::matches(f, &c.path)));
                 let (snapshot, base) = self.adopt_person_edits(n, base, &current, (snapshot, base), outside)?;
@@ -102,9 +97,10 @@ impl Run<'_> {
                 self.put_ignored_back(n)?;
                 if !undone.is_empty() {
                     self.warn(format!(
-                        "step {n}: undid the interrupted attempt's changes to {} before trying again (they are kept: git show {}:steps/{n}/attempt-{a}.interrupted/<path>)",
+                        "step {n}: undid the interrupted attempt's changes to {} before trying again (they are kept: git show {}:{}/files/<path>)",
                         undone.join(", "),
-                        self.state.ref_name
+                        self.state.ref_name,
+                        self.state.step_paths(n).interrupted(a)
                     ));
                 }
                 self.state
@@ -114,7 +110,7 @@ impl Run<'_> {
             Some(record) => {
                 let passed = record_status(&record).as_deref() == Some("success");
                 let observed_tree = self
-                    .kept_tree(&format!("steps/{n}/attempt-{a}.tree"))?
+                    .kept_tree(&self.state.step_paths(n).after(a))?
                     .ok_or_else(|| anyhow!("the run state lacks attempt {a}'s tree of step {n}"))?;
                 if passed {
                     let done = Attempt {

@@ -89,7 +89,7 @@ pub(super) fn usage_of(state: &RunState<'_>) -> Result<Usage> {
     let mut usage = Usage::default();
     for (n, step) in &state.progress.steps {
         for a in 1..=step.attempts {
-            if let Some(text) = state.read_text(&format!("steps/{n}/attempt-{a}.yaml"))? {
+            if let Some(text) = state.read_text(&state.step_paths(*n).record(a))? {
                 if let Ok(record) = serde_yaml::from_str::<serde_yaml::Value>(&text) {
                     usage.add(&Usage::of_record(&record));
                 }

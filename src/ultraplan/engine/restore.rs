@@ -1,7 +1,7 @@
 //! What a step's snapshot holds beyond the working tree (DESIGN §2 invariant
-//! 3): the index as a tree (`steps/<N>/index`, kept like the worktree
+//! 3): the index as a tree (`index` in the step's entry, kept like the worktree
 //! snapshot, secrets redacted and their raw bytes beside) and where HEAD, its
-//! branch and the stash pointed (`steps/<N>/git`).
+//! branch and the stash pointed (`git`).
 //!
 //! * A restore (revert, skip, the last attempt of any policy, a resume after a
 //!   crash) puts HEAD, the branch and the stash back first — compare-and-swap
@@ -9,7 +9,7 @@
 //!   extra parents of the state commit and named in one warning — then the
 //!   worktree, then the index exactly as it was.
 //! * git's own files (`config`, `hooks/*`, `info/*`) are recorded as a tree
-//!   (`steps/<N>/own`); a change is named after each attempt (a new hook or
+//!   (`own`); a change is named after each attempt (a new hook or
 //!   a setting such as `core.fsmonitor` by name) and a restore puts them back.
 //! * A passed step's checkpoint leaves the index as the user had it, carried
 //!   over to the new HEAD: what the executor staged is dropped, what the user
@@ -27,19 +27,19 @@ impl Run<'_> {
             message: "the index has unmerged entries".into(),
             hint: "resolve them (git add / git rm) or 'git reset' before running a step".into(),
         })?;
-        self.keep_tree(&format!("steps/{n}/index"), index)?;
+        self.keep_tree(&self.state.step_paths(n).index(), index)?;
         let own = self.repo.own_files_tree()?;
-        self.keep_whole_tree(&format!("steps/{n}/own"), own)?;
+        self.keep_whole_tree(&self.state.step_paths(n).own(), own)?;
         let ignored = self.repo.ignored_files(self.opts.ignored_bound, &mut self.tracker)?;
-        self.keep_whole_tree(&format!("steps/{n}/ignored"), ignored.tree)?;
+        self.keep_whole_tree(&self.state.step_paths(n).ignored(), ignored.tree)?;
         self.state
-            .put_text(&format!("steps/{n}/ignored-unkept"), &ignored.render_unkept())?;
+            .put_text(&self.state.step_paths(n).ignored_unkept(), &ignored.render_unkept())?;
         let pointers = self.repo.pointers()?;
-        self.state.put_text(&format!("steps/{n}/git"), &pointers.render())
+        self.state.put_text(&self.state.step_paths(n).git(), &pointers.render())
     }
 
     fn recorded_pointers(&self, n: u32) -> Result<Option<Pointers>> {
-        match self.state.read_text(&format!("steps/{n}/git"))? {
+        match self.state.read_text(&self.state.step_paths(n).git())? {
             None => Ok(None),
             Some(text) => Pointers::parse(&text)
                 .map(Some)
@@ -101,7 +101,7 @@ impl Run<'_> {
         }
         let snapshot = self.repo.tree_with(snapshot, &edits)?;
         let base = self.repo.tree_with(base, &edits)?;
-        self.keep_tree(&format!("steps/{n}/snapshot"), snapshot)?;
+        self.keep_tree(&self.state.step_paths(n).snapshot(), snapshot)?;
         let paths: Vec<&str> = edits.iter().map(|c| c.path.as_str()).collect();
         let whose = match self.leftovers_stopped {
             true => "yours, or the stopped processes the killed run left behind",
@@ -117,7 +117,7 @@ impl Run<'_> {
     /// Names what the attempt changed of git's own files since step `n`
     /// began: a new hook, a risky setting, any other change.
     pub(super) fn own_files_changed(&mut self, n: u32) -> Result<()> {
-        let Some(recorded) = self.kept_tree(&format!("steps/{n}/own"))? else {
+        let Some(recorded) = self.kept_tree(&self.state.step_paths(n).own())? else {
             return Ok(());
         };
         let now = self.repo.own_files_tree()?;
@@ -156,7 +156,7 @@ impl Run<'_> {
 
     /// Puts git's own files back as they were before step `n`.
     pub(super) fn put_own_files_back(&mut self, n: u32) -> Result<()> {
-        if let Some(recorded) = self.kept_tree(&format!("steps/{n}/own"))? {
+        if let Some(recorded) = self.kept_tree(&self.state.step_paths(n).own())? {
             let now = self.repo.own_files_tree()?;
             if now != recorded {
                 self.repo.restore_own_files(now, recorded)?;
@@ -168,12 +168,12 @@ impl Run<'_> {
     /// Puts the ignored files back as they were before step `n`, naming what
     /// could not be.
     pub(super) fn put_ignored_back(&mut self, n: u32) -> Result<()> {
-        let Some(tree) = self.kept_tree(&format!("steps/{n}/ignored"))? else {
+        let Some(tree) = self.kept_tree(&self.state.step_paths(n).ignored())? else {
             return Ok(());
         };
         let unkept = self
             .state
-            .read_text(&format!("steps/{n}/ignored-unkept"))?
+            .read_text(&self.state.step_paths(n).ignored_unkept())?
             .unwrap_or_default();
         let recorded = crate::git::IgnoredFiles::parse_unkept(tree, &unkept);
         let done = self.repo.restore_ignored(&recorded)?;
@@ -200,7 +200,7 @@ impl Run<'_> {
 
     /// Makes the index exactly what it was before step `n`.
     pub(super) fn put_index_back(&mut self, n: u32) -> Result<()> {
-        if let Some(index) = self.kept_tree(&format!("steps/{n}/index"))? {
+        if let Some(index) = self.kept_tree(&self.state.step_paths(n).index())? {
             self.repo.restore_index(index)?;
         }
         Ok(())
@@ -209,8 +209,10 @@ impl Run<'_> {
     /// After step `n` passed and HEAD may have moved (its checkpoint): the
     /// index the user had, carried over to HEAD as it is now.
     pub(super) fn carry_index_over(&mut self, n: u32) -> Result<()> {
-        let (Some(index), Some(recorded)) = (self.kept_tree(&format!("steps/{n}/index"))?, self.recorded_pointers(n)?)
-        else {
+        let (Some(index), Some(recorded)) = (
+            self.kept_tree(&self.state.step_paths(n).index())?,
+            self.recorded_pointers(n)?,
+        ) else {
             return Ok(());
         };
         let tree_of = |commit: Option<crate::git::Oid>| match commit {

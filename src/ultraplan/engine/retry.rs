@@ -13,13 +13,13 @@ impl Run<'_> {
     pub(super) fn previous_session(&self, n: u32, a: u32) -> Result<Option<String>> {
         let first = self
             .state
-            .read_text(&format!("steps/{n}/execution"))?
+            .read_text(&self.state.step_paths(n).execution())?
             .and_then(|t| t.trim().parse::<u32>().ok())
             .unwrap_or(1);
         if a <= first || self.opts.executor.agent().is_none() {
             return Ok(None);
         }
-        let Some(record) = self.state.read_text(&format!("steps/{n}/attempt-{}.yaml", a - 1))? else {
+        let Some(record) = self.state.read_text(&self.state.step_paths(n).record(a - 1))? else {
             return Ok(None);
         };
         let Ok(doc) = serde_yaml::from_str::<serde_yaml::Value>(&record) else {
@@ -38,7 +38,7 @@ impl Run<'_> {
     pub(super) fn recorded_verify_tail(&self, n: u32, a: u32) -> Result<Option<String>> {
         let log = self
             .state
-            .read_text(&format!("steps/{n}/attempt-{a}.log"))?
+            .read_text(&self.state.step_paths(n).transcript(a))?
             .unwrap_or_default();
         Ok(log.rfind("\n--- verify: ").map(|at| {
             let output = log[at + 1..].split_once('\n').map_or("", |(_, rest)| rest);

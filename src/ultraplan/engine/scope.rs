@@ -58,7 +58,7 @@ impl Run<'_> {
     /// `.git`, DESIGN §2): a scope violation, removed. Files like that which
     /// were there before the step are the user's and left alone.
     pub(super) fn unstorable_made(&mut self, n: u32, observed: &mut Snapshot) -> Result<Option<String>> {
-        let Some(before) = self.state.read_text(&format!("steps/{n}/unstorable"))? else {
+        let Some(before) = self.state.read_text(&self.state.step_paths(n).unstorable())? else {
             return Ok(None); // a state from before this was recorded
         };
         let before: BTreeSet<String> = before.lines().map(str::to_owned).collect();

@@ -37,12 +37,12 @@ pub fn root(repo: &Repo) -> PathBuf {
 impl Store {
     pub fn new(repo: &Repo, run_id: &str) -> Store {
         Store {
-            dir: root(repo).join(run_id),
+            dir: crate::ultraplan::state::secrets_dir(repo, run_id),
         }
     }
 
     fn file(&self, state_path: &str) -> PathBuf {
-        self.dir.join(state_path.replace('/', "%"))
+        self.dir.join(crate::ultraplan::state::secrets_file(state_path))
     }
 
     /// Keeps `entries` for the tree at `state_path` (replacing what was there).
@@ -156,63 +156,114 @@ fn private_file(path: &std::path::Path) -> std::io::Result<std::fs::File> {
 
 impl super::Run<'_> {
     /// Records `tree` (a snapshot of the user's worktree) at `path` in the run
-    /// state, with secrets redacted: the state may be pushed, the user's
-    /// untracked files must not leak through it. The raw bytes of the files
-    /// redaction changed are kept beside, in this repository only (see
-    /// [`secrets`]), so restores and checkpoints get them back exactly — even
-    /// after `git gc` has pruned the unreachable raw objects.
+    /// state as what differs from the user's HEAD before the step
+    /// ([`crate::ultraplan::state::layout`]'s kept trees): the files the
+    /// user committed are referred to by the commit's id, never carried —
+    /// the state may be pushed before the user pushes them — and the files
+    /// that differ are redacted. The raw bytes of the files redaction changed
+    /// are kept beside, in this repository only (see [`secrets`]), so
+    /// restores and checkpoints get them back exactly — even after `git gc`
+    /// has pruned the unreachable raw objects.
     pub(crate) fn keep_tree(&mut self, path: &str, tree: crate::git::Oid) -> Result<()> {
-        let base = match self.trusted_head(path)? {
-            Some(c) => self.repo.commit_tree(c)?,
-            None => self.repo.empty_tree(),
-        };
-        self.keep_tree_against(path, tree, base)
+        let base = self.trusted_head(path)?;
+        self.keep_change(path, tree, base)
     }
 
     /// [`Run::keep_tree`] for a tree that is not the worktree (git's own
-    /// files, the ignored files): every file of it is redacted, and it is not
-    /// compared with HEAD's tree, which it shares nothing with.
+    /// files, the ignored files): it has no base, every file of it is
+    /// stored, redacted.
     pub(crate) fn keep_whole_tree(&mut self, path: &str, tree: crate::git::Oid) -> Result<()> {
-        let empty = self.repo.empty_tree();
-        self.keep_tree_against(path, tree, empty)
+        self.keep_change(path, tree, None)
     }
 
-    fn keep_tree_against(&mut self, path: &str, tree: crate::git::Oid, base: crate::git::Oid) -> Result<()> {
-        let clean = self
-            .repo
-            .rewrite_tree(base, tree, |text| match crate::redact::redact(text) {
-                std::borrow::Cow::Owned(redacted) => Some(redacted),
-                std::borrow::Cow::Borrowed(_) => None,
-            })?;
+    fn keep_change(&mut self, path: &str, tree: crate::git::Oid, base: Option<crate::git::Oid>) -> Result<()> {
+        use crate::git::{EntryKind, TreeEdit};
+        use crate::ultraplan::state::layout::kept;
+        let base_tree = match base {
+            Some(c) => self.repo.commit_tree(c)?,
+            None => self.repo.empty_tree(),
+        };
+        let mut files = Vec::new();
+        let mut removed = Vec::new();
+        let mut raw = Vec::new();
+        for change in self.repo.changes(base_tree, tree)? {
+            let Some((id, kind)) = change.new else {
+                removed.push(serde_json::to_string(&change.path)?);
+                continue;
+            };
+            let path = change.path;
+            files.push(match kind {
+                EntryKind::Blob | EntryKind::Executable => {
+                    let executable = kind == EntryKind::Executable;
+                    let bytes = self.repo.read_blob(id)?;
+                    let clean = match std::str::from_utf8(&bytes).map(crate::redact::redact) {
+                        Ok(std::borrow::Cow::Owned(clean)) => Some(self.repo.write_blob(clean)?),
+                        _ => None,
+                    };
+                    match clean {
+                        Some(clean) => {
+                            raw.push(Entry {
+                                path: path.clone(),
+                                executable,
+                                bytes,
+                            });
+                            TreeEdit::Blob {
+                                path,
+                                id: clean,
+                                executable,
+                            }
+                        }
+                        None => TreeEdit::Blob { path, id, executable },
+                    }
+                }
+                EntryKind::Link => TreeEdit::Link { path, id },
+                EntryKind::Commit => TreeEdit::Commit { path, id },
+                EntryKind::Tree => TreeEdit::Tree { path, id },
+            });
+        }
+        let mut parts = Vec::new();
+        if let Some(base) = base {
+            parts.push(TreeEdit::Blob {
+                path: kept::BASE.into(),
+                id: self.repo.write_blob(format!("{base}\n"))?,
+                executable: false,
+            });
+        }
+        if !files.is_empty() {
+            parts.push(TreeEdit::Tree {
+                path: kept::FILES.into(),
+                id: self.repo.edit_tree(None, &files)?,
+            });
+        }
+        if !removed.is_empty() {
+            parts.push(TreeEdit::Blob {
+                path: kept::REMOVED.into(),
+                id: self.repo.write_blob(removed.join("\n") + "\n")?,
+                executable: false,
+            });
+        }
         let store = Store::new(self.repo, &self.state.progress.run_id);
-        if clean == tree {
+        if raw.is_empty() {
             store.forget(path)?;
         } else {
-            let mut raw = Vec::new();
-            for change in self.repo.changes(clean, tree)? {
-                if let Some((id, kind)) = change.new {
-                    raw.push(Entry {
-                        path: change.path,
-                        executable: kind == crate::git::EntryKind::Executable,
-                        bytes: self.repo.read_blob(id)?,
-                    });
-                }
-            }
             store.keep(path, &raw)?;
         }
-        self.state.put_tree(path, clean);
+        let change = self.repo.edit_tree(None, &parts)?;
+        self.state.put_tree(path, change);
         Ok(())
     }
 
-    /// The commit whose files need no redaction in a snapshot at `path`:
-    /// the user's HEAD from before step N (`steps/<N>/git`), not the HEAD
-    /// now, which a step may have moved onto commits of its own (their files
-    /// are the step's output and are redacted like any other).
+    /// The commit the worktree snapshots at `path` are stored against: the
+    /// user's HEAD from before step N (`git` of step N), not the HEAD now,
+    /// which a step may have moved onto commits of its own (their files are
+    /// the step's output and are stored, redacted, like any other).
     fn trusted_head(&self, path: &str) -> Result<Option<crate::git::Oid>> {
         let now = self.repo.head()?.commit;
-        let step = path.strip_prefix("steps/").and_then(|rest| rest.split('/').next());
-        let Some(recorded) = step
-            .map(|n| self.state.read_text(&format!("steps/{n}/git")))
+        let Some(recorded) = self
+            .state
+            .layout()
+            .step_of(path)
+            .map(|(n, _)| self.state.read_text(&self.state.step_paths(n).git()))
             .transpose()?
             .flatten()
             .and_then(|text| crate::git::Pointers::parse(&text))
@@ -222,11 +273,15 @@ impl super::Run<'_> {
         Ok(recorded.head.commit)
     }
 
-    /// The raw tree recorded at `path` (see [`Run::keep_tree`]).
+    /// The raw tree recorded at `path` (see [`Run::keep_tree`]): the base
+    /// commit's tree with the stored changes, and the raw bytes of the files
+    /// redaction changed.
     pub(crate) fn kept_tree(&self, path: &str) -> Result<Option<crate::git::Oid>> {
-        let Some(clean) = self.state.read_tree(path)? else {
+        let Some(change) = self.state.read_tree(path)? else {
             return Ok(None);
         };
+        let clean = kept_change_tree(self.repo, change)
+            .map_err(|e| anyhow!("the run state's tree '{path}' cannot be rebuilt: {e:#}"))?;
         let raw = Store::new(self.repo, &self.state.progress.run_id).read(path)?;
         if raw.is_empty() {
             return Ok(Some(clean));
@@ -241,6 +296,46 @@ impl super::Run<'_> {
         }
         Ok(Some(self.repo.edit_tree(Some(clean), &edits)?))
     }
+}
+
+/// The tree a kept change (layout 2) stands for: its base commit's tree
+/// with its files and without its removed paths (redacted files as stored).
+pub(crate) fn kept_change_tree(repo: &Repo, change: crate::git::Oid) -> Result<crate::git::Oid> {
+    use crate::git::{EntryKind, FileChange};
+    use crate::ultraplan::state::layout::kept;
+    let base = match repo.read_path(change, kept::BASE)? {
+        Some(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            let commit: crate::git::Oid = text
+                .trim()
+                .parse()
+                .map_err(|_| anyhow!("its base '{}' is not a commit id", text.trim()))?;
+            if !repo.has_object(commit) {
+                return Err(anyhow!(
+                    "its base commit {commit} is not in this repository (fetch it, then try again)"
+                ));
+            }
+            repo.commit_tree(commit)?
+        }
+        None => repo.empty_tree(),
+    };
+    let mut changes = Vec::new();
+    if let Some(bytes) = repo.read_path(change, kept::REMOVED)? {
+        for line in String::from_utf8_lossy(&bytes).lines().filter(|l| !l.is_empty()) {
+            let path: String =
+                serde_json::from_str(line).map_err(|_| anyhow!("its list of removed paths is unreadable"))?;
+            changes.push(FileChange { path, new: None });
+        }
+    }
+    if let Some((files, EntryKind::Tree)) = repo.tree_entry(change, kept::FILES)? {
+        for (path, id, kind) in repo.tree_files(files)? {
+            changes.push(FileChange {
+                path,
+                new: Some((id, kind)),
+            });
+        }
+    }
+    repo.tree_with(base, &changes)
 }
 
 #[cfg(test)]

@@ -47,18 +47,21 @@ impl Run<'_> {
         let snapshot = self.repo.scan(&mut self.tracker)?;
         // A step run again keeps its earlier attempts; their numbers go on.
         let first = self.state.progress.step(n).attempts + 1;
-        self.state.remove(&format!("steps/{n}/checkpoint"));
+        self.state.remove(&self.state.step_paths(n).checkpoint());
         // A review asked afresh asks every check again.
-        self.state.remove(&format!("steps/{n}/answers"));
+        self.state.remove(&self.state.step_paths(n).answers());
         self.state
-            .put_text(&format!("steps/{n}/execution"), &format!("{first}\n"))?;
-        self.keep_tree(&format!("steps/{n}/snapshot"), snapshot.tree)?;
+            .put_text(&self.state.step_paths(n).execution(), &format!("{first}\n"))?;
+        self.keep_tree(&self.state.step_paths(n).snapshot(), snapshot.tree)?;
         self.record_git(n)?;
         let unstorable: String = snapshot.unstorable.iter().map(|p| format!("{p}\n")).collect();
-        self.state.put_text(&format!("steps/{n}/unstorable"), &unstorable)?;
+        self.state
+            .put_text(&self.state.step_paths(n).unstorable(), &unstorable)?;
+        let results = std::mem::take(&mut self.state.progress.step_mut(n).results);
         *self.state.progress.step_mut(n) = StepProgress {
             status: StepStatus::Running,
             attempts: first - 1,
+            results,
             ..Default::default()
         };
         self.state.progress.current_step = n;
@@ -87,7 +90,7 @@ impl Run<'_> {
     pub(super) fn attempt_limit(&self, step: &Step) -> Result<u32> {
         let first = self
             .state
-            .read_text(&format!("steps/{}/execution", step.number))?
+            .read_text(&self.state.step_paths(step.number).execution())?
             .and_then(|t| t.trim().parse::<u32>().ok())
             .unwrap_or(1);
         Ok(first + self.opts.max_attempts.max(1) - 1)
@@ -264,7 +267,7 @@ impl Run<'_> {
             "RED (fails as expected)"
         };
         self.state.put_text(
-            &format!("steps/{n}/test-first.log"),
+            &self.state.step_paths(n).test_first_log(),
             &format!("test first: {verdict}\n--- verify: {}\n{}", v.command, checked.output),
         )?;
         Ok(())

@@ -150,29 +150,31 @@ fn read(repo: &Repo, last: Oid) -> Result<Option<RunDigest>> {
         return Ok(None);
     };
     let p = &run.progress;
-    let attempts = run
-        .attempts
-        .iter()
-        .filter_map(|a| {
-            // A record that is not YAML is not counted.
-            let doc = serde_yaml::from_str::<serde_yaml::Value>(&a.record).ok()?;
-            let text = |v: &serde_yaml::Value| v.as_str().unwrap_or_default().to_owned();
-            let result = &doc["result"];
-            Some(AttemptDigest {
-                step: a.step,
-                attempt: a.attempt,
-                blob: a.blob.to_string(),
-                plan_id: text(&doc["plan_id"]),
-                task_name: text(&result["task_name"]),
-                status: text(&result["status"]),
-                duration_ms: result["metadata"]["duration_ms"].as_u64().unwrap_or(0),
-                files_modified: result["files_modified"].as_sequence().map_or(0, |s| s.len()),
-                logged_at: text(&doc["logged_at"]),
-                executor: text(&result["metadata"]["executor_id"]),
-                usage: Usage::of_record(&doc),
-            })
-        })
-        .collect();
+    let mut attempts = Vec::new();
+    for a in &run.attempts {
+        let Some((blob, record)) = a.record(repo)? else {
+            continue;
+        };
+        // A record that is not YAML is not counted.
+        let Ok(doc) = serde_yaml::from_str::<serde_yaml::Value>(&record) else {
+            continue;
+        };
+        let text = |v: &serde_yaml::Value| v.as_str().unwrap_or_default().to_owned();
+        let result = &doc["result"];
+        attempts.push(AttemptDigest {
+            step: a.step,
+            attempt: a.attempt,
+            blob: blob.to_string(),
+            plan_id: text(&doc["plan_id"]),
+            task_name: text(&result["task_name"]),
+            status: text(&result["status"]),
+            duration_ms: result["metadata"]["duration_ms"].as_u64().unwrap_or(0),
+            files_modified: result["files_modified"].as_sequence().map_or(0, |s| s.len()),
+            logged_at: text(&doc["logged_at"]),
+            executor: text(&result["metadata"]["executor_id"]),
+            usage: Usage::of_record(&doc),
+        });
+    }
     Ok(Some(RunDigest {
         plan: p.plan.clone(),
         run_id: p.run_id.clone(),

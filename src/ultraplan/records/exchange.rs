@@ -1,28 +1,32 @@
 //! The versioned export of the record (DESIGN §16.2): one YAML document that
 //! carries a plan's run states — their whole commit chains, so an import
 //! recreates `git log` of each state ref as the audit log — and the notes of
-//! its checkpoints, from one repository to another.
+//! its checkpoints, from one repository to another. These are its types;
+//! [`super::export`] writes it and [`super::import`] reads it.
 //!
-//! A state commit is written as what changed from its parent: text files
-//! (progress, results, transcripts) by content, and the trees a step keeps
-//! (its snapshot, index, attempt trees) as the tree id with the files that
-//! differ from the commit the step started from (`steps/<N>/git`), so a
-//! snapshot of 20,000 files costs only what the step's worktree changed. A
-//! tree whose base this repository lacks is left out on import and named.
+//! **Version 2** (written): a state commit in layout 2 is the list of paths
+//! it changed (`changes`: path → `<mode> <id>`, or null for a path removed),
+//! the file contents once each in the document's `blobs` (text) and
+//! `binary` (hexadecimal) by id, a subtree written before named by its id;
+//! each commit carries its author and committer, so an import writes the
+//! same commits. A state commit in layout 1 (a state an earlier version
+//! wrote and no run has upgraded) is written as version 1 wrote it.
+//!
+//! **Version 1** (read): each commit's text files by content (`files`), and
+//! the trees a step kept (`trees`) as the tree id with the files that differ
+//! from the commit the step started from.
+//!
 //! Everything exported passes the one redaction function, so a record made
 //! before a redaction rule existed does not leak through an export.
 
 use std::collections::BTreeMap;
 
-use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::git::{EntryKind, Oid, Repo};
-use crate::ultraplan::result::Usage;
-use crate::ultraplan::state::{catalog, NOTES_REF};
-
-/// The only version this program writes and reads.
-pub const VERSION: u32 = 1;
+/// The version this program writes.
+pub const VERSION: u32 = 2;
+/// The versions this program reads.
+pub const READS: [u32; 2] = [1, 2];
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -31,6 +35,17 @@ pub struct Document {
     pub exported_at: String,
     pub generator: String,
     pub plans: Vec<PlanDoc>,
+    /// Version 2: the text files of the states, once each, by blob id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub blobs: BTreeMap<String, String>,
+    /// Version 2: the files that are not UTF-8 text, in hexadecimal.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub binary: BTreeMap<String, String>,
+    /// Version 2: the files whose text the export redacted (a secret stored
+    /// before a redaction rule caught it): their text no longer matches
+    /// their id, and an import stores them under a new one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,10 +57,10 @@ pub struct PlanDoc {
     pub plan: String,
     /// Every run, for a reader: what happened, step by step.
     pub runs: Vec<RunDoc>,
-    /// The state chains, for an import.
-    pub states: Vec<StateDoc>,
     /// The notes of the plan's checkpoint commits.
     pub notes: Vec<NoteDoc>,
+    /// The state chains, for an import.
+    pub states: Vec<StateDoc>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -98,6 +113,14 @@ pub struct StateDoc {
 pub struct CommitDoc {
     pub message: String,
     pub author: AuthorDoc,
+    /// Version 2: the committer, so the commit is written again as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub committer: Option<AuthorDoc>,
+    /// Version 2, a commit in layout 2: every path it changed, as
+    /// `<mode> <id>` (the content in the document's `blobs` or `binary`, or
+    /// a tree written before), or null for a path it removed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub changes: BTreeMap<String, Option<String>>,
     /// Files added or changed: text by path.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<String, String>,
@@ -156,225 +179,4 @@ fn is_blob(kind: &str) -> bool {
 pub struct NoteDoc {
     pub commit: String,
     pub note: String,
-}
-
-fn redacted(text: &str) -> String {
-    crate::redact::redact(text).into_owned()
-}
-
-fn text_of(repo: &Repo, id: Oid) -> Result<String> {
-    Ok(String::from_utf8_lossy(&repo.read_blob(id)?).into_owned())
-}
-
-/// The state tree of a commit, flattened to what the export writes: files,
-/// and the kept trees at `steps/<N>/<name>` as opaque units.
-fn flatten(repo: &Repo, tree: Oid) -> Result<BTreeMap<String, (Oid, EntryKind)>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![(String::new(), tree, 0usize)];
-    while let Some((prefix, id, depth)) = stack.pop() {
-        for (name, oid, kind) in repo.list_tree(id)? {
-            let path = if prefix.is_empty() {
-                name
-            } else {
-                format!("{prefix}/{name}")
-            };
-            if kind == EntryKind::Tree && depth < 2 {
-                stack.push((path, oid, depth + 1));
-            } else {
-                out.insert(path, (oid, kind));
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// The commit step `N`'s kept trees are based on, from `steps/<N>/git`.
-fn base_of(repo: &Repo, state_tree: Oid, path: &str) -> Result<Option<Oid>> {
-    let Some(step) = path.strip_prefix("steps/").and_then(|r| r.split('/').next()) else {
-        return Ok(None);
-    };
-    let name = path.rsplit('/').next().unwrap_or("");
-    if name == "own" || name == "ignored" {
-        return Ok(None);
-    }
-    let Some(bytes) = repo.read_path(state_tree, &format!("steps/{step}/git"))? else {
-        return Ok(None);
-    };
-    Ok(crate::git::Pointers::parse(&String::from_utf8_lossy(&bytes)).and_then(|p| p.head.commit))
-}
-
-fn tree_doc(repo: &Repo, id: Oid, base: Option<Oid>) -> Result<TreeDoc> {
-    let base_tree = match base {
-        Some(c) => repo.commit_tree(c)?,
-        None => repo.empty_tree(),
-    };
-    let mut files = BTreeMap::new();
-    for change in repo.changes(base_tree, id)? {
-        let file = match change.new {
-            None => None,
-            Some((blob, kind)) => {
-                let bytes = repo.read_blob(blob)?;
-                let (text, hex) = match String::from_utf8(bytes) {
-                    Ok(text) => (redacted(&text), false),
-                    Err(e) => (e.as_bytes().iter().map(|b| format!("{b:02x}")).collect(), true),
-                };
-                Some(TreeFile {
-                    kind: match kind {
-                        EntryKind::Executable => "executable",
-                        EntryKind::Link => "link",
-                        _ => "file",
-                    }
-                    .into(),
-                    text,
-                    hex,
-                })
-            }
-        };
-        files.insert(change.path, file);
-    }
-    Ok(TreeDoc {
-        id: id.to_string(),
-        base: base.map(|b| b.to_string()),
-        files,
-    })
-}
-
-fn state_doc(repo: &Repo, name: &str, tip: Oid, transcripts: bool) -> Result<StateDoc> {
-    let mut chain = Vec::new();
-    let mut next = Some(tip);
-    while let Some(c) = next {
-        let info = repo.branch_commit(c)?;
-        next = info.parents.first().copied();
-        chain.push(info);
-    }
-    chain.reverse();
-    let mut commits = Vec::new();
-    let mut before: BTreeMap<String, (Oid, EntryKind)> = BTreeMap::new();
-    for info in chain {
-        let now = flatten(repo, info.tree)?;
-        let mut doc = CommitDoc {
-            message: redacted(&info.message),
-            author: AuthorDoc {
-                name: info.author.name.clone(),
-                email: info.author.email.clone(),
-                time: info.author.time,
-                offset: info.author.offset,
-            },
-            files: BTreeMap::new(),
-            trees: BTreeMap::new(),
-            removed: before.keys().filter(|p| !now.contains_key(*p)).cloned().collect(),
-            kept: info.parents.iter().skip(1).map(|p| p.to_string()).collect(),
-        };
-        for (path, (id, kind)) in &now {
-            if before.get(path) == Some(&(*id, *kind)) {
-                continue;
-            }
-            if !transcripts && path.ends_with(".log") {
-                continue;
-            }
-            match kind {
-                EntryKind::Tree => {
-                    let base = base_of(repo, info.tree, path)?;
-                    doc.trees.insert(path.clone(), tree_doc(repo, *id, base)?);
-                }
-                _ => {
-                    doc.files.insert(path.clone(), redacted(&text_of(repo, *id)?));
-                }
-            }
-        }
-        before = now;
-        commits.push(doc);
-    }
-    Ok(StateDoc {
-        name: name.to_owned(),
-        commits,
-    })
-}
-
-/// The export of `slugs` (every plan with state when `None`).
-pub fn export(repo: &Repo, slugs: Option<&[String]>, transcripts: bool, exported_at: &str) -> Result<Document> {
-    let notes = repo.notes_map(NOTES_REF)?;
-    let mut plans = Vec::new();
-    for slug in catalog::slugs(repo)? {
-        if slugs.is_some_and(|s| !s.contains(&slug)) {
-            continue;
-        }
-        let mut doc = PlanDoc {
-            slug: slug.clone(),
-            path: String::new(),
-            plan: String::new(),
-            runs: Vec::new(),
-            states: Vec::new(),
-            notes: Vec::new(),
-        };
-        let mut checkpoints = std::collections::BTreeSet::new();
-        for state in catalog::states(repo, &slug)? {
-            let name = state.ref_name.rsplit('/').next().unwrap_or("run").to_owned();
-            if doc.path.is_empty() {
-                doc.path = state.progress.plan.clone();
-                doc.plan = redacted(&state.read_text("plan.md")?.unwrap_or_default());
-            }
-            for past in catalog::history(repo, &state.ref_name)? {
-                let p = &past.progress;
-                let mut attempts = Vec::new();
-                let mut run_usage = Usage::default();
-                for a in &past.attempts {
-                    let value: serde_yaml::Value = serde_yaml::from_str(&a.record).unwrap_or_default();
-                    let text = |v: &serde_yaml::Value| v.as_str().unwrap_or_default().to_owned();
-                    if let Some(c) = &a.commit {
-                        checkpoints.insert(c.clone());
-                    }
-                    let usage = Usage::of_record(&value);
-                    run_usage.add(&usage);
-                    attempts.push(AttemptDoc {
-                        step: a.step,
-                        attempt: a.attempt,
-                        status: text(&value["result"]["status"]),
-                        validation: text(&value["validation"]),
-                        warnings: value["warnings"]
-                            .as_sequence()
-                            .map(|s| s.iter().map(|w| redacted(&text(w))).collect())
-                            .unwrap_or_default(),
-                        duration_ms: value["result"]["metadata"]["duration_ms"].as_u64(),
-                        checkpoint: a.commit.clone(),
-                        cost_usd: usage.cost_usd,
-                        tokens: usage.tokens,
-                    });
-                }
-                doc.runs.push(RunDoc {
-                    state: name.clone(),
-                    run_id: p.run_id.clone(),
-                    mode: p.mode.clone(),
-                    status: p.status.as_str().to_owned(),
-                    started_at: p.started_at.clone(),
-                    updated_at: p.updated_at.clone(),
-                    executor: redacted(&p.executor),
-                    session: p.session,
-                    cost_usd: run_usage.cost_usd,
-                    tokens: run_usage.tokens,
-                    attempts,
-                });
-            }
-            let tip = state
-                .head()
-                .ok_or_else(|| anyhow!("'{}' has no commit", state.ref_name))?;
-            doc.states.push(state_doc(repo, &name, tip, transcripts)?);
-        }
-        for c in checkpoints {
-            let Ok(id) = c.parse::<Oid>() else { continue };
-            if let Some(blob) = notes.get(&id) {
-                doc.notes.push(NoteDoc {
-                    commit: c,
-                    note: redacted(&text_of(repo, *blob)?),
-                });
-            }
-        }
-        plans.push(doc);
-    }
-    Ok(Document {
-        version: VERSION,
-        exported_at: exported_at.to_owned(),
-        generator: format!("git-ultraplan {}", env!("CARGO_PKG_VERSION")),
-        plans,
-    })
 }

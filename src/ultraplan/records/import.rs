@@ -1,6 +1,8 @@
-//! Reading an export back (DESIGN §16.2): the run states are rebuilt commit
-//! by commit and the notes added, all in one reference transaction at the
-//! end — an import that fails anywhere writes no reference.
+//! Reading an export back (DESIGN §16.2), version 2 or 1: the whole document
+//! is checked first (its version, every author, time, path and object id,
+//! every file a commit names, every note), then the run states are rebuilt
+//! commit by commit and the notes added, all in one reference transaction at
+//! the end — an import that fails anywhere writes no reference.
 //!
 //! * A state ref that does not exist is created. One that exists with the
 //!   same content (the tips' trees agree) is left alone; one with other
@@ -13,11 +15,11 @@
 //!
 //! Everything read passes the one redaction function before it is stored.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use anyhow::{anyhow, bail, Result};
 
-use super::exchange::{Document, PlanDoc, StateDoc, TreeDoc, VERSION};
+use super::exchange::{AuthorDoc, Document, PlanDoc, StateDoc, TreeDoc, READS};
 use crate::git::{Expect, Oid, RefUpdate, Repo, Signature, TreeEdit};
 use crate::ultraplan::state::NOTES_REF;
 
@@ -36,23 +38,131 @@ pub struct Imported {
 /// The largest export read.
 pub const MAX_BYTES: usize = 1 << 30;
 
-/// Parses an export, refusing what this version cannot read.
+/// Parses an export, refusing what this version cannot read, and checks it
+/// whole ([`check`]) before anything is written.
 pub fn parse(text: &str) -> Result<Document> {
     if text.len() > MAX_BYTES {
         bail!("the export is larger than {} MiB", MAX_BYTES >> 20);
     }
+    // A byte-order mark some editors add is not part of the document.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let value = crate::yaml::parse(text).map_err(|e| match e.line {
         Some(line) => anyhow!("line {line}: {e}"),
         None => anyhow!("{e}"),
     })?;
-    let version = value.get("version").and_then(|v| v.as_u64());
-    match version {
-        Some(v) if v == u64::from(VERSION) => {}
-        Some(v) => bail!("export version {v} is not one this git-ultraplan reads (it reads version {VERSION})"),
+    let reads = READS.map(|v| v.to_string()).join(" and ");
+    match value.get("version") {
         None => bail!("not a git-ultraplan export: it has no 'version'"),
+        Some(v) => match v.as_u64() {
+            Some(v) if READS.contains(&(v as u32)) && v <= u64::from(u32::MAX) => {}
+            Some(v) => bail!("export version {v} is not one this git-ultraplan reads (it reads versions {reads})"),
+            None => bail!(
+                "'version' is {}, not a version number (this git-ultraplan reads versions {reads})",
+                serde_yaml::to_string(v).unwrap_or_default().trim()
+            ),
+        },
+    }
+    if !text.is_empty() && !text.ends_with('\n') {
+        bail!("the export ends in the middle of a line: it was cut short (export it again)");
     }
     // Read again from the text, so an error names the field and its line.
-    serde_yaml::from_str(text).map_err(|e| anyhow!("{e}"))
+    let doc: Document = serde_yaml::from_str(text).map_err(|e| anyhow!("{e}"))?;
+    check(&doc)?;
+    Ok(doc)
+}
+
+/// Everything an import would write, checked before it writes: authors git
+/// accepts (`git fsck --strict` clean), paths inside a state, object ids,
+/// the files each commit names present and whole, notes that are whole
+/// records.
+fn check(doc: &Document) -> Result<()> {
+    for (id, text) in &doc.blobs {
+        let want = oid(id, "file")?;
+        if !doc.redacted.contains(id) && crate::git::blob_id(text.as_bytes()) != want {
+            bail!("file {id} does not hold what its id says: the export was changed or cut short");
+        }
+    }
+    for (id, hex) in &doc.binary {
+        let bytes = decode_hex(hex).ok_or_else(|| anyhow!("file {id} holds hex that does not decode"))?;
+        if crate::git::blob_id(&bytes) != oid(id, "file")? {
+            bail!("file {id} does not hold what its id says: the export was changed or cut short");
+        }
+    }
+    for plan in &doc.plans {
+        for state in &plan.states {
+            for (k, commit) in state.commits.iter().enumerate() {
+                let at = || format!("plan '{}', state '{}', commit {}", plan.slug, state.name, k + 1);
+                check_signature(&commit.author, "author").map_err(|e| anyhow!("{}: {e}", at()))?;
+                if let Some(c) = &commit.committer {
+                    check_signature(c, "committer").map_err(|e| anyhow!("{}: {e}", at()))?;
+                }
+                if commit.message.contains('\0') {
+                    bail!("{}: the message holds a NUL byte, which git refuses", at());
+                }
+                for (path, change) in &commit.changes {
+                    clean_path(path).map_err(|e| anyhow!("{}: {e}", at()))?;
+                    if let Some(change) = change {
+                        let (mode, id) = parse_change(change).map_err(|e| anyhow!("{}: '{path}': {e}", at()))?;
+                        let known = doc.blobs.contains_key(id) || doc.binary.contains_key(id);
+                        if matches!(mode, "100644" | "100755" | "120000") && !known {
+                            bail!(
+                                "{}: '{path}' names file {id}, which the export does not hold (cut short?)",
+                                at()
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for note in &plan.notes {
+            let whole = crate::ultraplan::state::note_stream::documents(&note.note).is_ok_and(|docs| {
+                !docs.is_empty()
+                    && docs
+                        .iter()
+                        .all(|d| d.get("result").is_some_and(|r| r.get("metadata").is_some()))
+            });
+            if !whole {
+                bail!(
+                    "plan '{}': the note of {} is not a whole result record (the export was cut short or changed)",
+                    plan.slug,
+                    note.commit
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A signature git writes and `git fsck --strict` accepts.
+fn check_signature(s: &AuthorDoc, what: &str) -> Result<()> {
+    for (field, text) in [("name", &s.name), ("email", &s.email)] {
+        if text.contains(['\0', '\n', '<', '>']) {
+            bail!("the {what}'s {field} holds a character git refuses in a signature (NUL, newline, '<' or '>')");
+        }
+    }
+    if s.time < 0 {
+        bail!("the {what}'s time {} is before 1970, which git refuses", s.time);
+    }
+    // git writes offsets as ±HHMM: at most 99 hours 59 minutes.
+    if s.offset.unsigned_abs() > 99 * 3600 + 59 * 60 {
+        bail!(
+            "the {what}'s time offset {} s is not one git can write (at most ±99:59)",
+            s.offset
+        );
+    }
+    Ok(())
+}
+
+/// `<mode> <id>` of a version-2 change.
+fn parse_change(change: &str) -> Result<(&str, &str)> {
+    let (mode, id) = change
+        .split_once(' ')
+        .ok_or_else(|| anyhow!("'{change}' is not '<mode> <id>'"))?;
+    if !matches!(mode, "100644" | "100755" | "120000" | "160000" | "040000") {
+        bail!("'{mode}' is not a mode a state holds");
+    }
+    oid(id, "object")?;
+    Ok((mode, id))
 }
 
 fn clean_path(path: &str) -> Result<()> {
@@ -143,6 +253,7 @@ pub fn import(repo: &Repo, doc: &Document, force: bool) -> Result<Imported> {
     let mut updates = Vec::new();
     let mut notes = repo.notes_map(NOTES_REF)?;
     let notes_before = notes.clone();
+    let mut blobs = HashMap::new();
     for plan in &doc.plans {
         if crate::git::component_problem(&plan.slug).is_some() || plan.slug.contains('/') {
             bail!("plan slug '{}' is not a name a plan's state can have", plan.slug);
@@ -160,7 +271,7 @@ pub fn import(repo: &Repo, doc: &Document, force: bool) -> Result<Imported> {
                     state.name
                 );
             }
-            let Some((tip, tip_tree)) = rebuild_chain(repo, plan, state, &mut out)? else {
+            let Some((tip, tip_tree)) = rebuild_chain(repo, doc, plan, state, &mut blobs, &mut out)? else {
                 continue;
             };
             updates.extend(state_update(repo, plan, state, tip, tip_tree, force, &mut out)?);
@@ -186,16 +297,70 @@ pub fn import(repo: &Repo, doc: &Document, force: bool) -> Result<Imported> {
 
 /// The state's commits written again here (their files redacted), oldest
 /// first: the tip and its tree, or `None` for a state without commits.
-fn rebuild_chain(repo: &Repo, plan: &PlanDoc, state: &StateDoc, out: &mut Imported) -> Result<Option<(Oid, Oid)>> {
+fn rebuild_chain(
+    repo: &Repo,
+    doc: &Document,
+    plan: &PlanDoc,
+    state: &StateDoc,
+    blobs: &mut HashMap<String, Oid>,
+    out: &mut Imported,
+) -> Result<Option<(Oid, Oid)>> {
     // Each commit's tree is the one before with this commit's changes: the
     // edits stay proportional to what a commit changed, not to the chain.
     let mut tip: Option<Oid> = None;
     let mut tip_tree = repo.empty_tree();
     for (k, commit) in state.commits.iter().enumerate() {
+        let at = || format!("{}/{} commit {}", plan.slug, state.name, k + 1);
         let mut edits = Vec::new();
         for path in &commit.removed {
             clean_path(path)?;
             edits.push(TreeEdit::Remove { path: path.clone() });
+        }
+        for (path, change) in &commit.changes {
+            let Some(change) = change else {
+                edits.push(TreeEdit::Remove { path: path.clone() });
+                continue;
+            };
+            let (mode, id) = parse_change(change)?;
+            let path = path.clone();
+            edits.push(match mode {
+                "160000" => TreeEdit::Commit {
+                    path,
+                    id: oid(id, "commit")?,
+                },
+                "040000" => {
+                    let id = oid(id, "tree")?;
+                    if !repo.has_object(id) {
+                        out.skipped
+                            .push(format!("{}: tree '{path}' left out: it was not rebuilt here", at()));
+                        continue;
+                    }
+                    TreeEdit::Tree { path, id }
+                }
+                _ => {
+                    let blob = match blobs.get(id) {
+                        Some(b) => *b,
+                        None => {
+                            let bytes = match (doc.blobs.get(id), doc.binary.get(id)) {
+                                (Some(text), _) => super::export::redact_as(&path, text).into_bytes(),
+                                (None, Some(hex)) => decode_hex(hex).unwrap_or_default(),
+                                (None, None) => bail!("{}: file {id} is not in the export", at()),
+                            };
+                            let b = repo.write_blob(bytes)?;
+                            blobs.insert(id.to_owned(), b);
+                            b
+                        }
+                    };
+                    match mode {
+                        "120000" => TreeEdit::Link { path, id: blob },
+                        m => TreeEdit::Blob {
+                            path,
+                            id: blob,
+                            executable: m == "100755",
+                        },
+                    }
+                }
+            });
         }
         for (path, text) in &commit.files {
             clean_path(path)?;
@@ -212,15 +377,12 @@ fn rebuild_chain(repo: &Repo, plan: &PlanDoc, state: &StateDoc, out: &mut Import
                 Ok(id) => edits.push(TreeEdit::Tree { path: path.clone(), id }),
                 Err(why) => {
                     edits.push(TreeEdit::Remove { path: path.clone() });
-                    out.skipped.push(format!(
-                        "{}/{} commit {}: tree '{path}' left out: {why}",
-                        plan.slug,
-                        state.name,
-                        k + 1
-                    ));
+                    out.skipped.push(format!("{}: tree '{path}' left out: {why}", at()));
                 }
             }
         }
+        // Removals first: a path may turn from a file into a folder.
+        edits.sort_by_key(|e| !matches!(e, TreeEdit::Remove { .. }));
         tip_tree = repo.edit_tree(Some(tip_tree), &edits)?;
         let mut parents: Vec<Oid> = tip.into_iter().collect();
         for kept in &commit.kept {
@@ -228,21 +390,21 @@ fn rebuild_chain(repo: &Repo, plan: &PlanDoc, state: &StateDoc, out: &mut Import
             if repo.has_object(id) {
                 parents.push(id);
             } else {
-                out.skipped.push(format!(
-                    "{}/{} commit {}: kept commit {kept} is not in this repository",
-                    plan.slug,
-                    state.name,
-                    k + 1
-                ));
+                out.skipped
+                    .push(format!("{}: kept commit {kept} is not in this repository", at()));
             }
         }
-        let author = Signature {
-            name: commit.author.name.clone(),
-            email: commit.author.email.clone(),
-            time: commit.author.time,
-            offset: commit.author.offset,
+        let sign = |a: &AuthorDoc| Signature {
+            name: a.name.clone(),
+            email: a.email.clone(),
+            time: a.time,
+            offset: a.offset,
         };
-        tip = Some(repo.write_commit_as(tip_tree, &parents, &redacted(&commit.message), &author)?);
+        let message = redacted(&commit.message);
+        tip = Some(match &commit.committer {
+            Some(c) => repo.write_commit_exactly(tip_tree, &parents, &message, &sign(&commit.author), &sign(c))?,
+            None => repo.write_commit_as(tip_tree, &parents, &message, &sign(&commit.author))?,
+        });
     }
     Ok(tip.map(|tip| (tip, tip_tree)))
 }

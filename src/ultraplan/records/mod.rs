@@ -12,11 +12,13 @@
 //! * [`state_md`] writes the `## Performance Metrics` section of a STATE.md,
 //!   and [`state_file`] commits it at the end of a run when configured;
 //! * [`logs`] lays the record out as seed `000_…`'s log directory;
-//! * [`exchange`] writes the versioned export and [`import`] reads it back.
+//! * [`exchange`] is the versioned export, [`export`] writes it and
+//!   [`import`] reads it back.
 
 pub mod collect;
 pub mod digest;
 pub mod exchange;
+pub mod export;
 pub mod import;
 pub mod logs;
 pub mod metrics;

@@ -5,8 +5,10 @@ use std::collections::BTreeSet;
 
 use anyhow::Result;
 
+use super::index::{self, Depth};
+use super::layout::Layout;
 use super::lock::LockInfo;
-use super::progress::Progress;
+use super::progress::{AttemptSummary, Progress};
 use super::run_state::RunState;
 use crate::git::{EntryKind, Oid, Repo};
 
@@ -64,13 +66,31 @@ pub fn locks(repo: &Repo, slug: &str) -> Result<Vec<(String, Oid, LockInfo)>> {
 pub struct RecordedAttempt {
     pub step: u32,
     pub attempt: u32,
-    /// The attempt's YAML (the note format).
-    pub record: String,
-    /// The blob the YAML was read from.
-    pub blob: Oid,
+    /// The result's status (`success`, `failure`, `blocked`; `unknown` when
+    /// the record does not say).
+    pub status: String,
+    pub duration_ms: Option<u64>,
+    /// Why it failed, as its record says.
+    pub error: Option<String>,
     /// The checkpoint commit, when this attempt passed and was committed
-    /// (read only when asked for: see [`Reading`]).
+    /// (layout 1 reads it only when asked for: see [`Reading`]).
     pub commit: Option<String>,
+    /// The state tree that holds the record, and its path there.
+    tree: Oid,
+    path: String,
+}
+
+impl RecordedAttempt {
+    /// The attempt's record (the note format) and its blob.
+    pub fn record(&self, repo: &Repo) -> Result<Option<(Oid, String)>> {
+        match repo.tree_entry(self.tree, &self.path)? {
+            Some((blob, EntryKind::Blob | EntryKind::Executable)) => Ok(Some((
+                blob,
+                String::from_utf8_lossy(&repo.read_blob(blob)?).into_owned(),
+            ))),
+            _ => Ok(None),
+        }
+    }
 }
 
 /// One run found in a state chain.
@@ -81,8 +101,8 @@ pub struct PastRun {
     pub attempts: Vec<RecordedAttempt>,
 }
 
-/// How much of a run to read: the checkpoint commits of passed attempts
-/// cost a read of the progress at each `step N: passed` commit.
+/// How much of a run to read: in layout 1, the checkpoint commits of passed
+/// attempts cost a read of the progress at each `step N: passed` commit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reading {
     WithCheckpoints,
@@ -91,8 +111,6 @@ pub enum Reading {
 
 /// Every run recorded in the chain at `ref_name`, newest first, with every
 /// attempt it recorded (also those a later re-run of the step superseded).
-/// The chain marks a run's start with `run <id>: started`; attempts with
-/// `step N attempt A: passed|failed …`.
 pub fn history(repo: &Repo, ref_name: &str) -> Result<Vec<PastRun>> {
     let mut runs = Vec::new();
     let mut next = repo.read_ref(ref_name)?;
@@ -110,7 +128,55 @@ pub fn history(repo: &Repo, ref_name: &str) -> Result<Vec<PastRun>> {
 /// progress, the first older commit that does), and the commit before the
 /// run's start, where older runs go on; `None` when no commit from `last`
 /// down holds a run.
+///
+/// A run in layout 2 is read from its newest commit alone: `run.json`
+/// names the run before it, and each step's entry summarizes its attempts.
+/// A run in layout 1 is read commit by commit: its start is marked
+/// `run <id>: started`, its attempts `step N attempt A: passed|failed …`.
 pub fn run_ending_at(repo: &Repo, last: Oid, reading: Reading) -> Result<Option<(PastRun, Option<Oid>)>> {
+    let mut next = Some(last);
+    while let Some(commit) = next {
+        let info = repo.commit_info(commit)?;
+        match index::read(repo, info.tree, Depth::Steps) {
+            Ok(Some(found)) if found.layout == Layout::V2 => {
+                return Ok(Some((run_of_index(found.progress, info.tree), found.previous_run)));
+            }
+            Ok(Some(_)) => return run_ending_at_v1(repo, commit, reading),
+            _ => next = info.parents.first().copied(),
+        }
+    }
+    Ok(None)
+}
+
+/// A layout-2 run: its attempts from the step entries, in the order they
+/// were logged.
+fn run_of_index(progress: Progress, tree: Oid) -> PastRun {
+    let mut attempts = Vec::new();
+    for (n, step) in &progress.steps {
+        for r in &step.results {
+            attempts.push((
+                r.logged_at.clone(),
+                RecordedAttempt {
+                    step: *n,
+                    attempt: r.attempt,
+                    status: r.status.clone(),
+                    duration_ms: r.duration_ms,
+                    error: r.error.clone(),
+                    commit: r.commit.clone(),
+                    tree,
+                    path: Layout::V2.step(*n).record(r.attempt),
+                },
+            ));
+        }
+    }
+    attempts.sort_by(|(a, x), (b, y)| (a, x.step, x.attempt).cmp(&(b, y.step, y.attempt)));
+    PastRun {
+        progress,
+        attempts: attempts.into_iter().map(|(_, a)| a).collect(),
+    }
+}
+
+fn run_ending_at_v1(repo: &Repo, last: Oid, reading: Reading) -> Result<Option<(PastRun, Option<Oid>)>> {
     let mut current: Option<PastRun> = None;
     let mut committed: std::collections::HashMap<u32, Option<String>> = std::collections::HashMap::new();
     let mut next = Some(last);
@@ -119,14 +185,11 @@ pub fn run_ending_at(repo: &Repo, last: Oid, reading: Reading) -> Result<Option<
         next = info.parents.first().copied();
         let subject = info.message.lines().next().unwrap_or("");
         if current.is_none() {
-            let Some(bytes) = repo.read_path(info.tree, "progress.json")? else {
-                continue;
-            };
-            let Ok(progress) = serde_json::from_slice::<Progress>(&bytes) else {
+            let Ok(Some(found)) = index::read(repo, info.tree, Depth::Steps) else {
                 continue;
             };
             current = Some(PastRun {
-                progress,
+                progress: found.progress,
                 attempts: Vec::new(),
             });
         }
@@ -137,7 +200,7 @@ pub fn run_ending_at(repo: &Repo, last: Oid, reading: Reading) -> Result<Option<
             if rest.starts_with("passed") && subject.starts_with(&format!("step {step}: ")) {
                 if reading == Reading::WithCheckpoints {
                     let commit = repo
-                        .read_path(info.tree, "progress.json")?
+                        .read_path(info.tree, super::layout::PROGRESS_V1)?
                         .and_then(|b| serde_json::from_slice::<Progress>(&b).ok())
                         .and_then(|p| p.step(step).commit);
                     committed.insert(step, commit);
@@ -146,11 +209,12 @@ pub fn run_ending_at(repo: &Repo, last: Oid, reading: Reading) -> Result<Option<
                 if let Some((attempt, verdict)) = after.split_once(": ") {
                     let Ok(attempt) = attempt.parse::<u32>() else { continue };
                     if verdict.starts_with("passed") || verdict.starts_with("failed") {
-                        let path = format!("steps/{step}/attempt-{attempt}.yaml");
+                        let path = Layout::V1.step(step).record(attempt);
                         if let Some((blob, EntryKind::Blob | EntryKind::Executable)) =
                             repo.tree_entry(info.tree, &path)?
                         {
-                            let record = repo.read_blob(blob)?;
+                            let record = String::from_utf8_lossy(&repo.read_blob(blob)?).into_owned();
+                            let summary = AttemptSummary::of_record(attempt, &record);
                             let commit = if verdict.starts_with("passed") {
                                 committed.remove(&step).flatten()
                             } else {
@@ -160,9 +224,12 @@ pub fn run_ending_at(repo: &Repo, last: Oid, reading: Reading) -> Result<Option<
                                 run.attempts.push(RecordedAttempt {
                                     step,
                                     attempt,
-                                    record: String::from_utf8_lossy(&record).into_owned(),
-                                    blob,
+                                    status: summary.status,
+                                    duration_ms: summary.duration_ms,
+                                    error: summary.error,
                                     commit,
+                                    tree: info.tree,
+                                    path,
                                 });
                             }
                         }

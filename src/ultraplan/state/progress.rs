@@ -71,6 +71,63 @@ pub struct StepProgress {
     pub error: Option<String>,
     pub completed_at: Option<String>,
     pub commit: Option<String>,
+    /// One summary per recorded attempt, oldest first (what `log` lists
+    /// without reading the records). Absent from layout 1's progress.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub results: Vec<AttemptSummary>,
+}
+
+/// What `log` shows of one recorded attempt, kept in the step's entry. New
+/// fields are added with `#[serde(default)]`, so an entry written by an older
+/// version still reads.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttemptSummary {
+    pub attempt: u32,
+    /// The result's status (`success`, `failure`, `blocked`).
+    pub status: String,
+    #[serde(default)]
+    pub validation: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    #[serde(default)]
+    pub logged_at: String,
+    /// The checkpoint commit, for the attempt that passed and was committed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// Why it failed, as its record says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl AttemptSummary {
+    /// The summary of attempt `attempt`'s record (the note format; of a
+    /// stream, the newest document).
+    pub fn of_record(attempt: u32, record: &str) -> AttemptSummary {
+        let doc = super::note_stream::documents(record)
+            .ok()
+            .and_then(|mut d| d.pop())
+            .unwrap_or_default();
+        let text = |v: Option<&serde_yaml::Value>| v.and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+        let result = doc.get("result");
+        AttemptSummary {
+            attempt,
+            status: match text(result.and_then(|r| r.get("status"))) {
+                s if s.is_empty() => "unknown".into(),
+                s => s,
+            },
+            validation: text(doc.get("validation")),
+            duration_ms: result
+                .and_then(|r| r.get("metadata"))
+                .and_then(|m| m.get("duration_ms"))
+                .and_then(|d| d.as_u64()),
+            logged_at: text(doc.get("logged_at")),
+            commit: None,
+            error: result
+                .and_then(|r| r.get("error"))
+                .and_then(|e| e.as_str())
+                .map(str::to_owned),
+        }
+    }
 }
 
 impl Default for StepProgress {
@@ -81,6 +138,7 @@ impl Default for StepProgress {
             error: None,
             completed_at: None,
             commit: None,
+            results: Vec::new(),
         }
     }
 }

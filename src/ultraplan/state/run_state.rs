@@ -1,15 +1,21 @@
 //! The run-state commit chain: each update is a commit whose parent is the
-//! previous state and whose tree holds `progress.json`, `plan.md` and
-//! `steps/<N>/…` (attempt results and transcripts, snapshot trees); the ref
-//! moves only if it still points at the parent. `git log` of the ref is the
-//! audit log.
+//! previous state and whose tree is laid out as [`super::layout`] says; the
+//! ref moves only if it still points at the parent. `git log` of the ref is
+//! the audit log.
+//!
+//! A save writes `run.json`, the entries of the steps whose progress changed
+//! since the last save and the files queued with [`RunState::put_text`] and
+//! [`RunState::put_tree`]: its cost does not depend on how many steps the
+//! run has.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use anyhow::{anyhow, Result};
 
-use super::progress::{now, Progress};
+use super::index::{self, Depth};
+use super::layout::{self, Layout, StepPaths};
+use super::progress::{now, AttemptSummary, Progress, StepProgress};
 use crate::git::{EntryKind, Expect, Oid, RefConflict, Repo, TreeEdit};
 use crate::redact::{redact, redact_file};
 
@@ -20,7 +26,13 @@ pub struct RunState<'r> {
     head: Option<Oid>,
     /// That commit's tree; `None` for a new run's empty tree.
     tree: Option<Oid>,
+    /// The layout of that tree.
+    layout: Layout,
     pub progress: Progress,
+    /// The step entries as last saved: a save writes those that differ.
+    saved_steps: BTreeMap<u32, StepProgress>,
+    /// The last state commit of the run before this one.
+    previous_run: Option<Oid>,
     pending: Vec<TreeEdit>,
     /// Commits to keep reachable: extra parents of the next state commit.
     kept: Vec<Oid>,
@@ -33,22 +45,37 @@ impl<'r> RunState<'r> {
             return Ok(None);
         };
         let tree = repo.commit_tree(head)?;
-        let Some(bytes) = repo.read_path(tree, "progress.json")? else {
-            return Err(anyhow!(
-                "'{ref_name}' holds no progress.json; it is not a git-ultraplan run state"
-            ));
+        let index = index::read(repo, tree, Depth::Steps)
+            .map_err(|e| anyhow!("cannot read the run state '{ref_name}': {e:#}"))?
+            .ok_or_else(|| {
+                anyhow!("'{ref_name}' holds neither run.json nor progress.json; it is not a git-ultraplan run state")
+            })?;
+        let saved_steps = match index.layout {
+            Layout::V1 => BTreeMap::new(),
+            Layout::V2 => index.progress.steps.clone(),
         };
-        let progress: Progress =
-            serde_json::from_slice(&bytes).map_err(|e| anyhow!("cannot read progress.json of '{ref_name}': {e}"))?;
         Ok(Some(RunState {
             repo,
             ref_name: ref_name.to_owned(),
             head: Some(head),
             tree: Some(tree),
-            progress,
+            layout: index.layout,
+            progress: index.progress,
+            saved_steps,
+            previous_run: index.previous_run,
             pending: Vec::new(),
             kept: Vec::new(),
         }))
+    }
+
+    /// The layout of the saved tree (layout 1 until a save upgrades it).
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Step `n`'s paths in the saved tree's layout.
+    pub fn step_paths(&self, n: u32) -> StepPaths {
+        self.layout.step(n)
     }
 
     /// A new run: an empty tree whose first commit continues the ref's history.
@@ -59,11 +86,14 @@ impl<'r> RunState<'r> {
             ref_name: ref_name.to_owned(),
             head,
             tree: None,
+            layout: layout::CURRENT,
             progress,
+            saved_steps: BTreeMap::new(),
+            previous_run: head,
             pending: Vec::new(),
             kept: Vec::new(),
         };
-        state.put_text("plan.md", plan_text)?;
+        state.put_text(layout::PLAN, plan_text)?;
         Ok(state)
     }
 
@@ -82,6 +112,18 @@ impl<'r> RunState<'r> {
             id,
             executable: false,
         });
+        Ok(())
+    }
+
+    /// Queues attempt `attempt`'s record of step `n`, and its summary in the
+    /// step's entry.
+    pub fn put_record(&mut self, n: u32, attempt: u32, record: &str) -> Result<()> {
+        let path = self.layout.step(n).record(attempt);
+        self.put_text(&path, record)?;
+        let summary = AttemptSummary::of_record(attempt, &redact_file(&path, record));
+        let results = &mut self.progress.step_mut(n).results;
+        results.retain(|r| r.attempt != attempt);
+        results.push(summary);
         Ok(())
     }
 
@@ -191,13 +233,193 @@ impl<'r> RunState<'r> {
         }
     }
 
-    /// Writes `progress.json` and the queued changes as a new state commit
-    /// and moves the ref from the previous one (compare-and-swap).
+    /// Writes the progress and the queued changes as a new state commit and
+    /// moves the ref from the previous one (compare-and-swap). A state read
+    /// in layout 1 is first upgraded to layout 2 in a commit of its own.
     pub fn save(&mut self, message: &str) -> Result<()> {
+        if self.layout == Layout::V1 {
+            self.upgrade()?;
+        }
         self.progress.updated_at = now();
-        let json = serde_json::to_string_pretty(&self.progress)?;
-        self.put_text("progress.json", &(json + "\n"))?;
+        let mut edits = Vec::new();
+        for (n, step) in self.progress.steps.iter_mut() {
+            if let Some(commit) = &step.commit {
+                if let Some(last) = step.results.iter_mut().rev().find(|r| r.status == "success") {
+                    if last.commit.is_none() {
+                        last.commit = Some(commit.clone());
+                    }
+                }
+            }
+            if self.saved_steps.get(n) != Some(step) {
+                let path = Layout::V2.step(*n).entry();
+                let id = self
+                    .repo
+                    .write_blob(redact_file(&path, &index::render_step(step)?).as_bytes())?;
+                edits.push(TreeEdit::Blob {
+                    path,
+                    id,
+                    executable: false,
+                });
+                self.saved_steps.insert(*n, step.clone());
+            }
+        }
+        let run = index::render_run(&self.progress, self.previous_run)?;
+        let id = self.repo.write_blob(redact_file(layout::RUN_INDEX, &run).as_bytes())?;
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.extend(edits);
+        pending.push(TreeEdit::Blob {
+            path: layout::RUN_INDEX.into(),
+            id,
+            executable: false,
+        });
+        self.pending = pending;
         let tree = self.repo.edit_tree(self.tree, &self.pending)?;
+        self.commit(tree, message)
+    }
+
+    /// Moves a layout-1 state to layout 2 in one commit: `progress.json`
+    /// becomes `run.json` and the step entries, `steps/<N>/` moves to
+    /// `steps/<N / 100>/<N>/`, each kept tree becomes the `files/` of a kept
+    /// change without a base, and the attempts' summaries are read from
+    /// their records. What the queued edits and the raw files kept beside the
+    /// state name moves with them.
+    pub fn upgrade(&mut self) -> Result<()> {
+        if self.layout != Layout::V1 {
+            return Ok(());
+        }
+        let old = self.tree.ok_or_else(|| anyhow!("no state to upgrade"))?;
+        let mut edits = vec![TreeEdit::Remove {
+            path: layout::PROGRESS_V1.into(),
+        }];
+        let mut moved = Vec::new();
+        if let Some((steps, EntryKind::Tree)) = self.repo.tree_entry(old, layout::STEPS)? {
+            edits.push(TreeEdit::Remove {
+                path: layout::STEPS.into(),
+            });
+            for (name, dir, kind) in self.repo.list_tree(steps)? {
+                let (Ok(n), EntryKind::Tree) = (name.parse::<u32>(), kind) else {
+                    continue;
+                };
+                let to = Layout::V2.step(n);
+                let mut entries = Vec::new();
+                for (file, id, kind) in self.repo.list_tree(dir)? {
+                    if kind == EntryKind::Tree {
+                        let wrapped = self.repo.edit_tree(
+                            None,
+                            &[TreeEdit::Tree {
+                                path: layout::kept::FILES.into(),
+                                id,
+                            }],
+                        )?;
+                        entries.push(TreeEdit::Tree {
+                            path: file.clone(),
+                            id: wrapped,
+                        });
+                        moved.push((
+                            format!("{}/{file}", Layout::V1.step(n).dir()),
+                            format!("{}/{file}", to.dir()),
+                        ));
+                        continue;
+                    }
+                    if let Some(a) = file
+                        .strip_prefix("attempt-")
+                        .and_then(|r| r.strip_suffix(".yaml"))
+                        .and_then(|a| a.parse::<u32>().ok())
+                    {
+                        let record = String::from_utf8_lossy(&self.repo.read_blob(id)?).into_owned();
+                        let step = self.progress.step_mut(n);
+                        if !step.results.iter().any(|r| r.attempt == a) {
+                            step.results.push(AttemptSummary::of_record(a, &record));
+                        }
+                    }
+                    entries.push(match kind {
+                        EntryKind::Executable => TreeEdit::Blob {
+                            path: file,
+                            id,
+                            executable: true,
+                        },
+                        EntryKind::Link => TreeEdit::Link { path: file, id },
+                        EntryKind::Commit => TreeEdit::Commit { path: file, id },
+                        _ => TreeEdit::Blob {
+                            path: file,
+                            id,
+                            executable: false,
+                        },
+                    });
+                }
+                let step_tree = self.repo.edit_tree(None, &entries)?;
+                edits.push(TreeEdit::Tree {
+                    path: to.dir().to_owned(),
+                    id: step_tree,
+                });
+            }
+        }
+        for step in self.progress.steps.values_mut() {
+            step.results.sort_by_key(|r| r.attempt);
+            if let (Some(commit), Some(last)) = (
+                &step.commit,
+                step.results.iter_mut().rev().find(|r| r.status == "success"),
+            ) {
+                last.commit = Some(commit.clone());
+            }
+        }
+        self.previous_run = self.run_start_parent()?;
+        self.layout = Layout::V2;
+        for step_edit in &mut self.pending {
+            retarget(step_edit);
+        }
+        super::moved_kept_files(self.repo, &self.progress.run_id, &moved);
+        let queued = std::mem::take(&mut self.pending);
+        let kept = std::mem::take(&mut self.kept);
+        // The upgrade commit: the tree moved, every step entry written.
+        self.saved_steps.clear();
+        self.save_moved(old, edits)?;
+        self.pending = queued;
+        self.kept = kept;
+        Ok(())
+    }
+
+    fn save_moved(&mut self, old: Oid, mut edits: Vec<TreeEdit>) -> Result<()> {
+        for (n, step) in &self.progress.steps {
+            let path = Layout::V2.step(*n).entry();
+            let id = self
+                .repo
+                .write_blob(redact_file(&path, &index::render_step(step)?).as_bytes())?;
+            edits.push(TreeEdit::Blob {
+                path,
+                id,
+                executable: false,
+            });
+        }
+        let run = index::render_run(&self.progress, self.previous_run)?;
+        edits.push(TreeEdit::Blob {
+            path: layout::RUN_INDEX.into(),
+            id: self.repo.write_blob(redact_file(layout::RUN_INDEX, &run).as_bytes())?,
+            executable: false,
+        });
+        // Removals first: `steps` is emptied, then refilled.
+        let tree = self.repo.edit_tree(Some(old), &edits)?;
+        self.saved_steps = self.progress.steps.clone();
+        self.commit(tree, "state: layout 2 (upgraded from 1)")
+    }
+
+    /// The commit before this run's `run <id>: started` (layout 1).
+    fn run_start_parent(&self) -> Result<Option<Oid>> {
+        let mut next = self.head;
+        while let Some(c) = next {
+            let info = self.repo.commit_info(c)?;
+            next = info.parents.first().copied();
+            let subject = info.message.lines().next().unwrap_or("");
+            if subject.starts_with("run ") && subject.contains(": started") {
+                return Ok(next);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Commits `tree` on the current head with the kept commits as extra
+    /// parents, and moves the ref (compare-and-swap).
+    fn commit(&mut self, tree: Oid, message: &str) -> Result<()> {
         let kept = self
             .kept
             .iter()
@@ -224,5 +446,24 @@ impl<'r> RunState<'r> {
         self.pending.clear();
         self.kept.clear();
         Ok(())
+    }
+}
+
+/// A queued edit's path, from layout 1 to layout 2.
+fn retarget(edit: &mut TreeEdit) {
+    let path = match edit {
+        TreeEdit::Blob { path, .. }
+        | TreeEdit::Link { path, .. }
+        | TreeEdit::Tree { path, .. }
+        | TreeEdit::Commit { path, .. }
+        | TreeEdit::Remove { path } => path,
+    };
+    if let Some((n, rest)) = Layout::V1.step_of(path) {
+        let dir = Layout::V2.step(n);
+        *path = if rest.is_empty() {
+            dir.dir().to_owned()
+        } else {
+            format!("{}/{rest}", dir.dir())
+        };
     }
 }

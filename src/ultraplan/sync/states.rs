@@ -12,7 +12,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::git::{ChainRelation, Oid, Repo};
-use crate::ultraplan::state::Progress;
+use crate::ultraplan::state::index::{self, Depth};
 
 /// The decision for one run state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -61,15 +61,13 @@ pub fn decide(repo: &Repo, local: Option<Oid>, remote: Option<Oid>, running_here
     })
 }
 
-/// Whether `id` is a commit whose tree holds a readable `progress.json`.
+/// Whether `id` is a commit whose tree holds a run state this version reads
+/// (layout 1's `progress.json` or layout 2's `run.json`).
 pub fn is_run_state(repo: &Repo, id: Oid) -> bool {
     let Ok(info) = repo.commit_info(id) else {
         return false;
     };
-    matches!(
-        repo.read_path(info.tree, "progress.json"),
-        Ok(Some(bytes)) if serde_json::from_slice::<Progress>(&bytes).is_ok()
-    )
+    matches!(index::read(repo, info.tree, Depth::Run), Ok(Some(_)))
 }
 
 /// What meeting another clone's outcomes chain does to ours.

@@ -168,7 +168,7 @@ impl<'a> Waves<'a> {
                 let recorded = RunState::load(self.repo, &self.refs.state(Some(session.number)))
                     .ok()
                     .flatten()
-                    .and_then(|st| st.read_text(&format!("steps/{}/answers", s.number)).ok().flatten())
+                    .and_then(|st| st.read_text(&st.step_paths(s.number).answers()).ok().flatten())
                     .and_then(|t| serde_json::from_str(&t).ok())
                     .unwrap_or_default();
                 Some(human.review_prompt(&recorded))

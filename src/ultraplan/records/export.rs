@@ -1,0 +1,453 @@
+//! Writing the export ([`super::exchange`], version 2) as a stream: the
+//! header, then each plan — its runs and notes, then its state chains one
+//! commit at a time — then every file the commits named, once. What is held
+//! in memory is one plan's runs and the ids of the files still to write, not
+//! the document.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::io::Write;
+
+use anyhow::{anyhow, Result};
+use serde::Serialize;
+
+use super::exchange::{AttemptDoc, AuthorDoc, CommitDoc, NoteDoc, RunDoc, TreeDoc, TreeFile, VERSION};
+use crate::git::{EntryKind, Oid, Repo};
+use crate::ultraplan::result::Usage;
+use crate::ultraplan::state::index::{self, Depth};
+use crate::ultraplan::state::layout::{self, Layout};
+use crate::ultraplan::state::{catalog, NOTES_REF};
+
+fn redacted(text: &str) -> String {
+    crate::redact::redact(text).into_owned()
+}
+
+/// Writes `value` (serialized as YAML) indented by `indent` spaces, the first
+/// line after `- ` when `item`.
+fn emit(out: &mut dyn Write, indent: usize, item: bool, value: &impl Serialize) -> Result<()> {
+    let text = serde_yaml::to_string(value)?;
+    let pad = " ".repeat(indent);
+    for (i, line) in text.lines().enumerate() {
+        let lead = match (item, i) {
+            (true, 0) => format!("{pad}- "),
+            (true, _) => format!("{pad}  "),
+            (false, _) => pad.clone(),
+        };
+        if line.is_empty() {
+            writeln!(out)?;
+        } else {
+            writeln!(out, "{lead}{line}")?;
+        }
+    }
+    Ok(())
+}
+
+/// One key and its value, as a mapping of one entry.
+fn field(out: &mut dyn Write, indent: usize, key: &str, value: &impl Serialize) -> Result<()> {
+    emit(out, indent, false, &BTreeMap::from([(key, value)]))
+}
+
+/// What the export has written so far: trees (by id, later named, not
+/// written again) and the files still to write.
+#[derive(Default)]
+struct Written {
+    trees: HashSet<Oid>,
+    /// Blob id → the first path it was named at (how it is redacted).
+    blobs: BTreeMap<Oid, String>,
+}
+
+#[derive(Serialize)]
+struct PlanHead<'a> {
+    slug: &'a str,
+    path: &'a str,
+    plan: &'a str,
+    runs: &'a [RunDoc],
+    notes: &'a [NoteDoc],
+}
+
+/// Writes the export of `slugs` (every plan with state when `None`) to
+/// `out`; returns how many plans it holds.
+pub fn export(
+    repo: &Repo,
+    slugs: Option<&[String]>,
+    transcripts: bool,
+    exported_at: &str,
+    out: &mut dyn Write,
+) -> Result<usize> {
+    let notes = repo.notes_map(NOTES_REF)?;
+    field(out, 0, "version", &VERSION)?;
+    field(out, 0, "exported_at", &exported_at)?;
+    field(
+        out,
+        0,
+        "generator",
+        &format!("git-ultraplan {}", env!("CARGO_PKG_VERSION")),
+    )?;
+    let mut written = Written::default();
+    let mut count = 0;
+    for slug in catalog::slugs(repo)? {
+        if slugs.is_some_and(|s| !s.contains(&slug)) {
+            continue;
+        }
+        let states = catalog::states(repo, &slug)?;
+        let Some(first) = states.first() else { continue };
+        if count == 0 {
+            writeln!(out, "plans:")?;
+        }
+        count += 1;
+        let plan_text = redacted(&first.read_text(layout::PLAN)?.unwrap_or_default());
+        let mut runs = Vec::new();
+        let mut checkpoints = BTreeSet::new();
+        for state in &states {
+            let name = state.ref_name.rsplit('/').next().unwrap_or("run").to_owned();
+            for past in catalog::history(repo, &state.ref_name)? {
+                runs.push(run_doc(repo, &name, past, &mut checkpoints)?);
+            }
+        }
+        let mut plan_notes = Vec::new();
+        for c in checkpoints {
+            let Ok(id) = c.parse::<Oid>() else { continue };
+            if let Some(blob) = notes.get(&id) {
+                plan_notes.push(NoteDoc {
+                    commit: c,
+                    note: redacted(&String::from_utf8_lossy(&repo.read_blob(*blob)?)),
+                });
+            }
+        }
+        emit(
+            out,
+            0,
+            true,
+            &PlanHead {
+                slug: &slug,
+                path: &first.progress.plan,
+                plan: &plan_text,
+                runs: &runs,
+                notes: &plan_notes,
+            },
+        )?;
+        writeln!(out, "  states:")?;
+        for state in &states {
+            let name = state.ref_name.rsplit('/').next().unwrap_or("run");
+            let tip = state
+                .head()
+                .ok_or_else(|| anyhow!("'{}' has no commit", state.ref_name))?;
+            writeln!(out, "  - name: {name}")?;
+            state_commits(repo, tip, transcripts, &mut written, out)?;
+        }
+    }
+    if count == 0 {
+        writeln!(out, "plans: []")?;
+    }
+    write_blobs(repo, &written, out)?;
+    Ok(count)
+}
+
+fn run_doc(repo: &Repo, state: &str, past: catalog::PastRun, checkpoints: &mut BTreeSet<String>) -> Result<RunDoc> {
+    let p = &past.progress;
+    let mut attempts = Vec::new();
+    let mut run_usage = Usage::default();
+    for a in &past.attempts {
+        let record = a.record(repo)?.map(|(_, text)| text).unwrap_or_default();
+        let value: serde_yaml::Value = serde_yaml::from_str(&record).unwrap_or_default();
+        let text = |v: &serde_yaml::Value| v.as_str().unwrap_or_default().to_owned();
+        if let Some(c) = &a.commit {
+            checkpoints.insert(c.clone());
+        }
+        let usage = Usage::of_record(&value);
+        run_usage.add(&usage);
+        attempts.push(AttemptDoc {
+            step: a.step,
+            attempt: a.attempt,
+            status: text(&value["result"]["status"]),
+            validation: text(&value["validation"]),
+            warnings: value["warnings"]
+                .as_sequence()
+                .map(|s| s.iter().map(|w| redacted(&text(w))).collect())
+                .unwrap_or_default(),
+            duration_ms: value["result"]["metadata"]["duration_ms"].as_u64(),
+            checkpoint: a.commit.clone(),
+            cost_usd: usage.cost_usd,
+            tokens: usage.tokens,
+        });
+    }
+    Ok(RunDoc {
+        state: state.to_owned(),
+        run_id: p.run_id.clone(),
+        mode: p.mode.clone(),
+        status: p.status.as_str().to_owned(),
+        started_at: p.started_at.clone(),
+        updated_at: p.updated_at.clone(),
+        executor: redacted(&p.executor),
+        session: p.session,
+        cost_usd: run_usage.cost_usd,
+        tokens: run_usage.tokens,
+        attempts,
+    })
+}
+
+/// The chain ending at `tip`, oldest first, one commit at a time.
+fn state_commits(repo: &Repo, tip: Oid, transcripts: bool, written: &mut Written, out: &mut dyn Write) -> Result<()> {
+    let mut chain = Vec::new();
+    let mut next = Some(tip);
+    while let Some(c) = next {
+        let info = repo.commit_info(c)?;
+        next = info.parents.first().copied();
+        chain.push(c);
+    }
+    chain.reverse();
+    writeln!(out, "    commits:")?;
+    let mut before: Option<Oid> = None;
+    let mut flat_before: BTreeMap<String, (Oid, EntryKind)> = BTreeMap::new();
+    for id in chain {
+        let info = repo.branch_commit(id)?;
+        let sign = |s: &crate::git::Signature| AuthorDoc {
+            name: s.name.clone(),
+            email: s.email.clone(),
+            time: s.time,
+            offset: s.offset,
+        };
+        let mut doc = CommitDoc {
+            message: redacted(&info.message),
+            author: sign(&info.author),
+            committer: Some(sign(&info.committer)),
+            changes: BTreeMap::new(),
+            files: BTreeMap::new(),
+            trees: BTreeMap::new(),
+            removed: Vec::new(),
+            kept: info.parents.iter().skip(1).map(|p| p.to_string()).collect(),
+        };
+        let layout = index::read(repo, info.tree, Depth::Run)
+            .ok()
+            .flatten()
+            .map(|i| i.layout);
+        if layout == Some(Layout::V1) {
+            let now = flatten_v1(repo, info.tree)?;
+            v1_changes(repo, info.tree, &flat_before, &now, transcripts, written, &mut doc)?;
+            flat_before = now;
+        } else {
+            changes(repo, before, info.tree, "", transcripts, written, &mut doc.changes)?;
+            flat_before.clear();
+        }
+        before = Some(info.tree);
+        emit(out, 4, true, &doc)?;
+    }
+    Ok(())
+}
+
+/// The paths that differ from tree `old` to tree `new` under `prefix`: a
+/// subtree written before is named by its id, a new one is entered.
+fn changes(
+    repo: &Repo,
+    old: Option<Oid>,
+    new: Oid,
+    prefix: &str,
+    transcripts: bool,
+    written: &mut Written,
+    out: &mut BTreeMap<String, Option<String>>,
+) -> Result<()> {
+    let old_entries: BTreeMap<String, (Oid, EntryKind)> = match old {
+        Some(t) => repo.list_tree(t)?.into_iter().map(|(n, id, k)| (n, (id, k))).collect(),
+        None => BTreeMap::new(),
+    };
+    let new_entries = repo.list_tree(new)?;
+    let path_of = |name: &str| {
+        if prefix.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{prefix}/{name}")
+        }
+    };
+    let names: HashSet<&str> = new_entries.iter().map(|(n, _, _)| n.as_str()).collect();
+    for name in old_entries.keys().filter(|n| !names.contains(n.as_str())) {
+        out.insert(path_of(name), None);
+    }
+    for (name, id, kind) in &new_entries {
+        let was = old_entries.get(name);
+        if was == Some(&(*id, *kind)) {
+            continue;
+        }
+        let path = path_of(name);
+        if !transcripts && is_transcript(&path) {
+            continue;
+        }
+        let mode = match kind {
+            EntryKind::Tree => {
+                if written.trees.contains(id) {
+                    out.insert(path, Some(format!("040000 {id}")));
+                    continue;
+                }
+                let old_tree = match was {
+                    Some((t, EntryKind::Tree)) => Some(*t),
+                    Some(_) => {
+                        out.insert(path.clone(), None);
+                        None
+                    }
+                    None => None,
+                };
+                changes(repo, old_tree, *id, &path, transcripts, written, out)?;
+                written.trees.insert(*id);
+                continue;
+            }
+            EntryKind::Blob => "100644",
+            EntryKind::Executable => "100755",
+            EntryKind::Link => "120000",
+            EntryKind::Commit => {
+                out.insert(path, Some(format!("160000 {id}")));
+                continue;
+            }
+        };
+        written.blobs.entry(*id).or_insert_with(|| path.clone());
+        out.insert(path, Some(format!("{mode} {id}")));
+    }
+    Ok(())
+}
+
+fn is_transcript(path: &str) -> bool {
+    path.starts_with(layout::STEPS) && path.ends_with(".log") && !path.contains("/files/")
+}
+
+/// The files of the document, once each: as text, redacted as the state
+/// wrote them (a kept tree's files as text, the state's own files by kind),
+/// or in hexadecimal.
+fn write_blobs(repo: &Repo, written: &Written, out: &mut dyn Write) -> Result<()> {
+    let mut binary = Vec::new();
+    let mut changed = Vec::new();
+    let mut first = true;
+    for (id, path) in &written.blobs {
+        let bytes = repo.read_blob(*id)?;
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                if first {
+                    writeln!(out, "blobs:")?;
+                    first = false;
+                }
+                let clean = redact_as(path, &text);
+                if clean != text {
+                    changed.push(id.to_string());
+                }
+                field(out, 2, &id.to_string(), &clean)?;
+            }
+            Err(e) => binary.push((*id, e.into_bytes())),
+        }
+    }
+    if !changed.is_empty() {
+        field(out, 0, "redacted", &changed)?;
+    }
+    if !binary.is_empty() {
+        writeln!(out, "binary:")?;
+        for (id, bytes) in binary {
+            let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            field(out, 2, &id.to_string(), &hex)?;
+        }
+    }
+    Ok(())
+}
+
+/// `text` redacted as the file at state path `path` was when stored.
+pub fn redact_as(path: &str, text: &str) -> String {
+    if path.contains("/files/") {
+        redacted(text)
+    } else {
+        crate::redact::redact_file(path, text).into_owned()
+    }
+}
+
+/// A layout-1 state tree flattened to what version 1 wrote: files, and the
+/// kept trees at `steps/<N>/<name>` as opaque units.
+fn flatten_v1(repo: &Repo, tree: Oid) -> Result<BTreeMap<String, (Oid, EntryKind)>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![(String::new(), tree, 0usize)];
+    while let Some((prefix, id, depth)) = stack.pop() {
+        for (name, oid, kind) in repo.list_tree(id)? {
+            let path = if prefix.is_empty() {
+                name
+            } else {
+                format!("{prefix}/{name}")
+            };
+            if kind == EntryKind::Tree && depth < 2 {
+                stack.push((path, oid, depth + 1));
+            } else {
+                out.insert(path, (oid, kind));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A layout-1 commit as version 1 wrote it: text files by content, kept
+/// trees by what differs from the commit the step started from.
+fn v1_changes(
+    repo: &Repo,
+    tree: Oid,
+    before: &BTreeMap<String, (Oid, EntryKind)>,
+    now: &BTreeMap<String, (Oid, EntryKind)>,
+    transcripts: bool,
+    written: &mut Written,
+    doc: &mut CommitDoc,
+) -> Result<()> {
+    doc.removed = before.keys().filter(|p| !now.contains_key(*p)).cloned().collect();
+    for (path, (id, kind)) in now {
+        if before.get(path) == Some(&(*id, *kind)) || (!transcripts && path.ends_with(".log")) {
+            continue;
+        }
+        if *kind == EntryKind::Tree {
+            let base = v1_base(repo, tree, path)?;
+            doc.trees.insert(path.clone(), tree_doc(repo, *id, base)?);
+            written.trees.insert(*id);
+        } else {
+            let text = String::from_utf8_lossy(&repo.read_blob(*id)?).into_owned();
+            doc.files.insert(path.clone(), redacted(&text));
+        }
+    }
+    Ok(())
+}
+
+/// The commit step `N`'s kept trees are based on, from `steps/<N>/git`.
+fn v1_base(repo: &Repo, state_tree: Oid, path: &str) -> Result<Option<Oid>> {
+    let Some((n, name)) = Layout::V1.step_of(path) else {
+        return Ok(None);
+    };
+    if name == "own" || name == "ignored" {
+        return Ok(None);
+    }
+    let Some(bytes) = repo.read_path(state_tree, &Layout::V1.step(n).git())? else {
+        return Ok(None);
+    };
+    Ok(crate::git::Pointers::parse(&String::from_utf8_lossy(&bytes)).and_then(|p| p.head.commit))
+}
+
+fn tree_doc(repo: &Repo, id: Oid, base: Option<Oid>) -> Result<TreeDoc> {
+    let base_tree = match base {
+        Some(c) => repo.commit_tree(c)?,
+        None => repo.empty_tree(),
+    };
+    let mut files = BTreeMap::new();
+    for change in repo.changes(base_tree, id)? {
+        let file = match change.new {
+            None => None,
+            Some((blob, kind)) => {
+                let bytes = repo.read_blob(blob)?;
+                let (text, hex) = match String::from_utf8(bytes) {
+                    Ok(text) => (redacted(&text), false),
+                    Err(e) => (e.as_bytes().iter().map(|b| format!("{b:02x}")).collect(), true),
+                };
+                Some(TreeFile {
+                    kind: match kind {
+                        EntryKind::Executable => "executable",
+                        EntryKind::Link => "link",
+                        _ => "file",
+                    }
+                    .into(),
+                    text,
+                    hex,
+                })
+            }
+        };
+        files.insert(change.path, file);
+    }
+    Ok(TreeDoc {
+        id: id.to_string(),
+        base: base.map(|b| b.to_string()),
+        files,
+    })
+}

@@ -1,0 +1,136 @@
+//! Reading and writing a state commit's progress in either layout
+//! ([`super::layout`]): layout 2's `run.json` and per-step `step.json`,
+//! layout 1's `progress.json`.
+
+use std::collections::BTreeMap;
+
+use anyhow::{anyhow, Result};
+
+use super::layout::{Layout, PROGRESS_V1, RUN_INDEX, STEPS};
+use super::progress::{Progress, StepProgress};
+use crate::git::{EntryKind, Oid, Repo};
+
+/// A state commit's progress, as its tree holds it.
+#[derive(Clone, Debug)]
+pub struct RunIndex {
+    pub layout: Layout,
+    pub progress: Progress,
+    /// The last state commit of the run before this one on the same ref
+    /// (layout 2; layout 1 finds it by walking to `run <id>: started`).
+    pub previous_run: Option<Oid>,
+}
+
+/// How much of a layout-2 state to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// `run.json` alone: the run's fields and counts, no step entries.
+    Run,
+    /// Every step's entry as well.
+    Steps,
+}
+
+/// The progress in `tree`, `None` when it holds neither `run.json` nor
+/// `progress.json` (not a run state).
+pub fn read(repo: &Repo, tree: Oid, depth: Depth) -> Result<Option<RunIndex>> {
+    if let Some(bytes) = repo.read_path(tree, RUN_INDEX)? {
+        let mut value: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|e| anyhow!("cannot read {RUN_INDEX}: {e}"))?;
+        let layout = value.get("layout").and_then(|v| v.as_u64());
+        if layout != Some(2) {
+            return Err(anyhow!(
+                "{RUN_INDEX} says layout {}; this git-ultraplan reads layouts 1 and 2 (a newer version wrote it: upgrade git-ultraplan)",
+                layout.map_or_else(|| "(none)".to_owned(), |l| l.to_string())
+            ));
+        }
+        let previous_run = value
+            .get("previous_run")
+            .and_then(|v| v.as_str())
+            .map(|s| s.parse::<Oid>())
+            .transpose()
+            .map_err(|_| anyhow!("{RUN_INDEX} names a previous run that is not an object id"))?;
+        if let Some(map) = value.as_object_mut() {
+            for extra in ["layout", "previous_run", "step_counts"] {
+                map.remove(extra);
+            }
+            map.insert("steps".into(), serde_json::json!({}));
+        }
+        let mut progress: Progress =
+            serde_json::from_value(value).map_err(|e| anyhow!("cannot read {RUN_INDEX}: {e}"))?;
+        if depth == Depth::Steps {
+            progress.steps = read_steps(repo, tree)?;
+        }
+        return Ok(Some(RunIndex {
+            layout: Layout::V2,
+            progress,
+            previous_run,
+        }));
+    }
+    let Some(bytes) = repo.read_path(tree, PROGRESS_V1)? else {
+        return Ok(None);
+    };
+    let progress: Progress = serde_json::from_slice(&bytes).map_err(|e| anyhow!("cannot read {PROGRESS_V1}: {e}"))?;
+    Ok(Some(RunIndex {
+        layout: Layout::V1,
+        progress,
+        previous_run: None,
+    }))
+}
+
+/// Every step's entry of a layout-2 tree, by number.
+pub fn read_steps(repo: &Repo, tree: Oid) -> Result<BTreeMap<u32, StepProgress>> {
+    let mut out = BTreeMap::new();
+    let Some((steps, EntryKind::Tree)) = repo.tree_entry(tree, STEPS)? else {
+        return Ok(out);
+    };
+    for (_, bucket, kind) in repo.list_tree(steps)? {
+        if kind != EntryKind::Tree {
+            continue;
+        }
+        for (name, dir, kind) in repo.list_tree(bucket)? {
+            let (Ok(n), EntryKind::Tree) = (name.parse::<u32>(), kind) else {
+                continue;
+            };
+            if let Some(bytes) = repo.read_path(dir, "step.json")? {
+                let step: StepProgress =
+                    serde_json::from_slice(&bytes).map_err(|e| anyhow!("cannot read the entry of step {n}: {e}"))?;
+                out.insert(n, step);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The step entry of step `n` in a layout-2 tree.
+pub fn read_step(repo: &Repo, tree: Oid, n: u32) -> Result<Option<StepProgress>> {
+    match repo.read_path(tree, &Layout::V2.step(n).entry())? {
+        None => Ok(None),
+        Some(bytes) => Ok(Some(
+            serde_json::from_slice(&bytes).map_err(|e| anyhow!("cannot read the entry of step {n}: {e}"))?,
+        )),
+    }
+}
+
+/// `run.json`'s text: the progress without its steps, with the layout, the
+/// count of steps in each status and the previous run.
+pub fn render_run(progress: &Progress, previous_run: Option<Oid>) -> Result<String> {
+    let mut value = serde_json::to_value(progress)?;
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for step in progress.steps.values() {
+        *counts.entry(step.status.as_str()).or_default() += 1;
+    }
+    if let Some(map) = value.as_object_mut() {
+        map.remove("steps");
+        map.insert("layout".into(), serde_json::json!(2));
+        map.insert("step_counts".into(), serde_json::to_value(counts)?);
+        map.insert(
+            "previous_run".into(),
+            serde_json::json!(previous_run.map(|p| p.to_string())),
+        );
+    }
+    Ok(serde_json::to_string_pretty(&value)? + "\n")
+}
+
+/// `step.json`'s text.
+pub fn render_step(step: &StepProgress) -> Result<String> {
+    Ok(serde_json::to_string_pretty(step)? + "\n")
+}

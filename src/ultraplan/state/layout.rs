@@ -1,0 +1,218 @@
+//! Every path of a run state's tree, named once (DESIGN §8.2).
+//!
+//! # Layout 2 (written by this version)
+//!
+//! ```text
+//! run.json                         the run's index: layout, plan, plan_type, mode, status,
+//!                                  current_step, total_steps, step counts by status, run id,
+//!                                  session, executor, plan blob, conditions, summary, and
+//!                                  previous_run (the last state commit of the run before
+//!                                  this one on the same ref). Its size does not grow with
+//!                                  the number of steps.
+//! plan.md                          the plan as parsed at run start (one blob, shared)
+//! steps/<B>/<N>/                   step N, where B is N / 100 (step 7: steps/0/7,
+//!                                  step 1234: steps/12/1234)
+//!     step.json                    its progress entry: status, attempts, error,
+//!                                  completed_at, commit, and one summary per recorded
+//!                                  attempt (status, validation, duration, logged_at)
+//!     attempt-<A>.yaml             the attempt's result record (the note format, §8.3)
+//!     attempt-<A>.log              executor transcript and Verify output
+//!     attempt-<A>.feedback         what the retry was told
+//!     git                          where HEAD, its branch and the stash pointed before
+//!     execution, unstorable, ignored-unkept, checkpoint, test-first.log
+//!     snapshot/ index/ own/ ignored/ attempt-<A>.tree/ .base/ .in-place/ .interrupted/
+//!                                  kept trees, each stored as a change (below)
+//! ```
+//!
+//! A state commit writes `run.json`, the entries of the steps it changed and
+//! the trees above them: the commit of step 9,999 writes as much as the
+//! commit of step 9. Everything else is shared with the commit before.
+//!
+//! **Kept trees** are stored as what differs from a commit, never as a copy
+//! of it: `<kept>/base` names the commit (the user's HEAD before the step; no
+//! `base` means the empty tree), `<kept>/files/` holds the files that differ
+//! from it (redacted, like every file of the state) and `<kept>/removed` the
+//! paths it has that the kept tree does not (one JSON string a line). The
+//! state so carries only what is not in the user's commits: a commit the user
+//! made but has not pushed is referred to by its id, never carried by `sync`
+//! (it stays reachable from the user's branch and its reflog). Git's own
+//! files (`own`) and the ignored files (`ignored`) have no base: their
+//! `files/` is all of them, redacted.
+//!
+//! # Layout 1 (written by earlier versions, read by this one)
+//!
+//! `progress.json` at the top listed every step; step N's files were at
+//! `steps/<N>/`, and kept trees were whole trees (files identical to the
+//! user's HEAD unredacted). A state in layout 1 is read as it is (`status`,
+//! `log`, `show`, `export`, `sync`); a resume upgrades it to layout 2 in one
+//! state commit (`state: layout 2 (upgraded from 1)`) before it goes on.
+
+use std::fmt;
+
+/// The layout this version writes.
+pub const CURRENT: Layout = Layout::V2;
+
+/// The run's index in layout 2.
+pub const RUN_INDEX: &str = "run.json";
+/// Layout 1's whole progress document.
+pub const PROGRESS_V1: &str = "progress.json";
+/// The plan as parsed at run start.
+pub const PLAN: &str = "plan.md";
+/// The folder of every step's entry.
+pub const STEPS: &str = "steps";
+/// How many steps share one folder under `steps/` in layout 2.
+pub const BUCKET: u32 = 100;
+
+/// The version of a run state's tree layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Layout {
+    V1,
+    V2,
+}
+
+impl Layout {
+    pub fn number(self) -> u32 {
+        match self {
+            Layout::V1 => 1,
+            Layout::V2 => 2,
+        }
+    }
+
+    /// Step `n`'s folder.
+    pub fn step(self, n: u32) -> StepPaths {
+        StepPaths {
+            dir: match self {
+                Layout::V1 => format!("{STEPS}/{n}"),
+                Layout::V2 => format!("{STEPS}/{}/{n}", n / BUCKET),
+            },
+        }
+    }
+
+    /// The step a state path belongs to, and the rest of the path
+    /// (`steps/0/3/attempt-1.yaml` → `(3, "attempt-1.yaml")` in layout 2).
+    pub fn step_of(self, path: &str) -> Option<(u32, &str)> {
+        let rest = path.strip_prefix(STEPS)?.strip_prefix('/')?;
+        let rest = match self {
+            Layout::V1 => rest,
+            Layout::V2 => rest.split_once('/')?.1,
+        };
+        let (n, name) = rest.split_once('/').unwrap_or((rest, ""));
+        Some((n.parse().ok()?, name))
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.number())
+    }
+}
+
+/// The paths of one step's entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepPaths {
+    dir: String,
+}
+
+impl StepPaths {
+    pub fn dir(&self) -> &str {
+        &self.dir
+    }
+
+    fn file(&self, name: &str) -> String {
+        format!("{}/{name}", self.dir)
+    }
+
+    /// The step's progress entry (layout 2).
+    pub fn entry(&self) -> String {
+        self.file("step.json")
+    }
+    pub fn record(&self, attempt: u32) -> String {
+        self.file(&format!("attempt-{attempt}.yaml"))
+    }
+    pub fn transcript(&self, attempt: u32) -> String {
+        self.file(&format!("attempt-{attempt}.log"))
+    }
+    pub fn feedback(&self, attempt: u32) -> String {
+        self.file(&format!("attempt-{attempt}.feedback"))
+    }
+    /// The worktree after the attempt (kept tree).
+    pub fn after(&self, attempt: u32) -> String {
+        self.file(&format!("attempt-{attempt}.tree"))
+    }
+    /// What the attempt started from (kept tree).
+    pub fn base(&self, attempt: u32) -> String {
+        self.file(&format!("attempt-{attempt}.base"))
+    }
+    /// The worktree an attempt verified in place started from.
+    pub fn in_place(&self, attempt: u32) -> String {
+        self.file(&format!("attempt-{attempt}.in-place"))
+    }
+    /// What an interrupted attempt had changed (kept tree).
+    pub fn interrupted(&self, attempt: u32) -> String {
+        self.file(&format!("attempt-{attempt}.interrupted"))
+    }
+    pub fn snapshot(&self) -> String {
+        self.file("snapshot")
+    }
+    pub fn index(&self) -> String {
+        self.file("index")
+    }
+    pub fn own(&self) -> String {
+        self.file("own")
+    }
+    pub fn ignored(&self) -> String {
+        self.file("ignored")
+    }
+    pub fn ignored_unkept(&self) -> String {
+        self.file("ignored-unkept")
+    }
+    /// Where HEAD, its branch and the stash pointed before the step.
+    pub fn git(&self) -> String {
+        self.file("git")
+    }
+    pub fn checkpoint(&self) -> String {
+        self.file("checkpoint")
+    }
+    pub fn execution(&self) -> String {
+        self.file("execution")
+    }
+    pub fn unstorable(&self) -> String {
+        self.file("unstorable")
+    }
+    pub fn test_first_log(&self) -> String {
+        self.file("test-first.log")
+    }
+    /// A person's answers to an end-of-phase review's checks.
+    pub fn answers(&self) -> String {
+        self.file("answers")
+    }
+}
+
+/// The parts of a kept tree in layout 2 (see the module's docs).
+pub mod kept {
+    /// The commit the files change (absent: the empty tree).
+    pub const BASE: &str = "base";
+    /// The files that differ from the base.
+    pub const FILES: &str = "files";
+    /// The base's paths the kept tree lacks.
+    pub const REMOVED: &str = "removed";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_fan_out_by_hundreds_in_layout_2() {
+        assert_eq!(Layout::V2.step(7).record(1), "steps/0/7/attempt-1.yaml");
+        assert_eq!(Layout::V2.step(1234).snapshot(), "steps/12/1234/snapshot");
+        assert_eq!(Layout::V1.step(1234).snapshot(), "steps/1234/snapshot");
+        assert_eq!(
+            Layout::V2.step_of("steps/12/1234/attempt-2.log"),
+            Some((1234, "attempt-2.log"))
+        );
+        assert_eq!(Layout::V1.step_of("steps/3/own"), Some((3, "own")));
+        assert_eq!(Layout::V2.step_of("steps/0/3"), Some((3, "")));
+        assert_eq!(Layout::V2.step_of("plan.md"), None);
+    }
+}
