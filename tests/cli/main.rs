@@ -57,6 +57,7 @@ mod safety;
 mod second_trial;
 mod sessions;
 mod state;
+mod state_layout;
 mod sync;
 mod sync_faults;
 mod ultraplan_commands;

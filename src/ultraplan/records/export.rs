@@ -50,7 +50,11 @@ fn field(out: &mut dyn Write, indent: usize, key: &str, value: &impl Serialize) 
 /// written again) and the files still to write.
 #[derive(Default)]
 struct Written {
+    /// Trees an earlier commit wrote (an import has them when it reads a
+    /// later commit; a tree written twice in one commit is written out twice).
     trees: HashSet<Oid>,
+    /// Trees the commit being written writes.
+    new_trees: HashSet<Oid>,
     /// Blob id → the first path it was named at (how it is redacted).
     blobs: BTreeMap<Oid, String>,
 }
@@ -229,6 +233,8 @@ fn state_commits(repo: &Repo, tip: Oid, transcripts: bool, written: &mut Written
             flat_before.clear();
         }
         before = Some(info.tree);
+        let new = std::mem::take(&mut written.new_trees);
+        written.trees.extend(new);
         emit(out, 4, true, &doc)?;
     }
     Ok(())
@@ -285,7 +291,7 @@ fn changes(
                     None => None,
                 };
                 changes(repo, old_tree, *id, &path, transcripts, written, out)?;
-                written.trees.insert(*id);
+                written.new_trees.insert(*id);
                 continue;
             }
             EntryKind::Blob => "100644",
@@ -393,7 +399,7 @@ fn v1_changes(
         if *kind == EntryKind::Tree {
             let base = v1_base(repo, tree, path)?;
             doc.trees.insert(path.clone(), tree_doc(repo, *id, base)?);
-            written.trees.insert(*id);
+            written.new_trees.insert(*id);
         } else {
             let text = String::from_utf8_lossy(&repo.read_blob(*id)?).into_owned();
             doc.files.insert(path.clone(), redacted(&text));

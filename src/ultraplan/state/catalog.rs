@@ -139,7 +139,14 @@ pub fn run_ending_at(repo: &Repo, last: Oid, reading: Reading) -> Result<Option<
         let info = repo.commit_info(commit)?;
         match index::read(repo, info.tree, Depth::Steps) {
             Ok(Some(found)) if found.layout == Layout::V2 => {
-                return Ok(Some((run_of_index(found.progress, info.tree), found.previous_run)));
+                let before = match found.previous_run {
+                    // Imported without the commits it names (an export
+                    // without transcripts writes other commits): found by
+                    // the run's first commit, as layout 1 does.
+                    Some(p) if !repo.has_object(p) => index::start_parent(repo, commit)?,
+                    p => p,
+                };
+                return Ok(Some((run_of_index(found.progress, info.tree), before)));
             }
             Ok(Some(_)) => return run_ending_at_v1(repo, commit, reading),
             _ => next = info.parents.first().copied(),

@@ -134,3 +134,17 @@ pub fn render_run(progress: &Progress, previous_run: Option<Oid>) -> Result<Stri
 pub fn render_step(step: &StepProgress) -> Result<String> {
     Ok(serde_json::to_string_pretty(step)? + "\n")
 }
+
+/// The commit before the `run <id>: started` commit at or below `last`.
+pub fn start_parent(repo: &Repo, last: Oid) -> Result<Option<Oid>> {
+    let mut next = Some(last);
+    while let Some(c) = next {
+        let info = repo.commit_info(c)?;
+        next = info.parents.first().copied();
+        let subject = info.message.lines().next().unwrap_or("");
+        if subject.starts_with("run ") && subject.contains(": started") {
+            return Ok(next);
+        }
+    }
+    Ok(None)
+}

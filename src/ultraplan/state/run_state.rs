@@ -363,7 +363,10 @@ impl<'r> RunState<'r> {
                 last.commit = Some(commit.clone());
             }
         }
-        self.previous_run = self.run_start_parent()?;
+        self.previous_run = match self.head {
+            Some(head) => index::start_parent(self.repo, head)?,
+            None => None,
+        };
         self.layout = Layout::V2;
         for step_edit in &mut self.pending {
             retarget(step_edit);
@@ -401,20 +404,6 @@ impl<'r> RunState<'r> {
         let tree = self.repo.edit_tree(Some(old), &edits)?;
         self.saved_steps = self.progress.steps.clone();
         self.commit(tree, "state: layout 2 (upgraded from 1)")
-    }
-
-    /// The commit before this run's `run <id>: started` (layout 1).
-    fn run_start_parent(&self) -> Result<Option<Oid>> {
-        let mut next = self.head;
-        while let Some(c) = next {
-            let info = self.repo.commit_info(c)?;
-            next = info.parents.first().copied();
-            let subject = info.message.lines().next().unwrap_or("");
-            if subject.starts_with("run ") && subject.contains(": started") {
-                return Ok(next);
-            }
-        }
-        Ok(None)
     }
 
     /// Commits `tree` on the current head with the kept commits as extra
