@@ -109,14 +109,14 @@ fn outcome(c: &Case) -> Outcome {
 /// Steps done (per the state) or committed (per the branch) when the run died.
 fn done_at_crash(c: &Case) -> Vec<u32> {
     let mut done = Vec::new();
-    if let Ok(text) = String::from_utf8(
-        c.env
-            .command("git", &c.repo)
-            .args(["show", "refs/ultraplan/plan/run:progress.json"])
-            .output()
-            .unwrap()
-            .stdout,
-    ) {
+    let saved = c
+        .env
+        .command("git", &c.repo)
+        .args(["cat-file", "-e", "refs/ultraplan/plan/run:run.json"])
+        .status()
+        .unwrap()
+        .success();
+    if let Some(text) = saved.then(|| c.env.progress(&c.repo, "refs/ultraplan/plan/run")) {
         if let Ok(progress) = serde_json::from_str::<serde_json::Value>(&text) {
             for n in 1..=4u32 {
                 if matches!(
@@ -282,7 +282,10 @@ fn killed_from_outside_mid_executor() {
     // Nothing lost: what the killed attempt left is kept in the run state.
     let kept = env.git(
         &repo,
-        &["show", "refs/ultraplan/plan/run:steps/1/attempt-1.interrupted/a.txt"],
+        &[
+            "show",
+            "refs/ultraplan/plan/run:steps/0/1/attempt-1.interrupted/files/a.txt",
+        ],
     );
     assert_eq!(kept, "half\n");
     env.assert_fsck(&repo);
@@ -313,7 +316,7 @@ fn sigint_stops_cleanly_and_resume_finishes() {
         start.elapsed() < std::time::Duration::from_secs(45),
         "the sleeping executor was interrupted too"
     );
-    let progress = env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"]);
+    let progress = env.progress(&repo, "refs/ultraplan/plan/run");
     assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
     assert_eq!(
         env.git(&repo, &["for-each-ref", "refs/ultraplan/plan/lock"]),
@@ -353,7 +356,10 @@ fn a_secret_bearing_file_survives_a_crash_and_gc() {
         "reverted to the user's exact bytes"
     );
     // The state only has the redacted copy.
-    let snapshot = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/1/snapshot/creds.txt"]);
+    let snapshot = env.git(
+        &repo,
+        &["show", "refs/ultraplan/plan/run:steps/0/1/snapshot/files/creds.txt"],
+    );
     assert_eq!(snapshot, "user=me\npassword=[REDACTED:password]\n");
     env.assert_fsck(&repo);
     // Once no state refers to the run, clean removes the raw copies.

@@ -54,8 +54,7 @@ fn demo_plan_runs_and_everything_reads_back_with_git() {
         env.git(&repo, &["status", "--porcelain"]),
         " M tracked.txt\n?? plan.md\n?? scratch.txt\n"
     );
-    let progress: serde_json::Value =
-        serde_json::from_str(&env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"])).unwrap();
+    let progress: serde_json::Value = serde_json::from_str(&env.progress(&repo, "refs/ultraplan/plan/run")).unwrap();
     assert_eq!(progress["status"], "completed");
     assert_eq!(progress["steps"]["1"]["status"], "passed");
     assert_eq!(progress["steps"]["2"]["commit"], serde_json::Value::Null);
@@ -90,7 +89,7 @@ fn retry_feeds_back_and_records_every_attempt() {
         .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
         .expect_code(0);
     for attempt in ["attempt-1.yaml", "attempt-2.feedback"] {
-        let object = format!("refs/ultraplan/plan/run:steps/1/{attempt}");
+        let object = format!("refs/ultraplan/plan/run:steps/0/1/{attempt}");
         let _ = t.run(&repo, &["show", &object]).expect_code(0);
     }
     assert_transcript!(t, "retry_feeds_back_and_records_every_attempt");
@@ -131,10 +130,13 @@ fn revert_restores_the_worktree_exactly_and_fails_after_the_last_attempt() {
     // Nothing is lost: every attempt's tree is kept in the run state.
     let attempt = env.git(
         &repo,
-        &["show", "refs/ultraplan/plan/run:steps/1/attempt-3.tree/new/file.txt"],
+        &[
+            "show",
+            "refs/ultraplan/plan/run:steps/0/1/attempt-3.tree/files/new/file.txt",
+        ],
     );
     assert_eq!(attempt, "x\n");
-    let progress = env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"]);
+    let progress = env.progress(&repo, "refs/ultraplan/plan/run");
     assert!(progress.contains("\"status\": \"failed\""), "{progress}");
     env.assert_fsck(&repo);
 }
@@ -444,7 +446,7 @@ fn a_ref_lock_left_by_a_killed_run_is_removed_when_its_lock_is_taken_over() {
     assert!(out.stderr.contains("removed 1 ref lock file(s) it left"), "{out}");
     assert!(!stale.exists());
     assert!(env
-        .git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"])
+        .git(&repo, &["show", "refs/ultraplan/plan/run:run.json"])
         .contains("completed"));
 }
 

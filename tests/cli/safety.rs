@@ -179,7 +179,10 @@ fn a_failed_step_that_staged_leaves_the_index_exactly_as_it_was() {
         env.assert_fsck(&repo);
         // The staged version is recorded in the run state too.
         let staged = env.git(&repo, &["rev-parse", ":f.txt"]);
-        let recorded = env.git(&repo, &["rev-parse", "refs/ultraplan/plan/run:steps/1/index/f.txt"]);
+        let recorded = env.git(
+            &repo,
+            &["rev-parse", "refs/ultraplan/plan/run:steps/0/1/index/files/f.txt"],
+        );
         assert_eq!(recorded, staged, "{policy}");
     }
 }
@@ -354,7 +357,10 @@ fn edits_made_after_a_kill_mid_executor_are_kept_and_the_attempts_undone_with_a_
     assert_eq!(
         env.git(
             &repo,
-            &["show", "refs/ultraplan/plan/run:steps/1/attempt-1.interrupted/a.txt"]
+            &[
+                "show",
+                "refs/ultraplan/plan/run:steps/0/1/attempt-1.interrupted/files/a.txt"
+            ]
         ),
         "half\n"
     );
@@ -507,7 +513,7 @@ fn ignored_files_are_part_of_the_snapshot_up_to_a_bound_and_the_rest_is_named() 
         "{out}"
     );
     // The state keeps the ignored file, redacted.
-    let kept = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/1/ignored/.env"]);
+    let kept = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/0/1/ignored/files/.env"]);
     assert!(!kept.contains("wJalrXUtnFEMI"), "{kept}");
     env.assert_fsck(&repo);
 }

@@ -37,7 +37,7 @@ fn a_session_spec_runs_inside_its_fence_with_its_conditions() {
     assert_eq!(s["exit_condition"], "pass");
     assert_eq!(s["steps_passed"], 2);
     assert_eq!(env.subjects(&repo)[0], "feat(server): status");
-    let progress = env.git(&repo, &["show", "refs/ultraplan/spec/run:progress.json"]);
+    let progress = env.progress(&repo, "refs/ultraplan/spec/run");
     assert!(progress.contains("\"entry_condition_checked\": true"), "{progress}");
     assert!(progress.contains("\"exit_condition_checked\": true"), "{progress}");
 }
@@ -288,7 +288,7 @@ fn a_session_run_resumes_with_resume_and_session() {
     assert_eq!(s["steps_total"], 2, "only session 1's steps");
     assert_eq!(env.subjects(&repo)[..3], ["two", "one", "cli"]);
     assert_eq!(env.git(&repo, &["show", "HEAD:src/server/b.rs"]), "B\n");
-    let progress = env.git(&repo, &["show", "refs/ultraplan/plan/session-1:progress.json"]);
+    let progress = env.progress(&repo, "refs/ultraplan/plan/session-1");
     assert!(progress.contains("\"status\": \"completed\""), "{progress}");
     assert_eq!(
         env.git(&repo, &["for-each-ref", "refs/ultraplan/plan/run"]),

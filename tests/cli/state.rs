@@ -43,7 +43,7 @@ fn secrets_never_reach_git() {
     }
     assert!(seen > 5, "looked at {seen} blobs");
     let mut t = Transcript::new(&env);
-    for object in ["steps/1/attempt-1.log", "plan.md"] {
+    for object in ["steps/0/1/attempt-1.log", "plan.md"] {
         let object = format!("refs/ultraplan/plan/run:{object}");
         let _ = t.run(&repo, &["show", &object]).expect_code(0);
     }

@@ -271,3 +271,28 @@ pub fn skip(test: &str, reason: &str) {
     let line = format!("skipped: {test}: {reason} (skipped in this run so far: {n})\n");
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
+
+impl TestEnv {
+    /// The progress of the run state at `state` (a reference) as one JSON
+    /// document, as layout 1's `progress.json` held it: `run.json` with every
+    /// step's `step.json` under `steps`, read with plain git.
+    pub fn progress(&self, repo: &Path, state: &str) -> String {
+        let mut run: serde_json::Value =
+            serde_json::from_str(&self.git(repo, &["show", &format!("{state}:run.json")])).unwrap();
+        let mut steps = serde_json::Map::new();
+        let listing = self.git(repo, &["ls-tree", "-r", "--name-only", state, "steps"]);
+        for path in listing.lines().filter(|p| p.ends_with("/step.json")) {
+            let n = path.rsplit('/').nth(1).unwrap().to_owned();
+            let step: serde_json::Value =
+                serde_json::from_str(&self.git(repo, &["show", &format!("{state}:{path}")])).unwrap();
+            steps.insert(n, step);
+        }
+        let mut numbered: Vec<(u32, serde_json::Value)> =
+            steps.into_iter().map(|(k, v)| (k.parse().unwrap(), v)).collect();
+        numbered.sort_by_key(|(n, _)| *n);
+        let ordered: serde_json::Map<String, serde_json::Value> =
+            numbered.into_iter().map(|(n, v)| (n.to_string(), v)).collect();
+        run["steps"] = serde_json::Value::Object(ordered);
+        serde_json::to_string_pretty(&run).unwrap()
+    }
+}

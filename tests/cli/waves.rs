@@ -221,7 +221,7 @@ fn three_sessions_in_two_waves_merge_one_at_a_time() {
     );
     assert_eq!(env.git(&repo, &["status", "--porcelain"]), "?? notes.txt\n");
     // Each session's own state and notes are in git.
-    let session2 = env.git(&repo, &["show", "refs/ultraplan/plan/session-2:progress.json"]);
+    let session2 = env.progress(&repo, "refs/ultraplan/plan/session-2");
     assert!(session2.contains("\"status\": \"completed\""), "{session2}");
     let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD^2"]);
     assert!(note.contains("session: 3"), "{note}");
@@ -610,7 +610,7 @@ fn ctrl_c_through_the_git_wrapper_still_cleans_up() {
     }
     wait_until_no_process_in(&repo);
     assert_clean(&env, &repo);
-    let progress = env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"]);
+    let progress = env.progress(&repo, "refs/ultraplan/plan/run");
     assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
 }
 
@@ -630,7 +630,7 @@ fn ctrl_c_during_a_wave_cleans_up_and_a_fresh_run_works() {
     let out = signal(child, "-INT");
     assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
     assert_clean(&env, &repo);
-    let progress = env.git(&repo, &["show", "refs/ultraplan/plan/run:progress.json"]);
+    let progress = env.progress(&repo, "refs/ultraplan/plan/run");
     assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
     // A fresh run (fast this time) completes.
     write(&repo.join("plan.md"), &slow_waves(&markers).replace("sleep 30; ", ""));

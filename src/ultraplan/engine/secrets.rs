@@ -221,14 +221,15 @@ impl super::Run<'_> {
                 EntryKind::Tree => TreeEdit::Tree { path, id },
             });
         }
-        let mut parts = Vec::new();
-        if let Some(base) = base {
-            parts.push(TreeEdit::Blob {
-                path: kept::BASE.into(),
-                id: self.repo.write_blob(format!("{base}\n"))?,
-                executable: false,
-            });
-        }
+        // `base` is always written (empty for none): a kept tree is never
+        // an empty tree, which a tree editor may drop.
+        let mut parts = vec![TreeEdit::Blob {
+            path: kept::BASE.into(),
+            id: self
+                .repo
+                .write_blob(base.map(|b| format!("{b}\n")).unwrap_or_default())?,
+            executable: false,
+        }];
         if !files.is_empty() {
             parts.push(TreeEdit::Tree {
                 path: kept::FILES.into(),
@@ -303,7 +304,10 @@ impl super::Run<'_> {
 pub(crate) fn kept_change_tree(repo: &Repo, change: crate::git::Oid) -> Result<crate::git::Oid> {
     use crate::git::{EntryKind, FileChange};
     use crate::ultraplan::state::layout::kept;
-    let base = match repo.read_path(change, kept::BASE)? {
+    let base = match repo
+        .read_path(change, kept::BASE)?
+        .filter(|b| !b.trim_ascii().is_empty())
+    {
         Some(bytes) => {
             let text = String::from_utf8_lossy(&bytes);
             let commit: crate::git::Oid = text

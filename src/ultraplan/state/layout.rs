@@ -32,11 +32,12 @@
 //! of it: `<kept>/base` names the commit (the user's HEAD before the step; no
 //! `base` means the empty tree), `<kept>/files/` holds the files that differ
 //! from it (redacted, like every file of the state) and `<kept>/removed` the
-//! paths it has that the kept tree does not (one JSON string a line). The
+//! paths it has that the kept tree does not (one JSON string a line); an
+//! empty `base` stands for the empty tree. The
 //! state so carries only what is not in the user's commits: a commit the user
 //! made but has not pushed is referred to by its id, never carried by `sync`
 //! (it stays reachable from the user's branch and its reflog). Git's own
-//! files (`own`) and the ignored files (`ignored`) have no base: their
+//! files (`own`) and the ignored files (`ignored`) have an empty base: their
 //! `files/` is all of them, redacted.
 //!
 //! # Layout 1 (written by earlier versions, read by this one)
@@ -190,7 +191,8 @@ impl StepPaths {
 
 /// The parts of a kept tree in layout 2 (see the module's docs).
 pub mod kept {
-    /// The commit the files change (absent: the empty tree).
+    /// The commit the files change (empty, or absent in a tree a layout
+    /// upgrade wrapped: the empty tree).
     pub const BASE: &str = "base";
     /// The files that differ from the base.
     pub const FILES: &str = "files";
