@@ -108,7 +108,7 @@ fn a_run_started_in_layout_1_resumes_in_layout_2() {
         .starts_with("run 20261129T004408Z-21878: started"));
     let run = env.git(&repo, &["show", "refs/ultraplan/plan/run:run.json"]);
     assert!(
-        run.contains("\"layout\": 2") && run.contains("\"status\": \"completed\""),
+        run.contains("\"layout\":2") && run.contains("\"status\":\"completed\""),
         "{run}"
     );
     // Step 1's files moved to its folder, its kept trees as they were.

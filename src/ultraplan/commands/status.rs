@@ -12,6 +12,7 @@ use crate::cli::config::{self, duration};
 use crate::cli::{table, Exit, GlobalArgs};
 use crate::git::Oid;
 use crate::git::Workspace;
+use crate::ultraplan::state::index::Depth;
 use crate::ultraplan::state::{catalog, LockInfo, LockStatus, RunState};
 use crate::ultraplan::sync;
 
@@ -63,8 +64,14 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let PlanSelection { slugs, wanted } = options(&args, repo)?;
     let ui = crate::cli::Ui { quiet: global.quiet };
     let mut plans = Vec::new();
+    // The headlines alone need only each run's index, not its steps.
+    let depth = if args.json || args.plan.is_some() {
+        Depth::Steps
+    } else {
+        Depth::Run
+    };
     for s in &slugs {
-        let states: Vec<_> = catalog::states(repo, s)?
+        let states: Vec<_> = catalog::states_at(repo, s, depth)?
             .into_iter()
             .filter(|st| super::state_belongs(&st.progress.plan, wanted.as_deref(), &ui))
             .collect();
@@ -213,13 +220,14 @@ fn write_errors(out: &mut impl Write, state: &RunState<'_>, every: bool) -> Resu
 
 fn headline(state: &RunState<'_>) -> String {
     let p = &state.progress;
-    let passed = p.steps.values().filter(|s| s.status.is_done()).count();
+    let count = |status: &str| state.step_counts.get(status).copied().unwrap_or(0);
+    let passed = count("passed") + count("skipped");
+    let total: usize = state.step_counts.values().sum();
     let session = p.session.map(|n| format!(" session {n}")).unwrap_or_default();
     format!(
-        "{}{session}: {} ({passed}/{} steps done, current step {}) — run {}, updated {}",
+        "{}{session}: {} ({passed}/{total} steps done, current step {}) — run {}, updated {}",
         p.plan,
         p.status.as_str(),
-        p.steps.len(),
         p.current_step,
         p.run_id,
         p.updated_at

@@ -41,7 +41,7 @@ pub(super) fn open_state<'r>(
             }
             // The checkboxes and status attributes this run wrote into a
             // task plan are its own edits, not a change of the plan.
-            let recorded = state.read_text("plan.md")?;
+            let recorded = state.read_text(crate::ultraplan::state::layout::PLAN)?;
             let same = recorded
                 .as_deref()
                 .is_some_and(|r| r == plan_text || without_marks(r) == without_marks(&plan_text));
@@ -66,7 +66,7 @@ pub(super) fn open_state<'r>(
                         }
                     }
                 }
-                state.put_text("plan.md", input.text)?;
+                state.put_text(crate::ultraplan::state::layout::PLAN, input.text)?;
             }
             state.progress.mode = opts.mode.name();
             state.progress.status = RunStatus::InProgress;
@@ -264,7 +264,7 @@ fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Re
 
 /// The title step `number` had in the recorded plan.
 fn old_title(state: &RunState<'_>, number: u32) -> Result<Option<String>> {
-    let Some(text) = state.read_text("plan.md")? else {
+    let Some(text) = state.read_text(crate::ultraplan::state::layout::PLAN)? else {
         return Ok(None);
     };
     Ok(crate::ultraplan::plan::parse(&text, "plan.md")

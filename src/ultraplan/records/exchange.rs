@@ -113,7 +113,8 @@ pub struct StateDoc {
 pub struct CommitDoc {
     pub message: String,
     pub author: AuthorDoc,
-    /// Version 2: the committer, so the commit is written again as it was.
+    /// Version 2: the committer, so the commit is written again as it was
+    /// (absent: the author).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub committer: Option<AuthorDoc>,
     /// Version 2, a commit in layout 2: every path it changed, as

@@ -213,7 +213,9 @@ fn state_commits(repo: &Repo, tip: Oid, transcripts: bool, written: &mut Written
         let mut doc = CommitDoc {
             message: redacted(&info.message),
             author: sign(&info.author),
-            committer: Some(sign(&info.committer)),
+            // The committer, where it is not the author (an import takes
+            // the author for it then).
+            committer: (info.committer != info.author).then(|| sign(&info.committer)),
             changes: BTreeMap::new(),
             files: BTreeMap::new(),
             trees: BTreeMap::new(),

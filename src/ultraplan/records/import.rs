@@ -401,8 +401,15 @@ fn rebuild_chain(
             offset: a.offset,
         };
         let message = redacted(&commit.message);
-        tip = Some(match &commit.committer {
-            Some(c) => repo.write_commit_exactly(tip_tree, &parents, &message, &sign(&commit.author), &sign(c))?,
+        // Version 2 leaves out a committer who is the author; version 1
+        // names none (the commit is this repository's, made now).
+        let committer = match (&commit.committer, doc.version) {
+            (Some(c), _) => Some(sign(c)),
+            (None, 1) => None,
+            (None, _) => Some(sign(&commit.author)),
+        };
+        tip = Some(match committer {
+            Some(c) => repo.write_commit_exactly(tip_tree, &parents, &message, &sign(&commit.author), &c)?,
             None => repo.write_commit_as(tip_tree, &parents, &message, &sign(&commit.author))?,
         });
     }

@@ -29,6 +29,11 @@ pub fn slugs(repo: &Repo) -> Result<Vec<String>> {
 
 /// The run state and every session state of `slug`, run first.
 pub fn states<'r>(repo: &'r Repo, slug: &str) -> Result<Vec<RunState<'r>>> {
+    states_at(repo, slug, Depth::Steps)
+}
+
+/// [`states`] read to `depth` (see [`RunState::load_at`]).
+pub fn states_at<'r>(repo: &'r Repo, slug: &str, depth: Depth) -> Result<Vec<RunState<'r>>> {
     let mut out = Vec::new();
     let mut names: Vec<String> = repo
         .refs_with_prefix(&format!("refs/ultraplan/{slug}/"))?
@@ -38,7 +43,7 @@ pub fn states<'r>(repo: &'r Repo, slug: &str) -> Result<Vec<RunState<'r>>> {
         .collect();
     names.sort_by_key(|n| (!n.ends_with("/run"), session_number(n)));
     for name in names {
-        if let Some(state) = RunState::load(repo, &name)? {
+        if let Some(state) = RunState::load_at(repo, &name, depth)? {
             out.push(state);
         }
     }

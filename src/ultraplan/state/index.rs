@@ -18,6 +18,9 @@ pub struct RunIndex {
     /// The last state commit of the run before this one on the same ref
     /// (layout 2; layout 1 finds it by walking to `run <id>: started`).
     pub previous_run: Option<Oid>,
+    /// How many steps are in each status (layout 2's `run.json`; layout 1
+    /// counts its steps).
+    pub step_counts: BTreeMap<String, usize>,
 }
 
 /// How much of a layout-2 state to read.
@@ -48,6 +51,10 @@ pub fn read(repo: &Repo, tree: Oid, depth: Depth) -> Result<Option<RunIndex>> {
             .map(|s| s.parse::<Oid>())
             .transpose()
             .map_err(|_| anyhow!("{RUN_INDEX} names a previous run that is not an object id"))?;
+        let step_counts: BTreeMap<String, usize> = value
+            .get("step_counts")
+            .and_then(|c| serde_json::from_value(c.clone()).ok())
+            .unwrap_or_default();
         if let Some(map) = value.as_object_mut() {
             for extra in ["layout", "previous_run", "step_counts"] {
                 map.remove(extra);
@@ -63,16 +70,22 @@ pub fn read(repo: &Repo, tree: Oid, depth: Depth) -> Result<Option<RunIndex>> {
             layout: Layout::V2,
             progress,
             previous_run,
+            step_counts,
         }));
     }
     let Some(bytes) = repo.read_path(tree, PROGRESS_V1)? else {
         return Ok(None);
     };
     let progress: Progress = serde_json::from_slice(&bytes).map_err(|e| anyhow!("cannot read {PROGRESS_V1}: {e}"))?;
+    let mut step_counts = BTreeMap::new();
+    for step in progress.steps.values() {
+        *step_counts.entry(step.status.as_str().to_owned()).or_default() += 1;
+    }
     Ok(Some(RunIndex {
         layout: Layout::V1,
         progress,
         previous_run: None,
+        step_counts,
     }))
 }
 
@@ -127,12 +140,14 @@ pub fn render_run(progress: &Progress, previous_run: Option<Oid>) -> Result<Stri
             serde_json::json!(previous_run.map(|p| p.to_string())),
         );
     }
-    Ok(serde_json::to_string_pretty(&value)? + "\n")
+    Ok(serde_json::to_string(&value)? + "\n")
 }
 
-/// `step.json`'s text.
+/// `step.json`'s text. Both files are one line of JSON: they are written
+/// again at every save, and an export carries every version of them
+/// (`git show … | jq` lays one out).
 pub fn render_step(step: &StepProgress) -> Result<String> {
-    Ok(serde_json::to_string_pretty(step)? + "\n")
+    Ok(serde_json::to_string(step)? + "\n")
 }
 
 /// The commit before the `run <id>: started` commit at or below `last`.

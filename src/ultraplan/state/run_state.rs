@@ -29,6 +29,9 @@ pub struct RunState<'r> {
     /// The layout of that tree.
     layout: Layout,
     pub progress: Progress,
+    /// How many steps were in each status when read (a state read without
+    /// its step entries still says this).
+    pub step_counts: BTreeMap<String, usize>,
     /// The step entries as last saved: a save writes those that differ.
     saved_steps: BTreeMap<u32, StepProgress>,
     /// The last state commit of the run before this one.
@@ -41,11 +44,18 @@ pub struct RunState<'r> {
 impl<'r> RunState<'r> {
     /// The state at `ref_name`, if there is one.
     pub fn load(repo: &'r Repo, ref_name: &str) -> Result<Option<RunState<'r>>> {
+        Self::load_at(repo, ref_name, Depth::Steps)
+    }
+
+    /// The state at `ref_name` read to `depth`: with [`Depth::Run`] (a
+    /// reader that needs only the run's fields and counts) its steps are
+    /// left unread in layout 2, and such a state must not be saved.
+    pub fn load_at(repo: &'r Repo, ref_name: &str, depth: Depth) -> Result<Option<RunState<'r>>> {
         let Some(head) = repo.read_ref(ref_name)? else {
             return Ok(None);
         };
         let tree = repo.commit_tree(head)?;
-        let index = index::read(repo, tree, Depth::Steps)
+        let index = index::read(repo, tree, depth)
             .map_err(|e| anyhow!("cannot read the run state '{ref_name}': {e:#}"))?
             .ok_or_else(|| {
                 anyhow!("'{ref_name}' holds neither run.json nor progress.json; it is not a git-ultraplan run state")
@@ -61,6 +71,7 @@ impl<'r> RunState<'r> {
             tree: Some(tree),
             layout: index.layout,
             progress: index.progress,
+            step_counts: index.step_counts,
             saved_steps,
             previous_run: index.previous_run,
             pending: Vec::new(),
@@ -88,6 +99,7 @@ impl<'r> RunState<'r> {
             tree: None,
             layout: layout::CURRENT,
             progress,
+            step_counts: BTreeMap::new(),
             saved_steps: BTreeMap::new(),
             previous_run: head,
             pending: Vec::new(),

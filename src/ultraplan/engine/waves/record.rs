@@ -90,7 +90,7 @@ impl<'a> Waves<'a> {
         state.progress.mode = "resume".into();
         state.progress.status = RunStatus::InProgress;
         state.progress.summary = None;
-        state.put_text("plan.md", self.input.text)?;
+        state.put_text(crate::ultraplan::state::layout::PLAN, self.input.text)?;
         let message = match kept.is_empty() {
             true => "resumed; no session is merged yet".to_owned(),
             false => format!("resumed; merged sessions kept: {}", kept.join(", ")),
