@@ -71,10 +71,11 @@ fn state_in_layout_1_is_read_as_it_is() {
     assert_eq!(
         status.stdout,
         "first.md: completed (2/2 steps done, current step 2) — run 20261129T004408Z-21840, updated 2026-11-29T00:44:08Z\n\
-         plan.md: stopped (1/3 steps done, current step 2) — run 20261129T004408Z-21878, updated 2026-11-29T00:44:08Z\n"
+         plan.md: stopped (1/3 steps done, current step 2) — run 20261129T004408Z-21878, updated 2026-11-29T00:44:08Z\n  \
+         step 2 escalated: verify exit 1\n"
     );
     let log = env.run(&repo, &["ultraplan", "log", "plan.md"]).expect_code(0);
-    let lines: Vec<&str> = log.stdout.lines().collect();
+    let lines: Vec<&str> = log.stdout.lines().filter(|l| !l.starts_with("    ")).collect();
     assert_eq!(lines.len(), 3, "{log}");
     assert!(
         lines[0].starts_with("run 20261129T004408Z-21878 plan.md (execute, refs/ultraplan/plan/run)"),

@@ -64,12 +64,8 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let PlanSelection { slugs, wanted } = options(&args, repo)?;
     let ui = crate::cli::Ui { quiet: global.quiet };
     let mut plans = Vec::new();
-    // The headlines alone need only each run's index, not its steps.
-    let depth = if args.json || args.plan.is_some() {
-        Depth::Steps
-    } else {
-        Depth::Run
-    };
+    // Every step is read: the failed ones are named under each headline.
+    let depth = Depth::Steps;
     for s in &slugs {
         let states: Vec<_> = catalog::states_at(repo, s, depth)?
             .into_iter()
