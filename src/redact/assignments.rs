@@ -257,8 +257,10 @@ fn assignment_value(text: &str, caps: &Captures<'_>) -> Option<Found> {
     }
     let value_start = caps.get(0)?.end();
     // `a::b`, `x == y`, `k => v` are no assignments; `$VAR` or a call is
-    // no secret.
-    if looks_harmless(&text[value_start..]) {
+    // no secret; `credential.https://host` is a URL, not `credential.https`
+    // given a value.
+    let url = caps.name("sep").is_some_and(|s| s.as_str().ends_with(':')) && text[value_start..].starts_with("//");
+    if url || looks_harmless(&text[value_start..]) {
         return None;
     }
     let quoted_name = caps.name("quote").is_some_and(|q| !q.as_str().is_empty());

@@ -24,6 +24,10 @@ fn format(kind: &'static str, pattern: &str, group: usize) -> Format {
     }
 }
 
+/// The value after a short password option: a shell word, maybe quoted,
+/// that is no variable (`$PW`), option or redaction already.
+const VALUE: &str = r#"(?:'\\''|["'])?)([^\s"'\\$\[-][^\s"'\\]*)"#;
+
 /// In order: a format earlier in the list names the kind when two overlap.
 pub(super) static FORMATS: LazyLock<Vec<Format>> = LazyLock::new(|| {
     vec![
@@ -33,6 +37,21 @@ pub(super) static FORMATS: LazyLock<Vec<Format>> = LazyLock::new(|| {
             "private-key",
             r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
             0,
+        ),
+        // `http.extraHeader` (git config, `git -c`, `git config -l`): the
+        // header's value, whatever its name (`PRIVATE-TOKEN`, `X-Api-Key`).
+        format(
+            "http-header",
+            r#"(?i)(\bextraheader["']?[ \t]*[=:]?[ \t]*["']?[A-Za-z0-9_-]+[ \t]*:[ \t]*)([^\s\["'][^\n"']*)"#,
+            2,
+        ),
+        // A credential helper given inline (`helper = !f() { echo
+        // password=…; }; f`) is a shell snippet that prints credentials:
+        // replaced whole.
+        format(
+            "credential-helper",
+            r#"(?im)(\bhelper[ \t]*=[ \t]*"?)(![^\n]*?)("?[ \t]*$)"#,
+            2,
         ),
         format("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", 0),
         format("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", 0),
@@ -68,6 +87,12 @@ pub(super) static FORMATS: LazyLock<Vec<Format>> = LazyLock::new(|| {
         format("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b", 0),
         format("mailgun-key", r"\bkey-[0-9a-zA-Z]{32}\b", 0),
         format("mailgun-key", r"\b[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}\b", 0),
+        format("vault-token", r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}", 0),
+        format("new-relic-key", r"\bNR(?:AK|II)-[A-Za-z0-9]{27,}", 0),
+        format("atlassian-token", r"\bAT(?:ATT|CTT)[A-Za-z0-9_=+/-]{40,}", 0),
+        format("linear-key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{32,}", 0),
+        format("square-token", r"\bsq0(?:csp|atp|idp)-[A-Za-z0-9_-]{22,}", 0),
+        format("age-key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{50,}", 0),
         format("heroku-key", r"\bHRKU-[A-Za-z0-9_-]{20,}", 0),
         format("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", 0),
         format("huggingface-token", r"\b(?:hf|api_org)_[A-Za-z0-9]{30,}\b", 0),
@@ -131,6 +156,57 @@ pub(super) static FORMATS: LazyLock<Vec<Format>> = LazyLock::new(|| {
         format(
             "password",
             r#"(\bmysql(?:dump|admin|import|show)?\b[^\n]*?\s-p)([^\s"'-][^\s"']*)"#,
+            2,
+        ),
+        // Short password options of tools that take them so: `docker login
+        // -p`, `az login -p`, `redis-cli -a` (or `--pass`). A value that is
+        // a variable (`$PW`) or already redacted is left.
+        format(
+            "password",
+            &format!(r"(\b(?:docker|podman|nerdctl|buildah|skopeo)[ \t]+login\b[^\n]*?[ \t]-p[ \t]+{VALUE}"),
+            2,
+        ),
+        format(
+            "password",
+            &format!(r"(\baz[ \t]+login\b[^\n]*?[ \t]-p[ \t]+{VALUE}"),
+            2,
+        ),
+        format(
+            "password",
+            &format!(r"(\bredis-cli\b[^\n]*?[ \t](?:-a|--pass)[ \t]+{VALUE}"),
+            2,
+        ),
+        // `htpasswd -b [-c…] file user password` (`-nb user password`): the
+        // last word of the command.
+        format(
+            "password",
+            r#"(\bhtpasswd[^\n;|&]*?[ \t]-[A-Za-z]*b[A-Za-z]*[ \t][^\n;|&]*?[ \t](?:'\\''|["'])?)([^\s"'\\$\[][^\s"'\\;|&]*)["']?[ \t]*(?:$|[;|&\n])"#,
+            2,
+        ),
+        // OpenSSL's password sources: `-passout pass:…`, `-passin pass:…`.
+        format(
+            "password",
+            r#"([ \t]-[A-Za-z]*pass[A-Za-z]*[ \t]+["']?pass:)([^\s"'\[][^\s"']*)"#,
+            2,
+        ),
+        // keytool: `-storepass …`, `-keypass …`, `-srcstorepass …` (not the
+        // `:env`/`:file` forms, which name where the password is).
+        format(
+            "password",
+            &format!(r"([ \t]-(?:src|dest)?(?:store|key)pass[ \t]+{VALUE}"),
+            2,
+        ),
+        // `.netrc`: `machine host login user password …`, on one line or
+        // several.
+        format(
+            "password",
+            r"(\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port|protocol)\s+\S+)*\s+password\s+)([^\s\[]\S*)",
+            2,
+        ),
+        // `.pgpass`: `host:port:database:user:password`, one a line.
+        format(
+            "password",
+            r"(?m)^([A-Za-z0-9_.*\[\]-][^:\s]*:(?:[0-9]{1,5}|\*):[^:\s]*:[^:\s]*:)([^\s\[][^\n]*?)[ \t\r]*$",
             2,
         ),
     ]

@@ -8,6 +8,8 @@ const SECRET_WORDS: &[&str] = &[
     "password",
     "passwd",
     "pwd",
+    "pw",
+    "smtppass",
     "passphrase",
     "secret",
     "secrets",
@@ -156,6 +158,15 @@ pub(super) fn names_secret(name: &str) -> bool {
         return false;
     }
     let upper = name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase());
+    // `PWD` and `OLDPWD` are directories, whatever `pwd` means elsewhere.
+    if words.len() == 1 && matches!(last.as_str(), "pwd" | "oldpwd") {
+        return false;
+    }
+    // A personal access token: `GITHUB_PAT`, `AZURE_DEVOPS_EXT_PAT`; only
+    // upper-case, as environment variables are (`pat` in code is a pattern).
+    if upper && last == "pat" {
+        return true;
+    }
     words.iter().enumerate().any(|(i, w)| {
         let before = i.checked_sub(1).map(|b| words[b].as_str());
         // `PASSWORD1`, `TOKEN2`: a word numbered is the word.
@@ -191,11 +202,13 @@ fn runs_in_a_secret_word(word: &str) -> bool {
 /// The kind a secret's name gives it.
 pub(super) fn kind_of(name: &str) -> &'static str {
     let name = name.to_ascii_lowercase();
-    if name.contains("pass") || name.contains("pwd") {
+    if name.contains("pass") || name.contains("pwd") || name.ends_with("pw") {
         "password"
     } else if name.contains("secret") {
         "secret"
     } else if name.contains("token") || name.contains("auth") || name.contains("cred") {
+        "token"
+    } else if name.ends_with("pat") {
         "token"
     } else if name.contains("key") {
         "api-key"

@@ -231,8 +231,13 @@ fn numbers_under_a_secrets_key_are_redacted_too() {
 /// slows both sides alike instead of failing an absolute bound.
 #[test]
 fn hostile_inputs_take_linear_time() {
-    let patterns: [(&str, &str); 8] = [
+    let patterns: [(&str, &str); 13] = [
         ("password=", ""),
+        ("htpasswd -b ", ""),
+        ("machine m login l ", ""),
+        ("h:1:d:u:", ""),
+        ("docker login -p ", ""),
+        ("extraheader=a:", ""),
         ("a", ""),
         ("-----BEGIN PRIVATE KEY-----\n", ""),
         ("SECRET_KEY_", "=x"),
