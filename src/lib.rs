@@ -7,8 +7,9 @@
 //! floors below it, never up and never in a circle (`tests/cli/floors.rs`
 //! reads every `use crate::…` and holds this):
 //!
-//! 1. [`redact`], [`error`], [`yaml`] — shared leaves: redaction, the
-//!    error-with-hint type, YAML read with a bound on nesting;
+//! 1. [`error`], [`yaml`] — shared leaves: the error-with-hint type, the
+//!    one YAML reader (a bound on nesting); [`redact`] on them — redaction,
+//!    which reads YAML documents to redact them string by string;
 //! 2. [`process`] — running child processes: timeouts, process groups,
 //!    capped output; [`git`] — the only code that touches gix or the `git`
 //!    binary, knowing no domain;

@@ -179,7 +179,7 @@ pub fn redact_yaml(text: &str) -> Cow<'_, str> {
             _ => false,
         }
     }
-    let Ok(mut value) = serde_yaml::from_str::<serde_yaml::Value>(text) else {
+    let Ok(mut value) = crate::yaml::parse(text) else {
         return redact(text);
     };
     if !matches!(value, serde_yaml::Value::Mapping(_) | serde_yaml::Value::Sequence(_)) {

@@ -238,3 +238,40 @@ fn a_closed_stdout_ends_quietly() {
     assert_eq!(out.stdout, "status=0\n", "{out}");
     assert!(out.stderr.is_empty(), "no panic, no message: {out}");
 }
+
+/// One reader for every YAML the program reads (issues 36 and 42): the
+/// parser's cost grows with the square of the nesting depth, and only
+/// `src/yaml.rs` bounds it. Any other file of `src/` that hands text to
+/// `serde_yaml` directly reopens the quadratic path (a note nested 100,000
+/// levels deep took 36 s to check).
+#[test]
+fn every_yaml_text_is_parsed_by_the_one_bounded_reader() {
+    let calls = [
+        "serde_yaml::from_str",
+        "serde_yaml::from_slice",
+        "serde_yaml::from_reader",
+        "Deserializer::from_str",
+        "Deserializer::from_slice",
+        "Deserializer::from_reader",
+    ];
+    let mut offenders = Vec::new();
+    for (path, text) in tree_state(&repo_root().join("src")) {
+        let shown = format!("src/{}", path.display());
+        if shown == "src/yaml.rs" || !shown.ends_with(".rs") {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&text);
+        for call in calls {
+            for (n, line) in text.lines().enumerate() {
+                if line.contains(call) {
+                    offenders.push(format!("{shown}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "parse YAML with crate::yaml (parse, parse_as, documents_as):\n{}",
+        offenders.join("\n")
+    );
+}

@@ -328,9 +328,9 @@ impl CommitPlan {
     /// Parses a plan file (YAML, or JSON as `plan --json` prints it).
     pub fn parse_file(text: &str) -> Result<PlanFile, String> {
         let text = text.trim_start_matches('\u{feff}');
-        serde_yaml::from_str::<PlanFile>(text).map_err(|e| match e.location() {
-            Some(l) => format!("line {}: {}", l.line(), strip_location(&e.to_string())),
-            None => e.to_string(),
+        crate::yaml::parse_as::<PlanFile>(text).map_err(|e| match e.line {
+            Some(line) => format!("line {line}: {}", strip_location(&e.message)),
+            None => e.message,
         })
     }
 }

@@ -371,7 +371,7 @@ impl Run<'_> {
 
 /// `result.files_modified` of a recorded attempt.
 fn files_modified(record: &str) -> Vec<String> {
-    let Ok(value) = serde_yaml::from_str::<serde_yaml::Value>(record) else {
+    let Ok(value) = crate::yaml::parse(record) else {
         return Vec::new();
     };
     value

@@ -215,7 +215,7 @@ pub fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
         validation: validation.outcome.as_str(),
         executor_result,
         warnings,
-        result: serde_yaml::from_str(&result_yaml).unwrap_or(serde_yaml::Value::Null),
+        result: crate::yaml::parse(&result_yaml).unwrap_or(serde_yaml::Value::Null),
     };
     (
         serde_yaml::to_string(&record).unwrap_or_default(),

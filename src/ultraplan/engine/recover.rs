@@ -155,6 +155,6 @@ impl Run<'_> {
 
 /// The `result.status` of a recorded attempt.
 fn record_status(record: &str) -> Option<String> {
-    let value: serde_yaml::Value = serde_yaml::from_str(record).ok()?;
+    let value = crate::yaml::parse(record).ok()?;
     value.get("result")?.get("status")?.as_str().map(str::to_owned)
 }

@@ -147,7 +147,7 @@ fn write_yaml<T: Serialize + DeserializeOwned>(repo: &Repo, value: &T) -> Result
 
 fn read_yaml<T: DeserializeOwned>(repo: &Repo, id: Oid, path: &str) -> Result<T> {
     let bytes = repo.read_blob(id)?;
-    serde_yaml::from_slice(&bytes).map_err(|e| anyhow!("cannot read {OUTCOMES_REF}:{path}: {e}"))
+    crate::yaml::parse_bytes_as(&bytes).map_err(|e| anyhow!("cannot read {OUTCOMES_REF}:{path}: {e}"))
 }
 
 /// The outcome `id` and its plan, if stored.
@@ -208,7 +208,7 @@ fn parse_all<T: DeserializeOwned + Send>(docs: Vec<(String, Vec<u8>)>) -> Result
     let parse = |part: &[(String, Vec<u8>)]| -> Result<Vec<T>> {
         part.iter()
             .map(|(path, bytes)| {
-                serde_yaml::from_slice(bytes).map_err(|e| anyhow!("cannot read {OUTCOMES_REF}:{path}: {e}"))
+                crate::yaml::parse_bytes_as(bytes).map_err(|e| anyhow!("cannot read {OUTCOMES_REF}:{path}: {e}"))
             })
             .collect()
     };

@@ -257,7 +257,7 @@ mod tests {
 
     #[test]
     fn must_haves_from_front_matter() {
-        let yaml: serde_yaml::Value = serde_yaml::from_str(
+        let yaml: serde_yaml::Value = crate::yaml::parse(
             "must_haves:\n  truths: [\"works\"]\n  artifacts:\n    - path: src/a.ts\n      provides: A\n      min_lines: 3\n      exports: [\"GET\"]\n",
         )
         .unwrap();

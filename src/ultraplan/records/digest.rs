@@ -156,7 +156,7 @@ fn read(repo: &Repo, last: Oid) -> Result<Option<RunDigest>> {
             continue;
         };
         // A record that is not YAML is not counted.
-        let Ok(doc) = serde_yaml::from_str::<serde_yaml::Value>(&record) else {
+        let Ok(doc) = crate::yaml::parse(&record) else {
             continue;
         };
         let text = |v: &serde_yaml::Value| v.as_str().unwrap_or_default().to_owned();

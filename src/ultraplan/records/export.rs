@@ -152,7 +152,7 @@ fn run_doc(repo: &Repo, state: &str, past: catalog::PastRun, checkpoints: &mut B
     let mut run_usage = Usage::default();
     for a in &past.attempts {
         let record = a.record(repo)?.map(|(_, text)| text).unwrap_or_default();
-        let value: serde_yaml::Value = serde_yaml::from_str(&record).unwrap_or_default();
+        let value: serde_yaml::Value = crate::yaml::parse(&record).unwrap_or_default();
         let text = |v: &serde_yaml::Value| v.as_str().unwrap_or_default().to_owned();
         if let Some(c) = &a.commit {
             checkpoints.insert(c.clone());

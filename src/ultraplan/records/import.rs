@@ -66,7 +66,7 @@ pub fn parse(text: &str) -> Result<Document> {
         bail!("the export ends in the middle of a line: it was cut short (export it again)");
     }
     // Read again from the text, so an error names the field and its line.
-    let doc: Document = serde_yaml::from_str(text).map_err(|e| anyhow!("{e}"))?;
+    let doc: Document = crate::yaml::parse_as(text).map_err(|e| anyhow!("{e}"))?;
     check(&doc)?;
     Ok(doc)
 }

@@ -9,20 +9,16 @@ use serde::Deserialize as _;
 /// The documents of a note, in order. Empty documents (a leading `---`) are
 /// skipped; a note that is not YAML is an error naming the document.
 pub fn documents(text: &str) -> Result<Vec<serde_yaml::Value>> {
-    let mut out = Vec::new();
-    for (i, doc) in serde_yaml::Deserializer::from_str(text).enumerate() {
-        let value = serde_yaml::Value::deserialize(doc).map_err(|e| {
-            if i == 0 {
-                anyhow!("the note is not YAML: {e}")
-            } else {
-                anyhow!("document {} of the note is not YAML: {e}", i + 1)
-            }
-        })?;
-        if !value.is_null() {
-            out.push(value);
-        }
+    let docs = crate::yaml::documents_as::<serde_yaml::Value>(text).map_err(|(i, e)| not_yaml(i, &e))?;
+    Ok(docs.into_iter().filter(|v| !v.is_null()).collect())
+}
+
+fn not_yaml(i: usize, e: &crate::yaml::YamlError) -> anyhow::Error {
+    if i == 0 {
+        anyhow!("the note is not YAML: {e}")
+    } else {
+        anyhow!("document {} of the note is not YAML: {e}", i + 1)
     }
-    Ok(out)
 }
 
 /// Whether a note reads as [`documents`] reads it, without building its
@@ -36,15 +32,7 @@ pub fn check(text: &str) -> Result<()> {
     if super::note_plain::certainly_valid(text) {
         return Ok(());
     }
-    for (i, doc) in serde_yaml::Deserializer::from_str(text).enumerate() {
-        Checked::deserialize(doc).map_err(|e| {
-            if i == 0 {
-                anyhow!("the note is not YAML: {e}")
-            } else {
-                anyhow!("document {} of the note is not YAML: {e}", i + 1)
-            }
-        })?;
-    }
+    crate::yaml::documents_as::<Checked>(text).map_err(|(i, e)| not_yaml(i, &e))?;
     Ok(())
 }
 
