@@ -89,9 +89,29 @@ pub fn shell_words(command: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
+/// A path as the last word of a command (`git ultraplan run -- -x.md`):
+/// [`shell_word`], after `--` when it starts with `-`, so that the command
+/// reads it as the operand it is, not as an option.
+pub fn operand(path: &str) -> String {
+    if path.starts_with('-') {
+        format!("-- {}", shell_word(path))
+    } else {
+        shell_word(path).into_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::shell_word;
+    use super::{operand, shell_word};
+
+    #[test]
+    fn an_operand_that_looks_like_an_option_follows_a_double_dash() {
+        assert_eq!(operand("plan.md"), "plan.md");
+        assert_eq!(operand("-x.md"), "-- -x.md");
+        assert_eq!(operand("--help"), "-- --help");
+        assert_eq!(operand("-a b.md"), "-- '-a b.md'");
+        assert_eq!(operand("*.md"), "'*.md'");
+    }
 
     #[test]
     fn a_word_is_quoted_only_when_a_shell_would_read_it() {

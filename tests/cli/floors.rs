@@ -20,6 +20,7 @@ const FLOORS: &[(&str, u32)] = &[
     // YAML documents to redact them string by string.
     ("error", 0),
     ("yaml", 0),
+    ("input", 0),
     ("redact", 1),
     ("process", 1),
     ("git", 2),

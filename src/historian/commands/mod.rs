@@ -253,7 +253,11 @@ fn limit(option: Option<u64>, config: &crate::git::GitConfig, key: &config::Key,
 }
 
 fn read_plan(path: &Path, shown: &Path) -> Result<PlanFile> {
-    let text = std::fs::read_to_string(path).map_err(|e| anyhow!("cannot read the plan '{}': {e}", shown.display()))?;
+    // A regular file only (not a FIFO or a device), of at most 16 MiB.
+    let bytes = crate::input::read_regular(path, 16 << 20)
+        .map_err(|e| anyhow!("cannot read the plan '{}': {e}", shown.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow!("cannot read the plan '{}': it is not UTF-8 text", shown.display()))?;
     CommitPlan::parse_file(&text).map_err(|e| anyhow!("'{}' is not a commit plan: {e}", shown.display()))
 }
 

@@ -111,6 +111,15 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let mut report = check(&plan, workspace.root());
     let shell = executor == crate::ultraplan::exec::Executor::Shell;
     report.diagnostics.extend(lint(&plan, workspace.root(), shell));
+    if workspace.in_repository() {
+        let (_, in_worktree) = crate::ultraplan::plan::load::plan_location(&args.plan, workspace.root());
+        report
+            .diagnostics
+            .extend(crate::ultraplan::plan::check::placement_problem(
+                &plan,
+                in_worktree.as_deref(),
+            ));
+    }
     report.diagnostics.sort_by_key(|d| (d.line, d.severity));
     let executor = executor.id();
     let file = args.plan.display().to_string();
@@ -365,7 +374,7 @@ fn execution_preview(out: &mut String, file: &str, plan: &Plan, paint: Paint) {
                 format!(
                     "git ultraplan run --session {} {}",
                     session.number,
-                    crate::cli::shell::shell_word(file)
+                    crate::cli::shell::operand(file)
                 ),
             ]);
         }

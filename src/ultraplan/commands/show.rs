@@ -86,8 +86,8 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
                 return Err(crate::error::FatalWithHint {
                     message: format!("'{}' is a plan; say which step", args.target),
                     hint: format!(
-                        "git ultraplan show {} --step N",
-                        crate::cli::shell::shell_word(&args.target)
+                        "git ultraplan show --step N {}",
+                        crate::cli::shell::operand(&args.target)
                     ),
                 }
                 .into());

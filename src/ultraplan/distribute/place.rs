@@ -53,6 +53,8 @@ impl Place {
             .arg(n.to_string())
             .args(&opts.child_args)
             .arg(format!("--clean-at={base}"))
+            // `--`: a plan may be called `-x.md`.
+            .arg("--")
             .arg(&work.plan)
             .current_dir(&self.dir)
             .env(ORCHESTRATED_VAR, "1")

@@ -97,7 +97,7 @@ pub(crate) fn refuse_problems(input: &PlanInput<'_>) -> Result<()> {
             ),
             hint: format!(
                 "run 'git ultraplan check {}' for the full report",
-                crate::cli::shell::shell_word(&input.path)
+                crate::cli::shell::operand(&input.path)
             ),
         }
         .into());

@@ -240,7 +240,7 @@ fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Re
     let short = repo.short(id);
     let hint = format!(
         "check out the branch that holds it (git branch -a --contains {short}), or run the steps left one by one with 'git ultraplan run --step N {}', or start afresh without --resume",
-        crate::cli::shell::shell_word(plan_path)
+        crate::cli::shell::operand(plan_path)
     );
     if !repo.has_object(id) {
         return Err(FatalWithHint {

@@ -48,7 +48,8 @@ impl Run<'_> {
             never.extend(manifest.forbidden_paths.iter().cloned());
         }
         if let Some(plan) = &self.input.in_worktree {
-            never.push(plan.clone());
+            // The plan's own path, not a pattern: `*.md` is one file.
+            never.extend(pattern::literal(plan));
         }
         (touch, never)
     }

@@ -248,6 +248,29 @@ pub fn paths_leaving(plan: &Plan, root: &Path) -> Vec<Diagnostic> {
     out
 }
 
+/// Where a multi-session plan must be for `run` to run its sessions: in the
+/// working tree (`in_worktree`, its path there), at a path git can commit
+/// — the sessions read it from a commit in their own worktrees, so a plan
+/// outside the repository or inside `.git` (any spelling: `.Git/plan.md`)
+/// cannot run there. `check` reports it as `run` refuses it.
+pub fn placement_problem(plan: &Plan, in_worktree: Option<&str>) -> Option<Diagnostic> {
+    if !plan.is_multi_session() {
+        return None;
+    }
+    let message = match in_worktree {
+        None => "the plan is outside the repository, so sessions in worktrees cannot see it (move it into the repository, or run the steps here with --fg)".to_owned(),
+        Some(rel) if !crate::git::storable(rel) => format!(
+            "the plan '{rel}' is inside .git, where git cannot commit it, so sessions in worktrees cannot see it (move it into the working tree, or run the steps here with --fg)"
+        ),
+        Some(_) => return None,
+    };
+    Some(Diagnostic {
+        line: 1,
+        severity: Severity::Problem,
+        message,
+    })
+}
+
 /// Whether the step says it creates its files: Changes (or a task's action)
 /// starting with "create" or "new", or mentioning a new file.
 fn creates_files(step: &super::Step) -> bool {

@@ -26,10 +26,7 @@ pub fn load_plan_with(path: &Path, choices: &plan::Context) -> Result<(String, P
     if meta.is_dir() {
         return load_phase(path);
     }
-    if meta.len() > MAX_PLAN_BYTES {
-        bail!("cannot read plan '{shown}': it is larger than 16 MiB");
-    }
-    let bytes = std::fs::read(path).map_err(|e| anyhow!("cannot read plan '{shown}': {e}"))?;
+    let bytes = read_plan_file(path)?;
     let text = String::from_utf8(bytes).map_err(|_| anyhow!("cannot read plan '{shown}': it is not UTF-8 text"))?;
     let file_name = path
         .file_name()
@@ -60,6 +57,14 @@ fn companions(path: &Path, choices: &plan::Context) -> plan::Context {
     ctx
 }
 
+/// The bytes of one plan file: a regular file (a symbolic link is followed
+/// to one) of at most 16 MiB. A device, a named pipe or a socket is refused
+/// before it is opened for reading, so `/dev/zero` is not read without end
+/// and a FIFO does not hold the run waiting for a writer.
+pub fn read_plan_file(path: &Path) -> Result<Vec<u8>> {
+    crate::input::read_regular(path, MAX_PLAN_BYTES).map_err(|e| anyhow!("cannot read plan '{}': {e}", path.display()))
+}
+
 /// How a plan is named in its state (relative to the top of the worktree when
 /// inside it), and that relative path if it is inside.
 pub fn plan_location(plan: &Path, workdir: &Path) -> (String, Option<String>) {
@@ -67,11 +72,53 @@ pub fn plan_location(plan: &Path, workdir: &Path) -> (String, Option<String>) {
     let root = workdir.canonicalize().unwrap_or_else(|_| workdir.to_owned());
     match absolute.strip_prefix(&root) {
         Ok(rel) => {
-            let rel = rel.to_string_lossy().replace('\\', "/");
+            // `\` separates a path only on Windows; elsewhere it is part of
+            // a name (`x\y.md` is one file).
+            let rel = rel.to_string_lossy();
+            let rel = if cfg!(windows) {
+                rel.replace('\\', "/")
+            } else {
+                rel.into_owned()
+            };
             (rel.clone(), Some(rel))
         }
         Err(_) => (absolute.display().to_string(), None),
     }
+}
+
+/// The names of a GSD phase directory's plans (`*-PLAN.md`), sorted. Each
+/// must be a file of the directory: a directory or a symbolic link of that
+/// name is refused (git would commit a link as a link, not the plan it
+/// names, and the sessions read the plans from a commit), as is a device or
+/// a named pipe. `check` and `run` both read a phase through this.
+pub fn phase_files(dir: &Path) -> Result<Vec<String>> {
+    let shown = dir.display();
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| anyhow!("cannot read plan '{shown}': {e}"))? {
+        let entry = entry.map_err(|e| anyhow!("cannot read plan '{shown}': {e}"))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !plan::phase::is_plan_file(&name) {
+            continue;
+        }
+        let kind = entry
+            .file_type()
+            .map_err(|e| anyhow!("cannot read plan '{shown}/{name}': {e}"))?;
+        let what = if kind.is_file() {
+            None
+        } else if kind.is_symlink() {
+            Some("a symbolic link")
+        } else if kind.is_dir() {
+            Some("a directory")
+        } else {
+            Some("not a file")
+        };
+        if let Some(what) = what {
+            bail!("cannot read plan '{shown}': '{name}' is {what}; a phase directory's plans must be files in it");
+        }
+        names.push(name);
+    }
+    names.sort();
+    Ok(names)
 }
 
 /// A GSD phase directory: its `*-PLAN.md` files (at most 16 MiB together)
@@ -79,14 +126,7 @@ pub fn plan_location(plan: &Path, workdir: &Path) -> (String, Option<String>) {
 /// after a `<!-- file: NAME -->` line.
 fn load_phase(path: &Path) -> Result<(String, Plan)> {
     let shown = path.display();
-    let mut names: Vec<String> = std::fs::read_dir(path)
-        .map_err(|e| anyhow!("cannot read plan '{shown}': {e}"))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| plan::phase::is_plan_file(n))
-        .collect();
-    names.sort();
+    let names = phase_files(path)?;
     if names.is_empty() {
         bail!("cannot read plan '{shown}': it is a directory without '*-PLAN.md' files (a GSD phase directory holds them)");
     }
@@ -94,11 +134,11 @@ fn load_phase(path: &Path) -> Result<(String, Plan)> {
     let mut total = 0u64;
     for name in names {
         let file = path.join(&name);
-        total += std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+        let bytes = read_plan_file(&file)?;
+        total += bytes.len() as u64;
         if total > MAX_PLAN_BYTES {
             bail!("cannot read plan '{shown}': its plans are larger than 16 MiB together");
         }
-        let bytes = std::fs::read(&file).map_err(|e| anyhow!("cannot read plan '{}': {e}", file.display()))?;
         let text = String::from_utf8(bytes)
             .map_err(|_| anyhow!("cannot read plan '{}': it is not UTF-8 text", file.display()))?;
         files.push(plan::phase::PhaseFile { name, text });

@@ -75,6 +75,29 @@ pub fn safe_relative_path(path: &str) -> Result<String, UnsafePath> {
     Ok(parts.join("/"))
 }
 
+/// A pattern that covers exactly the path `path` (and what is below it),
+/// whatever characters its name holds: `*`, `?` and `[` each become a
+/// class of one (`*.md` becomes `[*].md`), so a plan called `*.md` fences
+/// itself, not every Markdown file.
+pub fn literal(path: &str) -> Vec<String> {
+    if !is_glob(path) {
+        return vec![path.to_owned()];
+    }
+    let mut escaped = String::with_capacity(path.len() + 8);
+    for c in path.chars() {
+        match c {
+            '*' | '?' | '[' => {
+                escaped.push('[');
+                escaped.push(c);
+                escaped.push(']');
+            }
+            c => escaped.push(c),
+        }
+    }
+    let below = format!("{}/**", escaped.trim_end_matches('/'));
+    vec![escaped, below]
+}
+
 /// Whether `text` has glob characters.
 pub fn is_glob(text: &str) -> bool {
     text.contains(['*', '?', '['])
@@ -322,6 +345,19 @@ fn class(g: &[char], start: usize, c: char) -> Option<(bool, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_literal_path_covers_itself_and_nothing_its_characters_would_glob() {
+        let covers = |path: &str, other: &str| literal(path).iter().any(|p| matches(p, other));
+        assert!(covers("*.md", "*.md"));
+        assert!(!covers("*.md", "plan.md"));
+        assert!(covers("a?[b].md", "a?[b].md"));
+        assert!(!covers("a?[b].md", "ax[b].md"));
+        assert!(!covers("a?[b].md", "a?b.md"));
+        assert!(covers("phase[1]", "phase[1]/01-PLAN.md"));
+        assert!(!covers("phase[1]", "phase1/01-PLAN.md"));
+        assert_eq!(literal("docs/plan.md"), ["docs/plan.md"]);
+    }
 
     #[test]
     fn expand_walks_only_what_a_pattern_reaches_and_agrees_with_matches() {

@@ -64,6 +64,22 @@ pub fn compose(dir_name: &str, files: &[PhaseFile]) -> Result<Plan, String> {
     // GSD Core's end-of-phase review: every plan's human-checks, asked once
     // after the whole phase (its last session), not once per plan.
     let mut review_items = Vec::new();
+    // Two plans with one id: `depends_on` could not tell them apart.
+    let mut first_of: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    for (file, plan, _) in &plans {
+        match first_of.get(plan.plan_id.as_str()) {
+            Some(first) => diags.problem(
+                1,
+                format!(
+                    "{} and {first} are both plan '{}' (their front matter's phase and plan): give each its own 'plan:' so that depends_on names one",
+                    file.name, plan.plan_id
+                ),
+            ),
+            None => {
+                first_of.insert(plan.plan_id.as_str(), file.name.as_str());
+            }
+        }
+    }
     for (k, (file, plan, (wave, depends, touch, _))) in plans.iter().enumerate() {
         let number = k as u32 + 1;
         for d in &plan.diagnostics {
@@ -104,12 +120,29 @@ pub fn compose(dir_name: &str, files: &[PhaseFile]) -> Result<Plan, String> {
         let mut depends_on = Vec::new();
         for dep in depends {
             // `01-01`, or `01` within this phase.
-            let found = ids
-                .iter()
-                .position(|id| id == dep || id.rsplit('-').next() == Some(dep.as_str()));
-            match found {
-                Some(i) => depends_on.push(i as u32 + 1),
-                None => diags.problem(
+            let exact: Vec<usize> = (0..ids.len()).filter(|&i| ids[i] == *dep).collect();
+            let found: Vec<usize> = if exact.is_empty() {
+                (0..ids.len())
+                    .filter(|&i| ids[i].rsplit('-').next() == Some(dep.as_str()))
+                    .collect()
+            } else {
+                exact
+            };
+            match found.as_slice() {
+                [i] => depends_on.push(*i as u32 + 1),
+                [_, _, ..] => diags.problem(
+                    1,
+                    format!(
+                        "{}: depends_on names '{dep}', which more than one plan of this phase is ({})",
+                        file.name,
+                        found
+                            .iter()
+                            .map(|&i| plans[i].0.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ),
+                [] => diags.problem(
                     1,
                     format!(
                         "{}: depends_on names '{dep}', which is not a plan of this phase ({})",

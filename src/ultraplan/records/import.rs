@@ -247,6 +247,33 @@ fn decode_hex(text: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// A plan, or a state of one, that the export lists twice: its references
+/// would be written twice by one update. Refused before anything is written.
+fn refuse_twice(doc: &Document) -> Result<()> {
+    let mut plans: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, plan) in doc.plans.iter().enumerate() {
+        if let Some(first) = plans.insert(plan.slug.as_str(), i) {
+            bail!(
+                "the export lists plan '{}' twice (plans {} and {}); nothing was imported",
+                plan.slug,
+                first + 1,
+                i + 1
+            );
+        }
+        let mut states = std::collections::HashSet::new();
+        for state in &plan.states {
+            if !states.insert(state.name.as_str()) {
+                bail!(
+                    "the export lists state '{}' of plan '{}' twice; nothing was imported",
+                    state.name,
+                    plan.slug
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Imports `doc` into `repo`.
 pub fn import(repo: &Repo, doc: &Document, force: bool) -> Result<Imported> {
     let mut out = Imported::default();
@@ -254,6 +281,7 @@ pub fn import(repo: &Repo, doc: &Document, force: bool) -> Result<Imported> {
     let mut notes = repo.notes_map(NOTES_REF)?;
     let notes_before = notes.clone();
     let mut blobs = HashMap::new();
+    refuse_twice(doc)?;
     for plan in &doc.plans {
         if crate::git::component_problem(&plan.slug).is_some() || plan.slug.contains('/') {
             bail!("plan slug '{}' is not a name a plan's state can have", plan.slug);

@@ -325,7 +325,7 @@ fn running_plans(
                 ),
                 hint: format!(
                     "wait for it to finish; 'git ultraplan status {}' shows where it is",
-                    crate::cli::shell::shell_word(&p.plan)
+                    crate::cli::shell::operand(&p.plan)
                 ),
             });
         }

@@ -12,7 +12,6 @@ use anyhow::{anyhow, Result};
 
 use crate::cli::config::{self, duration};
 use crate::cli::progress::StatusLine;
-use crate::cli::shell::shell_word;
 use crate::cli::{Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
 use crate::process;
@@ -259,6 +258,15 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             )?,
             _ => false,
         };
+    // A multi-session plan git cannot commit (inside `.git`) is a problem of
+    // the plan for a run in sessions, as `check` reports it.
+    if in_waves && in_worktree.is_some() {
+        plan.diagnostics
+            .extend(crate::ultraplan::plan::check::placement_problem(
+                &plan,
+                in_worktree.as_deref(),
+            ));
+    }
     // A distributed run goes on through its remote when resumed.
     let distribute = match (&args.distribute, mode) {
         (Some(remote), _) => Some(crate::ultraplan::sync::resolve_remote(repo, Some(remote))?),
@@ -303,7 +311,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             message: "the manual executor cannot run parallel sessions: their worktrees are removed when the run stops".into(),
             hint: format!(
                 "run the steps here with 'git ultraplan run --fg --executor manual {}', or one session with --session N",
-                shell_word(&args.plan.display().to_string())
+                crate::cli::shell::operand(&args.plan.display().to_string())
             ),
         }
         .into());

@@ -154,7 +154,7 @@ pub fn render(report: &RunReport, plan_arg: &str) -> String {
             out.push_str(&format!("  {}. Step {}: {}\n", i + 1, s.number, s.title));
         }
         let session = report.session.map(|n| format!("--session {n} ")).unwrap_or_default();
-        let plan = crate::cli::shell::shell_word(plan_arg);
+        let plan = crate::cli::shell::operand(plan_arg);
         match report.failure.as_ref().filter(|f| f.error.contains(crate::ultraplan::exec::NOTHING_TO_RUN)) {
             // Resuming with the shell executor would block again.
             Some(f) => out.push_str(&format!(

@@ -71,8 +71,7 @@ impl<'a> Waves<'a> {
         let mut changes = Vec::new();
         let mut added = false;
         for rel in self.plan_files()? {
-            let text =
-                std::fs::read(self.repo.workdir()?.join(&rel)).map_err(|e| anyhow!("cannot read '{rel}': {e}"))?;
+            let text = crate::ultraplan::plan::load::read_plan_file(&self.repo.workdir()?.join(&rel))?;
             let blob = self.repo.write_blob(&text)?;
             let committed = self.repo.tree_entry(head_tree, &rel)?;
             if committed.is_none_or(|(id, _)| id != blob) {
@@ -142,13 +141,7 @@ impl<'a> Waves<'a> {
         if !full.is_dir() {
             return Ok(vec![self.plan_rel.to_owned()]);
         }
-        let mut names: Vec<String> = std::fs::read_dir(&full)
-            .map_err(|e| anyhow!("cannot read '{}': {e}", self.plan_rel))?
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| crate::ultraplan::plan::phase::is_plan_file(n))
-            .collect();
-        names.sort();
+        let names = crate::ultraplan::plan::load::phase_files(&full)?;
         Ok(names.into_iter().map(|n| format!("{}/{n}", self.plan_rel)).collect())
     }
 

@@ -184,6 +184,8 @@ impl<'a> Waves<'a> {
             .arg(session.number.to_string())
             .args(&args)
             .args(clean_at.map(|at| format!("--clean-at={at}")))
+            // `--`: a plan may be called `-x.md`.
+            .arg("--")
             .arg(self.plan_rel)
             .current_dir(self.worktree(session.number))
             .env(crate::ultraplan::engine::ORCHESTRATED_VAR, "1")
