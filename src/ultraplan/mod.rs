@@ -10,9 +10,11 @@
 //!   [`exec`] — the executors that make a step's changes.
 //! * [`engine`] — the step lifecycle (an attempt's phases, checkpoints,
 //!   conditions, restores), parallel sessions in waves and their merges, and
-//!   `clean`. [`sync`] — notes, states and outcomes shared with a remote, and
-//!   the pre-push gate. [`records`] — stats, logs, export and import.
+//!   `clean`. [`records`] — stats, logs, export and import.
 //! * [`outcomes`] — what runs did and the plans behind them.
+//! * [`sync`] — notes, states and outcomes shared with a remote (each record
+//!   taken checked against the store's rules), and the pre-push gate.
+//! * [`distribute`] — sessions of one run on other clones, through a remote.
 //! * [`commands`] — one file (or folder) per subcommand: arguments into
 //!   options, the library call, the rendering.
 //!

@@ -51,10 +51,12 @@ const FLOORS: &[(&str, u32)] = &[
     ("ultraplan::result", 1),
     ("ultraplan::exec", 1),
     ("ultraplan::engine", 2),
-    ("ultraplan::sync", 2),
     ("ultraplan::records", 2),
     ("ultraplan::outcomes", 3),
-    ("ultraplan::distribute", 3),
+    // Sync checks every outcome record it takes against the store's rules;
+    // distributed runs sync what their sessions made.
+    ("ultraplan::sync", 4),
+    ("ultraplan::distribute", 5),
     ("ultraplan::commands", 9),
     // Inside historian: the pipeline, in the order data flows, except that
     // `message` sits under `plan`: the automatic planner drafts each

@@ -61,6 +61,19 @@ impl Repo {
         Ok(header.size())
     }
 
+    /// What kind of object `id` is (`commit`, `tree`, `blob`, `tag`), read
+    /// from its header; `None` when the object database lacks it.
+    pub fn object_kind(&self, id: Oid) -> Option<&'static str> {
+        use gix::object::Kind;
+        let header = self.inner.find_header(id).ok()?;
+        Some(match header.kind() {
+            Kind::Commit => "commit",
+            Kind::Tree => "tree",
+            Kind::Blob => "blob",
+            Kind::Tag => "tag",
+        })
+    }
+
     /// Whether the object database holds `id`.
     pub fn has_object(&self, id: Oid) -> bool {
         self.inner.has_object(id)

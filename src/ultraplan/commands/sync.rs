@@ -72,7 +72,7 @@ pub const EXIT_STATUS: [(Exit, &str); 4] = [
     ),
     (
         Exit::Failed,
-        "the remote refused the push, or holds a note that is not YAML (that note was skipped, the others taken, and ours not pushed), or a note of ours would be refused by the pre-push gate (no notes were pushed)",
+        "the remote refused the push; or holds a note that is not YAML (that note was skipped, the others taken, and ours not pushed); or an outcome file that is no record, or a notes or outcomes reference that is no commit (nothing was taken from what was refused); or a note of ours would be refused by the pre-push gate (no notes were pushed)",
     ),
     (
         Exit::Fatal,
@@ -138,6 +138,13 @@ fn render(out: &mut impl Write, r: &SyncReport) -> Result<()> {
     )?;
     writeln!(out, "fetched: {}", list(&r.fetched))?;
     let notes = match r.notes {
+        None if r
+            .refs_refused
+            .iter()
+            .any(|x| x.name == crate::ultraplan::state::NOTES_REF) =>
+        {
+            "refused (ours are kept)".to_owned()
+        }
         Some(Relation::NothingThere) => "the remote has none".to_owned(),
         None => "not here yet; a real sync fetches them, then merges".to_owned(),
         Some(Relation::Same) => "the same on both sides".to_owned(),
@@ -201,6 +208,32 @@ fn warn(ui: &Ui, repo: &crate::git::Repo, r: &SyncReport) -> Result<()> {
     }
     for path in &r.outcome_clashes {
         ui.warning(format!("outcome '{path}' differs on '{}'; ours is kept", r.remote));
+    }
+    for refused in &r.refs_refused {
+        ui.error(format!(
+            "'{}' on '{}' is refused: {}; ours is kept and nothing was taken from it",
+            refused.name, r.remote, refused.why
+        ));
+    }
+    let shown = 10;
+    for refused in r.outcomes_refused.iter().take(shown) {
+        ui.error(format!(
+            "outcome file '{}' from '{}' is refused: {}",
+            refused.name, r.remote, refused.why
+        ));
+    }
+    if r.outcomes_refused.len() > shown {
+        ui.error(format!(
+            "… and {} more outcome files from '{}' are refused",
+            r.outcomes_refused.len() - shown,
+            r.remote
+        ));
+    }
+    if !r.outcomes_refused.is_empty() {
+        ui.hint(format!(
+            "nothing was taken from '{}''s outcomes, and ours were not pushed over them; the remote's chain is in refs/ultraplan-remotes/{}/ultraplan-shared/outcomes",
+            r.remote, r.remote
+        ));
     }
     if !r.notes_refused.is_empty() {
         for refused in &r.notes_refused {

@@ -150,6 +150,58 @@ fn read_yaml<T: DeserializeOwned>(repo: &Repo, id: Oid, path: &str) -> Result<T>
     crate::yaml::parse_bytes_as(&bytes).map_err(|e| anyhow!("cannot read {OUTCOMES_REF}:{path}: {e}"))
 }
 
+/// Why the file at `path` of an outcomes tree, of `kind` and with `bytes`,
+/// is not a record this store writes; `None` when it is one. `sync` asks
+/// this of every file it would take from a remote, so that a hostile or
+/// broken chain (`outcomes/..x/…`, a record whose id is not its name, a file
+/// that does not read) is refused before it is merged, and never spread.
+pub fn record_problem(path: &str, kind: EntryKind, bytes: &[u8]) -> Option<String> {
+    let parts: Vec<&str> = path.split('/').collect();
+    let [folder, agent, file] = parts.as_slice() else {
+        return Some("it is not <folder>/<agent>/<id>.yaml".into());
+    };
+    if !matches!(*folder, "outcomes" | "plans" | "training") {
+        return Some(format!(
+            "'{folder}' is not a folder of outcomes (outcomes, plans, training)"
+        ));
+    }
+    if let Some(problem) = super::model::agent_name_problem(agent) {
+        return Some(format!("the agent name {problem}"));
+    }
+    let Some(stem) = file.strip_suffix(".yaml") else {
+        return Some("it is not a .yaml file".into());
+    };
+    if kind != EntryKind::Blob {
+        return Some("it is not a plain file".into());
+    }
+    let named = |what: &str, id: &str, want: &str| {
+        (id != want).then(|| format!("it holds {what} '{id}', not the one its name says ('{want}')"))
+    };
+    let unreadable = |e: crate::yaml::YamlError| Some(format!("it does not read as a record: {e}"));
+    match *folder {
+        "outcomes" => {
+            if let Some(problem) = outcome_id_problem(stem) {
+                return Some(problem);
+            }
+            if agent_of(stem) != Some(*agent) {
+                return Some(format!("'{stem}' is not an outcome of agent '{agent}'"));
+            }
+            match crate::yaml::parse_bytes_as::<Outcome>(bytes) {
+                Ok(o) => named("outcome", &o.outcome_id, stem).or_else(|| named("agent", &o.agent_name, agent)),
+                Err(e) => unreadable(e),
+            }
+        }
+        "plans" => match crate::yaml::parse_bytes_as::<ExtractedPlan>(bytes) {
+            Ok(p) => named("plan", &p.plan_id, stem),
+            Err(e) => unreadable(e),
+        },
+        _ => match crate::yaml::parse_bytes_as::<TrainingExample>(bytes) {
+            Ok(t) => named("training example", &t.training_id, stem),
+            Err(e) => unreadable(e),
+        },
+    }
+}
+
 /// The outcome `id` and its plan, if stored.
 pub fn find(repo: &Repo, id: &str) -> Result<Option<Stored>> {
     if let Some(problem) = outcome_id_problem(id) {

@@ -7,10 +7,11 @@ use super::*;
 use crate::git::testing::git;
 use crate::git::{Oid, Repo, Workspace};
 
-/// Two tips merged the way `sync` merges them, written.
+/// Two tips merged the way `sync` merges them (a union of their files),
+/// written.
 fn merge_outcome_histories(repo: &Repo, ours: Oid, theirs: Oid) -> anyhow::Result<Oid> {
-    let merged = crate::ultraplan::sync::merge_outcomes(repo, Some(ours), Some(theirs), true)?;
-    Ok(merged.new_head.unwrap_or(ours))
+    let union = repo.chain_union(ours, theirs)?;
+    repo.write_union(ours, theirs, &union, "outcomes: merge histories (union)")
 }
 
 fn init(path: &Path) {

@@ -56,6 +56,13 @@ pub struct RefusedNote {
     pub why: String,
 }
 
+/// A remote reference or file that sync would not take, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct Refused {
+    pub name: String,
+    pub why: String,
+}
+
 /// What a sync did (or, with `--dry-run`, would do).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct SyncReport {
@@ -77,6 +84,12 @@ pub struct SyncReport {
     pub outcomes_taken: usize,
     /// Outcome files both sides hold with different contents (ours kept).
     pub outcome_clashes: Vec<String>,
+    /// Outcome files of the remote that are no records (nothing of its
+    /// outcomes was taken).
+    pub outcomes_refused: Vec<Refused>,
+    /// Remote references that are not what their name says (a notes or
+    /// outcomes reference that is no commit): not taken, ours kept.
+    pub refs_refused: Vec<Refused>,
     /// References under `refs/ultraplan/` on the remote that are not ours, left alone.
     pub foreign: Vec<String>,
     /// Remote references pushed.
@@ -95,7 +108,11 @@ impl SyncReport {
 
     /// Whether something was refused or set aside (exit status 1).
     pub fn incomplete(&self) -> bool {
-        self.push_refused.is_some() || !self.notes_refused.is_empty() || !self.notes_unpushable.is_empty()
+        self.push_refused.is_some()
+            || !self.notes_refused.is_empty()
+            || !self.notes_unpushable.is_empty()
+            || !self.outcomes_refused.is_empty()
+            || !self.refs_refused.is_empty()
     }
 }
 

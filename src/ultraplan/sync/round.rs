@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use super::{names, notes, states, Action, RefusedNote, Relation, StateReport, SyncOptions, SyncReport};
+use super::{names, notes, states, Action, Refused, RefusedNote, Relation, StateReport, SyncOptions, SyncReport};
 use crate::git::{Expect, Oid, PushOutcome, RefUpdate, Repo};
 use crate::ultraplan::state::{catalog, LockStatus, NOTES_REF};
 
@@ -34,6 +34,13 @@ pub(super) fn one_round(repo: &Repo, remote: &str, opts: &SyncOptions, report: &
                 expect: Expect::Value(*id),
             });
         }
+        for (name, id, before) in &fetched.put_back {
+            changes.updates.push(RefUpdate {
+                name: names::tracking(remote, name),
+                new: *before,
+                expect: Expect::Value(*id),
+            });
+        }
     }
     report.foreign.sort();
     report.foreign.dedup();
@@ -49,6 +56,9 @@ struct Fetched<'r> {
     remote_refs: BTreeMap<String, Oid>,
     /// Our copies of what is not exchanged, dropped after a real fetch.
     drop_copies: Vec<(String, Oid)>,
+    /// Our copies of refused references, put back to what they held before
+    /// the fetch (or dropped), so that plain git never reads them.
+    put_back: Vec<(String, Oid, Option<Oid>)>,
 }
 
 /// What a round changes: our references in one transaction, theirs by a push.
@@ -67,8 +77,10 @@ impl<'r> Fetched<'r> {
     fn fetch(repo: &'r Repo, remote: &'r str, write: bool, report: &mut SyncReport) -> Result<Fetched<'r>> {
         let mut remote_refs: BTreeMap<String, Oid> = BTreeMap::new();
         let mut drop_copies: Vec<(String, Oid)> = Vec::new();
+        let mut put_back: Vec<(String, Oid, Option<Oid>)> = Vec::new();
+        let mut before = BTreeMap::new();
         let listed: Vec<(String, Oid)> = if write {
-            let before = tracked(repo, remote)?;
+            before = tracked(repo, remote)?;
             repo.fetch_refspecs(remote, &names::fetch_refspecs(remote), true)?;
             let after = tracked(repo, remote)?;
             report.fetched = after
@@ -90,7 +102,25 @@ impl<'r> Fetched<'r> {
         };
         for (name, id) in listed {
             match names::kind(&name) {
-                names::Kind::Notes | names::Kind::Outcomes | names::Kind::State => {
+                names::Kind::Notes | names::Kind::Outcomes => match not_a_commit(repo, id) {
+                    // A notes reference that is a blob breaks every `git log`
+                    // that shows notes (`notes.displayRef`), and every merge.
+                    Some(what) => {
+                        report.refs_refused.push(Refused {
+                            name: name.clone(),
+                            why: format!("it points at {what}, not a commit"),
+                        });
+                        let was = before
+                            .get(&name)
+                            .copied()
+                            .filter(|b| *b != id && not_a_commit(repo, *b).is_none());
+                        put_back.push((name, id, was));
+                    }
+                    None => {
+                        remote_refs.insert(name, id);
+                    }
+                },
+                names::Kind::State => {
                     remote_refs.insert(name, id);
                 }
                 names::Kind::NotShared => drop_copies.push((name, id)),
@@ -107,12 +137,17 @@ impl<'r> Fetched<'r> {
             write,
             remote_refs,
             drop_copies,
+            put_back,
         })
     }
 
     /// The value to merge for `name`: what was fetched (a dry run uses what
     /// ls-remote said when the objects are here already).
     fn theirs(&self, name: &str) -> Result<Option<Oid>> {
+        if !self.remote_refs.contains_key(name) {
+            // The remote lacks it, or it was refused.
+            return Ok(None);
+        }
         if self.write {
             self.repo.read_ref(&names::tracking(self.remote, name))
         } else {
@@ -127,6 +162,10 @@ impl<'r> Fetched<'r> {
     /// 3. Notes.
     fn merge_notes(&self, changes: &mut Changes, report: &mut SyncReport) -> Result<()> {
         let repo = self.repo;
+        if refused(report, NOTES_REF) {
+            // Neither taken nor pushed over: ours stay as they are.
+            return Ok(());
+        }
         let our_notes = repo.read_ref(NOTES_REF)?;
         let their_notes = self.theirs(NOTES_REF)?;
         let unseen = self.remote_refs.contains_key(NOTES_REF) && their_notes.is_none();
@@ -249,11 +288,19 @@ impl<'r> Fetched<'r> {
 
     /// 5. Outcomes.
     fn merge_outcomes(&self, changes: &mut Changes, report: &mut SyncReport) -> Result<()> {
+        if refused(report, names::OUTCOMES_REMOTE_REF) {
+            return Ok(());
+        }
         let our_outcomes = self.repo.read_ref(names::OUTCOMES_REF)?;
         let theirs = self.theirs(names::OUTCOMES_REMOTE_REF)?;
         let outcomes = states::merge_outcomes(self.repo, our_outcomes, theirs, self.write)?;
         report.outcomes_taken = outcomes.taken;
         report.outcome_clashes = outcomes.clashes;
+        report.outcomes_refused = outcomes
+            .refused
+            .into_iter()
+            .map(|(name, why)| Refused { name, why })
+            .collect();
         if let Some(new) = outcomes.new_head {
             changes.updates.push(RefUpdate {
                 name: names::OUTCOMES_REF.into(),
@@ -298,6 +345,24 @@ fn push(repo: &Repo, remote: &str, write: bool, changes: Changes, report: &mut S
     }
     report.push_refused = Some(refusal(remote, &outcome));
     Ok(Round::Done)
+}
+
+/// Whether the remote reference `name` was refused this round.
+fn refused(report: &SyncReport, name: &str) -> bool {
+    report.refs_refused.iter().any(|r| r.name == name)
+}
+
+/// What `id` is when it is no commit (`a blob`), or `None` for a commit.
+/// An object this repository lacks (a dry run that fetched nothing) is
+/// judged when it is here.
+fn not_a_commit(repo: &Repo, id: Oid) -> Option<&'static str> {
+    match repo.object_kind(id) {
+        Some("commit") | None => None,
+        Some("blob") => Some("a blob"),
+        Some("tree") => Some("a tree"),
+        Some("tag") => Some("a tag"),
+        Some(_) => Some("an object"),
+    }
 }
 
 /// The remote's references as our copies of them say, by their remote names.

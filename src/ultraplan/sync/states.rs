@@ -6,12 +6,16 @@
 //! `refs/ultraplan-remotes/<remote>/…` where `status` and `log` show it.
 //! Outcomes have unique ids, so two outcome chains merge as a union of files
 //! ([`merge_outcomes`], the one merge of outcome histories, on the git room's
-//! [`Repo::chain_union`]).
+//! [`Repo::chain_union`]). Every record taken from the other side is checked
+//! first ([`record_problem`]): one that is not a record the store writes, or
+//! a history that drops records ours holds, is refused and named, and
+//! nothing of that chain is taken.
 
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::git::{ChainRelation, Oid, Repo};
+use crate::git::{ChainRelation, EntryKind, Oid, Repo, TreeEdit};
+use crate::ultraplan::outcomes::store::record_problem;
 use crate::ultraplan::state::index::{self, Depth};
 
 /// The decision for one run state.
@@ -81,6 +85,9 @@ pub struct OutcomesMerge {
     pub push: bool,
     /// Paths both sides hold with different contents (ours kept).
     pub clashes: Vec<String>,
+    /// Files of theirs that are no records (path, why); when any, nothing
+    /// was taken and ours is not pushed over theirs.
+    pub refused: Vec<(String, String)>,
 }
 
 /// Merges two outcome histories (this clone's tip and another's) as the
@@ -97,11 +104,51 @@ pub fn merge_outcomes(repo: &Repo, local: Option<Oid>, remote: Option<Oid>, writ
         return Ok(out);
     };
     let Some(ours) = local else {
-        out.taken = repo.tree_files(repo.commit_tree(theirs)?)?.len();
-        out.new_head = write.then_some(theirs);
+        let files = repo.tree_files(repo.commit_tree(theirs)?)?;
+        out.refused = refused(repo, files.iter().map(|(p, id, kind)| (p.as_str(), *id, *kind)))?;
+        if out.refused.is_empty() {
+            out.taken = files.len();
+            out.new_head = write.then_some(theirs);
+        }
         return Ok(out);
     };
     let union = repo.chain_union(ours, theirs)?;
+    let taken = union.missing.iter().filter_map(|e| match e {
+        TreeEdit::Blob { path, id, executable } => Some((
+            path.as_str(),
+            *id,
+            if *executable {
+                EntryKind::Executable
+            } else {
+                EntryKind::Blob
+            },
+        )),
+        TreeEdit::Link { path, id } => Some((path.as_str(), *id, EntryKind::Link)),
+        _ => None,
+    });
+    out.refused = refused(repo, taken)?;
+    if union.relation == ChainRelation::TheirsContainsOurs {
+        // Moving to theirs takes their version of every file, and drops
+        // what they lack: both are checked.
+        let their_tree = repo.commit_tree(theirs)?;
+        for path in &union.conflicts {
+            if let Some((id, kind)) = repo.tree_entry(their_tree, path)? {
+                out.refused
+                    .extend(refused(repo, std::iter::once((path.as_str(), id, kind)))?);
+            }
+        }
+        let theirs_has: std::collections::HashSet<String> =
+            repo.tree_files(their_tree)?.into_iter().map(|(p, _, _)| p).collect();
+        for (path, _, _) in repo.tree_files(repo.commit_tree(ours)?)? {
+            if !theirs_has.contains(&path) {
+                out.refused
+                    .push((path, "their history removes this record of ours".into()));
+            }
+        }
+    }
+    if !out.refused.is_empty() {
+        return Ok(out);
+    }
     out.taken = union.missing.len();
     out.clashes = union.conflicts.clone();
     match union.relation {
@@ -113,6 +160,22 @@ pub fn merge_outcomes(repo: &Repo, local: Option<Oid>, remote: Option<Oid>, writ
             if write {
                 out.new_head = Some(repo.write_union(ours, theirs, &union, "outcomes: merge histories (union)")?);
             }
+        }
+    }
+    Ok(out)
+}
+
+/// The files among `files` (path, blob, kind) that are no outcome records,
+/// with why.
+fn refused<'a>(repo: &Repo, files: impl Iterator<Item = (&'a str, Oid, EntryKind)>) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for (path, id, kind) in files {
+        let bytes = match kind {
+            EntryKind::Blob | EntryKind::Executable | EntryKind::Link => repo.read_blob(id)?,
+            _ => Vec::new(),
+        };
+        if let Some(why) = record_problem(path, kind, &bytes) {
+            out.push((path.to_owned(), why));
         }
     }
     Ok(out)
