@@ -46,6 +46,7 @@ mod historian_shapes;
 mod historian_stack;
 mod historian_untangle;
 mod historian_words;
+mod hostile_plans;
 mod hostile_remote;
 mod outcome_index;
 mod outcomes;

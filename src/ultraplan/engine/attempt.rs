@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 
+use super::outside::Outside;
 use super::record::{self, AttemptFacts};
 use super::{expecting, fault, retry, verify, Event, Run};
 use crate::git::{FileChange, Oid, Snapshot};
@@ -88,11 +89,25 @@ impl Run<'_> {
         };
         self.begin_attempt(step, a, base, feedback.as_deref())?;
         let started = Instant::now();
+        let links = self.outside_links(snapshot)?;
+        let outside = Outside::look(&self.workdir, &links);
         let outcome = match self.execute(step, a, base, answered.as_deref(), feedback)? {
             Phase::Go(outcome) => outcome,
             Phase::End(end) => return Ok(end),
         };
         let mut observed = self.observe(step, snapshot, base)?;
+        let written = Outside::look(&self.workdir, &links).changed_since(&outside);
+        if !written.is_empty() {
+            let shown = written.len().min(5);
+            let warning = format!(
+                "changed outside the repository while it ran, where no snapshot holds it and no restore brings it back: {}{}",
+                written[..shown].join(", "),
+                if written.len() > shown { ", …" } else { "" }
+            );
+            self.warn(format!("step {}: {warning}", step.number));
+            observed.warnings.push(warning);
+        }
+        self.note_links(&observed.changes)?;
         let judged = match self.judge(step, &outcome, &mut observed, answered.as_deref())? {
             Phase::Go(judged) => judged,
             Phase::End(end) => return Ok(end),

@@ -22,6 +22,7 @@ pub mod leftovers;
 mod observer;
 mod open;
 mod options;
+mod outside;
 mod person;
 mod record;
 mod recover;
@@ -73,6 +74,8 @@ pub(crate) struct Run<'a> {
     /// The dead run this one took over left processes running (stopped now):
     /// what changed in the worktree since may be theirs, not a person's.
     pub leftovers_stopped: bool,
+    /// The worktree's links that lead out of it, once looked up.
+    pub outside_links: Option<outside::Links>,
 }
 
 impl Run<'_> {
@@ -167,6 +170,7 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
             review_issues: None,
             tracker: crate::git::Tracker::trusting_clean(opts.clean_at),
             leftovers_stopped: lock.leftovers_stopped > 0,
+            outside_links: None,
         };
         run.run_steps(&steps)
     })();

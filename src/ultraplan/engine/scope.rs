@@ -8,20 +8,52 @@ use anyhow::Result;
 
 use super::Run;
 use crate::git::{FileChange, Oid, Snapshot, TreeEdit};
+use crate::ultraplan::plan::check::{self, Through};
 use crate::ultraplan::plan::{pattern, Step};
 
 impl Run<'_> {
-    /// Declared files in Never touch: a scope violation before anything runs.
+    /// Declared files in Never touch, or leading where the step may not
+    /// write through a symbolic link already there (one an earlier step made
+    /// included: the fence is checked where a path really leads, each time a
+    /// step starts): a scope violation before anything runs.
     pub(super) fn declared_scope_violation(&self, step: &Step) -> Option<String> {
-        let (_, never) = self.fence_lists(step);
+        let (touch, never) = self.fence_lists(step);
         let hits: Vec<String> = step
             .files
             .iter()
             .filter_map(|f| {
-                never
-                    .iter()
-                    .find(|p| pattern::matches(p, &f.path))
-                    .map(|p| format!("'{}' is in Never touch ('{p}')", f.path))
+                if let Some(p) = never.iter().find(|p| pattern::matches(p, &f.path)) {
+                    return Some(format!("'{}' is in Never touch ('{p}')", f.path));
+                }
+                let path = pattern::safe_relative_path(&f.path)
+                    .ok()
+                    .filter(|p| !pattern::is_glob(p))?;
+                match check::through_links(&self.workdir, &path)? {
+                    Through::Outside(link) => Some(format!(
+                        "'{}' leads outside the repository through the symbolic link '{}'",
+                        f.path,
+                        link.display()
+                    )),
+                    Through::Inside(real) if !crate::git::storable(&real) => Some(format!(
+                        "'{}' leads into .git through a symbolic link (to '{real}')",
+                        f.path
+                    )),
+                    Through::Inside(real) => {
+                        if let Some(p) = never.iter().find(|p| pattern::matches(p, &real)) {
+                            Some(format!(
+                                "'{}' is '{real}' through a symbolic link, which is in Never touch ('{p}')",
+                                f.path
+                            ))
+                        } else if !touch.is_empty() && !touch.iter().any(|p| pattern::matches(p, &real)) {
+                            Some(format!(
+                                "'{}' is '{real}' through a symbolic link, which is outside the Touch list",
+                                f.path
+                            ))
+                        } else {
+                            None
+                        }
+                    }
+                }
             })
             .collect();
         (!hits.is_empty()).then(|| format!("scope violation: the step declares {}", hits.join(", ")))

@@ -379,6 +379,38 @@ fn dangling_target(link: &Path) -> Option<PathBuf> {
     Some(target.parent()?.canonicalize().ok()?.join(name))
 }
 
+/// Where a Files path really leads once the symbolic links on its way are
+/// followed (links a step made since the run began included): outside the
+/// repository through a link, or to another path inside it.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Through {
+    /// Out of the repository, through this link.
+    Outside(PathBuf),
+    /// To this path of the repository (it differs from the one written).
+    Inside(String),
+}
+
+/// [`Through`] for `relative` under `root`; `None` when no link is on its way.
+pub fn through_links(root: &Path, relative: &str) -> Option<Through> {
+    if let Some(link) = leaves_root(root, relative) {
+        return Some(Through::Outside(link));
+    }
+    let root = root.canonicalize().ok()?;
+    let parts: Vec<&str> = relative.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    let mut existing = root.clone();
+    let mut k = 0;
+    while k < parts.len() && existing.join(parts[k]).symlink_metadata().is_ok() {
+        existing.push(parts[k]);
+        k += 1;
+    }
+    let mut real = existing.canonicalize().ok()?.strip_prefix(&root).ok()?.to_path_buf();
+    for part in &parts[k..] {
+        real.push(part);
+    }
+    let real = real.to_string_lossy().into_owned();
+    (real != parts.join("/")).then_some(Through::Inside(real))
+}
+
 /// The first existing ancestor of `root/relative` that resolves outside `root`
 /// (a symbolic link pointing away), if any.
 fn leaves_root(root: &Path, relative: &str) -> Option<PathBuf> {
