@@ -49,6 +49,39 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// What redaction would find in `text`, for a message that must not repeat
+/// it: `None` when nothing; else up to five `<kind> on line <N>` (or "a
+/// secret" when only the whole text shows one, as a key block across lines).
+pub fn secrets_found(text: &str) -> Option<String> {
+    if matches!(redact(text), Cow::Borrowed(_)) {
+        return None;
+    }
+    let mut found: Vec<String> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let Cow::Owned(clean) = redact(line) else { continue };
+        for kind in clean
+            .split("[REDACTED:")
+            .skip(1)
+            .filter_map(|rest| rest.split_once(']'))
+        {
+            let shown = format!("{} on line {}", kind.0, i + 1);
+            if !found.contains(&shown) {
+                found.push(shown);
+            }
+        }
+        if found.len() >= 5 {
+            found.truncate(5);
+            found.push("…".into());
+            break;
+        }
+    }
+    Some(if found.is_empty() {
+        "a secret".into()
+    } else {
+        format!("a {}", found.join(", "))
+    })
+}
+
 /// [`redact`] for a file of the stored state, by what the file is: a JSON
 /// or YAML document has each string redacted as it reads once decoded (an
 /// escape like `\"` or `\n` cannot split a secret from its name), then the

@@ -231,10 +231,26 @@ impl Repo {
 
     /// `tree` with every file that differs from `base` passed through
     /// `rewrite` (which returns `None` to keep a file as it is); binary files
-    /// are kept. Used to store snapshots without the secrets they may hold.
-    pub fn rewrite_tree(&self, base: Oid, tree: Oid, rewrite: impl Fn(&str) -> Option<String>) -> Result<Oid> {
+    /// are kept. Such a file whose path `leave_out` says no is removed
+    /// instead (its path is returned). Used to store snapshots without the
+    /// secrets they may hold, in their contents or their names.
+    pub fn rewrite_tree(
+        &self,
+        base: Oid,
+        tree: Oid,
+        rewrite: impl Fn(&str) -> Option<String>,
+        leave_out: impl Fn(&str) -> bool,
+    ) -> Result<(Oid, Vec<String>)> {
         let mut edits = Vec::new();
+        let mut left_out = Vec::new();
         for change in self.changes(base, tree)? {
+            // Files only: a link or a submodule has no bytes to keep aside.
+            let file = matches!(change.new, Some((_, EntryKind::Blob | EntryKind::Executable)));
+            if file && leave_out(&change.path) {
+                left_out.push(change.path.clone());
+                edits.push(TreeEdit::Remove { path: change.path });
+                continue;
+            }
             let Some((id, kind @ (EntryKind::Blob | EntryKind::Executable))) = change.new else {
                 continue;
             };
@@ -249,9 +265,10 @@ impl Repo {
             }
         }
         if edits.is_empty() {
-            return Ok(tree);
+            return Ok((tree, left_out));
         }
-        self.edit_tree(Some(tree), &edits)
+        removals_first(&mut edits);
+        Ok((self.edit_tree(Some(tree), &edits)?, left_out))
     }
 
     /// Files and lines changed from tree `old` to tree `new` (lines added plus

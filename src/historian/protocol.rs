@@ -7,6 +7,11 @@
 //! lines at column 0; a value's further lines indented by two spaces; Resume
 //! State entries as `  - Key: value` with their further lines indented by four;
 //! a nested block under an entry with an empty value, indented by four.
+//!
+//! A line is a `Key: value` only where its first colon is followed by a
+//! space or ends the line: `https://user:pw@host` or `curl -u admin:pw` is
+//! text, kept as written (with no key), so that what a writer said reads
+//! back the same — and redaction, which knows `https://…@`, still sees it.
 
 use std::fmt::Write as _;
 
@@ -99,6 +104,13 @@ impl ResultBlock {
                 out.push_str("Resume State:\n");
                 for entry in &q.resume_state {
                     match &entry.value {
+                        ResumeValue::Text(text) if entry.key.is_empty() => {
+                            let mut lines = text.lines();
+                            let _ = writeln!(out, "  - {}", lines.next().unwrap_or(""));
+                            for line in lines {
+                                let _ = writeln!(out, "    {line}");
+                            }
+                        }
                         ResumeValue::Text(text) => {
                             let mut lines = text.lines();
                             let _ = writeln!(out, "  - {}: {}", entry.key, lines.next().unwrap_or(""));
@@ -139,6 +151,13 @@ impl std::fmt::Display for ResultBlock {
 }
 
 fn push_field(out: &mut String, key: &str, value: &str) {
+    if key.is_empty() {
+        // A line that was not `Key: value`: as it was written.
+        for line in value.lines() {
+            let _ = writeln!(out, "{line}");
+        }
+        return;
+    }
     let mut lines = value.lines();
     match lines.next().unwrap_or("") {
         "" => {
@@ -167,6 +186,19 @@ impl std::fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+/// The text of the first RESULT block in `text` as it was written: from its
+/// `RESULT:` line to the end (all of `text` when it has none).
+pub fn block_text(text: &str) -> &str {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with("RESULT:") {
+            return &text[at..];
+        }
+        at += line.len();
+    }
+    text
+}
 
 /// Reads the first RESULT block in `text` (anything before `RESULT:` is
 /// chatter and ignored).
@@ -240,12 +272,20 @@ fn key_values(lines: &[&str]) -> Vec<(String, String)> {
                 continue;
             }
         }
-        match line.split_once(':') {
+        match split_key(line) {
             Some((key, value)) => out.push((key.trim().to_owned(), value.trim_start().to_owned())),
             None => out.push((String::new(), line.trim().to_owned())),
         }
     }
     out
+}
+
+/// `Key: value` split at the first colon that a space follows or that ends
+/// the line; `None` for text such as a URL (`https://…`).
+fn split_key(line: &str) -> Option<(&str, &str)> {
+    let at = line.find(':')?;
+    let rest = &line[at + 1..];
+    (rest.is_empty() || rest.starts_with([' ', '\t'])).then(|| (&line[..at], rest))
 }
 
 fn parse_question(lines: &[&str], first_line: usize) -> Result<Question, ParseError> {
@@ -354,9 +394,7 @@ fn resume_entries(lines: &[&str], first_line: usize) -> Result<Vec<ResumeEntry>,
                 message: "Resume State entries must be '  - Key: value' lines".into(),
             });
         };
-        let (key, value) = item
-            .split_once(':')
-            .map_or((item.trim(), ""), |(k, v)| (k.trim(), v.trim_start()));
+        let (key, value) = split_key(item).map_or(("", item.trim()), |(k, v)| (k.trim(), v.trim_start()));
         let entry_indent = indent(line);
         // Further lines of this entry: deeper than the entry's dash.
         let mut j = i + 1;

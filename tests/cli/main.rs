@@ -51,6 +51,7 @@ mod hostile_remote;
 mod outcome_index;
 mod outcomes;
 mod redaction;
+mod redaction_channels;
 mod redaction_commits;
 mod refusals;
 mod result;

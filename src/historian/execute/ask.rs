@@ -6,7 +6,7 @@ use anyhow::Result;
 use crate::historian::outcome::{Asked, Outcome, Step};
 use crate::historian::plan::context::Context;
 use crate::historian::plan::split;
-use crate::historian::protocol::{self, Question, ResultBlock, ResumeEntry, ResumeValue, DEFAULT_PROMPT};
+use crate::historian::protocol::{Question, ResultBlock, ResumeEntry, ResumeValue, DEFAULT_PROMPT};
 use crate::historian::session::{self, Pending, Session, Stage};
 
 use super::branch::settle_branch;
@@ -83,13 +83,10 @@ pub(super) fn ask_size(run: Run<'_>, ctx: &Context<'_>, splits: Vec<split::Split
     stop(run, q, Pending::Size { splits: names })
 }
 
-pub(super) fn ask_writer(run: Run<'_>, inner: ResultBlock) -> Result<Outcome> {
+/// The writer's QUESTION (`inner`, read from `text`: what it wrote, already
+/// redacted) wrapped in ours; the session keeps `text` as it was written.
+pub(super) fn ask_writer(run: Run<'_>, inner: ResultBlock, text: String) -> Result<Outcome> {
     let i = run.current;
-    // What the writer says is stored in git: no secrets in it.
-    let inner = match protocol::parse(&crate::redact::redact(&inner.render())) {
-        Ok(block) => block,
-        Err(_) => inner,
-    };
     let inner_q = match &inner {
         ResultBlock::Question(q) => q.clone(),
         _ => unreachable!("only questions are asked"),
@@ -111,7 +108,7 @@ pub(super) fn ask_writer(run: Run<'_>, inner: ResultBlock) -> Result<Outcome> {
         options: inner_q.options.clone(),
         prompt: DEFAULT_PROMPT.into(),
     };
-    stop(run, q, Pending::Writer { block: inner.render() })
+    stop(run, q, Pending::Writer { block: text })
 }
 
 /// Records the session and moves the partial clean branch; the QUESTION.

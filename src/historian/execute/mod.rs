@@ -129,7 +129,7 @@ fn execute(run: Run<'_>) -> Result<Outcome> {
             None => commit.message.clone(),
             Some(command) => match ask_the_writer(&mut run, &command, &commit, builder.tree(), prepared.tree)? {
                 Reply::Message(m) => m,
-                Reply::Question(block) => return ask_writer(run, block),
+                Reply::Question { block, text } => return ask_writer(run, block, text),
                 Reply::Error { description, details } => {
                     let failed = Failed::new(
                         Step::Execute,

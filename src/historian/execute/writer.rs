@@ -92,7 +92,13 @@ impl Resume {
 #[derive(Clone, Debug)]
 pub enum Reply {
     Message(String),
-    Question(ResultBlock),
+    /// The writer's QUESTION, read from its text redacted as it wrote it
+    /// (`text`, from its `RESULT:` line on), so that a secret in any
+    /// spelling the writer used is gone before historian lays anything out.
+    Question {
+        block: ResultBlock,
+        text: String,
+    },
     Error {
         description: String,
         details: Option<String>,
@@ -151,7 +157,16 @@ pub fn ask(command: &str, cwd: &Path, request: &Request, timeout: Duration) -> R
             ),
             details: Some(tail()),
         },
-        (Ok(q @ ResultBlock::Question(_)), _) => Reply::Question(q),
+        (Ok(ResultBlock::Question(_)), _) => {
+            let text = crate::redact::redact(protocol::block_text(&finished.stdout)).into_owned();
+            match protocol::parse(&text) {
+                Ok(block @ ResultBlock::Question(_)) => Reply::Question { block, text },
+                _ => Reply::Error {
+                    description: "the commit writer's QUESTION does not read once its secrets are redacted".into(),
+                    details: None,
+                },
+            }
+        }
         (Ok(ResultBlock::Error(e)), _) => Reply::Error {
             description: e.description,
             details: e.details,

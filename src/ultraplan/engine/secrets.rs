@@ -196,6 +196,24 @@ impl super::Run<'_> {
                 EntryKind::Blob | EntryKind::Executable => {
                     let executable = kind == EntryKind::Executable;
                     let bytes = self.repo.read_blob(id)?;
+                    // A name travels with the state as contents do: a file
+                    // named like a secret is left out (its bytes kept beside
+                    // for restores), with one warning a name.
+                    if crate::ultraplan::state::name_holds_secret(&path) {
+                        let message = format!(
+                            "'{}' is named like a secret: the run state keeps it out of its snapshots (its bytes stay in this repository only, for restores)",
+                            crate::redact::redact(&path)
+                        );
+                        if !self.warnings.contains(&message) {
+                            self.warn(message);
+                        }
+                        raw.push(Entry {
+                            path,
+                            executable,
+                            bytes,
+                        });
+                        continue;
+                    }
                     let clean = match std::str::from_utf8(&bytes).map(crate::redact::redact) {
                         Ok(std::borrow::Cow::Owned(clean)) => Some(self.repo.write_blob(clean)?),
                         _ => None,

@@ -21,7 +21,7 @@ pub use layout::{Layout, StepPaths};
 pub use lock::{hostname, process_alive, Lock, LockInfo, LockStatus};
 pub use names::{slug, Refs, NOTES_REF};
 pub use progress::{now, AttemptSummary, Progress, RunStatus, StepProgress, StepStatus, Summary};
-pub use run_state::RunState;
+pub use run_state::{name_holds_secret, RunState};
 
 /// Writes the note for a checkpoint commit (a YAML record), redacted like
 /// everything else.

@@ -190,10 +190,15 @@ impl<'r> RunState<'r> {
                 );
                 continue;
             }
-            let tree = self.repo.rewrite_tree(base, info.tree, |text| match redact(text) {
-                Cow::Owned(clean) => Some(clean),
-                Cow::Borrowed(_) => None,
-            })?;
+            let (tree, _) = self.repo.rewrite_tree(
+                base,
+                info.tree,
+                |text| match redact(text) {
+                    Cow::Owned(clean) => Some(clean),
+                    Cow::Borrowed(_) => None,
+                },
+                name_holds_secret,
+            )?;
             let message = redact(&info.message);
             let parents: Vec<Oid> = info
                 .parents
@@ -210,6 +215,7 @@ impl<'r> RunState<'r> {
         Ok(copies.get(&commit).copied().unwrap_or(commit))
     }
 
+    /// Removes the entry at `path` from the next save.
     pub fn remove(&mut self, path: &str) {
         self.pending.push(TreeEdit::Remove { path: path.to_owned() });
     }
@@ -467,4 +473,11 @@ fn retarget(edit: &mut TreeEdit) {
             format!("{}/{rest}", dir.dir())
         };
     }
+}
+
+/// Whether a file's path holds what looks like a secret (`ghp_….txt`,
+/// `AKIA…/key`): such a file is kept out of every tree the state stores,
+/// since a tree entry's name travels with the state as its contents do.
+pub fn name_holds_secret(path: &str) -> bool {
+    matches!(redact(path), Cow::Owned(_))
 }

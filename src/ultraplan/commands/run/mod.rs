@@ -275,6 +275,17 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         }
         (None, _) => None,
     };
+    // A distributed run pushes the plan's commit to the remote: a plan that
+    // holds what looks like a secret is not pushed (DESIGN §2 invariant 6).
+    if let (Some(remote), Some(found)) = (&distribute, crate::redact::secrets_found(&text)) {
+        return Err(crate::error::FatalWithHint {
+            message: format!(
+                "the plan '{path}' holds what looks like {found}; --distribute would push it to '{remote}' as it is"
+            ),
+            hint: "take the secret out of the plan (let the step read it from the environment) and run again".into(),
+        }
+        .into());
+    }
     if distribute.is_some() && !in_waves {
         return Err(crate::error::FatalWithHint {
             message: format!("'{}' has no sessions to distribute", args.plan.display()),

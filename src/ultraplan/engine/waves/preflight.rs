@@ -6,6 +6,27 @@ use anyhow::{anyhow, Result};
 use super::Waves;
 use crate::git::{EntryKind, FileChange, Snapshot};
 
+/// DESIGN §2 invariant 6 for the one file a parallel run commits itself: a
+/// plan that holds what looks like a secret is not committed (the sessions
+/// read it from the commit, so a redacted copy would not run as written).
+/// The run refuses, naming the kind and line, never the secret.
+fn refuse_secrets(rel: &str, text: &[u8], branch: Option<&str>) -> Result<()> {
+    let Some(found) = crate::redact::secrets_found(&String::from_utf8_lossy(text)) else {
+        return Ok(());
+    };
+    Err(crate::error::FatalWithHint {
+        message: format!(
+            "the plan '{rel}' holds what looks like {found}; a parallel run would commit it as it is to {}",
+            branch.map_or("HEAD".to_owned(), |b| format!("'{}'", b.trim_start_matches("refs/heads/")))
+        ),
+        hint: format!(
+            "take the secret out of the plan (let the step read it from the environment),\nor commit the plan yourself if it must hold it: git add {p} && git commit -m 'add the plan' {p}",
+            p = crate::cli::shell::operand(rel)
+        ),
+    }
+    .into())
+}
+
 impl<'a> Waves<'a> {
     /// DESIGN §7.1, the refusals (before anything changes): no tracked
     /// changes but the plan's own; untracked files are listed. Every step
@@ -56,7 +77,28 @@ impl<'a> Waves<'a> {
                 if untracked.len() > 10 { ", …" } else { "" }
             ));
         }
+        self.refuse_plan_secrets()?;
         Ok(untracked)
+    }
+
+    /// The plan files [`Waves::track_plan`] would commit (untracked, or
+    /// changed since their commit) must hold no secret: see
+    /// [`refuse_secrets`]. Checked with the refusals, before anything is
+    /// written.
+    fn refuse_plan_secrets(&self) -> Result<()> {
+        let head = self.repo.head()?;
+        let head_tree = self.repo.tree_of(head.commit)?;
+        for rel in self.plan_files()? {
+            let text = crate::ultraplan::plan::load::read_plan_file(&self.repo.workdir()?.join(&rel))?;
+            let committed = match self.repo.tree_entry(head_tree, &rel)? {
+                Some((id, _)) => self.repo.read_blob(id)? == text,
+                None => false,
+            };
+            if !committed {
+                refuse_secrets(&rel, &text, head.branch.as_deref())?;
+            }
+        }
+        Ok(())
     }
 
     /// DESIGN §7.1: the plan committed (alone) when the worktrees would not
