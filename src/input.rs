@@ -35,7 +35,7 @@ impl std::fmt::Display for InputError {
 impl std::error::Error for InputError {}
 
 fn shown_size(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else {
         format!("{bytes} bytes")

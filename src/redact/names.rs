@@ -206,9 +206,7 @@ pub(super) fn kind_of(name: &str) -> &'static str {
         "password"
     } else if name.contains("secret") {
         "secret"
-    } else if name.contains("token") || name.contains("auth") || name.contains("cred") {
-        "token"
-    } else if name.ends_with("pat") {
+    } else if name.contains("token") || name.contains("auth") || name.contains("cred") || name.ends_with("pat") {
         "token"
     } else if name.contains("key") {
         "api-key"

@@ -38,7 +38,11 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// `human-action`) are steps for a person; TDD plans (`type: tdd`) become RED,
 /// GREEN and REFACTOR steps. A GSD phase directory (its `*-PLAN.md` files) is checked
 /// as one multi-session plan: `wave`, `depends_on` and `files_modified` as the
-/// sessions' waves, dependencies and Touch lists.
+/// sessions' waves, dependencies and Touch lists. Each plan of a phase must be a
+/// file in it (not a directory, link or pipe), and two plans of one id are a
+/// problem. A multi-session plan outside the repository or inside .git is a
+/// problem: the sessions read it from a commit. What check calls READY, run
+/// runs.
 ///
 /// Verify commands are read, never run: `check` warns about a Verify that
 /// cannot fail (`|| true`, `|| echo …`), one with a shell syntax error (`sh

@@ -34,6 +34,15 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// where the server supports it); a push that loses a race is refetched,
 /// remerged and retried, never forced. Locks never travel.
 ///
+/// Nothing fetched is trusted: a notes or outcomes reference of the remote
+/// that is no commit is refused (and our copy of it put back, so that git
+/// log never reads it as notes); every outcome file is checked against the
+/// store's layout (outcomes|plans|training/<agent>/<id>.yaml, a record that
+/// reads and holds the id its name says) and a chain with one that is not,
+/// or that drops records ours holds, is refused; a note must read as YAML
+/// nested at most 64 levels. Whatever is refused is named, nothing is taken
+/// from it, ours is kept and not pushed over it, and sync exits 1.
+///
 /// The remote is the argument, else the current branch's upstream remote,
 /// else origin.
 ///

@@ -114,6 +114,20 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// to check or decide; `--resume --answer <text>` records the answer and goes
 /// on. A GSD phase directory runs its `*-PLAN.md` plans as sessions, wave by
 /// wave.
+///
+/// A plan is read only from a regular file (a symbolic link is followed to
+/// one) of at most 16 MiB: a device, a named pipe or a socket is refused,
+/// saying which. A plan whose name starts with '-' is given after '--'.
+///
+/// Everything written to git is redacted (see docs/reference/redaction.md):
+/// a multi-session run refuses to commit a plan that holds what looks like a
+/// secret (it would reach the branch as it is), and --distribute refuses to
+/// push one; a file named like a secret is kept out of the run state's
+/// snapshots, with a warning, and comes back from this repository on a
+/// restore. A step's Files are checked where they really lead through
+/// symbolic links when the step starts (links an earlier step made
+/// included); what changed outside the repository while a step ran (beside
+/// it, or through a link leading out) is named in a warning.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("continuing").args(["resume", "session"]).multiple(true)))]
 #[command(after_long_help = EXAMPLES)]
