@@ -1,6 +1,6 @@
 //! Throughput of the redaction function on 1 MiB of executor-like output:
 //! build logs and test output with a few secrets, an environment dump, a
-//! minified single line, text that is not ASCII, and three hostile inputs
+//! minified single line, text that is not ASCII, and five hostile inputs
 //! (one pattern repeated) that would be quadratic with a careless scanner.
 //! Each input is redacted ten times; reported per input: the median wall
 //! and CPU time with their ranges over the ten, and the throughput at the
@@ -60,6 +60,8 @@ fn main() {
         ("hostile: password=", fill("password=")),
         ("hostile: quotes", fill("\"password\": \"\\")),
         ("hostile: key blocks", fill("-----BEGIN PRIVATE KEY-----\n")),
+        ("hostile: htpasswd -b", fill("htpasswd -b ")),
+        ("hostile: netrc", fill("machine m login l ")),
     ];
     println!("redact: {}", machine());
     println!("redaction throughput, 1 MiB inputs, median of {ROUNDS} (range):");
