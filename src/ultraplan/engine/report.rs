@@ -90,7 +90,7 @@ pub(super) fn usage_of(state: &RunState<'_>) -> Result<Usage> {
     for (n, step) in &state.progress.steps {
         for a in 1..=step.attempts {
             if let Some(text) = state.read_text(&state.step_paths(*n).record(a))? {
-                if let Ok(record) = serde_yaml::from_str::<serde_yaml::Value>(&text) {
+                if let Ok(record) = crate::yaml::parse(&text) {
                     usage.add(&Usage::of_record(&record));
                 }
             }

@@ -22,7 +22,7 @@ impl Run<'_> {
         let Some(record) = self.state.read_text(&self.state.step_paths(n).record(a - 1))? else {
             return Ok(None);
         };
-        let Ok(doc) = serde_yaml::from_str::<serde_yaml::Value>(&record) else {
+        let Ok(doc) = crate::yaml::parse(&record) else {
             return Ok(None);
         };
         let meta = &doc["result"]["metadata"];

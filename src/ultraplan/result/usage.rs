@@ -113,12 +113,12 @@ mod tests {
 
     #[test]
     fn reads_and_sums_what_results_report() {
-        let a: serde_yaml::Value = serde_yaml::from_str(
+        let a: serde_yaml::Value = crate::yaml::parse(
             "result:\n  metadata:\n    cost_usd: 0.0123\n    tokens: {input: 100, output: 30, cached: 20}\n",
         )
         .unwrap();
-        let b: serde_yaml::Value = serde_yaml::from_str("metadata:\n  tokens: 2345\n").unwrap();
-        let none: serde_yaml::Value = serde_yaml::from_str("metadata:\n  attempt: 1\n").unwrap();
+        let b: serde_yaml::Value = crate::yaml::parse("metadata:\n  tokens: 2345\n").unwrap();
+        let none: serde_yaml::Value = crate::yaml::parse("metadata:\n  attempt: 1\n").unwrap();
         let mut u = Usage::of_record(&a);
         u.add(&Usage::of_record(&b));
         u.add(&Usage::of_record(&none));
