@@ -285,3 +285,28 @@ proptest::proptest! {
         proptest::prop_assert_eq!(twice, once);
     }
 }
+
+#[test]
+fn a_quoted_word_is_read_as_a_text_of_its_own() {
+    // A whole `.pgpass` line, an htpasswd command and an OpenSSL password
+    // source passed as arguments, then that command line quoted again (as a
+    // lock shows the `--executor` it was given).
+    let line = r#"sh agent.sh 'db.example.com:5432:app:alice:PgWord1' 'htpasswd -nb carol Htp4ssX' 'openssl rsa -passin '\''pass:Ossl9'\'' -out k.pem' 'x y'"#;
+    let clean = redact(line);
+    for secret in ["PgWord1", "Htp4ssX", "Ossl9"] {
+        assert!(!clean.contains(secret), "{clean}");
+    }
+    assert!(
+        clean.starts_with("sh agent.sh 'db.example.com:5432:app:alice:[REDACTED:password]'"),
+        "{clean}"
+    );
+    let requoted = format!("git-ultraplan run --executor '{}'", line.replace('\'', r"'\''"));
+    let clean = redact(&requoted);
+    for secret in ["PgWord1", "Htp4ssX", "Ossl9"] {
+        assert!(!clean.contains(secret), "{clean}");
+    }
+    assert_eq!(redact(&clean), clean);
+    // Prose with apostrophes is left as it is.
+    let prose = "it's the plan's second step, isn't it";
+    assert!(matches!(redact(prose), std::borrow::Cow::Borrowed(_)));
+}

@@ -422,8 +422,11 @@ impl Run<'_> {
 }
 
 /// A Verify's summary for the record: how it ended and the tail of its output.
+/// Verify's ending and the tail of its output, redacted before they are
+/// joined and cut: a secret read as the output's own lines (`NAME=value` at
+/// a line's start runs to its end) is found before a prefix moves it.
 fn summary(tail: &str, ending: &str) -> String {
-    let tail = tail.trim();
+    let tail = crate::redact::redact(tail.trim());
     if tail.is_empty() {
         format!("{ending}, no output")
     } else {

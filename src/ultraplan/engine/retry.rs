@@ -57,8 +57,10 @@ const VERIFY_TAIL_LINES: usize = 60;
 const VERIFY_TAIL_BYTES: usize = 8 * 1024;
 
 /// The last `lines` lines of `text`, at most `bytes` of them (cut at a
-/// line), with a mark where the start was left out.
+/// line), with a mark where the start was left out; redacted whole before
+/// it is cut, so a key's body is not shown without the line naming it.
 fn tail_of(text: &str, lines: usize, bytes: usize) -> String {
+    let text = crate::redact::redact(text);
     let all: Vec<&str> = text.trim_end().lines().collect();
     let mut kept: Vec<&str> = Vec::new();
     let mut size = 0;

@@ -68,7 +68,10 @@ fn one_line(command: &str) -> String {
     }
 }
 
+/// The last `lines` lines of `text`, redacted whole before it is cut: a key's body must not be shown without
+/// the line that names it as a key.
 pub fn tail(text: &str, lines: usize) -> String {
+    let text = crate::redact::redact(text);
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
 }
