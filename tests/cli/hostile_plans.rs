@@ -229,7 +229,12 @@ fn two_plans_of_a_phase_with_one_id_are_a_problem_and_an_export_listing_a_plan_t
     let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
     let export = env.run(&repo, &["ultraplan", "export", "--all"]).expect_code(0).stdout;
     let (head, rest) = export.split_once("plans:\n").unwrap();
-    let doubled = format!("{head}plans:\n{rest}{}", rest.trim_end_matches('\n').to_owned() + "\n");
+    // Version 2 lists the plans, then the blobs they share.
+    let (plans, tail) = match rest.split_once("\nblobs:") {
+        Some((plans, tail)) => (format!("{plans}\n"), format!("blobs:{tail}")),
+        None => (rest.to_owned(), String::new()),
+    };
+    let doubled = format!("{head}plans:\n{plans}{plans}{tail}");
     let file = env.root().join("doubled.yaml");
     write(&file, &doubled);
     let fresh = env.repo("fresh");
@@ -274,7 +279,7 @@ fn writes_through_a_link_an_earlier_step_made_are_fenced_and_writes_outside_are_
     );
     assert!(!env.root().join("elsewhere/declared.txt").exists());
     // The warning is recorded with the step's result.
-    let note = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/2/attempt-1.yaml"]);
+    let note = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/0/2/attempt-1.yaml"]);
     assert!(
         note.contains("../up.txt") && note.contains("changed outside the repository"),
         "{note}"

@@ -225,7 +225,7 @@ fn notes_nested_deeper_than_the_limit_are_refused_by_sync_and_by_the_gate() {
     let out = s.sync(&s.a).expect_code(1);
     assert!(
         out.stderr.contains(&format!(
-            "error: the note on {first} from 'origin' cannot be merged: the note is not YAML: YAML nested more than 64 levels deep (the limit) at line 1"
+            "error: skipped the note on {first} from 'origin': the note is not YAML: YAML nested more than 64 levels deep (the limit) at line 1"
         )),
         "{out}"
     );

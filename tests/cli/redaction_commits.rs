@@ -53,6 +53,9 @@ fn a_session_title_is_merged_redacted() {
         "",
     );
     let repo = setup(&env, &body);
+    // A plan holding a secret is committed by its author, never by the run.
+    env.git(&repo, &["add", "plan.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "add the plan"]);
     let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
     let merges = env.git(&repo, &["log", "--merges", "--format=%s"]);
     assert!(
