@@ -140,6 +140,11 @@ fn replace_words(text: &str, words: impl Iterator<Item = (std::ops::Range<usize>
     out
 }
 
+/// What ends a shell word outside quotes: a blank or an operator.
+fn ends_word(b: u8) -> bool {
+    b.is_ascii_whitespace() || matches!(b, b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')')
+}
+
 /// The shell words of `text` that open with a quote and hold at least eight
 /// characters once unquoted: where each is and what it says (quotes and
 /// backslashes read as `sh` reads them; an unclosed quote runs to the end).
@@ -148,14 +153,14 @@ fn quoted_words(text: &str) -> Vec<(std::ops::Range<usize>, String)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i].is_ascii_whitespace() {
+        if ends_word(bytes[i]) {
             i += 1;
             continue;
         }
         let start = i;
         let mut word = Vec::new();
         let mut quoted = false;
-        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+        while i < bytes.len() && !ends_word(bytes[i]) {
             match bytes[i] {
                 b'\'' => {
                     quoted = true;
