@@ -36,14 +36,17 @@ pub fn kill_own_leftovers() -> usize {
 }
 
 /// Kills (SIGKILL) every process of ours whose environment carries
-/// `RUN_TOKEN_VAR=token`; returns how many. Linux only (reads /proc).
+/// `RUN_TOKEN_VAR=token`, and waits (at most [`KILLED_SETTLE`]) until they
+/// are gone: whoever judges next whether a process of that run is alive (a
+/// session's lock) must not see one still dying. Returns how many were
+/// killed. Linux only (reads /proc).
 pub fn kill_tagged(token: &str) -> usize {
     let wanted = format!("{RUN_TOKEN_VAR}={token}");
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return 0;
     };
     let me = std::process::id();
-    let mut killed = 0;
+    let mut killed = Vec::new();
     for entry in entries.flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
             continue;
@@ -56,16 +59,22 @@ pub fn kill_tagged(token: &str) -> usize {
             continue;
         };
         if environ.split(|b| *b == 0).any(|var| var == wanted.as_bytes()) {
-            let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+            let Some(target) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
                 continue;
             };
-            if rustix::process::kill_process(pid, Signal::KILL).is_ok() {
-                killed += 1;
+            if rustix::process::kill_process(target, Signal::KILL).is_ok() {
+                killed.push(pid);
             }
         }
     }
-    killed
+    super::table::wait_gone(&killed, KILLED_SETTLE);
+    killed.len()
 }
+
+/// How long processes just sent SIGKILL are waited for. The kernel tears
+/// one down in milliseconds, unless it is stuck in the kernel (a hung
+/// network filesystem): then it is left, and counts as alive.
+pub const KILLED_SETTLE: std::time::Duration = std::time::Duration::from_secs(5);
 
 static CURRENT_GROUP: AtomicI32 = AtomicI32::new(0);
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
