@@ -17,6 +17,7 @@
 //! | `history` | walks, ancestry, merge bases |
 //! | `workdir` | the working tree: snapshot, status, scan and watch, ignored and git's own files, restore, index and staging |
 //! | `linked` | linked worktrees |
+//! | `locks` | the `.lock` files a killed writer left, and which of them are stale |
 //! | `merge` | merges decided in memory and applied through git; text merges |
 //! | `remote` | fetch, push, ls-remote |
 //! | `config` | configuration with git's precedence, `-c` parameters, local writes |
@@ -24,7 +25,7 @@
 //!
 //! Floors inside the room (held by `tests/cli/floors.rs`): `repo` at the
 //! bottom; `cli` and `objects` on it; `refs`, `diff`, `history`, `config`,
-//! `linked`, `merge` and `remote` on those, none importing another;
+//! `linked`, `locks`, `merge` and `remote` on those, none importing another;
 //! `workdir` on top (it stages the changes `diff` finds). The floors hold
 //! for imports; calls through [`Repo`]'s methods follow the same direction
 //! (a chain in `refs` asks `history` for ancestry, `workdir` carries the
@@ -35,6 +36,7 @@ mod config;
 mod diff;
 mod history;
 mod linked;
+mod locks;
 mod merge;
 mod objects;
 mod refs;
@@ -52,6 +54,7 @@ pub use cli::apply_patch;
 pub use config::{parse_config_parameters, ConfigParameter, GitConfig};
 pub use diff::{Delta, FileChange, Renames};
 pub use linked::LinkedWorktree;
+pub use locks::{LockFile, LockSweep};
 pub use merge::MergePlan;
 pub use objects::{blob_id, BranchCommit, CommitInfo, Entry, EntryKind, Signature, TreeEdit};
 pub use refs::{

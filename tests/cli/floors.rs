@@ -42,6 +42,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("git::history", 2),
     ("git::config", 2),
     ("git::linked", 2),
+    ("git::locks", 2),
     ("git::merge", 2),
     ("git::remote", 2),
     ("git::workdir", 3),

@@ -728,15 +728,41 @@ fn a_session_taking_over_its_lock_removes_only_its_own_ref_locks() {
     let refs = repo.join(".git/refs/ultraplan/plan");
     let (own, sibling) = (refs.join("session-1.lock"), refs.join("lock-session-2.lock"));
     write(&own, "");
+    // A sibling session, alive (a git process working here, started before
+    // its lock file was written), holds its own lock file.
+    let mut live = env
+        .command("git", &repo)
+        .args(["hash-object", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
     write(&sibling, "");
     let out = env
         .run(&repo, &["ultraplan", "run", "--session", "1", "plan.md"])
         .expect_code(0);
-    assert!(out.stderr.contains("removed 1 ref lock file(s) it left"), "{out}");
+    drop(live.stdin.take());
+    let _ = live.wait();
+    assert!(
+        out.stderr.contains(&format!(
+            "removed the stale lock file '{}' (the run that wrote it is gone)",
+            own.display()
+        )),
+        "{out}"
+    );
     assert!(!own.exists(), "the dead session's own lock file is removed");
     assert!(
         sibling.exists(),
-        "a sibling's lock file is not this session's to remove"
+        "a sibling's lock file is not this session's to remove while it may be writing"
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "kept the lock file '{}': git (pid {})",
+            sibling.display(),
+            live.id()
+        )),
+        "{out}"
     );
 }
 

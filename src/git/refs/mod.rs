@@ -54,58 +54,6 @@ pub struct RefUpdate {
 }
 
 impl Repo {
-    /// Removes the lock files (`<ref>.lock`) left under the loose refs of
-    /// `namespace` (`refs/ultraplan/<plan>`) by a process killed while it
-    /// updated one, but not `keep`'s. Only for a caller that holds the lock
-    /// guarding `namespace`, taken over from a holder known dead with every
-    /// process it started: no live process can be writing there. Returns
-    /// how many were removed.
-    pub fn remove_stale_ref_locks(&self, namespace: &str, keep: &str) -> Result<usize> {
-        let root = self.loose_ref_path(namespace)?;
-        let keep = self.common_dir().join(format!("{keep}.lock"));
-        let mut removed = 0;
-        let mut pending = vec![root];
-        while let Some(dir) = pending.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                match entry.file_type() {
-                    Ok(t) if t.is_dir() => pending.push(path),
-                    Ok(t) if t.is_file() && path.extension().is_some_and(|e| e == "lock") && path != keep => {
-                        std::fs::remove_file(&path)
-                            .map_err(|e| anyhow!("cannot remove the stale lock '{}': {e}", path.display()))?;
-                        removed += 1;
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Ok(removed)
-    }
-
-    /// Removes the `.lock` file of the ref `name` left by a process killed
-    /// while it updated it. Only for a caller that holds the lock guarding
-    /// `name`, taken over from a holder known dead. Whether there was one.
-    pub fn remove_stale_ref_lock(&self, name: &str) -> Result<bool> {
-        let path = self.loose_ref_path(&format!("{name}.lock"))?;
-        if !path.is_file() {
-            return Ok(false);
-        }
-        std::fs::remove_file(&path).map_err(|e| anyhow!("cannot remove the stale lock '{}': {e}", path.display()))?;
-        Ok(true)
-    }
-
-    /// Where the loose ref (or ref directory) `name` lives, when `name` is
-    /// under `refs/` and cannot climb out of it.
-    fn loose_ref_path(&self, name: &str) -> Result<std::path::PathBuf> {
-        if !name.starts_with("refs/") || name.split('/').any(|c| c.is_empty() || c == "..") {
-            return Err(anyhow!("not a ref name: '{name}'"));
-        }
-        Ok(self.common_dir().join(name))
-    }
-
     pub fn read_ref(&self, name: &str) -> Result<Option<Oid>> {
         let reference = self
             .inner

@@ -21,15 +21,34 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
     git ultraplan clean --force-unlock plan.md
 "#;
 
-/// Remove stale locks, leftover session worktrees and branches, the files
-/// of removed worktrees whose deletion did not finish, and the temporary
-/// files of runs that are gone.
+/// Remove what killed runs left: stale locks, session worktrees and
+/// branches, the places of killed workers, and git's own lock files whose
+/// writer is gone.
 ///
-/// A lock is stale when its process is gone from this host or its heartbeat
-/// is older than ultraplan.lockTimeout; a live lock is kept unless
-/// --force-unlock is given, and so are the worktrees and `ultraplan/<plan>/*`
-/// branches of a plan whose lock is live. Run states and notes are never
-/// removed.
+/// A lock (refs/ultraplan/<plan>/lock, and its sessions' and workers') is
+/// stale when its process is gone from this host or its heartbeat is older
+/// than ultraplan.lockTimeout. The processes a stale lock's run left running
+/// are stopped, and waited for (at most 5 seconds), before anything else is
+/// judged. A live lock is kept unless --force-unlock is given, and so are
+/// the worktrees and `ultraplan/<plan>/*` branches of a plan whose lock is
+/// live. Worktrees under <git-common-dir>/ultraplan/work/<plan>/ and
+/// `ultraplan-work/<plan>/*` branches go once the worker that made them is
+/// gone.
+///
+/// Git's lock files — a ref's `<ref>.lock` (refs/notes/ultraplan.lock,
+/// refs/ultraplan/<plan>/run.lock, refs/heads/ultraplan/<plan>/session-N.lock,
+/// refs/ultraplan-outcomes.lock, …), index.lock of each worktree,
+/// packed-refs.lock, HEAD.lock, config.lock — are what a process killed while
+/// it wrote leaves; while one is there, every git command that writes the
+/// same thing fails. One is removed, and named, when its writer is provably
+/// gone: it lies under a plan whose run is gone, or it was written before
+/// every live git process working in this repository started (a process
+/// cannot have written a file before it existed). One a live git process may
+/// hold is kept, naming that process; off Linux, where processes cannot be
+/// listed, such files are kept too. Run states and notes are never removed.
+///
+/// After a killed run: 'git ultraplan clean', then
+/// 'git ultraplan run --resume <plan>'.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = EXAMPLES)]
 pub struct Args {
@@ -97,6 +116,9 @@ fn render(out: &mut impl Write, report: &CleanReport, ui: &Ui) -> Result<()> {
     for path in &report.worktrees {
         writeln!(out, "removed worktree {path}")?;
     }
+    for lock in &report.lock_files {
+        writeln!(out, "removed lock file {} ({})", lock.path, lock.why)?;
+    }
     for branch in &report.branches {
         writeln!(out, "removed branch {}", branch.trim_start_matches("refs/heads/"))?;
     }
@@ -109,10 +131,18 @@ fn render(out: &mut impl Write, report: &CleanReport, ui: &Ui) -> Result<()> {
     if !report.kept.is_empty() {
         ui.hint("if that process is really gone, run 'git ultraplan clean --force-unlock'");
     }
+    for lock in &report.kept_lock_files {
+        ui.warning(format_args!("kept the lock file {}: {}", lock.path, lock.why));
+    }
+    if !report.kept_lock_files.is_empty() {
+        ui.hint("git cannot write what such a file locks; once that process ended, run 'git ultraplan clean' again");
+    }
     let nothing = report.removed.is_empty()
         && report.worktrees.is_empty()
         && report.branches.is_empty()
-        && report.kept.is_empty();
+        && report.kept.is_empty()
+        && report.lock_files.is_empty()
+        && report.kept_lock_files.is_empty();
     if nothing {
         writeln!(
             out,

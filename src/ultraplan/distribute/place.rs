@@ -8,6 +8,7 @@ use anyhow::{anyhow, Result};
 use super::{Work, WorkOptions};
 use crate::git::{Oid, Repo};
 use crate::process;
+use crate::ultraplan::engine::leftovers::work_place;
 use crate::ultraplan::engine::ORCHESTRATED_VAR;
 
 /// Where a worker runs a session: its own worktree and branch, outside the
@@ -20,11 +21,16 @@ pub(super) struct Place {
 
 impl Place {
     pub fn new(repo: &Repo, slug: &str, n: u32) -> Place {
-        let common = repo.common_dir().join("ultraplan");
+        let (dir, branch) = work_place(repo, slug, n);
         Place {
-            dir: common.join("work").join(slug).join(format!("session-{n}")),
-            branch: format!("refs/heads/ultraplan-work/{slug}/session-{n}"),
-            log: common.join("logs").join(slug).join(format!("work-session-{n}.log")),
+            dir,
+            branch,
+            log: repo
+                .common_dir()
+                .join("ultraplan")
+                .join("logs")
+                .join(slug)
+                .join(format!("work-session-{n}.log")),
         }
     }
 

@@ -22,7 +22,7 @@ use crate::git::{Lease, Oid, Repo};
 use crate::process;
 use crate::redact::redact;
 use crate::ultraplan::engine::{Event, Observer};
-use crate::ultraplan::state::{Refs, RunState};
+use crate::ultraplan::state::{Lock, Refs, RunState};
 
 /// How a worker works.
 #[derive(Clone, Debug)]
@@ -166,8 +166,46 @@ fn run_claimed(repo: &Repo, opts: &WorkOptions, mut claimed: Claimed, observer: 
         close(repo, opts, &claimed, "refused", None, None)?;
         return Ok(worked);
     }
+    // The place is this worker's while it holds the lock: `clean` and the
+    // next worker here remove a place whose worker is gone, with what it
+    // left running.
+    let lock_name = format!("{}lock-work-{n}", refs.prefix());
+    let command = format!("git ultraplan work {}", opts.remote);
+    let lock = match Lock::acquire(repo, &lock_name, &command, opts.lock_timeout) {
+        Ok(lock) => lock,
+        Err(e) => {
+            worked.result = "refused".into();
+            close(repo, opts, &claimed, "refused", None, None)?;
+            return Err(e);
+        }
+    };
+    for warning in crate::ultraplan::state::lock_file_warnings(&lock.lock_files) {
+        observer.event(Event::Warning(warning));
+    }
+    let outcome = run_in_place(repo, opts, &mut claimed, &place, &mut worked, observer);
+    let released = lock.release(repo);
+    outcome?;
+    released?;
+    Ok(worked)
+}
+
+/// Runs the claimed session in its place (made fresh), publishes what it
+/// made, and removes the place.
+fn run_in_place(
+    repo: &Repo,
+    opts: &WorkOptions,
+    claimed: &mut Claimed,
+    place: &Place,
+    worked: &mut Worked,
+    observer: &mut dyn Observer,
+) -> Result<()> {
+    let n = claimed.session;
+    let work = claimed.work.clone();
+    let work = &work;
+    let refs = Refs::new(work.slug.clone());
+    let base = work.base()?;
     place.prepare(repo, base)?;
-    let heartbeat = Heartbeat::start(repo, opts, &claimed, &refs);
+    let heartbeat = Heartbeat::start(repo, opts, claimed, &refs);
     let ran = place.run(opts, work, n, base);
     let (lost, last) = heartbeat.stop();
     let result = ran?;
@@ -179,12 +217,20 @@ fn run_claimed(repo: &Repo, opts: &WorkOptions, mut claimed: Claimed, observer: 
             work.plan
         )));
         place.remove(repo)?;
-        return Ok(worked);
+        return Ok(());
     }
     claimed.claim = last;
     let tip = repo.read_ref(&place.branch)?;
     let state = repo.read_ref(&refs.session(n))?;
-    worked.published = close(repo, opts, &claimed, &result, tip, state)?;
+    if result == "completed" && tip.is_none() {
+        worked.result = "failed".into();
+        observer.event(Event::Warning(format!(
+            "{}: session {n} completed, but its branch '{}' is gone; closed as failed, to run again",
+            work.plan,
+            place.branch.trim_start_matches("refs/heads/")
+        )));
+    }
+    worked.published = close(repo, opts, claimed, &result, tip, state)?;
     if worked.published {
         let notes = crate::ultraplan::sync::sync(
             repo,
@@ -208,7 +254,7 @@ fn run_claimed(repo: &Repo, opts: &WorkOptions, mut claimed: Claimed, observer: 
         worked.result = "lost".into();
     }
     place.remove(repo)?;
-    Ok(worked)
+    Ok(())
 }
 
 /// A worker runs only what was published: the plan at the published base

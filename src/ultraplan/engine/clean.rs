@@ -1,7 +1,12 @@
 //! `clean`'s work (DESIGN §7): remove what a killed run left behind — stale
-//! locks, leftover session worktrees and branches, raw snapshot files and
+//! locks, leftover session worktrees and branches, the places of killed
+//! workers, git's `.lock` files whose writer is gone, raw snapshot files and
 //! temporary result files of runs that are gone. Run states and notes are
 //! never removed. It returns what it did; the command renders it.
+//!
+//! The processes a dead run left running are stopped first, and waited for
+//! (a while): a session whose process is still dying must not be judged
+//! alive, nor its lock files.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -11,7 +16,7 @@ use serde::Serialize;
 
 use crate::git::Repo;
 use crate::ultraplan::engine::leftovers::{worktree_dir, Leftovers, Removal};
-use crate::ultraplan::state::{catalog, process_alive, LockStatus};
+use crate::ultraplan::state::{catalog, guarded_refs, in_guarded, LockStatus};
 
 /// What `clean` is asked to do.
 #[derive(Clone, Debug)]
@@ -49,12 +54,25 @@ pub struct KeptLock {
     pub name: String,
 }
 
+/// A `.lock` file of git's: removed (with why its writer is gone) or kept
+/// (with who may hold it).
+#[derive(Clone, Debug, Serialize)]
+pub struct LockFileReport {
+    pub path: String,
+    pub why: String,
+}
+
 /// What `clean` did (its `--json` output).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct CleanReport {
-    /// Branch refs removed (`refs/heads/ultraplan/<plan>/…`).
+    /// Branch refs removed (`refs/heads/ultraplan/<plan>/…`, and the
+    /// `refs/heads/ultraplan-work/<plan>/…` of killed workers).
     pub branches: Vec<String>,
     pub kept: Vec<KeptLock>,
+    /// Lock files a live git process may hold.
+    pub kept_lock_files: Vec<LockFileReport>,
+    /// Lock files whose writer is gone, removed.
+    pub lock_files: Vec<LockFileReport>,
     pub removed: Vec<RemovedLock>,
     pub worktrees: Vec<String>,
 }
@@ -67,25 +85,106 @@ pub fn clean(repo: &Repo, options: &CleanOptions) -> Result<CleanReport> {
         None => every_slug(repo)?,
     };
     let mut report = CleanReport::default();
+    // The namespaces whose every writer is gone: their lock files go.
+    let mut gone: Vec<String> = Vec::new();
+    let mut lives = Vec::new();
     for s in &slugs {
-        let mut live = false;
-        for (name, id, info) in catalog::locks(repo, s)? {
-            let why = match info.status(options.lock_timeout) {
+        let live = remove_stale_locks(repo, s, options, &mut report, &mut gone)?;
+        if !live.any() {
+            gone.extend(guarded_refs(&format!("refs/ultraplan/{s}/lock")));
+            gone.push(format!("refs/heads/ultraplan-work/{s}/"));
+        }
+        lives.push(live);
+    }
+    // Lock files first: removing branches and worktrees updates refs (and
+    // `packed-refs`) itself.
+    let sweep = repo.remove_stale_lock_files(&|locked| in_guarded(&gone, locked))?;
+    let entry = |(lock, why): &(crate::git::LockFile, String)| LockFileReport {
+        path: lock.path.display().to_string(),
+        why: why.clone(),
+    };
+    report.lock_files = sweep.removed.iter().map(entry).collect();
+    report.kept_lock_files = sweep.kept.iter().map(entry).collect();
+    for (s, live) in slugs.iter().zip(&lives) {
+        let leftovers = Leftovers {
+            repo,
+            slug: s.clone(),
+            dir: worktree_dir(repo, options.worktree_dir.as_deref(), s),
+        };
+        // A worker's place is kept while its worker lives, and every place
+        // of a plan whose run lives here (its workers may be starting).
+        let workers = |n: u32| live.plan || live.workers.contains(&n);
+        let places = leftovers.remove_work_places(workers)?;
+        report
+            .worktrees
+            .extend(places.worktrees.iter().map(|p| p.display().to_string()));
+        report.branches.extend(places.branches);
+        if live.any() {
+            continue; // a run is going on: its worktrees are in use
+        }
+        let removed = leftovers.remove(Removal::Now)?;
+        report
+            .worktrees
+            .extend(removed.worktrees.iter().map(|p| p.display().to_string()));
+        report.branches.extend(removed.branches);
+    }
+    prune_run_files(repo)?;
+    Ok(report)
+}
+
+/// Which locks of a plan live on.
+#[derive(Default)]
+struct Live {
+    /// The plan's own, or a session's.
+    plan: bool,
+    /// Workers' (`lock-work-<N>`), by session.
+    workers: Vec<u32>,
+}
+
+impl Live {
+    fn any(&self) -> bool {
+        self.plan || !self.workers.is_empty()
+    }
+}
+
+/// Removes the plan's stale locks, stopping (and waiting for) what their
+/// holders left running, and only then judges the others: a session killed
+/// a moment ago with its dead orchestrator's leftovers is not alive. What a
+/// removed lock guarded joins `gone`.
+fn remove_stale_locks(
+    repo: &Repo,
+    slug: &str,
+    options: &CleanOptions,
+    report: &mut CleanReport,
+    gone: &mut Vec<String>,
+) -> Result<Live> {
+    let mut live = Live::default();
+    let mut looking = catalog::locks(repo, slug)?;
+    // Twice at most: what the first round stopped is gone for the second.
+    for round in 0..2 {
+        let mut alive = Vec::new();
+        let mut stopped_any = false;
+        for (name, id, info) in looking {
+            let status = match round {
+                0 => info.status(options.lock_timeout),
+                _ => info.settled_status(options.lock_timeout),
+            };
+            let why = match status {
                 LockStatus::Stale(why) => why,
                 LockStatus::Live if options.force_unlock => "forced".into(),
                 LockStatus::Live => {
-                    live = true;
-                    report.kept.push(KeptLock {
-                        host: info.host.clone(),
-                        pid: info.pid,
-                        name,
-                    });
+                    alive.push((name, id, info));
                     continue;
                 }
             };
             // Only if it still holds what we read: a new run may have taken it meanwhile.
             if repo.delete_ref(&name, Some(id)).is_ok() {
                 let processes_stopped = info.kill_leftovers();
+                stopped_any |= processes_stopped > 0;
+                if info.gone_from_this_host() {
+                    gone.extend(guarded_refs(&name));
+                    gone.push(name.clone());
+                }
                 report.removed.push(RemovedLock {
                     host: info.host.clone(),
                     pid: info.pid,
@@ -95,22 +194,23 @@ pub fn clean(repo: &Repo, options: &CleanOptions) -> Result<CleanReport> {
                 });
             }
         }
-        if live {
-            continue; // a run is going on: its worktrees are in use
+        looking = alive;
+        if round == 0 && !stopped_any && looking.iter().all(|(_, _, info)| !info.on_this_host()) {
+            break;
         }
-        let leftovers = Leftovers {
-            repo,
-            slug: s.clone(),
-            dir: worktree_dir(repo, options.worktree_dir.as_deref(), s),
-        };
-        let gone = leftovers.remove(Removal::Now)?;
-        report
-            .worktrees
-            .extend(gone.worktrees.iter().map(|p| p.display().to_string()));
-        report.branches.extend(gone.branches);
     }
-    prune_run_files(repo)?;
-    Ok(report)
+    for (name, _, info) in looking {
+        match name.rsplit_once("/lock-work-").and_then(|(_, n)| n.parse().ok()) {
+            Some(n) => live.workers.push(n),
+            None => live.plan = true,
+        }
+        report.kept.push(KeptLock {
+            host: info.host.clone(),
+            pid: info.pid,
+            name,
+        });
+    }
+    Ok(live)
 }
 
 /// Raw snapshot files of runs no state refers to any more (started over, or
@@ -132,7 +232,7 @@ fn prune_run_files(repo: &Repo) -> Result<()> {
                 .trim_end_matches(".yaml")
                 .parse::<u32>()
                 .ok();
-            if pid.is_none_or(|p| !process_alive(p)) {
+            if pid.is_none_or(|p| !crate::process::alive(p)) {
                 let _ = std::fs::remove_file(entry.path());
             }
         }
@@ -140,16 +240,20 @@ fn prune_run_files(repo: &Repo) -> Result<()> {
     Ok(())
 }
 
-/// Every plan with something of ours: state, locks, session branches.
+/// Every plan with something of ours: state, locks, session branches,
+/// workers' places.
 fn every_slug(repo: &Repo) -> Result<Vec<String>> {
     let mut slugs = catalog::slugs(repo)?;
-    for (name, _) in repo.refs_with_prefix("refs/heads/ultraplan/")? {
-        if let Some(s) = name
-            .strip_prefix("refs/heads/ultraplan/")
-            .and_then(|r| r.split('/').next())
-        {
-            slugs.push(s.to_owned());
+    for prefix in ["refs/heads/ultraplan/", "refs/heads/ultraplan-work/"] {
+        for (name, _) in repo.refs_with_prefix(prefix)? {
+            if let Some(s) = name.strip_prefix(prefix).and_then(|r| r.split('/').next()) {
+                slugs.push(s.to_owned());
+            }
         }
+    }
+    // A worker killed after its branch went, before its worktree did.
+    if let Ok(entries) = std::fs::read_dir(repo.common_dir().join("ultraplan").join("work")) {
+        slugs.extend(entries.flatten().map(|e| e.file_name().to_string_lossy().into_owned()));
     }
     slugs.sort();
     slugs.dedup();

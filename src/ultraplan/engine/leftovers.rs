@@ -1,6 +1,9 @@
 //! What a multi-session run leaves while it goes — linked worktrees and
 //! `ultraplan/<slug>/*` branches — removed on every exit path, at the next
-//! run's pre-flight, and by `git ultraplan clean`.
+//! run's pre-flight, and by `git ultraplan clean`; and the places a worker
+//! (`git ultraplan work`) runs a session in — a worktree under
+//! `<git-common-dir>/ultraplan/work/<slug>/` on an `ultraplan-work/<slug>/*`
+//! branch — which a killed worker leaves, removed by `clean`.
 //!
 //! A run does not wait for a worktree's files to be deleted (thousands of
 //! files take seconds, and nothing depends on it): the worktree leaves git's
@@ -56,6 +59,28 @@ pub fn worktree_dir(repo: &Repo, configured: Option<&Path>, slug: &str) -> PathB
         None => repo.common_dir().join("ultraplan").join("worktrees"),
     };
     base.join(slug)
+}
+
+/// Where a worker runs session `n` of `slug`: its own worktree and branch,
+/// outside the names a multi-session run of the same plan cleans up.
+pub fn work_place(repo: &Repo, slug: &str, n: u32) -> (PathBuf, String) {
+    (
+        work_dir(repo, slug).join(format!("session-{n}")),
+        format!("{}session-{n}", work_branch_prefix(slug)),
+    )
+}
+
+fn work_dir(repo: &Repo, slug: &str) -> PathBuf {
+    repo.common_dir().join("ultraplan").join("work").join(slug)
+}
+
+fn work_branch_prefix(slug: &str) -> String {
+    format!("refs/heads/ultraplan-work/{slug}/")
+}
+
+/// The session number in a place's name (`session-<N>`).
+fn session_of(name: &str) -> Option<u32> {
+    name.strip_prefix("session-")?.parse().ok()
 }
 
 impl Leftovers<'_> {
@@ -171,6 +196,60 @@ impl Leftovers<'_> {
 }
 
 impl Leftovers<'_> {
+    /// Removes the places workers ran this plan's sessions in — worktrees
+    /// and `ultraplan-work/<slug>/session-<N>` branches — but those of the
+    /// sessions `live` names (a worker holds them): what killed workers left.
+    pub fn remove_work_places(&self, live: impl Fn(u32) -> bool) -> Result<Removed> {
+        let dir = work_dir(self.repo, &self.slug);
+        let mut removed = Removed::default();
+        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_owned());
+        let dir_canonical = canonical(&dir);
+        let place_of = |path: &Path| {
+            let path = canonical(path);
+            let n = path.file_name().and_then(|n| n.to_str()).and_then(session_of)?;
+            (path.parent() == Some(dir_canonical.as_path())).then_some(n)
+        };
+        for wt in self.repo.linked_worktrees()? {
+            let Some(n) = place_of(&wt.path) else { continue };
+            if live(n) {
+                continue;
+            }
+            if wt.path.exists() {
+                self.repo.remove_worktree(&wt.path)?;
+            }
+            removed.worktrees.push(wt.path);
+        }
+        self.repo.prune_worktrees()?;
+        // A place no worktree is registered for any more (a worker killed
+        // while it made or removed it) goes too.
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let Some(n) = place_of(&path) else { continue };
+                if live(n) || removed.worktrees.iter().any(|w| canonical(w) == canonical(&path)) {
+                    continue;
+                }
+                std::fs::remove_dir_all(&path)
+                    .map_err(|e| anyhow::anyhow!("cannot remove '{}': {e}", path.display()))?;
+                removed.worktrees.push(path);
+            }
+        }
+        let prefix = work_branch_prefix(&self.slug);
+        for (name, _) in self.repo.refs_with_prefix(&prefix)? {
+            let n = name.strip_prefix(&prefix).and_then(session_of);
+            if n.is_some_and(&live) {
+                continue;
+            }
+            self.repo.delete_ref(&name, None)?;
+            removed.branches.push(name);
+        }
+        let _ = std::fs::remove_dir(&dir);
+        if let Some(parent) = dir.parent() {
+            let _ = std::fs::remove_dir(parent);
+        }
+        Ok(removed)
+    }
+
     /// Deletes the trash a background deletion did not finish (the machine
     /// stopped), or is still deleting: whichever deletes an entry first, it
     /// ends up gone. Every plan's: trash is nobody's work.

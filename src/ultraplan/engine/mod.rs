@@ -136,6 +136,7 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
             holder.pid, holder.host
         ));
     }
+    warnings.extend(crate::ultraplan::state::lock_file_warnings(&lock.lock_files));
     for w in &warnings {
         observer.event(Event::Warning(w.clone()));
     }

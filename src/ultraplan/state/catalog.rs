@@ -54,12 +54,13 @@ fn session_number(name: &str) -> u32 {
     name.rsplit("session-").next().and_then(|n| n.parse().ok()).unwrap_or(0)
 }
 
-/// The locks of `slug` (the plan's and its sessions').
+/// The locks of `slug`: the plan's, its sessions' (`lock-session-<N>`) and
+/// its workers' (`lock-work-<N>`).
 pub fn locks(repo: &Repo, slug: &str) -> Result<Vec<(String, Oid, LockInfo)>> {
     let mut out = Vec::new();
     for (name, id) in repo.refs_with_prefix(&format!("refs/ultraplan/{slug}/"))? {
         let last = name.rsplit('/').next().unwrap_or("");
-        if last == "lock" || last.starts_with("lock-session-") {
+        if last == "lock" || last.starts_with("lock-") {
             let info = LockInfo::parse(&String::from_utf8_lossy(&repo.read_blob(id)?));
             out.push((name, id, info));
         }

@@ -6,6 +6,11 @@
 //! is stale when its host is this host and its pid is gone, or when its
 //! heartbeat is older than `ultraplan.lockTimeout`; a stale lock is taken over,
 //! a live one refused with who holds it.
+//!
+//! Taking a lock also removes the `.lock` files of git's that a killed
+//! writer left (see `git::locks`): those in the namespace a dead holder
+//! guarded, and any other whose writer is provably gone. A run never
+//! wedges on the leftovers of one killed before it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,7 +20,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Result};
 
 use super::progress::now;
-use crate::git::{Expect, Oid, RefConflict, Repo};
+use crate::git::{Expect, LockSweep, Oid, RefConflict, Repo};
 use crate::redact::redact;
 
 const HEARTBEAT: Duration = Duration::from_secs(30);
@@ -42,7 +47,7 @@ impl LockInfo {
             host: hostname(),
             started_at: t.clone(),
             heartbeat_at: t,
-            pid_start: process_start(std::process::id()),
+            pid_start: crate::process::start_ticks(std::process::id()),
             // Redacted like everything written into git, on one line.
             command: crate::redact::redact(command).replace(['\n', '\r'], " "),
         }
@@ -76,8 +81,8 @@ impl LockInfo {
     /// Whether the holder's process is alive on this host: the pid exists, is
     /// not a zombie, and (when the lock recorded it) started when the holder did.
     fn holder_alive(&self) -> bool {
-        process_alive(self.pid)
-            && match (self.pid_start, process_start(self.pid)) {
+        crate::process::alive(self.pid)
+            && match (self.pid_start, crate::process::start_ticks(self.pid)) {
                 (Some(recorded), Some(now)) => recorded == now,
                 _ => true,
             }
@@ -87,6 +92,11 @@ impl LockInfo {
     /// [`process::RUN_TOKEN_VAR`](crate::process::RUN_TOKEN_VAR).
     pub fn token(&self) -> String {
         format!("{}@{}@{}", self.pid, self.host, self.started_at)
+    }
+
+    /// Whether this holder ran on this host.
+    pub fn on_this_host(&self) -> bool {
+        self.host == hostname()
     }
 
     /// Whether this holder ran on this host and is gone (so are its
@@ -152,25 +162,71 @@ pub enum LockStatus {
     Stale(String),
 }
 
-/// What a lock guards, by its name: a plan's lock (`refs/ultraplan/<plan>/lock`)
-/// every ref of the plan, for no other run of the plan goes on beside it; a
-/// session's (`…/lock-session-<N>`) only that session's state
-/// (`…/session-<N>`), for its sibling sessions run beside it and write
-/// their own refs there meanwhile.
-enum Guarded<'a> {
-    Namespace(&'a str),
-    Ref(String),
+/// The references whose writers all ran under the lock `name`, as prefixes
+/// of the names `git::locks` gives lock files: when its holder is dead (with
+/// every process it started), a `.lock` file there is a leftover.
+///
+/// * A plan's lock (`refs/ultraplan/<plan>/lock`) guards every ref of the
+///   plan and its session branches: no other run of the plan goes on beside it.
+/// * A session's (`…/lock-session-<N>`) guards only that session's state and
+///   branch (`ultraplan/<plan>/session-<N>` here, `ultraplan-work/…` in a
+///   worker's clone): its sibling sessions run beside it and write their
+///   own refs meanwhile.
+/// * A worker's (`…/lock-work-<N>`) guards the branch of the place it runs
+///   session N in.
+pub fn guarded_refs(name: &str) -> Vec<String> {
+    let Some((namespace, last)) = name.rsplit_once('/') else {
+        return Vec::new();
+    };
+    let Some(slug) = namespace.strip_prefix("refs/ultraplan/") else {
+        return Vec::new();
+    };
+    if last == "lock" {
+        return vec![format!("{namespace}/"), format!("refs/heads/ultraplan/{slug}/")];
+    }
+    let session = |rest: &str| rest.parse::<u32>().ok();
+    if let Some(n) = last.strip_prefix("lock-session-").and_then(session) {
+        return vec![
+            format!("{namespace}/session-{n}"),
+            format!("refs/heads/ultraplan/{slug}/session-{n}"),
+            format!("refs/heads/ultraplan-work/{slug}/session-{n}"),
+        ];
+    }
+    if let Some(n) = last.strip_prefix("lock-work-").and_then(session) {
+        return vec![format!("refs/heads/ultraplan-work/{slug}/session-{n}")];
+    }
+    Vec::new()
 }
 
-fn guarded(name: &str) -> Option<Guarded<'_>> {
-    let (namespace, last) = name.rsplit_once('/')?;
-    if last == "lock" {
-        return Some(Guarded::Namespace(namespace));
-    }
-    let n = last.strip_prefix("lock-session-")?;
-    n.parse::<u32>()
-        .ok()
-        .map(|n| Guarded::Ref(format!("{namespace}/session-{n}")))
+/// Whether the lock file of `locked` (a name as `git::locks` gives it) lies
+/// in what `guarded` (from [`guarded_refs`]) names: under a prefix ending in
+/// `/`, or that very ref.
+pub fn in_guarded(guarded: &[String], locked: &str) -> bool {
+    guarded.iter().any(|g| {
+        if g.ends_with('/') {
+            locked.starts_with(g.as_str())
+        } else {
+            locked == g
+        }
+    })
+}
+
+/// What a run says of the lock files it found: each removed one with why,
+/// each kept one with who may hold it.
+pub fn lock_file_warnings(sweep: &LockSweep) -> Vec<String> {
+    let mut out: Vec<String> = sweep
+        .removed
+        .iter()
+        .map(|(lock, why)| format!("removed the stale lock file '{}' ({why})", lock.path.display()))
+        .collect();
+    out.extend(sweep.kept.iter().map(|(lock, who)| {
+        format!(
+            "kept the lock file '{}': {who}; git fails to update '{}' while it is there",
+            lock.path.display(),
+            lock.name
+        )
+    }));
+    out
 }
 
 /// A held lock; dropping it without [`Lock::release`] leaves it to go stale.
@@ -184,6 +240,9 @@ pub struct Lock {
     /// How many processes the dead holder left running were stopped: their
     /// edits to the worktree cannot be told from a person's.
     pub leftovers_stopped: usize,
+    /// The lock files of git's found when it was taken: removed (their
+    /// writer is gone) or kept.
+    pub lock_files: LockSweep,
 }
 
 impl Lock {
@@ -193,41 +252,38 @@ impl Lock {
         let blob = repo.write_blob(redact(&info.render()).as_bytes())?;
         let mut took_over = None;
         let mut leftovers_stopped = 0;
-        match repo.read_ref(name)? {
-            None => repo
-                .update_ref(name, blob, Expect::Absent, "ultraplan: lock")
-                .map_err(|e| lost(e, name))?,
-            Some(existing) => {
-                let holder = LockInfo::parse(&String::from_utf8_lossy(&repo.read_blob(existing)?));
-                match holder.settled_status(timeout) {
-                    LockStatus::Live => return Err(held(name, &holder)),
-                    LockStatus::Stale(why) => {
-                        repo.update_ref(name, blob, Expect::Value(existing), "ultraplan: take over stale lock")
-                            .map_err(|e| lost(e, name))?;
-                        let killed = holder.kill_leftovers();
-                        leftovers_stopped = killed;
-                        let mut why = match killed {
-                            0 => why,
-                            n => format!("{why}; stopped {n} process(es) it left running"),
-                        };
-                        // A process killed while it updated a ref this
-                        // lock guards left its `.lock`: every later update
-                        // of that ref would fail.
-                        if holder.gone_from_this_host() {
-                            let removed = match guarded(name) {
-                                Some(Guarded::Namespace(namespace)) => repo.remove_stale_ref_locks(namespace, name)?,
-                                Some(Guarded::Ref(state)) => usize::from(repo.remove_stale_ref_lock(&state)?),
-                                None => 0,
-                            };
-                            if removed > 0 {
-                                why.push_str(&format!("; removed {removed} ref lock file(s) it left"));
-                            }
-                        }
-                        took_over = Some((holder, why));
+        let mut gone: Vec<String> = Vec::new();
+        let existing = repo.read_ref(name)?;
+        if let Some(existing) = existing {
+            let holder = LockInfo::parse(&String::from_utf8_lossy(&repo.read_blob(existing)?));
+            match holder.settled_status(timeout) {
+                LockStatus::Live => return Err(held(name, &holder)),
+                LockStatus::Stale(why) => {
+                    // Its processes go first: none may be writing while
+                    // its lock files are judged, nor once the lock is ours.
+                    let killed = holder.kill_leftovers();
+                    leftovers_stopped = killed;
+                    let why = match killed {
+                        0 => why,
+                        n => format!("{why}; stopped {n} process(es) it left running"),
+                    };
+                    if holder.gone_from_this_host() {
+                        gone = guarded_refs(name);
+                        gone.push(name.to_owned());
                     }
+                    took_over = Some((holder, why));
                 }
             }
         }
+        // A process killed while it updated a ref (the dead holder, or any
+        // git process before it) left its `.lock`: every later update of
+        // that ref would fail — this lock's own included.
+        let lock_files = repo.remove_stale_lock_files(&|locked| in_guarded(&gone, locked))?;
+        match existing {
+            None => repo.update_ref(name, blob, Expect::Absent, "ultraplan: lock"),
+            Some(existing) => repo.update_ref(name, blob, Expect::Value(existing), "ultraplan: take over stale lock"),
+        }
+        .map_err(|e| lost(e, name))?;
         crate::process::set_run_token(info.token());
         let current = Arc::new(Mutex::new(blob));
         let stop = Arc::new(AtomicBool::new(false));
@@ -246,6 +302,7 @@ impl Lock {
             heartbeat,
             took_over,
             leftovers_stopped,
+            lock_files,
         })
     }
 
@@ -323,37 +380,6 @@ pub fn hostname() -> String {
     } else {
         name
     }
-}
-
-/// Whether a process with `pid` exists (on this host).
-pub fn process_alive(pid: u32) -> bool {
-    crate::process::exists(pid) && !zombie(pid)
-}
-
-/// When process `pid` started, in clock ticks since boot (field 22 of
-/// `/proc/<pid>/stat`); `None` off Linux or when it cannot be read.
-fn process_start(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // "pid (comm) S ppid …": fields after the last ')' start at field 3.
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(19)?.parse().ok()
-}
-
-/// A process that exited but was not reaped (its parent died and no init
-/// reaps it, as in some containers) still answers signal 0, yet is gone.
-fn zombie(pid: u32) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            // "pid (comm) S …": the state follows the last ')'.
-            return stat
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().next())
-                .is_some_and(|state| state == "Z" || state == "X");
-        }
-    }
-    let _ = pid;
-    false
 }
 
 #[cfg(test)]

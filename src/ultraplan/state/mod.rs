@@ -18,7 +18,7 @@ mod progress;
 mod run_state;
 
 pub use layout::{Layout, StepPaths};
-pub use lock::{hostname, process_alive, Lock, LockInfo, LockStatus};
+pub use lock::{guarded_refs, hostname, in_guarded, lock_file_warnings, Lock, LockInfo, LockStatus};
 pub use names::{slug, Refs, NOTES_REF};
 pub use progress::{now, AttemptSummary, Progress, RunStatus, StepProgress, StepStatus, Summary};
 pub use run_state::{name_holds_secret, RunState};

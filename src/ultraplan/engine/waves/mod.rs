@@ -207,6 +207,9 @@ pub fn run_waves_with(
             holder.pid, holder.host
         ));
     }
+    for warning in crate::ultraplan::state::lock_file_warnings(&lock.lock_files) {
+        waves.warn(warning);
+    }
     let outcome = waves.run(resumed, untracked);
     // Every exit path once anything changed: no worktree or branch of this
     // plan survives the run. A refused run changes nothing at all.

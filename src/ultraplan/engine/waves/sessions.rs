@@ -14,7 +14,9 @@ use super::{SessionRecord, Waves};
 use crate::process;
 use crate::ultraplan::engine::{Event, Failure, RunResult};
 use crate::ultraplan::plan::Session;
-use crate::ultraplan::state::{RunState, RunStatus, StepStatus};
+use crate::ultraplan::state::{
+    guarded_refs, in_guarded, lock_file_warnings, LockInfo, LockStatus, RunState, RunStatus, StepStatus,
+};
 
 /// How often the live progress line is redrawn while sessions run.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -247,16 +249,28 @@ impl<'a> Waves<'a> {
 impl Waves<'_> {
     /// The lock a session child left when it died without releasing it (a
     /// crash, SIGKILL): removed once its holder is gone, with whatever it
-    /// left running.
+    /// left running, and the lock files of git's it left on its own refs
+    /// (its state, its branch), which the resumed session would trip on.
     fn clear_session_locks(&mut self, sessions: &[&Session]) -> Result<()> {
+        let mut gone = Vec::new();
         for session in sessions {
             let name = format!("{}lock-session-{}", self.refs.prefix(), session.number);
             let Some(id) = self.repo.read_ref(&name)? else { continue };
-            let info = crate::ultraplan::state::LockInfo::parse(&String::from_utf8_lossy(&self.repo.read_blob(id)?));
-            if let crate::ultraplan::state::LockStatus::Stale(_) = info.status(self.opts.lock_timeout) {
+            let info = LockInfo::parse(&String::from_utf8_lossy(&self.repo.read_blob(id)?));
+            if let LockStatus::Stale(_) = info.settled_status(self.opts.lock_timeout) {
                 if self.repo.delete_ref(&name, Some(id)).is_ok() {
                     info.kill_leftovers();
+                    if info.gone_from_this_host() {
+                        gone.extend(guarded_refs(&name));
+                        gone.push(name);
+                    }
                 }
+            }
+        }
+        if !gone.is_empty() {
+            let sweep = self.repo.remove_stale_lock_files(&|locked| in_guarded(&gone, locked))?;
+            for warning in lock_file_warnings(&sweep) {
+                self.warn(warning);
             }
         }
         Ok(())
