@@ -135,8 +135,11 @@ impl Repo {
     }
 
     /// The one commit writer: the configured committer, and `author` or the
-    /// configured author.
-    fn commit_object(
+    /// configured author, each dated the moment the commit is made — or
+    /// `GIT_COMMITTER_DATE` / `GIT_AUTHOR_DATE` when set, as git does.
+    /// (gix reads the identity, and the time with it, once per repository
+    /// handle: every commit of a run would carry the run's start.)
+    pub(crate) fn commit_object(
         &self,
         tree: Oid,
         parents: &[Oid],
@@ -144,23 +147,36 @@ impl Repo {
         author: Option<&Signature>,
         committer: Option<&Signature>,
     ) -> Result<Oid> {
-        let mut buf = gix::date::parse::TimeBuf::default();
-        let mut committed = gix::date::parse::TimeBuf::default();
+        let (mut author_buf, mut committer_buf) = (
+            gix::date::parse::TimeBuf::default(),
+            gix::date::parse::TimeBuf::default(),
+        );
+        let now = gix::date::Time::now_local_or_utc();
         let author = match author {
             Some(author) => gix::actor::SignatureRef {
                 name: author.name.as_bytes().as_bstr(),
                 email: author.email.as_bytes().as_bstr(),
-                time: gix::date::Time::new(author.time, author.offset).to_str(&mut buf),
+                time: gix::date::Time::new(author.time, author.offset).to_str(&mut author_buf),
             },
-            None => identity("author", self.inner.author())?,
+            None => self.dated(
+                identity("author", self.inner.author())?,
+                AUTHOR_DATE,
+                now,
+                &mut author_buf,
+            ),
         };
         let committer = match committer {
             Some(c) => gix::actor::SignatureRef {
                 name: c.name.as_bytes().as_bstr(),
                 email: c.email.as_bytes().as_bstr(),
-                time: gix::date::Time::new(c.time, c.offset).to_str(&mut committed),
+                time: gix::date::Time::new(c.time, c.offset).to_str(&mut committer_buf),
             },
-            None => identity("committer", self.inner.committer())?,
+            None => self.dated(
+                identity("committer", self.inner.committer())?,
+                COMMITTER_DATE,
+                now,
+                &mut committer_buf,
+            ),
         };
         let commit = self
             .inner
@@ -168,7 +184,29 @@ impl Repo {
             .map_err(|e| anyhow!("cannot write a commit: {e}"))?;
         Ok(commit.id)
     }
+
+    /// `sig` as configured, dated `now` unless the date is set (`key`, which
+    /// `GIT_AUTHOR_DATE` / `GIT_COMMITTER_DATE` set): then gix's reading of it.
+    fn dated<'a>(
+        &self,
+        sig: gix::actor::SignatureRef<'a>,
+        key: &str,
+        now: gix::date::Time,
+        buf: &'a mut gix::date::parse::TimeBuf,
+    ) -> gix::actor::SignatureRef<'a> {
+        if self.inner.config_snapshot().string(key).is_some() {
+            return sig;
+        }
+        gix::actor::SignatureRef {
+            time: now.to_str(buf),
+            ..sig
+        }
+    }
 }
+
+/// The configuration keys the date environment variables arrive in.
+const AUTHOR_DATE: &str = "gitoxide.commit.authorDate";
+const COMMITTER_DATE: &str = "gitoxide.commit.committerDate";
 
 /// The configured identity `what` (author or committer), or why there is none.
 fn identity<'a, E: std::fmt::Display>(
@@ -179,5 +217,26 @@ fn identity<'a, E: std::fmt::Display>(
         Some(Ok(sig)) => Ok(sig),
         Some(Err(e)) => bail!("cannot read the {what} identity: {e}"),
         None => bail!("{what} identity unknown"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::git::testing::{fixture, open};
+
+    #[test]
+    fn each_commit_is_dated_when_it_is_made() {
+        // (Unless GIT_COMMITTER_DATE says otherwise: see tests/cli/recovery.rs.)
+        let f = fixture();
+        let repo = open(&f.path);
+        let tree = repo.empty_tree();
+        let first = repo.write_commit(tree, &[], "first").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let second = repo.write_commit(tree, &[first], "second").unwrap();
+        let (a, b) = (
+            repo.commit_info(first).unwrap().time,
+            repo.commit_info(second).unwrap().time,
+        );
+        assert!(b > a, "{a} then {b}");
     }
 }

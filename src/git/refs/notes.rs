@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use anyhow::{anyhow, Result};
 use gix::bstr::ByteSlice;
 
+use super::{Expect, RefConflict};
 use crate::git::objects::{kind, EntryKind};
 use crate::git::repo::{Oid, Repo};
 
@@ -19,26 +20,38 @@ impl Repo {
     /// Adds or replaces the note for `object` in `notes_ref`, committed with
     /// git's own notes commit message. Parallel sessions share the notes ref:
     /// losing its compare-and-swap means trying again on a fresh view.
+    ///
+    /// The notes tree is edited with gix's notes plumbing (git's fanout), the
+    /// commit written by the one commit writer (dated now: gix's notes
+    /// platform dates every commit of a handle with its first).
     pub fn set_note(&self, notes_ref: &str, object: Oid, text: &str) -> Result<()> {
-        let name: &gix::refs::FullNameRef = notes_ref
-            .try_into()
-            .map_err(|e| anyhow!("invalid notes reference '{notes_ref}': {e}"))?;
+        let blob = self.write_blob(text.as_bytes())?;
         let mut tries = 0u64;
         loop {
-            let mut notes = self
-                .inner
-                .notes()
-                .map_err(|e| anyhow!("cannot open notes: {e}"))?
-                .with_commit_message("Notes added by 'git ultraplan'");
-            match notes.replace_at_ref(name, object, text.as_bytes()) {
-                Ok(_) => return Ok(()),
-                Err(e) if (e.is_conflict() || e.is_not_found()) && tries < 50 => {
+            let parent = self.read_ref(notes_ref)?;
+            let root = match parent {
+                Some(commit) => self.commit_tree(commit)?,
+                None => self.empty_tree(),
+            };
+            let tree = gix::note::plumbing::State::new(root, &self.inner)
+                .and_then(|mut state| state.replace(object, blob, &self.inner))
+                .map_err(|e| anyhow!("cannot write the note for {object}: {e}"))?
+                .tree;
+            let parents: Vec<Oid> = parent.into_iter().collect();
+            let commit = self.commit_object(tree, &parents, "Notes added by 'git ultraplan'", None, None)?;
+            let expect = match parent {
+                Some(old) => Expect::Value(old),
+                None => Expect::Absent,
+            };
+            match self.update_ref(notes_ref, commit, expect, "notes: Notes added by 'git ultraplan'") {
+                Ok(()) => return Ok(()),
+                Err(e) if e.downcast_ref::<RefConflict>().is_some() && tries < 50 => {
                     tries += 1;
                     std::thread::sleep(std::time::Duration::from_millis(
                         2 + (tries * 7 + u64::from(std::process::id())) % 20,
                     ));
                 }
-                Err(e) => return Err(anyhow!("cannot write the note for {object}: {e}")),
+                Err(e) => return Err(anyhow!("cannot write the note for {object}: {e:#}")),
             }
         }
     }
