@@ -82,6 +82,11 @@ pub struct SessionRecord {
     pub merged: bool,
     pub merge_commit: Option<String>,
     pub log: String,
+    /// The commit its wave's sessions started from (HEAD when the wave
+    /// began): a session run again after a kill starts there too, not from
+    /// what its wave merged meanwhile. Absent in states written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -251,6 +256,34 @@ struct Waves<'a> {
 }
 
 impl<'a> Waves<'a> {
+    /// The commit the sessions of `wave` start from: HEAD when the wave
+    /// begins — or, for a run resumed after some of the wave's sessions were
+    /// merged, the base they were recorded with, as an uninterrupted run
+    /// would have it. Only while HEAD is still the wave's last merge: a
+    /// commit made since (a plan fixed and committed by the pre-flight, a
+    /// person's) is something the sessions must see. Every session of the
+    /// wave is recorded with it.
+    fn wave_base(&mut self, wave: &[u32]) -> Result<crate::git::Oid> {
+        let head = self.repo.head()?.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
+        let records: Vec<&SessionRecord> = wave.iter().filter_map(|n| self.sessions.get(n)).collect();
+        let at_last_merge = records
+            .iter()
+            .any(|r| r.merged && r.merge_commit.as_deref() == Some(head.to_string().as_str()));
+        let recorded = records
+            .iter()
+            .find_map(|r| r.base.as_deref().and_then(|b| b.parse::<crate::git::Oid>().ok()));
+        let base = match recorded {
+            Some(base) if at_last_merge && self.repo.is_ancestor(base, head)? => base,
+            _ => head,
+        };
+        for n in wave {
+            if let Some(r) = self.sessions.get_mut(n) {
+                r.base = Some(base.to_string());
+            }
+        }
+        Ok(base)
+    }
+
     fn warn(&mut self, message: String) {
         self.observer.event(Event::Warning(message.clone()));
         self.warnings.push(message);
@@ -292,6 +325,7 @@ impl<'a> Waves<'a> {
                     merged: false,
                     merge_commit: None,
                     log: self.log_path(session.number).display().to_string(),
+                    base: None,
                 },
             );
         }
@@ -361,9 +395,10 @@ impl<'a> Waves<'a> {
         if sessions.is_empty() {
             return Ok(None); // an empty wave, or merged by the run this one resumes
         }
+        let base = self.wave_base(wave)?;
         match self.elsewhere.is_some() {
-            true => self.run_elsewhere(&sessions, wave_number, plan.waves.len())?,
-            false => self.launch(&sessions, wave_number, plan.waves.len())?,
+            true => self.run_elsewhere(&sessions, base, wave_number, plan.waves.len())?,
+            false => self.launch(&sessions, base, wave_number, plan.waves.len())?,
         }
         self.collect(&sessions, state)?;
         if process::interrupted() {

@@ -63,7 +63,8 @@ impl<'a> Waves<'a> {
     /// Resumes a recorded run: a session whose merge is still in HEAD's
     /// history stays merged; every other session runs again from the start in
     /// a fresh worktree (its old worktree and branch were removed when that
-    /// run ended), and its own state says it started over.
+    /// run ended) at its wave's recorded base, and its own state says it
+    /// started over.
     pub(super) fn continue_state(&mut self, mut state: RunState<'a>, head: crate::git::Oid) -> Result<RunState<'a>> {
         let text = state.read_text("sessions.json")?.unwrap_or_default();
         let recorded: Vec<SessionRecord> =
@@ -73,6 +74,8 @@ impl<'a> Waves<'a> {
             let Some(record) = self.sessions.get_mut(&old.number) else {
                 continue;
             };
+            // Merged or not, a session of a wave that began starts from its base.
+            record.base = old.base.clone();
             // A merge commit in HEAD's history is merged, even when the run
             // was killed before it could record so.
             let still_merged = match old.merge_commit.as_deref().map(str::parse::<crate::git::Oid>) {

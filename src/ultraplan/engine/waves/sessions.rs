@@ -36,13 +36,18 @@ impl<'a> Waves<'a> {
     /// Every session of the wave not merged yet is asked for, finished ones
     /// too: a resumed run fetches their branches again (its pre-flight
     /// removed the copies the killed run had).
-    pub(super) fn run_elsewhere(&mut self, sessions: &[&Session], wave: usize, waves: usize) -> Result<()> {
+    pub(super) fn run_elsewhere(
+        &mut self,
+        sessions: &[&Session],
+        base: crate::git::Oid,
+        wave: usize,
+        waves: usize,
+    ) -> Result<()> {
         let pending: Vec<&Session> = sessions.to_vec();
         for session in &pending {
             let before = self.repo.read_ref(&self.refs.session(session.number))?;
             self.states_before.insert(session.number, before);
         }
-        let base = self.repo.head()?.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
         let Some(elsewhere) = self.elsewhere.as_deref_mut() else {
             return Ok(());
         };
@@ -55,10 +60,17 @@ impl<'a> Waves<'a> {
         Ok(())
     }
 
-    /// Runs the wave's sessions, at most `jobs` at once, with live progress:
-    /// each in its worktree, placed when it starts; a session's exit is
-    /// waited for, not polled, and frees its worktree for the next.
-    pub(super) fn launch(&mut self, sessions: &[&Session], wave: usize, waves: usize) -> Result<()> {
+    /// Runs the wave's sessions from `base`, at most `jobs` at once, with
+    /// live progress: each in its worktree, placed when it starts; a
+    /// session's exit is waited for, not polled, and frees its worktree for
+    /// the next.
+    pub(super) fn launch(
+        &mut self,
+        sessions: &[&Session],
+        base: crate::git::Oid,
+        wave: usize,
+        waves: usize,
+    ) -> Result<()> {
         for session in sessions {
             // What the session's state is before it runs: a state this run's
             // session did not write is not its outcome.
@@ -77,7 +89,6 @@ impl<'a> Waves<'a> {
         let jobs = self.wave_opts.jobs.unwrap_or(queue.len()).clamp(1, queue.len());
         self.keep_free(jobs)?;
         self.check_room(jobs.saturating_sub(self.free.len()), wave)?;
-        let base = self.repo.head()?.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
         // A placed worktree is clean at the base (checked out, or proved
         // clean) unless include files or a setup command added to it: then
         // the session need not look at every file before its first step.
