@@ -186,7 +186,7 @@ impl Elsewhere for Orchestrator {
         let mut workers: Vec<std::process::Child> = Vec::new();
         let mut pause = self.poll.0;
         let mut last_line = String::new();
-        let mut seen_completed = std::collections::BTreeSet::new();
+        let mut looks_without_branch: BTreeMap<u32, u32> = BTreeMap::new();
         let view = loop {
             let view = match View::read(repo, &self.remote, Some(&slug)) {
                 Ok(view) => view,
@@ -197,9 +197,10 @@ impl Elsewhere for Orchestrator {
             };
             // A worker publishes branch, state and closed claim in one atomic
             // push, but a remote's files backend renames them into place one
-            // by one: a listing can show the result before the branch. A
-            // completed session counts once both are listed too (or, should a
-            // worker have published none, at the next look).
+            // by one: a listing can show the result before the state. A
+            // completed session counts once both are listed too, or once
+            // they stayed missing for a few looks: then it counts as failed
+            // (below), never as something to merge.
             let results: Vec<Option<&String>> = sessions
                 .iter()
                 .map(|s| {
@@ -210,7 +211,11 @@ impl Elsewhere for Orchestrator {
                     result.filter(|r| {
                         r.as_str() != "completed"
                             || (view.branches.contains_key(&key) && view.states.contains_key(&key))
-                            || !seen_completed.insert(s.number)
+                            || {
+                                let looks = looks_without_branch.entry(s.number).or_insert(0);
+                                *looks += 1;
+                                *looks > LOOKS_FOR_RESULTS
+                            }
                     })
                 })
                 .collect();
@@ -256,12 +261,24 @@ impl Elsewhere for Orchestrator {
         repo.fetch_objects(&self.remote, &fetch)
             .map_err(|e| unreachable(&self.remote, e))?;
         for s in sessions {
-            let key = (slug.clone(), s.number);
+            let n = s.number;
+            let key = (slug.clone(), n);
             // Only what this run's session published counts: a branch from an
             // earlier run of the plan starts from another commit.
-            if let Some(tip) = view.branches.get(&key) {
-                if repo.is_ancestor(base, *tip)? {
-                    let name = refs.branch(s.number);
+            let branch = match view.branches.get(&key) {
+                Some(tip) if repo.is_ancestor(base, *tip)? => Ok(*tip),
+                Some(tip) => Err(format!(
+                    "its branch on '{}' ({}) does not start from the wave's base {} (it is from an earlier run)",
+                    self.remote,
+                    repo.short(*tip),
+                    repo.short(base)
+                )),
+                None => Err(format!("'{}' has no branch for it", self.remote)),
+            };
+            let state = view.states.get(&key).copied();
+            match (&branch, state) {
+                (Ok(tip), _) => {
+                    let name = refs.branch(n);
                     let old = repo.read_ref(&name)?;
                     repo.update_ref(
                         &name,
@@ -270,13 +287,29 @@ impl Elsewhere for Orchestrator {
                         "ultraplan: a session's branch from the remote",
                     )?;
                 }
+                (Err(why), _) if out.get(&n).is_some_and(|r| r == "completed") => {
+                    // Nothing to merge: a failed session, which the
+                    // resumed run publishes again.
+                    observer.event(Event::Warning(format!(
+                        "session {n} says it completed, but {why}; counted as failed ('git ultraplan run --resume' runs it again)"
+                    )));
+                    out.insert(n, "failed".into());
+                }
+                (Err(_), _) => {}
             }
-            if let Some(state) = view.states.get(&key) {
-                let name = refs.session(s.number);
+            if out.get(&n).is_some_and(|r| r == "completed") && state.is_none() {
+                observer.event(Event::Warning(format!(
+                    "session {n} says it completed, but '{}' has no run state for it; counted as failed ('git ultraplan run --resume' runs it again)",
+                    self.remote
+                )));
+                out.insert(n, "failed".into());
+            }
+            if let Some(state) = state {
+                let name = refs.session(n);
                 let old = repo.read_ref(&name)?;
                 repo.update_ref(
                     &name,
-                    *state,
+                    state,
                     Expect::AbsentOr(old),
                     "ultraplan: a session's state from the remote",
                 )?;
@@ -319,6 +352,11 @@ impl Elsewhere for Orchestrator {
         closing.push_work(repo, Some(*id))
     }
 }
+
+/// How many looks at the remote a completed session's branch and state may
+/// lag behind its closed claim (a files backend renaming them into place
+/// one by one) before the session counts as failed.
+const LOOKS_FOR_RESULTS: u32 = 3;
 
 fn stop_workers(workers: &mut Vec<std::process::Child>) {
     for mut child in workers.drain(..) {

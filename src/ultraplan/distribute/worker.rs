@@ -278,9 +278,14 @@ fn refuse_unpublished(repo: &Repo, work: &Work, plan_text: &str, base: Oid) -> R
 }
 
 /// Closes the claim with `result` in one atomic push with the session's
-/// branch and state, each under a lease on what the remote holds now. A push
-/// that lost a race to another reference is read again and retried (never
-/// forced); `false` when the claim itself is no longer ours.
+/// branch and state, each under a lease on what the remote holds now: the
+/// branch and the closed claim reach the remote together or not at all. A
+/// remote without atomic pushes gets the branch and state first and the
+/// claim after, so that no reader ever sees a closed claim before its
+/// branch. A session that completed without a branch to publish is closed
+/// as failed: an orchestrator has nothing to merge, and runs it again. A
+/// push that lost a race to another reference is read again and retried
+/// (never forced); `false` when the claim itself is no longer ours.
 fn close(
     repo: &Repo,
     opts: &WorkOptions,
@@ -292,6 +297,10 @@ fn close(
     let slug = &claimed.work.slug;
     let n = claimed.session;
     let refs = Refs::new(slug.clone());
+    let result = match (result, tip) {
+        ("completed", None) => "failed",
+        _ => result,
+    };
     let mut closed = Claim::mine(&claimed.work.id, n);
     closed.result = Some(result.to_owned());
     let blob = repo.write_blob(redact(&closed.render()).as_bytes())?;
@@ -301,28 +310,40 @@ fn close(
         if now.claims.get(&key).map(|(id, _)| *id) != Some(claimed.claim) {
             return Ok(false);
         }
-        let mut leases = vec![Lease {
+        let claim = Lease {
             name: claim_ref(slug, n),
             new: Some(blob),
             expect: Some(claimed.claim),
-        }];
+        };
+        let mut results = Vec::new();
         if let Some(tip) = tip {
-            leases.push(Lease {
+            results.push(Lease {
                 name: refs.branch(n),
                 new: Some(tip),
                 expect: now.branches.get(&key).copied(),
             });
         }
         if let Some(state) = state {
-            leases.push(Lease {
+            results.push(Lease {
                 name: refs.session(n),
                 new: Some(state),
                 expect: now.states.get(&key).copied(),
             });
         }
+        let mut leases = results.clone();
+        leases.push(claim.clone());
         let mut outcome = repo.push_leased(&opts.remote, &leases, true)?;
         if !outcome.success && outcome.stderr.contains("does not support --atomic") {
-            outcome = repo.push_leased(&opts.remote, &leases, false)?;
+            outcome = match results.is_empty() {
+                true => repo.push_leased(&opts.remote, std::slice::from_ref(&claim), false)?,
+                false => {
+                    let first = repo.push_leased(&opts.remote, &results, false)?;
+                    match first.success {
+                        true => repo.push_leased(&opts.remote, &[claim], false)?,
+                        false => first,
+                    }
+                }
+            };
         }
         if outcome.success {
             return Ok(true);

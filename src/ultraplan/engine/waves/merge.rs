@@ -16,10 +16,26 @@ impl<'a> Waves<'a> {
     pub(super) fn merge(&mut self, session: &Session, state: &mut RunState<'_>) -> Result<bool> {
         let n = session.number;
         let branch = self.refs.branch(n);
-        let tip = self
-            .repo
-            .read_ref(&branch)?
-            .ok_or_else(|| anyhow!("the branch of session {n} is gone"))?;
+        let Some(tip) = self.repo.read_ref(&branch)? else {
+            // Deleted under the run (sessions run elsewhere never get here
+            // without one: see `distribute::orchestrator`). Nothing to merge:
+            // the session failed, and a resumed run runs it again.
+            self.failure = Some(Failure {
+                step: None,
+                title: format!("session {n}: {}", session.title),
+                status: StepStatus::Failed,
+                policy: "stop; nothing changed".into(),
+                error: format!(
+                    "the branch '{}' of session {n} is not in this repository any more; nothing is merged ('git ultraplan run --resume' runs the session again)",
+                    branch.trim_start_matches("refs/heads/")
+                ),
+                attempts: 0,
+            });
+            if let Some(r) = self.sessions.get_mut(&n) {
+                r.result = "merge-failed".into();
+            }
+            return Ok(false);
+        };
         let current = self.repo.head()?;
         if current.branch != self.branch {
             // Someone switched branches while the sessions ran: the merges
