@@ -89,6 +89,15 @@ impl Repo {
         config.string(key.as_str()).map(|v| v.to_string())
     }
 
+    /// The names of the configured remotes, sorted.
+    pub fn remote_names(&self) -> Vec<String> {
+        self.inner
+            .remote_names()
+            .into_iter()
+            .map(|n| String::from_utf8_lossy(&n).into_owned())
+            .collect()
+    }
+
     /// The remote the branch `branch` (`refs/heads/x`) tracks, if configured.
     pub fn upstream_remote(&self, branch: &str) -> Option<String> {
         let short = branch.strip_prefix("refs/heads/")?;

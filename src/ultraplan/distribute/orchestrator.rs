@@ -93,7 +93,9 @@ impl Orchestrator {
         if let Some(dir) = self.memo.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        std::fs::write(&self.memo, format!("{}\n", self.remote))
+        // Its URL too: a remote renamed meanwhile is found again by it.
+        let url = repo.remote_url(&self.remote).unwrap_or_default();
+        std::fs::write(&self.memo, format!("{}\n{url}\n", self.remote))
             .map_err(|e| anyhow!("cannot write '{}': {e}", self.memo.display()))
     }
 
@@ -377,10 +379,62 @@ pub fn memo_path(repo: &Repo, slug: &str) -> PathBuf {
     repo.common_dir().join("ultraplan").join("distribute").join(slug)
 }
 
-/// The remote a distributed run of `slug` left open here, if any.
-pub fn remembered_remote(repo: &Repo, slug: &str) -> Option<String> {
-    std::fs::read_to_string(memo_path(repo, slug))
-        .ok()
-        .map(|s| s.trim().to_owned())
-        .filter(|s| !s.is_empty())
+/// The remote a distributed run of `slug` left open here, if any, and —
+/// when that remote was renamed or removed since — what happened to it.
+pub fn remembered_remote(repo: &Repo, slug: &str) -> Result<Option<Remembered>> {
+    let Ok(text) = std::fs::read_to_string(memo_path(repo, slug)) else {
+        return Ok(None);
+    };
+    let mut lines = text.lines().map(str::trim);
+    let Some(name) = lines.next().filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    if repo.remote_url(name).is_some() {
+        return Ok(Some(Remembered {
+            remote: name.to_owned(),
+            renamed_from: None,
+        }));
+    }
+    // Gone by that name: the remote with its URL is the same remote.
+    let url = lines.next().filter(|u| !u.is_empty());
+    let names = repo.remote_names();
+    let same: Vec<&String> = names
+        .iter()
+        .filter(|n| url.is_some() && repo.remote_url(n).as_deref() == url)
+        .collect();
+    if let [remote] = same.as_slice() {
+        return Ok(Some(Remembered {
+            remote: (*remote).clone(),
+            renamed_from: Some(name.to_owned()),
+        }));
+    }
+    let suggestion = match (same.as_slice(), names.as_slice()) {
+        ([first, ..], _) => format!("'{}' has its URL", first),
+        ([], []) => "this repository has no remote now; add it back with 'git remote add'".to_owned(),
+        ([], [only]) => format!("the remote that exists is '{only}'"),
+        ([], all) => format!(
+            "the remotes that exist: {}",
+            all.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    let example = same
+        .first()
+        .map(|n| n.as_str())
+        .or(names.first().map(String::as_str))
+        .unwrap_or("<remote>");
+    Err(crate::error::FatalWithHint {
+        message: format!(
+            "the distributed run of '{slug}' went through the remote '{name}', which this repository no longer has"
+        ),
+        hint: format!("{suggestion}: resume there with 'git ultraplan run --resume --distribute={example} <plan>'"),
+    }
+    .into())
+}
+
+/// The remote a distributed run goes on through.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Remembered {
+    pub remote: String,
+    /// The name it had when the run began, if it was renamed since.
+    pub renamed_from: Option<String>,
 }

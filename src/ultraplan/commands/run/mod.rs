@@ -285,7 +285,18 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let distribute = match (&args.distribute, mode) {
         (Some(remote), _) => Some(crate::ultraplan::sync::resolve_remote(repo, Some(remote))?),
         (None, Mode::Resume) => {
-            distribute::remembered_remote(repo, &crate::ultraplan::state::slug(std::path::Path::new(&path)))
+            match distribute::remembered_remote(repo, &crate::ultraplan::state::slug(std::path::Path::new(&path)))? {
+                Some(remembered) => {
+                    if let Some(old) = &remembered.renamed_from {
+                        ui.warning(format_args!(
+                            "the remote '{old}' of this distributed run is called '{}' now; going on there",
+                            remembered.remote
+                        ));
+                    }
+                    Some(remembered.remote)
+                }
+                None => None,
+            }
         }
         (None, _) => None,
     };
