@@ -23,7 +23,8 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// for `clean --stack` any stack branch it had made already. A clean
 /// branch someone else moved is left alone, with a warning. The original
 /// branch is never touched. A --verify-each worktree left by a killed
-/// run goes too, also when no session is pending.
+/// run goes too, also when no session is pending; one whose run is still
+/// going on is named instead.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = EXAMPLES)]
 pub struct Args {
@@ -46,13 +47,24 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
     // A run killed during --verify-each (SIGKILL: no handler ran) leaves
-    // its worktree registered, and no session when it had none.
-    let swept = execute::verify::remove_stale(repo)?;
-    for path in &swept {
-        ui.warning(format!(
-            "removed the --verify-each worktree '{}' a stopped run left",
-            path.display()
-        ));
+    // its worktree registered, and no session when it had none: what is
+    // pending is found in git's worktree list too.
+    let swept = super::sweep_verify_worktrees(repo, ui)?;
+    if args.branch.is_none() && session::list(repo)?.is_empty() {
+        if let Some((running, _)) = execute::verify::worktrees(repo)?.into_iter().find(|(_, alive)| *alive) {
+            return Err(crate::error::FatalWithHint {
+                message: format!(
+                    "no historian session is pending, but a git historian run (pid {}) is verifying commits in '{}'",
+                    running.pid,
+                    running.path.display()
+                ),
+                hint: format!(
+                    "wait for it to end, or stop it (kill {}); then its worktree goes with 'git historian abort'",
+                    running.pid
+                ),
+            }
+            .into());
+        }
     }
     if !swept.is_empty() && args.branch.is_none() && session::list(repo)?.is_empty() {
         if args.json {

@@ -106,6 +106,7 @@ fn agent_name(name: &str) -> Result<String, String> {
 pub fn run(args: Args, ui: Ui) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
+    super::sweep_verify_worktrees(repo, ui)?;
     let target = engine::target(repo, args.rewrite.branch.as_deref())?;
     let mut options = super::options(&workspace, &args.rewrite, &target.branch)?;
     options.verify_each = args.verify_each.filter(|c| !c.trim().is_empty());

@@ -112,6 +112,19 @@ pub fn run(cli: Cli) -> Result<Exit> {
     }
 }
 
+/// Removes the `--verify-each` worktrees of runs that are gone (killed:
+/// no handler ran), each named in a warning; returns their paths.
+fn sweep_verify_worktrees(repo: &crate::git::Repo, ui: Ui) -> Result<Vec<PathBuf>> {
+    let swept = crate::historian::execute::verify::remove_stale(repo)?;
+    for path in &swept {
+        ui.warning(format!(
+            "removed the --verify-each worktree '{}' a stopped run left",
+            path.display()
+        ));
+    }
+    Ok(swept)
+}
+
 /// Exit statuses of each command, for its man page.
 pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
     match path {

@@ -41,6 +41,7 @@ pub struct Args {
 pub fn run(args: Args, ui: Ui) -> Result<Exit> {
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
+    super::sweep_verify_worktrees(repo, ui)?;
     let stored = session::find_session(repo, args.branch.as_deref())?;
     let mut options = Options::new(workspace.root().to_owned())?;
     super::runtime_options(&workspace, &mut options)?;

@@ -62,32 +62,77 @@ fn directory(repo: &Repo) -> PathBuf {
     repo.common_dir().join("historian")
 }
 
-/// Removes verify worktrees whose process is gone (one killed with
-/// SIGKILL, which no handler sees); returns their paths.
-pub fn remove_stale(repo: &Repo) -> Result<Vec<PathBuf>> {
+/// A `--verify-each` worktree in git's worktree list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyWorktree {
+    pub path: PathBuf,
+    /// The process that made it (its name says).
+    pub pid: u32,
+}
+
+/// Every `--verify-each` worktree registered, with whether the run that
+/// made it is alive. Found from git's worktree list, not from a session
+/// ref: a run killed while verifying had none, or had not written it yet.
+///
+/// Its maker is alive when its pid is alive (a zombie — killed, and not
+/// reaped — is not), has been since before the worktree was made (a pid
+/// reused by a later process is another one), and stays so for a moment (a
+/// process killed just now stays visible while the kernel tears it down).
+pub fn worktrees(repo: &Repo) -> Result<Vec<(VerifyWorktree, bool)>> {
     let dir = directory(repo);
-    let mut removed = Vec::new();
+    let dir = dir.canonicalize().unwrap_or(dir);
+    let mut out = Vec::new();
     for worktree in repo.linked_worktrees()? {
-        let Ok(relative) = worktree.path.strip_prefix(&dir) else {
+        let path = worktree.path.canonicalize().unwrap_or_else(|_| worktree.path.clone());
+        let Ok(relative) = path.strip_prefix(&dir) else {
             continue;
         };
         let Some(pid) = relative
             .to_str()
             .and_then(|name| name.strip_prefix("verify-"))
-            .and_then(|pid| pid.parse::<i32>().ok())
+            .and_then(|pid| pid.parse::<u32>().ok())
         else {
             continue;
         };
-        if !alive(pid) {
+        let alive = maker_alive(pid, &worktree.path);
+        out.push((
+            VerifyWorktree {
+                path: worktree.path,
+                pid,
+            },
+            alive,
+        ));
+    }
+    Ok(out)
+}
+
+fn maker_alive(pid: u32, worktree: &Path) -> bool {
+    if pid == std::process::id() {
+        return false; // ours from before: a pid this process reuses
+    }
+    // The `.git` file is written once, when the worktree is added.
+    let made = std::fs::metadata(worktree.join(".git"))
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok());
+    let same_process = |pid: u32| match (process::age(pid), made) {
+        (Some(age), Some(made)) => age + Duration::from_millis(30) >= made,
+        _ => true,
+    };
+    process::alive(pid) && same_process(pid) && process::wait_gone(&[pid], Duration::from_millis(1500)).contains(&pid)
+}
+
+/// Removes verify worktrees whose run is gone (one killed with SIGKILL,
+/// which no handler sees); returns their paths.
+pub fn remove_stale(repo: &Repo) -> Result<Vec<PathBuf>> {
+    let mut removed = Vec::new();
+    for (worktree, alive) in worktrees(repo)? {
+        if !alive {
             remove(repo, &worktree.path, true);
             removed.push(worktree.path);
         }
     }
     Ok(removed)
-}
-
-fn alive(pid: i32) -> bool {
-    u32::try_from(pid).is_ok_and(process::exists)
 }
 
 /// Runs `command` on each of `commits` in order; the first failure, if any.
