@@ -12,7 +12,7 @@ use crate::support::*;
 
 /// Sessions 1 and 2 (wave 1) write `a.txt` and `b.txt`; session 3 (wave 2)
 /// reads both. Each step first waits while `<markers>/block-<n>` exists.
-fn plan(markers: &Path, conflicting: bool) -> String {
+pub(crate) fn plan(markers: &Path, conflicting: bool) -> String {
     let block = |n: u32| format!("while [ -f {}/block-{n} ]; do sleep 0.05; done", markers.display());
     let (s1, s2) = if conflicting {
         (
@@ -57,12 +57,12 @@ fn plan(markers: &Path, conflicting: bool) -> String {
 
 /// A bare remote and clones `names` of it, each configured to look at the
 /// remote often and to give a silent claim up after two seconds.
-struct Cluster {
-    remote: PathBuf,
+pub(crate) struct Cluster {
+    pub remote: PathBuf,
     markers: PathBuf,
 }
 
-fn cluster(env: &TestEnv, names: &[&str], conflicting: bool) -> Cluster {
+pub(crate) fn cluster(env: &TestEnv, names: &[&str], conflicting: bool) -> Cluster {
     let seed = env.repo("seed");
     write(&seed.join("shared.txt"), "one\ntwo\nthree\n");
     env.git(&seed, &["add", "shared.txt"]);
@@ -83,21 +83,21 @@ fn cluster(env: &TestEnv, names: &[&str], conflicting: bool) -> Cluster {
 }
 
 impl Cluster {
-    fn block(&self, n: u32) {
+    pub(crate) fn block(&self, n: u32) {
         write(&self.markers.join(format!("block-{n}")), "");
     }
 
-    fn unblock(&self, n: u32) {
+    pub(crate) fn unblock(&self, n: u32) {
         let _ = std::fs::remove_file(self.markers.join(format!("block-{n}")));
     }
 
     /// The remote's reference `name`, if any.
-    fn remote_ref(&self, env: &TestEnv, name: &str) -> Option<String> {
+    pub(crate) fn remote_ref(&self, env: &TestEnv, name: &str) -> Option<String> {
         let out = env.git(&self.remote, &["for-each-ref", "--format=%(objectname)", name]);
         Some(out.trim().to_owned()).filter(|s| !s.is_empty())
     }
 
-    fn wait_for_ref(&self, env: &TestEnv, name: &str) {
+    pub(crate) fn wait_for_ref(&self, env: &TestEnv, name: &str) {
         let start = Instant::now();
         while self.remote_ref(env, name).is_none() {
             assert!(
@@ -109,19 +109,19 @@ impl Cluster {
     }
 
     /// The remote's claim on session `n`, as text.
-    fn claim(&self, env: &TestEnv, n: u32) -> String {
+    pub(crate) fn claim(&self, env: &TestEnv, n: u32) -> String {
         env.git(
             &self.remote,
             &["cat-file", "-p", &format!("refs/ultraplan/plan/claims/session-{n}")],
         )
     }
 
-    fn work_json(&self, env: &TestEnv) -> serde_json::Value {
+    pub(crate) fn work_json(&self, env: &TestEnv) -> serde_json::Value {
         serde_json::from_str(&env.git(&self.remote, &["show", "refs/ultraplan/plan/work:work.json"])).unwrap()
     }
 }
 
-fn finish(child: std::process::Child) -> Output {
+pub(crate) fn finish(child: std::process::Child) -> Output {
     let out = child.wait_with_output().unwrap();
     Output {
         code: out.status.code().unwrap_or(-1),
@@ -130,14 +130,14 @@ fn finish(child: std::process::Child) -> Output {
     }
 }
 
-fn merges(env: &TestEnv, repo: &Path) -> Vec<String> {
+pub(crate) fn merges(env: &TestEnv, repo: &Path) -> Vec<String> {
     env.subjects(repo)
         .into_iter()
         .filter(|s| s.starts_with("merge: ultraplan session"))
         .collect()
 }
 
-fn assert_worker_clean(env: &TestEnv, repo: &Path) {
+pub(crate) fn assert_worker_clean(env: &TestEnv, repo: &Path) {
     assert_eq!(
         env.git(repo, &["worktree", "list"]).lines().count(),
         1,

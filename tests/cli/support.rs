@@ -109,6 +109,11 @@ impl TestEnv {
         self.vars.insert(key.to_owned(), value.into());
     }
 
+    /// Leaves `key` out of the environment (a fixed date, say).
+    pub fn unset(&mut self, key: &str) {
+        self.vars.remove(key);
+    }
+
     pub fn command(&self, program: impl AsRef<OsStr>, cwd: &Path) -> Command {
         let mut cmd = Command::new(program);
         cmd.env_clear().envs(&self.vars).current_dir(cwd).stdin(Stdio::null());
