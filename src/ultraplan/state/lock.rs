@@ -211,6 +211,30 @@ pub fn in_guarded(guarded: &[String], locked: &str) -> bool {
     })
 }
 
+/// What the other live locks of the plan `name` belongs to guard (a
+/// worker's beside a dead orchestrator's, say), their own refs included:
+/// none of it is a dead holder's to clean up. For a session's or worker's
+/// lock the plan's own is left out: its orchestrator waits while the
+/// session runs, and touches none of the session's refs meanwhile.
+fn live_guards(repo: &Repo, name: &str, timeout: Duration) -> Result<Vec<String>> {
+    let Some((namespace, last)) = name.rsplit_once('/') else {
+        return Ok(Vec::new());
+    };
+    let plans_own = format!("{namespace}/lock");
+    let mut out = Vec::new();
+    for (other, id) in repo.refs_with_prefix(&format!("{namespace}/lock"))? {
+        if other == name || (last != "lock" && other == plans_own) {
+            continue;
+        }
+        let info = LockInfo::parse(&String::from_utf8_lossy(&repo.read_blob(id)?));
+        if info.status(timeout) == LockStatus::Live {
+            out.extend(guarded_refs(&other));
+            out.push(other);
+        }
+    }
+    Ok(out)
+}
+
 /// What a run says of the lock files it found: each removed one with why,
 /// each kept one with who may hold it.
 pub fn lock_file_warnings(sweep: &LockSweep) -> Vec<String> {
@@ -278,7 +302,12 @@ impl Lock {
         // A process killed while it updated a ref (the dead holder, or any
         // git process before it) left its `.lock`: every later update of
         // that ref would fail — this lock's own included.
-        let lock_files = repo.remove_stale_lock_files(&|locked| in_guarded(&gone, locked))?;
+        let guarded_by_others = match gone.is_empty() {
+            true => Vec::new(),
+            false => live_guards(repo, name, timeout)?,
+        };
+        let lock_files = repo
+            .remove_stale_lock_files(&|locked| in_guarded(&gone, locked) && !in_guarded(&guarded_by_others, locked))?;
         match existing {
             None => repo.update_ref(name, blob, Expect::Absent, "ultraplan: lock"),
             Some(existing) => repo.update_ref(name, blob, Expect::Value(existing), "ultraplan: take over stale lock"),
@@ -385,6 +414,24 @@ pub fn hostname() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_each_lock_guards() {
+        let plan = guarded_refs("refs/ultraplan/plan/lock");
+        assert!(in_guarded(&plan, "refs/ultraplan/plan/run"));
+        assert!(in_guarded(&plan, "refs/heads/ultraplan/plan/session-2"));
+        assert!(!in_guarded(&plan, "refs/ultraplan/planet/run"));
+        assert!(!in_guarded(&plan, "refs/notes/ultraplan"), "shared: never one run's");
+        let session = guarded_refs("refs/ultraplan/plan/lock-session-2");
+        assert!(in_guarded(&session, "refs/ultraplan/plan/session-2"));
+        assert!(in_guarded(&session, "refs/heads/ultraplan/plan/session-2"));
+        assert!(!in_guarded(&session, "refs/ultraplan/plan/session-22"));
+        assert!(!in_guarded(&session, "refs/ultraplan/plan/run"), "the orchestrator's");
+        let worker = guarded_refs("refs/ultraplan/plan/lock-work-3");
+        assert_eq!(worker, ["refs/heads/ultraplan-work/plan/session-3"]);
+        assert!(guarded_refs("refs/ultraplan/plan/run").is_empty());
+        assert!(guarded_refs("refs/heads/main").is_empty());
+    }
 
     #[test]
     fn render_parse_round_trip_and_staleness() {
