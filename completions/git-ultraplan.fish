@@ -36,7 +36,7 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "status"
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "log" -d 'List every step attempt of every run: status, duration and commit'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "show" -d 'Show the recorded result (YAML) of a step, or of a checkpoint commit'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "result" -d 'Work with executor result files'
-complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "clean" -d 'Remove stale locks, leftover session worktrees and branches, the files of removed worktrees whose deletion did not finish, and the temporary files of runs that are gone'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "clean" -d 'Remove what killed runs left: stale locks, session worktrees and branches, the places of killed workers, and git\'s own lock files whose writer is gone'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "stats" -d 'Count, rate and time the recorded step executions'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "export" -d 'Write the recorded runs out, to move them to another repository'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "import" -d 'Recreate the run states and notes of an export in this repository'

@@ -67,7 +67,10 @@ pub struct Args {
 
     /// Check out each new commit in a temporary worktree and run this
     /// command there (sh -c); the first failing commit is an ERROR naming
-    /// it, with the tail of the command's output.
+    /// it, with the tail of the command's output. The worktree
+    /// (<git-common-dir>/historian/verify-<pid>) goes on every way out; one
+    /// a killed run left is removed, with a warning, by the next clean,
+    /// resume or abort.
     #[arg(long, value_name = "COMMAND")]
     pub verify_each: Option<String>,
 

@@ -45,7 +45,11 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// every live git process working in this repository started (a process
 /// cannot have written a file before it existed). One a live git process may
 /// hold is kept, naming that process; off Linux, where processes cannot be
-/// listed, such files are kept too. Run states and notes are never removed.
+/// listed, such files are kept too.
+///
+/// It also deletes the files of removed worktrees whose deletion did not
+/// finish, and the temporary files of runs that are gone. Run states and
+/// notes are never removed.
 ///
 /// After a killed run: 'git ultraplan clean', then
 /// 'git ultraplan run --resume <plan>'.

@@ -38,6 +38,13 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 ///
 /// With --once it takes one session (or finds none) and exits: a CI job.
 /// Without it, it goes on until no published plan is left unfinished.
+///
+/// While it runs session N it holds refs/ultraplan/<plan>/lock-work-N here;
+/// the worktree (<git-common-dir>/ultraplan/work/<plan>/session-N) and
+/// branch (ultraplan-work/<plan>/session-N) of a worker that was killed are
+/// removed by 'git ultraplan clean', or by the next worker here to take that
+/// session. A session that completed is published with its branch in one
+/// atomic push; one whose branch is missing is published as failed.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = EXAMPLES)]
 pub struct Args {

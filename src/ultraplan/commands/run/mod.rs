@@ -128,6 +128,16 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// symbolic links when the step starts (links an earlier step made
 /// included); what changed outside the repository while a step ran (beside
 /// it, or through a link leading out) is named in a warning.
+///
+/// After a run was killed: 'git ultraplan clean', then --resume. A run that
+/// takes the lock of one whose process is gone stops what that process left
+/// running, and removes the `.lock` files of git's it left (and any other
+/// whose writer is provably gone, as 'clean' does), naming each in a
+/// warning. A parallel run keeps the sessions it merged and runs the others
+/// again, each from its wave's base as an uninterrupted run would; a
+/// distributed run goes on through the remote it used, found by its URL if
+/// it was renamed since. Every commit is dated when it is made
+/// (GIT_COMMITTER_DATE and GIT_AUTHOR_DATE, when set, win).
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("continuing").args(["resume", "session"]).multiple(true)))]
 #[command(after_long_help = EXAMPLES)]
