@@ -369,3 +369,21 @@ fn revisions_that_name_no_commit_say_why_in_plain_words() {
     }
     assert!(repo.rev_parse_commit("HEAD").is_ok());
 }
+
+/// Each commit of a handle is dated when it is made (gix reads the time
+/// with the identity, once per handle) — unless GIT_COMMITTER_DATE says
+/// otherwise: see tests/cli/recovery.rs.
+#[test]
+fn each_commit_is_dated_when_it_is_made() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let tree = repo.empty_tree();
+    let first = repo.write_commit(tree, &[], "first").unwrap();
+    std::thread::sleep(Duration::from_millis(1100));
+    let second = repo.write_commit(tree, &[first], "second").unwrap();
+    let (a, b) = (
+        repo.commit_info(first).unwrap().time,
+        repo.commit_info(second).unwrap().time,
+    );
+    assert!(b > a, "{a} then {b}");
+}

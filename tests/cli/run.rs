@@ -443,7 +443,13 @@ fn a_ref_lock_left_by_a_killed_run_is_removed_when_its_lock_is_taken_over() {
     let stale = repo.join(".git/refs/ultraplan/plan/run.lock");
     write(&stale, "");
     let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert!(out.stderr.contains("removed 1 ref lock file(s) it left"), "{out}");
+    assert!(
+        out.stderr.contains(&format!(
+            "removed the stale lock file '{}' (the run that wrote it is gone)",
+            stale.display()
+        )),
+        "{out}"
+    );
     assert!(!stale.exists());
     assert!(env
         .git(&repo, &["show", "refs/ultraplan/plan/run:run.json"])

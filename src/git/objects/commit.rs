@@ -219,24 +219,3 @@ fn identity<'a, E: std::fmt::Display>(
         None => bail!("{what} identity unknown"),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use crate::git::testing::{fixture, open};
-
-    #[test]
-    fn each_commit_is_dated_when_it_is_made() {
-        // (Unless GIT_COMMITTER_DATE says otherwise: see tests/cli/recovery.rs.)
-        let f = fixture();
-        let repo = open(&f.path);
-        let tree = repo.empty_tree();
-        let first = repo.write_commit(tree, &[], "first").unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(1100));
-        let second = repo.write_commit(tree, &[first], "second").unwrap();
-        let (a, b) = (
-            repo.commit_info(first).unwrap().time,
-            repo.commit_info(second).unwrap().time,
-        );
-        assert!(b > a, "{a} then {b}");
-    }
-}
