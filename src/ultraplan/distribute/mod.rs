@@ -7,13 +7,14 @@
 //! * [`claim`] — who holds a session, their heartbeat, and how it ended.
 //! * [`remote`] — reading all of that from the remote.
 //! * [`worker`] — `git ultraplan work`: claim, run, publish; `place`, the
-//!   worktree a worker runs a session in.
+//!   worktree a worker runs a session in; `publish`, its results sent back.
 //! * [`orchestrator`] — `run --distribute`: publish each wave, wait for its
 //!   results, hand them to the waves engine to merge.
 
 pub mod claim;
 pub mod orchestrator;
 mod place;
+mod publish;
 pub mod remote;
 pub mod work;
 pub mod worker;

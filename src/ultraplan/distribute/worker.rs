@@ -14,9 +14,10 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 
 use super::place::Place;
+use super::publish::{self, Held};
 use super::{claim_ref, Claim, View, Work};
 use crate::git::{Lease, Oid, Repo};
 use crate::process;
@@ -110,6 +111,17 @@ struct Claimed {
     took_over: Option<String>,
 }
 
+impl Claimed {
+    fn held(&self) -> Held<'_> {
+        Held {
+            work: &self.work.id,
+            slug: &self.work.slug,
+            session: self.session,
+            claim: self.claim,
+        }
+    }
+}
+
 /// Claims the first session (by plan, then number) that is open and free,
 /// or whose holder went silent. A lost race moves on to the next.
 fn claim_one(repo: &Repo, opts: &WorkOptions, view: &View) -> Result<Option<Claimed>> {
@@ -163,7 +175,7 @@ fn run_claimed(repo: &Repo, opts: &WorkOptions, mut claimed: Claimed, observer: 
     if let Some(why) = refuse_unpublished(repo, work, &claimed.plan_text, base)? {
         observer.event(Event::Warning(format!("{}: session {n} refused: {why}", work.plan)));
         worked.result = "refused".into();
-        close(repo, opts, &claimed, "refused", None, None)?;
+        publish::close(repo, &opts.remote, &claimed.held(), "refused", None, None)?;
         return Ok(worked);
     }
     // The place is this worker's while it holds the lock: `clean` and the
@@ -175,7 +187,7 @@ fn run_claimed(repo: &Repo, opts: &WorkOptions, mut claimed: Claimed, observer: 
         Ok(lock) => lock,
         Err(e) => {
             worked.result = "refused".into();
-            close(repo, opts, &claimed, "refused", None, None)?;
+            publish::close(repo, &opts.remote, &claimed.held(), "refused", None, None)?;
             return Err(e);
         }
     };
@@ -230,7 +242,7 @@ fn run_in_place(
             place.branch.trim_start_matches("refs/heads/")
         )));
     }
-    worked.published = close(repo, opts, claimed, &result, tip, state)?;
+    worked.published = publish::close(repo, &opts.remote, &claimed.held(), &result, tip, state)?;
     if worked.published {
         let notes = crate::ultraplan::sync::sync(
             repo,
@@ -276,94 +288,6 @@ fn refuse_unpublished(repo: &Repo, work: &Work, plan_text: &str, base: Oid) -> R
         None => Some(format!("the published base has no '{}'", work.plan)),
     })
 }
-
-/// Closes the claim with `result` in one atomic push with the session's
-/// branch and state, each under a lease on what the remote holds now: the
-/// branch and the closed claim reach the remote together or not at all. A
-/// remote without atomic pushes gets the branch and state first and the
-/// claim after, so that no reader ever sees a closed claim before its
-/// branch. A session that completed without a branch to publish is closed
-/// as failed: an orchestrator has nothing to merge, and runs it again. A
-/// push that lost a race to another reference is read again and retried
-/// (never forced); `false` when the claim itself is no longer ours.
-fn close(
-    repo: &Repo,
-    opts: &WorkOptions,
-    claimed: &Claimed,
-    result: &str,
-    tip: Option<Oid>,
-    state: Option<Oid>,
-) -> Result<bool> {
-    let slug = &claimed.work.slug;
-    let n = claimed.session;
-    let refs = Refs::new(slug.clone());
-    let result = match (result, tip) {
-        ("completed", None) => "failed",
-        _ => result,
-    };
-    let mut closed = Claim::mine(&claimed.work.id, n);
-    closed.result = Some(result.to_owned());
-    let blob = repo.write_blob(redact(&closed.render()).as_bytes())?;
-    for _ in 0..PUBLISH_TRIES {
-        let now = View::read(repo, &opts.remote, Some(slug))?;
-        let key = (slug.clone(), n);
-        if now.claims.get(&key).map(|(id, _)| *id) != Some(claimed.claim) {
-            return Ok(false);
-        }
-        let claim = Lease {
-            name: claim_ref(slug, n),
-            new: Some(blob),
-            expect: Some(claimed.claim),
-        };
-        let mut results = Vec::new();
-        if let Some(tip) = tip {
-            results.push(Lease {
-                name: refs.branch(n),
-                new: Some(tip),
-                expect: now.branches.get(&key).copied(),
-            });
-        }
-        if let Some(state) = state {
-            results.push(Lease {
-                name: refs.session(n),
-                new: Some(state),
-                expect: now.states.get(&key).copied(),
-            });
-        }
-        let mut leases = results.clone();
-        leases.push(claim.clone());
-        let mut outcome = repo.push_leased(&opts.remote, &leases, true)?;
-        if !outcome.success && outcome.stderr.contains("does not support --atomic") {
-            outcome = match results.is_empty() {
-                true => repo.push_leased(&opts.remote, std::slice::from_ref(&claim), false)?,
-                false => {
-                    let first = repo.push_leased(&opts.remote, &results, false)?;
-                    match first.success {
-                        true => repo.push_leased(&opts.remote, &[claim], false)?,
-                        false => first,
-                    }
-                }
-            };
-        }
-        if outcome.success {
-            return Ok(true);
-        }
-        if !outcome.lost_a_race() {
-            return Err(anyhow!(
-                "cannot publish session {n} to '{}': {}",
-                opts.remote,
-                outcome.why()
-            ));
-        }
-    }
-    Err(anyhow!(
-        "cannot publish session {n} to '{}': its references kept moving ({PUBLISH_TRIES} tries)",
-        opts.remote
-    ))
-}
-
-/// How often a publication that lost a race is read again and retried.
-const PUBLISH_TRIES: usize = 5;
 
 /// Refreshes a held claim while its session runs, on its own thread.
 struct Heartbeat {

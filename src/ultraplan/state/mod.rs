@@ -8,6 +8,7 @@
 
 pub mod cache;
 pub mod catalog;
+mod guards;
 pub mod index;
 pub mod layout;
 mod lock;
@@ -17,8 +18,9 @@ pub mod note_stream;
 mod progress;
 mod run_state;
 
+pub use guards::{guarded_refs, in_guarded, lock_file_warnings};
 pub use layout::{Layout, StepPaths};
-pub use lock::{guarded_refs, hostname, in_guarded, lock_file_warnings, Lock, LockInfo, LockStatus};
+pub use lock::{hostname, Lock, LockInfo, LockStatus};
 pub use names::{slug, Refs, NOTES_REF};
 pub use progress::{now, AttemptSummary, Progress, RunStatus, StepProgress, StepStatus, Summary};
 pub use run_state::{name_holds_secret, RunState};
