@@ -357,6 +357,10 @@ const RAW_WRITERS: &[(&str, &str)] = &[
         "claims, each rendered and redacted before it is written",
     ),
     (
+        "src/ultraplan/distribute/publish.rs",
+        "the closed claim, rendered and redacted before it is written",
+    ),
+    (
         "src/ultraplan/distribute/orchestrator.rs",
         "copies of a session's branch and state fetched from the remote: objects written elsewhere",
     ),

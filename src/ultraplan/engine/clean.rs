@@ -88,16 +88,20 @@ pub fn clean(repo: &Repo, options: &CleanOptions) -> Result<CleanReport> {
     // The namespaces whose every writer is gone: their lock files go.
     let mut gone: Vec<String> = Vec::new();
     let mut lives = Vec::new();
+    let mut stale = Vec::new();
     for s in &slugs {
-        let live = remove_stale_locks(repo, s, options, &mut report, &mut gone)?;
-        if !live.any() {
+        let judged = judge_locks(repo, s, options, &mut gone)?;
+        if !judged.live.any() {
             gone.extend(guarded_refs(&format!("refs/ultraplan/{s}/lock")));
             gone.push(format!("refs/heads/ultraplan-work/{s}/"));
         }
-        lives.push(live);
+        report.kept.extend(judged.kept);
+        stale.extend(judged.stale);
+        lives.push(judged.live);
     }
-    // Lock files first: removing branches and worktrees updates refs (and
-    // `packed-refs`) itself.
+    // Lock files first — a lock ref a killed holder was releasing has one
+    // too — then the lock refs, branches and worktrees, which updating
+    // refs (and `packed-refs`) removes.
     let sweep = repo.remove_stale_lock_files(&|locked| in_guarded(&gone, locked))?;
     let entry = |(lock, why): &(crate::git::LockFile, String)| LockFileReport {
         path: lock.path.display().to_string(),
@@ -105,6 +109,12 @@ pub fn clean(repo: &Repo, options: &CleanOptions) -> Result<CleanReport> {
     };
     report.lock_files = sweep.removed.iter().map(entry).collect();
     report.kept_lock_files = sweep.kept.iter().map(entry).collect();
+    for lock in stale {
+        // Only if it still holds what we read: a new run may have taken it meanwhile.
+        if repo.delete_ref(&lock.name, Some(lock.id)).is_ok() {
+            report.removed.push(lock.removed);
+        }
+    }
     for (s, live) in slugs.iter().zip(&lives) {
         let leftovers = Leftovers {
             repo,
@@ -147,18 +157,32 @@ impl Live {
     }
 }
 
-/// Removes the plan's stale locks, stopping (and waiting for) what their
-/// holders left running, and only then judges the others: a session killed
-/// a moment ago with its dead orchestrator's leftovers is not alive. What a
-/// removed lock guarded joins `gone`.
-fn remove_stale_locks(
-    repo: &Repo,
-    slug: &str,
-    options: &CleanOptions,
-    report: &mut CleanReport,
-    gone: &mut Vec<String>,
-) -> Result<Live> {
-    let mut live = Live::default();
+/// A plan's locks, judged.
+struct Judged {
+    /// Stale: their holders' processes are stopped already.
+    stale: Vec<Stale>,
+    /// Live, and kept.
+    kept: Vec<KeptLock>,
+    live: Live,
+}
+
+/// A stale lock, to remove once the lock files are swept.
+struct Stale {
+    name: String,
+    id: crate::git::Oid,
+    removed: RemovedLock,
+}
+
+/// Judges the plan's locks, stopping (and waiting for) what the holders of
+/// stale ones left running, and only then judges the others again: a
+/// session killed a moment ago with its dead orchestrator's leftovers is
+/// not alive. What a stale lock guarded joins `gone`.
+fn judge_locks(repo: &Repo, slug: &str, options: &CleanOptions, gone: &mut Vec<String>) -> Result<Judged> {
+    let mut judged = Judged {
+        stale: Vec::new(),
+        kept: Vec::new(),
+        live: Live::default(),
+    };
     let mut looking = catalog::locks(repo, slug)?;
     // Twice at most: what the first round stopped is gone for the second.
     for round in 0..2 {
@@ -177,22 +201,23 @@ fn remove_stale_locks(
                     continue;
                 }
             };
-            // Only if it still holds what we read: a new run may have taken it meanwhile.
-            if repo.delete_ref(&name, Some(id)).is_ok() {
-                let processes_stopped = info.kill_leftovers();
-                stopped_any |= processes_stopped > 0;
-                if info.gone_from_this_host() {
-                    gone.extend(guarded_refs(&name));
-                    gone.push(name.clone());
-                }
-                report.removed.push(RemovedLock {
+            let processes_stopped = info.kill_leftovers();
+            stopped_any |= processes_stopped > 0;
+            if info.gone_from_this_host() {
+                gone.extend(guarded_refs(&name));
+                gone.push(name.clone());
+            }
+            judged.stale.push(Stale {
+                removed: RemovedLock {
                     host: info.host.clone(),
                     pid: info.pid,
                     processes_stopped,
-                    name,
+                    name: name.clone(),
                     why,
-                });
-            }
+                },
+                name,
+                id,
+            });
         }
         looking = alive;
         if round == 0 && !stopped_any && looking.iter().all(|(_, _, info)| !info.on_this_host()) {
@@ -201,16 +226,16 @@ fn remove_stale_locks(
     }
     for (name, _, info) in looking {
         match name.rsplit_once("/lock-work-").and_then(|(_, n)| n.parse().ok()) {
-            Some(n) => live.workers.push(n),
-            None => live.plan = true,
+            Some(n) => judged.live.workers.push(n),
+            None => judged.live.plan = true,
         }
-        report.kept.push(KeptLock {
+        judged.kept.push(KeptLock {
             host: info.host.clone(),
             pid: info.pid,
             name,
         });
     }
-    Ok(live)
+    Ok(judged)
 }
 
 /// Raw snapshot files of runs no state refers to any more (started over, or
