@@ -264,25 +264,31 @@ impl Waves<'_> {
     /// (its state, its branch), which the resumed session would trip on.
     fn clear_session_locks(&mut self, sessions: &[&Session]) -> Result<()> {
         let mut gone = Vec::new();
+        let mut stale = Vec::new();
         for session in sessions {
             let name = format!("{}lock-session-{}", self.refs.prefix(), session.number);
             let Some(id) = self.repo.read_ref(&name)? else { continue };
             let info = LockInfo::parse(&String::from_utf8_lossy(&self.repo.read_blob(id)?));
             if let LockStatus::Stale(_) = info.settled_status(self.opts.lock_timeout) {
-                if self.repo.delete_ref(&name, Some(id)).is_ok() {
-                    info.kill_leftovers();
-                    if info.gone_from_this_host() {
-                        gone.extend(guarded_refs(&name));
-                        gone.push(name);
-                    }
+                info.kill_leftovers();
+                if info.gone_from_this_host() {
+                    gone.extend(guarded_refs(&name));
+                    gone.push(name.clone());
                 }
+                stale.push((name, id));
             }
         }
+        // Its lock files first: a session killed while it released its lock
+        // left one on the lock ref too.
         if !gone.is_empty() {
             let sweep = self.repo.remove_stale_lock_files(&|locked| in_guarded(&gone, locked))?;
             for warning in lock_file_warnings(&sweep) {
                 self.warn(warning);
             }
+        }
+        for (name, id) in stale {
+            // Only if it still holds what we read.
+            let _ = self.repo.delete_ref(&name, Some(id));
         }
         Ok(())
     }
