@@ -69,6 +69,15 @@ impl Orchestrator {
     /// Publishes wave `wave` from `base`: the run the remote already has open
     /// for this plan when it is the same plan (a resumed run), else a new one.
     fn publish(&mut self, repo: &Repo, wave: usize, base: Oid) -> Result<()> {
+        // The remote is remembered before anything is published there: a
+        // run killed once its work is on the remote resumes through it.
+        if let Some(dir) = self.memo.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        // Its URL too: a remote renamed meanwhile is found again by it.
+        let url = repo.remote_url(&self.remote).unwrap_or_default();
+        std::fs::write(&self.memo, format!("{}\n{url}\n", self.remote))
+            .map_err(|e| anyhow!("cannot write '{}': {e}", self.memo.display()))?;
         let view = View::read(repo, &self.remote, Some(&self.work.slug)).map_err(|e| unreachable(&self.remote, e))?;
         let published = view.works.get(&self.work.slug);
         let ours = |theirs: &Work, text: &str| {
@@ -90,13 +99,7 @@ impl Orchestrator {
                 self.push_work(repo, published.map(|(id, _, _)| *id))?;
             }
         }
-        if let Some(dir) = self.memo.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        // Its URL too: a remote renamed meanwhile is found again by it.
-        let url = repo.remote_url(&self.remote).unwrap_or_default();
-        std::fs::write(&self.memo, format!("{}\n{url}\n", self.remote))
-            .map_err(|e| anyhow!("cannot write '{}': {e}", self.memo.display()))
+        Ok(())
     }
 
     fn push_work(&self, repo: &Repo, expect: Option<Oid>) -> Result<()> {
