@@ -10,6 +10,7 @@ use super::PlanSelection;
 use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
 use crate::ultraplan::state::catalog;
+use crate::ultraplan::state::index::Depth;
 use crate::ultraplan::sync;
 
 /// The EXAMPLES section of the man page and of `--help`.
@@ -81,7 +82,8 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let ui = crate::cli::Ui { quiet: global.quiet };
     let mut runs = Vec::new();
     for s in &slugs {
-        for state in catalog::states(repo, s)? {
+        // The states' run.json alone: each run's attempts are read once, by its history.
+        for state in catalog::states_at(repo, s, Depth::Run)? {
             if !super::state_belongs(&state.progress.plan, wanted.as_deref(), &ui) {
                 continue;
             }

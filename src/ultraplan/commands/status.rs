@@ -64,8 +64,13 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let PlanSelection { slugs, wanted } = options(&args, repo)?;
     let ui = crate::cli::Ui { quiet: global.quiet };
     let mut plans = Vec::new();
-    // Every step is read: the failed ones are named under each headline.
-    let depth = Depth::Steps;
+    // A headline reads run.json and the entries of the steps it names as
+    // failing; the table of one plan (and the JSON) every step's entry.
+    let depth = if args.plan.is_some() || args.json {
+        Depth::Steps
+    } else {
+        Depth::Headline
+    };
     for s in &slugs {
         let states: Vec<_> = catalog::states_at(repo, s, depth)?
             .into_iter()
@@ -202,7 +207,7 @@ fn write_errors(out: &mut impl Write, state: &RunState<'_>, every: bool) -> Resu
         .progress
         .steps
         .iter()
-        .filter(|(_, s)| s.status != crate::ultraplan::state::StepStatus::Passed)
+        .filter(|(_, s)| crate::ultraplan::state::index::is_failing(s))
         .filter_map(|(n, s)| s.error.as_deref().map(|e| (n, s.status, e)));
     for (n, status, error) in failing.take(if every { usize::MAX } else { 1 }) {
         let mut lines = error.lines();

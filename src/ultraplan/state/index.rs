@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use anyhow::{anyhow, Result};
 
 use super::layout::{Layout, PROGRESS_V1, RUN_INDEX, STEPS};
-use super::progress::{Progress, StepProgress};
+use super::progress::{Progress, StepProgress, StepStatus};
 use crate::git::{EntryKind, Oid, Repo};
 
 /// A state commit's progress, as its tree holds it.
@@ -28,6 +28,10 @@ pub struct RunIndex {
 pub enum Depth {
     /// `run.json` alone: the run's fields and counts, no step entries.
     Run,
+    /// `run.json` and the entries of the steps it lists as failing (those
+    /// that did not pass and say why): what a headline names. A `run.json`
+    /// that lists none (written before the list existed) reads every step.
+    Headline,
     /// Every step's entry as well.
     Steps,
 }
@@ -55,16 +59,27 @@ pub fn read(repo: &Repo, tree: Oid, depth: Depth) -> Result<Option<RunIndex>> {
             .get("step_counts")
             .and_then(|c| serde_json::from_value(c.clone()).ok())
             .unwrap_or_default();
+        let failing: Option<Vec<u32>> = value
+            .get("failing")
+            .and_then(|f| serde_json::from_value(f.clone()).ok());
         if let Some(map) = value.as_object_mut() {
-            for extra in ["layout", "previous_run", "step_counts"] {
+            for extra in ["layout", "previous_run", "step_counts", "failing"] {
                 map.remove(extra);
             }
             map.insert("steps".into(), serde_json::json!({}));
         }
         let mut progress: Progress =
             serde_json::from_value(value).map_err(|e| anyhow!("cannot read {RUN_INDEX}: {e}"))?;
-        if depth == Depth::Steps {
-            progress.steps = read_steps(repo, tree)?;
+        match (depth, failing) {
+            (Depth::Run, _) => {}
+            (Depth::Headline, Some(failing)) => {
+                for n in failing {
+                    if let Some(step) = read_step(repo, tree, n)? {
+                        progress.steps.insert(n, step);
+                    }
+                }
+            }
+            (Depth::Headline | Depth::Steps, _) => progress.steps = read_steps(repo, tree)?,
         }
         return Ok(Some(RunIndex {
             layout: Layout::V2,
@@ -123,18 +138,30 @@ pub fn read_step(repo: &Repo, tree: Oid, n: u32) -> Result<Option<StepProgress>>
     }
 }
 
+/// Whether step `step` is one a headline names: it did not pass, and says why.
+pub fn is_failing(step: &StepProgress) -> bool {
+    step.status != StepStatus::Passed && step.error.is_some()
+}
+
 /// `run.json`'s text: the progress without its steps, with the layout, the
-/// count of steps in each status and the previous run.
+/// count of steps in each status, the steps that are failing (see
+/// [`is_failing`]; as many as failed, not as many as the run has) and the
+/// previous run.
 pub fn render_run(progress: &Progress, previous_run: Option<Oid>) -> Result<String> {
     let mut value = serde_json::to_value(progress)?;
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for step in progress.steps.values() {
+    let mut failing = Vec::new();
+    for (n, step) in &progress.steps {
         *counts.entry(step.status.as_str()).or_default() += 1;
+        if is_failing(step) {
+            failing.push(*n);
+        }
     }
     if let Some(map) = value.as_object_mut() {
         map.remove("steps");
         map.insert("layout".into(), serde_json::json!(2));
         map.insert("step_counts".into(), serde_json::to_value(counts)?);
+        map.insert("failing".into(), serde_json::to_value(failing)?);
         map.insert(
             "previous_run".into(),
             serde_json::json!(previous_run.map(|p| p.to_string())),

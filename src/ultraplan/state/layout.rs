@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! run.json                         the run's index: layout, plan, plan_type, mode, status,
-//!                                  current_step, total_steps, step counts by status, run id,
+//!                                  current_step, total_steps, step counts by status, the
+//!                                  failing steps (not passed, with an error), run id,
 //!                                  session, executor, plan blob, conditions, summary, and
 //!                                  previous_run (the last state commit of the run before
 //!                                  this one on the same ref). Its size does not grow with

@@ -13,13 +13,15 @@ use crate::cli::shell::shell_word;
 use crate::cli::Ui;
 use crate::git::Repo;
 use crate::ultraplan::plan::sync::without_marks;
+use crate::ultraplan::state::index::Depth;
 use crate::ultraplan::state::{slug, Refs, RunState, RunStatus, StepStatus};
 
 /// The recorded run of the plan at `path` (as the state records plan
 /// paths), when it completed.
 pub(super) fn completed_run<'r>(repo: &'r Repo, path: &str) -> Result<Option<RunState<'r>>> {
     let refs = Refs::new(slug(std::path::Path::new(path)));
-    let Some(state) = RunState::load(repo, &refs.state(None))? else {
+    // run.json alone: its counts say whether every step is done.
+    let Some(state) = RunState::load_at(repo, &refs.state(None), Depth::Run)? else {
         return Ok(None);
     };
     // A `--step N` run completes that step only; a plan is done when a
@@ -28,9 +30,9 @@ pub(super) fn completed_run<'r>(repo: &'r Repo, path: &str) -> Result<Option<Run
     let done = p.status == RunStatus::Completed
         && p.plan == path
         && !p.mode.starts_with("step")
-        && p.steps
-            .values()
-            .all(|s| matches!(s.status, StepStatus::Passed | StepStatus::Skipped));
+        && state.step_counts.iter().all(|(status, n)| {
+            *n == 0 || status == StepStatus::Passed.as_str() || status == StepStatus::Skipped.as_str()
+        });
     Ok(done.then_some(state))
 }
 
@@ -53,7 +55,7 @@ pub(super) fn report(state: &RunState<'_>, text: &str, plan_arg: &str, json: boo
                 "run_id": p.run_id,
                 "completed_at": p.updated_at,
                 "plan_changed": changed,
-                "steps_total": p.steps.len(),
+                "steps_total": state.step_counts.values().sum::<usize>(),
                 "progress_ref": state.ref_name,
             }
         });

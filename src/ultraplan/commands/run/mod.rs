@@ -533,7 +533,12 @@ fn record_outcomes(
 /// unless --executor says otherwise (a person's manual run stays manual).
 fn recorded_executor(repo: &crate::git::Repo, plan_path: &str, mode: Mode) -> Result<Option<Executor>> {
     let refs = crate::ultraplan::state::Refs::new(crate::ultraplan::state::slug(std::path::Path::new(plan_path)));
-    let Some(state) = crate::ultraplan::state::RunState::load(repo, &refs.state(mode.session()))? else {
+    let Some(state) = crate::ultraplan::state::RunState::load_at(
+        repo,
+        &refs.state(mode.session()),
+        crate::ultraplan::state::index::Depth::Run,
+    )?
+    else {
         return Ok(None);
     };
     let id = state.progress.executor.as_str();

@@ -120,10 +120,12 @@ pub struct WavesReport {
 /// sessions, or there is no recorded run to continue at all.
 pub fn resumes_sessions(repo: &Repo, input: &PlanInput<'_>) -> Result<bool> {
     let refs = Refs::new(slug(Path::new(&input.path)));
-    Ok(match RunState::load(repo, &refs.run())? {
-        Some(state) => state.read_text("sessions.json")?.is_some(),
-        None => true,
-    })
+    Ok(
+        match RunState::load_at(repo, &refs.run(), crate::ultraplan::state::index::Depth::Run)? {
+            Some(state) => state.read_text("sessions.json")?.is_some(),
+            None => true,
+        },
+    )
 }
 
 /// Runs `input.plan`'s sessions in worktrees, wave by wave (or, in
