@@ -64,6 +64,7 @@ mod second_trial;
 mod sessions;
 mod state;
 mod state_layout;
+mod state_reads;
 mod sync;
 mod sync_faults;
 mod ultraplan_commands;

@@ -221,8 +221,9 @@ fn imports_are_checked_whole_before_anything_is_written() {
     let other = env.repo("other");
     let refs_before = env.git(&other, &["for-each-ref"]);
     let offset = text.find("offset: 0").expect("an offset");
-    let note = text.find("  note: ").expect("a note");
-    let cut = note + text[note..].find("result:").unwrap() + 9;
+    // Inside a record (a note names it), among the files at the end.
+    let blobs = text.find("\nblobs:\n").expect("files");
+    let cut = blobs + text[blobs..].find("result:").unwrap() + 9;
     let cases: Vec<(&str, String, &str)> = vec![
         (
             "offset",
@@ -240,7 +241,11 @@ fn imports_are_checked_whole_before_anything_is_written() {
             "NUL",
         ),
         ("time", text.replacen("time: 17", "time: -17", 1), "before 1970"),
-        ("cut-in-note", text[..cut].to_owned() + "\n", "missing field `states`"),
+        (
+            "cut-in-record",
+            text[..cut].to_owned() + "\n",
+            "which the export does not hold",
+        ),
         ("cut-mid-line", text[..cut].to_owned(), "ends in the middle of a line"),
         (
             "version-text",

@@ -5,11 +5,15 @@
 //! [`super::export`] writes it and [`super::import`] reads it.
 //!
 //! **Version 2** (written): a state commit in layout 2 is the list of paths
-//! it changed (`changes`: path → `<mode> <id>`, or null for a path removed),
-//! the file contents once each in the document's `blobs` (text) and
-//! `binary` (hexadecimal) by id, a subtree written before named by its id;
-//! each commit carries its author and committer, so an import writes the
-//! same commits. A state commit in layout 1 (a state an earlier version
+//! it changed (`changes`: path → `<mode> <id>`, or `<id>` alone for a file
+//! of mode 100644, or null for a path removed), the file contents once each
+//! in the document's `blobs` (text), `deltas` (text, as its changes from
+//! another file of the export: [`super::delta`]) and `binary` (hexadecimal)
+//! by id, a subtree written before named by its id; each commit carries its
+//! author (or only the author's time, `at`, when the rest is the previous
+//! commit's) and committer, so an import writes the same commits. A
+//! checkpoint's note that is the text of a file of the export names it
+//! (`blob`) instead of holding it. A state commit in layout 1 (a state an earlier version
 //! wrote and no run has upgraded) is written as version 1 wrote it.
 //!
 //! **Version 1** (read): each commit's text files by content (`files`), and
@@ -38,6 +42,10 @@ pub struct Document {
     /// Version 2: the text files of the states, once each, by blob id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub blobs: BTreeMap<String, String>,
+    /// Version 2: text files as `<id of another file> <changes>` (see
+    /// [`super::delta`]), by blob id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub deltas: BTreeMap<String, String>,
     /// Version 2: the files that are not UTF-8 text, in hexadecimal.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub binary: BTreeMap<String, String>,
@@ -112,7 +120,13 @@ pub struct StateDoc {
 #[serde(deny_unknown_fields)]
 pub struct CommitDoc {
     pub message: String,
+    /// Absent when `at` is given.
+    #[serde(default, skip_serializing_if = "AuthorDoc::is_unset")]
     pub author: AuthorDoc,
+    /// Version 2: the author's time, the author being otherwise the
+    /// previous commit's (of the same state).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<i64>,
     /// Version 2: the committer, so the commit is written again as it was
     /// (absent: the author).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -135,13 +149,20 @@ pub struct CommitDoc {
     pub kept: Vec<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuthorDoc {
     pub name: String,
     pub email: String,
     pub time: i64,
     pub offset: i32,
+}
+
+impl AuthorDoc {
+    /// Not given (a commit that gives `at` instead).
+    pub fn is_unset(&self) -> bool {
+        *self == AuthorDoc::default()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -179,5 +200,10 @@ fn is_blob(kind: &str) -> bool {
 #[serde(deny_unknown_fields)]
 pub struct NoteDoc {
     pub commit: String,
+    /// The note's text (empty when `blob` names it).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
+    /// Version 2: the file of the export whose text the note is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
 }

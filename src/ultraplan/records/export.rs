@@ -4,7 +4,7 @@
 //! in memory is one plan's runs and the ids of the files still to write, not
 //! the document.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Write;
 
 use anyhow::{anyhow, Result};
@@ -57,6 +57,29 @@ struct Written {
     new_trees: HashSet<Oid>,
     /// Blob id → the first path it was named at (how it is redacted).
     blobs: BTreeMap<Oid, String>,
+    /// Blob id → the file named before it that it may be written as a
+    /// change of: the version at its path before, or the last file of its
+    /// name (the record of the step before).
+    bases: HashMap<Oid, Oid>,
+    /// File name → the last blob named with it.
+    last_by_name: HashMap<String, Oid>,
+}
+
+impl Written {
+    /// Names blob `id` at `path`, which held `was` before.
+    fn blob(&mut self, id: Oid, path: &str, was: Option<Oid>) {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        if !self.blobs.contains_key(&id) {
+            let base = was
+                .filter(|w| self.blobs.contains_key(w))
+                .or_else(|| self.last_by_name.get(name).copied());
+            if let Some(base) = base.filter(|b| *b != id) {
+                self.bases.insert(id, base);
+            }
+            self.blobs.insert(id, path.to_owned());
+        }
+        self.last_by_name.insert(name.to_owned(), id);
+    }
 }
 
 #[derive(Serialize)]
@@ -87,6 +110,8 @@ pub fn export(
         &format!("git-ultraplan {}", env!("CARGO_PKG_VERSION")),
     )?;
     let mut written = Written::default();
+    // Notes that name a record, and the checkpoint each is on.
+    let mut note_blobs: Vec<(Oid, String)> = Vec::new();
     let mut count = 0;
     for slug in catalog::slugs(repo)? {
         if slugs.is_some_and(|s| !s.contains(&slug)) {
@@ -101,20 +126,35 @@ pub fn export(
         let plan_text = redacted(&first.read_text(layout::PLAN)?.unwrap_or_default());
         let mut runs = Vec::new();
         let mut checkpoints = BTreeSet::new();
+        let mut records = HashSet::new();
         for state in &states {
             let name = state.ref_name.rsplit('/').next().unwrap_or("run").to_owned();
             for past in catalog::history(repo, &state.ref_name)? {
-                runs.push(run_doc(repo, &name, past, &mut checkpoints)?);
+                runs.push(run_doc(repo, &name, past, &mut checkpoints, &mut records)?);
             }
         }
         let mut plan_notes = Vec::new();
         for c in checkpoints {
             let Ok(id) = c.parse::<Oid>() else { continue };
             if let Some(blob) = notes.get(&id) {
-                plan_notes.push(NoteDoc {
-                    commit: c,
-                    note: redacted(&String::from_utf8_lossy(&repo.read_blob(*blob)?)),
-                });
+                let text = String::from_utf8_lossy(&repo.read_blob(*blob)?).into_owned();
+                let clean = redacted(&text);
+                // A note that is an attempt's record (as it mostly is)
+                // names it: the record is written once, with the files.
+                if clean == text && records.contains(blob) {
+                    note_blobs.push((*blob, c.clone()));
+                    plan_notes.push(NoteDoc {
+                        commit: c,
+                        note: String::new(),
+                        blob: Some(blob.to_string()),
+                    });
+                } else {
+                    plan_notes.push(NoteDoc {
+                        commit: c,
+                        note: clean,
+                        blob: None,
+                    });
+                }
             }
         }
         emit(
@@ -142,16 +182,35 @@ pub fn export(
     if count == 0 {
         writeln!(out, "plans: []")?;
     }
+    // A record a note names that no state commit named (a state cut short).
+    for (blob, commit) in note_blobs {
+        written
+            .blobs
+            .entry(blob)
+            .or_insert_with(|| format!("notes/{commit}.yaml"));
+    }
     write_blobs(repo, &written, out)?;
     Ok(count)
 }
 
-fn run_doc(repo: &Repo, state: &str, past: catalog::PastRun, checkpoints: &mut BTreeSet<String>) -> Result<RunDoc> {
+fn run_doc(
+    repo: &Repo,
+    state: &str,
+    past: catalog::PastRun,
+    checkpoints: &mut BTreeSet<String>,
+    records: &mut HashSet<Oid>,
+) -> Result<RunDoc> {
     let p = &past.progress;
     let mut attempts = Vec::new();
     let mut run_usage = Usage::default();
     for a in &past.attempts {
-        let record = a.record(repo)?.map(|(_, text)| text).unwrap_or_default();
+        let record = match a.record(repo)? {
+            Some((blob, text)) => {
+                records.insert(blob);
+                text
+            }
+            None => String::new(),
+        };
         let value: serde_yaml::Value = crate::yaml::parse(&record).unwrap_or_default();
         let text = |v: &serde_yaml::Value| v.as_str().unwrap_or_default().to_owned();
         if let Some(c) = &a.commit {
@@ -202,6 +261,7 @@ fn state_commits(repo: &Repo, tip: Oid, transcripts: bool, written: &mut Written
     writeln!(out, "    commits:")?;
     let mut before: Option<Oid> = None;
     let mut flat_before: BTreeMap<String, (Oid, EntryKind)> = BTreeMap::new();
+    let mut last_author: Option<crate::git::Signature> = None;
     for id in chain {
         let info = repo.branch_commit(id)?;
         let sign = |s: &crate::git::Signature| AuthorDoc {
@@ -210,9 +270,19 @@ fn state_commits(repo: &Repo, tip: Oid, transcripts: bool, written: &mut Written
             time: s.time,
             offset: s.offset,
         };
+        // The author's time alone, when the rest is the commit before's.
+        let same_author = last_author.as_ref().is_some_and(|a| {
+            a.name == info.author.name && a.email == info.author.email && a.offset == info.author.offset
+        });
+        last_author = Some(info.author.clone());
         let mut doc = CommitDoc {
             message: redacted(&info.message),
-            author: sign(&info.author),
+            author: if same_author {
+                AuthorDoc::default()
+            } else {
+                sign(&info.author)
+            },
+            at: same_author.then_some(info.author.time),
             // The committer, where it is not the author (an import takes
             // the author for it then).
             committer: (info.committer != info.author).then(|| sign(&info.committer)),
@@ -304,8 +374,18 @@ fn changes(
                 continue;
             }
         };
-        written.blobs.entry(*id).or_insert_with(|| path.clone());
-        out.insert(path, Some(format!("{mode} {id}")));
+        let was_blob = match was {
+            Some((w, EntryKind::Blob | EntryKind::Executable)) => Some(*w),
+            _ => None,
+        };
+        written.blob(*id, &path, was_blob);
+        out.insert(
+            path,
+            Some(match mode {
+                "100644" => id.to_string(),
+                _ => format!("{mode} {id}"),
+            }),
+        );
     }
     Ok(())
 }
@@ -320,22 +400,32 @@ fn is_transcript(path: &str) -> bool {
 fn write_blobs(repo: &Repo, written: &Written, out: &mut dyn Write) -> Result<()> {
     let mut binary = Vec::new();
     let mut changed = Vec::new();
+    let mut deltas = Vec::new();
     let mut first = true;
     for (id, path) in &written.blobs {
         let bytes = repo.read_blob(*id)?;
         match String::from_utf8(bytes) {
             Ok(text) => {
+                let clean = redact_as(path, &text);
+                if clean != text {
+                    changed.push(id.to_string());
+                } else if let Some(delta) = delta_of(repo, written, *id, &text)? {
+                    deltas.push((id.to_string(), delta));
+                    continue;
+                }
                 if first {
                     writeln!(out, "blobs:")?;
                     first = false;
                 }
-                let clean = redact_as(path, &text);
-                if clean != text {
-                    changed.push(id.to_string());
-                }
                 field(out, 2, &id.to_string(), &clean)?;
             }
             Err(e) => binary.push((*id, e.into_bytes())),
+        }
+    }
+    if !deltas.is_empty() {
+        writeln!(out, "deltas:")?;
+        for (id, delta) in deltas {
+            field(out, 2, &id, &delta)?;
         }
     }
     if !changed.is_empty() {
@@ -349,6 +439,30 @@ fn write_blobs(repo: &Repo, written: &Written, out: &mut dyn Write) -> Result<()
         }
     }
     Ok(())
+}
+
+/// Blob `id` (its text `text`, which the export leaves as it is) as
+/// `<base> <changes>` from the file named before it ([`Written::bases`]),
+/// when that base is text the export leaves as it is too and the changes are
+/// at most half as long as the text.
+fn delta_of(repo: &Repo, written: &Written, id: Oid, text: &str) -> Result<Option<String>> {
+    let Some(base) = written.bases.get(&id) else {
+        return Ok(None);
+    };
+    let Some(base_path) = written.blobs.get(base) else {
+        return Ok(None);
+    };
+    let Ok(base_text) = String::from_utf8(repo.read_blob(*base)?) else {
+        return Ok(None);
+    };
+    if redact_as(base_path, &base_text) != base_text {
+        return Ok(None);
+    }
+    let ops = super::delta::diff(&base_text, text);
+    let delta = format!("{base} {ops}");
+    // Checked here, so an import never meets a delta that does not apply.
+    let applies = super::delta::apply(&base_text, &ops).is_ok_and(|t| t == text);
+    Ok((applies && delta.len() * 2 <= text.len()).then_some(delta))
 }
 
 /// `text` redacted as the file at state path `path` was when stored.

@@ -66,9 +66,81 @@ pub fn parse(text: &str) -> Result<Document> {
         bail!("the export ends in the middle of a line: it was cut short (export it again)");
     }
     // Read again from the text, so an error names the field and its line.
-    let doc: Document = crate::yaml::parse_as(text).map_err(|e| anyhow!("{e}"))?;
+    let mut doc: Document = crate::yaml::parse_as(text).map_err(|e| anyhow!("{e}"))?;
+    expand(&mut doc)?;
     check(&doc)?;
     Ok(doc)
+}
+
+/// Version 2's short forms written out: each delta as the text it stands
+/// for (in `blobs`, checked against its id with the others), a note that
+/// names a file as that file's text, an author given by `at` as the commit
+/// before's with that time, a change `<id>` as `100644 <id>`.
+fn expand(doc: &mut Document) -> Result<()> {
+    let deltas = std::mem::take(&mut doc.deltas);
+    let mut parsed: HashMap<&str, (&str, &str)> = HashMap::new();
+    for (id, delta) in &deltas {
+        let (base, ops) = delta
+            .split_once(' ')
+            .ok_or_else(|| anyhow!("file {id} is not '<id> <changes>'"))?;
+        parsed.insert(id.as_str(), (base, ops));
+    }
+    for id in deltas.keys() {
+        // The chain of deltas down to a file held whole, then up again.
+        let mut chain = Vec::new();
+        let mut at = id.as_str();
+        while !doc.blobs.contains_key(at) {
+            let Some((base, _)) = parsed.get(at) else {
+                bail!("file {id} is a change of file {at}, which the export does not hold (cut short?)");
+            };
+            if chain.len() > deltas.len() {
+                bail!("file {id} is a change of itself");
+            }
+            chain.push(at);
+            at = base;
+        }
+        for link in chain.into_iter().rev() {
+            let (base, ops) = parsed[link];
+            let text = super::delta::apply(&doc.blobs[base], ops).map_err(|e| anyhow!("file {link}: {e}"))?;
+            doc.blobs.insert(link.to_owned(), text);
+        }
+    }
+    for plan in &mut doc.plans {
+        for note in &mut plan.notes {
+            if let Some(blob) = note.blob.take() {
+                note.note = doc.blobs.get(&blob).cloned().ok_or_else(|| {
+                    anyhow!(
+                        "the note of {} names file {blob}, which the export does not hold",
+                        note.commit
+                    )
+                })?;
+            }
+        }
+        for state in &mut plan.states {
+            let mut last: Option<AuthorDoc> = None;
+            for (k, commit) in state.commits.iter_mut().enumerate() {
+                if let Some(time) = commit.at.take() {
+                    let mut author = last.clone().ok_or_else(|| {
+                        anyhow!(
+                            "plan '{}', state '{}', commit {}: 'at' without an author before it",
+                            plan.slug,
+                            state.name,
+                            k + 1
+                        )
+                    })?;
+                    author.time = time;
+                    commit.author = author;
+                }
+                last = Some(commit.author.clone());
+                for change in commit.changes.values_mut().flatten() {
+                    if !change.contains(' ') {
+                        *change = format!("100644 {change}");
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Everything an import would write, checked before it writes: authors git

@@ -12,10 +12,12 @@
 //! * [`state_md`] writes the `## Performance Metrics` section of a STATE.md,
 //!   and [`state_file`] commits it at the end of a run when configured;
 //! * [`logs`] lays the record out as seed `000_…`'s log directory;
-//! * [`exchange`] is the versioned export, [`export`] writes it and
+//! * [`exchange`] is the versioned export, [`export`] writes it (a text
+//!   file as its [`delta`] from another where that is shorter) and
 //!   [`import`] reads it back.
 
 pub mod collect;
+pub mod delta;
 pub mod digest;
 pub mod exchange;
 pub mod export;
