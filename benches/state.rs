@@ -1,19 +1,29 @@
 //! What a run's state costs as the run grows (issue 37): a plan of N trivial
-//! steps (each writes one file `f<N>.txt` at the top of the repository,
-//! Verify `test -f`, checkpoint `git commit`), run by `git ultraplan run`,
-//! against a plain-git script making the same commits (`echo`, `test -f`,
-//! `git add`, `git commit`), as pairs: the script, then the run, each in a
-//! fresh repository with `gc.auto=0` (both leave loose objects; growth is
-//! `du` of `.git` after minus before).
+//! steps (step N writes the one-line file `d<N/100>/f<N>.txt`, Verify
+//! `test -f`, checkpoint `git commit`), run by `git ultraplan run`, against
+//! a plain-git script making the same commits (`mkdir -p`, `echo`,
+//! `test -f`, `git add`, `git commit`), in alternating pairs: the script,
+//! then the run, each in a fresh repository with `gc.auto=0` (both leave
+//! loose objects; growth is `du -sb` of `.git` after minus before). The
+//! files go 100 to a folder so that the user's own commits cost the same at
+//! step 9,999 as at step 9 (with every file at the top, each commit writes a
+//! root tree listing all of them, and plain git itself grows with the
+//! square); what is left to grow is the state. `STATE_FLAT=1` puts them at
+//! the top, as the issue's first measurement did. The growth is given
+//! loose and once packed (`git repack -ad` of both repositories).
 //!
 //! After the run: `export` of the plan (time and size), then `status`,
 //! `status plan.md`, `log` and the start of a resume (`run --resume` of the
 //! completed run, which reads the state, checks the passed steps' commits
 //! and stops: nothing is left to run), each the median of 5.
 //!
-//! `STATE_STEPS=100,1000,10000` picks the sizes (default 100,1000);
-//! `ULTRAPLAN_BIN=<dir>` measures the `git-ultraplan` in that directory
-//! instead of this build (how the "before" column was measured).
+//! `STATE_STEPS=100,1000,10000` picks the sizes (default 100,1000),
+//! `STATE_PAIRS=3,2,1` the pairs at each (default 3 at 100 steps, 2 at
+//! 1,000, 1 above); the repositories are made under `STATE_DIR` (default
+//! `/dev/shm` where it exists: a 10,000-step pair leaves over a million
+//! loose objects' worth of small files). `ULTRAPLAN_BIN=<dir>` measures the
+//! `git-ultraplan` in that directory instead of this build; `STATE_KEEP=1`
+//! keeps each size's run repository (its path is printed).
 //!
 //! Run with `cargo bench --bench state`.
 
@@ -21,9 +31,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{env, git, machine};
+use common::{env, git, machine, median, sampled, Pairs, Sample};
 
 fn ultraplan() -> PathBuf {
     match std::env::var_os("ULTRAPLAN_BIN") {
@@ -32,11 +42,21 @@ fn ultraplan() -> PathBuf {
     }
 }
 
+/// Step `n`'s file: 100 to a folder, or at the top with `STATE_FLAT=1`
+/// (the layout of the issue's first measurement).
+fn file(n: usize) -> String {
+    match std::env::var_os("STATE_FLAT") {
+        Some(_) => format!("f{n}.txt"),
+        None => format!("d{}/f{n}.txt", n / 100),
+    }
+}
+
 fn plan(steps: usize) -> String {
     let mut text = String::from("# Scale\n\n## Implementation Plan\n\n");
     for n in 1..=steps {
+        let (dir, f) = (n / 100, file(n));
         text.push_str(&format!(
-            "### Step {n}: Step {n}\n\n- **Files:** `f{n}.txt`\n- **Changes:** write it\n  ```sh\n  echo {n} > f{n}.txt\n  ```\n- **Verify:** `test -f f{n}.txt`\n- **Checkpoint:** `git commit -m \"step {n}\"`\n\n"
+            "### Step {n}: Step {n}\n\n- **Files:** `{f}`\n- **Changes:** write it\n  ```sh\n  mkdir -p d{dir} && echo {n} > {f}\n  ```\n- **Verify:** `test -f {f}`\n- **Checkpoint:** `git commit -m \"step {n}\"`\n\n"
         ));
     }
     text
@@ -65,92 +85,154 @@ fn size(dir: &Path) -> u64 {
         .unwrap()
 }
 
-fn run(dir: &Path, program: &Path, args: &[&str]) -> (Duration, Vec<u8>) {
-    let start = Instant::now();
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .envs(env())
-        .output()
-        .unwrap();
-    let took = start.elapsed();
+fn run(dir: &Path, program: &Path, args: &[&str]) -> (Sample, Vec<u8>) {
+    let (sample, out) = sampled(|| {
+        Command::new(program)
+            .args(args)
+            .current_dir(dir)
+            .envs(env())
+            .output()
+            .unwrap()
+    });
     assert!(
         out.status.success(),
         "{} {args:?}: {}",
         program.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    (took, out.stdout)
+    (sample, out.stdout)
 }
 
-fn median_of(dir: &Path, program: &Path, args: &[&str]) -> Duration {
-    let mut v: Vec<Duration> = (0..5).map(|_| run(dir, program, args).0).collect();
-    v.sort();
-    v[2]
+/// The median wall and CPU time of 5 runs.
+fn median_of(dir: &Path, program: &Path, args: &[&str]) -> String {
+    let samples: Vec<Sample> = (0..5).map(|_| run(dir, program, args).0).collect();
+    let wall = median(samples.iter().map(|s| s.wall).collect());
+    let cpu = median(samples.iter().map(|s| s.cpu).collect());
+    format!("{} (cpu {})", ms(wall), ms(cpu))
 }
 
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
+fn per_step(d: Duration, steps: usize) -> Duration {
+    d / steps as u32
+}
+
 fn main() {
     for (k, v) in env() {
         std::env::set_var(k, v);
     }
-    let sizes: Vec<usize> = std::env::var("STATE_STEPS")
-        .unwrap_or_else(|_| "100,1000".into())
-        .split(',')
-        .map(|s| s.trim().parse().unwrap())
-        .collect();
+    let list = |name: &str, default: &str| -> Vec<usize> {
+        std::env::var(name)
+            .unwrap_or_else(|_| default.into())
+            .split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| s.trim().parse().unwrap())
+            .collect()
+    };
+    let sizes = list("STATE_STEPS", "100,1000");
+    let pairs = list("STATE_PAIRS", "");
     let bin = ultraplan();
     let bin_dir = bin.parent().unwrap().to_owned();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     std::env::set_var("PATH", path);
-    println!("state: {} ({})", machine(), bin.display());
-    let tmp = tempfile::tempdir().unwrap();
+    let place = std::env::var_os("STATE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| match Path::new("/dev/shm").is_dir() {
+            true => PathBuf::from("/dev/shm"),
+            false => std::env::temp_dir(),
+        });
+    println!("state: {} ({}), repositories in {}", machine(), bin.display(), place.display());
+    // STATE_KEEP=1 keeps the runs' repositories (to measure the readers again).
+    let keep = std::env::var_os("STATE_KEEP").is_some();
+    let tmp = tempfile::tempdir_in(&place).unwrap();
     let root = tmp.path().canonicalize().unwrap();
-    let mut first_per_step = None;
-    for steps in sizes {
-        // The plain-git script.
-        let plain = root.join(format!("plain-{steps}"));
-        repository(&plain, steps);
-        let before = size(&plain);
-        let mut script = String::from("set -e\n");
-        for n in 1..=steps {
-            script.push_str(&format!(
-                "echo {n} > f{n}.txt\ntest -f f{n}.txt\ngit add f{n}.txt\ngit commit -q -m 'step {n}'\n"
-            ));
-        }
-        let (plain_time, _) = run(&plain, Path::new("sh"), &["-c", &script]);
-        let plain_growth = size(&plain) - before;
-        let _ = std::fs::remove_dir_all(&plain);
-
-        // The run.
+    let mut first: Option<(Duration, Duration, Duration, Duration)> = None;
+    for (i, steps) in sizes.into_iter().enumerate() {
+        let count = pairs.get(i).copied().unwrap_or(match steps {
+            0..=100 => 3,
+            101..=1000 => 2,
+            _ => 1,
+        });
+        let mut measured = Pairs::default();
+        let (mut growth, mut plain_growth, mut plain_packed) = (0, 0, 0);
+        let mut packed_before = None;
         let repo = root.join(format!("run-{steps}"));
-        repository(&repo, steps);
-        let before = size(&repo);
-        let (run_time, _) = run(&repo, &bin, &["run", "-q", "plan.md"]);
-        let growth = size(&repo) - before;
-        let per_step = run_time / steps as u32;
-        let base = *first_per_step.get_or_insert(per_step);
+        for p in 0..count {
+            // The plain-git script.
+            let plain = root.join(format!("plain-{steps}"));
+            repository(&plain, steps);
+            let before = size(&plain);
+            let mut script = String::from("set -e\n");
+            for n in 1..=steps {
+                let f = file(n);
+                script.push_str(&format!(
+                    "mkdir -p d{}\necho {n} > {f}\ntest -f {f}\ngit add {f}\ngit commit -q -m 'step {n}'\n",
+                    n / 100
+                ));
+            }
+            let script_file = root.join("plain.sh");
+            std::fs::write(&script_file, script).unwrap();
+            let (theirs, _) = run(&plain, Path::new("sh"), &[script_file.to_str().unwrap()]);
+            plain_growth = size(&plain) - before;
+            git(&plain, &["repack", "-adq"]);
+            plain_packed = size(&plain) - before;
+            let _ = std::fs::remove_dir_all(&plain);
 
-        let file = root.join(format!("export-{steps}.yaml"));
-        let (export_time, _) = run(&repo, &bin, &["export", "-q", "plan.md", "-o", file.to_str().unwrap()]);
-        let export_size = std::fs::metadata(&file).unwrap().len();
-        let status = median_of(&repo, &bin, &["status"]);
-        let status_plan = median_of(&repo, &bin, &["status", "plan.md"]);
-        let log = median_of(&repo, &bin, &["log"]);
-        let resume = median_of(&repo, &bin, &["run", "-q", "--resume", "plan.md"]);
-        println!("state: {steps} steps");
-        println!(
-            "  run {:.1} s ({} a step, {:.2}x the first size's), plain git {:.1} s ({} a step): {:.2}x",
-            run_time.as_secs_f64(),
-            ms(per_step),
-            per_step.as_secs_f64() / base.as_secs_f64(),
-            plain_time.as_secs_f64(),
-            ms(plain_time / steps as u32),
-            run_time.as_secs_f64() / plain_time.as_secs_f64()
+            // The run.
+            let _ = std::fs::remove_dir_all(&repo);
+            repository(&repo, steps);
+            let before = size(&repo);
+            let (ours, _) = run(&repo, &bin, &["run", "-q", "plan.md"]);
+            growth = size(&repo) - before;
+            measured.push(ours, theirs);
+            if p + 1 == count {
+                // What the state costs once git packs it (as `git gc` does
+                // in a repository kept for years), after the readers ran.
+                packed_before = Some(before);
+            }
+            println!(
+                "  pair {}: run {:.1} s (cpu {:.1} s), plain git {:.1} s (cpu {:.1} s)",
+                p + 1,
+                ours.wall.as_secs_f64(),
+                ours.cpu.as_secs_f64(),
+                theirs.wall.as_secs_f64(),
+                theirs.cpu.as_secs_f64()
+            );
+        }
+        let med = |v: &[Sample], of: fn(&Sample) -> Duration| median(v.iter().map(of).collect());
+        let (wall, cpu) = (med(&measured.ours, |s| s.wall), med(&measured.ours, |s| s.cpu));
+        let (pwall, pcpu) = (
+            med(&measured.theirs, |s| s.wall),
+            med(&measured.theirs, |s| s.cpu),
         );
+        let step = (
+            per_step(wall, steps),
+            per_step(cpu, steps),
+            per_step(pwall, steps),
+            per_step(pcpu, steps),
+        );
+        let base = *first.get_or_insert(step);
+        let rel = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+
+        let out = root.join(format!("export-{steps}.yaml"));
+        let (export, _) = run(&repo, &bin, &["export", "-q", "plan.md", "-o", out.to_str().unwrap()]);
+        let export_size = std::fs::metadata(&out).unwrap().len();
+        let _ = std::fs::remove_file(&out);
+        println!("state: {steps} steps, {count} pair(s)");
+        println!(
+            "  a step: run {} (cpu {}), plain git {} (cpu {}); {:.2}x the first size's per step (cpu {:.2}x), plain git {:.2}x (cpu {:.2}x)",
+            ms(step.0),
+            ms(step.1),
+            ms(step.2),
+            ms(step.3),
+            rel(step.0, base.0),
+            rel(step.1, base.1),
+            rel(step.2, base.2),
+            rel(step.3, base.3),
+        );
+        println!("{}", measured.report("run", "plain git"));
         println!(
             "  .git growth {:.1} MB, plain git {:.1} MB: {:.2}x",
             growth as f64 / 1e6,
@@ -158,17 +240,35 @@ fn main() {
             growth as f64 / plain_growth as f64
         );
         println!(
-            "  export {:.2} s, {:.2} MB",
-            export_time.as_secs_f64(),
+            "  export {:.2} s (cpu {:.2} s), {:.2} MB",
+            export.wall.as_secs_f64(),
+            export.cpu.as_secs_f64(),
             export_size as f64 / 1e6
         );
+        println!("  status {}", median_of(&repo, &bin, &["status"]));
+        println!("  status plan.md {}", median_of(&repo, &bin, &["status", "plan.md"]));
+        println!("  log {}", median_of(&repo, &bin, &["log"]));
         println!(
-            "  status {}, status plan.md {}, log {}, resume's start {}",
-            ms(status),
-            ms(status_plan),
-            ms(log),
-            ms(resume)
+            "  resume's start {}",
+            median_of(&repo, &bin, &["run", "-q", "--resume", "plan.md"])
         );
-        let _ = std::fs::remove_dir_all(&repo);
+        if let Some(before) = packed_before {
+            git(&repo, &["repack", "-adq"]);
+            let packed = size(&repo) - before;
+            println!(
+                "  .git growth once packed (git repack -ad) {:.1} MB, plain git {:.1} MB: {:.2}x",
+                packed as f64 / 1e6,
+                plain_packed as f64 / 1e6,
+                packed as f64 / plain_packed as f64
+            );
+        }
+        if keep {
+            println!("  kept: {}", repo.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&repo);
+        }
+    }
+    if keep {
+        let _ = tmp.keep();
     }
 }
