@@ -23,7 +23,8 @@
 //! `/dev/shm` where it exists: a 10,000-step pair leaves over a million
 //! loose objects' worth of small files). `ULTRAPLAN_BIN=<dir>` measures the
 //! `git-ultraplan` in that directory instead of this build; `STATE_KEEP=1`
-//! keeps each size's run repository (its path is printed).
+//! keeps each size's run repository (its path is printed), and
+//! `STATE_READERS=<that path>` measures the readers alone in it again.
 //!
 //! Run with `cargo bench --bench state`.
 
@@ -111,6 +112,18 @@ fn median_of(dir: &Path, program: &Path, args: &[&str]) -> String {
     format!("{} (cpu {})", ms(wall), ms(cpu))
 }
 
+/// `status`, `status plan.md`, `log` and the start of a resume of the
+/// completed run, each the median of 5.
+fn readers(repo: &Path, bin: &Path) {
+    println!("  status {}", median_of(repo, bin, &["status"]));
+    println!("  status plan.md {}", median_of(repo, bin, &["status", "plan.md"]));
+    println!("  log {}", median_of(repo, bin, &["log"]));
+    println!(
+        "  resume's start {}",
+        median_of(repo, bin, &["run", "-q", "--resume", "plan.md"])
+    );
+}
+
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
@@ -143,6 +156,12 @@ fn main() {
             true => PathBuf::from("/dev/shm"),
             false => std::env::temp_dir(),
         });
+    if let Some(repo) = std::env::var_os("STATE_READERS") {
+        // The readers alone, again, in a repository STATE_KEEP kept.
+        println!("state: {} ({}), readers of {}", machine(), bin.display(), Path::new(&repo).display());
+        readers(Path::new(&repo), &bin);
+        return;
+    }
     println!("state: {} ({}), repositories in {}", machine(), bin.display(), place.display());
     // STATE_KEEP=1 keeps the runs' repositories (to measure the readers again).
     let keep = std::env::var_os("STATE_KEEP").is_some();
@@ -245,13 +264,7 @@ fn main() {
             export.cpu.as_secs_f64(),
             export_size as f64 / 1e6
         );
-        println!("  status {}", median_of(&repo, &bin, &["status"]));
-        println!("  status plan.md {}", median_of(&repo, &bin, &["status", "plan.md"]));
-        println!("  log {}", median_of(&repo, &bin, &["log"]));
-        println!(
-            "  resume's start {}",
-            median_of(&repo, &bin, &["run", "-q", "--resume", "plan.md"])
-        );
+        readers(&repo, &bin);
         if let Some(before) = packed_before {
             git(&repo, &["repack", "-adq"]);
             let packed = size(&repo) - before;
