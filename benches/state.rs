@@ -150,19 +150,30 @@ fn main() {
     let bin_dir = bin.parent().unwrap().to_owned();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     std::env::set_var("PATH", path);
-    let place = std::env::var_os("STATE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| match Path::new("/dev/shm").is_dir() {
-            true => PathBuf::from("/dev/shm"),
-            false => std::env::temp_dir(),
-        });
+    let place =
+        std::env::var_os("STATE_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| match Path::new("/dev/shm").is_dir() {
+                true => PathBuf::from("/dev/shm"),
+                false => std::env::temp_dir(),
+            });
     if let Some(repo) = std::env::var_os("STATE_READERS") {
         // The readers alone, again, in a repository STATE_KEEP kept.
-        println!("state: {} ({}), readers of {}", machine(), bin.display(), Path::new(&repo).display());
+        println!(
+            "state: {} ({}), readers of {}",
+            machine(),
+            bin.display(),
+            Path::new(&repo).display()
+        );
         readers(Path::new(&repo), &bin);
         return;
     }
-    println!("state: {} ({}), repositories in {}", machine(), bin.display(), place.display());
+    println!(
+        "state: {} ({}), repositories in {}",
+        machine(),
+        bin.display(),
+        place.display()
+    );
     // STATE_KEEP=1 keeps the runs' repositories (to measure the readers again).
     let keep = std::env::var_os("STATE_KEEP").is_some();
     let tmp = tempfile::tempdir_in(&place).unwrap();
@@ -222,10 +233,7 @@ fn main() {
         }
         let med = |v: &[Sample], of: fn(&Sample) -> Duration| median(v.iter().map(of).collect());
         let (wall, cpu) = (med(&measured.ours, |s| s.wall), med(&measured.ours, |s| s.cpu));
-        let (pwall, pcpu) = (
-            med(&measured.theirs, |s| s.wall),
-            med(&measured.theirs, |s| s.cpu),
-        );
+        let (pwall, pcpu) = (med(&measured.theirs, |s| s.wall), med(&measured.theirs, |s| s.cpu));
         let step = (
             per_step(wall, steps),
             per_step(cpu, steps),
