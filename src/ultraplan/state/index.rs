@@ -147,8 +147,10 @@ pub fn is_failing(step: &StepProgress) -> bool {
 /// count of steps in each status, the steps that are failing (see
 /// [`is_failing`]; as many as failed, not as many as the run has) and the
 /// previous run.
-pub fn render_run(progress: &Progress, previous_run: Option<Oid>) -> Result<String> {
-    let mut value = serde_json::to_value(progress)?;
+///
+/// The steps are set aside while the rest is serialized (and put back), so
+/// a save does not build and drop a document of every step.
+pub fn render_run(progress: &mut Progress, previous_run: Option<Oid>) -> Result<String> {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     let mut failing = Vec::new();
     for (n, step) in &progress.steps {
@@ -157,10 +159,15 @@ pub fn render_run(progress: &Progress, previous_run: Option<Oid>) -> Result<Stri
             failing.push(*n);
         }
     }
+    let counts = serde_json::to_value(counts)?;
+    let steps = std::mem::take(&mut progress.steps);
+    let value = serde_json::to_value(&*progress);
+    progress.steps = steps;
+    let mut value = value?;
     if let Some(map) = value.as_object_mut() {
         map.remove("steps");
         map.insert("layout".into(), serde_json::json!(2));
-        map.insert("step_counts".into(), serde_json::to_value(counts)?);
+        map.insert("step_counts".into(), counts);
         map.insert("failing".into(), serde_json::to_value(failing)?);
         map.insert(
             "previous_run".into(),

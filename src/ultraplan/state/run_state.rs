@@ -281,7 +281,7 @@ impl<'r> RunState<'r> {
                 self.saved_steps.insert(*n, step.clone());
             }
         }
-        let run = index::render_run(&self.progress, self.previous_run)?;
+        let run = index::render_run(&mut self.progress, self.previous_run)?;
         let id = self.repo.write_blob(redact_file(layout::RUN_INDEX, &run).as_bytes())?;
         let mut pending = std::mem::take(&mut self.pending);
         pending.extend(edits);
@@ -412,7 +412,7 @@ impl<'r> RunState<'r> {
                 executable: false,
             });
         }
-        let run = index::render_run(&self.progress, self.previous_run)?;
+        let run = index::render_run(&mut self.progress, self.previous_run)?;
         edits.push(TreeEdit::Blob {
             path: layout::RUN_INDEX.into(),
             id: self.repo.write_blob(redact_file(layout::RUN_INDEX, &run).as_bytes())?,
