@@ -31,7 +31,9 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// validation, warnings, duration, checkpoint), the notes of its checkpoints,
 /// and the run-state chains commit by commit as the paths each commit changed
 /// (so 'git ultraplan import' recreates them, audit log included), with every
-/// file they name written once. The document is written as it is read, so
+/// file they name written once (a text file that changed little, as its
+/// changes from the one before it; a note that is a step's record, by that
+/// file's id). The document is written as it is read, so
 /// its size, not the run's, bounds the memory it takes. Transcripts (the attempts' .log files) only
 /// with --transcripts. Everything passes the redaction function on the way out.
 ///
