@@ -7,9 +7,10 @@
 //! floors below it, never up and never in a circle (`tests/cli/floors.rs`
 //! reads every `use crate::…` and holds this):
 //!
-//! 1. [`error`], [`yaml`], [`input`] — shared leaves: the error-with-hint
-//!    type, the one YAML reader (a bound on nesting), reading a file the
-//!    user names (regular files only, a size limit); [`redact`] on them —
+//! 1. [`error`], [`yaml`], [`input`], [`html`] — shared leaves: the
+//!    error-with-hint type, the one YAML reader (a bound on nesting), reading
+//!    a file the user names (regular files only, a size limit), HTML escaping
+//!    and the self-contained page; [`redact`] on them —
 //!    redaction, which reads YAML documents to redact them string by string;
 //! 2. [`process`] — running child processes: timeouts, process groups,
 //!    capped output; [`git`] — the only code that touches gix or the `git`
@@ -30,6 +31,7 @@ pub mod cli;
 pub mod error;
 pub mod git;
 pub mod historian;
+pub mod html;
 pub mod input;
 pub mod process;
 pub mod redact;
