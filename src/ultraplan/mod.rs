@@ -32,6 +32,7 @@ pub mod exec;
 pub mod outcomes;
 pub mod plan;
 pub mod records;
+pub mod report;
 pub mod result;
 pub mod state;
 pub mod sync;

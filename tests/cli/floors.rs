@@ -21,6 +21,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("error", 0),
     ("yaml", 0),
     ("input", 0),
+    ("html", 0),
     ("redact", 1),
     ("process", 1),
     ("git", 2),
@@ -54,6 +55,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("ultraplan::engine", 2),
     ("ultraplan::records", 2),
     ("ultraplan::outcomes", 3),
+    ("ultraplan::report", 3),
     // Sync checks every outcome record it takes against the store's rules;
     // distributed runs sync what their sessions made.
     ("ultraplan::sync", 4),
