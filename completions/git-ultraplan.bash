@@ -4,7 +4,7 @@
 
 _git_ultraplan ()
 {
-	local subcommands="run check status log show result clean stats export import sync work agents hook outcome install"
+	local subcommands="run check status log show result clean stats export report import sync work agents hook outcome install"
 	local subcommand1="$(__git_find_on_cmdline "$subcommands")"
 	if [ -z "$subcommand1" ]; then
 		case "$cur" in
@@ -167,6 +167,24 @@ _git_ultraplan ()
 			;;
 		-*)
 			__gitcomp "--all --transcripts --output= --logs= --force --quiet --color= --help"
+			return
+			;;
+		esac
+		compopt -o filenames +o nospace 2>/dev/null
+		COMPREPLY=( $(compgen -f -- "$cur") )
+		;;
+	report)
+		case "$cur" in
+		--format=*)
+			__gitcomp "html markdown" "" "${cur##--format=}"
+			return
+			;;
+		--color=*)
+			__gitcomp "always never auto" "" "${cur##--color=}"
+			return
+			;;
+		-*)
+			__gitcomp "--format= --output= --commit-url= --quiet --color= --help"
 			return
 			;;
 		esac

@@ -39,6 +39,7 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "result"
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "clean" -d 'Remove what killed runs left: stale locks, session worktrees and branches, the places of killed workers, and git\'s own lock files whose writer is gone'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "stats" -d 'Count, rate and time the recorded step executions'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "export" -d 'Write the recorded runs out, to move them to another repository'
+complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "report" -d 'Show a plan\'s latest run as an HTML page or as Markdown'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "import" -d 'Recreate the run states and notes of an export in this repository'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "sync" -d 'Exchange results, run states and outcomes with a remote; nothing is overwritten'
 complete -c git-ultraplan -n "__fish_git_ultraplan_needs_command" -f -a "work" -d 'Run sessions of plans published on a remote by \'run --distribute\''
@@ -143,6 +144,15 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l t
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -l force -d 'With --logs: write into a directory that is not empty (files of the same name are replaced)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand report" -l format -d 'html or markdown (default: html when FILE ends in .html, else markdown)' -r -f -a "html\t'One self-contained page: inline style and SVG, no script, nothing fetched'
+markdown\t'GitHub-flavoured Markdown (a pull request, `$GITHUB_STEP_SUMMARY`)'"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand report" -s o -l output -d 'Write to FILE instead of stdout' -r -F
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand report" -l commit-url -d 'Link commits to this address followed by the commit id' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand report" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
+never\t''
+auto\t''"
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand report" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand import" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"

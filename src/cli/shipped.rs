@@ -15,6 +15,7 @@ pub const ULTRAPLAN: &[(&str, &[u8])] = &[
     ("man/git-ultraplan-clean.1", include_bytes!("../../man/git-ultraplan-clean.1")),
     ("man/git-ultraplan-stats.1", include_bytes!("../../man/git-ultraplan-stats.1")),
     ("man/git-ultraplan-export.1", include_bytes!("../../man/git-ultraplan-export.1")),
+    ("man/git-ultraplan-report.1", include_bytes!("../../man/git-ultraplan-report.1")),
     ("man/git-ultraplan-import.1", include_bytes!("../../man/git-ultraplan-import.1")),
     ("man/git-ultraplan-sync.1", include_bytes!("../../man/git-ultraplan-sync.1")),
     ("man/git-ultraplan-work.1", include_bytes!("../../man/git-ultraplan-work.1")),

@@ -211,8 +211,8 @@ fn bash_completion_through_git() {
     assert_eq!(
         complete(&env, &script, "git ultraplan "),
         vec![
-            "agents", "check", "clean", "export", "hook", "import", "install", "log", "outcome", "result", "run",
-            "show", "stats", "status", "sync", "work"
+            "agents", "check", "clean", "export", "hook", "import", "install", "log", "outcome", "report", "result",
+            "run", "show", "stats", "status", "sync", "work"
         ]
     );
     assert_eq!(

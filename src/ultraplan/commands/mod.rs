@@ -13,6 +13,7 @@ mod import;
 mod log;
 mod outcome;
 mod plan_choices;
+mod report;
 mod result;
 mod run;
 mod show;
@@ -124,6 +125,7 @@ pub enum Command {
     Clean(clean::Args),
     Stats(stats::Args),
     Export(export::Args),
+    Report(report::Args),
     Import(import::Args),
     Sync(sync::Args),
     Work(work::Args),
@@ -154,6 +156,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Clean(args) => clean::run(args, &cli.global),
         Command::Stats(args) => stats::run(args, &cli.global),
         Command::Export(args) => export::run(args, &cli.global),
+        Command::Report(args) => report::run(args, &cli.global),
         Command::Import(args) => import::run(args, &cli.global),
         Command::Result(result::ResultCommand::Check(args)) => result::run_check(args, &cli.global),
         Command::Sync(args) => sync::run(args, &cli.global),
@@ -221,6 +224,7 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["clean"] => clean::EXIT_STATUS.to_vec(),
         ["stats"] => stats::EXIT_STATUS.to_vec(),
         ["export"] => export::EXIT_STATUS.to_vec(),
+        ["report"] => report::EXIT_STATUS.to_vec(),
         ["import"] => import::EXIT_STATUS.to_vec(),
         ["result", "check"] => result::EXIT_STATUS.to_vec(),
         ["sync"] => sync::EXIT_STATUS.to_vec(),
