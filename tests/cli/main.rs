@@ -57,6 +57,7 @@ mod redaction;
 mod redaction_channels;
 mod redaction_commits;
 mod refusals;
+mod report;
 mod result;
 mod run;
 mod safety;
