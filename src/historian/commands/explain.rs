@@ -164,52 +164,15 @@ fn rival_says(r: &Rival, names: &Names<'_>, own: usize) -> String {
 /// then the candidates of its question, if it has one (`questions` as
 /// [`question_texts`] gives them).
 pub fn commit_lines(commit: usize, names: &Names<'_>, questions: &[(usize, Vec<String>)]) -> Vec<String> {
-    let mut out = Vec::new();
-    for r in names.explanation.items.iter().filter(|r| r.commit == commit) {
-        let mut line = format!("why {}: ", message::quote_path(&names.changes.item_name(r.item)));
-        let Some(deciding) = r.deciding() else {
-            continue;
-        };
-        let own = names.changes.items[r.item].file;
-        line.push_str(&says(deciding, names, own));
-        let mut rivals: Vec<String> = deciding.rivals.iter().map(|x| rival_says(x, names, own)).collect();
-        if let (Some(unit), Some(_)) = (&r.unit, &r.placed) {
-            line.push_str("; ");
-            line.push_str(&says(unit, names, own));
-            rivals.extend(unit.rivals.iter().map(|x| rival_says(x, names, own)));
-        }
-        if let Some(subject) = &r.subject {
-            line.push_str(&format!("; answers to the subject '{subject}'"));
-            line.push_str(&match r.own_answer {
-                Some(OwnAnswer {
-                    by_elimination: Some(Eliminated::Tied),
-                    ..
-                }) => " by elimination (as many of its words as another subject's, which other parts answer to)"
-                    .to_owned(),
-                Some(OwnAnswer {
-                    by_elimination: Some(Eliminated::Unclaimed),
-                    ..
-                }) => " by elimination (its commit shares no word with any subject, and no other commit answers to this one)"
-                    .to_owned(),
-                Some(own) if own.by_history => format!(
-                    " by its file's history ({} more words than any other subject's)",
-                    words(own.margin)
-                ),
-                Some(own) => format!(
-                    " by its own words ({} more than any other subject's)",
-                    words(own.margin)
-                ),
-                None => " with the rest of its commit".to_owned(),
-            });
-        }
-        if !rivals.is_empty() {
-            line.push_str("; rivals: ");
-            line.push_str(&rivals.join(", "));
-        }
-        // Names made of paths (a stem, a module, a component) and subjects
-        // keep no control character either.
-        out.push(message::without_controls(&line).into_owned());
-    }
+    let mut out: Vec<String> = names
+        .explanation
+        .items
+        .iter()
+        .filter(|r| r.commit == commit)
+        .filter_map(|r| {
+            why(r, names).map(|why| format!("why {}: {why}", message::quote_path(&names.changes.item_name(r.item))))
+        })
+        .collect();
     for (_, options) in questions.iter().filter(|(c, _)| *c == commit) {
         out.push("clean will ask how to split it; the candidates:".into());
         for (n, text) in options.iter().enumerate() {
@@ -217,6 +180,53 @@ pub fn commit_lines(commit: usize, names: &Names<'_>, questions: &[(usize, Vec<S
         }
     }
     out
+}
+
+/// Why one item is in its commit, in words: the deciding signal, the
+/// unit's, the subject it answered to, and the rivals it beat; `None` when
+/// nothing decided it.
+pub fn why(r: &ItemReason, names: &Names<'_>) -> Option<String> {
+    let deciding = r.deciding()?;
+    let own = names.changes.items[r.item].file;
+    let mut line = says(deciding, names, own);
+    let mut rivals: Vec<String> = deciding.rivals.iter().map(|x| rival_says(x, names, own)).collect();
+    if let (Some(unit), Some(_)) = (&r.unit, &r.placed) {
+        line.push_str("; ");
+        line.push_str(&says(unit, names, own));
+        rivals.extend(unit.rivals.iter().map(|x| rival_says(x, names, own)));
+    }
+    if let Some(subject) = &r.subject {
+        line.push_str(&format!("; answers to the subject '{subject}'"));
+        line.push_str(&match r.own_answer {
+            Some(OwnAnswer {
+                by_elimination: Some(Eliminated::Tied),
+                ..
+            }) => " by elimination (as many of its words as another subject's, which other parts answer to)".to_owned(),
+            Some(OwnAnswer {
+                by_elimination: Some(Eliminated::Unclaimed),
+                ..
+            }) => {
+                " by elimination (its commit shares no word with any subject, and no other commit answers to this one)"
+                    .to_owned()
+            }
+            Some(own) if own.by_history => format!(
+                " by its file's history ({} more words than any other subject's)",
+                words(own.margin)
+            ),
+            Some(own) => format!(
+                " by its own words ({} more than any other subject's)",
+                words(own.margin)
+            ),
+            None => " with the rest of its commit".to_owned(),
+        });
+    }
+    if !rivals.is_empty() {
+        line.push_str("; rivals: ");
+        line.push_str(&rivals.join(", "));
+    }
+    // Names made of paths (a stem, a module, a component) and subjects
+    // keep no control character either.
+    Some(message::without_controls(&line).into_owned())
 }
 
 /// The candidate splits of each question as the QUESTION will word them.
