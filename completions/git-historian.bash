@@ -38,12 +38,16 @@ _git_historian ()
 		;;
 	plan)
 		case "$cur" in
+		--format=*)
+			__gitcomp "text html" "" "${cur##--format=}"
+			return
+			;;
 		--color=*)
 			__gitcomp "always never auto" "" "${cur##--color=}"
 			return
 			;;
 		-*)
-			__gitcomp "--base= --plan= --max-files= --max-lines= --json --explain --quiet --color= --help"
+			__gitcomp "--base= --plan= --max-files= --max-lines= --json --explain --format= --quiet --color= --help"
 			return
 			;;
 		esac

@@ -54,6 +54,8 @@ complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l bas
 complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l plan -d 'Build exactly this commit plan (YAML or JSON, the shape `plan --json` prints) instead of planning' -r -F
 complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l max-files -d 'Ask before making a commit of more files than this (historian.maxFiles, 15)' -r
 complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l max-lines -d 'Ask before making a commit of more changed lines than this (historian.maxLines, 500)' -r
+complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l format -d 'text, or html: a page with the commits side by side (implies --explain)' -r -f -a "text\t'The plan as lines of text (the default)'
+html\t'One self-contained page: the commits side by side, each hunk and why'"
 complete -c git-historian -n "__fish_git_historian_using_subcommand plan" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"

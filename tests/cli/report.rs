@@ -283,4 +283,76 @@ fn the_page_renders_in_a_real_browser() {
         png.len(),
         blank.len()
     );
+    // The historian's plan page too.
+    let hist = feature_branch(&env);
+    let plan_page = env.root().join("plan.html");
+    let html = env
+        .run(&hist, &["historian", "plan", "--format", "html"])
+        .expect_code(0)
+        .stdout;
+    write(&plan_page, &html);
+    let dom = browse(&env, &browser, &plan_page, &["--dump-dom"]);
+    assert_eq!(dom.code, 0, "{dom}");
+    assert_eq!(console_lines(&dom.stderr), Vec::<&str>::new(), "no console message");
+    assert_eq!(
+        dom.stdout.matches("<section class=\"commit\"").count(),
+        3,
+        "{}",
+        dom.stdout
+    );
+}
+
+/// A feature branch of two commits, one of them "wip" touching two files.
+fn feature_branch(env: &TestEnv) -> PathBuf {
+    let repo = env.repo("hist");
+    write(&repo.join("main.rs"), "fn main() {\n    println!(\"hi\");\n}\n");
+    env.git(&repo, &["add", "main.rs"]);
+    env.git(&repo, &["commit", "-q", "-m", "main"]);
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("main.rs"),
+        "fn main() {\n    println!(\"hi <there> & you\");\n    run();\n}\n\nfn run() {}\n",
+    );
+    write(&repo.join("README.md"), "# demo\n\nRun it.\n");
+    env.git(&repo, &["add", "."]);
+    env.git(&repo, &["commit", "-q", "-m", "wip stuff"]);
+    write(
+        &repo.join("parse.rs"),
+        "pub fn parse(s: &str) -> u32 {\n    s.parse().unwrap_or(0)\n}\n",
+    );
+    env.git(&repo, &["add", "."]);
+    env.git(&repo, &["commit", "-q", "-m", "add parser"]);
+    repo
+}
+
+#[test]
+fn the_historians_plan_side_by_side_with_hunks_and_reasons() {
+    let env = TestEnv::new();
+    let repo = feature_branch(&env);
+    let before = env.git(&repo, &["for-each-ref"]);
+    let mut t = Transcript::new(&env);
+    let out = t.run(&repo, &["historian", "plan", "--explain"]);
+    assert_eq!(out.code, 0, "{out}");
+    let html = env
+        .run(&repo, &["historian", "plan", "--format", "html"])
+        .expect_code(0)
+        .stdout;
+    assert!(
+        html.contains("println!(&quot;hi &lt;there&gt; &amp; you&quot;);"),
+        "lines are escaped"
+    );
+    for why in out.stdout.lines().filter_map(|l| l.trim().strip_prefix("why ")) {
+        let (_, reason) = why.split_once(": ").expect("why <item>: <reason>");
+        assert!(
+            html.contains(&format!("why: {reason}")),
+            "the page gives the reason {reason}"
+        );
+    }
+    let page = env.root().join("plan.html");
+    std::fs::write(&page, structure(&html)).unwrap();
+    t.file(&page);
+    t.note("--format html is a rendering of the plan, not a plan file.");
+    let _ = t.run(&repo, &["historian", "plan", "--format", "html", "--json"]);
+    assert_transcript!(t, "the_historians_plan_as_html");
+    assert_eq!(env.git(&repo, &["for-each-ref"]), before, "nothing written");
 }

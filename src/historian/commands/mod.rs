@@ -6,6 +6,7 @@ mod abort;
 mod clean;
 mod explain;
 mod plan;
+mod plan_html;
 mod resume;
 mod status;
 

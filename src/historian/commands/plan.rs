@@ -20,7 +20,18 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 
   The plan as a file to edit and give back to clean --plan:
     git historian plan --json > plan.json
+
+  The proposed commits side by side, with their hunks and why, in a browser:
+    git historian plan --format html > plan.html
 "#;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The plan as lines of text (the default).
+    Text,
+    /// One self-contained page: the commits side by side, each hunk and why.
+    Html,
+}
 
 /// Print the commit plan `clean` would build, writing nothing.
 ///
@@ -32,6 +43,13 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// hunk holding several entries (rows of a table, definitions added one
 /// after the other, list items) counts as one hunk per entry; a file
 /// listed under files holds all of its hunks.
+///
+/// With --format html it prints one self-contained HTML page (no script,
+/// nothing fetched, light and dark) with the proposed commits side by side:
+/// each commit's message and size, every change item it takes with the
+/// item's lines as a diff (up to 40 lines each) or what happened to a whole
+/// file, and why the item is there (the --explain reasons, always given on
+/// the page), then the splits clean will offer for a commit over the limits.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = EXAMPLES)]
 pub struct Args {
@@ -57,6 +75,10 @@ pub struct Args {
     /// --plan` reads back, ignoring it).
     #[arg(long)]
     pub explain: bool,
+
+    /// text, or html: a page with the commits side by side (implies --explain).
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "json")]
+    pub format: Option<Format>,
 }
 
 pub const EXIT_STATUS: [(Exit, &str); 4] = [
@@ -81,7 +103,8 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
         Ok(a) => a,
         Err(failed) => return super::render(&Outcome::Error(failed), args.rewrite.json, ui),
     };
-    let (plan, explanation) = if args.explain {
+    let html = args.format == Some(Format::Html);
+    let (plan, explanation) = if args.explain || html {
         let (plan, explanation) = engine::plan_explained(repo, &analysis, &options)?;
         (plan, Some(explanation))
     } else {
@@ -98,6 +121,23 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
         None => Vec::new(),
     };
     let mut out = std::io::stdout().lock();
+    if let (true, Some(names)) = (html, &names) {
+        let page = super::plan_html::render(
+            repo,
+            &super::plan_html::PlanPage {
+                branch: &target.branch,
+                base: repo.short(analysis.base.commit),
+                tip: repo.short(target.tip),
+                plan: &plan,
+                names,
+                ctx: &ctx,
+                limits: options.limits,
+                questions: &questions,
+            },
+        )?;
+        out.write_all(page.as_bytes())?;
+        return Ok(Exit::Done);
+    }
     if args.rewrite.json {
         let file = plan.to_file(&analysis.changes);
         let mut value = serde_json::to_value(&file)?;
