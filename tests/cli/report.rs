@@ -283,6 +283,21 @@ fn the_page_renders_in_a_real_browser() {
         png.len(),
         blank.len()
     );
+    // The reader's dark preference gives another picture.
+    let dark_shot = env.root().join("dark.png");
+    let out = browse(
+        &env,
+        &browser,
+        &page,
+        &[
+            "--blink-settings=preferredColorScheme=0",
+            &format!("--screenshot={}", dark_shot.display()),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out}");
+    let dark = std::fs::read(&dark_shot).expect("a dark screenshot");
+    assert_eq!(png_size(&dark), png_size(&png));
+    assert!(dark != png && dark.len() > 5 * blank.len(), "a dark picture, not blank");
     // The historian's plan page too.
     let hist = feature_branch(&env);
     let plan_page = env.root().join("plan.html");
