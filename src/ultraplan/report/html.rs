@@ -312,3 +312,61 @@ fn attempt(body: &mut String, report: &Report, a: &Attempt, open: bool) {
     }
     body.push_str("</details>\n");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ultraplan::report::model::Lane;
+    use crate::ultraplan::result::Usage;
+
+    #[test]
+    fn cost_and_tokens_per_step_and_per_agent() {
+        let attempt = |executor: &str, cost: f64| Attempt {
+            number: 1,
+            run: 1,
+            status: "success".into(),
+            executor: executor.into(),
+            model: Some("m-1".into()),
+            logged_at: "2026-01-01T00:00:01Z".into(),
+            duration_ms: 1000,
+            usage: Usage {
+                cost_usd: Some(cost),
+                tokens: None,
+            },
+            ..Attempt::default()
+        };
+        let report = Report {
+            plan: "p.md".into(),
+            status: "completed".into(),
+            lanes: vec![Lane::default()],
+            steps: vec![
+                Step {
+                    number: 1,
+                    title: "<one>".into(),
+                    status: "passed".into(),
+                    attempts: vec![attempt("claude", 0.25)],
+                    commit: Some("0123456789abcdef0123456789abcdef01234567".into()),
+                    ..Step::default()
+                },
+                Step {
+                    number: 2,
+                    title: "two".into(),
+                    status: "passed".into(),
+                    attempts: vec![attempt("claude", 0.5)],
+                    ..Step::default()
+                },
+            ],
+            commit_url: Some("https://example.com/c/".into()),
+            ..Report::default()
+        };
+        let page = render(&report);
+        assert!(page.contains("<td class=\"n\">$0.2500</td>"), "the step's cost");
+        assert!(
+            page.contains("<tr><td>claude</td><td>m-1</td><td class=\"n\">2</td><td class=\"n\">2.0 s</td><td class=\"n\">$0.7500</td>"),
+            "the agent's attempts, time and cost"
+        );
+        assert!(page.contains("<a href=\"https://example.com/c/0123456789abcdef0123456789abcdef01234567\"><code"));
+        assert!(page.contains("<td>&lt;one&gt;</td>"));
+        assert!(page.contains("No risk table: nothing to measure."));
+    }
+}

@@ -3,7 +3,8 @@
 //! the runs in their chains; a state's progress, `sessions.json`, `base`
 //! and `plan.md`) and the attempts' records (the note format). Nothing is
 //! written, and nothing is read that redaction did not pass: every text
-//! here was redacted when it was stored.
+//! here was redacted when it was stored, and the attempts' texts pass
+//! [`crate::redact::redact`] once more on their way into the model.
 //!
 //! Which run: the latest run of the plan's run state. A parallel run's
 //! lanes are its sessions, each with every run of its session state that
@@ -204,7 +205,10 @@ fn attempt_of(repo: &Repo, recorded: &catalog::RecordedAttempt, run: u32) -> Res
         .unwrap_or_default();
     let result = &doc["result"];
     let meta = &result["metadata"];
-    let text = |v: &serde_yaml::Value| v.as_str().map(str::to_owned);
+    // Stored redacted; passed through redaction again all the same, as a
+    // record may come from another clone or an older version (and a
+    // redacted text comes back unchanged).
+    let text = |v: &serde_yaml::Value| v.as_str().map(|t| crate::redact::redact(t).into_owned());
     let verification = &result["verification"];
     let verify = text(&verification["command"]).map(|command| Verify {
         command,
@@ -223,7 +227,8 @@ fn attempt_of(repo: &Repo, recorded: &catalog::RecordedAttempt, run: u32) -> Res
         model: text(&meta["model"]),
         agent_session: text(&meta["session_id"]),
         verify,
-        error: text(&result["error"]).or_else(|| recorded.error.clone()),
+        error: text(&result["error"])
+            .or_else(|| recorded.error.as_deref().map(|e| crate::redact::redact(e).into_owned())),
         files: result["files_modified"]
             .as_sequence()
             .map(|s| s.iter().filter_map(|f| f.as_str().map(str::to_owned)).collect())
