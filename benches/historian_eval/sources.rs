@@ -1,25 +1,82 @@
-//! Where the eval's cases come from: the source repositories (generated,
-//! this project, the mirrors) and their runs of commits, squashed and
-//! analysed as the planner and the truth see them.
+//! Where the eval's cases come from: the repositories (a generated one, and
+//! the public ones of [`REPOSITORIES`] mirrored under `/work/.mirror`), their
+//! runs of small consecutive commits cut into groups of 2–3, and each group
+//! rebuilt as the branch of one regime ([`Regime`]) and analysed as the
+//! planner and the truth see it.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ultraplan::git::{BranchCommit, Oid, Workspace};
-use ultraplan::historian::analyse::coupling::{self, Coupling};
+use ultraplan::git::{BranchCommit, Oid, Repo, Workspace};
+use ultraplan::historian::analyse::coupling::Coupling;
 use ultraplan::historian::analyse::items::ChangeSet;
-use ultraplan::historian::analyse::provenance;
-use ultraplan::historian::plan::context::{Context, Tuning};
-use ultraplan::historian::plan::{affinity, count, units};
+use ultraplan::historian::analyse::provenance::{self, Provenance};
+use ultraplan::historian::execute::build::Builder;
 
 use super::common;
 
+/// A commit is someone's unit of work when it changes at most this many
+/// files and lines (no vendored code, no mass reformatting).
 pub const MOST_FILES: usize = 25;
 pub const MOST_LINES: usize = 600;
+/// How many commits behind a run's base are read for change coupling, and
+/// how many files a commit may touch and still count (as the library reads
+/// them, `analyse::coupling`).
+const HISTORY: usize = ultraplan::historian::analyse::coupling::HISTORY;
+const SWEEPING: usize = 40;
+
+/// A public repository of the evaluation and its half. The halves were
+/// fixed before any tuning on the regimes: one repository of each language
+/// that has two (two of JavaScript/TypeScript's four) is held out, and the
+/// planner is tuned on the others only.
+pub struct Repository {
+    pub name: &'static str,
+    pub language: &'static str,
+    pub held_out: bool,
+}
+
+const fn repository(name: &'static str, language: &'static str, held_out: bool) -> Repository {
+    Repository {
+        name,
+        language,
+        held_out,
+    }
+}
+
+pub const REPOSITORIES: [Repository; 24] = [
+    repository("jqlang/jq", "C", false),
+    repository("salewski/mandoc-mirror", "C", false),
+    repository("OpenSMTPD/OpenSMTPD", "C", false),
+    repository("tmux/tmux", "C", true),
+    repository("fmtlib/fmt", "C++", false),
+    repository("gabime/spdlog", "C++", true),
+    repository("JamesNK/Newtonsoft.Json", "C#", true),
+    repository("spf13/cobra", "Go", false),
+    repository("junegunn/fzf", "Go", true),
+    repository("google/gson", "Java", false),
+    repository("expressjs/express", "JavaScript", false),
+    repository("gsd-build/get-shit-done", "JavaScript", false),
+    repository("axios/axios", "JavaScript", true),
+    repository("sindresorhus/ky", "TypeScript", true),
+    repository("slimphp/Slim", "PHP", false),
+    repository("guzzle/guzzle", "PHP", true),
+    repository("psf/requests", "Python", false),
+    repository("pallets/flask", "Python", true),
+    repository("rack/rack", "Ruby", false),
+    repository("sinatra/sinatra", "Ruby", true),
+    repository("BurntSushi/ripgrep", "Rust", false),
+    repository("sharkdp/fd", "Rust", true),
+    repository("bats-core/bats-core", "Shell", false),
+    repository("nvm-sh/nvm", "Shell", true),
+];
 
 pub struct Source {
     pub name: String,
+    pub language: String,
+    /// `Some(true)` held out, `Some(false)` tuning, `None` for the
+    /// generated history and repositories named in `HISTORIAN_EVAL_REPOS`.
+    pub held_out: Option<bool>,
     pub git_dir: PathBuf,
 }
 
@@ -39,48 +96,37 @@ pub fn git_out(git_dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The generated history, then every repository of [`REPOSITORIES`] (found
+/// or not: a missing one is reported), then `HISTORIAN_EVAL_REPOS`.
 pub fn sources(generated: &Path) -> Vec<Source> {
     let mut out = vec![Source {
         name: "generated".into(),
+        language: "Rust".into(),
+        held_out: None,
         git_dir: generated.join(".git"),
     }];
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let own = Command::new("git")
-        .args(["rev-parse", "--path-format=absolute", "--git-common-dir"])
-        .current_dir(manifest)
-        .output();
-    if let Ok(own) = own {
-        if own.status.success() {
-            out.push(Source {
-                name: "this project".into(),
-                git_dir: PathBuf::from(String::from_utf8_lossy(&own.stdout).trim()),
-            });
-        }
-    }
     let mirror = std::env::var_os("HISTORIAN_EVAL_MIRROR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/work/.mirror"));
-    if let Ok(entries) = std::fs::read_dir(&mirror) {
-        let mut found: Vec<Source> = entries
-            .flatten()
-            .filter_map(|e| {
-                let dir = e.path();
-                let git_dir = [dir.join("repo"), dir.join(".git"), dir.clone()]
-                    .into_iter()
-                    .find(|d| d.join("objects").is_dir())?;
-                Some(Source {
-                    name: e.file_name().to_string_lossy().replace('+', "/"),
-                    git_dir,
-                })
-            })
-            .collect();
-        found.sort_by(|a, b| a.name.cmp(&b.name));
-        out.extend(found);
+    for r in &REPOSITORIES {
+        let dir = mirror.join(r.name.replace('/', "+"));
+        let git_dir = [dir.join("repo"), dir.join(".git"), dir.clone()]
+            .into_iter()
+            .find(|d| d.join("objects").is_dir())
+            .unwrap_or(dir);
+        out.push(Source {
+            name: r.name.into(),
+            language: r.language.into(),
+            held_out: Some(r.held_out),
+            git_dir,
+        });
     }
     if let Ok(list) = std::env::var("HISTORIAN_EVAL_REPOS") {
         for dir in list.split(':').filter(|d| !d.is_empty()) {
             out.push(Source {
                 name: dir.to_owned(),
+                language: "?".into(),
+                held_out: None,
                 git_dir: PathBuf::from(dir),
             });
         }
@@ -89,7 +135,7 @@ pub fn sources(generated: &Path) -> Vec<Source> {
 }
 
 /// Linear chains of non-merge commits, newest chains first, each oldest first.
-pub fn chains(git_dir: &Path) -> Vec<Vec<(Oid, Oid)>> {
+fn chains(git_dir: &Path) -> Vec<Vec<(Oid, Oid)>> {
     let text = git_out(git_dir, &["rev-list", "--parents", "HEAD"]);
     let mut parents: HashMap<Oid, Vec<Oid>> = HashMap::new();
     let mut order = Vec::new();
@@ -136,37 +182,137 @@ impl Lcg {
     }
 
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.next() % n.max(1)
     }
 }
 
-/// One squashed run, analysed.
-pub struct Segment {
-    pub changes: ChangeSet,
-    /// Provenance in the squashed commits (what the planner sees).
-    pub seen: provenance::Provenance,
-    pub squashed: Vec<BranchCommit>,
-    /// Provenance in the original commits (the truth).
-    pub truth: provenance::Provenance,
+/// How a group of original commits reaches the planner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Regime {
+    /// Squashed into one commit with one neutral message: a tangled commit.
+    Neutral,
+    /// Rebuilt as 3–8 `wip`/`fix`/`more` commits whose hunks interleave the
+    /// originals (some of A, then of B, then the rest of A).
+    Messy,
+    /// Squashed into one commit keeping the messages joined, as `git rebase
+    /// -i` joins them.
+    Joined,
+}
+
+pub const REGIMES: [Regime; 3] = [Regime::Neutral, Regime::Messy, Regime::Joined];
+
+impl Regime {
+    pub fn label(self) -> &'static str {
+        match self {
+            Regime::Neutral => "neutral squash",
+            Regime::Messy => "messy branch",
+            Regime::Joined => "joined messages",
+        }
+    }
+}
+
+/// The neutral message of a tangled commit: says nothing of its work.
+pub const NEUTRAL: &str = "Update\n";
+/// The messages of a messy branch's commits.
+const MESSY: [&str; 6] = ["wip", "fix", "more", "wip", "more work", "fixes"];
+
+/// Consecutive original commits that become one case.
+pub struct Group {
+    pub base: Oid,
     pub originals: Vec<BranchCommit>,
-    /// The squashed commit each original went into.
-    pub squash_of: Vec<usize>,
+    /// The history behind the run's base (for change coupling).
+    pub history: std::sync::Arc<History>,
+}
+
+/// The commits behind a run's base: subjects and the paths each touched
+/// (`None` for a sweeping commit), newest first.
+#[derive(Default)]
+pub struct History {
+    pub commits: Vec<(String, Option<Vec<String>>)>,
+}
+
+impl History {
+    fn read(git_dir: &Path, base: Oid) -> History {
+        let text = git_out(
+            git_dir,
+            &[
+                "log",
+                "--first-parent",
+                "--no-merges",
+                "--no-renames",
+                "--format=%x00%s",
+                "--name-only",
+                &format!("-n{HISTORY}"),
+                &base.to_string(),
+            ],
+        );
+        let mut commits = Vec::new();
+        for record in text.split('\0').skip(1) {
+            let mut lines = record.lines();
+            let subject = lines.next().unwrap_or("").to_owned();
+            let paths: Vec<String> = lines.filter(|l| !l.is_empty()).map(str::to_owned).collect();
+            let paths = (paths.len() <= SWEEPING).then_some(paths);
+            commits.push((subject, paths));
+        }
+        History { commits }
+    }
+
+    /// The coupling of `changes`' files, as `analyse::coupling::read` would
+    /// find it from the run's base.
+    pub fn coupling(&self, changes: &ChangeSet) -> Coupling {
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for (i, file) in changes.files.iter().enumerate() {
+            index.insert(file.path.as_str(), i);
+            if let Some(old) = file.old_path() {
+                index.entry(old).or_insert(i);
+            }
+        }
+        let mut coupling = Coupling {
+            touched: vec![0; changes.files.len()],
+            together: HashMap::new(),
+            subjects: Vec::new(),
+            commits: vec![Vec::new(); changes.files.len()],
+        };
+        if changes.files.len() < 2 {
+            return coupling;
+        }
+        for (subject, paths) in &self.commits {
+            let at = coupling.subjects.len() as u32;
+            coupling.subjects.push(subject.clone());
+            let Some(paths) = paths else { continue };
+            let mut files: Vec<usize> = paths.iter().filter_map(|p| index.get(p.as_str()).copied()).collect();
+            files.sort_unstable();
+            files.dedup();
+            for (n, &a) in files.iter().enumerate() {
+                coupling.touched[a] += 1;
+                coupling.commits[a].push(at);
+                for &b in &files[n + 1..] {
+                    *coupling.together.entry((a, b)).or_default() += 1;
+                }
+            }
+        }
+        coupling
+    }
+}
+
+/// One group rebuilt for one regime, analysed.
+pub struct Case {
+    pub changes: ChangeSet,
+    /// The branch the planner sees, and its provenance.
+    pub branch: Vec<BranchCommit>,
+    pub seen: Provenance,
+    /// The original commits (the truth) and their provenance.
+    pub originals: Vec<BranchCommit>,
+    pub truth: Provenance,
     pub coupling: Coupling,
 }
 
-/// Squashed runs of one source repository.
-pub fn segments(
-    source: &Source,
-    scratch_root: &Path,
-    tuning: &Tuning,
-    segments: usize,
-    length: usize,
-) -> Option<Vec<Segment>> {
+/// The scratch repository a source's cases are written into, borrowing the
+/// source's objects: the source is only read.
+pub fn scratch(source: &Source, scratch_root: &Path) -> Option<Workspace> {
     if !source.git_dir.join("objects").is_dir() {
         return None;
     }
-    // A scratch repository borrowing the source's objects: squashed commits
-    // are written there, never into the source.
     let scratch = scratch_root.join(source.name.replace('/', "_"));
     common::git(scratch_root, &["init", "-q", "--bare", scratch.to_str()?]);
     let objects = std::fs::canonicalize(source.git_dir.join("objects")).ok()?;
@@ -175,10 +321,12 @@ pub fn segments(
         format!("{}\n", objects.display()),
     )
     .ok()?;
-    let workspace = Workspace::discover_in(&scratch).ok()?;
-    let repo = workspace.repo().ok()?;
+    Workspace::discover_in(&scratch).ok()
+}
 
-    // Commits small enough to be someone's unit of work.
+/// Runs of `length` small consecutive commits (up to `segments`, spread
+/// over the history), cut into groups of 2–3.
+pub fn groups(source: &Source, repo: &Repo, segments: usize, length: usize) -> Vec<Group> {
     let mut runs: Vec<Vec<(Oid, Oid)>> = Vec::new();
     for chain in chains(&source.git_dir) {
         let mut current: Vec<(Oid, Oid)> = Vec::new();
@@ -200,20 +348,15 @@ pub fn segments(
             break;
         }
     }
-    // Spread the segments over what was found.
     let step = (runs.len() / segments.max(1)).max(1);
     let mut out = Vec::new();
     let mut random = Lcg(0x5eed ^ source.name.len() as u64);
     for run in runs.iter().step_by(step).take(segments) {
-        let base = run[0].0;
+        let history = std::sync::Arc::new(History::read(&source.git_dir, run[0].0));
         let originals: Vec<BranchCommit> = run
             .iter()
             .map(|(_, c)| repo.branch_commit(*c).expect("commit"))
             .collect();
-        // Squash into runs of 2 or 3.
-        let mut squashed: Vec<BranchCommit> = Vec::new();
-        let mut squash_of: Vec<usize> = Vec::new();
-        let mut parent = base;
         let mut at = 0;
         while at < originals.len() {
             let mut take = 2 + random.below(2) as usize;
@@ -221,156 +364,128 @@ pub fn segments(
                 take += 1;
             }
             let take = take.min(originals.len() - at);
-            let part = &originals[at..at + take];
-            let message = part
+            out.push(Group {
+                base: run[at].0,
+                originals: originals[at..at + take].to_vec(),
+                history: history.clone(),
+            });
+            at += take;
+        }
+    }
+    out
+}
+
+/// `group` rebuilt as `regime`'s branch and analysed; `None` when it
+/// changes nothing or cannot be rebuilt (a path that is a file at one step
+/// and a directory at another).
+pub fn case(repo: &Repo, group: &Group, regime: Regime, seed: u64) -> Option<Case> {
+    let last = group.originals.last()?;
+    let truth_changes = ChangeSet::analyse(repo, group.base, last.id).ok()?;
+    if truth_changes.items.is_empty() {
+        return None;
+    }
+    let author = &group.originals[0].author;
+    let tip = match regime {
+        Regime::Neutral => repo.write_commit_as(last.tree, &[group.base], NEUTRAL, author).ok()?,
+        Regime::Joined => {
+            let message = group
+                .originals
                 .iter()
                 .map(|c| c.message.trim_end())
                 .collect::<Vec<_>>()
                 .join("\n\n")
                 + "\n";
-            let last = part.last().expect("a commit");
-            let id = repo
-                .write_commit_as(last.tree, &[parent], &message, &part[0].author)
-                .expect("write squashed commit");
-            squash_of.extend(std::iter::repeat_n(squashed.len(), take));
-            squashed.push(repo.branch_commit(id).expect("read squashed commit"));
-            parent = id;
-            at += take;
+            repo.write_commit_as(last.tree, &[group.base], &message, author).ok()?
         }
-        let changes = ChangeSet::analyse(repo, base, parent).expect("analyse");
-        if changes.items.is_empty() {
-            continue;
+        Regime::Messy => {
+            let truth = provenance::trace(repo, &truth_changes, &group.originals).ok()?;
+            messy(repo, &truth_changes, &truth, group, seed)?
         }
-        let truth = provenance::trace(repo, &changes, &originals).expect("trace originals");
-        let seen = provenance::trace(repo, &changes, &squashed).expect("trace squashed");
-        let coupling = coupling::read(repo, &changes, tuning.coupling_history).expect("coupling");
-        if std::env::var_os("HISTORIAN_EVAL_ORACLE_LABELS").is_some() {
-            oracle_labels(&changes, &truth, &originals, &squash_of, &mut squashed);
-        }
-        if std::env::var_os("HISTORIAN_EVAL_ORACLE_COUNT").is_some() {
-            oracle_count(&truth, &originals, &squash_of, &mut squashed);
-        }
-        out.push(Segment {
-            changes,
-            seen,
-            squashed,
-            truth,
-            originals,
-            squash_of,
-            coupling,
-        });
-    }
-    Some(out)
+    };
+    let branch = repo.branch_commits(group.base, tip).ok()?;
+    let changes = ChangeSet::analyse(repo, group.base, tip).ok()?;
+    let truth = provenance::trace(repo, &changes, &group.originals).ok()?;
+    let seen = provenance::trace(repo, &changes, &branch).ok()?;
+    let coupling = group.history.coupling(&changes);
+    Some(Case {
+        changes,
+        branch,
+        seen,
+        originals: group.originals.clone(),
+        truth,
+        coupling,
+    })
 }
 
-/// Study only (`HISTORIAN_EVAL_ORACLE_LABELS`): each squashed message
-/// rewritten so that under every subject a line (`Touches …`, read as its
-/// body) names the words of the paths and definitions of the items its
-/// original commit wrote most of and no other original of the squash did:
-/// how far the planner would go were files matched to subjects right.
-fn oracle_labels(
-    changes: &ChangeSet,
-    truth: &provenance::Provenance,
-    originals: &[BranchCommit],
-    squash_of: &[usize],
-    squashed: &mut [BranchCommit],
-) {
-    let mut own: Vec<std::collections::BTreeSet<String>> = vec![Default::default(); originals.len()];
-    for (i, origins) in truth.items.iter().enumerate() {
-        if let Some(&(j, _)) = origins.iter().max_by_key(|(j, w)| (*w, std::cmp::Reverse(*j))) {
-            own[j].extend(ultraplan::historian::plan::count::words(changes.path(i)));
-            for name in &changes.items[i].symbols.defined {
-                own[j].extend(ultraplan::historian::plan::count::words(name));
-            }
-        }
+/// The messy branch of a group: its items, each given to the original that
+/// wrote most of it, cut per original into 1–3 chunks (a start, more, a fix
+/// to it later) so that there are 3–8 in all where the items allow, the
+/// chunks interleaved at random keeping each original's in order, one
+/// `wip`-like commit per chunk, and one commit in four or so also taking the
+/// next chunk of another original (work on two things committed at once).
+fn messy(repo: &Repo, changes: &ChangeSet, truth: &Provenance, group: &Group, seed: u64) -> Option<Oid> {
+    let mut random = Lcg(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut by_original: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for i in 0..changes.items.len() {
+        by_original.entry(truth.primary(i).unwrap_or(0)).or_default().push(i);
     }
-    let all = own.clone();
-    for (j, mine) in own.iter_mut().enumerate() {
-        for (k, theirs) in all.iter().enumerate() {
-            if k != j && squash_of[k] == squash_of[j] {
-                mine.retain(|w| !theirs.contains(w));
-            }
-        }
-    }
-    for (u, commit) in squashed.iter_mut().enumerate() {
-        let message: Vec<String> = (0..originals.len())
-            .filter(|&j| squash_of[j] == u)
-            .map(|j| {
-                let words: Vec<&str> = own[j].iter().map(String::as_str).collect();
-                let message = originals[j].message.trim_end();
-                let (subject, rest) = message.split_once('\n').unwrap_or((message, ""));
-                format!("{subject}\n\nTouches {}.\n{rest}", words.join(" "))
-                    .trim_end()
-                    .to_owned()
-            })
+    let items = changes.items.len();
+    let wanted = (3 + random.below(6) as usize).min(items);
+    // Chunks per original: one each, then more to the larger ones at random.
+    let mut chunks: BTreeMap<usize, usize> = by_original.keys().map(|&o| (o, 1)).collect();
+    let mut total: usize = chunks.len();
+    let mut guard = 0;
+    while total < wanted && guard < 64 {
+        guard += 1;
+        let keys: Vec<usize> = by_original
+            .iter()
+            .filter(|(o, list)| chunks[o] < 3 && chunks[o] < list.len())
+            .map(|(o, _)| *o)
             .collect();
-        commit.message = message.join("\n\n") + "\n";
-    }
-}
-
-/// Study only (`HISTORIAN_EVAL_ORACLE_COUNT`): each squashed message
-/// rewritten as the subjects of the original commits writing most of some
-/// item of it, one paragraph each: how far the planner would go were the
-/// number of commits read right.
-fn oracle_count(
-    truth: &provenance::Provenance,
-    originals: &[BranchCommit],
-    squash_of: &[usize],
-    squashed: &mut [BranchCommit],
-) {
-    let mut writes = vec![false; originals.len()];
-    for origins in &truth.items {
-        if let Some(&(j, _)) = origins.iter().max_by_key(|(j, w)| (*w, std::cmp::Reverse(*j))) {
-            writes[j] = true;
+        if keys.is_empty() {
+            break;
         }
+        let o = keys[random.below(keys.len() as u64) as usize];
+        *chunks.get_mut(&o).expect("an original") += 1;
+        total += 1;
     }
-    for (u, commit) in squashed.iter_mut().enumerate() {
-        let subjects: Vec<&str> = (0..originals.len())
-            .filter(|&j| squash_of[j] == u && writes[j])
-            .map(|j| originals[j].message.lines().next().unwrap_or("").trim())
-            .collect();
-        if !subjects.is_empty() {
-            commit.message = subjects.join("\n\n") + "\n";
+    // Each original's items in chunks (in path order, cut at random places).
+    let mut queues: Vec<std::collections::VecDeque<Vec<usize>>> = Vec::new();
+    for (o, list) in &by_original {
+        let n = chunks[o];
+        let mut cuts: BTreeSet<usize> = BTreeSet::new();
+        while cuts.len() + 1 < n {
+            cuts.insert(1 + random.below((list.len() - 1) as u64) as usize);
         }
-    }
-}
-
-/// One squashed commit of a segment, as the studies read it: the planner's
-/// context, the unit's files, the words the parts use and the subjects its
-/// message names.
-pub struct Unit<'a, 's> {
-    pub segment: usize,
-    pub seg: &'s Segment,
-    pub ctx: &'a Context<'s>,
-    pub unit: usize,
-    pub files: &'a std::collections::BTreeMap<usize, Vec<usize>>,
-    pub words: &'a affinity::Words,
-    pub commit: &'s BranchCommit,
-    pub named: Vec<&'s str>,
-    /// The original commits squashed into it.
-    pub originals: Vec<usize>,
-}
-
-/// Calls `visit` with every squashed commit of `segments`.
-pub fn each_unit(segments: &[Segment], tuning: &Tuning, mut visit: impl FnMut(Unit<'_, '_>)) {
-    for (segment, seg) in segments.iter().enumerate() {
-        let ctx = Context::new(&seg.changes, &seg.seen, &seg.squashed, seg.coupling.clone());
-        let words = affinity::Words::new(&seg.changes, tuning.common_name_share).with_history(&seg.coupling);
-        for (&unit, files) in &units::unit_files(&ctx) {
-            let Some(commit) = seg.squashed.get(unit) else {
-                continue;
-            };
-            visit(Unit {
-                segment,
-                seg,
-                ctx: &ctx,
-                unit,
-                files,
-                words: &words,
-                commit,
-                named: count::subjects_read(&commit.message, tuning.reading),
-                originals: (0..seg.originals.len()).filter(|&j| seg.squash_of[j] == unit).collect(),
-            });
+        let mut queue = std::collections::VecDeque::new();
+        let mut start = 0;
+        for &cut in cuts.iter().chain(std::iter::once(&list.len())) {
+            queue.push_back(list[start..cut].to_vec());
+            start = cut;
         }
+        queues.push(queue);
     }
+    let mut builder = Builder::new(repo, changes);
+    let author = &group.originals[0].author;
+    let mut tip = group.base;
+    loop {
+        let open: Vec<usize> = (0..queues.len()).filter(|&q| !queues[q].is_empty()).collect();
+        if open.is_empty() {
+            break;
+        }
+        let q = open[random.below(open.len() as u64) as usize];
+        let mut chunk = queues[q].pop_front().expect("an open queue");
+        // Now and then a commit carries work of two originals: the end of
+        // one and the start of another, committed together.
+        let others: Vec<usize> = open.iter().copied().filter(|&o| o != q && !queues[o].is_empty()).collect();
+        if !others.is_empty() && random.below(4) == 0 {
+            let o = others[random.below(others.len() as u64) as usize];
+            chunk.extend(queues[o].pop_front().expect("an open queue"));
+            chunk.sort_unstable();
+        }
+        let prepared = builder.prepare(&chunk).ok()?;
+        let message = format!("{}\n", MESSY[random.below(MESSY.len() as u64) as usize]);
+        tip = builder.commit(prepared, &message, author).ok()?;
+    }
+    Some(tip)
 }
