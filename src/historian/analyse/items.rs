@@ -22,7 +22,8 @@ use super::lines::{self, Hunk};
 use super::moves::{Cut, MoveFinder, Moves};
 use super::sections::Sections;
 use super::shapes;
-use super::symbols::{self, Symbols};
+use super::symbols::{self, Side, Symbols};
+use super::syntax;
 use super::{issues, versions};
 
 /// Files larger than this are one item, never diffed line by line.
@@ -253,17 +254,14 @@ fn file_change(
     moves.file(&old_lines, &new_lines, &hunks, cut);
     file.removed = hunks.iter().map(|h| h.old.len()).sum();
     file.added = hunks.iter().map(|h| h.new.len()).sum();
-    let changed = |h: &Hunk| {
-        old_lines[h.old.clone()]
-            .iter()
-            .chain(new_lines[h.new.clone()].iter())
-            .copied()
-            .collect::<Vec<&[u8]>>()
-    };
     let removed = |h: &Hunk| old_lines[h.old.clone()].iter().copied();
     let added = |h: &Hunk| new_lines[h.new.clone()].iter().copied();
     let substituted = |h: &Hunk| shapes::substitutions(removed(h), added(h));
     let shapes_of = |h: &Hunk| shapes::shapes(removed(h), added(h));
+    let old_data = old_text.data();
+    let new_data = new_text.data();
+    let before = Side::new(file.old_path().unwrap_or(&file.path), old_data, &old_lines);
+    let after = Side::new(&file.path, new_data, &new_lines);
     let sections = if by_hunks {
         Sections::of(&file.path, &new_lines)
     } else {
@@ -278,11 +276,7 @@ fn file_change(
                 hunk: Some(i),
                 lines: h.size(),
                 symbols: {
-                    let mut found = symbols::scan(changed(h));
-                    // Only a hunk defining something can remove a definition.
-                    if !found.defined.is_empty() {
-                        found.undefined = &symbols::definitions(removed(h)) - &symbols::definitions(added(h));
-                    }
+                    let mut found = symbols::read(&before, &[h.old.clone()], &after, &[h.new.clone()]);
                     found.versions = versions::versions_added(added(h));
                     found.issues = issues::numbers_added(added(h));
                     found.substitutions = substituted(h);
@@ -294,31 +288,25 @@ fn file_change(
                         // hunks of one bump); a heading only says what the
                         // hunk answers to, since unrelated work shares one.
                         let section = sections.at(h.new.start).unwrap_or("");
-                        let names = symbols::specific_names(section).map(str::to_owned);
+                        let names = syntax::specific_names(section).map(str::to_owned);
                         if sections.is_document() {
                             found.heading.extend(names);
                         } else {
                             found.used.extend(names);
                         }
-                    } else if let Some(name) = symbols::enclosing(&new_lines[..h.new.start]) {
-                        // The function the hunk changes, as git's hunk header names it.
-                        found.defined.insert(name.clone());
-                        found.used.insert(name);
                     }
                     found
                 },
             })
             .collect()
     } else {
+        let old_ranges: Vec<_> = hunks.iter().map(|h| h.old.clone()).collect();
+        let new_ranges: Vec<_> = hunks.iter().map(|h| h.new.clone()).collect();
         vec![Item {
             file: index,
             hunk: None,
             lines: file.added + file.removed,
             symbols: Symbols {
-                // Whole files are added or removed here: what the removed
-                // side defines is what the file takes away.
-                undefined: &symbols::definitions(hunks.iter().flat_map(removed))
-                    - &symbols::definitions(hunks.iter().flat_map(added)),
                 versions: versions::versions_added(hunks.iter().flat_map(added)),
                 issues: issues::numbers_added(hunks.iter().flat_map(added)),
                 substitutions: hunks.iter().flat_map(substituted).collect(),
@@ -328,7 +316,7 @@ fn file_change(
                     let first = each.next().unwrap_or_default();
                     each.fold(first, |all, s| all.intersection(&s).copied().collect())
                 },
-                ..symbols::scan(hunks.iter().flat_map(changed))
+                ..symbols::read(&before, &old_ranges, &after, &new_ranges)
             },
         }]
     };
@@ -394,6 +382,14 @@ enum Text {
 }
 
 impl Text {
+    /// Its bytes, when it is read line by line.
+    fn data(&self) -> &[u8] {
+        match self {
+            Text::Lines(data) => data,
+            _ => &[],
+        }
+    }
+
     /// Its lines, as a file wholly added or removed counts them.
     fn line_count(&self) -> usize {
         match self {

@@ -25,4 +25,5 @@ pub mod provenance;
 pub mod sections;
 pub mod shapes;
 pub mod symbols;
+pub mod syntax;
 pub mod versions;

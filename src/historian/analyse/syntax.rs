@@ -1,0 +1,565 @@
+//! The syntax of a changed file, read with tree-sitter: for some of its
+//! lines (a hunk's, on one side of the diff), the names whose definitions
+//! they add, remove or rename, the names they use, the definitions they
+//! fall inside, and the modules they import by a relative name. A hunk
+//! using a name another defines must come with it or after it, and a test
+//! calling the function another hunk changes is evidence that the two
+//! belong together (DESIGN §10.2).
+//!
+//! One table per language says which nodes define something
+//! ([`Grammar::defines`]); everything else is read the same way in every
+//! language: a definition's name is its `name` field (or the name its
+//! `declarator` chain ends in, as C writes it), a name used is a leaf node
+//! whose kind is an identifier's, and words in comments and strings count as
+//! mentions (a comment naming a function links as well as a call).
+//!
+//! Files in no language known here, or larger than [`LARGEST_PARSED`], are
+//! read as words only ([`words`]). Parsing never fails a run: a text the
+//! parser cannot read is read as words.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use tree_sitter::{Node, Parser, Tree};
+
+/// Texts larger than this are read as words: parsing them would cost more
+/// than what their hunks say.
+pub const LARGEST_PARSED: usize = 1 << 20;
+
+/// A language the historian parses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    Rust,
+    Python,
+    Go,
+    JavaScript,
+    TypeScript,
+    Tsx,
+    C,
+    Java,
+    CSharp,
+    Ruby,
+    Bash,
+}
+
+impl Language {
+    /// The language of a file by its name, or by its first line (`#!`).
+    pub fn of(path: &str, first_line: &[u8]) -> Option<Language> {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+        let by_extension = match extension.as_deref() {
+            Some("rs") => Some(Language::Rust),
+            Some("py" | "pyi") => Some(Language::Python),
+            Some("go") => Some(Language::Go),
+            Some("js" | "mjs" | "cjs" | "jsx") => Some(Language::JavaScript),
+            Some("ts" | "mts" | "cts") => Some(Language::TypeScript),
+            Some("tsx") => Some(Language::Tsx),
+            // C++ is read with C's grammar: its functions, macros, structs
+            // and names come out right, its classes and templates as
+            // names only (a grammar of its own would add 3.6 MB).
+            Some("c" | "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" | "tpp") => Some(Language::C),
+            Some("java") => Some(Language::Java),
+            Some("cs") => Some(Language::CSharp),
+            Some("rb" | "rake" | "gemspec" | "ru") => Some(Language::Ruby),
+            Some("sh" | "bash" | "bats" | "ksh" | "zsh") => Some(Language::Bash),
+            _ => None,
+        };
+        by_extension
+            .or(match name {
+                "Rakefile" | "Gemfile" => Some(Language::Ruby),
+                _ => None,
+            })
+            .or_else(|| {
+                let line = String::from_utf8_lossy(first_line);
+                let shebang = line.strip_prefix("#!")?;
+                let program = shebang.split_whitespace().find(|w| !w.ends_with("/env") && !w.starts_with('-'))?;
+                match program.rsplit('/').next()? {
+                    "sh" | "bash" | "dash" | "ksh" | "zsh" | "bats" => Some(Language::Bash),
+                    p if p.starts_with("python") => Some(Language::Python),
+                    "ruby" => Some(Language::Ruby),
+                    "node" => Some(Language::JavaScript),
+                    _ => None,
+                }
+            })
+    }
+
+    fn grammar(self) -> tree_sitter::Language {
+        match self {
+            Language::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Language::Python => tree_sitter_python::LANGUAGE.into(),
+            Language::Go => tree_sitter_go::LANGUAGE.into(),
+            Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Language::C => tree_sitter_c::LANGUAGE.into(),
+            Language::Java => tree_sitter_java::LANGUAGE.into(),
+            Language::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+            Language::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+            Language::Bash => tree_sitter_bash::LANGUAGE.into(),
+        }
+    }
+
+    /// Whether a node of `kind` defines the name it carries. `top` says
+    /// whether it stands at the top of the file (a variable counts only
+    /// there: a local one is no definition others use).
+    fn defines(self, kind: &str, top: bool) -> bool {
+        use Language::*;
+        let everywhere: &[&str] = match self {
+            Rust => &[
+                "function_item",
+                "function_signature_item",
+                "struct_item",
+                "enum_item",
+                "union_item",
+                "trait_item",
+                "type_item",
+                "mod_item",
+                "const_item",
+                "static_item",
+                "macro_definition",
+            ],
+            Python => &["function_definition", "class_definition"],
+            Go => &["function_declaration", "method_declaration", "type_spec", "type_alias"],
+            JavaScript | TypeScript | Tsx => &[
+                "function_declaration",
+                "generator_function_declaration",
+                "class_declaration",
+                "abstract_class_declaration",
+                "method_definition",
+                "interface_declaration",
+                "type_alias_declaration",
+                "enum_declaration",
+                "function_signature",
+            ],
+            C => &[
+                "function_definition",
+                "type_definition",
+                "preproc_def",
+                "preproc_function_def",
+                "struct_specifier",
+                "union_specifier",
+                "enum_specifier",
+            ],
+            Java => &[
+                "class_declaration",
+                "interface_declaration",
+                "enum_declaration",
+                "record_declaration",
+                "annotation_type_declaration",
+                "method_declaration",
+                "constructor_declaration",
+                "field_declaration",
+            ],
+            CSharp => &[
+                "class_declaration",
+                "struct_declaration",
+                "interface_declaration",
+                "enum_declaration",
+                "record_declaration",
+                "method_declaration",
+                "constructor_declaration",
+                "property_declaration",
+                "delegate_declaration",
+                "field_declaration",
+            ],
+            Ruby => &["method", "singleton_method", "class", "module"],
+            Bash => &["function_definition"],
+        };
+        let at_top: &[&str] = match self {
+            Rust => &[],
+            Python => &["assignment"],
+            Go => &["const_spec", "var_spec"],
+            JavaScript | TypeScript | Tsx => &["variable_declarator"],
+            C => &["declaration"],
+            Java | CSharp => &[],
+            Ruby => &["assignment"],
+            Bash => &["variable_assignment"],
+        };
+        everywhere.contains(&kind) || top && at_top.contains(&kind)
+    }
+}
+
+/// What some lines of a parsed text hold.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reading {
+    /// Names whose definitions start on these lines (added, removed or
+    /// renamed there, as the side read says).
+    pub defined: BTreeSet<String>,
+    /// Names the lines use, and words their comments and strings mention.
+    pub used: BTreeSet<String>,
+    /// The innermost definitions the lines fall inside without holding
+    /// all of them: what they change.
+    pub enclosing: BTreeSet<String>,
+    /// Modules the lines import by a name relative to the file
+    /// (`mod export;`, `from .export import x`, `require('./export')`,
+    /// `#include "export.h"`), lowercased as file stems are.
+    pub modules: BTreeSet<String>,
+    /// Lines that are part of a module's import.
+    pub module_lines: BTreeSet<usize>,
+}
+
+/// A parsed text, read for several runs of its lines.
+pub struct Parsed<'t> {
+    language: Language,
+    text: &'t [u8],
+    tree: Tree,
+}
+
+thread_local! {
+    static PARSER: std::cell::RefCell<Parser> = std::cell::RefCell::new(Parser::new());
+}
+
+/// Parses `text` as `language`; `None` when it is too large or the parser
+/// gives up.
+pub fn parse(language: Language, text: &[u8]) -> Option<Parsed<'_>> {
+    if text.len() > LARGEST_PARSED {
+        return None;
+    }
+    let tree = PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        parser.set_language(&language.grammar()).ok()?;
+        parser.parse(text, None)
+    })?;
+    Some(Parsed { language, text, tree })
+}
+
+impl Parsed<'_> {
+    /// What the lines in `lines` (0-based, end excluded) hold. An empty
+    /// run names the place between two lines: nothing is defined or used
+    /// there, but it falls inside definitions.
+    pub fn read(&self, lines: Range<usize>) -> Reading {
+        let mut reading = Reading::default();
+        self.visit(self.tree.root_node(), &lines, true, &mut reading);
+        reading
+    }
+
+    fn visit(&self, node: Node<'_>, lines: &Range<usize>, top: bool, out: &mut Reading) {
+        let (start, end) = (node.start_position().row, node.end_position().row);
+        let touches = if lines.is_empty() {
+            start < lines.start && lines.start <= end
+        } else {
+            start < lines.end && lines.start <= end
+        };
+        if !touches {
+            return;
+        }
+        let kind = node.kind();
+        // A definition around the lines (holding them, not only them).
+        let mut around = None;
+        // A C struct named without its body (`struct window *w`) is a use.
+        let declared = !kind.ends_with("_specifier") || node.child_by_field_name("body").is_some();
+        if node.is_named() && declared && self.language.defines(kind, top) {
+            if let Some((name, row)) = self.name_of(node) {
+                if lines.contains(&row) {
+                    out.defined.insert(name.clone());
+                }
+                let inside = if lines.is_empty() {
+                    start < lines.start && lines.start <= end
+                } else {
+                    start <= lines.start && lines.end - 1 <= end
+                };
+                let holds_all = !lines.is_empty() && lines.start <= start && end < lines.end;
+                if inside && !holds_all {
+                    around = Some(name);
+                }
+            }
+        }
+        if node.child_count() == 0 {
+            self.leaf(node, lines, out);
+            return;
+        }
+        if let Some(module) = self.module_of(node) {
+            out.modules.extend(module);
+            out.module_lines.extend(start..=end);
+        }
+        if is_text(kind) {
+            self.mentions(node, lines, out);
+            return;
+        }
+        let before = out.enclosing.len();
+        let mut cursor = node.walk();
+        let child_top = top && is_container(kind);
+        for child in node.children(&mut cursor) {
+            self.visit(child, lines, child_top, out);
+        }
+        // The innermost definition around the lines is what they change.
+        if let Some(name) = around.filter(|_| out.enclosing.len() == before) {
+            out.enclosing.insert(name);
+        }
+    }
+
+    /// A leaf on the lines: a name used, or words mentioned.
+    fn leaf(&self, node: Node<'_>, lines: &Range<usize>, out: &mut Reading) {
+        if !node.is_named() || !lines.contains(&node.start_position().row) {
+            if is_text(node.kind()) {
+                self.mentions(node, lines, out);
+            }
+            return;
+        }
+        let kind = node.kind();
+        if is_name(kind) {
+            if let Some(text) = self.text_of(node) {
+                if is_specific(text) {
+                    out.used.insert(text.to_owned());
+                }
+            }
+        } else if is_text(kind) {
+            self.mentions(node, lines, out);
+        }
+    }
+
+    /// The words of a comment or a string, on the lines read.
+    fn mentions(&self, node: Node<'_>, lines: &Range<usize>, out: &mut Reading) {
+        let Some(text) = self.text_of(node) else { return };
+        let first = node.start_position().row;
+        for (n, line) in text.lines().enumerate() {
+            if lines.contains(&(first + n)) {
+                out.used.extend(specific_names(line).map(str::to_owned));
+            }
+        }
+    }
+
+    fn text_of(&self, node: Node<'_>) -> Option<&str> {
+        std::str::from_utf8(self.text.get(node.byte_range())?).ok()
+    }
+
+    /// A definition's name and the line it is on: its `name` field, else
+    /// the end of its `declarator` chain, else its first declarator found
+    /// below it (a field, a C prototype), else its left-hand side.
+    fn name_of(&self, node: Node<'_>) -> Option<(String, usize)> {
+        let mut at = node;
+        for _ in 0..8 {
+            let next = at
+                .child_by_field_name("name")
+                .or_else(|| at.child_by_field_name("declarator"))
+                .or_else(|| at.child_by_field_name("left"))
+                .or_else(|| {
+                    let mut cursor = at.walk();
+                    let found = at
+                        .named_children(&mut cursor)
+                        .find(|c| c.kind().ends_with("declarator") || c.kind() == "variable_declaration");
+                    found
+                });
+            let Some(next) = next else { break };
+            if next.child_count() == 0 || matches!(next.kind(), "scoped_identifier" | "qualified_identifier" | "scope_resolution") {
+                let leaf = last_name(next);
+                let text = self.text_of(leaf)?;
+                return is_specific(text).then(|| (text.to_owned(), leaf.start_position().row));
+            }
+            at = next;
+        }
+        None
+    }
+
+    /// The modules an import node names by a relative path.
+    fn module_of(&self, node: Node<'_>) -> Option<Vec<String>> {
+        use Language::*;
+        let kind = node.kind();
+        let text = |n: Node<'_>| self.text_of(n).unwrap_or("");
+        match (self.language, kind) {
+            (Rust, "mod_item") if node.child_by_field_name("body").is_none() => {
+                let name = node.child_by_field_name("name")?;
+                Some(vec![text(name).to_ascii_lowercase()])
+            }
+            (Python, "import_from_statement") => {
+                let module = node.child_by_field_name("module_name")?;
+                if module.kind() != "relative_import" {
+                    return None;
+                }
+                let dotted = text(module).trim_start_matches('.');
+                if dotted.is_empty() {
+                    // `from . import a, b`: the names are the modules.
+                    let mut cursor = node.walk();
+                    let names = node
+                        .children_by_field_name("name", &mut cursor)
+                        .map(|n| text(last_name(n)).to_ascii_lowercase())
+                        .collect();
+                    return Some(names);
+                }
+                module_stem(dotted, true).map(|s| vec![s])
+            }
+            (JavaScript | TypeScript | Tsx, "import_statement" | "export_statement") => {
+                let source = node.child_by_field_name("source")?;
+                relative_path(text(source)).map(|s| vec![s])
+            }
+            (JavaScript | TypeScript | Tsx, "call_expression") => {
+                let function = node.child_by_field_name("function")?;
+                if !matches!(text(function), "require" | "import") {
+                    return None;
+                }
+                let arguments = node.child_by_field_name("arguments")?;
+                relative_path(text(arguments).trim_matches(|c| c == '(' || c == ')')).map(|s| vec![s])
+            }
+            (Ruby, "call") => {
+                let method = node.child_by_field_name("method")?;
+                if text(method) != "require_relative" {
+                    return None;
+                }
+                let arguments = node.child_by_field_name("arguments")?;
+                let path = text(arguments).trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace());
+                module_stem(path.trim_matches(|c| c == '\'' || c == '"'), false).map(|s| vec![s])
+            }
+            (C, "preproc_include") => {
+                let path = node.child_by_field_name("path")?;
+                if path.kind() != "string_literal" {
+                    return None;
+                }
+                module_stem(text(path).trim_matches('"'), false).map(|s| vec![s])
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The last name of a scoped one (`a::b::c` → `c`, `A::B` → `B`).
+fn last_name(node: Node<'_>) -> Node<'_> {
+    let mut at = node;
+    while at.child_count() > 0 {
+        match at.child_by_field_name("name") {
+            Some(name) => at = name,
+            None => {
+                let count = at.named_child_count();
+                match count.checked_sub(1).and_then(|last| at.named_child(last)) {
+                    Some(last) => at = last,
+                    None => break,
+                }
+            }
+        }
+    }
+    at
+}
+
+/// Whether a node of this kind holds definitions that stand at the top of
+/// the file when it does (a module's statements, an export, a C
+/// declaration list).
+fn is_container(kind: &str) -> bool {
+    matches!(
+        kind,
+        "source_file"
+            | "program"
+            | "module"
+            | "translation_unit"
+            | "expression_statement"
+            | "export_statement"
+            | "lexical_declaration"
+            | "variable_declaration"
+            | "const_declaration"
+            | "var_declaration"
+            | "declaration_list"
+            | "linkage_specification"
+            | "preproc_ifdef"
+            | "preproc_if"
+            | "preproc_else"
+            | "preproc_elif"
+            | "decorated_definition"
+            | "export_clause"
+    )
+}
+
+/// A leaf naming something.
+fn is_name(kind: &str) -> bool {
+    kind.ends_with("identifier") || matches!(kind, "constant" | "word" | "name" | "variable_name")
+}
+
+/// A comment, or a string's text: read as words.
+fn is_text(kind: &str) -> bool {
+    kind.contains("comment")
+        || matches!(
+            kind,
+            "string_content" | "string_fragment" | "heredoc_body" | "raw_string" | "string" | "string_literal"
+        )
+}
+
+/// A relative import's stem (`'./export/index.js'` → `export`); `None` for a
+/// package (`'fs'`).
+fn relative_path(quoted: &str) -> Option<String> {
+    let path = quoted.trim().trim_matches(|c| c == '\'' || c == '"' || c == '`');
+    if !(path.starts_with("./") || path.starts_with("../")) {
+        return None;
+    }
+    module_stem(path, false)
+}
+
+/// The stem a module path names a file by: its last component without
+/// extensions (`./export/index.js` → `export`, `a.b.export` → `export`).
+pub fn module_stem(path: &str, dotted: bool) -> Option<String> {
+    let parts: Vec<&str> = path
+        .split(if dotted { '.' } else { '/' })
+        .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+        .collect();
+    let mut at = parts.len();
+    while at > 0 {
+        at -= 1;
+        let name = if dotted {
+            parts[at]
+        } else {
+            parts[at].split('.').next().unwrap_or("")
+        };
+        // A path's `index` (`./export/index`) is its directory's module.
+        let of_directory = if dotted {
+            matches!(name, "__init__" | "")
+        } else {
+            matches!(name, "index" | "mod" | "__init__" | "")
+        };
+        if !of_directory {
+            return Some(name.to_ascii_lowercase());
+        }
+    }
+    None
+}
+
+static IDENTIFIER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("valid"));
+
+/// The shortest name that can be specific (`nan`, `gid`, `tty`); the
+/// everyday names that short are in [`EVERYDAY`].
+const SHORTEST_NAME: usize = 3;
+
+/// Names so common in every language that two changes sharing one say
+/// nothing: a parser tells keywords from names, but not `len` or `self`
+/// from a name someone chose.
+const EVERYDAY: &[&str] = &[
+    "args", "self", "Self", "this", "super", "value", "values", "data", "name", "index", "error", "result", "string",
+    "String", "list", "dict", "object", "items", "keys", "key", "len", "get", "set", "map", "new", "init", "main",
+    "test", "tests", "true", "false", "null", "None", "True", "False", "nil", "undefined", "err", "buf", "tmp", "val",
+    "ret", "ptr", "obj", "num", "idx", "arg", "max", "min", "str", "int", "bool", "char", "void", "const", "var",
+    "def", "end", "log", "http", "https", "www", "com", "org", "the", "and", "for", "not", "you", "this", "that",
+    "with", "from", "are", "was", "will", "can", "has", "have", "when", "which", "should", "use", "also",
+];
+
+static EVERYDAY_SET: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| EVERYDAY.iter().copied().collect());
+
+/// Whether `word` could name something specific enough to link changes.
+pub fn is_specific(word: &str) -> bool {
+    word.len() >= SHORTEST_NAME
+        && !EVERYDAY_SET.contains(word)
+        && !word.chars().all(|c| c.is_ascii_digit() || c == '_')
+        && word.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+}
+
+/// The specific-looking names in `text` (a comment, a heading, a line of a
+/// file in no language known here).
+pub fn specific_names(text: &str) -> impl Iterator<Item = &str> {
+    IDENTIFIER
+        .find_iter(text)
+        .map(|m| m.as_str())
+        .filter(|w| is_specific(w))
+}
+
+/// What lines of a file in no language known here use: their words.
+pub fn words<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for raw in lines {
+        if raw.len() > 1000 {
+            // Minified or generated: nothing a person would link by.
+            continue;
+        }
+        out.extend(specific_names(&String::from_utf8_lossy(raw)).map(str::to_owned));
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "syntax_tests.rs"]
+mod tests;
