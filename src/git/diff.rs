@@ -181,6 +181,33 @@ impl Repo {
             platform.clear_resource_cache_keep_allocation();
             self.diff_cache.set(Some(platform));
             result.map_err(|e| anyhow!("cannot compare trees {old} and {new}: {}", with_sources(&e)))?;
+            // gix (0.90) reports a copy from a file the diff also modifies
+            // as the copy alone, and the source's own modification is lost:
+            // it is put back from the plain diff.
+            let seen: std::collections::HashSet<String> = out.iter().map(|d| d.path().to_owned()).collect();
+            for change in recorder.records {
+                if let R::Modification {
+                    previous_entry_mode,
+                    previous_oid,
+                    entry_mode,
+                    oid,
+                    path,
+                } = change
+                {
+                    if !seen.contains(path.to_str_lossy().as_ref()) {
+                        push_delta(
+                            &mut out,
+                            Change::Modification {
+                                path,
+                                previous_mode: previous_entry_mode,
+                                previous_id: previous_oid,
+                                mode: entry_mode,
+                                id: oid,
+                            },
+                        );
+                    }
+                }
+            }
         }
         out.sort_by(|a, b| a.path().cmp(b.path()));
         Ok(out)
