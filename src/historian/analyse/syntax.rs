@@ -59,7 +59,9 @@ impl Language {
             // C++ is read with C's grammar: its functions, macros, structs
             // and names come out right, its classes and templates as
             // names only (a grammar of its own would add 3.6 MB).
-            Some("c" | "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" | "tpp") => Some(Language::C),
+            Some("c" | "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" | "tpp") => {
+                Some(Language::C)
+            }
             Some("java") => Some(Language::Java),
             Some("cs") => Some(Language::CSharp),
             Some("rb" | "rake" | "gemspec" | "ru") => Some(Language::Ruby),
@@ -74,7 +76,9 @@ impl Language {
             .or_else(|| {
                 let line = String::from_utf8_lossy(first_line);
                 let shebang = line.strip_prefix("#!")?;
-                let program = shebang.split_whitespace().find(|w| !w.ends_with("/env") && !w.starts_with('-'))?;
+                let program = shebang
+                    .split_whitespace()
+                    .find(|w| !w.ends_with("/env") && !w.starts_with('-'))?;
                 match program.rsplit('/').next()? {
                     "sh" | "bash" | "dash" | "ksh" | "zsh" | "bats" => Some(Language::Bash),
                     p if p.starts_with("python") => Some(Language::Python),
@@ -343,7 +347,12 @@ impl Parsed<'_> {
                     found
                 });
             let Some(next) = next else { break };
-            if next.child_count() == 0 || matches!(next.kind(), "scoped_identifier" | "qualified_identifier" | "scope_resolution") {
+            if next.child_count() == 0
+                || matches!(
+                    next.kind(),
+                    "scoped_identifier" | "qualified_identifier" | "scope_resolution"
+                )
+            {
                 let leaf = last_name(next);
                 let text = self.text_of(leaf)?;
                 return is_specific(text).then(|| (text.to_owned(), leaf.start_position().row));
@@ -520,12 +529,90 @@ const SHORTEST_NAME: usize = 3;
 /// nothing: a parser tells keywords from names, but not `len` or `self`
 /// from a name someone chose.
 const EVERYDAY: &[&str] = &[
-    "args", "self", "Self", "this", "super", "value", "values", "data", "name", "index", "error", "result", "string",
-    "String", "list", "dict", "object", "items", "keys", "key", "len", "get", "set", "map", "new", "init", "main",
-    "test", "tests", "true", "false", "null", "None", "True", "False", "nil", "undefined", "err", "buf", "tmp", "val",
-    "ret", "ptr", "obj", "num", "idx", "arg", "max", "min", "str", "int", "bool", "char", "void", "const", "var",
-    "def", "end", "log", "http", "https", "www", "com", "org", "the", "and", "for", "not", "you", "this", "that",
-    "with", "from", "are", "was", "will", "can", "has", "have", "when", "which", "should", "use", "also",
+    "args",
+    "self",
+    "Self",
+    "this",
+    "super",
+    "value",
+    "values",
+    "data",
+    "name",
+    "index",
+    "error",
+    "result",
+    "string",
+    "String",
+    "list",
+    "dict",
+    "object",
+    "items",
+    "keys",
+    "key",
+    "len",
+    "get",
+    "set",
+    "map",
+    "new",
+    "init",
+    "main",
+    "test",
+    "tests",
+    "true",
+    "false",
+    "null",
+    "None",
+    "True",
+    "False",
+    "nil",
+    "undefined",
+    "err",
+    "buf",
+    "tmp",
+    "val",
+    "ret",
+    "ptr",
+    "obj",
+    "num",
+    "idx",
+    "arg",
+    "max",
+    "min",
+    "str",
+    "int",
+    "bool",
+    "char",
+    "void",
+    "const",
+    "var",
+    "def",
+    "end",
+    "log",
+    "http",
+    "https",
+    "www",
+    "com",
+    "org",
+    "the",
+    "and",
+    "for",
+    "not",
+    "you",
+    "this",
+    "that",
+    "with",
+    "from",
+    "are",
+    "was",
+    "will",
+    "can",
+    "has",
+    "have",
+    "when",
+    "which",
+    "should",
+    "use",
+    "also",
 ];
 
 static EVERYDAY_SET: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| EVERYDAY.iter().copied().collect());

@@ -85,7 +85,10 @@ fn definitions_in_every_language() {
 
 #[test]
 fn a_shebang_names_the_language() {
-    assert_eq!(Language::of("bin/nvm-exec", b"#!/usr/bin/env bash"), Some(Language::Bash));
+    assert_eq!(
+        Language::of("bin/nvm-exec", b"#!/usr/bin/env bash"),
+        Some(Language::Bash)
+    );
     assert_eq!(Language::of("tool", b"#!/usr/bin/python3 -u"), Some(Language::Python));
     assert_eq!(Language::of("README", b"# Title"), None);
     assert_eq!(Language::of("x.md", b"#!/bin/sh"), Some(Language::Bash));
@@ -127,16 +130,32 @@ fn uses_are_names_not_keywords_and_comments_mention_names() {
 #[test]
 fn relative_imports_name_modules() {
     let cases: &[(&str, &str, &[&str])] = &[
-        ("lib.rs", "pub mod export;\nmod index;\nmod tests { }\n", &["export", "index"]),
-        ("a.py", "from .formats.export import to_tsv\nfrom . import parse, render\nimport os\n", &["export", "parse", "render"]),
-        ("a.js", "import { toTsv } from './export';\nconst x = require('./Export.js');\nconst fs = require('fs');\n", &["export"]),
+        (
+            "lib.rs",
+            "pub mod export;\nmod index;\nmod tests { }\n",
+            &["export", "index"],
+        ),
+        (
+            "a.py",
+            "from .formats.export import to_tsv\nfrom . import parse, render\nimport os\n",
+            &["export", "parse", "render"],
+        ),
+        (
+            "a.js",
+            "import { toTsv } from './export';\nconst x = require('./Export.js');\nconst fs = require('fs');\n",
+            &["export"],
+        ),
         ("a.ts", "export * from \"../lib/helpers/index.js\";\n", &["helpers"]),
         ("a.rb", "require_relative 'request'\nrequire 'json'\n", &["request"]),
         ("a.c", "#include \"window.h\"\n#include <stdio.h>\n", &["window"]),
     ];
     for (path, text, names) in cases {
         let r = read_all(path, text);
-        assert_eq!(r.modules.iter().map(String::as_str).collect::<Vec<_>>(), *names, "{path}");
+        assert_eq!(
+            r.modules.iter().map(String::as_str).collect::<Vec<_>>(),
+            *names,
+            "{path}"
+        );
     }
 }
 
