@@ -25,8 +25,8 @@
 //! * a hunk is cut when it only adds lines, only removes lines, or replaces
 //!   lines one for one, each by a line opening alike (each entry by its new
 //!   version, not a list re-wrapped), where an entry starts on both sides;
-//!   a hunk replacing some lines by more or fewer is kept whole (pairing its
-//!   lines where they open alike scored no better on the evaluation);
+//!   a hunk replacing some lines by more or fewer is kept whole (which of
+//!   its lines replace which is a guess);
 //! * a hunk that does not hold whole entries — its first outer line closes
 //!   an entry begun above it (a diff that took the function above's closing
 //!   brace), or its last leads into lines below it — is kept whole;

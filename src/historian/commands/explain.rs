@@ -80,6 +80,7 @@ fn kind(signal: &Signal) -> &'static str {
         Signal::TestOf { .. } => "test-of",
         Signal::PathConflict { .. } => "path-conflict",
         Signal::Submodule { .. } => "submodule",
+        Signal::DefinitionCycle => "definition-cycle",
         Signal::PackageFirst { .. } => "package-first",
         Signal::AfterReAdd => "after-re-add",
         Signal::PlanFile => "plan-file",
@@ -142,6 +143,7 @@ fn says(p: &Placement, names: &Names<'_>, own: usize) -> String {
         Signal::Submodule { path } => {
             format!("the submodule '{}' and its entry in .gitmodules: one commit", message::quote_path(path))
         }
+        Signal::DefinitionCycle => "uses a name another part defines, and defines one it uses: one commit".into(),
         Signal::PackageFirst { package } => {
             format!("the __init__.py of '{package}' comes with the package's first file")
         }

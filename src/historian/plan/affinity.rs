@@ -12,23 +12,17 @@
 //! Parts then join by average linkage while the chance is at least
 //! `join_threshold`.
 //!
-//! The weights are set by hand from the rates the evaluation harness
-//! (`benches/historian_eval.rs`) measured for each signal on squashed runs
-//! of public repositories' histories. A logistic regression the harness
-//! fits on the same signals (`HISTORIAN_EVAL_FIT=1`) does no better when
-//! cross-validated across repositories (0.806 against 0.810), so the
-//! simpler, explainable weights stay.
+//! The weights are set by hand, each with its reason, in [`SIGNALS`]; the
+//! evaluation (`benches/historian_eval.rs`) scores the planner without each
+//! of them, per regime, and a signal stays only while leaving it out costs
+//! something on the held-out half.
 //!
 //! Joining the parts by these chances into a unit's pieces is `pieces`.
 //!
-//! Files are seldom cut: the hunks of one file in one unit stay together (in
-//! the evaluation, 91% of such hunk pairs came from one commit) unless the
-//! message names several pieces of work and the file's hunks answer to
-//! different ones of them (`HunkParts::BySubject`, `subjects`: on the
-//! evaluation's tuning half the mean rose from 0.852 to 0.859), or names
-//! more pieces than the unit has files (every hunk a part then). Letting
-//! every hunk be a part whenever a message names several pieces scored no
-//! better.
+//! Files are seldom cut: the hunks of one file in one unit stay together
+//! unless the message names several pieces of work and the file's hunks
+//! answer to different ones of them (`subjects`), or names more pieces than
+//! the unit has files (every hunk a part then).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -132,13 +126,14 @@ pub(super) const MOST_PARTS: usize = 300;
 
 /// One part of a unit: a file and what is known of it.
 pub struct Part {
+    /// The unit (branch commit, after folding) its items come from.
+    pub unit: usize,
     pub file: usize,
     pub(super) path: String,
     pub items: Vec<usize>,
     pub(super) category: Category,
     directory: String,
     pub(super) component: String,
-    extension: String,
     stem: String,
     tested_stem: String,
     scope: String,
@@ -147,6 +142,8 @@ pub struct Part {
     renamed: bool,
     pub(super) defined: BTreeSet<String>,
     pub(super) used: BTreeSet<String>,
+    /// The definitions its lines fall inside (`analyse::syntax`).
+    pub(super) enclosing: BTreeSet<String>,
     /// Version numbers its lines mention.
     pub(super) versions: BTreeSet<String>,
     /// Numbers its added lines hold that could name an issue.
@@ -162,92 +159,101 @@ pub struct Part {
     pub lines: usize,
 }
 
-/// The signals, in the order of [`COEFFICIENTS`] (after the intercept).
-pub const FEATURES: [&str; 20] = [
-    "names in common (Jaccard)",
-    "names in common (square root of Jaccard)",
-    "rare names in common (weighted Jaccard)",
-    "change coupling strength",
-    "change coupling lift",
-    "a test naming the other's stem",
-    "a definition and its use",
-    "a file naming the other's stem",
-    "same directory",
-    "same component",
-    "same extension",
-    "docs, build or configuration with code",
-    "docs, build or configuration of one kind",
-    "docs, build or configuration of two kinds",
-    "docs, build or configuration with tests",
-    "both added",
-    "both removed or both renamed",
-    "size of the smaller (log)",
-    "parts in the unit (log)",
-    "the same names substituted",
-];
-
-/// Intercept, then one weight per feature of [`FEATURES`]: names in
-/// common and change coupling weigh most, then a test naming its code, two
-/// removals or renames, a definition and its use; docs, build or
-/// configuration beside code or tests weigh against, two of one kind for.
-/// Two parts substituting the same names are nearly sure to be one edit
-/// (on the evaluation's tuning half / held out: mean +0.001 / +0.001,
-/// line-weighted +0.001 / +0.001, cases worse than one commit 51 → 49 /
-/// 71 → 71; a weight of 2 moved less).
-pub const COEFFICIENTS: [f64; 21] = [
-    -0.60, // intercept
-    1.50,  // names in common (Jaccard)
-    2.00,  // … (square root)
-    2.00,  // rare names in common
-    2.00,  // change coupling strength
-    1.50,  // change coupling lift
-    1.80,  // a test naming the other's stem
-    0.90,  // a definition and its use
-    0.60,  // a file naming the other's stem
-    0.00,  // same directory (alone, a coin toss)
-    0.20,  // same component
-    0.20,  // same extension
-    -0.30, // docs, build or configuration with code
-    0.80,  // docs, build or configuration of one kind
-    -0.40, // … of two kinds
-    -0.50, // … with tests
-    0.20,  // both added
-    2.00,  // both removed or both renamed
-    0.00,  // size of the smaller
-    0.00,  // parts in the unit
-    4.00,  // the same names substituted
-];
-
-/// The parts of a unit.
-pub fn parts(changes: &ChangeSet, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> Vec<Part> {
-    parts_of(changes, files.iter().map(|(&f, items)| (f, items.clone())), words)
+/// One signal between two parts, its weight in the log-odds that they
+/// belong to one piece of work, and why it weighs so.
+pub struct Signal {
+    pub name: &'static str,
+    pub weight: f64,
+    pub why: &'static str,
 }
 
-/// The parts of a unit with each hunk of a file changed hunk by hunk a
-/// part of its own.
-pub(super) fn hunk_parts(changes: &ChangeSet, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> Vec<Part> {
+const fn signal(name: &'static str, weight: f64, why: &'static str) -> Signal {
+    Signal { name, weight, why }
+}
+
+/// The log-odds of two parts with no signal at all: two pieces of work in
+/// one commit are common, so two parts nothing links are more likely apart.
+pub const INTERCEPT: f64 = -0.75;
+
+/// The signals, in the order [`features`] reads them. The weights are
+/// those a logistic regression finds on the pairs of parts of the
+/// evaluation's tuning half (neutral squashes and messy branches: were the
+/// two written by one original commit?), rounded; each stays only while
+/// leaving it out costs the held-out half (`benches/README.md`).
+pub const SIGNALS: [Signal; 19] = [
+    signal(
+        "names in common (square root of Jaccard)",
+        1.15,
+        "two parts naming the same things work on the same thing; a few shared names already say much",
+    ),
+    signal(
+        "names in common (Jaccard)",
+        -0.45,
+        "corrects the root above: sharing most names (boilerplate, a file and its copy) says less than the root makes of it",
+    ),
+    signal("rare names in common (weighted Jaccard)", 0.40, "a rare name shared is a stronger link than a common one"),
+    signal("change coupling strength", 1.20, "files that changed together before the branch change together now"),
+    signal("change coupling lift", 0.90, "coupling that is not just one file changing with everything"),
+    signal("a test naming the other's stem", 0.65, "a test goes with the code it tests"),
+    signal("a definition and its use", 0.45, "a use needs its definition: they are one change or in order"),
+    signal(
+        "a test or caller of what the other changes",
+        0.70,
+        "code calling a changed function (a test, a caller) follows the change",
+    ),
+    signal("inside one definition", 0.65, "two hunks changing one function are mostly one change"),
+    signal("a file naming the other's stem", 0.35, "an import or a mention of a module ties the two files"),
+    signal("same component", 0.15, "work stays within a component more often than not"),
+    signal("docs, build or configuration with code", -0.65, "housekeeping beside code is often a chore of its own"),
+    signal(
+        "docs, build or configuration of one kind",
+        -0.60,
+        "two such files in one commit are more often two chores (a changelog line, a readme) than one",
+    ),
+    signal("docs, build or configuration of two kinds", -0.90, "docs and build files are separate chores"),
+    signal("docs, build or configuration with tests", -0.60, "housekeeping beside tests is seldom one piece of work"),
+    signal("both added", 0.25, "new files added at once are often one feature"),
+    signal("both removed or both renamed", 0.75, "a sweep of removals or renames is one change"),
+    signal("the same names substituted", 0.95, "two parts substituting the same names are one mechanical edit"),
+    signal("from different commits of the branch", -0.75, "a commit, even a `wip`, mostly holds one piece of work"),
+];
+
+/// The parts of unit `unit`: one per file.
+pub fn parts(changes: &ChangeSet, unit: usize, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> Vec<Part> {
+    parts_of(changes, files.iter().map(|(&f, items)| (unit, f, items.clone())), words)
+}
+
+/// The parts of unit `unit` with each hunk of a file changed hunk by hunk
+/// a part of its own.
+pub(super) fn hunk_parts(
+    changes: &ChangeSet,
+    unit: usize,
+    files: &BTreeMap<usize, Vec<usize>>,
+    words: &Words,
+) -> Vec<Part> {
     let pieces = files.iter().flat_map(|(&f, items)| {
         if changes.files[f].is_hunked() {
-            items.iter().map(|&i| (f, vec![i])).collect::<Vec<_>>()
+            items.iter().map(|&i| (unit, f, vec![i])).collect::<Vec<_>>()
         } else {
-            vec![(f, items.clone())]
+            vec![(unit, f, items.clone())]
         }
     });
     parts_of(changes, pieces, words)
 }
 
-/// A part for each file and its items.
+/// A part for each (unit, file, items).
 pub(super) fn parts_of(
     changes: &ChangeSet,
-    pieces: impl Iterator<Item = (usize, Vec<usize>)>,
+    pieces: impl Iterator<Item = (usize, usize, Vec<usize>)>,
     words: &Words,
 ) -> Vec<Part> {
     pieces
-        .map(|(f, items)| {
+        .map(|(unit, f, items)| {
             let file = &changes.files[f];
             let path = file.path.as_str();
             let mut defined = BTreeSet::new();
             let mut used = BTreeSet::new();
+            let mut enclosing = BTreeSet::new();
             let mut versions = BTreeSet::new();
             let mut issues = BTreeSet::new();
             let mut substitutions = BTreeSet::new();
@@ -257,6 +263,7 @@ pub(super) fn parts_of(
                 .first()
                 .map(|&i| changes.items[i].symbols.shapes.clone())
                 .unwrap_or_default();
+            let specific = |n: &&String| !words.common.contains(*n);
             for &i in &items {
                 let it = &changes.items[i];
                 versions.extend(it.symbols.versions.iter().cloned());
@@ -264,33 +271,28 @@ pub(super) fn parts_of(
                 substitutions.extend(it.symbols.substitutions.iter().cloned());
                 shapes.retain(|s| it.symbols.shapes.contains(s));
                 heading.extend(it.symbols.heading.iter().cloned());
-                defined.extend(
-                    it.symbols
-                        .defined
-                        .iter()
-                        .filter(|n| !words.common.contains(*n))
-                        .cloned(),
-                );
-                used.extend(it.symbols.used.iter().filter(|n| !words.common.contains(*n)).cloned());
+                defined.extend(it.symbols.defined.iter().filter(specific).cloned());
+                used.extend(it.symbols.used.iter().filter(specific).cloned());
+                enclosing.extend(it.symbols.enclosing.iter().filter(specific).cloned());
                 lines += it.lines;
             }
-            let name = path.rsplit('/').next().unwrap_or(path);
             Part {
+                unit,
                 file: f,
                 path: path.to_owned(),
                 items,
                 category: classify::category(path),
-                directory: path.rsplit_once('/').map(|(d, _)| d.to_owned()).unwrap_or_default(),
                 component: classify::component(path),
-                extension: name.rsplit_once('.').map(|(_, e)| e.to_owned()).unwrap_or_default(),
                 stem: classify::stem(path),
                 tested_stem: classify::tested_stem(path),
+                directory: path.rsplit_once('/').map(|(d, _)| d.to_owned()).unwrap_or_default(),
                 scope: classify::scope(path).to_ascii_lowercase(),
                 added: file.old.is_none(),
                 removed: file.new.is_none(),
                 renamed: matches!(file.status, Status::Renamed { .. }),
                 defined,
                 used,
+                enclosing,
                 versions,
                 issues,
                 substitutions,
@@ -303,8 +305,8 @@ pub(super) fn parts_of(
         .collect()
 }
 
-/// The signals for two parts of a unit of `count` parts.
-pub fn features(a: &Part, b: &Part, count: usize, coupling: &Coupling, words: &Words) -> Signals {
+/// The signals for two parts, in the order of [`SIGNALS`].
+pub fn features(a: &Part, b: &Part, coupling: &Coupling, words: &Words) -> Signals {
     use Category::*;
     let flag = |x: bool| if x { 1.0 } else { 0.0 };
     let shared: Vec<&String> = a.used.intersection(&b.used).collect();
@@ -315,32 +317,36 @@ pub fn features(a: &Part, b: &Part, count: usize, coupling: &Coupling, words: &W
     let tests = |t: &Part, s: &Part| {
         t.category == Test && s.category != Test && names_tested(&t.directory, &t.tested_stem, &s.stem, &s.scope)
     };
-    let defines = |x: &Part, y: &Part| x.defined.iter().any(|n| y.used.contains(n));
+    let defines = |x: &Part, y: &Part| x.defined.iter().any(|n| y.used.contains(n) && !y.defined.contains(n));
+    let calls = |x: &Part, y: &Part| {
+        x.enclosing
+            .iter()
+            .any(|n| y.used.contains(n) && !y.enclosing.contains(n))
+    };
     let names = |x: &Part, y: &Part| y.stem.len() >= 4 && x.used.contains(&y.stem);
     let code = |p: &Part| p.category.is_code();
     let test = |p: &Part| p.category == Test;
     let (ca, cb) = (code(a), code(b));
     [
-        jaccard,
         jaccard.sqrt(),
+        jaccard,
         rare_shared / rare_union,
         coupling.strength(a.file, b.file),
         coupling.lift(a.file, b.file),
         flag(tests(a, b) || tests(b, a)),
         flag(defines(a, b) || defines(b, a)),
+        flag(calls(a, b) || calls(b, a)),
+        flag(!a.enclosing.is_disjoint(&b.enclosing)),
         flag(names(a, b) || names(b, a)),
-        flag(a.directory == b.directory),
         flag(a.component == b.component),
-        flag(a.extension == b.extension),
         flag(ca != cb && !test(a) && !test(b)),
         flag(!ca && !cb && a.category == b.category),
         flag(!ca && !cb && a.category != b.category),
         flag(ca != cb && (test(a) || test(b))),
         flag(a.added && b.added),
         flag(a.removed && b.removed || a.renamed && b.renamed),
-        ((1 + a.lines.min(b.lines)) as f64).ln() / 5.0,
-        (count as f64).ln() / 3.0,
         flag(!a.substitutions.is_disjoint(&b.substitutions)),
+        flag(a.unit != b.unit),
     ]
 }
 
@@ -356,39 +362,33 @@ fn names_tested(directory: &str, tested_stem: &str, stem: &str, scope: &str) -> 
 /// Two parts (by index) and their signals.
 pub type Pair = (usize, usize, Signals);
 
-/// The signals of a pair, in the order of [`FEATURES`].
-pub type Signals = [f64; 20];
+/// The signals of a pair, in the order of [`SIGNALS`].
+pub type Signals = [f64; SIGNALS.len()];
 
-/// The chance two parts belong together, from their signals.
-pub fn affinity(features: &Signals, coefficients: &[f64]) -> f64 {
-    let z = coefficients[0] + features.iter().zip(&coefficients[1..]).map(|(x, w)| x * w).sum::<f64>();
+/// The chance two parts belong together, from their signals and the
+/// weights (the intercept first, then one per signal).
+pub fn affinity(features: &Signals, weights: &[f64]) -> f64 {
+    let z = weights[0] + features.iter().zip(&weights[1..]).map(|(x, w)| x * w).sum::<f64>();
     1.0 / (1.0 + (-z).exp())
 }
 
+/// The built-in weights: the intercept, then one per signal.
+pub fn weights() -> Vec<f64> {
+    std::iter::once(INTERCEPT)
+        .chain(SIGNALS.iter().map(|s| s.weight))
+        .collect()
+}
+
 /// The signals of every two of `parts` (the first before the second).
-pub(super) fn pairs_of(parts: &[Part], coupling: &Coupling, words: &Words) -> Vec<Pair> {
+pub fn pairs_of(parts: &[Part], ctx: &Context<'_>, words: &Words) -> Vec<Pair> {
     let n = parts.len();
     let mut out = Vec::with_capacity(n * n.saturating_sub(1) / 2);
     for a in 0..n {
         for b in a + 1..n {
-            out.push((a, b, features(&parts[a], &parts[b], n, coupling, words)));
+            out.push((a, b, features(&parts[a], &parts[b], &ctx.coupling, words)));
         }
     }
     out
-}
-
-/// The unit's parts with the signals of each pair, for the evaluation.
-pub fn pairs(ctx: &Context<'_>, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> (Vec<Part>, Vec<Pair>) {
-    let parts = parts(ctx.changes, files, words);
-    let pairs = pairs_of(&parts, &ctx.coupling, words);
-    (parts, pairs)
-}
-
-/// The same with each hunk of a file changed hunk by hunk a part of its own.
-pub fn hunk_pairs(ctx: &Context<'_>, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> (Vec<Part>, Vec<Pair>) {
-    let parts = hunk_parts(ctx.changes, files, words);
-    let pairs = pairs_of(&parts, &ctx.coupling, words);
-    (parts, pairs)
 }
 
 #[cfg(test)]

@@ -14,20 +14,11 @@
 //!   commit's boundary is the author's own word.
 //!
 //! Only whole files and declaration-only hunks move, and only to one
-//! group: a stem naming files in two groups moves nothing.
-//!
-//! Measured with `benches/historian_eval.rs` (all real repositories: the
-//! historian score, then unsquashed; 0.809 and 0.921 before):
-//! * declarations as above: 0.809, 0.921 (no change);
-//! * tests, both files added, any two groups: 0.808, 0.920 (sinatra's
-//!   `test/x_test.rb` beside `lib/sinatra/x.rb`: 0.724 → 0.712, unsquashed
-//!   0.901 → 0.889); across units only: the same; only when the commit the
-//!   test comes from touched the source: 0.808, 0.921; also for changed
-//!   (not added) source files: 0.808, 0.916;
-//! * tests across units one of which is noise (kept): 0.809, 0.921. The
-//!   evaluation's squashed commits keep real subjects, so it never fires
-//!   there; it is for branches like the demo's, where the code came in
-//!   "wip" commits and its test under a real subject.
+//! group: a stem naming files in two groups moves nothing. Moving tests
+//! between two meaningful commits would overrule the author's own
+//! boundary (a test added beside another file's code is often its own
+//! work); the rule is for branches like the demo's, where the code came in
+//! "wip" commits and its test under a real subject.
 
 use std::collections::BTreeMap;
 

@@ -13,10 +13,92 @@ use super::{group, order, CommitPlan, PlannedCommit};
 
 /// Plans the branch's rewrite.
 pub fn plan(ctx: &Context<'_>, tuning: &Tuning) -> CommitPlan {
-    let grouped = group::group(ctx, tuning);
-    ctx.record().grouped(&grouped);
-    commits_with(ctx, order::order(ctx, grouped), Parts::Described)
+    plan_with_doubts(ctx, tuning).0
 }
+
+/// A plan the historian is not sure of: the closest call it made and the
+/// readings it weighed, each as the commits it would make (in order).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unsure {
+    /// The items on either side of the closest call, and its chance.
+    pub closest: (Vec<usize>, Vec<usize>, f64),
+    /// The threshold the call was measured against.
+    pub threshold: f64,
+    /// How well the least sure split agrees with its chances
+    /// (`pieces::confidence`).
+    pub confidence: f64,
+    /// The proposed reading first, then the others; each a label and its
+    /// commits' items, in order. The last keeps the doubtful work as one
+    /// commit.
+    pub readings: Vec<(String, Vec<Vec<usize>>)>,
+}
+
+/// Plans the branch's rewrite, and says when the plan is unsure.
+pub fn plan_with_doubts(ctx: &Context<'_>, tuning: &Tuning) -> (CommitPlan, Option<Unsure>) {
+    let splits = group::splits(ctx, tuning);
+    let ordered = |groups: Vec<Vec<usize>>| order::order(ctx, group::finish(ctx, groups));
+    let grouped = group::finish(ctx, splits.iter().flat_map(|s| s.groups.clone()).collect());
+    ctx.record().grouped(&grouped);
+    let proposed = order::order(ctx, grouped);
+    let unsure = unsure(&splits, &proposed, ordered, tuning);
+    (commits_with(ctx, proposed, Parts::Described), unsure)
+}
+
+/// The readings of doubtful splits: the one proposed, then each other
+/// reading the doubts weighed, applied to every doubtful split that
+/// weighed it; "keep as one commit" last.
+fn unsure(
+    splits: &[group::Split],
+    proposed: &[Vec<usize>],
+    ordered: impl Fn(Vec<Vec<usize>>) -> Vec<Vec<usize>>,
+    tuning: &Tuning,
+) -> Option<Unsure> {
+    let doubtful: Vec<&group::Split> = splits.iter().filter(|s| s.doubt.is_some()).collect();
+    let first = doubtful.first()?.doubt.as_ref()?;
+    let mut labels: Vec<&str> = Vec::new();
+    for d in doubtful.iter().filter_map(|s| s.doubt.as_ref()) {
+        for (label, _) in &d.alternatives {
+            if !labels.contains(&label.as_str()) {
+                labels.push(label);
+            }
+        }
+    }
+    // "Keep as one commit" last, and always there.
+    labels.retain(|l| *l != KEEP_AS_ONE);
+    labels.push(KEEP_AS_ONE);
+    let mut readings = vec![("split as proposed".to_owned(), proposed.to_vec())];
+    for label in labels {
+        let groups = splits
+            .iter()
+            .flat_map(|s| {
+                let alternative = s.doubt.as_ref().and_then(|d| {
+                    if label == KEEP_AS_ONE {
+                        return Some(vec![s.groups.iter().flatten().copied().collect()]);
+                    }
+                    d.alternatives.iter().find(|(l, _)| l == label).map(|(_, g)| g.clone())
+                });
+                alternative.unwrap_or_else(|| s.groups.clone())
+            })
+            .collect();
+        let groups = ordered(groups);
+        if readings.iter().all(|(_, g)| *g != groups) {
+            readings.push((label.to_owned(), groups));
+        }
+    }
+    let confidence = doubtful
+        .iter()
+        .filter_map(|s| s.doubt.as_ref().map(|d| d.confidence))
+        .fold(1.0, f64::min);
+    (readings.len() > 1).then(|| Unsure {
+        closest: first.closest.clone(),
+        threshold: tuning.join_threshold,
+        confidence,
+        readings,
+    })
+}
+
+/// The reading that keeps each doubtful split's work as one commit.
+pub const KEEP_AS_ONE: &str = "keep as one commit";
 
 /// How commits with one subject are told apart.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -25,6 +107,12 @@ enum Parts {
     Numbered,
     /// By what each holds when that tells them apart, else numbered.
     Described,
+}
+
+/// Planned commits for `groups` (in the order given) as the automatic plan
+/// drafts them: one reading of an unsure plan, chosen by a person.
+pub fn commits_described(ctx: &Context<'_>, groups: Vec<Vec<usize>>) -> CommitPlan {
+    commits_with(ctx, groups, Parts::Described)
 }
 
 /// Planned commits for `groups` (in the order given), with messages; the

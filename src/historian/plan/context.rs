@@ -16,8 +16,8 @@ use crate::historian::message::{self, Kind};
 
 use super::reason::Record;
 
-/// Knobs of the heuristics, with the values the evaluation chose
-/// (`benches/historian_eval.rs`).
+/// Knobs of the heuristics. Each says why it is there; what leaving it
+/// out costs, per regime, is in `benches/README.md`.
 #[derive(Clone, Debug)]
 pub struct Tuning {
     /// Two parts of one commit join when their average affinity (the
@@ -36,14 +36,9 @@ pub struct Tuning {
     /// How strictly a later one-line paragraph of a message is read as a
     /// subject (`count::Reading`).
     pub reading: Reading,
-    /// Whether a subject no part of the unit shares a word with is left
-    /// out of the count (`pieces::split_unit`).
-    pub supported_subjects: bool,
     /// With such a count: parts join while more are left, and once that
     /// many are left only when their affinity reaches this.
     pub sure_join: f64,
-    /// When the hunks of one file may go to different commits.
-    pub hunk_parts: HunkParts,
     /// How much surer two hunks of one file are to belong together than
     /// their other signals say (added to the affinity's log-odds).
     pub same_file: f64,
@@ -116,9 +111,17 @@ pub struct Tuning {
     /// subject — by how many more words it shares with it than with the
     /// next, from a quarter of `subject_words` (a word of a body) to twice.
     pub subject_margins: bool,
-    /// The affinity's coefficients (intercept first), when not the built-in
-    /// ones: the evaluation harness fits its own.
-    pub coefficients: Option<Vec<f64>>,
+    /// Whether each hunk is a part of its own (held to its file's others
+    /// by `same_file`) when no message names the pieces, rather than each
+    /// file whole.
+    pub hunk_parts: bool,
+    /// A split whose chances agree with it less than this
+    /// (`pieces::confidence`: 1 when every two parts are where their chance
+    /// says) is doubtful: `clean` asks.
+    pub ask_below: f64,
+    /// The affinity's weights (intercept first), when not the built-in
+    /// ones (`affinity::SIGNALS`): the evaluation leaves signals out.
+    pub weights: Option<Vec<f64>>,
 }
 
 impl Default for Tuning {
@@ -130,13 +133,11 @@ impl Default for Tuning {
             coupling_history: crate::historian::analyse::coupling::HISTORY,
             count_from_message: true,
             reading: Reading::Stops,
-            supported_subjects: false,
             sure_join: 0.8,
-            hunk_parts: HunkParts::BySubject,
             subject_words: 1.5,
             used_words: true,
             body_words: 0.25,
-            same_file: 2.0,
+            same_file: 2.05,
             leaning_words: 0.5,
             versions: true,
             issues: true,
@@ -152,26 +153,11 @@ impl Default for Tuning {
             cluster_elimination: true,
             elimination_share: 0.1,
             subject_margins: true,
-            coefficients: None,
+            hunk_parts: true,
+            ask_below: 0.75,
+            weights: None,
         }
     }
-}
-
-/// When the hunks of one file are parts of their own, free to go to
-/// different commits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HunkParts {
-    /// Files are kept whole.
-    Never,
-    /// When a unit's message names several pieces of work, a file whose
-    /// hunks answer to different ones of them (`subjects`): one part per
-    /// subject; and every hunk a part when it names more than the unit has
-    /// files.
-    BySubject,
-    /// When a unit's message names more pieces of work than it has files.
-    WhenFewerFiles,
-    /// Whenever a unit's message names several pieces of work.
-    WithCount,
 }
 
 /// Everything grouping reads.
@@ -180,6 +166,9 @@ pub struct Context<'a> {
     pub provenance: &'a Provenance,
     pub commits: &'a [BranchCommit],
     pub kinds: Vec<Kind>,
+    /// Each commit's unit (`units::fold`): itself, or the commit a
+    /// `fixup!` folds into.
+    pub roots: Vec<usize>,
     pub coupling: Coupling,
     /// The words the changed files answer to, read once when a message
     /// needs them ([`Context::branch_words`]).
@@ -198,16 +187,22 @@ impl<'a> Context<'a> {
         let kinds = commits
             .iter()
             .map(|c| message::kind(&c.message, c.parents.len()))
-            .collect();
+            .collect::<Vec<_>>();
         Context {
             changes,
             provenance,
             commits,
+            roots: super::units::fold(commits, &kinds),
             kinds,
             coupling,
             branch_words: OnceLock::new(),
             record: Mutex::default(),
         }
+    }
+
+    /// The unit branch commit `k` belongs to.
+    pub fn unit_of_commit(&self, k: usize) -> usize {
+        self.roots.get(k).copied().unwrap_or(k)
     }
 
     /// Where the planning steps note their reasons.

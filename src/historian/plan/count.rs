@@ -13,8 +13,8 @@
 //! (`Signed-off-by: …`), a link or an issue reference — and, read
 //! strictly ([`Reading`]), when it does not open like a body's sentence
 //! (`This …`, `The …`, `When …`) or when it opens like a subject (a verb
-//! first, a conventional prefix or a version: stricter, fewer cases worse
-//! than one commit but a lower mean on the evaluation's tuning half). By
+//! first, a conventional prefix or a version: stricter, it reads fewer
+//! bodies as subjects but misses more real ones). By
 //! default ([`Reading::Stops`]) one sentence ending in a full stop counts
 //! too when it opens like a subject (`Added a test for hasNext.`): some
 //! projects end every subject so. A body's one-line paragraph ("This keeps
@@ -23,17 +23,15 @@
 //! Trailers close a message: read by default, the paragraph after one made
 //! of trailers alone (`Signed-off-by: …`, `Co-authored-by: …`, OpenBSD's
 //! `ok gilles@`) opens the next message of the join, whatever it reads
-//! like (`linode`, a wrapped paragraph, a sentence) — on the evaluation's
-//! tuning half, OpenSMTPD's mean rose from 0.820 to 0.835. So does one
+//! like (`linode`, a wrapped paragraph, a sentence), since a trailer ends
+//! a message and never a subject. So does one
 //! whose last line approves (`…\nok eric@`) or ends in an approval
 //! (`kill a dead function; ok gilles@`, a subject still), the first
 //! message's too; and such a paragraph of a few lines opening like a
 //! subject is a message of its own. A paragraph of credits alone names no
 //! work, and a subject is read without the credit it ends in (`…; from
-//! jmc@.`). With the verbs a subject opens with written with a hyphen, after
-//! an adverb or as a gerund, and more of them, the tuning half rose from
-//! 0.8728 to 0.8757 (held out 0.8431 to 0.8463, tmux alone), with 39 to 41
-//! cases worse than one commit (70 to 71).
+//! jmc@.`). A subject may open with a verb written with a hyphen
+//! (`re-enable`), after an adverb (`properly handle`) or as a gerund.
 //!
 //! Later paragraphs are read in the style of the first (`Style`): when
 //! the first subject ends in a full stop, a one-line sentence counts

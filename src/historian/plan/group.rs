@@ -27,28 +27,92 @@
 
 use std::collections::BTreeMap;
 
-use super::affinity::Words;
+use super::affinity::{pairs_of, Part, Signals, Words, MOST_PARTS};
 use super::context::{Context, Tuning};
 use super::count;
 use super::pieces;
+pub use super::pieces::Split;
 use super::units::{unit_files, Union};
 use crate::historian::analyse::items::ChangeSet;
 
-/// Groups of items, each a future commit (unordered; see `order`).
-pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
+/// Each unit's split (the pool of noise commits' units last): groups of
+/// items, unordered and not yet attached, each with its doubt.
+pub fn splits(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Split> {
     let changes = ctx.changes;
     let words = Words::new(changes, tuning.common_name_share).with_history(&ctx.coupling);
-    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut out = Vec::new();
+    let mut pool: Vec<(usize, usize, Vec<usize>)> = Vec::new();
     for (&unit, files) in &unit_files(ctx) {
-        let (named, message) = match ctx.commits.get(unit) {
-            Some(commit) if tuning.count_from_message => (
-                count::subjects_read(&commit.message, tuning.reading),
-                commit.message.as_str(),
-            ),
-            _ => (Vec::new(), ""),
+        let noise = ctx.kinds.get(unit).is_none_or(|k| k.is_noise());
+        if noise {
+            pool.extend(files.iter().map(|(&f, items)| (unit, f, items.clone())));
+            continue;
+        }
+        let commit = &ctx.commits[unit];
+        let named = if tuning.count_from_message {
+            count::subjects_read(&commit.message, tuning.reading)
+        } else {
+            Vec::new()
         };
-        groups.extend(pieces::split_unit(ctx, files, &words, tuning, &named, message));
+        out.push(pieces::split_unit(
+            ctx,
+            unit,
+            files,
+            &words,
+            tuning,
+            &named,
+            &commit.message,
+        ));
     }
+    if !pool.is_empty() {
+        out.push(pieces::split_pool(ctx, pool, &words, tuning));
+    }
+    out
+}
+
+/// Every two parts the splits of units naming no pieces of work weigh
+/// (their items), with their signals and whether they share a file: what
+/// the evaluation fits the weights on.
+pub fn weighed_pairs(ctx: &Context<'_>, tuning: &Tuning) -> Vec<(Vec<usize>, Vec<usize>, Signals, bool)> {
+    let changes = ctx.changes;
+    let words = Words::new(changes, tuning.common_name_share).with_history(&ctx.coupling);
+    let mut sets: Vec<Vec<Part>> = Vec::new();
+    let mut pool: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+    for (&unit, files) in &unit_files(ctx) {
+        if ctx.kinds.get(unit).is_none_or(|k| k.is_noise()) {
+            pool.extend(files.iter().map(|(&f, items)| (unit, f, items.clone())));
+            continue;
+        }
+        let named = count::subjects_read(&ctx.commits[unit].message, tuning.reading);
+        if named.len() < 2 && files.len() <= MOST_PARTS {
+            sets.push(pieces::unit_parts(ctx, unit, files, &words, tuning, &[], ""));
+        }
+    }
+    if !pool.is_empty() {
+        sets.push(pieces::pool_parts(ctx, pool, &words, tuning));
+    }
+    let mut out = Vec::new();
+    for parts in sets.iter().filter(|p| p.len() <= MOST_PARTS) {
+        for (a, b, f) in pairs_of(parts, ctx, &words) {
+            out.push((
+                parts[a].items.clone(),
+                parts[b].items.clone(),
+                f,
+                parts[a].file == parts[b].file,
+            ));
+        }
+    }
+    out
+}
+
+/// Groups of items, each a future commit (unordered; see `order`).
+pub fn group(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Vec<usize>> {
+    finish(ctx, splits(ctx, tuning).into_iter().flat_map(|s| s.groups).collect())
+}
+
+/// The groups of the splits made into commits: pieces attached where they
+/// belong, a path replaced by a directory kept with its replacement.
+pub fn finish(ctx: &Context<'_>, mut groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
     super::attach::attach(ctx, &mut groups);
     join_path_conflicts(ctx, &mut groups);
     for g in &mut groups {

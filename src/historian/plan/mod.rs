@@ -35,6 +35,7 @@ pub mod count;
 pub mod explanation;
 pub mod group;
 pub mod linkage;
+pub mod named;
 pub mod order;
 pub mod pieces;
 pub mod present;

@@ -52,6 +52,7 @@ pub fn group_category(ctx: &Context<'_>, items: &[usize]) -> Category {
 /// change groups.
 pub fn order(ctx: &Context<'_>, mut groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
     let units = super::units::units_of(ctx);
+    join_definition_cycles(ctx, &mut groups, &units);
     let detached = present::detach(ctx, &mut groups);
     let sequence = loop {
         match sequence(ctx, &groups, &units, &detached) {
@@ -65,32 +66,19 @@ pub fn order(ctx: &Context<'_>, mut groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> 
     out
 }
 
-/// The groups' indices in commit order, or a cycle of `present`'s rules
-/// (groups each waiting for the next, the last for the first).
-fn sequence(
-    ctx: &Context<'_>,
-    groups: &[Vec<usize>],
-    units: &[Option<usize>],
-    detached: &present::Detached,
-) -> Result<Vec<usize>, Vec<usize>> {
-    let facts: Vec<Facts> = groups.iter().map(|g| facts(ctx, g, units)).collect();
-    let rules = present::Rules::new(ctx, groups, detached);
-    let n = groups.len();
-    // Edges definer → user, between groups that do not both use the other.
+/// Edges definer → user: `after[b]` holds the groups `b` uses a definition
+/// of (and that do not use one of `b`'s), and the groups that must come
+/// before `b` removes a definition they still use.
+fn definition_edges(facts: &[Facts]) -> Vec<BTreeSet<usize>> {
+    let n = facts.len();
     let mut after: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
     for a in 0..n {
         for b in 0..n {
             if a == b {
                 continue;
             }
-            let a_defines_for_b = facts[a]
-                .defined
-                .iter()
-                .any(|name| facts[b].used.contains(name) && !facts[b].defined.contains(name));
-            let b_defines_for_a = facts[b]
-                .defined
-                .iter()
-                .any(|name| facts[a].used.contains(name) && !facts[a].defined.contains(name));
+            let a_defines_for_b = defines_for(&facts[a], &facts[b]);
+            let b_defines_for_a = defines_for(&facts[b], &facts[a]);
             if a_defines_for_b && !b_defines_for_a {
                 after[b].insert(a);
             }
@@ -104,6 +92,47 @@ fn sequence(
             }
         }
     }
+    after
+}
+
+/// Whether `a` defines a name `b` uses without defining it.
+fn defines_for(a: &Facts, b: &Facts) -> bool {
+    a.defined
+        .iter()
+        .any(|name| b.used.contains(name) && !b.defined.contains(name))
+}
+
+/// Groups that use each other's definitions (each defines a name the
+/// other uses) can only come together: a use never lands before its
+/// definition (DESIGN §10.2). They are joined.
+fn join_definition_cycles(ctx: &Context<'_>, groups: &mut Vec<Vec<usize>>, units: &[Option<usize>]) {
+    loop {
+        let facts: Vec<Facts> = groups.iter().map(|g| facts(ctx, g, units)).collect();
+        let n = groups.len();
+        let pair = (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .find(|&(a, b)| defines_for(&facts[a], &facts[b]) && defines_for(&facts[b], &facts[a]));
+        let Some((a, b)) = pair else { return };
+        let moved = groups.remove(b);
+        groups[a].extend(moved);
+        groups[a].sort_unstable();
+        let mut record = ctx.record();
+        record.note_rule(groups[a].iter().copied(), super::reason::Signal::DefinitionCycle);
+    }
+}
+
+/// The groups' indices in commit order, or a cycle of `present`'s rules
+/// (groups each waiting for the next, the last for the first).
+fn sequence(
+    ctx: &Context<'_>,
+    groups: &[Vec<usize>],
+    units: &[Option<usize>],
+    detached: &present::Detached,
+) -> Result<Vec<usize>, Vec<usize>> {
+    let facts: Vec<Facts> = groups.iter().map(|g| facts(ctx, g, units)).collect();
+    let rules = present::Rules::new(ctx, groups, detached);
+    let n = groups.len();
+    let after = definition_edges(&facts);
     let key = |g: &usize| (facts[*g].category, facts[*g].chronology, *g);
     let mut done = vec![false; n];
     let mut out = Vec::with_capacity(n);

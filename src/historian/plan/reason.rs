@@ -77,6 +77,9 @@ pub enum Signal {
     /// A submodule that appears or goes, and `.gitmodules`, which maps it:
     /// both changes must be in one commit (`git submodule` fails between).
     Submodule { path: String },
+    /// Two commits each using a name the other defines, joined: a use
+    /// never lands before its definition.
+    DefinitionCycle,
     /// A new package's `__init__.py`, moved to the first commit adding a
     /// file of the package.
     PackageFirst { package: String },

@@ -12,29 +12,11 @@
 //! A file whose hunks answer to different subjects (by the subjects' own
 //! words) is cut into one part per subject ([`pieces_by_subject`]).
 //!
-//! On the evaluation's tuning half (`benches/historian_eval.rs`): the names
-//! used lifted the mean from 0.835 to 0.845 and cut the cases worse than
-//! one commit from 66 to 50; leaving out the words of every part, 0.847 to
-//! 0.849; the bodies, 0.849 to 0.852 (51 to 47 worse); files cut by
-//! subject, 0.852 to 0.859; version numbers, 0.856 to 0.864 (held out
-//! 0.819 to 0.821, 75 to 72 worse); issue numbers, 0.863 to 0.863 with
-//! 49 to 47 worse (held out 0.836 to 0.836, 71 to 72 worse: four cases
-//! changed on the tuning half, each for the better); history words,
-//! 0.865 to 0.867 with 47 to 43 worse (held out 0.835 to 0.837, line-
-//! weighted 0.831 to 0.834, 72 to 71 worse); the sections hunks fall in
-//! (`analyse::sections`), 0.8665 to 0.8668 with 43 to 44 worse (held out
-//! 0.837 to 0.839, 71 to 72 worse); the shapes of hunks that only tidy,
-//! then, to 0.8680 with 44 worse (held out 0.840, 71 worse); subjects
-//! saying their kind of file, half as many words with other kinds, to
-//! 0.8684 with 44 worse (held out 0.8403 to 0.8406, 71 to 70 worse; a
-//! quarter or none moved less, or lowered the mean to 0.862); a heading's
-//! words answered to but shared by no two parts, 0.8697 to 0.8699 with 43
-//! to 41 worse (held out 0.8417 to 0.8416, 71 worse either way); words
-//! written in two cases read whole too (`vocabulary`), 0.8699 to 0.8710
-//! with 41 worse either way (held out 0.8416 to 0.8420, 71); a version
-//! number shared counting three words and an issue number one and a half
-//! (`vocabulary::word_weight`), 0.8711 to 0.8728 with 39 worse either way
-//! (held out 0.8420 to 0.8431, 71 to 70).
+//! What a part answers to, beyond its path and its definitions: the names
+//! its lines use (a test calling the function a subject names), its
+//! version and issue numbers, the way it only tidies, its file's history
+//! words and the heading it falls under (`vocabulary`). Each is weighed in
+//! `Tuning` and measured by leaving it out (`benches/README.md`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -258,7 +240,7 @@ fn shares(
 /// The pieces of a unit's `files` (file, items) as parts: each file whole,
 /// but one whose hunks answer to different subjects of `named` cut into a
 /// piece per subject, a hunk answering to none going with the nearest hunk
-/// that does (`HunkParts::BySubject`).
+/// that does.
 pub(super) fn pieces_by_subject(
     changes: &ChangeSet,
     files: &BTreeMap<usize, Vec<usize>>,
@@ -268,10 +250,10 @@ pub(super) fn pieces_by_subject(
     tuning: &Tuning,
 ) -> Vec<(usize, Vec<usize>)> {
     // One part per hunk of a hunked file, per other file whole: in the
-    // order of `files`. A hunk answers by the subjects' own words only
-    // (their bodies would cut files too often: 0.858 and 0.932 unsquashed
-    // on the tuning half, against 0.859 and 0.935).
-    let hunks = hunk_parts(changes, files, words);
+    // order of `files`. A hunk answers by the subjects' own words only: a
+    // body names more than its subject did, and would cut files that one
+    // commit changed whole.
+    let hunks = hunk_parts(changes, 0, files, words);
     let strict = Tuning {
         body_words: 0.0,
         ..tuning.clone()
@@ -310,33 +292,6 @@ fn nearest(about: &[Option<usize>], j: usize) -> usize {
         .filter_map(|(k, s)| s.map(|s| (k.abs_diff(j), s)))
         .min()
         .map_or(0, |(_, s)| s)
-}
-
-/// The subjects of `named` some part shares a word with: a piece of work
-/// that left no trace in the unit's files (its lines rewritten by a later
-/// one, or its words nowhere) does not ask for a commit of its own. All of
-/// them when none is.
-pub(super) fn supported_subjects<'m>(parts: &[Part], named: &[&'m str]) -> Vec<&'m str> {
-    let bare = Tuning {
-        used_words: false,
-        versions: false,
-        issues: false,
-        ..Tuning::default()
-    };
-    let words: Vec<BTreeSet<String>> = parts.iter().map(|p| part_words(p, &bare)).collect();
-    let out: Vec<&str> = named
-        .iter()
-        .copied()
-        .filter(|s| {
-            let mine = count::words(s);
-            words.iter().any(|w| !w.is_disjoint(&mine))
-        })
-        .collect();
-    if out.is_empty() {
-        named.to_vec()
-    } else {
-        out
-    }
 }
 
 #[cfg(test)]

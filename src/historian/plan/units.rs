@@ -48,18 +48,17 @@ impl Union {
     }
 }
 
-/// The unit (a branch commit index, after folding) each item belongs to;
-/// `None` only for an item no commit of the branch touched. Why, it notes
-/// in the context's record (`reason`).
-pub fn units_of(ctx: &Context<'_>) -> Vec<Option<usize>> {
-    let n = ctx.commits.len();
+/// Each branch commit's unit: `fixup!`/`squash!`/`amend!` commits join the
+/// latest earlier commit with the subject they name; every other commit is
+/// its own.
+pub(super) fn fold(commits: &[crate::git::BranchCommit], kinds: &[Kind]) -> Vec<usize> {
+    let n = commits.len();
     let mut folded = Union::new(n);
-    // fixup!/squash!/amend! join the latest earlier commit with that subject.
-    for (k, kind) in ctx.kinds.iter().enumerate() {
+    for (k, kind) in kinds.iter().enumerate() {
         if let Kind::FixupOf(target) = kind {
             let wanted = message::parse_subject(target).summary;
             let found = (0..k).rev().find(|&j| {
-                let subject = ctx.commits[j].subject();
+                let subject = commits[j].subject();
                 subject == target
                     || (!wanted.is_empty() && message::parse_subject(subject).summary == wanted)
                     || subject.starts_with(target.as_str())
@@ -69,7 +68,14 @@ pub fn units_of(ctx: &Context<'_>) -> Vec<Option<usize>> {
             }
         }
     }
-    let roots: Vec<usize> = (0..n).map(|k| folded.find(k)).collect();
+    (0..n).map(|k| folded.find(k)).collect()
+}
+
+/// The unit (a branch commit index, after folding) each item belongs to;
+/// `None` only for an item no commit of the branch touched. Why, it notes
+/// in the context's record (`reason`).
+pub fn units_of(ctx: &Context<'_>) -> Vec<Option<usize>> {
+    let roots = &ctx.roots;
     // A unit is meaningful when its root commit's subject is.
     let meaningful = |k: usize| !ctx.kinds[roots[k]].is_noise();
 
