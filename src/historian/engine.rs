@@ -27,7 +27,7 @@ use super::analyse::coupling::{self, Coupling};
 use super::analyse::items::ChangeSet;
 use super::analyse::provenance::{self, Provenance};
 use super::outcome::{Failed, Step};
-use super::plan::auto;
+use super::plan::auto::{self, Unsure};
 use super::plan::context::{Context, Tuning};
 use super::plan::explanation::{self, Explanation};
 use super::plan::split::Limits;
@@ -245,18 +245,29 @@ fn no_base_found(target: &Target, no_base: NoBase) -> Failed {
 /// Step 4: the plan from `--plan`, or made here. A plan file that misses,
 /// doubles or invents an item is a fatal error listing them.
 pub fn plan(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<CommitPlan> {
+    Ok(plan_in(repo, &analysis.context(), analysis, options)?.0)
+}
+
+/// Step 4, and the readings weighed when the plan made here is unsure (a
+/// plan file is what a person chose: never unsure).
+pub fn plan_with_doubts(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<(CommitPlan, Option<Unsure>)> {
     plan_in(repo, &analysis.context(), analysis, options)
 }
 
 /// Step 4 and why each item is where it is (`plan --explain`).
 pub fn plan_explained(repo: &Repo, analysis: &Analysis, options: &Options) -> Result<(CommitPlan, Explanation)> {
     let ctx = analysis.context();
-    let plan = plan_in(repo, &ctx, analysis, options)?;
+    let (plan, _) = plan_in(repo, &ctx, analysis, options)?;
     let explanation = explanation::explain(&ctx, &plan, options.limits, options.plan_file.is_some());
     Ok((plan, explanation))
 }
 
-fn plan_in(repo: &Repo, ctx: &Context<'_>, analysis: &Analysis, options: &Options) -> Result<CommitPlan> {
+fn plan_in(
+    repo: &Repo,
+    ctx: &Context<'_>,
+    analysis: &Analysis,
+    options: &Options,
+) -> Result<(CommitPlan, Option<Unsure>)> {
     match &options.plan_file {
         Some(file) => {
             if let Some(tip) = &file.tip {
@@ -276,7 +287,7 @@ fn plan_in(repo: &Repo, ctx: &Context<'_>, analysis: &Analysis, options: &Option
                     .into());
                 }
             }
-            CommitPlan::from_file(file, &analysis.changes).map_err(|problems| {
+            let plan = CommitPlan::from_file(file, &analysis.changes).map_err(|problems| {
                 let lines = problems.lines();
                 anyhow!(
                     "the plan file cannot be built as it is ({} {}):\n  {}",
@@ -284,10 +295,11 @@ fn plan_in(repo: &Repo, ctx: &Context<'_>, analysis: &Analysis, options: &Option
                     if lines.len() == 1 { "problem" } else { "problems" },
                     lines.join("\n  ")
                 )
-            })
+            })?;
+            Ok((plan, None))
         }
         None => {
-            let plan = auto::plan(ctx, &options.tuning);
+            let (plan, unsure) = auto::plan_with_doubts(ctx, &options.tuning);
             let problems = plan.check(&analysis.changes);
             if !problems.is_empty() {
                 bail!(
@@ -295,7 +307,7 @@ fn plan_in(repo: &Repo, ctx: &Context<'_>, analysis: &Analysis, options: &Option
                     problems.lines().join("\n  ")
                 );
             }
-            Ok(plan)
+            Ok((plan, unsure))
         }
     }
 }

@@ -55,6 +55,9 @@ pub enum Pending {
     /// A commit over the size limits: each option's commits, as item names.
     /// The last option (keep as one commit) has no entry here.
     Size { splits: Vec<Vec<Vec<String>>> },
+    /// The plan was unsure how to split the work: each option's commits,
+    /// in order, as item names (the first is the plan proposed).
+    Untangle { readings: Vec<Vec<Vec<String>>> },
     /// The commit writer asked: its QUESTION block, as it printed it.
     Writer { block: String },
     /// Nothing to answer.

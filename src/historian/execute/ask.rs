@@ -4,6 +4,7 @@
 use anyhow::Result;
 
 use crate::historian::outcome::{Asked, Outcome, Step};
+use crate::historian::plan::auto::{self, Unsure};
 use crate::historian::plan::context::Context;
 use crate::historian::plan::split;
 use crate::historian::protocol::{Question, ResultBlock, ResumeEntry, ResumeValue, DEFAULT_PROMPT};
@@ -81,6 +82,80 @@ pub(super) fn ask_size(run: Run<'_>, ctx: &Context<'_>, splits: Vec<split::Split
         prompt: DEFAULT_PROMPT.into(),
     };
     stop(run, q, Pending::Size { splits: names })
+}
+
+/// The plan is unsure how to split the work: the QUESTION shows the split
+/// proposed (its commits and their items), the closest call it rests on,
+/// and offers each reading weighed, "keep as one commit" last.
+pub(super) fn ask_untangle(mut run: Run<'_>, ctx: &Context<'_>, unsure: Unsure) -> Result<Outcome> {
+    let changes = &run.analysis.changes;
+    let names = |items: &[usize]| -> Vec<String> { items.iter().map(|&i| changes.item_name(i)).collect() };
+    let listed = |items: &[usize]| -> String {
+        let all = names(items);
+        let shown: Vec<&str> = all.iter().take(4).map(String::as_str).collect();
+        let more = all.len().saturating_sub(shown.len());
+        let list = crate::historian::message::without_controls(&shown.join(", ")).into_owned();
+        if more > 0 {
+            format!("{list} and {more} more")
+        } else {
+            list
+        }
+    };
+    let (a, b, chance) = &unsure.closest;
+    let proposed = &unsure.readings[0].1;
+    let drafted = auto::commits_described(ctx, proposed.clone());
+    let mut question = format!(
+        "The plan is not sure how to split this work. It proposes {} {}:\n",
+        proposed.len(),
+        if proposed.len() == 1 { "commit" } else { "commits" }
+    );
+    for (n, (commit, items)) in drafted.commits.iter().zip(proposed).enumerate() {
+        let subject = crate::historian::message::without_controls(commit.subject()).into_owned();
+        question.push_str(&format!("  {}. {subject}: {}\n", n + 1, listed(items)));
+    }
+    if !a.is_empty() && !b.is_empty() {
+        question.push_str(&format!(
+            "Its closest call: {} with {}, a chance of {:.2} of belonging together against a threshold of {:.2}.",
+            listed(a),
+            listed(b),
+            chance,
+            unsure.threshold
+        ));
+    }
+    let options: Vec<String> = unsure
+        .readings
+        .iter()
+        .map(|(label, groups)| {
+            let parts: Vec<String> = groups.iter().map(|g| listed(g)).collect();
+            let count = match groups.len() {
+                1 => "1 commit".to_owned(),
+                n => format!("{n} commits"),
+            };
+            let mut label = label.clone();
+            if let Some(first) = label.get_mut(0..1) {
+                first.make_ascii_uppercase();
+            }
+            if groups.len() == 1 {
+                format!("{label} ({count})")
+            } else {
+                format!("{label}: {count} ({})", parts.join(" | "))
+            }
+        })
+        .collect();
+    let readings: Vec<Vec<Vec<String>>> = unsure
+        .readings
+        .iter()
+        .map(|(_, groups)| groups.iter().map(|g| names(g)).collect())
+        .collect();
+    run.plan = drafted;
+    let q = Question {
+        context: "Planning commits - the split is unsure".to_owned(),
+        resume_state: resume_state(&run),
+        question,
+        options,
+        prompt: DEFAULT_PROMPT.into(),
+    };
+    stop(run, q, Pending::Untangle { readings })
 }
 
 /// The writer's QUESTION (`inner`, read from `text`: what it wrote, already

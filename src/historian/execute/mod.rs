@@ -37,7 +37,7 @@ pub mod writer;
 use build::Builder;
 use writer::Reply;
 
-use ask::{ask_size, ask_writer};
+use ask::{ask_size, ask_untangle, ask_writer};
 use branch::settle_branch;
 pub use resume::{abort, choose, resume, session_limits, Aborted};
 
@@ -76,10 +76,15 @@ pub fn clean_choosing(
         Ok(a) => a,
         Err(failed) => return Ok(Outcome::Error(failed)),
     };
-    let plan = engine::plan(repo, &analysis, options)?;
-    let plan = choose(&analysis, plan)?;
+    let (proposed, unsure) = engine::plan_with_doubts(repo, &analysis, options)?;
+    let groups = |plan: &CommitPlan| plan.commits.iter().map(|c| c.items.clone()).collect::<Vec<_>>();
+    let ours = groups(&proposed);
+    let plan = choose(&analysis, proposed)?;
+    // The doubts are the automatic plan's: a plan chosen otherwise (an
+    // agent's grouping) is built as it is.
+    let unsure = unsure.filter(|_| groups(&plan) == ours);
     let clean_branch = branch::clean_branch_name(repo, &target.branch, options.now, options.stack)?;
-    execute(Run {
+    let run = Run {
         repo,
         analysis: &analysis,
         options,
@@ -95,7 +100,12 @@ pub fn clean_choosing(
             verify_each: options.verify_each.clone(),
             stack: options.stack,
         },
-    })
+    };
+    match unsure {
+        // Not sure how to split: a person decides before anything is built.
+        Some(unsure) => ask_untangle(run, &analysis.context(), unsure),
+        None => execute(run),
+    }
 }
 
 fn limits(settings: &Settings) -> Limits {

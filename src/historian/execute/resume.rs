@@ -69,6 +69,13 @@ pub fn resume(repo: &Repo, stored: Stored, answer: &str, options: &Options) -> R
             }
             None => plan.commits[s.current].keep = true,
         },
+        Pending::Untangle { readings } => {
+            let chosen = readings
+                .get(choice)
+                .ok_or_else(|| anyhow!("the session has no reading for option {}", choice + 1))?;
+            let groups = items_named(&analysis, chosen)?;
+            plan = auto::commits_described(&ctx, groups);
+        }
         Pending::Writer { block } => {
             run.writer_answer = Some((block.clone(), question.options[choice].clone()));
         }
