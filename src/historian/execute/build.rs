@@ -194,3 +194,7 @@ pub fn author_for(ctx: &Context<'_>, items: &[usize]) -> Signature {
     }
     author
 }
+
+#[cfg(test)]
+#[path = "build_tests.rs"]
+mod tests;
