@@ -39,6 +39,9 @@
 //! `HISTORIAN_EVAL_REPOS` (colon-separated git directories) adds others.
 //! `HISTORIAN_EVAL_REGIMES=neutral,messy` scores only those regimes;
 //! `HISTORIAN_EVAL_ONLY=<text>` only the repositories whose name holds it.
+//! `HISTORIAN_EVAL_FIT=1` fits the affinity's weights by logistic
+//! regression on the neutral and messy cases of the tuning half
+//! (`fitting`) and prints them beside the built-in ones.
 //! `HISTORIAN_EVAL_ABLATE=1` also scores the planner without each signal
 //! (`knobs::variants`; `=<words,…>`: only the variants naming one), per
 //! regime and half; `HISTORIAN_EVAL_PRECISE=1` prints means to five places
@@ -53,6 +56,8 @@
 #![allow(clippy::needless_range_loop)]
 
 mod common;
+#[path = "historian_eval/fitting.rs"]
+mod fitting;
 #[path = "historian_eval/generate.rs"]
 mod generate;
 #[path = "historian_eval/knobs.rs"]
@@ -92,7 +97,10 @@ fn main() {
     let regimes: Vec<Regime> = match std::env::var("HISTORIAN_EVAL_REGIMES") {
         Ok(list) => REGIMES
             .into_iter()
-            .filter(|r| list.split(',').any(|w| !w.trim().is_empty() && r.label().contains(w.trim())))
+            .filter(|r| {
+                list.split(',')
+                    .any(|w| !w.trim().is_empty() && r.label().contains(w.trim()))
+            })
             .collect(),
         Err(_) => REGIMES.to_vec(),
     };
@@ -117,7 +125,11 @@ fn main() {
             continue;
         }
         let Some(workspace) = sources::scratch(&source, &scratch_root) else {
-            println!("{:<30} (skipped: not found at {})", source.name, source.git_dir.display());
+            println!(
+                "{:<30} (skipped: not found at {})",
+                source.name,
+                source.git_dir.display()
+            );
             continue;
         };
         let repo = workspace.repo().expect("scratch repository");
@@ -126,11 +138,16 @@ fn main() {
             println!("{:<30} (skipped: no run of {length} small commits)", source.name);
             continue;
         }
+        let prepared: Vec<Option<sources::Prepared>> = groups.iter().map(|g| sources::prepare(repo, g)).collect();
         for &regime in &regimes {
             let mut seed = Lcg(0xca5e ^ source.name.len() as u64);
             let cases: Vec<Case> = groups
                 .iter()
-                .filter_map(|g| sources::case(repo, g, regime, seed.next()))
+                .zip(&prepared)
+                .filter_map(|(g, p)| {
+                    let seed = seed.next();
+                    sources::case(repo, g, p.as_ref()?, regime, seed)
+                })
                 .collect();
             all.push(Cases {
                 name: source.name.clone(),
@@ -161,6 +178,17 @@ fn main() {
         if show_held_out {
             print_row("held-out half", &halves[1]);
         }
+    }
+    if std::env::var_os("HISTORIAN_EVAL_FIT").is_some() {
+        let mut rows = Vec::new();
+        for c in all
+            .iter()
+            .filter(|c| c.held_out == Some(false) && c.regime != Regime::Joined)
+        {
+            rows.extend(fitting::dataset(&c.cases, &tuning));
+        }
+        let together = rows.iter().filter(|r| r.1).count();
+        fitting::report(&fitting::fit(&rows), rows.len(), together);
     }
     if let Ok(wanted) = std::env::var("HISTORIAN_EVAL_ABLATE") {
         let wanted = |label: &str| wanted == "1" || wanted.split(',').any(|w| label.contains(w.trim()));

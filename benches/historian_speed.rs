@@ -16,10 +16,14 @@
 //! alternating pairs (common's module docs), with the maximum resident set
 //! of each historian run read from its own `wait4`.
 //!
-//! The shapes: 20,000 files and 200 commits (the comparison of the issue,
-//! 5 pairs), then 50 and 800 commits over 20,000 files and 200 commits over
-//! 100,000 files (3 pairs each). `HISTORIAN_SPEED_SHAPES=1` runs only the
-//! first; `HISTORIAN_SPEED_BIN=<path>` measures another build of
+//! The files the branch changes hold C source (five small functions each;
+//! a commit changes one and adds one calling it), added on main first. In
+//! `.c` files clean parses them with tree-sitter; the second shape names
+//! the same texts `.txt`, which clean reads as words: the difference
+//! between the two is the parser's cost. The shapes: 20,000 files and 200 commits (the
+//! comparison of the issue, 5 pairs), the same with text (3 pairs), then
+//! 50 and 800 commits over 20,000 files and 200 commits over 100,000 files
+//! (3 pairs each). `HISTORIAN_SPEED_SHAPES=1` runs only the first two; `HISTORIAN_SPEED_BIN=<path>` measures another build of
 //! `git-historian` (an older one, for a before-and-after).
 //!
 //! Run with `cargo bench --bench historian_speed`.
@@ -42,30 +46,41 @@ struct Shape {
     files: usize,
     commits: usize,
     pairs: usize,
+    /// Whether the files the branch changes are C source, which clean
+    /// parses, or text, which it reads as words: the difference is the
+    /// parser's cost.
+    source: bool,
 }
 
-const SHAPES: [Shape; 4] = [
+const fn shape(files: usize, commits: usize, pairs: usize, source: bool) -> Shape {
     Shape {
-        files: 20_000,
-        commits: 200,
-        pairs: 5,
-    },
-    Shape {
-        files: 20_000,
-        commits: 50,
-        pairs: 3,
-    },
-    Shape {
-        files: 20_000,
-        commits: 800,
-        pairs: 3,
-    },
-    Shape {
-        files: 100_000,
-        commits: 200,
-        pairs: 3,
-    },
+        files,
+        commits,
+        pairs,
+        source,
+    }
+}
+
+const SHAPES: [Shape; 5] = [
+    shape(20_000, 200, 5, true),
+    shape(20_000, 200, 3, false),
+    shape(20_000, 50, 3, true),
+    shape(20_000, 800, 3, true),
+    shape(100_000, 200, 3, true),
 ];
+
+/// A changed file's path and its text before and after commit `k`: C
+/// source, in a `.c` file or (to measure without the parser) a `.txt`.
+fn changed_file(shape: Shape, d: usize, f: usize, k: usize) -> (String, String, String) {
+    let function = |n: usize, body: &str| format!("int f_{d}_{f}_{n}(int x)\n{{\n\treturn {body};\n}}\n\n");
+    let before: String = (0..5).map(|n| function(n, &format!("x + {n}"))).collect();
+    let mut after: String = std::iter::once(function(0, "x * 2"))
+        .chain((1..5).map(|n| function(n, &format!("x + {n}"))))
+        .collect();
+    after.push_str(&format!("int added_{k}(void)\n{{\n\treturn f_{d}_{f}_0(1);\n}}\n"));
+    let extension = if shape.source { "c" } else { "txt" };
+    (format!("src/d{d:03}/g{f:02}.{extension}"), before, after)
+}
 
 fn output(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
@@ -87,7 +102,7 @@ fn output(dir: &Path, args: &[&str]) -> String {
 /// `k mod D` (D directories), the next ten of it each time round, so no file
 /// is edited twice.
 fn template(root: &Path, shape: Shape) -> PathBuf {
-    let repo = root.join(format!("template-{}-{}", shape.files, shape.commits));
+    let repo = root.join(format!("template-{}-{}-{}", shape.files, shape.commits, shape.source));
     repository_of(&repo, shape.files);
     let dirs = shape.files / 100;
     assert!(
@@ -95,9 +110,26 @@ fn template(root: &Path, shape: Shape) -> PathBuf {
         "too many commits for the files"
     );
     let mut stream = String::new();
-    for k in 0..shape.commits {
+    let touched = |k: usize| {
         let d = k % dirs;
-        let message = format!("change module d{d:03}\n");
+        (0..FILES_PER_COMMIT).map(move |j| (d, (k / dirs) * FILES_PER_COMMIT + j))
+    };
+    {
+        // The files the branch changes, added on main first.
+        let message = "add the sources\n";
+        stream.push_str(&format!(
+            "commit refs/heads/main\ncommitter Bench <bench@example.com> 1699999000 +0000\ndata {}\n{message}from refs/heads/main^0\n",
+            message.len()
+        ));
+        for k in 0..shape.commits {
+            for (d, f) in touched(k) {
+                let (path, before, _) = changed_file(shape, d, f, k);
+                stream.push_str(&format!("M 100644 inline {path}\ndata {}\n{before}\n", before.len()));
+            }
+        }
+    }
+    for k in 0..shape.commits {
+        let message = format!("change module d{:03}\n", k % dirs);
         // The first commit starts from main; the others follow it.
         let from = if k == 0 { "from refs/heads/main^0\n" } else { "" };
         stream.push_str(&format!(
@@ -105,13 +137,10 @@ fn template(root: &Path, shape: Shape) -> PathBuf {
             1_700_000_000 + k * 60,
             message.len()
         ));
-        for j in 0..FILES_PER_COMMIT {
-            let f = (k / dirs) * FILES_PER_COMMIT + j;
-            let mut contents = format!("file {d} {f}\n").repeat(5);
-            contents = contents.replacen(&format!("file {d} {f}\n"), &format!("file {d} {f} changed\n"), 1);
-            contents.push_str(&format!("added by commit {k}\n"));
+        for (d, f) in touched(k) {
+            let (path, _, contents) = changed_file(shape, d, f, k);
             stream.push_str(&format!(
-                "M 100644 inline src/d{d:03}/f{f:02}.txt\ndata {}\n{contents}\n",
+                "M 100644 inline {path}\ndata {}\n{contents}\n",
                 contents.len()
             ));
         }
@@ -285,16 +314,17 @@ fn main() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let root = dir.path();
     let only_first = std::env::var("HISTORIAN_SPEED_SHAPES").is_ok_and(|v| v.trim() == "1");
-    let shapes = if only_first { &SHAPES[..1] } else { &SHAPES[..] };
+    let shapes = if only_first { &SHAPES[..2] } else { &SHAPES[..] };
     println!("historian_speed: {}", machine());
     let mut all = Vec::new();
     for &shape in shapes {
         let m = measure(root, shape);
         println!(
-            "{} files, a branch of {} commits touching {} files, {} commits built, {} groups in the script, {} alternating pairs",
+            "{} files, a branch of {} commits touching {} {} files, {} commits built, {} groups in the script, {} alternating pairs",
             shape.files,
             shape.commits,
             shape.commits * FILES_PER_COMMIT,
+            if shape.source { "C" } else { "text" },
             m.built,
             GROUPS,
             shape.pairs
@@ -315,10 +345,11 @@ fn main() {
     for m in &all {
         let (w, lo, hi) = m.pairs.ratio(|s| s.wall);
         println!(
-            "| {} | {} | {} | {} | {} | {} | {:.1}x ({:.1}-{:.1}) | {:.1} MiB |",
+            "| {} | {} | {} {} | {} | {} | {} | {:.1}x ({:.1}-{:.1}) | {:.1} MiB |",
             m.shape.files,
             m.shape.commits,
             m.shape.commits * FILES_PER_COMMIT,
+            if m.shape.source { "C" } else { "text" },
             spread(&m.pairs.ours, |s| s.wall),
             spread(&m.pairs.ours, |s| s.cpu),
             spread(&m.pairs.theirs, |s| s.wall),

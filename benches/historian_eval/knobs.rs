@@ -1,36 +1,24 @@
 //! The tuning the evaluation plans with: the planner's defaults, with knobs
-//! set from the environment (`HISTORIAN_EVAL_THRESHOLD`, `_SMALL`,
-//! `_COMMON`, `_HISTORY`, and any by name with `HISTORIAN_EVAL_SET`); and
-//! the variants `HISTORIAN_EVAL_ABLATE` scores it against ([`variants`]).
+//! set by name from `HISTORIAN_EVAL_SET` (`join_threshold=0.5,doubt=0.1`,
+//! and a signal's weight by its number in `affinity::SIGNALS`: `w3=1.0`,
+//! the intercept `w=-0.6`); and the variants `HISTORIAN_EVAL_ABLATE`
+//! scores it against ([`variants`]): the planner without each signal, and
+//! without each knob.
 
-use ultraplan::historian::plan::context::{HunkParts, Tuning};
-use ultraplan::historian::plan::{affinity, count};
+use ultraplan::historian::plan::affinity;
+use ultraplan::historian::plan::context::Tuning;
 
 /// The default tuning with the environment's knobs set.
 pub fn tuning_from_env() -> Tuning {
     let mut tuning = Tuning::default();
-    if let Some(t) = std::env::var("HISTORIAN_EVAL_THRESHOLD")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        tuning.join_threshold = t;
-    }
-    if let Some(t) = std::env::var("HISTORIAN_EVAL_SMALL").ok().and_then(|v| v.parse().ok()) {
-        tuning.small_part_lines = t;
-    }
-    if let Some(t) = std::env::var("HISTORIAN_EVAL_COMMON").ok().and_then(|v| v.parse().ok()) {
-        tuning.common_name_share = t;
-    }
-    if let Some(t) = std::env::var("HISTORIAN_EVAL_HISTORY")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        tuning.coupling_history = t;
-    }
     if let Ok(settings) = std::env::var("HISTORIAN_EVAL_SET") {
         set_knobs(&mut tuning, &settings);
     }
     tuning
+}
+
+fn weights(tuning: &Tuning) -> Vec<f64> {
+    tuning.weights.clone().unwrap_or_else(affinity::weights)
 }
 
 /// `HISTORIAN_EVAL_SET=<knob>=<value>,…`: the tuning's number and yes-no
@@ -51,6 +39,10 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
         };
         match knob {
             "join_threshold" => tuning.join_threshold = number(),
+            "ask_below" => tuning.ask_below = number(),
+            "hunk_parts" => tuning.hunk_parts = yes(),
+            "small_part_lines" => tuning.small_part_lines = number() as usize,
+            "common_name_share" => tuning.common_name_share = number(),
             "sure_join" => tuning.sure_join = number(),
             "same_file" => tuning.same_file = number(),
             "subject_words" => tuning.subject_words = number(),
@@ -66,19 +58,14 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "whole_words" => tuning.whole_words = yes(),
             "version_weight" => tuning.version_weight = number(),
             "issue_weight" => tuning.issue_weight = number(),
-            "supported_subjects" => tuning.supported_subjects = yes(),
             "subject_veto" => tuning.subject_veto = yes(),
             "unsupported_cuts" => tuning.unsupported_cuts = yes(),
             "cluster_elimination" => tuning.cluster_elimination = yes(),
             "elimination_share" => tuning.elimination_share = number(),
             "subject_margins" => tuning.subject_margins = yes(),
-            // `w3=1.0`: the weight of the affinity's feature 3 (of
-            // `affinity::FEATURES`, from 0), the intercept `w=…`.
+            "count_from_message" => tuning.count_from_message = yes(),
             other if other.starts_with('w') => {
-                let mut c = tuning
-                    .coefficients
-                    .clone()
-                    .unwrap_or_else(|| affinity::COEFFICIENTS.to_vec());
+                let mut w = weights(tuning);
                 let at = match &other[1..] {
                     "" => 0,
                     n => {
@@ -87,143 +74,60 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
                             .unwrap_or_else(|_| panic!("HISTORIAN_EVAL_SET: no knob {other}"))
                     }
                 };
-                *c.get_mut(at)
-                    .unwrap_or_else(|| panic!("HISTORIAN_EVAL_SET: no feature {other}")) = number();
-                tuning.coefficients = Some(c);
+                *w.get_mut(at)
+                    .unwrap_or_else(|| panic!("HISTORIAN_EVAL_SET: no signal {other}")) = number();
+                tuning.weights = Some(w);
             }
             other => panic!("HISTORIAN_EVAL_SET: no knob {other}"),
         }
     }
 }
 
-/// The planner without each signal, or with one knob changed.
+/// The planner without each signal, or with one knob at its neutral value.
 pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
-    let mut out = Vec::new();
-    let without = |features: &[usize]| {
-        let mut t = base.clone();
-        let mut c = t
-            .coefficients
-            .clone()
-            .unwrap_or_else(|| affinity::COEFFICIENTS.to_vec());
-        for &f in features {
-            c[f + 1] = 0.0;
+    let mut out = vec![("as tuned".to_owned(), base.clone())];
+    for (n, signal) in affinity::SIGNALS.iter().enumerate() {
+        if signal.weight == 0.0 {
+            continue;
         }
-        t.coefficients = Some(c);
-        t
+        let mut t = base.clone();
+        let mut w = weights(base);
+        w[n + 1] = 0.0;
+        t.weights = Some(w);
+        out.push((format!("no '{}'", signal.name), t));
+    }
+    let knob = |label: &str, change: &dyn Fn(&mut Tuning)| {
+        let mut t = base.clone();
+        change(&mut t);
+        (label.to_owned(), t)
     };
-    out.push(("as tuned".to_owned(), base.clone()));
-    out.push(("no names in common".to_owned(), without(&[0, 1, 2])));
-    out.push(("no change coupling".to_owned(), without(&[3, 4])));
-    out.push(("no test naming its code".to_owned(), without(&[5])));
-    out.push(("no definition and use".to_owned(), without(&[6])));
-    out.push(("no file naming a stem".to_owned(), without(&[7])));
-    out.push(("no kinds of file".to_owned(), without(&[11, 12, 13, 14])));
-    for leaning in [0.0, 1.0] {
-        let mut t = base.clone();
-        t.leaning_words = leaning;
-        out.push((format!("leaning words {leaning}"), t));
-    }
-    let mut t = base.clone();
-    t.versions = !t.versions;
-    out.push((format!("versions {}", t.versions), t));
-    let mut t = base.clone();
-    t.issues = !t.issues;
-    out.push((format!("issue numbers {}", t.issues), t));
-    let mut t = base.clone();
-    t.shapes = !t.shapes;
-    out.push((format!("shapes {}", t.shapes), t));
-    for weight in [0.0, 0.5, 2.0] {
-        let mut t = base.clone();
-        t.history_words = weight;
-        out.push((format!("history words {weight}"), t));
-    }
-    for share in [0.25, 1.0] {
-        let mut t = base.clone();
-        t.subject_kinds = share;
-        out.push((format!("subject kinds {share}"), t));
-    }
-    let mut t = base.clone();
-    t.unclaimed_subjects = !t.unclaimed_subjects;
-    out.push((format!("unclaimed subjects {}", t.unclaimed_subjects), t));
-    for (version, issue) in [(1.0, 1.0), (1.0, base.issue_weight), (base.version_weight, 1.0)] {
-        let mut t = base.clone();
-        t.version_weight = version;
-        t.issue_weight = issue;
-        out.push((format!("version words {version}, issue words {issue}"), t));
-    }
-    let mut t = base.clone();
-    t.whole_words = !t.whole_words;
-    out.push((format!("whole words {}", t.whole_words), t));
-    let mut t = base.clone();
-    t.subject_veto = !t.subject_veto;
-    out.push((format!("subject veto {}", t.subject_veto), t));
-    let mut t = base.clone();
-    t.subject_margins = !t.subject_margins;
-    out.push((format!("subject margins {}", t.subject_margins), t));
-    let mut t = base.clone();
-    t.unsupported_cuts = !t.unsupported_cuts;
-    out.push((format!("unsupported cuts {}", t.unsupported_cuts), t));
-    let mut t = base.clone();
-    t.cluster_elimination = !t.cluster_elimination;
-    out.push((format!("cluster elimination {}", t.cluster_elimination), t));
-    for share in [0.0, 0.2] {
-        let mut t = base.clone();
-        t.elimination_share = share;
-        out.push((format!("elimination share {share}"), t));
-    }
-    for reading in [
-        count::Reading::Loose,
-        count::Reading::NotProse,
-        count::Reading::Stops,
-        count::Reading::Verb,
-    ] {
-        let mut t = base.clone();
-        t.reading = reading;
-        out.push((format!("subjects read {reading:?}"), t));
-    }
-    let mut t = base.clone();
-    t.supported_subjects = !base.supported_subjects;
-    out.push((format!("supported subjects {}", t.supported_subjects), t));
-    let mut t = base.clone();
-    t.count_from_message = !base.count_from_message;
-    out.push((format!("count from the message {}", t.count_from_message), t));
-    for (label, mode) in [
-        ("files kept whole", HunkParts::Never),
-        ("hunks by subject", HunkParts::BySubject),
-        ("hunks when fewer files", HunkParts::WhenFewerFiles),
-        ("hunks with any count", HunkParts::WithCount),
-    ] {
-        let mut t = base.clone();
-        t.hunk_parts = mode;
-        out.push((label.to_owned(), t));
-    }
-    let mut t = base.clone();
-    t.used_words = !base.used_words;
-    out.push((format!("used words {}", t.used_words), t));
-    for weight in [0.0, 0.25, 0.5] {
-        let mut t = base.clone();
-        t.body_words = weight;
-        out.push((format!("body words {weight}"), t));
-    }
-    for weight in [0.0, 0.75, 1.5, 3.0] {
-        let mut t = base.clone();
-        t.subject_words = weight;
-        out.push((format!("subject words {weight}"), t));
-    }
-    for bonus in [0.0, 1.0, 3.0, 5.0] {
-        let mut t = base.clone();
-        t.same_file = bonus;
-        out.push((format!("same file {bonus}"), t));
-    }
-    for sure in [0.85, 0.9, 0.95, 1.01] {
-        let mut t = base.clone();
-        t.sure_join = sure;
-        out.push((format!("sure join {sure}"), t));
-    }
-    for threshold in [0.4, 0.5, 0.6] {
-        let mut t = base.clone();
-        t.join_threshold = threshold;
-        out.push((format!("join threshold {threshold}"), t));
+    out.extend([
+        knob("no same-file bonus", &|t| t.same_file = 0.0),
+        knob("no tiny parts riding along", &|t| t.small_part_lines = 0),
+        knob("no common names left out", &|t| t.common_name_share = 1.0),
+        knob("no count from the message", &|t| t.count_from_message = false),
+        knob("no history words", &|t| t.history_words = 0.0),
+        knob("no body words", &|t| t.body_words = 0.0),
+        knob("no used words", &|t| t.used_words = false),
+        knob("no leaning words", &|t| t.leaning_words = 0.0),
+        knob("no versions", &|t| t.versions = false),
+        knob("no issue numbers", &|t| t.issues = false),
+        knob("no shapes", &|t| t.shapes = false),
+        knob("no subject kinds", &|t| t.subject_kinds = 1.0),
+        knob("no unclaimed subjects", &|t| t.unclaimed_subjects = false),
+        knob("no whole words", &|t| t.whole_words = false),
+        knob("no version weight", &|t| t.version_weight = 1.0),
+        knob("no issue weight", &|t| t.issue_weight = 1.0),
+        knob("no subject veto", &|t| t.subject_veto = false),
+        knob("no unsupported cuts", &|t| t.unsupported_cuts = false),
+        knob("no cluster elimination", &|t| t.cluster_elimination = false),
+        knob("no subject margins", &|t| t.subject_margins = false),
+        knob("never asks", &|t| t.ask_below = 0.0),
+    ]);
+    for threshold in [0.35, 0.4, 0.45, 0.5, 0.55, 0.6] {
+        out.push(knob(&format!("join threshold {threshold}"), &|t| {
+            t.join_threshold = threshold
+        }));
     }
     out
 }

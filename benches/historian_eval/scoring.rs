@@ -5,26 +5,11 @@
 // Matrix code reads best with indices.
 #![allow(clippy::needless_range_loop)]
 
-/// Matched and total lines, summed over segments.
+/// Matched and total lines of a case.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Score {
     pub matched: f64,
     pub total: f64,
-}
-
-impl Score {
-    pub fn add(&mut self, other: Score) {
-        self.matched += other.matched;
-        self.total += other.total;
-    }
-
-    pub fn value(self) -> f64 {
-        if self.total == 0.0 {
-            0.0
-        } else {
-            self.matched / self.total
-        }
-    }
 }
 
 /// Hungarian method: the largest total of `m[row][col]` over one-to-one pairs.

@@ -324,6 +324,17 @@ pub fn scratch(source: &Source, scratch_root: &Path) -> Option<Workspace> {
     Workspace::discover_in(&scratch).ok()
 }
 
+/// Whether a commit is small enough to be someone's unit of work: at most
+/// [`MOST_FILES`] files and [`MOST_LINES`] changed lines (a commit whose
+/// blobs the mirror lacks is not).
+fn is_small(repo: &Repo, parent: Oid, commit: Oid) -> bool {
+    let (Ok(old), Ok(new)) = (repo.commit_tree(parent), repo.commit_tree(commit)) else {
+        return false;
+    };
+    repo.diff_stat(old, new)
+        .is_ok_and(|(files, lines)| files > 0 && files <= MOST_FILES && lines > 0 && lines <= MOST_LINES)
+}
+
 /// Runs of `length` small consecutive commits (up to `segments`, spread
 /// over the history), cut into groups of 2–3.
 pub fn groups(source: &Source, repo: &Repo, segments: usize, length: usize) -> Vec<Group> {
@@ -331,11 +342,7 @@ pub fn groups(source: &Source, repo: &Repo, segments: usize, length: usize) -> V
     for chain in chains(&source.git_dir) {
         let mut current: Vec<(Oid, Oid)> = Vec::new();
         for (parent, commit) in chain {
-            let ok = ChangeSet::analyse(repo, parent, commit).ok().is_some_and(|c| {
-                let lines: usize = c.items.iter().map(|i| i.lines).sum();
-                !c.files.is_empty() && c.files.len() <= MOST_FILES && lines <= MOST_LINES && lines > 0
-            });
-            if ok {
+            if is_small(repo, parent, commit) {
                 current.push((parent, commit));
                 if current.len() == length {
                     runs.push(std::mem::take(&mut current));
@@ -375,15 +382,34 @@ pub fn groups(source: &Source, repo: &Repo, segments: usize, length: usize) -> V
     out
 }
 
-/// `group` rebuilt as `regime`'s branch and analysed; `None` when it
-/// changes nothing or cannot be rebuilt (a path that is a file at one step
-/// and a directory at another).
-pub fn case(repo: &Repo, group: &Group, regime: Regime, seed: u64) -> Option<Case> {
+/// A group's change items, read once for every regime (each regime's
+/// branch ends in the same tree), with the truth's provenance and coupling.
+pub struct Prepared {
+    pub changes: ChangeSet,
+    pub truth: Provenance,
+    pub coupling: Coupling,
+}
+
+/// `group` analysed; `None` when it changes nothing.
+pub fn prepare(repo: &Repo, group: &Group) -> Option<Prepared> {
     let last = group.originals.last()?;
-    let truth_changes = ChangeSet::analyse(repo, group.base, last.id).ok()?;
-    if truth_changes.items.is_empty() {
+    let changes = ChangeSet::analyse(repo, group.base, last.id).ok()?;
+    if changes.items.is_empty() {
         return None;
     }
+    let truth = provenance::trace(repo, &changes, &group.originals).ok()?;
+    let coupling = group.history.coupling(&changes);
+    Some(Prepared {
+        changes,
+        truth,
+        coupling,
+    })
+}
+
+/// `group` rebuilt as `regime`'s branch; `None` when it cannot be rebuilt
+/// (a path that is a file at one step and a directory at another).
+pub fn case(repo: &Repo, group: &Group, prepared: &Prepared, regime: Regime, seed: u64) -> Option<Case> {
+    let last = group.originals.last()?;
     let author = &group.originals[0].author;
     let tip = match regime {
         Regime::Neutral => repo.write_commit_as(last.tree, &[group.base], NEUTRAL, author).ok()?,
@@ -397,23 +423,20 @@ pub fn case(repo: &Repo, group: &Group, regime: Regime, seed: u64) -> Option<Cas
                 + "\n";
             repo.write_commit_as(last.tree, &[group.base], &message, author).ok()?
         }
-        Regime::Messy => {
-            let truth = provenance::trace(repo, &truth_changes, &group.originals).ok()?;
-            messy(repo, &truth_changes, &truth, group, seed)?
-        }
+        Regime::Messy => messy(repo, &prepared.changes, &prepared.truth, group, seed)?,
     };
     let branch = repo.branch_commits(group.base, tip).ok()?;
-    let changes = ChangeSet::analyse(repo, group.base, tip).ok()?;
-    let truth = provenance::trace(repo, &changes, &group.originals).ok()?;
+    // The branch ends in the originals' tree: the same items.
+    let mut changes = prepared.changes.clone();
+    changes.tip = tip;
     let seen = provenance::trace(repo, &changes, &branch).ok()?;
-    let coupling = group.history.coupling(&changes);
     Some(Case {
         changes,
         branch,
         seen,
         originals: group.originals.clone(),
-        truth,
-        coupling,
+        truth: prepared.truth.clone(),
+        coupling: prepared.coupling.clone(),
     })
 }
 
@@ -477,7 +500,11 @@ fn messy(repo: &Repo, changes: &ChangeSet, truth: &Provenance, group: &Group, se
         let mut chunk = queues[q].pop_front().expect("an open queue");
         // Now and then a commit carries work of two originals: the end of
         // one and the start of another, committed together.
-        let others: Vec<usize> = open.iter().copied().filter(|&o| o != q && !queues[o].is_empty()).collect();
+        let others: Vec<usize> = open
+            .iter()
+            .copied()
+            .filter(|&o| o != q && !queues[o].is_empty())
+            .collect();
         if !others.is_empty() && random.below(4) == 0 {
             let o = others[random.below(others.len() as u64) as usize];
             chunk.extend(queues[o].pop_front().expect("an open queue"));

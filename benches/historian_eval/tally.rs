@@ -21,10 +21,17 @@ pub struct Scored {
     /// The branch's own commits kept as they are (messy branches only
     /// differ from one commit).
     pub as_committed: f64,
+    /// The best any plan keeping items whole could do, and keeping files
+    /// whole (the limits of the planner's granularity).
+    pub oracle_items: f64,
+    pub oracle_files: f64,
     pub planned: usize,
     pub truth: usize,
     /// Whether the plan asks a person (a QUESTION: its reading is weak).
     pub asks: bool,
+    /// How well the plan agrees with its chances (1 when sure), read with
+    /// `HISTORIAN_EVAL_PRECISE` only.
+    pub confidence: f64,
 }
 
 #[derive(Default)]
@@ -62,6 +69,8 @@ pub struct Summary {
     /// The better of the plan and one commit for each case, chosen knowing
     /// the answer: the bound on any rule keeping a case whole.
     pub hindsight: f64,
+    pub oracle_items: f64,
+    pub oracle_files: f64,
 }
 
 fn ratio(x: f64, c: &Scored) -> f64 {
@@ -101,6 +110,8 @@ pub fn summary(cases: &[Scored]) -> Summary {
         asked: cases.len() - alone.len(),
         alone_mean: alone.iter().map(|c| ratio(c.historian, c)).sum::<f64>() / alone.len().max(1) as f64,
         hindsight: mean(|c| c.historian.max(c.one_commit)),
+        oracle_items: mean(|c| c.oracle_items),
+        oracle_files: mean(|c| c.oracle_files),
     }
 }
 
@@ -120,13 +131,17 @@ fn group_by<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<Vec<usize>> {
 pub fn score_case(case: &Case, tuning: &Tuning) -> Scored {
     let changes = &case.changes;
     let ctx = Context::new(changes, &case.seen, &case.branch, case.coupling.clone());
-    let plan = auto::plan(&ctx, tuning);
+    let (plan, unsure) = auto::plan_with_doubts(&ctx, tuning);
     let groups: Vec<Vec<usize>> = plan.commits.iter().map(|c| c.items.clone()).collect();
     let truth = &case.truth.items;
     let o = case.originals.len();
     let n = changes.items.len();
     let historian = score(&groups, truth, o);
-    let writers: BTreeSet<usize> = truth.iter().flat_map(|w| w.iter().filter(|(_, w)| *w > 0).map(|(j, _)| *j)).collect();
+    let writer = |i: usize| truth[i].first().map_or(0, |(j, _)| *j);
+    let writers: BTreeSet<usize> = truth
+        .iter()
+        .flat_map(|w| w.iter().filter(|(_, w)| *w > 0).map(|(j, _)| *j))
+        .collect();
     Scored {
         lines: historian.total,
         historian: historian.matched,
@@ -134,16 +149,54 @@ pub fn score_case(case: &Case, tuning: &Tuning) -> Scored {
         per_directory: score(&group_by(n, |i| directory(changes.path(i))), truth, o).matched,
         per_file: score(&group_by(n, |i| changes.items[i].file), truth, o).matched,
         as_committed: score(&group_by(n, |i| case.seen.primary(i).unwrap_or(0)), truth, o).matched,
+        oracle_items: score(&group_by(n, |i| writer(i)), truth, o).matched,
+        oracle_files: {
+            let mut by_file: BTreeMap<usize, BTreeMap<usize, u32>> = BTreeMap::new();
+            for i in 0..n {
+                for &(j, w) in &truth[i] {
+                    *by_file.entry(changes.items[i].file).or_default().entry(j).or_default() += w;
+                }
+            }
+            let best = |f: usize| {
+                by_file
+                    .get(&f)
+                    .and_then(|w| w.iter().max_by_key(|(j, w)| (**w, std::cmp::Reverse(**j))))
+                    .map_or(0, |(j, _)| *j)
+            };
+            score(&group_by(n, |i| best(changes.items[i].file)), truth, o).matched
+        },
         planned: groups.len(),
         truth: writers.len().max(1),
-        asks: false,
+        asks: unsure.is_some(),
+        confidence: if std::env::var_os("HISTORIAN_EVAL_PRECISE").is_some() {
+            let always = Tuning {
+                ask_below: 1.01,
+                ..tuning.clone()
+            };
+            auto::plan_with_doubts(&ctx, &always).1.map_or(1.0, |u| u.confidence)
+        } else {
+            1.0
+        },
     }
 }
 
 pub fn print_header() {
     println!(
         "{:<30} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>11} {:>5} {:>5} {:>6}",
-        "", "cases", "mean", "median", "lines", "one", "one l", "dir", "file", "as is", "count </=/>", "worse", "asks", "alone"
+        "",
+        "cases",
+        "mean",
+        "median",
+        "lines",
+        "one",
+        "one l",
+        "dir",
+        "file",
+        "as is",
+        "count </=/>",
+        "worse",
+        "asks",
+        "alone"
     );
 }
 
@@ -168,8 +221,18 @@ pub fn print_row(name: &str, t: &Tally) {
     );
     if std::env::var_os("HISTORIAN_EVAL_PRECISE").is_some() {
         println!(
-            "{:<30} mean {:.5} line-weighted {:.5} hindsight {:.5}",
-            "", s.mean, s.weighted, s.hindsight
+            "{:<30} mean {:.5} line-weighted {:.5} hindsight {:.5} items whole {:.3} files whole {:.3}",
+            "", s.mean, s.weighted, s.hindsight, s.oracle_items, s.oracle_files
         );
+        // Were `clean` to ask below each confidence: how often, and the
+        // mean of the cases it would decide alone.
+        let mut line = String::new();
+        for at in [0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9] {
+            let alone: Vec<&Scored> = t.cases.iter().filter(|c| c.confidence >= at).collect();
+            let mean = alone.iter().map(|c| ratio(c.historian, c)).sum::<f64>() / alone.len().max(1) as f64;
+            let share = 1.0 - alone.len() as f64 / t.cases.len().max(1) as f64;
+            line.push_str(&format!(" {at}: {:.0}% {mean:.3};", 100.0 * share));
+        }
+        println!("{:<30} asking below{line}", "");
     }
 }
