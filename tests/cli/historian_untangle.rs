@@ -1,12 +1,14 @@
 //! git-historian untangles a squash by what its message names (issue 15,
 //! item 1): each part leans to the subject whose words its path, its
 //! definitions or the names its lines use say, and a subject ending in a
-//! full stop still counts as one when it opens like one.
+//! full stop still counts as one when it opens like one; and when the split
+//! rests on a weak call, `clean` asks (issue 39, item 4).
 
 use crate::historian::{
     assert_clean_keeps_tree, assert_same_tree, commit_all, explained_items, field, planned_commits,
 };
 use crate::support::*;
+use crate::transcript::Transcript;
 
 /// The files of each planned commit of the branch checked out.
 fn planned_files(env: &TestEnv, repo: &std::path::Path) -> Vec<serde_json::Value> {
@@ -435,4 +437,113 @@ fn each_piece_of_a_squash_says_the_subject_it_answered_to() {
         .cloned()
         .unwrap();
     assert_eq!(config["subject"], "Read the settings from the environment", "{config}");
+}
+
+/// A squash under a neutral message whose two changes share nothing: the
+/// split rests on a weak call, so `clean` asks instead of guessing.
+fn unsure_repo(env: &TestEnv) -> std::path::PathBuf {
+    let repo = env.repo("repo");
+    // Added apart: no history couples the two files.
+    write(&repo.join("src/cache.rs"), "pub fn start() -> u32 {\n    1\n}\n");
+    commit_all(env, &repo, "add the cache");
+    write(&repo.join("src/wire.rs"), "pub fn open() -> u32 {\n    2\n}\n");
+    commit_all(env, &repo, "add the wire");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("src/cache.rs"),
+        "pub fn start() -> u32 {\n    1\n}\n\npub fn cache_answers(host: &str) -> String {\n    host.to_owned()\n}\n",
+    );
+    write(
+        &repo.join("src/wire.rs"),
+        "pub fn open() -> u32 {\n    2\n}\n\npub fn retry_requests(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
+    );
+    commit_all(env, &repo, "Update");
+    repo
+}
+
+/// Issue 39 item 4: the QUESTION shows the proposed split and the call it
+/// rests on, and offers it, the other readings and "Keep as one commit";
+/// nothing is built before the answer, and the answer is what is built.
+#[test]
+fn an_unsure_split_asks_and_the_answer_is_built() {
+    let env = TestEnv::new();
+    let repo = unsure_repo(&env);
+    let before = env.git(
+        &repo,
+        &["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/"],
+    );
+    let mut t = Transcript::new(&env);
+    let asked = t.run(&repo, &["historian", "clean"]).expect_code(3);
+    // Nothing built yet: no clean branch, only the session.
+    assert_eq!(
+        env.git(
+            &repo,
+            &["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/"]
+        ),
+        before
+    );
+    assert_ne!(env.git(&repo, &["for-each-ref", "refs/historian/"]), "");
+    assert!(
+        asked.stdout.contains("Option 2: Keep as one commit (1 commit)\n"),
+        "{asked}"
+    );
+    let _ = t.run(&repo, &["historian", "status"]).expect_code(0);
+    let _ = t.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(0);
+    let clean = env.git(
+        &repo,
+        &["for-each-ref", "--format=%(refname:short)", "refs/heads/feature-*"],
+    );
+    let clean = clean.trim();
+    assert_eq!(
+        env.git(&repo, &["rev-list", "--count", &format!("main..{clean}")])
+            .trim(),
+        "2"
+    );
+    assert_same_tree(&env, &repo, "feature", clean);
+    assert_eq!(env.git(&repo, &["for-each-ref", "refs/historian/"]), "");
+    env.assert_fsck(&repo);
+    assert_transcript!(t, "an_unsure_split_asks_and_the_answer_is_built");
+}
+
+/// "Keep as one commit", by its words, builds one commit holding it all.
+#[test]
+fn an_unsure_split_kept_as_one_commit() {
+    let env = TestEnv::new();
+    let repo = unsure_repo(&env);
+    let _ = env.run(&repo, &["historian", "clean"]).expect_code(3);
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(&repo, &["historian", "resume", "--answer", "keep"])
+        .expect_code(0);
+    let clean = env.git(
+        &repo,
+        &["for-each-ref", "--format=%(refname:short)", "refs/heads/feature-*"],
+    );
+    let clean = clean.trim();
+    assert_eq!(
+        env.git(&repo, &["rev-list", "--count", &format!("main..{clean}")])
+            .trim(),
+        "1"
+    );
+    assert_eq!(
+        env.git(&repo, &["diff", "--name-only", &format!("main..{clean}")]),
+        "src/cache.rs\nsrc/wire.rs\n"
+    );
+    assert_same_tree(&env, &repo, "feature", clean);
+    env.assert_fsck(&repo);
+    assert_transcript!(t, "an_unsure_split_kept_as_one_commit");
+}
+
+/// A plan file is a person's choice: it is built without a question.
+#[test]
+fn a_plan_file_is_never_unsure() {
+    let env = TestEnv::new();
+    let repo = unsure_repo(&env);
+    let plan = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
+    let file = env.root().join("plan.json");
+    std::fs::write(&file, &plan.stdout).unwrap();
+    let out = env
+        .run(&repo, &["historian", "clean", "--plan", file.to_str().unwrap()])
+        .expect_code(0);
+    assert_eq!(field(&out, "Commits created"), "2");
 }

@@ -54,6 +54,10 @@ fn unsure(
     tuning: &Tuning,
 ) -> Option<Unsure> {
     let doubtful: Vec<&group::Split> = splits.iter().filter(|s| s.doubt.is_some()).collect();
+    // A plan of one commit splits nothing: no split rests on a weak call.
+    if proposed.len() < 2 {
+        return None;
+    }
     let first = doubtful.first()?.doubt.as_ref()?;
     let mut labels: Vec<&str> = Vec::new();
     for d in doubtful.iter().filter_map(|s| s.doubt.as_ref()) {
@@ -81,6 +85,12 @@ fn unsure(
             })
             .collect();
         let groups = ordered(groups);
+        // Keeping the unsure work whole leaves the rest of the branch's
+        // commits as they are: the label says so when more than one is left.
+        let label = match label {
+            KEEP_AS_ONE if groups.len() > 1 => KEEP_UNSURE_WHOLE,
+            other => other,
+        };
         if readings.iter().all(|(_, g)| *g != groups) {
             readings.push((label.to_owned(), groups));
         }
@@ -99,6 +109,8 @@ fn unsure(
 
 /// The reading that keeps each doubtful split's work as one commit.
 pub const KEEP_AS_ONE: &str = "keep as one commit";
+/// The same reading when other commits of the plan stay beside it.
+const KEEP_UNSURE_WHOLE: &str = "keep the unsure work as one commit";
 
 /// How commits with one subject are told apart.
 #[derive(Clone, Copy, PartialEq, Eq)]
