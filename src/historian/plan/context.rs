@@ -117,7 +117,10 @@ pub struct Tuning {
     pub hunk_parts: bool,
     /// A split whose chances agree with it less than this
     /// (`pieces::confidence`: 1 when every two parts are where their chance
-    /// says) is doubtful: `clean` asks.
+    /// says) is doubtful: `clean` asks. Set on the evaluation's tuning
+    /// half so that about a fifth of the neutral and messy cases ask: the
+    /// confidence separates good splits from bad ones only weakly, and a
+    /// question on every other branch would be a chore.
     pub ask_below: f64,
     /// The affinity's weights (intercept first), when not the built-in
     /// ones (`affinity::SIGNALS`): the evaluation leaves signals out.
@@ -154,7 +157,7 @@ impl Default for Tuning {
             elimination_share: 0.1,
             subject_margins: true,
             hunk_parts: true,
-            ask_below: 0.75,
+            ask_below: 0.68,
             weights: None,
         }
     }
