@@ -44,7 +44,7 @@
 //! (`fitting`) and prints them beside the built-in ones.
 //! `HISTORIAN_EVAL_ABLATE=1` also scores the planner without each signal
 //! (`knobs::variants`; `=<words,…>`: only the variants naming one), per
-//! regime and half; `HISTORIAN_EVAL_PRECISE=1` prints means to five places
+//! regime, on the held-out half when it is shown, else on the tuning half; `HISTORIAN_EVAL_PRECISE=1` prints means to five places
 //! with the hindsight bound.
 //!
 //! Cases are written into a scratch repository borrowing the source's
@@ -196,16 +196,17 @@ fn main() {
             println!("\n== ablation, {}: the planner without one signal", regime.label());
             print_header();
             for (label, variant) in knobs::variants(&tuning).into_iter().filter(|(l, _)| wanted(l)) {
-                let mut halves = [Tally::default(), Tally::default()];
-                for c in all.iter().filter(|c| c.regime == regime) {
-                    if let Some(held) = c.held_out {
-                        halves[usize::from(held)].add(&tally_of(&c.cases, &variant));
-                    }
+                // One half: the held-out one when it is shown (what a
+                // signal must earn its place on), else the tuning half.
+                let mut half = Tally::default();
+                for c in all
+                    .iter()
+                    .filter(|c| c.regime == regime && c.held_out == Some(show_held_out))
+                {
+                    half.add(&tally_of(&c.cases, &variant));
                 }
-                print_row(&format!("{label} (tuning)"), &halves[0]);
-                if show_held_out {
-                    print_row(&format!("{label} (held out)"), &halves[1]);
-                }
+                let which = if show_held_out { "held out" } else { "tuning" };
+                print_row(&format!("{label} ({which})"), &half);
             }
         }
     }
