@@ -122,7 +122,7 @@ impl<'a> Paths<'a> {
 
 /// Sets aside, from groups that hold something else too, the new
 /// `__init__.py` files that have a package to come before and the pure
-/// deletions of moved lines.
+/// deletions of moved lines (from a group of only those, the markers).
 pub fn detach(ctx: &Context<'_>, groups: &mut [Vec<usize>]) -> Detached {
     let changes = ctx.changes;
     let paths = Paths::new(changes);
@@ -144,7 +144,13 @@ pub fn detach(ctx: &Context<'_>, groups: &mut [Vec<usize>]) -> Detached {
             (markers.binary_search(i).is_ok() || (deletes_moved[*i] && only_removes(changes, *i)))
                 && !paths.conflicted(changes.path(*i))
         };
-        let (moving, staying): (Vec<usize>, Vec<usize>) = group.iter().copied().partition(movable);
+        let (mut moving, mut staying): (Vec<usize>, Vec<usize>) = group.iter().copied().partition(movable);
+        if staying.is_empty() {
+            // Only markers and deletions of moved lines (a package's
+            // `__init__.py` riding with the old module's removals): the
+            // deletions anchor, the markers still go to their package.
+            (moving, staying) = group.iter().copied().partition(|i| markers.binary_search(i).is_ok());
+        }
         let Some(&anchor) = staying.first() else {
             continue;
         };
