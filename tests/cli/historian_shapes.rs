@@ -60,9 +60,15 @@ fn files_substituting_the_same_names_stay_together() {
             ),
         ]
     );
-    // The explanation names the shape as what joined them.
+    // The explanation names the link that joined them (the substituted
+    // names make it 0.78; each part is small enough to ride along).
     let out = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
-    assert!(out.stdout.contains("by the same names substituted"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("why src/table.c#1: 4 lines of code riding along with src/envelope.c (best link 0.78)"),
+        "{}",
+        out.stdout
+    );
     assert_clean_keeps_tree(&env, &repo, "feature");
 }
 
