@@ -149,7 +149,7 @@ pub fn score_case(case: &Case, tuning: &Tuning) -> Scored {
         per_directory: score(&group_by(n, |i| directory(changes.path(i))), truth, o).matched,
         per_file: score(&group_by(n, |i| changes.items[i].file), truth, o).matched,
         as_committed: score(&group_by(n, |i| case.seen.primary(i).unwrap_or(0)), truth, o).matched,
-        oracle_items: score(&group_by(n, |i| writer(i)), truth, o).matched,
+        oracle_items: score(&group_by(n, writer), truth, o).matched,
         oracle_files: {
             let mut by_file: BTreeMap<usize, BTreeMap<usize, u32>> = BTreeMap::new();
             for i in 0..n {

@@ -276,7 +276,12 @@ fn file_change(
                 hunk: Some(i),
                 lines: h.size(),
                 symbols: {
-                    let mut found = symbols::read(&before, &[h.old.clone()], &after, &[h.new.clone()]);
+                    let mut found = symbols::read(
+                        &before,
+                        std::slice::from_ref(&h.old),
+                        &after,
+                        std::slice::from_ref(&h.new),
+                    );
                     found.versions = versions::versions_added(added(h));
                     found.issues = issues::numbers_added(added(h));
                     found.substitutions = substituted(h);

@@ -1,5 +1,8 @@
 //! Tests of `symbols`: an item's names read from both sides of its diff.
 
+// A hunk's lines are one range among a hunk's ranges: `&[1..3]` is meant.
+#![allow(clippy::single_range_in_vec_init)]
+
 use super::*;
 
 fn lines(text: &str) -> Vec<&[u8]> {
