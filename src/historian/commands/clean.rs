@@ -56,8 +56,12 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// deterministic plan is built. Size questions and `resume` work as without
 /// it.
 ///
-/// A planned commit over the size limits stops with a RESULT: QUESTION
-/// offering splits; answer it with `git historian resume --answer <N>`.
+/// A split resting on a weak call (the chances it was made from agree with
+/// it less than 0.68) stops with a RESULT: QUESTION showing the proposed
+/// commits and the closest call, offering "Split as proposed", the other
+/// readings weighed and "Keep as one commit"; a planned commit over the
+/// size limits stops with one offering splits. Answer with
+/// `git historian resume --answer <N>`.
 /// The answer is a RESULT block (the historian result protocol): SUCCESS, ERROR or QUESTION.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = EXAMPLES)]
