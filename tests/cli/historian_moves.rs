@@ -97,17 +97,7 @@ fn moved_tests_are_in_every_clean_commit_and_the_package_comes_first() {
     // branch must not do.
     assert!(!missing_at(&env, &repo, "split-tests~3", &kept).is_empty());
 
-    // Which of the old module's hunks go with which move is a close call
-    // (the squash names four subjects): clean asks, and the split it
-    // proposes is taken.
-    let asked = env.run(&repo, &["historian", "clean"]).expect_code(3);
-    assert!(
-        asked
-            .stdout
-            .contains("Context: Planning commits - the split is unsure\n"),
-        "{asked}"
-    );
-    let out = env.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(0);
+    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
     let clean = field(&out, "Clean branch");
     assert_same_tree(&env, &repo, "split-tests", &clean);
     env.assert_fsck(&repo);

@@ -53,7 +53,12 @@ fn unsure(
     ordered: impl Fn(Vec<Vec<usize>>) -> Vec<Vec<usize>>,
     tuning: &Tuning,
 ) -> Option<Unsure> {
-    let doubtful: Vec<&group::Split> = splits.iter().filter(|s| s.doubt.is_some()).collect();
+    // A unit kept whole rests on no weak cut: the author's boundary and
+    // the plan agree, however weakly its parts hold together.
+    let doubtful: Vec<&group::Split> = splits
+        .iter()
+        .filter(|s| s.doubt.is_some() && s.groups.len() > 1)
+        .collect();
     // A plan of one commit splits nothing: no split rests on a weak call.
     if proposed.len() < 2 {
         return None;
@@ -75,7 +80,7 @@ fn unsure(
         let groups = splits
             .iter()
             .flat_map(|s| {
-                let alternative = s.doubt.as_ref().and_then(|d| {
+                let alternative = s.doubt.as_ref().filter(|_| s.groups.len() > 1).and_then(|d| {
                     if label == KEEP_AS_ONE {
                         return Some(vec![s.groups.iter().flatten().copied().collect()]);
                     }
