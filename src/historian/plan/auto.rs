@@ -113,7 +113,7 @@ fn unsure(
 }
 
 /// The reading that keeps each doubtful split's work as one commit.
-pub const KEEP_AS_ONE: &str = "keep as one commit";
+pub use super::pieces::KEEP_AS_ONE;
 /// The same reading when other commits of the plan stay beside it.
 const KEEP_UNSURE_WHOLE: &str = "keep the unsure work as one commit";
 

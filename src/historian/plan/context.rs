@@ -169,7 +169,7 @@ pub struct Context<'a> {
     pub provenance: &'a Provenance,
     pub commits: &'a [BranchCommit],
     pub kinds: Vec<Kind>,
-    /// Each commit's unit (`units::fold`): itself, or the commit a
+    /// Each commit's unit (`fold::fold`): itself, or the commit a
     /// `fixup!` folds into.
     pub roots: Vec<usize>,
     pub coupling: Coupling,
@@ -195,7 +195,7 @@ impl<'a> Context<'a> {
             changes,
             provenance,
             commits,
-            roots: super::units::fold(commits, &kinds),
+            roots: super::fold::fold(commits, &kinds),
             kinds,
             coupling,
             branch_words: OnceLock::new(),

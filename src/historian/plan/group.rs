@@ -30,9 +30,10 @@ use std::collections::BTreeMap;
 use super::affinity::{pairs_of, Part, Signals, Words, MOST_PARTS};
 use super::context::{Context, Tuning};
 use super::count;
+use super::fold::Union;
 use super::pieces;
 pub use super::pieces::Split;
-use super::units::{unit_files, Union};
+use super::units::unit_files;
 use crate::historian::analyse::items::ChangeSet;
 
 /// Each unit's split (the pool of noise commits' units last): groups of

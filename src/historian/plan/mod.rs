@@ -33,6 +33,7 @@ pub mod auto;
 pub mod context;
 pub mod count;
 pub mod explanation;
+pub mod fold;
 pub mod group;
 pub mod linkage;
 pub mod named;

@@ -26,6 +26,9 @@ use super::named::Named;
 use super::reason::PartFacts;
 use super::subjects::pieces_by_subject;
 
+/// The reading that keeps a doubtful split's work as one commit.
+pub const KEEP_AS_ONE: &str = "keep as one commit";
+
 /// A unit's (or the pool's) groups of items, and how sure the cut is.
 #[derive(Clone, Debug, Default)]
 pub struct Split {
@@ -374,7 +377,7 @@ fn doubt(
         }
     }
     if proposed.len() > 1 {
-        alternatives.push((super::auto::KEEP_AS_ONE.to_owned(), vec![(0..parts.len()).collect()]));
+        alternatives.push((KEEP_AS_ONE.to_owned(), vec![(0..parts.len()).collect()]));
     }
     Some(Doubt {
         margin,

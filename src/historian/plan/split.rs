@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::context::Context;
-use super::units::Union;
+use super::fold::Union;
 use super::{group, order};
 use crate::historian::analyse::classify::{self, Category};
 
