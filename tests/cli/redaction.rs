@@ -305,6 +305,10 @@ const RAW_WRITERS: &[(&str, &str)] = &[
         "the clean branch: the user's own files; messages redacted",
     ),
     (
+        "src/historian/execute/build_tests.rs",
+        "unit tests: generated histories in a temporary fixture repository",
+    ),
+    (
         "src/historian/execute/mod.rs",
         "moves the clean branch; fixed reflog message",
     ),
