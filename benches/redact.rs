@@ -62,6 +62,13 @@ fn main() {
         ("hostile: key blocks", fill("-----BEGIN PRIVATE KEY-----\n")),
         ("hostile: htpasswd -b", fill("htpasswd -b ")),
         ("hostile: netrc", fill("machine m login l ")),
+        ("hostile: pgpass", fill("h:1:d:u:")),
+        ("hostile: docker login -p", fill("docker login -p ")),
+        ("hostile: --token", fill("--token ")),
+        ("hostile: SECRET_KEY_", fill("SECRET_KEY_")),
+        ("hostile: quoted words", fill("'password=aaaa' ")),
+        ("hostile: quoting in quoting", fill("'a'\\''b'\\''c' ")),
+        ("hostile: an unclosed quote", fill("'")),
     ];
     println!("redact: {}", machine());
     println!("redaction throughput, 1 MiB inputs, median of {ROUNDS} (range):");

@@ -225,48 +225,6 @@ fn numbers_under_a_secrets_key_are_redacted_too() {
     assert_eq!(out, "a: 1\nDB_PASSWORD: '[REDACTED:password]'\nmax_tokens: 10\n");
 }
 
-/// Pathological inputs stay linear: four times the input takes about four
-/// times as long, never the sixteen a quadratic pass would. Measured as a
-/// ratio of the quickest of a few tries at each size, so a loaded machine
-/// slows both sides alike instead of failing an absolute bound.
-#[test]
-fn hostile_inputs_take_linear_time() {
-    let patterns: [(&str, &str); 13] = [
-        ("password=", ""),
-        ("htpasswd -b ", ""),
-        ("machine m login l ", ""),
-        ("h:1:d:u:", ""),
-        ("docker login -p ", ""),
-        ("extraheader=a:", ""),
-        ("a", ""),
-        ("-----BEGIN PRIVATE KEY-----\n", ""),
-        ("SECRET_KEY_", "=x"),
-        ("\"password\": \"\\", ""),
-        ("--token ", ""),
-        ("A_B.", ""),
-        ("é", ""),
-    ];
-    let quickest = |input: &str| {
-        (0..2)
-            .map(|_| {
-                let start = std::time::Instant::now();
-                let _ = redact(input);
-                start.elapsed()
-            })
-            .min()
-            .unwrap_or_default()
-    };
-    for (unit, tail) in patterns {
-        let of_size = |bytes: usize| unit.repeat(bytes / unit.len()) + tail;
-        let small = quickest(&of_size(1 << 17));
-        let large = quickest(&of_size(1 << 19));
-        assert!(
-            large < small * 10 + std::time::Duration::from_millis(50),
-            "{unit:?}: 128 KiB took {small:?}, 512 KiB {large:?}"
-        );
-    }
-}
-
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
 
