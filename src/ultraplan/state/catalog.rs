@@ -168,7 +168,7 @@ fn run_of_index(progress: Progress, tree: Oid) -> PastRun {
     for (n, step) in &progress.steps {
         for r in &step.results {
             attempts.push((
-                r.logged_at.clone(),
+                (r.logged_at.clone(), r.seq),
                 RecordedAttempt {
                     step: *n,
                     attempt: r.attempt,

@@ -91,6 +91,10 @@ pub struct AttemptSummary {
     pub duration_ms: Option<u64>,
     #[serde(default)]
     pub logged_at: String,
+    /// The attempt's place among the run's attempts (0 in states written
+    /// before it was kept).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub seq: u64,
     /// The checkpoint commit, for the attempt that passed and was committed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
@@ -121,6 +125,7 @@ impl AttemptSummary {
                 .and_then(|m| m.get("duration_ms"))
                 .and_then(|d| d.as_u64()),
             logged_at: text(doc.get("logged_at")),
+            seq: 0,
             commit: None,
             error: result
                 .and_then(|r| r.get("error"))
@@ -176,6 +181,14 @@ pub struct Progress {
     pub session: Option<u32>,
     pub executor: String,
     pub plan_blob: String,
+    /// How many attempts this run has recorded: each attempt's summary
+    /// takes the next number, which orders attempts logged in one second.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attempts_recorded: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Progress {
@@ -217,6 +230,7 @@ mod tests {
             session: None,
             executor: "shell".into(),
             plan_blob: "b".into(),
+            attempts_recorded: 0,
         };
         p.step_mut(10).status = StepStatus::Passed;
         p.step_mut(2).attempts = 1;

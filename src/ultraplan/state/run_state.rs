@@ -132,7 +132,9 @@ impl<'r> RunState<'r> {
     pub fn put_record(&mut self, n: u32, attempt: u32, record: &str) -> Result<()> {
         let path = self.layout.step(n).record(attempt);
         self.put_text(&path, record)?;
-        let summary = AttemptSummary::of_record(attempt, &redact_file(&path, record));
+        let mut summary = AttemptSummary::of_record(attempt, &redact_file(&path, record));
+        self.progress.attempts_recorded += 1;
+        summary.seq = self.progress.attempts_recorded;
         let results = &mut self.progress.step_mut(n).results;
         results.retain(|r| r.attempt != attempt);
         results.push(summary);

@@ -127,6 +127,7 @@ impl<'a> Waves<'a> {
             session: None,
             executor: self.opts.executor.id(),
             plan_blob: crate::ultraplan::state::write_text(self.repo, self.input.text)?.to_string(),
+            attempts_recorded: 0,
         };
         let mut state = RunState::start(self.repo, &self.refs.run(), progress, self.input.text)?;
         state.put_text(
