@@ -24,7 +24,11 @@ fn version_and_short_help() {
     assert_eq!(out.stdout, format!("git-historian {}\n", env!("CARGO_PKG_VERSION")));
     let out = env.run(&repo, &["ultraplan", "-h"]).expect_code(0);
     assert!(out.stdout.contains("Usage: git ultraplan [OPTIONS] <COMMAND>"), "{out}");
-    assert!(out.stdout.contains("check"), "{out}");
+    // `check` listed as a command (not a word inside another line).
+    assert!(
+        out.stdout.lines().any(|l| l.trim_start().starts_with("check ")),
+        "{out}"
+    );
     let out = env.run(&repo, &["ultraplan", "check", "-h"]).expect_code(0);
     assert!(
         out.stdout.contains("Usage: git ultraplan check [OPTIONS] <PLAN>"),

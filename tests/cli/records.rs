@@ -393,7 +393,9 @@ fn stats_read_the_digests_of_runs_read_before_and_never_trust_a_damaged_one() {
     // A new run is read; the old one still comes from its digest.
     env.git(&repo, &["commit", "-q", "--allow-empty", "-m", "again"]);
     // (Step 2's counter has passed 2 now: this run fails there.)
-    let _ = env.run(&repo, &["ultraplan", "run", "--again", "03-01-PLAN.md"]);
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--again", "03-01-PLAN.md"])
+        .expect_code(1);
     let json = env.run(&repo, &["ultraplan", "stats", "--json"]).expect_code(0).json();
     assert!(
         json["tasks_executed"].as_u64() > first["tasks_executed"].as_u64(),
