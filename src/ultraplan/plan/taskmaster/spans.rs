@@ -63,6 +63,18 @@ struct Scanner<'a> {
 }
 
 impl Scanner<'_> {
+    /// After a member or an item: past a `,` (false) or the closing
+    /// bracket (true); anything else is not JSON.
+    fn after_item(&mut self, close: u8) -> Option<bool> {
+        let b = *self.b.get(self.i)?;
+        self.i += 1;
+        match b {
+            b',' => Some(false),
+            b if b == close => Some(true),
+            _ => None,
+        }
+    }
+
     fn ws(&mut self) {
         while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
             self.i += 1;
@@ -95,13 +107,8 @@ impl Scanner<'_> {
                         let v = self.value(depth + 1)?;
                         members.push((key, key_at, v));
                         self.ws();
-                        match self.b.get(self.i)? {
-                            b',' => self.i += 1,
-                            b'}' => {
-                                self.i += 1;
-                                break;
-                            }
-                            _ => return None,
+                        if self.after_item(b'}')? {
+                            break;
                         }
                     }
                 }
@@ -122,13 +129,8 @@ impl Scanner<'_> {
                         self.ws();
                         items.push(self.value(depth + 1)?);
                         self.ws();
-                        match self.b.get(self.i)? {
-                            b',' => self.i += 1,
-                            b']' => {
-                                self.i += 1;
-                                break;
-                            }
-                            _ => return None,
+                        if self.after_item(b']')? {
+                            break;
                         }
                     }
                 }
