@@ -70,46 +70,9 @@ pub fn subjects_of(env: &TestEnv, repo: &Path, range: &str) -> Vec<String> {
         .collect()
 }
 
-/// The commits `historian plan --json` plans for the branch checked out.
-pub fn planned_commits(env: &TestEnv, repo: &Path) -> Vec<serde_json::Value> {
-    let out = env.run(repo, &["historian", "plan", "--json"]).expect_code(0);
-    out.json()["commits"].as_array().cloned().unwrap_or_default()
-}
-
-/// Each commit `historian plan --json` plans: its subject and its items
-/// (files, then hunks), sorted.
-pub fn planned_items(env: &TestEnv, repo: &Path) -> Vec<(String, Vec<String>)> {
-    planned_commits(env, repo)
-        .iter()
-        .map(|c| {
-            let subject = c["message"].as_str().unwrap().lines().next().unwrap().to_owned();
-            let mut items: Vec<String> = c["files"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .chain(c["hunks"].as_array().unwrap())
-                .map(|f| f.as_str().unwrap().to_owned())
-                .collect();
-            items.sort();
-            (subject, items)
-        })
-        .collect()
-}
-
 /// `client.c` with a retry loop added to `client_open`: a second piece of
 /// work beside whatever a squash's first subject did.
 pub const CLIENT_WITH_RETRY: &str = "int client_open(void) { return 0; }\n\nint client_retry(int attempts)\n{\n\twhile (attempts-- > 0)\n\t\tif (client_open() == 0)\n\t\t\treturn 0;\n\treturn -1;\n}\n";
-
-/// A planned commit as `planned_items` gives it.
-pub fn planned(subject: &str, items: &[&str]) -> (String, Vec<String>) {
-    (subject.to_owned(), items.iter().map(|i| i.to_string()).collect())
-}
-
-/// The commit `CLIENT_WITH_RETRY` is planned as, answering to the subject
-/// `Retry a failed client connection`.
-pub fn planned_retry() -> (String, Vec<String>) {
-    planned("feat(client): retry a failed client connection", &["src/client.c"])
-}
 
 /// The items of `historian plan --json --explain`'s explanation.
 pub fn explained_items(env: &TestEnv, repo: &Path) -> Vec<serde_json::Value> {
@@ -122,13 +85,6 @@ pub fn explained_items(env: &TestEnv, repo: &Path) -> Vec<serde_json::Value> {
         .unwrap_or_default()
 }
 
-/// `planned_items`, sorted by subject.
-pub fn planned_sorted(env: &TestEnv, repo: &Path) -> Vec<(String, Vec<String>)> {
-    let mut plan = planned_items(env, repo);
-    plan.sort();
-    plan
-}
-
 pub fn assert_same_tree(env: &TestEnv, repo: &Path, a: &str, b: &str) {
     assert_eq!(
         env.git(repo, &["rev-parse", &format!("{a}^{{tree}}")]),
@@ -138,24 +94,47 @@ pub fn assert_same_tree(env: &TestEnv, repo: &Path, a: &str, b: &str) {
     assert_eq!(env.git(repo, &["diff", "--stat", a, b]), "", "git diff {a} {b}");
 }
 
-/// Runs `historian clean` on the checked-out `branch` and checks that the
-/// clean branch it names ends in the same tree.
-pub fn assert_clean_keeps_tree(env: &TestEnv, repo: &Path, branch: &str) {
-    let out = env.run(repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(env, repo, branch, &field(&out, "Clean branch"));
+/// Records `git historian clean <args>`, which must succeed, on `branch`
+/// (checked out, or named in `args`), and then what a user reads of the
+/// outcome with git ([`show_outcome`]); returns the clean branch's name.
+pub fn record_clean(t: &mut Transcript, repo: &Path, branch: &str, args: &[&str]) -> String {
+    let mut all = vec!["historian", "clean"];
+    all.extend_from_slice(args);
+    let out = t.run(repo, &all).expect_code(0);
+    let clean = field(&out, "Clean branch");
+    show_outcome(t, repo, branch, &clean);
+    clean
 }
 
-pub fn is_conventional(subject: &str) -> bool {
-    let Some((head, summary)) = subject.split_once(": ") else {
-        return false;
-    };
-    let kind = head.split('(').next().unwrap_or("");
-    !summary.trim().is_empty()
-        && [
-            "feat", "fix", "refactor", "perf", "docs", "test", "build", "ci", "chore", "style", "revert",
-        ]
-        .contains(&kind)
-        && (!head.contains('(') || head.ends_with(')'))
+/// Records, with the real git, what a run left: the clean branch's commits
+/// from `main`, oldest first, each with its files; `git diff --exit-code`
+/// from the original tip, which prints nothing and exits 0 when the trees
+/// are identical; and `git fsck`.
+pub fn show_outcome(t: &mut Transcript, repo: &Path, original: &str, clean: &str) {
+    show_outcome_from(t, repo, "main", original, clean);
+}
+
+/// [`show_outcome`] for a clean branch built on `base`.
+pub fn show_outcome_from(t: &mut Transcript, repo: &Path, base: &str, original: &str, clean: &str) {
+    let range = format!("{base}..{clean}");
+    let _ = t
+        .run(repo, &["log", "--reverse", "--format=%s", "--name-status", &range])
+        .expect_code(0);
+    let _ = t
+        .run(repo, &["diff", "--exit-code", "--stat", original, clean])
+        .expect_code(0);
+    let _ = t
+        .run(repo, &["fsck", "--strict", "--no-progress", "--no-dangling"])
+        .expect_code(0);
+}
+
+/// Records the clean branch's commits from `main`, oldest first, each with
+/// its patch: what it holds when it holds only part of a file.
+pub fn show_patches(t: &mut Transcript, repo: &Path, clean: &str) {
+    let range = format!("main..{clean}");
+    let _ = t
+        .run(repo, &["log", "--reverse", "--format=%s", "-p", &range])
+        .expect_code(0);
 }
 
 /// A messy feature branch: a parser with a WIP continuation, a fixup!, a
@@ -253,21 +232,17 @@ fn stage(env: &TestEnv, repo: &Path) {
 fn help_version_and_usage() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let out = env.run(&repo, &["historian", "-h"]).expect_code(0);
-    assert!(out.stdout.contains("Usage: git historian [OPTIONS] <COMMAND>"), "{out}");
-    for command in ["clean", "plan", "resume", "status", "abort"] {
-        assert!(out.stdout.contains(command), "{command}: {out}");
-    }
-    let out = env.run(&repo, &["historian"]).expect_code(129);
-    assert!(out.stderr.contains("Usage: git historian"), "{out}");
-    assert!(out.stdout.is_empty(), "{out}");
-    let _ = env.run(&repo, &["historian", "--bogus"]).expect_code(129);
-    let _ = env
+    let mut t = Transcript::new(&env);
+    t.replace(env!("CARGO_PKG_VERSION"), "<VERSION>");
+    let _ = t.run(&repo, &["historian", "-h"]).expect_code(0);
+    let _ = t.run(&repo, &["historian"]).expect_code(129);
+    let _ = t.run(&repo, &["historian", "--bogus"]).expect_code(129);
+    let _ = t
         .run(&repo, &["historian", "clean", "--max-files", "0"])
         .expect_code(129);
-    let _ = env.run(&repo, &["historian", "resume"]).expect_code(129);
-    let out = env.run(&repo, &["historian", "--version"]).expect_code(0);
-    assert!(out.stdout.starts_with("git-historian "), "{out}");
+    let _ = t.run(&repo, &["historian", "resume"]).expect_code(129);
+    let _ = t.run(&repo, &["historian", "--version"]).expect_code(0);
+    assert_transcript!(t, "help_version_and_usage");
 }
 
 #[test]
@@ -278,32 +253,25 @@ fn clean_builds_a_branch_with_the_same_tree_and_touches_nothing() {
     stage(&env, &repo);
     let before = user_state(&env, &repo, "feature");
     let tip = env.git(&repo, &["rev-parse", "feature"]);
-    let base = env.git(&repo, &["rev-parse", "--short", "main"]);
 
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert!(
-        out.stdout
-            .starts_with("RESULT: SUCCESS\nOriginal branch: feature\nClean branch: feature-"),
-        "{out}"
-    );
-    let clean = field(&out, "Clean branch");
-    assert!(
-        clean.len() == "feature-20260102-030405-clean".len() && clean.ends_with("-clean"),
-        "{clean}"
-    );
-    assert_eq!(field(&out, "Base commit"), base.trim());
-    let created: usize = field(&out, "Commits created").parse().unwrap();
-
-    // The clean branch: from the base, with the original tree.
-    assert_same_tree(&env, &repo, "feature", &clean);
+    // The clean branch: from the base, with the original tree; its commits
+    // conventional, none empty, the noise subjects gone, each message
+    // saying what it holds; the author is the original author, the
+    // committer the user; no session is left behind after a SUCCESS.
+    let mut t = Transcript::new(&env);
+    let clean = record_clean(&mut t, &repo, "feature", &[]);
+    let range = format!("main..{clean}");
+    let _ = t
+        .run(
+            &repo,
+            &["log", "--reverse", "--format=%an <%ae> / %cn <%ce>%n%B", &range],
+        )
+        .expect_code(0);
+    let _ = t.run(&repo, &["for-each-ref", "refs/historian/"]).expect_code(0);
+    assert_transcript!(t, "clean_builds_a_branch_with_the_same_tree_and_touches_nothing");
     assert_eq!(
         env.git(&repo, &["merge-base", "main", &clean]),
         env.git(&repo, &["rev-parse", "main"])
-    );
-    assert_eq!(
-        env.git(&repo, &["rev-list", "--count", &format!("main..{clean}")])
-            .trim(),
-        created.to_string()
     );
     // Nothing of the user's moved: HEAD, index, working tree (dirty and
     // untracked files included), the original branch and its reflog.
@@ -317,72 +285,34 @@ fn clean_builds_a_branch_with_the_same_tree_and_touches_nothing() {
         .map(|l| format!("{l}\n"))
         .collect();
     assert_eq!(before, after);
-    env.assert_fsck(&repo);
-    // No session is left behind after a SUCCESS.
-    assert_eq!(env.git(&repo, &["for-each-ref", "refs/historian/"]), "");
-
-    // Commits are conventional, none is empty, noise subjects are gone.
-    let subjects = subjects_of(&env, &repo, &format!("main..{clean}"));
-    assert_eq!(subjects.len(), created);
-    assert!((4..=10).contains(&created), "{subjects:?}");
-    for s in &subjects {
-        assert!(is_conventional(s), "not conventional: {s}");
-        let lower = s.to_lowercase();
-        assert!(
-            !lower.contains("wip") && !lower.contains("fixup") && !lower.contains("typo"),
-            "{s}"
-        );
-    }
-    for id in env.git(&repo, &["rev-list", &format!("main..{clean}")]).lines() {
-        let files = env.git(&repo, &["diff-tree", "--no-commit-id", "--name-only", "-r", id]);
-        assert!(!files.trim().is_empty(), "empty commit {id}");
-        let body = env.git(&repo, &["log", "-1", "--format=%b", id]);
-        assert!(body.contains("Holds:\n"), "{body}");
-    }
-    // The author is the original author; the committer is the user.
-    let authors = env.git(&repo, &["log", "--format=%an|%cn", &format!("main..{clean}")]);
-    for line in authors.lines() {
-        assert_eq!(line, "Ada Author|Carl Committer");
-    }
 }
 
 #[test]
 fn fixups_wip_and_typo_fixes_fold_into_what_they_amend() {
     let env = TestEnv::new();
     let repo = messy_repo(&env);
-    let out = env.run(&repo, &["historian", "clean", "feature"]).expect_code(0);
-    let clean = field(&out, "Clean branch");
+    // Docs and the dependency are commits of their own, typed as such,
+    // the dependency first (DESIGN §10.3), docs after the code; the lexer's
+    // typo fix is in the lexer's commit.
+    let mut t = Transcript::new(&env);
+    let clean = record_clean(&mut t, &repo, "feature", &["feature"]);
+    assert_transcript!(t, "fixups_wip_and_typo_fixes_fold_into_what_they_amend");
     let ids: Vec<String> = env
         .git(&repo, &["rev-list", "--reverse", &format!("main..{clean}")])
         .lines()
         .map(String::from)
         .collect();
     let files_of = |id: &str| env.git(&repo, &["diff-tree", "--no-commit-id", "--name-only", "-r", "-M", id]);
-    let subject_of = |id: &str| env.git(&repo, &["log", "-1", "--format=%s", id]);
     // The parser commit holds the WIP continuation and the fixup!: at that
     // commit the parser is already in its final form.
     let parser = ids
         .iter()
         .find(|id| files_of(id).lines().any(|f| f == "src/parser.rs"))
         .expect("a commit adds the parser");
-    assert!(subject_of(parser).contains("parser"), "{}", subject_of(parser));
     assert_eq!(
         env.git(&repo, &["show", &format!("{parser}:src/parser.rs")]),
         env.git(&repo, &["show", "feature:src/parser.rs"])
     );
-    // Docs and the dependency are commits of their own, typed as such.
-    let docs = ids.iter().find(|id| files_of(id).contains("docs/guide.md")).unwrap();
-    assert_eq!(files_of(docs).trim(), "docs/guide.md");
-    assert!(subject_of(docs).starts_with("docs"), "{}", subject_of(docs));
-    let build = ids.iter().find(|id| files_of(id).contains("Cargo.toml")).unwrap();
-    assert!(subject_of(build).starts_with("build"), "{}", subject_of(build));
-    // Dependencies come first (DESIGN §10.3); docs after the code.
-    assert_eq!(&ids[0], build);
-    let position = |id: &String| ids.iter().position(|x| x == id).unwrap();
-    assert!(position(docs) > position(parser));
-    // The lexer's typo fix went into the lexer's commit.
-    let lexer: Vec<&String> = ids.iter().filter(|id| files_of(id).contains("src/lexer.rs")).collect();
-    assert_eq!(lexer.len(), 1, "the lexer is added once, typo fix included");
 }
 
 /// The branch of `examples/historian-demo.sh`, with a logo: the export
@@ -453,30 +383,13 @@ fn demo_repo(env: &TestEnv) -> PathBuf {
 fn the_demo_branch_reads_as_a_reviewer_would_want() {
     let env = TestEnv::new();
     let repo = demo_repo(&env);
-    let plan = planned_items(&env, &repo);
-    let expected = [
-        // Only the clause about the build file names it.
-        ("build(cargo): bump version", &["Cargo.toml"][..]),
-        (
-            "feat(parse): trim whitespace in parse",
-            &["src/parse.rs", "tests/parse.rs"],
-        ),
-        // The module, its declaration (from "WIP") and its test (from the
-        // commit with the version bump) are one commit.
-        (
-            "feat(export): export to tsv + tests",
-            &["docs/formats.md", "src/export.rs", "src/lib.rs", "tests/export.rs"],
-        ),
-        ("chore(assets): add a logo", &["logo.png"]),
-        ("docs: update README.md", &["README.md"]),
-    ];
-    let expected: Vec<(String, Vec<String>)> = expected
-        .iter()
-        .map(|(s, f)| (s.to_string(), f.iter().map(|x| x.to_string()).collect()))
-        .collect();
-    assert_eq!(plan, expected);
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "feature/export", &field(&out, "Clean branch"));
+    // The version bump alone (only the clause about the build file names
+    // it); the parse fix with its test; the module, its declaration (from
+    // "WIP") and its test (from the commit with the version bump) as one
+    // commit; the logo; the README.
+    let mut t = Transcript::new(&env);
+    record_clean(&mut t, &repo, "feature/export", &[]);
+    assert_transcript!(t, "the_demo_branch_reads_as_a_reviewer_would_want");
 }
 
 #[test]
@@ -510,29 +423,12 @@ fn python_wiring_and_a_new_test_join_the_module() {
         "def parse(line):\n    return [f.strip() for f in line.split(',')]\n",
     );
     commit_all(&env, &repo, "Test the exporter, fix the parser");
-    let commits: Vec<(String, String)> = planned_items(&env, &repo)
-        .into_iter()
-        .map(|(subject, items)| (subject, items.join(" ")))
-        .collect();
-    let with = |path: &str| {
-        commits
-            .iter()
-            .find(|(_, files)| files.split(' ').any(|f| f == path))
-            .unwrap_or_else(|| panic!("{path} in {commits:?}"))
-            .clone()
-    };
     // The import wiring the module in and the module's new test join the
-    // module, though each came from another commit.
-    assert_eq!(
-        with("pkg/exporter.py").1,
-        "pkg/__init__.py pkg/exporter.py tests/test_exporter.py",
-        "{commits:?}"
-    );
-    // The parser's fix reads as the clause about it.
-    assert_eq!(
-        with("pkg/parser.py"),
-        ("fix(parser): fix the parser".into(), "pkg/parser.py".into())
-    );
+    // module, though each came from another commit; the parser's fix reads
+    // as the clause about it.
+    let mut t = Transcript::new(&env);
+    record_clean(&mut t, &repo, "exporter", &[]);
+    assert_transcript!(t, "python_wiring_and_a_new_test_join_the_module");
 }
 
 #[test]
@@ -581,50 +477,15 @@ fn renames_deletions_binary_files_modes_links_and_submodules() {
     );
     let before = user_state(&env, &repo, "kinds");
 
-    let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
-    let plan = out.json();
-    let files: Vec<String> = plan["commits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|c| {
-            c["files"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| f.as_str().unwrap().to_owned())
-        })
-        .collect();
-    for expected in [
-        "new/name.txt",
-        "gone.txt",
-        "image.bin",
-        "logo.png",
-        "tool.sh",
-        "run",
-        "vendor/lib",
-        "a",
-        "a/inside.txt",
-    ] {
-        assert!(files.iter().any(|f| f == expected), "{expected} missing from {files:?}");
-    }
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_same_tree(&env, &repo, "kinds", &clean);
-    env.assert_fsck(&repo);
+    // Every kind of change is an item of the plan; the rename is one
+    // change (the old path goes where the new appears).
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
+    record_clean(&mut t, &repo, "kinds", &[]);
+    assert_transcript!(t, "renames_deletions_binary_files_modes_links_and_submodules");
     let mut after = user_state(&env, &repo, "kinds");
     after.branches = before.branches.clone();
     assert_eq!(before, after);
-    // The rename is one change: the old path is gone where the new appears.
-    let log = env.git(
-        &repo,
-        &["log", "--format=", "--name-status", "-M", &format!("main..{clean}")],
-    );
-    assert!(
-        log.lines()
-            .any(|l| l.starts_with('R') && l.ends_with("\told/name.txt\tnew/name.txt")),
-        "{log}"
-    );
 }
 
 #[test]
@@ -646,20 +507,12 @@ fn hunks_of_one_file_go_to_different_commits() {
     write(&repo.join("farewell.txt"), "goodbye\n");
     commit_all(&env, &repo, "Add a farewell");
 
-    let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
-    let plan = out.json();
-    let commits = plan["commits"].as_array().unwrap();
-    assert_eq!(commits.len(), 2, "{}", out.stdout);
-    assert_eq!(commits[0]["hunks"], serde_json::json!(["list.txt#1"]), "{}", out.stdout);
-    assert_eq!(commits[1]["hunks"], serde_json::json!(["list.txt#2"]), "{}", out.stdout);
-
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_same_tree(&env, &repo, "two", &clean);
-    // The first commit holds only the first hunk.
-    let middle = env.git(&repo, &["show", &format!("{clean}~1:list.txt")]);
-    assert!(middle.contains("line 3, reworded"), "{middle}");
-    assert!(middle.contains("line 36\n"), "{middle}");
+    // The first commit holds only the first hunk, the second the other.
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
+    let clean = record_clean(&mut t, &repo, "two", &[]);
+    show_patches(&mut t, &repo, &clean);
+    assert_transcript!(t, "hunks_of_one_file_go_to_different_commits");
 }
 
 #[test]
@@ -670,9 +523,10 @@ fn plan_writes_nothing_and_is_deterministic() {
     let before = user_state(&env, &repo, "feature");
     let refs_before = refs(&env, &repo);
     let objects = tree_state(&repo.join(".git/objects")).len();
-    let out = env.run(&repo, &["historian", "plan"]).expect_code(0);
-    assert!(out.stdout.starts_with("Plan for 'feature': "), "{out}");
-    assert!(out.stdout.contains("\n1. build"), "{out}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
+    let _ = t.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
+    assert_transcript!(t, "plan_writes_nothing_and_is_deterministic");
     let first = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
     let second = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
     assert_eq!(first.stdout, second.stdout);
@@ -715,39 +569,21 @@ fn a_plan_file_is_built_exactly() {
     let count = commits.len();
     let file = env.root().join("plan.json");
     std::fs::write(&file, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
-    let out = env
-        .run(&repo, &["historian", "clean", "--plan", file.to_str().unwrap()])
-        .expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_eq!(field(&out, "Commits created"), count.to_string());
-    let subjects = subjects_of(&env, &repo, &format!("main..{clean}"));
-    assert_eq!(subjects[0], "chore: the first two together");
-    assert_eq!(
-        env.git(&repo, &["log", "-1", "--format=%b", &format!("{clean}~{}", count - 1)])
-            .trim(),
-        "By hand."
-    );
-    assert_same_tree(&env, &repo, "feature", &clean);
+    let mut t = Transcript::new(&env);
+    t.note("the plan of `plan --json`, its first two commits merged and retitled");
+    let clean = record_clean(&mut t, &repo, "feature", &["--plan", file.to_str().unwrap()]);
+    let first = format!("{clean}~{}", count - 1);
+    let _ = t.run(&repo, &["log", "-1", "--format=%B", &first]).expect_code(0);
 
     // YAML written by a person works too.
+    t.note("YAML written by a person works too");
     let yaml = "commits:\n  - message: \"feat: everything\"\n    files: [Cargo.toml, docs/guide.md, src/helpers.rs, src/legacy.rs, src/lexer.rs, src/main.rs, src/parser.rs, tests/parser.rs]\n";
     let file = env.root().join("plan.yaml");
     std::fs::write(&file, yaml).unwrap();
-    let out = env
-        .run(
-            &repo,
-            &[
-                "historian",
-                "clean",
-                "--plan",
-                file.to_str().unwrap(),
-                "--max-files",
-                "50",
-            ],
-        )
-        .expect_code(0);
-    assert_eq!(field(&out, "Commits created"), "1");
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    t.file(&file);
+    let args = ["--plan", file.to_str().unwrap(), "--max-files", "50"];
+    record_clean(&mut t, &repo, "feature", &args);
+    assert_transcript!(t, "a_plan_file_is_built_exactly");
 }
 
 #[test]
@@ -936,10 +772,11 @@ fn bad_input_is_a_clear_message_and_writes_nothing() {
 fn json_results_carry_the_same_as_data() {
     let env = TestEnv::new();
     let repo = messy_repo(&env);
-    let out = env.run(&repo, &["historian", "clean", "--json"]).expect_code(0);
+    let mut t = Transcript::new(&env);
+    let out = t.run(&repo, &["historian", "clean", "--json"]).expect_code(0);
+    assert_transcript!(t, "json_results_carry_the_same_as_data");
+    // The transcript hides ids: these are the ones git has.
     let json = out.json();
-    assert_eq!(json["result"], "SUCCESS");
-    assert_eq!(json["original_branch"], "feature");
     let clean = json["clean_branch"].as_str().unwrap();
     assert_eq!(
         json["base_commit"].as_str().unwrap(),
@@ -995,29 +832,13 @@ fn a_squash_is_split_into_the_pieces_its_message_names() {
     }
     // A body's one-line paragraph, with or without a full stop, is no
     // subject: the commit stays whole.
+    let mut t = Transcript::new(&env);
     for branch in ["one", "body"] {
         env.git(&repo, &["checkout", "-q", branch]);
-        let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
-        assert_eq!(
-            out.json()["commits"].as_array().unwrap().len(),
-            1,
-            "{branch}: {}",
-            out.stdout
-        );
+        let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
     }
 
     env.git(&repo, &["checkout", "-q", "squashed"]);
-    let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
-    let plan = out.json();
-    let files: Vec<serde_json::Value> = plan["commits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["files"].clone())
-        .collect();
-    assert_eq!(files.len(), 2, "{}", out.stdout);
-    assert!(files.contains(&serde_json::json!(["src/retry.rs"])), "{}", out.stdout);
-    assert!(files.contains(&serde_json::json!(["src/timeout.rs"])), "{}", out.stdout);
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    assert_same_tree(&env, &repo, "squashed", &field(&out, "Clean branch"));
+    record_clean(&mut t, &repo, "squashed", &[]);
+    assert_transcript!(t, "a_squash_is_split_into_the_pieces_its_message_names");
 }

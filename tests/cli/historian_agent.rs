@@ -2,10 +2,10 @@
 //! printing Claude Code's stream) is built when it holds, and set aside for
 //! the deterministic plan, with a warning naming why, when it does not.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::agent_stubs;
-use crate::historian::commit_all;
+use crate::historian::{commit_all, field, show_outcome};
 use crate::support::*;
 use crate::transcript::Transcript;
 
@@ -39,22 +39,6 @@ fn answer(commits: serde_json::Value) -> String {
     quoted[1..quoted.len() - 1].to_owned()
 }
 
-fn clean_subjects(env: &TestEnv, repo: &Path) -> Vec<String> {
-    let clean = env.git(
-        repo,
-        &[
-            "for-each-ref",
-            "--format=%(refname:short)",
-            "refs/heads/feature-*-clean",
-        ],
-    );
-    assert!(!clean.is_empty(), "no clean branch");
-    env.git(repo, &["log", "--format=%s", &format!("main..{}", clean.trim())])
-        .lines()
-        .map(String::from)
-        .collect()
-}
-
 #[test]
 fn a_grouping_the_agent_proposes_is_built_when_it_holds() {
     let mut env = TestEnv::new();
@@ -64,23 +48,17 @@ fn a_grouping_the_agent_proposes_is_built_when_it_holds() {
         {"message": "feat(total): add compute_total and print it\n\nThe library sums the items; main prints the sum.", "items": ["src/lib.rs", "src/main.rs"]},
         {"message": "docs: say what the program prints", "items": ["README.md"]},
     ]));
-    let out = env.run_with(
-        &repo,
-        &["historian", "clean", "--agent", "claude"],
-        &[("STUB_ANSWER", &said)],
-    );
-    assert_eq!(out.code, 0, "{out}");
-    assert!(
-        out.stderr.contains("building the grouping claude proposed (validated)"),
-        "{out}"
-    );
-    assert_eq!(
-        clean_subjects(&env, &repo),
-        [
-            "docs: say what the program prints",
-            "feat(total): add compute_total and print it"
-        ]
-    );
+    let mut t = Transcript::new(&env);
+    let out = t
+        .run_with(
+            &repo,
+            &["historian", "clean", "--agent", "claude"],
+            &[("STUB_ANSWER", &said)],
+            None,
+        )
+        .expect_code(0);
+    show_outcome(&mut t, &repo, "feature", &field(&out, "Clean branch"));
+    assert_transcript!(t, "a_grouping_the_agent_proposes_is_built_when_it_holds");
     // What it was sent: the items by id, the branch's messages, the proposal; read-only.
     let prompt = agent_stubs::prompt(&bin, "claude", 1);
     for expected in [

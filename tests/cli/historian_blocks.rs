@@ -3,8 +3,9 @@
 //! of a squash, are two items, each in its own clean commit, and the clean
 //! branch still ends at the original tree.
 
-use crate::historian::{assert_clean_keeps_tree, assert_same_tree, commit_all, field, planned_items as planned};
+use crate::historian::{commit_all, record_clean, show_patches};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 const TYPES: &str = "pub const TYPES: &[(&str, &str)] = &[\n    (\"c\", \"*.c\"),\n    (\"rust\", \"*.rs\"),\n];\n";
 
@@ -32,27 +33,11 @@ fn adjacent_rows_from_two_commits_go_to_their_own_commits() {
         &types_with(&["(\"aidl\", \"*.aidl\"),", "(\"make\", \"*.mk\"),"]),
     );
     commit_all(&env, &repo, "Add the makefile type");
-    assert_eq!(
-        planned(&env, &repo),
-        [
-            (
-                "feat(types): add the AIDL file type".to_owned(),
-                vec!["src/types.rs#1".to_owned()]
-            ),
-            (
-                "feat(types): add the makefile type".to_owned(),
-                vec!["src/types.rs#2".to_owned()]
-            ),
-        ]
-    );
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_same_tree(&env, &repo, "feature", &clean);
-    assert_eq!(
-        env.git(&repo, &["show", &format!("{clean}~1:src/types.rs")]),
-        types_with(&["(\"aidl\", \"*.aidl\"),"])
-    );
-    env.git(&repo, &["fsck", "--strict"]);
+    // Each clean commit adds its own row; the second ends at the tip.
+    let mut t = Transcript::new(&env);
+    let clean = record_clean(&mut t, &repo, "feature", &[]);
+    show_patches(&mut t, &repo, &clean);
+    assert_transcript!(t, "adjacent_rows_from_two_commits_go_to_their_own_commits");
 }
 
 /// A squash whose two subjects each name one of two adjacent rows: the
@@ -69,9 +54,8 @@ fn a_squash_naming_two_adjacent_rows_is_cut_between_them() {
         &types_with(&["(\"aidl\", \"*.aidl\"),", "(\"makefile\", \"*.mk\"),"]),
     );
     commit_all(&env, &repo, "Add the aidl file type\n\nAdd the makefile file type\n");
-    let plan = planned(&env, &repo);
-    let items: Vec<&Vec<String>> = plan.iter().map(|(_, items)| items).collect();
-    assert_eq!(items, [&["src/types.rs#1"], &["src/types.rs#2"]], "{plan:?}");
-    assert!(plan[0].0.contains("aidl") && plan[1].0.contains("makefile"), "{plan:?}");
-    assert_clean_keeps_tree(&env, &repo, "feature");
+    let mut t = Transcript::new(&env);
+    let clean = record_clean(&mut t, &repo, "feature", &[]);
+    show_patches(&mut t, &repo, &clean);
+    assert_transcript!(t, "a_squash_naming_two_adjacent_rows_is_cut_between_them");
 }

@@ -5,10 +5,9 @@
 //! whole cluster answering to no subject when exactly one subject has no
 //! other cluster answering to it.
 
-use crate::historian::{
-    assert_clean_keeps_tree, commit_all, explained_items, planned, planned_commits, planned_sorted,
-};
+use crate::historian::{commit_all, explained_items, record_clean};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 #[test]
 fn a_part_tied_between_subjects_takes_the_one_nothing_else_answers_to() {
@@ -41,26 +40,15 @@ fn a_part_tied_between_subjects_takes_the_one_nothing_else_answers_to() {
         &repo,
         "tests: cover the lexer's tokens\n\ntests: add more various cases\n",
     );
-    assert_eq!(
-        planned_sorted(&env, &repo),
-        [
-            planned("test(lexer): cover the lexer's tokens", &["tests/lexer.sh"]),
-            planned("test: add more various cases", &["tests/app.sh", "tests/range.sh"]),
-        ]
-    );
-    // The explanation says how, in words and data.
-    let explained = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
-    assert!(
-        explained
-            .stdout
-            .contains("answers to the subject 'tests: add more various cases' by elimination"),
-        "{explained}"
-    );
+    // The explanation says how, in words (the transcript) and in data.
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "a_part_tied_between_subjects_takes_the_one_nothing_else_answers_to");
     for item in explained_items(&env, &repo) {
         let eliminated = item["item"] != "tests/lexer.sh";
         assert_eq!(item["subject_by_elimination"], eliminated, "{item}");
     }
-    assert_clean_keeps_tree(&env, &repo, "feature");
 }
 
 /// `deps: update regex` is answered by the manifests; the code beside them
@@ -104,37 +92,12 @@ fn a_cluster_answering_to_no_subject_is_the_work_of_the_one_left() {
         &repo,
         "deps: update to the latest regex crate\n\ncouple of trivial fixes to make clippy a bit more happy\n",
     );
-    let subjects: Vec<(String, serde_json::Value)> = planned_commits(&env, &repo)
-        .iter()
-        .map(|c| {
-            let message = c["message"].as_str().unwrap_or("");
-            (message.lines().next().unwrap_or("").to_owned(), c["files"].clone())
-        })
-        .collect();
-    assert_eq!(
-        subjects,
-        [
-            (
-                "build(cargo): update to the latest regex crate".to_owned(),
-                serde_json::json!(["Cargo.lock", "Cargo.toml"])
-            ),
-            (
-                "feat(search): couple of trivial fixes to make clippy a bit more happy".to_owned(),
-                serde_json::json!(["src/search.rs"])
-            ),
-        ]
-    );
-    let explained = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
-    assert!(
-        explained.stdout.contains(
-            "answers to the subject 'couple of trivial fixes to make clippy a bit more happy' by elimination \
-             (its commit shares no word with any subject, and no other commit answers to this one)"
-        ),
-        "{explained}"
-    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "a_cluster_answering_to_no_subject_is_the_work_of_the_one_left");
     for item in explained_items(&env, &repo) {
         let eliminated = item["item"].as_str().is_some_and(|i| i.starts_with("src/"));
         assert_eq!(item["subject_by_elimination"], eliminated, "{item}");
     }
-    assert_clean_keeps_tree(&env, &repo, "feature");
 }

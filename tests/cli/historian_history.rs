@@ -4,8 +4,9 @@
 //! each file belongs to — `column widths` has always been the table
 //! layout's business, `hyphens` the escaping's.
 
-use crate::historian::{assert_clean_keeps_tree, commit_all, explained_items, planned, planned_sorted};
+use crate::historian::{commit_all, explained_items, record_clean};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 #[test]
 fn a_files_past_subjects_tell_which_piece_of_work_it_belongs_to() {
@@ -45,26 +46,16 @@ fn a_files_past_subjects_tell_which_piece_of_work_it_belongs_to() {
         &repo,
         "Fix column widths in wide tables\n\nEscape hyphens in manual names\n",
     );
-    assert_eq!(
-        planned_sorted(&env, &repo),
-        [
-            planned("feat(roff): escape hyphens in manual names", &["lib/roff.c"]),
-            planned("fix(layout): fix column widths in wide tables", &["lib/layout.c"]),
-        ]
-    );
-    // The explanation names the history as the signal, in words and data.
-    let explained = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
-    assert!(
-        explained
-            .stdout
-            .contains("answers to the subject 'Escape hyphens in manual names' by its file's history (2 more words"),
-        "{explained}"
-    );
+    // The explanation names the history as the signal, in words (the
+    // transcript) and in data.
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "a_files_past_subjects_tell_which_piece_of_work_it_belongs_to");
     for item in explained_items(&env, &repo) {
         assert_eq!(item["subject_by_history"], true, "{item}");
         assert_eq!(item["subject_margin"], 2.0, "{item}");
     }
-    assert_clean_keeps_tree(&env, &repo, "feature");
 }
 
 /// A shallow clone (as CI makes them) has history only down to its
@@ -91,9 +82,10 @@ fn a_shallow_clone_is_read_down_to_its_boundary() {
     write(&repo.join("src/cmd.c"), "int cmd(void) { return 7; }\n");
     write(&repo.join("README"), "args and cmd\n");
     commit_all(&env, &repo, "Touch args, cmd and the readme");
-    let _ = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["historian", "plan", "--base", "origin/HEAD"])
         .expect_code(0);
-    assert_clean_keeps_tree(&env, &repo, "feature");
-    env.assert_fsck(&repo);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "a_shallow_clone_is_read_down_to_its_boundary");
 }

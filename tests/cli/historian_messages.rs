@@ -4,8 +4,9 @@
 //! names its code defines. A file name or subject holding a line break or
 //! an escape reaches no message and no terminal as it is.
 
-use crate::historian::{assert_same_tree, commit_all, field, subjects_of};
+use crate::historian::{commit_all, record_clean};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 #[test]
 fn each_commit_out_of_a_squash_takes_the_subject_about_it() {
@@ -29,13 +30,9 @@ fn each_commit_out_of_a_squash_takes_the_subject_about_it() {
         &repo,
         "Add the lexer\n\nIt splits on whitespace for now,\nquotes come later.\n\nDocument the parser\n",
     );
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_same_tree(&env, &repo, "feature", &clean);
-    assert_eq!(
-        subjects_of(&env, &repo, &format!("main..{clean}")),
-        ["feat(lexer): add the lexer", "docs: document the parser"]
-    );
+    let mut t = Transcript::new(&env);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "each_commit_out_of_a_squash_takes_the_subject_about_it");
 }
 
 #[test]
@@ -52,25 +49,10 @@ fn a_subject_about_other_files_gives_way_to_the_names_defined() {
         "pub fn parse_statement(text: &str) -> usize {\n    text.len()\n}\n\npub fn parse_block(text: &str) -> usize {\n    text.lines().count()\n}\n",
     );
     commit_all(&env, &repo, "Update CHANGELOG.md");
-    let out = env.run(&repo, &["historian", "plan"]).expect_code(0);
-    let subjects: Vec<&str> = out
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
-        .collect();
-    assert_eq!(subjects.len(), 2, "{out}");
-    assert!(
-        subjects
-            .iter()
-            .any(|s| s.contains("(parser): add parse_block and parse_statement")),
-        "{out}"
-    );
-    assert!(
-        subjects
-            .iter()
-            .any(|s| s.contains("docs(changelog): update CHANGELOG.md")),
-        "{out}"
-    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "a_subject_about_other_files_gives_way_to_the_names_defined");
 }
 
 /// A file name holding a line break would start a trailer of its own in
@@ -87,26 +69,22 @@ fn file_names_are_quoted_and_control_characters_leave_messages() {
     write(&repo.join("tab\there"), "x\n");
     write(&repo.join("esc\x1b[31mred"), "x\n");
     commit_all(&env, &repo, "Fix \x1b[31mred\x1b[0m output of the names");
+    let mut t = Transcript::new(&env);
     for args in [&["historian", "plan"][..], &["historian", "plan", "--explain"]] {
-        let out = env.run(&repo, args).expect_code(0);
+        let out = t.run(&repo, args).expect_code(0);
         assert!(!out.stdout.contains('\x1b') && !out.stdout.contains('\t'), "{out}");
         assert!(
             out.stdout.lines().all(|l| !l.starts_with("Co-authored-by")),
             "a path's line break split a line:\n{out}"
         );
     }
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_same_tree(&env, &repo, "feature", &clean);
-    let message = env.git(&repo, &["log", "-1", "--format=%B", &clean]);
-    assert!(message.starts_with("fix: fix red output of the names\n"), "{message}");
-    for quoted in [
-        r#"A "esc\033[31mred" (+1)"#,
-        r#"A "tab\there" (+1)"#,
-        r#"A "x\nCo-authored-by: Mallory <m@evil.example>" (+1)"#,
-    ] {
-        assert!(message.contains(quoted), "{quoted} not in:\n{message}");
-    }
+    let clean = record_clean(&mut t, &repo, "feature", &[]);
+    t.note("the message quotes each path as git quotes it");
+    let message = t
+        .run(&repo, &["log", "-1", "--format=%B", &clean])
+        .expect_code(0)
+        .stdout;
+    assert_transcript!(t, "file_names_are_quoted_and_control_characters_leave_messages");
     assert!(!message.chars().any(|c| c.is_control() && c != '\n'), "{message:?}");
     let mut trailers = env.command("git", &repo);
     trailers.args(["interpret-trailers", "--parse"]);
@@ -115,7 +93,6 @@ fn file_names_are_quoted_and_control_characters_leave_messages() {
         parsed.stdout.lines().all(|l| !l.starts_with("Co-authored-by")),
         "{parsed}"
     );
-    env.assert_fsck(&repo);
 }
 
 /// `plan` shows the message `clean` will write: a secret in a subject is
@@ -130,14 +107,10 @@ fn plan_shows_a_subjects_secret_redacted_as_clean_writes_it() {
     write(&repo.join("b"), "b\n");
     let token = "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB";
     commit_all(&env, &repo, &format!("Add b with token {token}"));
-    let plan = env.run(&repo, &["historian", "plan"]).expect_code(0);
-    assert!(!plan.stdout.contains(token), "{plan}");
-    assert!(
-        plan.stdout.contains("add b with token [REDACTED:github-token]"),
-        "{plan}"
-    );
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    let clean = field(&out, "Clean branch");
-    let written = env.git(&repo, &["log", "-1", "--format=%s", &clean]);
-    assert!(plan.stdout.contains(written.trim()), "{written}\n{plan}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
+    record_clean(&mut t, &repo, "feature", &[]);
+    let shown = t.finish();
+    assert!(!shown.contains(token), "{shown}");
+    assert_transcript!(t, "plan_shows_a_subjects_secret_redacted_as_clean_writes_it");
 }

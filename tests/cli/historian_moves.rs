@@ -8,8 +8,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::historian::{assert_same_tree, commit_all, field};
+use crate::historian::{commit_all, record_clean};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 /// The four parts of the old module, each moved to a module of its own.
 const PARTS: [(&str, &str); 4] = [
@@ -97,17 +98,12 @@ fn moved_tests_are_in_every_clean_commit_and_the_package_comes_first() {
     // branch must not do.
     assert!(!missing_at(&env, &repo, "split-tests~3", &kept).is_empty());
 
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_same_tree(&env, &repo, "split-tests", &clean);
-    env.assert_fsck(&repo);
+    // The split is kept apart, and the commit finishing the move is named
+    // for what it adds, not for the old module it removes.
+    let mut t = Transcript::new(&env);
+    let clean = record_clean(&mut t, &repo, "split-tests", &[]);
+    assert_transcript!(t, "moved_tests_are_in_every_clean_commit_and_the_package_comes_first");
     let commits = assert_nothing_missing(&env, &repo, "split-tests", &clean);
-    assert!(commits.len() >= 2, "the split is kept apart: {commits:?}");
-    // The commit finishing the move is named for what it adds, not for the
-    // old module it removes.
-    let subjects = crate::historian::subjects_of(&env, &repo, &format!("main..{clean}"));
-    let last = subjects.last().unwrap();
-    assert!(last.contains("cli") && !last.contains("parse"), "{subjects:?}");
     // The first commit with anything of the package has its `__init__.py`.
     let first = commits
         .iter()
@@ -180,15 +176,15 @@ fn a_hunk_removing_moved_tests_waits_for_the_commit_that_adds_them_back() {
         };
         commit_all(&env, &repo, &subject);
     }
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_same_tree(&env, &repo, "trim", &clean);
-    let commits = assert_nothing_missing(&env, &repo, "trim", &clean);
-    assert!(commits.len() >= 2, "the moves are kept apart: {commits:?}");
-    // The old module shrinks in the commit adding the last part back.
-    let last = commits.last().unwrap();
-    let files = env.git(&repo, &["diff-tree", "--no-commit-id", "--name-only", "-r", last]);
-    assert!(files.lines().any(|f| f == "tests/test_big.py"), "{files}");
+    // The moves are kept apart; the old module shrinks in the commit
+    // adding the last part back.
+    let mut t = Transcript::new(&env);
+    let clean = record_clean(&mut t, &repo, "trim", &[]);
+    assert_transcript!(
+        t,
+        "a_hunk_removing_moved_tests_waits_for_the_commit_that_adds_them_back"
+    );
+    assert_nothing_missing(&env, &repo, "trim", &clean);
 }
 
 #[test]
@@ -215,12 +211,11 @@ fn code_swapped_between_two_files_is_swapped_in_one_commit() {
         "def right():\n    return compute_the_left_answer(41)\n",
     );
     commit_all(&env, &repo, "Right answers left");
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_same_tree(&env, &repo, "swap", &clean);
     // Either commit alone would lose a line: they are joined.
-    let commits = assert_nothing_missing(&env, &repo, "swap", &clean);
-    assert_eq!(commits.len(), 1, "{commits:?}");
+    let mut t = Transcript::new(&env);
+    let clean = record_clean(&mut t, &repo, "swap", &[]);
+    assert_transcript!(t, "code_swapped_between_two_files_is_swapped_in_one_commit");
+    assert_nothing_missing(&env, &repo, "swap", &clean);
 }
 
 /// A module declaration comes with its module, whatever the module's file
@@ -262,9 +257,12 @@ fn a_module_declaration_comes_with_its_module_whatever_it_is_named() {
             "mod flags;\nmod index;\nmod search;\n\nfn main() {\n    let args = flags::parse();\n    if index::read(&args) {\n        return;\n    }\n    search::run(&args);\n}\n",
         );
         commit_all(&env, &repo, "index: add initial indexing scaffolding");
-        let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-        let clean = field(&out, "Clean branch");
-        assert_same_tree(&env, &repo, "feature", &clean);
+        let mut t = Transcript::new(&env);
+        let clean = record_clean(&mut t, &repo, "feature", &[]);
+        match module {
+            "src/index.rs" => assert_transcript!(t, "a_module_declaration_comes_with_its_module_index_rs"),
+            _ => assert_transcript!(t, "a_module_declaration_comes_with_its_module_index_mod_rs"),
+        }
         for commit in env.git(&repo, &["rev-list", &format!("main..{clean}")]).lines() {
             let main = env.git(&repo, &["show", &format!("{commit}:src/main.rs")]);
             let has_module = env.run(&repo, &["cat-file", "-e", &format!("{commit}:{module}")]).code == 0;
@@ -324,20 +322,21 @@ fn no_split_offered_parts_a_file_from_the_directory_it_becomes() {
         "--plan",
         file,
     ];
-    let asked = env.run(&repo, &clean).expect_code(3);
+    let mut t = Transcript::new(&env);
+    let asked = t.run(&repo, &clean).expect_code(3);
     let options = asked.stdout.lines().filter(|l| l.starts_with("Option ")).count();
-    assert!(options >= 2, "{asked}");
     for n in 1..=options {
         if n > 1 {
+            t.note(&format!("asked again (as above), answered with option {n}"));
             let _ = env.run(&repo, &clean).expect_code(3);
         }
         let answer = n.to_string();
-        let out = env
+        let out = t
             .run(&repo, &["historian", "resume", "--answer", &answer, "feature"])
             .expect_code(0);
-        assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+        crate::historian::show_outcome(&mut t, &repo, "feature", &crate::historian::field(&out, "Clean branch"));
     }
-    env.assert_fsck(&repo);
+    assert_transcript!(t, "no_split_offered_parts_a_file_from_the_directory_it_becomes");
 }
 
 /// A submodule added on the branch and its `.gitmodules` entry land in
@@ -367,16 +366,9 @@ fn a_new_submodule_lands_with_its_gitmodules_entry() {
     commit_all(&env, &repo, "Document the usage");
     gitlink("1111111111111111111111111111111111111111");
     env.git(&repo, &["commit", "-q", "-m", "Bump the lib"]);
-    let out = env
-        .run(&repo, &["historian", "clean", "--verify-each", "git submodule status"])
-        .expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_same_tree(&env, &repo, "feature", &clean);
-    for commit in env.git(&repo, &["rev-list", &format!("main..{clean}")]).lines() {
-        let has = |path: &str| !env.git(&repo, &["ls-tree", commit, path]).is_empty();
-        assert_eq!(has("vendor/lib"), has(".gitmodules"), "commit {commit}");
-    }
-    env.assert_fsck(&repo);
+    let mut t = Transcript::new(&env);
+    record_clean(&mut t, &repo, "feature", &["--verify-each", "git submodule status"]);
+    assert_transcript!(t, "a_new_submodule_lands_with_its_gitmodules_entry");
 }
 
 /// A definition removed on the branch goes no earlier than the commits
@@ -403,9 +395,9 @@ fn a_definition_is_removed_after_the_commits_that_stop_using_it() {
     commit_all(&env, &repo, "Push the application context instead");
     write(&repo.join("app/globals.py"), "def current_app():\n    return _app\n");
     commit_all(&env, &repo, "Drop the request context variable");
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_same_tree(&env, &repo, "feature", &clean);
+    let mut t = Transcript::new(&env);
+    let clean = record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "a_definition_is_removed_after_the_commits_that_stop_using_it");
     // In every commit, a module importing the name has it defined.
     for commit in env.git(&repo, &["rev-list", &format!("main..{clean}")]).lines() {
         let show = |path: &str| env.git(&repo, &["show", &format!("{commit}:{path}")]);

@@ -4,8 +4,9 @@
 //! paragraph opening with a verb written with a hyphen (`Clean-up in …`)
 //! opens the next message of a squash whose first subject is a sentence.
 
-use crate::historian::{assert_clean_keeps_tree, commit_all, planned_sorted};
+use crate::historian::{commit_all, record_clean};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 /// `queue.c` at the base: a dead function, and a rename that gives up on
 /// any error.
@@ -37,11 +38,9 @@ fn a_subject_ending_in_its_approval_names_a_piece_of_work() {
         "kill unnecessary queue_envelope_dump(); ok gilles@\n\n\
          rename may fail due to ENOSPC, make smtpd survive this condition; ok gilles@\n",
     );
-    let plan = planned_sorted(&env, &repo);
-    assert_eq!(plan.len(), 2, "{plan:?}");
-    assert!(plan[0].0.contains("kill unnecessary queue_envelope_dump()"), "{plan:?}");
-    assert!(plan[1].0.contains("rename may fail due to ENOSPC"), "{plan:?}");
-    assert_clean_keeps_tree(&env, &repo, "feature");
+    let mut t = Transcript::new(&env);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "a_subject_ending_in_its_approval_names_a_piece_of_work");
 }
 
 /// `argv.h` at the base: prototypes no one calls.
@@ -72,17 +71,10 @@ fn a_wrapped_paragraph_opening_with_a_hyphenated_verb_names_a_piece_of_work() {
         "Kill off some unused function prototypes.\n\n\
          Clean-up in the table: make the single and multi kinds\nan enum.\n",
     );
-    let plan = planned_sorted(&env, &repo);
-    assert_eq!(plan.len(), 2, "{plan:?}");
-    assert!(
-        plan.iter()
-            .any(|(subject, files)| subject.contains("unused function prototypes") && files == &["argv.h"]),
-        "{plan:?}"
+    let mut t = Transcript::new(&env);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(
+        t,
+        "a_wrapped_paragraph_opening_with_a_hyphenated_verb_names_a_piece_of_work"
     );
-    assert!(
-        plan.iter()
-            .any(|(subject, files)| subject.contains("make the single and multi kinds") && files == &["argv.c"]),
-        "{plan:?}"
-    );
-    assert_clean_keeps_tree(&env, &repo, "feature");
 }

@@ -3,8 +3,9 @@
 //! package named above it, a README's hunk to the heading above it, and so
 //! to the subject naming that package or that heading.
 
-use crate::historian::{assert_clean_keeps_tree, commit_all, planned, planned_sorted};
+use crate::historian::{commit_all, record_clean, show_patches};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 const MANIFEST: &str = "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n\n[dependencies]\nmemchr = \"2.4\"\nlog = \"0.4\"\nserde = \"1.0\"\nitoa = \"1.0\"\nregex = \"1.5\"\n";
 
@@ -46,20 +47,10 @@ fn a_lock_files_hunks_go_with_the_package_they_change() {
     );
     write(&repo.join("Cargo.lock"), &lock(("2.5.0", 'c'), ("1.6.0", 'd')));
     commit_all(&env, &repo, "deps: bump memchr\n\ndeps: bump regex\n");
-    assert_eq!(
-        planned_sorted(&env, &repo),
-        [
-            planned(
-                "build(cargo): bump memchr",
-                &["Cargo.lock#1", "Cargo.lock#2", "Cargo.toml#1"]
-            ),
-            planned(
-                "build(cargo): bump regex",
-                &["Cargo.lock#3", "Cargo.lock#4", "Cargo.toml#2"]
-            ),
-        ]
-    );
-    assert_clean_keeps_tree(&env, &repo, "feature");
+    let mut t = Transcript::new(&env);
+    let clean = record_clean(&mut t, &repo, "feature", &[]);
+    show_patches(&mut t, &repo, &clean);
+    assert_transcript!(t, "a_lock_files_hunks_go_with_the_package_they_change");
 }
 
 #[test]
@@ -85,12 +76,8 @@ fn a_documents_hunks_go_with_the_heading_they_fall_under() {
         &repo,
         "docs: list the supported platforms\n\ndocs: explain the configuration file\n",
     );
-    assert_eq!(
-        planned_sorted(&env, &repo),
-        [
-            planned("docs: explain the configuration file", &["README.md#1"]),
-            planned("docs: list the supported platforms", &["README.md#2"]),
-        ]
-    );
-    assert_clean_keeps_tree(&env, &repo, "feature");
+    let mut t = Transcript::new(&env);
+    let clean = record_clean(&mut t, &repo, "feature", &[]);
+    show_patches(&mut t, &repo, &clean);
+    assert_transcript!(t, "a_documents_hunks_go_with_the_heading_they_fall_under");
 }

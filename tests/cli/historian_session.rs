@@ -7,8 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::historian::{assert_same_tree, commit_all, field, refs, subjects_of, user_state};
+use crate::historian::{commit_all, field, refs, show_outcome, user_state};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 /// A branch whose second commit edits 20 files that always changed
 /// together before (so they plan as one commit, over the 15-file limit),
@@ -48,68 +49,30 @@ pub fn big_repo(env: &TestEnv) -> PathBuf {
     repo
 }
 
-fn options(out: &Output) -> Vec<String> {
+/// The clean branch a QUESTION names in its resume state.
+fn partial_branch(out: &Output) -> String {
     out.stdout
         .lines()
-        .filter_map(|l| l.strip_prefix("Option "))
-        .map(|l| l.split_once(": ").map(|(_, t)| t.to_owned()).unwrap_or_default())
-        .collect()
+        .find_map(|l| l.strip_prefix("  - Clean branch: "))
+        .unwrap_or_else(|| panic!("no clean branch in:\n{out}"))
+        .to_owned()
 }
 
-/// The number of commits an option names (`Three commits by …` → 3).
-fn commits_named(option: &str) -> usize {
-    let word = option.split_whitespace().next().unwrap_or("");
-    [
-        "Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven", "Twelve",
-    ]
-    .iter()
-    .position(|w| *w == word)
-    .or_else(|| word.parse().ok())
-    .unwrap_or(1)
-}
-
+/// The QUESTION (its options most split first, "Keep as one commit" last,
+/// each split naming its commits), `status` showing it again, and the
+/// answer built; the session and the partial branch in git meanwhile.
 #[test]
 fn an_oversized_commit_asks_and_resume_applies_the_split() {
     let env = TestEnv::new();
     let repo = big_repo(&env);
     let before = user_state(&env, &repo, "feature");
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(3);
-    assert!(
-        out.stdout.starts_with("RESULT: QUESTION\nContext: Executing commit plan - commit 2 of 2\nResume State:\n  - Step: 5 (Execute Plan)\n  - Original branch: feature\n"),
-        "{out}"
-    );
-    assert!(out.stdout.contains("  - Commits completed: 1\n"), "{out}");
-    assert!(out.stdout.contains("is too large: 20 files and 80 lines"), "{out}");
-    assert!(out.stdout.ends_with("\nWhat should I do?\n"), "{out}");
-    assert!(
-        out.stderr
-            .contains("hint: answer with: git historian resume --answer <N> feature"),
-        "{out}"
-    );
-    let options = options(&out);
-    assert!(options.len() >= 3, "{options:?}");
-    assert_eq!(options.last().unwrap(), "Keep as one commit");
-    // Concrete splits, each naming its commits, most split first.
-    let counts: Vec<usize> = options[..options.len() - 1].iter().map(|o| commits_named(o)).collect();
-    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{options:?}");
-    assert!(counts.iter().all(|&c| c >= 2), "{options:?}");
-    for o in &options[..options.len() - 1] {
-        assert!(o.contains(" - (1) ") && o.contains(", (2) "), "{o}");
-    }
+    let mut t = Transcript::new(&env);
+    let out = t.run(&repo, &["historian", "clean"]).expect_code(3);
     // The session and the partial clean branch are in git.
-    let clean = out
-        .stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("  - Clean branch: "))
-        .unwrap()
-        .to_owned();
-    let session = env.git(&repo, &["rev-parse", "refs/historian/feature"]);
-    let partial = env.git(&repo, &["rev-parse", &clean]);
-    assert_eq!(
-        env.git(&repo, &["rev-list", "--count", &format!("main..{clean}")])
-            .trim(),
-        "1"
-    );
+    let clean = partial_branch(&out);
+    let _ = t
+        .run(&repo, &["log", "--format=%s", &format!("main..{clean}")])
+        .expect_code(0);
     let stored = env.git(&repo, &["show", "refs/historian/feature:question.txt"]);
     assert_eq!(stored, out.stdout);
     let state: serde_json::Value =
@@ -121,46 +84,34 @@ fn an_oversized_commit_asks_and_resume_applies_the_split() {
         env.git(&repo, &["rev-parse", "feature"]).trim()
     );
     // The partial branch stays reachable from the session.
-    assert!(
-        env.run(&repo, &["merge-base", "--is-ancestor", partial.trim(), session.trim()])
-            .code
-            == 0
-    );
-    env.assert_fsck(&repo);
+    let _ = t
+        .run(
+            &repo,
+            &["merge-base", "--is-ancestor", &clean, "refs/historian/feature"],
+        )
+        .expect_code(0);
+    let _ = t
+        .run(&repo, &["fsck", "--strict", "--no-progress", "--no-dangling"])
+        .expect_code(0);
 
     // status shows it again, as text and JSON.
-    let status = env.run(&repo, &["historian", "status"]).expect_code(0);
-    assert!(
-        status.stdout.contains("Session refs/historian/feature for 'feature'"),
-        "{status}"
-    );
-    assert!(status.stdout.contains(&out.stdout), "{status}");
+    let _ = t.run(&repo, &["historian", "status"]).expect_code(0);
     let json = env.run(&repo, &["historian", "status", "--json"]).expect_code(0).json();
+    let options = out.stdout.lines().filter(|l| l.starts_with("Option ")).count();
     assert_eq!(
         json["sessions"][0]["question"]["options"].as_array().unwrap().len(),
-        options.len()
+        options
     );
     assert_eq!(json["sessions"][0]["commits_completed"], 1);
 
-    // The most split option.
-    let out = env.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(0);
-    assert!(
-        out.stdout.starts_with("RESULT: SUCCESS\nOriginal branch: feature\n"),
-        "{out}"
-    );
-    assert_eq!(field(&out, "Clean branch"), clean);
-    assert_eq!(field(&out, "Commits created"), (1 + counts[0]).to_string());
-    assert_same_tree(&env, &repo, "feature", &clean);
-    assert_eq!(env.git(&repo, &["for-each-ref", "refs/historian/"]), "");
-    // Every commit of the clean branch reads apart from the others.
-    let subjects = env.git(&repo, &["log", "--format=%s", &format!("main..{clean}")]);
-    let distinct: std::collections::BTreeSet<&str> = subjects.lines().collect();
-    assert_eq!(distinct.len(), subjects.lines().count(), "{subjects}");
-    assert!(!subjects.contains(") ("), "{subjects}");
+    t.note("the most split option");
+    let _ = t.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(0);
+    show_outcome(&mut t, &repo, "feature", &clean);
+    let _ = t.run(&repo, &["for-each-ref", "refs/historian/"]).expect_code(0);
+    assert_transcript!(t, "an_oversized_commit_asks_and_resume_applies_the_split");
     let mut after = user_state(&env, &repo, "feature");
     after.branches = before.branches.clone();
     assert_eq!(before, after);
-    env.assert_fsck(&repo);
 }
 
 #[test]
@@ -177,52 +128,38 @@ fn the_parts_of_a_split_commit_are_numbered() {
         );
     }
     commit_all(&env, &repo, "Add widgets");
-    let out = env
-        .run(&repo, &["historian", "clean", "--max-files", "4"])
-        .expect_code(3);
-    let options = options(&out);
-    let most = commits_named(&options[0]);
-    assert!(most >= 3, "{options:?}");
-    let out = env.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_same_tree(&env, &repo, "feature", &clean);
-    let subjects = env.git(&repo, &["log", "--reverse", "--format=%s", &format!("main..{clean}")]);
-    let expected: Vec<String> = (1..=most)
-        .map(|k| format!("feat(widgets): add widgets (part {k} of {most})"))
-        .collect();
-    assert_eq!(subjects.lines().collect::<Vec<_>>(), expected, "{out}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "clean", "--max-files", "4"]).expect_code(3);
+    let out = t.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(0);
+    show_outcome(&mut t, &repo, "feature", &field(&out, "Clean branch"));
+    assert_transcript!(t, "the_parts_of_a_split_commit_are_numbered");
 }
 
 #[test]
 fn keep_as_one_commit_by_its_label() {
     let env = TestEnv::new();
     let repo = big_repo(&env);
-    let _ = env.run(&repo, &["historian", "clean", "--json"]).expect_code(3);
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "clean", "--json"]).expect_code(3);
+    let out = t
         .run(&repo, &["historian", "resume", "--answer", "keep", "--json"])
         .expect_code(0);
-    let json = out.json();
-    assert_eq!(json["result"], "SUCCESS");
-    assert_eq!(json["commits_created"], 2);
-    assert_eq!(json["commits"][1]["files"], 20);
-    assert_same_tree(&env, &repo, "feature", json["clean_branch"].as_str().unwrap());
+    show_outcome(&mut t, &repo, "feature", out.json()["clean_branch"].as_str().unwrap());
+    assert_transcript!(t, "keep_as_one_commit_by_its_label");
 }
 
 #[test]
 fn question_json_and_limits_from_options_and_config() {
     let env = TestEnv::new();
     let repo = big_repo(&env);
-    // Over the configured limit is a question; a larger limit is not.
-    let out = env
+    let mut t = Transcript::new(&env);
+    t.note("over the configured limit is a question; a larger limit is not");
+    let _ = t
         .run(&repo, &["-c", "historian.maxFiles=30", "historian", "plan"])
         .expect_code(0);
-    assert!(!out.stdout.contains("over the limits"), "{out}");
-    let out = env.run(&repo, &["historian", "plan"]).expect_code(0);
-    assert!(
-        out.stdout.contains("over the limits of 15 files and 500 lines"),
-        "{out}"
-    );
-    let out = env
+    let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
+    t.note("an option beats the configuration");
+    let _ = t
         .run(
             &repo,
             &[
@@ -236,27 +173,9 @@ fn question_json_and_limits_from_options_and_config() {
             ],
         )
         .expect_code(3);
-    let json = out.json();
-    assert_eq!(json["result"], "QUESTION");
-    assert_eq!(json["session"], "refs/historian/feature");
-    assert_eq!(json["resume_state"]["step"], "5 (Execute Plan)");
-    assert_eq!(json["resume_state"]["current_commit"], "2");
-    assert_eq!(
-        json["options"].as_array().unwrap().last().unwrap(),
-        "Keep as one commit"
-    );
-    assert!(json["question"]
-        .as_str()
-        .unwrap()
-        .contains("the limits are 30 files and 40 lines"));
-    // A pending session blocks a new clean of that branch.
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(1);
-    assert!(out.stdout.starts_with("RESULT: ERROR\nStep: 1 (Validate)\n"), "{out}");
-    assert!(
-        out.stdout.contains("a historian session is pending for 'feature'"),
-        "{out}"
-    );
-    assert!(out.stderr.contains("git historian abort feature"), "{out}");
+    t.note("a pending session blocks a new clean of that branch");
+    let _ = t.run(&repo, &["historian", "clean"]).expect_code(1);
+    assert_transcript!(t, "question_json_and_limits_from_options_and_config");
 }
 
 #[test]
@@ -265,45 +184,35 @@ fn bad_answers_are_refused_and_the_session_stays() {
     let repo = big_repo(&env);
     let _ = env.run(&repo, &["historian", "clean"]).expect_code(3);
     let refs_before = refs(&env, &repo);
-    let out = env
-        .run(&repo, &["historian", "resume", "--answer", "9"])
-        .expect_code(128);
-    assert!(
-        out.stderr.starts_with("fatal: there is no option 9: the question has"),
-        "{out}"
-    );
-    assert!(out.stderr.contains("hint:   1: "), "{out}");
-    let out = env
-        .run(&repo, &["historian", "resume", "--answer", "banana"])
-        .expect_code(128);
-    assert!(
-        out.stderr.starts_with("fatal: 'banana' is not one of the options"),
-        "{out}"
-    );
-    let out = env
-        .run(&repo, &["historian", "resume", "--answer", "commits"])
-        .expect_code(128);
-    assert!(out.stderr.contains("matches several options"), "{out}");
+    let mut t = Transcript::new(&env);
+    for answer in ["9", "banana", "commits"] {
+        let _ = t
+            .run(&repo, &["historian", "resume", "--answer", answer])
+            .expect_code(128);
+    }
     assert_eq!(refs_before, refs(&env, &repo));
-    let out = env
+    t.note("the session stays: an answer in the option's own words");
+    let out = t
         .run(&repo, &["historian", "resume", "--answer", "Option 2"])
         .expect_code(0);
-    assert!(out.stdout.starts_with("RESULT: SUCCESS"), "{out}");
+    show_outcome(&mut t, &repo, "feature", &field(&out, "Clean branch"));
+    assert_transcript!(t, "bad_answers_are_refused_and_the_session_stays");
 }
 
 #[test]
 fn a_stale_answer_is_refused_when_the_branch_moved() {
     let env = TestEnv::new();
     let repo = big_repo(&env);
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(3);
+    let mut t = Transcript::new(&env);
+    let out = t.run(&repo, &["historian", "clean"]).expect_code(3);
     let old_tip = env.git(&repo, &["rev-parse", "--short", "feature"]);
+    t.note("a late commit on feature");
     write(&repo.join("late.txt"), "late\n");
     commit_all(&env, &repo, "A late commit");
     let new_tip = env.git(&repo, &["rev-parse", "--short", "feature"]);
     let refs_before = refs(&env, &repo);
-    let answer = env
-        .run(&repo, &["historian", "resume", "--answer", "1"])
-        .expect_code(128);
+    let answer = t.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(128);
+    // The transcript hides ids: these are the two tips.
     assert_eq!(
         answer.stderr.lines().next().unwrap(),
         format!(
@@ -313,102 +222,73 @@ fn a_stale_answer_is_refused_when_the_branch_moved() {
         ),
         "{answer}"
     );
-    assert!(
-        answer.stderr.contains("hint:   git historian abort feature"),
-        "{answer}"
-    );
     assert_eq!(refs_before, refs(&env, &repo), "a stale answer writes nothing");
-    // abort drops the session and the partial clean branch, nothing else.
-    let clean = out
-        .stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("  - Clean branch: "))
-        .unwrap()
-        .to_owned();
+    t.note("abort drops the session and the partial clean branch, nothing else");
+    let clean = partial_branch(&out);
     let tip = env.git(&repo, &["rev-parse", "feature"]);
-    let out = env.run(&repo, &["historian", "abort"]).expect_code(0);
-    assert_eq!(
-        out.stdout,
-        format!("Dropped the historian session of 'feature' and the partial branch '{clean}'.\n")
-    );
-    assert_eq!(
-        env.git(
+    let _ = t.run(&repo, &["historian", "abort"]).expect_code(0);
+    let _ = t
+        .run(
             &repo,
-            &["for-each-ref", "refs/historian/", &format!("refs/heads/{clean}")]
-        ),
-        ""
-    );
+            &["for-each-ref", "refs/historian/", &format!("refs/heads/{clean}")],
+        )
+        .expect_code(0);
     assert_eq!(env.git(&repo, &["rev-parse", "feature"]), tip);
-    env.assert_fsck(&repo);
-    // And clean starts afresh.
-    let out = env
+    t.note("and clean starts afresh");
+    let out = t
         .run(&repo, &["historian", "clean", "--max-files", "50"])
         .expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    show_outcome(&mut t, &repo, "feature", &field(&out, "Clean branch"));
+    assert_transcript!(t, "a_stale_answer_is_refused_when_the_branch_moved");
 }
 
 #[test]
 fn a_stale_answer_is_refused_when_the_base_moved() {
     let env = TestEnv::new();
     let repo = big_repo(&env);
-    // origin/main appears at the fork point: the same base, not stale.
-    let _ = env.run(&repo, &["historian", "clean"]).expect_code(3);
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "clean"]).expect_code(3);
+    t.note("origin/main appears at the fork point: the same base, not stale");
     env.git(&repo, &["update-ref", "refs/remotes/origin/main", "main"]);
-    let out = env.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(0);
-    assert!(
-        out.stdout.starts_with("RESULT: SUCCESS"),
-        "same fork point, not stale: {out}"
-    );
+    let _ = t.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(0);
 
-    let _ = env.run(&repo, &["historian", "clean"]).expect_code(3);
-    // The base's source (origin/main) moved behind the fork point.
+    let _ = t.run(&repo, &["historian", "clean"]).expect_code(3);
+    t.note("the base's source (origin/main) moved behind the fork point");
     env.git(&repo, &["update-ref", "refs/remotes/origin/main", "main~1"]);
-    let out = env
-        .run(&repo, &["historian", "resume", "--answer", "1"])
-        .expect_code(128);
-    assert!(
-        out.stderr
-            .starts_with("fatal: the answer is stale: the base of 'feature'"),
-        "{out}"
-    );
-    let _ = env
+    let _ = t.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(128);
+    let _ = t
         .run(&repo, &["historian", "abort", "feature", "--json"])
         .expect_code(0);
+    assert_transcript!(t, "a_stale_answer_is_refused_when_the_base_moved");
 }
 
 #[test]
 fn resume_recreates_a_partial_branch_deleted_by_hand_and_abort_spares_a_moved_one() {
     let env = TestEnv::new();
     let repo = big_repo(&env);
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(3);
-    let clean = out
-        .stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("  - Clean branch: "))
-        .unwrap()
-        .to_owned();
-    env.git(&repo, &["branch", "-D", "-q", &clean]);
-    let out = env
+    let mut t = Transcript::new(&env);
+    let out = t.run(&repo, &["historian", "clean"]).expect_code(3);
+    let clean = partial_branch(&out);
+    let _ = t.run(&repo, &["branch", "-D", "-q", &clean]).expect_code(0);
+    let out = t
         .run(&repo, &["historian", "resume", "--answer", "keep"])
         .expect_code(0);
-    assert_same_tree(&env, &repo, "feature", &field(&out, "Clean branch"));
+    show_outcome(&mut t, &repo, "feature", &field(&out, "Clean branch"));
 
-    let out = env.run(&repo, &["historian", "clean"]).expect_code(3);
-    let clean = out
-        .stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("  - Clean branch: "))
-        .unwrap()
-        .to_owned();
-    env.git(&repo, &["branch", "-f", &clean, "main"]);
-    let out = env.run(&repo, &["historian", "abort", "--json"]).expect_code(0);
-    assert_eq!(out.json()["kept_branch"], clean.as_str());
-    assert!(out.stderr.contains("warning:"), "{out}");
+    t.note("asked again; the partial branch moved by hand is spared");
+    let out = t.run(&repo, &["historian", "clean"]).expect_code(3);
+    let clean = partial_branch(&out);
+    let _ = t.run(&repo, &["branch", "-f", &clean, "main"]).expect_code(0);
+    let _ = t.run(&repo, &["historian", "abort", "--json"]).expect_code(0);
     assert_eq!(
         env.git(&repo, &["rev-parse", &clean]),
         env.git(&repo, &["rev-parse", "main"])
     );
-    assert_eq!(env.git(&repo, &["for-each-ref", "refs/historian/"]), "");
+    let _ = t.run(&repo, &["for-each-ref", "refs/historian/"]).expect_code(0);
+    assert_transcript!(
+        t,
+        "resume_recreates_a_partial_branch_deleted_by_hand_and_abort_spares_a_moved_one"
+    );
 }
 
 fn writer_script(env: &TestEnv) -> PathBuf {
@@ -467,21 +347,11 @@ fn the_commit_writer_writes_messages_and_its_question_is_nested() {
     env.set("WRITER_LOG", log.display().to_string());
     let repo = two_commit_repo(&env);
     let writer = format!("historian.commitWriter={}", script.display());
-    let out = env.run(&repo, &["-c", &writer, "historian", "clean"]).expect_code(3);
-    assert!(
-        out.stdout.contains("  - Commit-writer question:\n    RESULT: QUESTION\n    Context: Writing the message of commit 1\n    Resume State:\n      - Commit: 1\n"),
-        "{out}"
-    );
+    let mut t = Transcript::new(&env);
+    let out = t.run(&repo, &["-c", &writer, "historian", "clean"]).expect_code(3);
     assert!(!out.stdout.contains("ghp_abcdefghij"), "the token is redacted: {out}");
-    assert!(out.stdout.contains("[REDACTED:github-token]"), "{out}");
     let stored = env.git(&repo, &["show", "refs/historian/feature:question.txt"]);
     assert!(!stored.contains("ghp_abcdefghij"), "{stored}");
-    assert!(
-        out.stdout
-            .contains("Option 1: Terse\nOption 2: Detailed\n\nWhat should I do?\n"),
-        "{out}"
-    );
-    assert!(out.stdout.contains("The commit writer asks about commit 1"), "{out}");
     // The writer got the commit on stdin.
     let request: serde_json::Value = serde_json::from_str(read(&log).lines().next().unwrap()).unwrap();
     assert_eq!(request["branch"], "feature");
@@ -493,14 +363,11 @@ fn the_commit_writer_writes_messages_and_its_question_is_nested() {
     );
     assert!(request["resume"].is_null());
 
-    let out = env
+    let out = t
         .run(&repo, &["-c", &writer, "historian", "resume", "--answer", "detailed"])
         .expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_eq!(
-        subjects_of(&env, &repo, &format!("main..{clean}")),
-        vec!["custom: commit 1 of 2 (Detailed)", "custom: commit 2 of 2"]
-    );
+    show_outcome(&mut t, &repo, "feature", &field(&out, "Clean branch"));
+    assert_transcript!(t, "the_commit_writer_writes_messages_and_its_question_is_nested");
     // On resume the writer got its own question back with the answer.
     let resumed: serde_json::Value = serde_json::from_str(read(&log).lines().nth(1).unwrap()).unwrap();
     assert_eq!(resumed["resume"]["answer"], "Detailed");
@@ -508,7 +375,6 @@ fn the_commit_writer_writes_messages_and_its_question_is_nested() {
         .as_str()
         .unwrap()
         .starts_with("Resume the commit-writer process.\n\nResume State:\n  - Commit: 1\n"));
-    assert_same_tree(&env, &repo, "feature", &clean);
 }
 
 #[test]
@@ -520,25 +386,19 @@ fn a_commit_writer_error_is_an_error_that_leaves_nothing() {
     write(&repo.join("README.md"), "# demo\n\nMore.\n");
     commit_all(&env, &repo, "Describe the demo");
     let writer = format!("historian.commitWriter={}", script.display());
+    let before = refs(&env, &repo);
     let _ = env.run(&repo, &["-c", &writer, "historian", "clean"]).expect_code(3);
-    let out = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["-c", &writer, "historian", "resume", "--answer", "1"])
         .expect_code(1);
-    assert!(
-        out.stdout.starts_with("RESULT: ERROR\nStep: 5 (Execute Plan)\n"),
-        "{out}"
-    );
-    assert!(
-        out.stdout
-            .contains("Description: the commit writer failed on commit 3: cannot describe commit 3"),
-        "{out}"
-    );
-    assert!(out.stdout.contains("Details: the diff is too strange"), "{out}");
-    // Nothing is left: no session, no partial branch.
-    let refs_now = refs(&env, &repo);
-    assert!(!refs_now.contains("refs/historian/"), "{refs_now}");
-    assert!(!refs_now.contains("-clean "), "{refs_now}");
-    env.assert_fsck(&repo);
+    t.note("nothing is left: no session, no partial branch");
+    let _ = t.run(&repo, &["for-each-ref", "--format=%(refname)"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["fsck", "--strict", "--no-progress", "--no-dangling"])
+        .expect_code(0);
+    assert_transcript!(t, "a_commit_writer_error_is_an_error_that_leaves_nothing");
+    assert_eq!(refs(&env, &repo), before);
 }
 
 #[test]
@@ -551,18 +411,19 @@ fn a_commit_writers_message_with_control_characters_is_an_error_that_leaves_noth
     );
     let repo = two_commit_repo(&env);
     let writer = format!("historian.commitWriter=sh {}", script.display());
-    let out = env.run(&repo, &["-c", &writer, "historian", "clean"]).expect_code(1);
-    assert!(
-        out.stdout.contains(
-            "Description: the commit writer failed on commit 1: the commit writer's message holds the control character U+001B"
-        ),
-        "{out}"
-    );
+    let before = refs(&env, &repo);
+    let mut t = Transcript::new(&env);
+    let out = t.run(&repo, &["-c", &writer, "historian", "clean"]).expect_code(1);
     assert!(!out.stdout.contains('\u{1b}'), "no escape reaches the terminal: {out}");
-    let refs_now = refs(&env, &repo);
-    assert!(!refs_now.contains("refs/historian/"), "{refs_now}");
-    assert!(!refs_now.contains("-clean "), "{refs_now}");
-    env.assert_fsck(&repo);
+    let _ = t.run(&repo, &["for-each-ref", "--format=%(refname)"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["fsck", "--strict", "--no-progress", "--no-dangling"])
+        .expect_code(0);
+    assert_transcript!(
+        t,
+        "a_commit_writers_message_with_control_characters_is_an_error_that_leaves_nothing"
+    );
+    assert_eq!(refs(&env, &repo), before, "nothing is left");
 }
 
 fn plan_of_two(env: &TestEnv, repo: &Path) -> PathBuf {
@@ -584,7 +445,8 @@ fn verify_each_runs_every_commit_in_a_worktree_and_names_the_first_failure() {
     let plan = plan_of_two(&env, &repo);
     let before = user_state(&env, &repo, "feature");
     // Passing: the command runs once per commit, at that commit, elsewhere.
-    let out = env
+    let mut t = Transcript::new(&env);
+    let out = t
         .run(
             &repo,
             &[
@@ -606,15 +468,13 @@ fn verify_each_runs_every_commit_in_a_worktree_and_names_the_first_failure() {
         record.lines().nth(1).unwrap().contains("/historian/verify-"),
         "{record}"
     );
-    assert_eq!(
-        env.git(&repo, &["worktree", "list"]).lines().count(),
-        1,
-        "the worktree is gone"
-    );
+    show_outcome(&mut t, &repo, "feature", &clean);
+    t.note("the verify worktree is gone");
+    let _ = t.run(&repo, &["worktree", "list"]).expect_code(0);
 
-    // Failing: commit 1 has no src/lib.rs.
+    t.note("failing: commit 1 has no src/lib.rs");
     let refs_before = refs(&env, &repo);
-    let out = env
+    let _ = t
         .run(
             &repo,
             &[
@@ -627,27 +487,12 @@ fn verify_each_runs_every_commit_in_a_worktree_and_names_the_first_failure() {
             ],
         )
         .expect_code(1);
-    assert!(
-        out.stdout
-            .starts_with("RESULT: ERROR\nStep: 6 (Verify Result)\nOriginal branch: feature\nCommit: 1 ("),
-        "{out}"
+    let _ = t.run(&repo, &["worktree", "list"]).expect_code(0);
+    assert_transcript!(
+        t,
+        "verify_each_runs_every_commit_in_a_worktree_and_names_the_first_failure"
     );
-    assert!(
-        out.stdout
-            .contains("Description: commit 1 of 2 fails the verify command (exit 4)"),
-        "{out}"
-    );
-    assert!(
-        out.stdout.contains("Details: checking\n  src/lib.rs is missing\n"),
-        "{out}"
-    );
-    assert!(out.stderr.contains("hint: edit the plan"), "{out}");
     assert_eq!(refs_before, refs(&env, &repo), "no clean branch is left");
-    assert_eq!(
-        env.git(&repo, &["worktree", "list"]).lines().count(),
-        1,
-        "the worktree is gone"
-    );
     assert!(!repo
         .join(".git/historian")
         .read_dir()
@@ -656,7 +501,6 @@ fn verify_each_runs_every_commit_in_a_worktree_and_names_the_first_failure() {
     let mut after = user_state(&env, &repo, "feature");
     after.branches = before.branches.clone();
     assert_eq!(before, after);
-    env.assert_fsck(&repo);
 }
 
 #[test]
@@ -690,22 +534,23 @@ echo "Message: custom: commit $HISTORIAN_COMMIT of $HISTORIAN_COMMITS${HISTORIAN
     env.set("KILL_ONCE", marker.display().to_string());
     let repo = two_commit_repo(&env);
     let writer = format!("historian.commitWriter={}", script.display());
-    let _ = env.run(&repo, &["-c", &writer, "historian", "clean"]).expect_code(3);
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["-c", &writer, "historian", "clean"]).expect_code(3);
     write(&marker, "once\n");
+    // Killed by SIGKILL while the writer works on commit 2: no handler
+    // runs, so its output says nothing worth keeping but its exit.
     let killed = env.run(&repo, &["-c", &writer, "historian", "resume", "--answer", "2"]);
     assert!(killed.code != 0 && killed.code != 1 && killed.code != 3, "{killed}");
     assert!(!marker.exists());
-    // The session is still there, and answering again finishes the run.
-    assert_ne!(env.git(&repo, &["for-each-ref", "refs/historian/"]), "");
-    let out = env
+    t.note("resume --answer 2 was killed (SIGKILL) while the writer wrote commit 2");
+    t.note("the session is still there, and answering again finishes the run");
+    let _ = t
+        .run(&repo, &["for-each-ref", "--format=%(refname)", "refs/historian/"])
+        .expect_code(0);
+    let out = t
         .run(&repo, &["-c", &writer, "historian", "resume", "--answer", "2"])
         .expect_code(0);
-    let clean = field(&out, "Clean branch");
-    assert_eq!(
-        subjects_of(&env, &repo, &format!("main..{clean}")),
-        vec!["custom: commit 1 of 2 (Detailed)", "custom: commit 2 of 2"]
-    );
-    assert_same_tree(&env, &repo, "feature", &clean);
-    assert_eq!(env.git(&repo, &["for-each-ref", "refs/historian/"]), "");
-    env.assert_fsck(&repo);
+    show_outcome(&mut t, &repo, "feature", &field(&out, "Clean branch"));
+    let _ = t.run(&repo, &["for-each-ref", "refs/historian/"]).expect_code(0);
+    assert_transcript!(t, "a_resume_killed_midway_finishes_with_the_same_result_when_run_again");
 }

@@ -5,9 +5,19 @@
 
 use std::path::Path;
 
-use crate::historian::{assert_same_tree, field, messy_repo, refs, subjects_of, user_state};
+use crate::historian::{field, messy_repo, refs, show_outcome, subjects_of, user_state};
 use crate::historian_session::big_repo;
 use crate::support::*;
+use crate::transcript::Transcript;
+
+/// Records the clean branch's commits from `main`, oldest first, each with
+/// the branches at it: the n-th stack branch at the n-th commit.
+fn show_stack(t: &mut Transcript, repo: &Path, clean: &str) {
+    let range = format!("main..{clean}");
+    let _ = t
+        .run(repo, &["log", "--reverse", "--format=%s%d", &range])
+        .expect_code(0);
+}
 
 /// The `Stack branches:` lines of a SUCCESS block.
 fn stack_lines(out: &Output) -> Vec<String> {
@@ -79,11 +89,13 @@ fn stack_makes_one_branch_per_clean_commit_and_touches_nothing_else() {
     let repo = messy_repo(&env);
     let before = refs(&env, &repo);
     let state = user_state(&env, &repo, "feature");
-    let out = env.run(&repo, &["historian", "clean", "--stack"]).expect_code(0);
+    let mut t = Transcript::new(&env);
+    let out = t.run(&repo, &["historian", "clean", "--stack"]).expect_code(0);
     let clean = field(&out, "Clean branch");
     let stack = stack_lines(&out);
-    assert!(stack.len() >= 4, "{out}");
-    assert_same_tree(&env, &repo, "feature", &clean);
+    show_stack(&mut t, &repo, &clean);
+    show_outcome(&mut t, &repo, "feature", &clean);
+    assert_transcript!(t, "stack_makes_one_branch_per_clean_commit_and_touches_nothing_else");
     assert_stack(&env, &repo, &clean, &stack);
     // Every other reference, byte for byte.
     let mut made = vec![clean.clone()];
@@ -92,7 +104,6 @@ fn stack_makes_one_branch_per_clean_commit_and_touches_nothing_else() {
     let mut after = user_state(&env, &repo, "feature");
     after.branches = state.branches.clone();
     assert_eq!(state, after);
-    env.assert_fsck(&repo);
 
     // The same commits as without --stack.
     let plain = env.run(&repo, &["historian", "clean"]).expect_code(0);
@@ -121,30 +132,30 @@ fn a_stack_after_a_question_is_made_when_resume_ends_the_run() {
     let env = TestEnv::new();
     let repo = big_repo(&env);
     let before = refs(&env, &repo);
-    let out = env.run(&repo, &["historian", "clean", "--stack"]).expect_code(3);
+    let mut t = Transcript::new(&env);
+    let out = t.run(&repo, &["historian", "clean", "--stack"]).expect_code(3);
     let clean = out
         .stdout
         .lines()
         .find_map(|l| l.strip_prefix("  - Clean branch: "))
         .unwrap()
         .to_owned();
-    // Nothing of the stack yet; the session remembers it was asked for.
-    assert_eq!(
-        env.git(&repo, &["for-each-ref", &format!("refs/heads/{clean}-stack/")]),
-        ""
-    );
+    t.note("nothing of the stack yet; the session remembers it was asked for");
+    let stack_refs = format!("refs/heads/{clean}-stack/");
+    let _ = t.run(&repo, &["for-each-ref", &stack_refs]).expect_code(0);
     let state: serde_json::Value =
         serde_json::from_str(&env.git(&repo, &["show", "refs/historian/feature:session.json"])).unwrap();
     assert_eq!(state["settings"]["stack"], true);
 
-    let out = env.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(0);
+    let out = t.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(0);
     let stack = stack_lines(&out);
-    assert!(stack.len() >= 3, "{out}");
+    show_stack(&mut t, &repo, &clean);
+    show_outcome(&mut t, &repo, "feature", &clean);
+    assert_transcript!(t, "a_stack_after_a_question_is_made_when_resume_ends_the_run");
     assert_stack(&env, &repo, &clean, &stack);
     let mut made = vec![clean.clone()];
     made.extend(stack.iter().cloned());
     assert_eq!(refs_without(&env, &repo, &made), before);
-    env.assert_fsck(&repo);
 }
 
 #[test]
@@ -152,7 +163,8 @@ fn abort_removes_the_stack_branches_the_run_made_and_spares_others() {
     let env = TestEnv::new();
     let repo = big_repo(&env);
     let before = refs(&env, &repo);
-    let out = env.run(&repo, &["historian", "clean", "--stack"]).expect_code(3);
+    let mut t = Transcript::new(&env);
+    let out = t.run(&repo, &["historian", "clean", "--stack"]).expect_code(3);
     let clean = out
         .stdout
         .lines()
@@ -165,17 +177,18 @@ fn abort_removes_the_stack_branches_the_run_made_and_spares_others() {
     let theirs = format!("{clean}-stack/99-mine");
     env.git(&repo, &["branch", &ours, &clean]);
     env.git(&repo, &["branch", &theirs, "main"]);
-
-    let out = env.run(&repo, &["historian", "abort"]).expect_code(0);
-    assert!(
-        out.stdout.contains(&format!("Removed the stack branch '{ours}'.")),
-        "{out}"
-    );
-    assert_eq!(env.run(&repo, &["rev-parse", "--verify", "-q", &ours]).code, 1);
-    env.git(&repo, &["rev-parse", "--verify", &theirs]);
+    t.note("a stack branch at a commit the run built (as a run killed while making its stack leaves it), and one a person made at main");
+    let stack_refs = format!("refs/heads/{clean}-stack/");
+    let listing = ["for-each-ref", "--format=%(refname:short) %(subject)", &stack_refs];
+    let _ = t.run(&repo, &listing).expect_code(0);
+    let _ = t.run(&repo, &["historian", "abort"]).expect_code(0);
+    let _ = t.run(&repo, &listing).expect_code(0);
+    let _ = t
+        .run(&repo, &["fsck", "--strict", "--no-progress", "--no-dangling"])
+        .expect_code(0);
+    assert_transcript!(t, "abort_removes_the_stack_branches_the_run_made_and_spares_others");
     env.git(&repo, &["branch", "-D", "-q", &theirs]);
     assert_eq!(refs(&env, &repo), before);
-    env.assert_fsck(&repo);
 }
 
 /// git allows `|`, `"`, `<` and `>` in a branch name (a path Windows
@@ -194,18 +207,18 @@ fn a_branch_name_a_shell_or_windows_reads_specially_is_stacked_and_quoted() {
         write(&repo.join(format!("src/f{i}.c")), &format!("int f{i};\n"));
     }
     crate::historian::commit_all(&env, &repo, "Add twenty sources");
-    let out = env
+    let mut t = Transcript::new(&env);
+    let out = t
         .run(&repo, &["historian", "clean", "--stack", "--max-files", "100"])
         .expect_code(0);
     let clean = field(&out, "Clean branch");
-    assert_same_tree(&env, &repo, "feat/a|b", &clean);
+    show_stack(&mut t, &repo, &clean);
+    show_outcome(&mut t, &repo, "feat/a|b", &clean);
     assert_stack(&env, &repo, &clean, &stack_lines(&out));
-    let asked = env.run(&repo, &["historian", "clean"]).expect_code(3);
-    assert!(
-        asked
-            .stderr
-            .contains("hint: answer with: git historian resume --answer <N> 'feat/a|b'\n"),
-        "{asked}"
+    t.note("the hint quotes the name, so that pasting it runs no pipe");
+    let _ = t.run(&repo, &["historian", "clean"]).expect_code(3);
+    assert_transcript!(
+        t,
+        "a_branch_name_a_shell_or_windows_reads_specially_is_stacked_and_quoted"
     );
-    env.assert_fsck(&repo);
 }

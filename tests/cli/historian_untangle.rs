@@ -4,27 +4,9 @@
 //! full stop still counts as one when it opens like one; and when the split
 //! rests on a weak call, `clean` asks (issue 39, item 4).
 
-use crate::historian::{
-    assert_clean_keeps_tree, assert_same_tree, commit_all, explained_items, field, planned_commits,
-};
+use crate::historian::{assert_same_tree, commit_all, explained_items, record_clean, show_patches};
 use crate::support::*;
 use crate::transcript::Transcript;
-
-/// The files of each planned commit of the branch checked out.
-fn planned_files(env: &TestEnv, repo: &std::path::Path) -> Vec<serde_json::Value> {
-    planned_commits(env, repo).iter().map(|c| c["files"].clone()).collect()
-}
-
-/// Each planned commit's files with its subject, lowercased.
-fn planned_subjects(env: &TestEnv, repo: &std::path::Path) -> Vec<(serde_json::Value, String)> {
-    planned_commits(env, repo)
-        .iter()
-        .map(|c| {
-            let message = c["message"].as_str().unwrap_or("");
-            (c["files"].clone(), message.lines().next().unwrap_or("").to_lowercase())
-        })
-        .collect()
-}
 
 /// The guide names no file and defines nothing; the words its lines use
 /// ("failed requests") put it with the retries, not the cache.
@@ -50,23 +32,10 @@ fn a_part_goes_with_the_subject_the_names_in_its_lines_say() {
         "# Guide\n\nFailed requests are sent again, three times at most.\n",
     );
     commit_all(&env, &repo, "Cache the DNS answers\n\nRetry failed requests\n");
-    let files = planned_files(&env, &repo);
-    assert_eq!(files.len(), 2, "{files:?}");
-    assert!(files.contains(&serde_json::json!(["src/core.rs"])), "{files:?}");
-    assert!(
-        files.contains(&serde_json::json!(["docs/guide.md", "src/wire.rs"])),
-        "{files:?}"
-    );
     // Each commit says the subject it answered to, not the squash's first.
-    for (files, subject) in planned_subjects(&env, &repo) {
-        let wanted = if files == serde_json::json!(["src/core.rs"]) {
-            "cache the dns answers"
-        } else {
-            "retry failed requests"
-        };
-        assert!(subject.contains(wanted), "{subject:?} should say {wanted:?}");
-    }
-    assert_clean_keeps_tree(&env, &repo, "feature");
+    let mut t = Transcript::new(&env);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "a_part_goes_with_the_subject_the_names_in_its_lines_say");
 }
 
 /// Some projects end every subject in a full stop: a squash of two such
@@ -84,13 +53,11 @@ fn subjects_ending_in_a_full_stop_are_counted() {
         "pub fn seconds(wait: u64) -> u64 {\n    wait\n}\n",
     );
     commit_all(&env, &repo, "base");
-    for (branch, message, commits) in [
-        (
-            "squashed",
-            "Added retries to the client.\n\nIncreased the timeout.\n",
-            2,
-        ),
-        ("body", "Tune the client\n\nBoth limits grow.\n", 1),
+    let mut t = Transcript::new(&env);
+    // Two commits, then one.
+    for (branch, message) in [
+        ("squashed", "Added retries to the client.\n\nIncreased the timeout.\n"),
+        ("body", "Tune the client\n\nBoth limits grow.\n"),
     ] {
         env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
         write(
@@ -102,9 +69,9 @@ fn subjects_ending_in_a_full_stop_are_counted() {
             "pub fn seconds(wait: u64) -> u64 {\n    wait.max(30)\n}\n",
         );
         commit_all(&env, &repo, message);
-        let files = planned_files(&env, &repo);
-        assert_eq!(files.len(), commits, "{branch}: {files:?}");
+        let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
     }
+    assert_transcript!(t, "subjects_ending_in_a_full_stop_are_counted");
 }
 
 /// Messages read in their author's style: full-stop subjects that open
@@ -119,26 +86,19 @@ fn a_squash_is_read_in_the_style_of_its_first_message() {
     write(&repo.join("src/pane.c"), "int panes;\n");
     write(&repo.join("src/resize.c"), "int sizes;\n");
     commit_all(&env, &repo, "base");
-    for (branch, message, subjects) in [
+    let mut t = Transcript::new(&env);
+    for (branch, message) in [
         (
             "wrapped",
-            "Fix a crash when the last pane closes, reported by\nsomeone in issue 12.\n\nAdd a flag to resize the window to the size of the\nlargest client.\n",
             // Each subject read whole (its wrapped paragraph's first
             // sentence), then fitted: at a clause, else at a word.
-            vec![
-                "fix(pane): fix a crash when the last pane closes",
-                "feat(resize): add a flag to resize the window to the size of the…",
-            ],
+            "Fix a crash when the last pane closes, reported by\nsomeone in issue 12.\n\nAdd a flag to resize the window to the size of the\nlargest client.\n",
         ),
-        (
-            "stops",
-            "Pane closing fixes.\n\nLargest client sizing.\n",
-            vec!["feat(pane): pane closing fixes", "feat(resize): largest client sizing"],
-        ),
+        ("stops", "Pane closing fixes.\n\nLargest client sizing.\n"),
+        // Under a subject line of its own, the wrapped paragraph is a body.
         (
             "subject-line",
             "Fix the pane and resize code\n\nAdd a flag to resize the window to the size of the\nlargest client, and fix the crash.\n",
-            vec!["fix: fix the pane and resize code"],
         ),
     ] {
         env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
@@ -151,11 +111,10 @@ fn a_squash_is_read_in_the_style_of_its_first_message() {
             "int sizes;\n\nstatic void\nresize_largest(void)\n{\n\tlargest_client_size();\n}\n",
         );
         commit_all(&env, &repo, message);
-        let planned: Vec<String> = planned_subjects(&env, &repo).into_iter().map(|(_, s)| s).collect();
-        assert_eq!(planned, subjects, "{branch}");
+        let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
     }
-    let out = env.run(&repo, &["historian", "clean", "wrapped"]).expect_code(0);
-    assert_same_tree(&env, &repo, "wrapped", &field(&out, "Clean branch"));
+    record_clean(&mut t, &repo, "wrapped", &["wrapped"]);
+    assert_transcript!(t, "a_squash_is_read_in_the_style_of_its_first_message");
 }
 
 /// One file, two hunks, each answering to its own subject of the squash:
@@ -174,9 +133,10 @@ fn hunks_answering_to_different_subjects_go_to_different_commits() {
     };
     write(&repo.join("src/io.rs"), &source("1", "2"));
     commit_all(&env, &repo, "base");
-    for (branch, message, commits) in [
-        ("squashed", "Read with a larger buffer\n\nFlush the writer once\n", 2),
-        ("one", "Tune reading and flushing\n", 1),
+    let mut t = Transcript::new(&env);
+    for (branch, message) in [
+        ("squashed", "Read with a larger buffer\n\nFlush the writer once\n"),
+        ("one", "Tune reading and flushing\n"),
     ] {
         env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
         write(
@@ -184,39 +144,13 @@ fn hunks_answering_to_different_subjects_go_to_different_commits() {
             &source("read_buffer(4096)", "flush_writer_once()"),
         );
         commit_all(&env, &repo, message);
-        let out = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
-        let plan = out.json();
-        let planned = plan["commits"].as_array().unwrap();
-        assert_eq!(planned.len(), commits, "{branch}: {}", out.stdout);
-        if commits == 2 {
-            assert_eq!(
-                planned[0]["hunks"],
-                serde_json::json!(["src/io.rs#1"]),
-                "{}",
-                out.stdout
-            );
-            assert_eq!(
-                planned[1]["hunks"],
-                serde_json::json!(["src/io.rs#2"]),
-                "{}",
-                out.stdout
-            );
-            // Each hunk's rival is the other part of its own file, in the
-            // other commit.
-            let out = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
-            for (hunk, other) in [("src/io.rs#1", 2), ("src/io.rs#2", 1)] {
-                let why = out
-                    .stdout
-                    .lines()
-                    .find(|l| l.trim_start().starts_with(&format!("why {hunk}:")))
-                    .unwrap_or_default();
-                assert!(why.contains("rivals: another part of src/io.rs "), "{out}");
-                assert!(why.ends_with(&format!("(commit {other})")), "{out}");
-            }
-        }
-        let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-        assert_same_tree(&env, &repo, branch, &field(&out, "Clean branch"));
+        // Each hunk's rival is the other part of its own file, in the other
+        // commit.
+        let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+        let clean = record_clean(&mut t, &repo, branch, &[]);
+        show_patches(&mut t, &repo, &clean);
     }
+    assert_transcript!(t, "hunks_answering_to_different_subjects_go_to_different_commits");
 }
 
 /// A release's subject is often its version alone: the files whose added
@@ -237,9 +171,10 @@ fn a_release_goes_with_the_files_naming_its_version() {
     let body: Vec<String> = (1..=12)
         .map(|n| format!("    if input.len() == {n} {{\n        return Vec::new();\n    }}"))
         .collect();
-    for (branch, message, commits) in [
-        ("release", "1.2.0\n\nParse empty input\n", 2),
-        ("untold", "Tidy up\n\nParse empty input\n", 1),
+    let mut t = Transcript::new(&env);
+    for (branch, message) in [
+        ("release", "1.2.0\n\nParse empty input\n"),
+        ("untold", "Tidy up\n\nParse empty input\n"),
     ] {
         env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
         write(
@@ -255,18 +190,9 @@ fn a_release_goes_with_the_files_naming_its_version() {
             ),
         );
         commit_all(&env, &repo, message);
-        let files = planned_files(&env, &repo);
-        assert_eq!(files.len(), commits, "{branch}: {files:?}");
-        if commits == 2 {
-            assert!(
-                files.contains(&serde_json::json!(["CHANGELOG.md", "Cargo.toml"])),
-                "{files:?}"
-            );
-            assert!(files.contains(&serde_json::json!(["src/parse.rs"])), "{files:?}");
-        }
-        let out = env.run(&repo, &["historian", "clean"]).expect_code(0);
-        assert_same_tree(&env, &repo, branch, &field(&out, "Clean branch"));
+        record_clean(&mut t, &repo, branch, &[]);
     }
+    assert_transcript!(t, "a_release_goes_with_the_files_naming_its_version");
 }
 
 /// A part that shares one word with a subject's body alone (`wire`) is
@@ -299,39 +225,14 @@ fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
         &repo,
         "Memoize host lookups\n\nRetry failed requests\n\nThe wire timeout stays as it was.\n",
     );
-    assert_eq!(
-        planned_files(&env, &repo),
-        [
-            serde_json::json!(["src/memo.rs", "src/wire.rs"]),
-            serde_json::json!(["src/retry.rs"])
-        ]
-    );
-    // `--explain` says how strongly each item answers to its subject.
-    let out = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
-    let why = |path: &str| {
-        out.stdout
-            .lines()
-            .find(|l| l.trim_start().starts_with(&format!("why {path}")))
-            .unwrap_or_default()
-            .to_owned()
-    };
-    assert!(
-        why("src/memo.rs").contains(
-            "; answers to the subject 'Memoize host lookups' by its own words (2 more than any other subject's)"
-        ),
-        "{out}"
-    );
-    assert!(
-        why("src/wire.rs").contains("; answers to the subject 'Memoize host lookups' with the rest of its commit"),
-        "{out}"
-    );
-    // The lone file's best link, as the joins weighed it (with a count
-    // from the message, a sure join), stays under the threshold they used,
-    // and it says so.
-    assert!(
-        why("src/retry.rs").contains("a commit of its own: no link reached 0.80 (best 0.66)"),
-        "{out}"
-    );
+    // `--explain` says how strongly each item answers to its subject; the
+    // lone file's best link, as the joins weighed it (with a count from the
+    // message, a sure join), stays under the threshold they used, and it
+    // says so.
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "a_word_of_a_body_alone_does_not_outweigh_a_link");
     let margins: Vec<(String, serde_json::Value)> = explained_items(&env, &repo)
         .iter()
         .map(|i| (i["item"].as_str().unwrap().to_owned(), i["subject_margin"].clone()))
@@ -346,7 +247,6 @@ fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
             ("src/wire.rs#1".to_owned(), serde_json::Value::Null)
         ]
     );
-    assert_clean_keeps_tree(&env, &repo, "feature");
 }
 
 /// Two files that always changed together before, one answering to each
@@ -377,11 +277,11 @@ fn files_answering_to_different_subjects_stay_apart_despite_their_history() {
         "pub fn retry_requests() -> u32 {\n    crate::cache::cache_answers() + 7\n}\n\npub fn requests_retried(limit: u32) -> u32 {\n    limit\n}\n",
     );
     commit_all(&env, &repo, "Cache the DNS answers\n\nRetry failed requests\n");
-    let files = planned_files(&env, &repo);
-    assert_eq!(
-        files,
-        [serde_json::json!(["src/cache.rs"]), serde_json::json!(["src/retry.rs"])],
-        "{files:?}"
+    let mut t = Transcript::new(&env);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(
+        t,
+        "files_answering_to_different_subjects_stay_apart_despite_their_history"
     );
 }
 
@@ -409,25 +309,11 @@ fn each_piece_of_a_squash_says_the_subject_it_answered_to() {
         &repo,
         "Read the settings from the environment\n\nWrite the settings to disk\n",
     );
-    let planned = planned_subjects(&env, &repo);
-    assert_eq!(planned.len(), 2, "{planned:?}");
-    for (files, subject) in planned {
-        let wanted = if files == serde_json::json!(["src/config.rs"]) {
-            "read the settings from the environment"
-        } else {
-            "write the settings to disk"
-        };
-        assert!(subject.contains(wanted), "{subject:?} should say {wanted:?}");
-    }
     // `--explain` says which subject each item answered to.
-    let out = env.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
-    assert!(
-        out.stdout
-            .lines()
-            .any(|l| l.trim_start().starts_with("why src/store.rs")
-                && l.contains("; answers to the subject 'Write the settings to disk'")),
-        "{out}"
-    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "each_piece_of_a_squash_says_the_subject_it_answered_to");
     let config = explained_items(&env, &repo)
         .iter()
         .find(|i| i["item"].as_str().is_some_and(|n| n.starts_with("src/config.rs")))
@@ -539,8 +425,7 @@ fn a_plan_file_is_never_unsure() {
     let plan = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
     let file = env.root().join("plan.json");
     std::fs::write(&file, &plan.stdout).unwrap();
-    let out = env
-        .run(&repo, &["historian", "clean", "--plan", file.to_str().unwrap()])
-        .expect_code(0);
-    assert_eq!(field(&out, "Commits created"), "2");
+    let mut t = Transcript::new(&env);
+    record_clean(&mut t, &repo, "feature", &["--plan", file.to_str().unwrap()]);
+    assert_transcript!(t, "a_plan_file_is_never_unsure");
 }
