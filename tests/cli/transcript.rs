@@ -220,9 +220,9 @@ static RULES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         // Outcome ids `outcome_<agent>_<8 hex>` (random).
         (r"(outcome_[A-Za-z0-9_.-]*?_)[0-9a-f]{8}\b", "${1}<ID>"),
         // Object ids, full or abbreviated (an abbreviation needs a digit, so
-        // that words like `defaced` stay).
+        // that words like `defaced` stay, or git's seven characters).
         (r"\b[0-9a-f]{40}\b", "<HASH>"),
-        (r"\b[0-9a-f]*[0-9][0-9a-f]*\b", "<HEX?>"),
+        (r"\b[0-9a-f]*[0-9][0-9a-f]*\b|\b[a-f]{7}\b", "<HEX?>"),
         // Durations in fields and in prose (`34 ms`, `0.4s`, `1s`); leading
         // padding goes too, as column widths follow the numbers.
         (
@@ -237,6 +237,10 @@ static RULES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
 });
 
 static SHORT_HEX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9a-f]{7,12}$").expect("short hex"));
+
+/// The English words of seven letters spelled with `a` to `f` alone: an
+/// abbreviation of seven such letters is a hash otherwise.
+const HEX_WORDS: [&str; 3] = ["acceded", "defaced", "effaced"];
 
 /// Applies the rules to `text`; `root` is the test's temporary directory.
 pub fn normalise(text: &str, root: &Path) -> String {
@@ -254,8 +258,17 @@ pub fn normalise(text: &str, root: &Path) -> String {
                 let word = &c[0];
                 // All digits is a hash too at git's abbreviation length: one
                 // in 27 abbreviations has no letter, and a hash that varies
-                // between runs would make the snapshot flaky.
-                if SHORT_HEX.is_match(word) && (word.len() == 7 || word.chars().any(|ch| ch.is_ascii_lowercase())) {
+                // between runs would make the snapshot flaky. About one in a
+                // thousand has no digit: at that length it is a hash unless
+                // it is a word.
+                let digits = word.chars().any(|ch| ch.is_ascii_digit());
+                let letters = word.chars().any(|ch| ch.is_ascii_lowercase());
+                let hash = if digits {
+                    word.len() == 7 || letters
+                } else {
+                    !HEX_WORDS.contains(&word)
+                };
+                if SHORT_HEX.is_match(word) && hash {
                     "<HASH>".to_owned()
                 } else {
                     word.to_owned()
@@ -306,12 +319,14 @@ fn normalising_keeps_words_and_replaces_what_varies() {
     let root = Path::new("/tmp/.tmpAbC123");
     let text = "run 20261123T122948Z-2314 at 2026-11-23T12:29:49.233Z in /tmp/.tmpAbC123/repo\n\
                 commit 08844e0 (08844e0e08ecff0c39ceeb619d63a3d65141609e) defaced added 12345678 in 1234567\n\
+                cdcdacc feat(run): link run to the tool, effaced\n\
                 outcome_shell_480fe767 took 0.4s;   34 ms; duration_ms: 17 \"duration_ms\":5\n\
                 branch feature-20261123-122948-clean on 2026-01-02 Step 12\n";
     assert_eq!(
         normalise(text, root),
         "run <RUN> at <TIME> in <TMP>/repo\n\
          commit <HASH> (<HASH>) defaced added 12345678 in <HASH>\n\
+         <HASH> feat(run): link run to the tool, effaced\n\
          outcome_shell_<ID> took <DUR>; <DUR>; duration_ms: <DUR> \"duration_ms\":<DUR>\n\
          branch feature-<STAMP>-clean on <DATE> Step 12\n"
     );
