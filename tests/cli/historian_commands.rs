@@ -268,9 +268,12 @@ fn a_text_file_too_large_to_diff_still_counts_its_lines() {
     write(&repo.join("huge.txt"), &huge);
     crate::historian::commit_all(&env, &repo, "Add the huge table");
     let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
+    let out = t.run(&repo, &["historian", "plan"]).expect_code(0);
     record_clean(&mut t, &repo, "feature", &[]);
     assert_transcript!(t, "a_text_file_too_large_to_diff_still_counts_its_lines");
+    // The transcript reads a seven-digit number as an abbreviated id.
+    assert!(out.stdout.contains("[large: 1 file, 1000000 lines]"), "{out}");
+    assert!(out.stdout.contains("A huge.txt (+1000000)"), "{out}");
 }
 
 /// A run killed with SIGKILL during `--verify-each` (no handler runs)

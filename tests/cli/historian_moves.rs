@@ -177,7 +177,9 @@ fn a_hunk_removing_moved_tests_waits_for_the_commit_that_adds_them_back() {
         commit_all(&env, &repo, &subject);
     }
     // The moves are kept apart; the old module shrinks in the commit
-    // adding the last part back.
+    // adding the last part back. (That commit's subject repeats the first
+    // commit's, "start the tests package with the format tests": a defect
+    // of the messages, reported, not what this test is about.)
     let mut t = Transcript::new(&env);
     let clean = record_clean(&mut t, &repo, "trim", &[]);
     assert_transcript!(
