@@ -71,6 +71,20 @@ impl<'a> Transcript<'a> {
             }
             None => {}
         }
+        self.push_output(&out);
+        out
+    }
+
+    /// Records a command the test ran itself (in the background, say, to
+    /// signal it): `shown` as the user would type it, run in `cwd`, then
+    /// what it printed and its exit as [`Transcript::run`] records them.
+    pub fn ran(&mut self, cwd: &Path, shown: &str, out: &Output) {
+        let cwd = cwd.strip_prefix(self.env.root()).unwrap_or(cwd);
+        self.text.push_str(&format!("{}$ {shown}\n", cwd.display()));
+        self.push_output(out);
+    }
+
+    fn push_output(&mut self, out: &Output) {
         if !out.stdout.is_empty() {
             push_block(&mut self.text, &out.stdout);
         }
@@ -79,7 +93,6 @@ impl<'a> Transcript<'a> {
             push_block(&mut self.text, &out.stderr);
         }
         self.text.push_str(&format!("[exit {}]\n\n", out.code));
-        out
     }
 
     /// Shows a file as it is now (`path` relative to the test directory).
