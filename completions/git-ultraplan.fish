@@ -120,8 +120,8 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -l fo
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -l json -d 'Print what was removed as JSON'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand clean" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l since -d 'Only what was logged on or after this day (YYYY-MM-DD, UTC)' -r
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l until -d 'Only what was logged on or before this day (YYYY-MM-DD, UTC)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l since -d 'Only what was logged at or after DATE (2026-11-01, 2.weeks.ago, …)' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l until -d 'Only what was logged at or before DATE (2026-11-30, yesterday, …)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand stats" -l by -d 'The table to show besides the totals' -r -f -a "day\t''
 plan\t''
 phase\t''
@@ -234,7 +234,7 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -l agent -d 'Only this agent\'s outcomes' -r
-complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -l since -d 'Only outcomes recorded at or after this date (YYYY-MM-DD) or RFC 3339 time' -r
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -l since -d 'Only outcomes recorded at or after DATE (2026-11-01, 2.weeks.ago, …)' -r
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand outcome; and __fish_seen_subcommand_from list" -l color -d 'When to color the output: always, never or auto (the default, honouring color.ui, NO_COLOR and TERM=dumb)' -r -f -a "always\t''
 never\t''
 auto\t''"

@@ -1,10 +1,11 @@
 //! Command-line conventions both programs share, the way git does them:
 //! exit statuses, `fatal:`/`error:`/`warning:`/`hint:` messages, color,
-//! configuration keys, and the `main` wrapper that turns errors into messages.
+//! configuration keys, dates, and the `main` wrapper that turns errors into messages.
 //! Nothing here knows about plans or branches.
 
 pub mod color;
 pub mod config;
+pub mod date;
 mod exit;
 mod help;
 pub mod manual;

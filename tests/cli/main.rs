@@ -18,6 +18,7 @@ mod bad_input;
 mod check;
 mod conventions;
 mod crash;
+mod dates;
 mod distribute;
 mod docs;
 mod executors;

@@ -47,9 +47,10 @@ fn stats_count_tasks_retries_and_skips_once_each() {
         .expect_code(0)
         .json();
     assert_eq!(json["tasks_executed"], 0);
+    // A relative date, as git reads it: the last 24 hours hold every task.
     let _ = t
         .run(&repo, &["ultraplan", "stats", "--since", "yesterday"])
-        .expect_code(129);
+        .expect_code(0);
     assert_transcript!(t, "stats_count_tasks_retries_and_skips_once_each");
 }
 

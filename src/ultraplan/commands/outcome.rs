@@ -6,6 +6,7 @@ use std::io::{IsTerminal, Read, Write};
 use anyhow::{anyhow, Result};
 use serde_json::{json, Map, Value};
 
+use crate::cli::date::{self, Date};
 use crate::cli::{Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
 use crate::ultraplan::outcomes::{self, model, store, Filter, OutcomeInput, Settings, Stored};
@@ -111,9 +112,10 @@ pub(crate) const LIST_EXAMPLES: &str = r#"Examples:
 pub struct ListArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
-    /// Only outcomes recorded at or after this date (YYYY-MM-DD) or RFC 3339 time.
-    #[arg(long, value_name = "DATE")]
-    pub since: Option<String>,
+    /// Only outcomes recorded at or after DATE (2026-11-01, 2.weeks.ago, …).
+    #[arg(long, value_name = "DATE", value_parser = date::parse_arg,
+          long_help = date::long_help("Only outcomes recorded at or after DATE (a day: from its start)."))]
+    pub since: Option<Date>,
     /// Print JSON Lines, one outcome (with its plan) per line.
     #[arg(long)]
     pub json: bool,
@@ -232,7 +234,7 @@ pub fn run(command: OutcomeCommand, global: &GlobalArgs) -> Result<Exit> {
         }
         OutcomeCommand::List(args) => {
             let mut filter = filter(&args.filter)?;
-            filter.since = args.since.as_deref().map(outcomes::parse_since).transpose()?;
+            filter.since = args.since.map(|d| d.first());
             for stored in outcomes::list(repo, &filter)? {
                 if args.json {
                     writeln!(out, "{}", serde_json::to_string(&stored)?)?;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Context as _, Result};
 
+use crate::cli::date::{self, Date};
 use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
 use crate::ultraplan::records::metrics::{human_duration, Group};
@@ -46,13 +47,15 @@ pub struct Args {
     #[arg(value_hint = clap::ValueHint::FilePath)]
     pub plans: Vec<PathBuf>,
 
-    /// Only what was logged on or after this day (YYYY-MM-DD, UTC).
-    #[arg(long, value_name = "DATE", value_parser = day)]
-    pub since: Option<String>,
+    /// Only what was logged at or after DATE (2026-11-01, 2.weeks.ago, …).
+    #[arg(long, value_name = "DATE", value_parser = date::parse_arg,
+          long_help = date::long_help("Only what was logged at or after DATE (a day: from its start)."))]
+    pub since: Option<Date>,
 
-    /// Only what was logged on or before this day (YYYY-MM-DD, UTC).
-    #[arg(long, value_name = "DATE", value_parser = day)]
-    pub until: Option<String>,
+    /// Only what was logged at or before DATE (2026-11-30, yesterday, …).
+    #[arg(long, value_name = "DATE", value_parser = date::parse_arg,
+          long_help = date::long_help("Only what was logged at or before DATE (a day: to its end)."))]
+    pub until: Option<Date>,
 
     /// The table to show besides the totals.
     #[arg(long, value_enum, default_value = "plan")]
@@ -84,21 +87,18 @@ pub const EXIT_STATUS: [(Exit, &str); 3] = [
         Exit::Fatal,
         "not a git repository, unreadable state, or a file that cannot be written",
     ),
-    (Exit::Usage, "the command line was wrong (a date not YYYY-MM-DD)"),
+    (
+        Exit::Usage,
+        "the command line was wrong (a DATE in none of the forms git reads)",
+    ),
 ];
-
-fn day(text: &str) -> Result<String, String> {
-    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
-        .map(|d| d.format("%Y-%m-%d").to_string())
-        .map_err(|_| format!("'{text}' is not a date (YYYY-MM-DD)"))
-}
 
 /// The record's filter from the command line.
 fn options(args: &Args) -> Filter {
     Filter {
         slugs: (!args.plans.is_empty()).then(|| args.plans.iter().map(|p| slug(p)).collect()),
-        since: args.since.clone(),
-        until: args.until.clone(),
+        since: args.since.map(|d| d.first()),
+        until: args.until.map(|d| d.last()),
         records: false,
     }
 }

@@ -177,8 +177,8 @@ pub struct Filter {
     pub agent: Option<String>,
     /// `Some(true)`: successes only; `Some(false)`: failures only.
     pub success: Option<bool>,
-    /// Only outcomes at or after this ISO 8601 instant.
-    pub since: Option<String>,
+    /// Only outcomes at or after this instant.
+    pub since: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl Filter {
@@ -190,12 +190,9 @@ impl Filter {
     pub fn keeps_fields(&self, agent: &str, success: bool, timestamp: &str) -> bool {
         self.agent.as_ref().is_none_or(|a| a == agent)
             && self.success.is_none_or(|s| s == success)
-            && self.since.as_ref().is_none_or(|since| {
-                chrono::DateTime::parse_from_rfc3339(timestamp)
-                    .ok()
-                    .zip(chrono::DateTime::parse_from_rfc3339(since).ok())
-                    .is_some_and(|(at, since)| at >= since)
-            })
+            && self
+                .since
+                .is_none_or(|since| chrono::DateTime::parse_from_rfc3339(timestamp).is_ok_and(|at| at >= since))
     }
 }
 
@@ -249,16 +246,6 @@ pub fn search(repo: &Repo, filter: &Filter, query: &str, limit: usize) -> Result
         hits.push(Hit { score, stored });
     }
     Ok(hits)
-}
-
-/// Parses `--since`: a date (`2025-10-24`, midnight UTC) or an RFC 3339 instant.
-pub fn parse_since(text: &str) -> Result<String> {
-    if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-        return Ok(format!("{date}T00:00:00Z"));
-    }
-    chrono::DateTime::parse_from_rfc3339(text)
-        .map(|t| t.to_rfc3339())
-        .map_err(|_| anyhow!("bad date '{text}': expected YYYY-MM-DD or an RFC 3339 time"))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::Result;
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::digest::Digests;
@@ -82,22 +83,29 @@ pub struct Record {
     pub attempts: Vec<Attempt>,
 }
 
-/// Which runs count: by plan slug, and by the day (`YYYY-MM-DD`, UTC) a task
-/// was logged or a run started.
+/// Which runs count: by plan slug, and by when a task was logged or a run
+/// started (both bounds included).
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
     pub slugs: Option<Vec<String>>,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
     /// Whether each [`Attempt`] gets its record's text (`yaml`); without it
     /// the text is left empty and no record is read.
     pub records: bool,
 }
 
 impl Filter {
-    fn day_ok(&self, timestamp: &str) -> bool {
-        let day = timestamp.get(..10).unwrap_or(timestamp);
-        self.since.as_deref().is_none_or(|s| day >= s) && self.until.as_deref().is_none_or(|u| day <= u)
+    /// Whether an RFC 3339 `timestamp` lies within the bounds; one that
+    /// cannot be read lies within none.
+    fn time_ok(&self, timestamp: &str) -> bool {
+        if self.since.is_none() && self.until.is_none() {
+            return true;
+        }
+        let Ok(at) = DateTime::parse_from_rfc3339(timestamp) else {
+            return false;
+        };
+        self.since.is_none_or(|s| at >= s) && self.until.is_none_or(|u| at <= u)
     }
 }
 
@@ -173,7 +181,7 @@ pub fn collect(repo: &Repo, filter: &Filter) -> Result<Record> {
                     task.status = attempt.status.clone();
                     task.files_modified = attempt.files_modified;
                     task.logged_at = attempt.logged_at.clone();
-                    if filter.day_ok(&task.logged_at) {
+                    if filter.time_ok(&task.logged_at) {
                         let yaml = if filter.records {
                             let blob = Oid::from_hex(attempt.blob.as_bytes())?;
                             String::from_utf8_lossy(&repo.read_blob(blob)?).into_owned()
@@ -204,8 +212,8 @@ pub fn collect(repo: &Repo, filter: &Filter) -> Result<Record> {
                 }
                 record
                     .tasks
-                    .extend(tasks.into_values().filter(|t| filter.day_ok(&t.logged_at)));
-                if !filter.day_ok(&p.started_at) {
+                    .extend(tasks.into_values().filter(|t| filter.time_ok(&t.logged_at)));
+                if !filter.time_ok(&p.started_at) {
                     continue;
                 }
                 let plan_id = if plan_id.is_empty() { slug.clone() } else { plan_id };
