@@ -14,7 +14,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 
 use super::{Exit, Ui};
 
@@ -125,7 +125,7 @@ pub(super) fn open_page(page: &str) -> Option<Result<Exit>> {
     let status = std::process::Command::new("man")
         .arg(page)
         .status()
-        .map_err(|e| anyhow!("cannot run man: {e}"));
+        .context("cannot run man");
     Some(status.map(|s| if s.success() { Exit::Done } else { Exit::Fatal }))
 }
 
@@ -165,9 +165,9 @@ pub fn install(args: &InstallArgs, program: &str, files: &[(&str, &[u8])]) -> Re
             continue;
         }
         if let Some(dir) = target.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| anyhow!("cannot create '{}': {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
         }
-        std::fs::write(&target, contents).map_err(|e| anyhow!("cannot write '{}': {e}", target.display()))?;
+        std::fs::write(&target, contents).with_context(|| format!("cannot write '{}'", target.display()))?;
         writeln!(out, "installed {}", target.display())?;
     }
     out.flush()?;

@@ -133,9 +133,23 @@ fn usage_error(err: clap::Error) -> std::process::ExitCode {
 }
 
 /// The error chain joined with `: `, without Rust's `(os error N)` suffixes,
-/// so it reads like git's own messages.
+/// so it reads like git's own messages. A cause whose text its wrapper's
+/// message already ends with (an error type that prints its source) is
+/// said once.
 pub fn fatal_message(err: &anyhow::Error) -> String {
-    let text = format!("{err:#}");
+    let mut text = String::new();
+    let mut previous = String::new();
+    for cause in err.chain() {
+        let message = cause.to_string();
+        if !previous.is_empty() && previous.ends_with(&message) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&message);
+        previous = message;
+    }
     strip_os_error(&text)
 }
 
@@ -188,6 +202,30 @@ mod tests {
         );
         assert_eq!(strip_os_error("a (os error 2): b (os error 13)"), "a: b");
         assert_eq!(strip_os_error("plain"), "plain");
+    }
+
+    #[test]
+    fn a_cause_its_wrapper_already_prints_is_said_once() {
+        #[derive(Debug)]
+        struct Repeats(std::io::Error);
+        impl Display for Repeats {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "cannot open the index: {}", self.0)
+            }
+        }
+        impl std::error::Error for Repeats {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let io = std::io::Error::from_raw_os_error(2);
+        let err = anyhow::Error::from(Repeats(io)).context("cannot read the status");
+        assert_eq!(
+            fatal_message(&err),
+            "cannot read the status: cannot open the index: No such file or directory"
+        );
+        let plain = anyhow::Error::from(std::io::Error::from_raw_os_error(2)).context("cannot read 'x'");
+        assert_eq!(fatal_message(&plain), "cannot read 'x': No such file or directory");
     }
 
     #[test]

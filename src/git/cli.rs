@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 
 use super::repo::Repo;
 use crate::process;
@@ -107,17 +107,17 @@ impl GitCli {
             cmd.env(key, value);
         }
         let Some(input) = self.stdin else {
-            return cmd.output().map_err(|e| anyhow!("cannot run git {name}: {e}"));
+            return cmd.output().with_context(|| format!("cannot run git {name}"));
         };
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        let mut child = cmd.spawn().map_err(|e| anyhow!("cannot run git {name}: {e}"))?;
+        let mut child = cmd.spawn().with_context(|| format!("cannot run git {name}"))?;
         if let Some(mut stdin) = child.stdin.take() {
             // A git that dies early closes its stdin; its exit status says why.
             let _ = stdin.write_all(&input);
         }
         child
             .wait_with_output()
-            .map_err(|e| anyhow!("cannot run git {name}: {e}"))
+            .with_context(|| format!("cannot run git {name}"))
     }
 }
 

@@ -3,7 +3,7 @@
 //! tree or commit with the changes applied, a tree with files rewritten, the
 //! size of a change).
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 use gix::bstr::ByteSlice;
 
 use super::objects::{entry_edit, kind, removals_first, Entry, EntryKind, TreeEdit};
@@ -88,11 +88,11 @@ impl Repo {
         let old_tree = self
             .inner
             .find_tree(old)
-            .map_err(|e| anyhow!("cannot read tree {old}: {e}"))?;
+            .with_context(|| format!("cannot read tree {old}"))?;
         let new_tree = self
             .inner
             .find_tree(new)
-            .map_err(|e| anyhow!("cannot read tree {new}: {e}"))?;
+            .with_context(|| format!("cannot read tree {new}"))?;
         fn iter<'a>(tree: &'a gix::Tree<'_>) -> gix::objs::TreeRefIter<'a> {
             gix::objs::TreeRefIter::from_bytes(&tree.data, tree.id.kind())
         }
@@ -162,7 +162,7 @@ impl Repo {
                 cache = Some(
                     self.inner
                         .diff_resource_cache_for_tree_diff()
-                        .map_err(|e| anyhow!("cannot prepare to compare trees: {e}"))?,
+                        .context("cannot prepare to compare trees")?,
                 );
             }
             let mut platform = cache.expect("made above");

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context as _, Result};
 
 use super::objects::BranchCommit;
 use super::repo::{Oid, Repo};
@@ -13,7 +13,7 @@ impl Repo {
         self.inner
             .merge_base(a, b)
             .map(|id| id.map(|id| id.detach()))
-            .map_err(|e| anyhow!("cannot find the merge base of {a} and {b}: {e}"))
+            .with_context(|| format!("cannot find the merge base of {a} and {b}"))
     }
 
     /// The commits reachable from `tip` but not from `base` (`git rev-list
@@ -25,10 +25,10 @@ impl Repo {
             .rev_walk([tip])
             .with_hidden([base])
             .all()
-            .map_err(|e| anyhow!("cannot walk history from {tip}: {e}"))?;
+            .with_context(|| format!("cannot walk history from {tip}"))?;
         let mut commits = HashMap::new();
         for info in walk {
-            let info = info.map_err(|e| anyhow!("cannot walk history: {e}"))?;
+            let info = info.context("cannot walk history")?;
             let commit = self.branch_commit(info.id)?;
             commits.insert(commit.id, commit);
         }
@@ -73,9 +73,9 @@ impl Repo {
                 .inner
                 .rev_walk([tip])
                 .all()
-                .map_err(|e| anyhow!("cannot walk history from {tip}: {e}"))?;
+                .with_context(|| format!("cannot walk history from {tip}"))?;
             for info in walk {
-                let info = info.map_err(|e| anyhow!("cannot walk history: {e}"))?;
+                let info = info.context("cannot walk history")?;
                 left.remove(&info.id);
                 if left.is_empty() {
                     break;
@@ -94,9 +94,9 @@ impl Repo {
             .inner
             .rev_walk([descendant])
             .all()
-            .map_err(|e| anyhow!("cannot walk history from {descendant}: {e}"))?;
+            .with_context(|| format!("cannot walk history from {descendant}"))?;
         for info in walk {
-            let info = info.map_err(|e| anyhow!("cannot walk history: {e}"))?;
+            let info = info.context("cannot walk history")?;
             if info.id == ancestor {
                 return Ok(true);
             }
@@ -115,10 +115,10 @@ impl Repo {
             .rev_walk([tip])
             .with_hidden(hidden)
             .all()
-            .map_err(|e| anyhow!("cannot walk history from {tip}: {e}"))?;
+            .with_context(|| format!("cannot walk history from {tip}"))?;
         let mut out = Vec::new();
         for info in walk {
-            let info = info.map_err(|e| anyhow!("cannot walk history from {tip}: {e}"))?;
+            let info = info.with_context(|| format!("cannot walk history from {tip}"))?;
             out.push(info.id);
         }
         Ok(out)

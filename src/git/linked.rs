@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
 
 use super::cli::GitCli;
 use super::repo::{Oid, Repo};
@@ -112,7 +112,7 @@ impl Repo {
     /// honours `checkout.workers` as users expect.
     fn add_linked(&self, path: &Path, what: &[&str]) -> Result<GitCli> {
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| anyhow!("cannot create '{}': {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).with_context(|| format!("cannot create '{}'", parent.display()))?;
         }
         Ok(self
             .git_cli()
@@ -125,11 +125,7 @@ impl Repo {
     /// Every linked worktree (not the main one).
     pub fn linked_worktrees(&self) -> Result<Vec<LinkedWorktree>> {
         let mut out = Vec::new();
-        for proxy in self
-            .inner
-            .worktrees()
-            .map_err(|e| anyhow!("cannot list worktrees: {e}"))?
-        {
+        for proxy in self.inner.worktrees().context("cannot list worktrees")? {
             let Ok(path) = proxy.base() else { continue };
             let head = std::fs::read_to_string(proxy.git_dir().join("HEAD")).unwrap_or_default();
             let branch = head.trim().strip_prefix("ref: ").map(str::to_owned);
@@ -168,11 +164,7 @@ impl Repo {
         let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_owned());
         let wanted = canonical(path);
         let mut admin = None;
-        for proxy in self
-            .inner
-            .worktrees()
-            .map_err(|e| anyhow!("cannot list worktrees: {e}"))?
-        {
+        for proxy in self.inner.worktrees().context("cannot list worktrees")? {
             if proxy.base().is_ok_and(|base| canonical(&base) == wanted) {
                 admin = Some(proxy.git_dir().to_owned());
             }
@@ -187,8 +179,7 @@ impl Repo {
                 trash.display()
             )
         })?;
-        std::fs::remove_dir_all(&admin)
-            .map_err(|e| anyhow!("cannot remove the registration '{}': {e}", admin.display()))
+        std::fs::remove_dir_all(&admin).with_context(|| format!("cannot remove the registration '{}'", admin.display()))
     }
 
     /// `git worktree move`: the linked worktree at `from` goes to `to`, its
@@ -290,7 +281,7 @@ impl Repo {
         let stale = self
             .inner
             .worktrees()
-            .map_err(|e| anyhow!("cannot list worktrees: {e}"))?
+            .context("cannot list worktrees")?
             .iter()
             // An entry an add is still writing is locked ("initializing").
             .any(|proxy| !proxy.git_dir().join("locked").exists() && proxy.base().map_or(true, |base| !base.exists()));

@@ -2,7 +2,7 @@
 //! own), then applied to the working tree through git; and the three-way
 //! merge of one text.
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Context as _, Result};
 use gix::bstr::ByteSlice;
 
 use super::repo::{Oid, Repo};
@@ -23,7 +23,7 @@ impl Repo {
         let options: gix::merge::commit::Options = self
             .inner
             .tree_merge_options()
-            .map_err(|e| anyhow!("cannot read the merge options: {e}"))?
+            .context("cannot read the merge options")?
             .into();
         let labels = gix::merge::blob::builtin_driver::text::Labels {
             ancestor: None,
@@ -33,7 +33,7 @@ impl Repo {
         let mut outcome = self
             .inner
             .merge_commits(ours, theirs, labels, options)
-            .map_err(|e| anyhow!("cannot merge {theirs} into {ours}: {e}"))?;
+            .with_context(|| format!("cannot merge {theirs} into {ours}"))?;
         let how = gix::merge::tree::TreatAsUnresolved::git();
         if outcome.tree_merge.has_unresolved_conflicts(how) {
             let mut paths: Vec<String> = outcome
@@ -56,7 +56,7 @@ impl Repo {
             .tree_merge
             .tree
             .write()
-            .map_err(|e| anyhow!("cannot write the merged tree: {e}"))?
+            .context("cannot write the merged tree")?
             .detach();
         Ok(MergePlan::Clean(self.write_commit(tree, &[ours, theirs], message)?))
     }

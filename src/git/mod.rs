@@ -48,7 +48,7 @@ mod workdir;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 
 pub use cli::apply_patch;
 pub use config::{parse_config_parameters, ConfigParameter, GitConfig};
@@ -80,7 +80,7 @@ impl Workspace {
     /// configuration. Outside a repository the workspace still has the global
     /// configuration and the current directory as its root.
     pub fn discover() -> Result<Self> {
-        let cwd = std::env::current_dir().map_err(|e| anyhow!("cannot read the current directory: {e}"))?;
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
         Self::discover_in(&cwd)
     }
 

@@ -2,7 +2,7 @@
 //! and fetching through the CLI keeps every transport, credential helper and
 //! `insteadOf` rule the user configured working exactly as for `git fetch`.
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Context as _, Result};
 
 use super::cli::last_lines;
 use super::repo::{Oid, Repo};
@@ -120,7 +120,7 @@ impl Repo {
             let Some((id, name)) = line.split_once('\t') else {
                 continue;
             };
-            let id = Oid::from_hex(id.trim().as_bytes()).map_err(|e| anyhow!("git ls-remote printed '{line}': {e}"))?;
+            let id = Oid::from_hex(id.trim().as_bytes()).with_context(|| format!("git ls-remote printed '{line}'"))?;
             refs.push((name.to_owned(), id));
         }
         Ok(refs)

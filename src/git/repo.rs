@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
 use gix::bstr::ByteSlice;
 
 pub use gix::ObjectId as Oid;
@@ -74,7 +74,7 @@ impl Repo {
     }
 
     pub fn head(&self) -> Result<Head> {
-        let head = self.inner.head().map_err(|e| anyhow!("cannot read HEAD: {e}"))?;
+        let head = self.inner.head().context("cannot read HEAD")?;
         let branch = head.referent_name().map(|n| n.as_bstr().to_str_lossy().into_owned());
         let commit = head.id().map(|id| id.detach());
         Ok(Head { commit, branch })

@@ -115,7 +115,7 @@ pub struct Stored {
 }
 
 pub fn oid(text: &str) -> Result<Oid> {
-    Oid::from_hex(text.as_bytes()).map_err(|e| anyhow!("bad object id '{text}' in the session: {e}"))
+    Oid::from_hex(text.as_bytes()).with_context(|| format!("bad object id '{text}' in the session"))
 }
 
 impl Session {

@@ -7,7 +7,7 @@ use std::os::unix::process::CommandExt as _;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context as _, Result};
 use rustix::process::{Pid, Signal};
 
 /// The environment variable naming the run (its lock's token) in every
@@ -126,7 +126,7 @@ pub fn spawn_registered(command: &mut Command) -> Result<std::process::Child> {
     own_group(command, DeathSignal::Term);
     let child = command
         .spawn()
-        .map_err(|e| anyhow!("cannot start {:?}: {e}", command.get_program()))?;
+        .with_context(|| format!("cannot start {:?}", command.get_program()))?;
     let pgid = child.id() as i32;
     // A full table only means this child misses Ctrl-C forwarding (it still
     // dies with us on Linux).

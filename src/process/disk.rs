@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context as _, Result};
 
 /// Free space where `path` is (or would be: its nearest existing ancestor
 /// is asked): bytes an unprivileged user may still write, files it may
@@ -26,7 +26,7 @@ pub fn free_space(path: &Path) -> Result<FreeSpace> {
     while !at.exists() {
         at = at.parent().unwrap_or(Path::new("/"));
     }
-    let st = rustix::fs::statvfs(at).map_err(|e| anyhow!("cannot read the free space of '{}': {e}", at.display()))?;
+    let st = rustix::fs::statvfs(at).with_context(|| format!("cannot read the free space of '{}'", at.display()))?;
     let block = st.f_frsize.max(512);
     let mut free = FreeSpace {
         bytes: st.f_bavail.saturating_mul(block),
@@ -59,7 +59,7 @@ pub fn delete_detached(path: &Path) -> Result<()> {
         .stderr(Stdio::null())
         .process_group(0)
         .spawn()
-        .map_err(|e| anyhow!("cannot start deleting '{}': {e}", path.display()))?;
+        .with_context(|| format!("cannot start deleting '{}'", path.display()))?;
     // Not waited for: it ends on its own and the system reaps it once we
     // are gone; a zombie until then costs nothing.
     drop(child);

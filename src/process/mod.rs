@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 
 mod children;
 mod disk;
@@ -204,7 +204,7 @@ pub fn run_lines(spec: Spec<'_>, on_line: &mut dyn FnMut(&str)) -> Result<Finish
     children::own_group(&mut command, children::DeathSignal::Kill);
     let mut child = command
         .spawn()
-        .map_err(|e| anyhow!("cannot run '{}': {e}", spec.program))?;
+        .with_context(|| format!("cannot run '{}'", spec.program))?;
     let pgid = child.id() as i32;
     children::set_current(pgid);
 

@@ -49,10 +49,10 @@ impl GitConfig {
                 .ok_or_else(|| anyhow!("invalid configuration key '{}'", param.key))?;
             let mut section = cli
                 .section_mut_or_create_new(key.section_name, key.subsection_name)
-                .map_err(|e| anyhow!("invalid configuration key '{}': {e}", param.key))?;
+                .with_context(|| format!("invalid configuration key '{}'", param.key))?;
             section
                 .push(key.value_name, param.value.as_deref().map(|v| v.as_bytes().as_bstr()))
-                .map_err(|e| anyhow!("invalid configuration key '{}': {e}", param.key))?;
+                .with_context(|| format!("invalid configuration key '{}'", param.key))?;
         }
         Ok(GitConfig { file: cli })
     }

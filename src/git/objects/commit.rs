@@ -1,6 +1,6 @@
 //! Commits: reading them, and the one commit writer.
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Context as _, Result};
 use gix::bstr::ByteSlice;
 
 use crate::git::repo::{Oid, Repo};
@@ -63,8 +63,8 @@ impl Repo {
         let commit = self
             .inner
             .find_commit(id)
-            .map_err(|e| anyhow!("cannot read commit {id}: {e}"))?;
-        let decoded = commit.decode().map_err(|e| anyhow!("cannot decode commit {id}: {e}"))?;
+            .with_context(|| format!("cannot read commit {id}"))?;
+        let decoded = commit.decode().with_context(|| format!("cannot decode commit {id}"))?;
         Ok(CommitInfo {
             id,
             tree: decoded.tree(),
@@ -79,15 +79,15 @@ impl Repo {
         let commit = self
             .inner
             .find_commit(id)
-            .map_err(|e| anyhow!("cannot read commit {id}: {e}"))?;
-        let decoded = commit.decode().map_err(|e| anyhow!("cannot decode commit {id}: {e}"))?;
+            .with_context(|| format!("cannot read commit {id}"))?;
+        let decoded = commit.decode().with_context(|| format!("cannot decode commit {id}"))?;
         let author = decoded
             .author()
-            .map_err(|e| anyhow!("cannot read the author of {id}: {e}"))?;
+            .with_context(|| format!("cannot read the author of {id}"))?;
         let time = author.time().unwrap_or_default();
         let committer = decoded
             .committer()
-            .map_err(|e| anyhow!("cannot read the committer of {id}: {e}"))?;
+            .with_context(|| format!("cannot read the committer of {id}"))?;
         let committed = committer.time().unwrap_or_default();
         Ok(BranchCommit {
             id,
@@ -181,7 +181,7 @@ impl Repo {
         let commit = self
             .inner
             .new_commit_as(committer, author, message, tree, parents.iter().copied())
-            .map_err(|e| anyhow!("cannot write a commit: {e}"))?;
+            .context("cannot write a commit")?;
         Ok(commit.id)
     }
 

@@ -9,7 +9,7 @@ mod commit;
 mod pack;
 mod tree;
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context as _, Result};
 use gix::bstr::{BStr, ByteSlice};
 
 pub use commit::{BranchCommit, CommitInfo, Signature};
@@ -40,7 +40,7 @@ impl Repo {
         Ok(self
             .inner
             .write_blob(data.as_ref())
-            .map_err(|e| anyhow!("cannot write a blob: {e}"))?
+            .context("cannot write a blob")?
             .detach())
     }
 
@@ -48,7 +48,7 @@ impl Repo {
         let blob = self
             .inner
             .find_blob(id)
-            .map_err(|e| anyhow!("cannot read blob {id}: {e}"))?;
+            .with_context(|| format!("cannot read blob {id}"))?;
         Ok(blob.data.clone())
     }
 
@@ -57,7 +57,7 @@ impl Repo {
         let header = self
             .inner
             .find_header(id)
-            .map_err(|e| anyhow!("cannot read object {id}: {e}"))?;
+            .with_context(|| format!("cannot read object {id}"))?;
         Ok(header.size())
     }
 

@@ -96,7 +96,7 @@ fn deflate(compressor: &mut Compress, mut data: &[u8], out: &mut Vec<u8>) -> Res
         let (was_in, was_out) = (compressor.total_in(), compressor.total_out());
         let status = compressor
             .compress(data, &mut buf, FlushCompress::Finish)
-            .map_err(|e| anyhow!("cannot compress an object: {e}"))?;
+            .context("cannot compress an object")?;
         data = &data[(compressor.total_in() - was_in) as usize..];
         out.extend_from_slice(&buf[..(compressor.total_out() - was_out) as usize]);
         if status == gix::zlib::Status::StreamEnd {
@@ -173,7 +173,7 @@ fn index_bytes(hash: gix::hash::Kind, entries: &[(Oid, u32, u64)], pack_checksum
 fn digest(hash: gix::hash::Kind, data: &[u8]) -> Result<Oid> {
     let mut hasher = gix::hash::hasher(hash);
     hasher.update(data);
-    hasher.try_finalize().map_err(|e| anyhow!("cannot hash the pack: {e}"))
+    hasher.try_finalize().context("cannot hash the pack")
 }
 
 /// Writes `data` to `dir/name` under a temporary name first (removed if

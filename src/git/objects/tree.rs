@@ -1,6 +1,6 @@
 //! Trees: the one editor every tree is built with, and reading entries.
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 use gix::bstr::ByteSlice;
 
 use super::{kind, Entry, EntryKind};
@@ -50,12 +50,12 @@ impl Repo {
         let mut editor = self
             .inner
             .edit_tree(base)
-            .map_err(|e| anyhow!("cannot edit tree {base}: {e}"))?
+            .with_context(|| format!("cannot edit tree {base}"))?
             .detach();
         for edit in edits {
             let path = edit_path(edit);
             self.check_edit(edit)
-                .map_err(|e| anyhow!("cannot edit tree at '{path}': {e}"))?;
+                .with_context(|| format!("cannot edit tree at '{path}'"))?;
             let result = match edit {
                 TreeEdit::Blob { path, id, executable } => editor.upsert(
                     path.split('/'),
@@ -67,11 +67,11 @@ impl Repo {
                 TreeEdit::Commit { path, id } => editor.upsert(path.split('/'), K::Commit, *id),
                 TreeEdit::Remove { path } => editor.remove(path.split('/')),
             };
-            result.map_err(|e| anyhow!("cannot edit tree at '{path}': {e}"))?;
+            result.with_context(|| format!("cannot edit tree at '{path}'"))?;
         }
         editor
             .write(|tree| self.inner.write_object(tree).map(|id| id.detach()))
-            .map_err(|e| anyhow!("cannot write tree: {e}"))
+            .context("cannot write tree")
     }
 
     /// Whether `edit` may go into a tree: every component of its path a name
@@ -93,7 +93,7 @@ impl Repo {
         while let Some(part) = parts.next() {
             let leaf_link = parts.peek().is_none() && matches!(edit, TreeEdit::Link { .. });
             gix::validate::path::component(part.into(), leaf_link.then_some(Mode::Symlink), options)
-                .map_err(|e| anyhow!("'{part}' is not a valid name: {e}"))?;
+                .with_context(|| format!("'{part}' is not a valid name"))?;
         }
         let id = match edit {
             TreeEdit::Blob { id, .. } | TreeEdit::Link { id, .. } | TreeEdit::Tree { id, .. } => *id,
@@ -110,10 +110,10 @@ impl Repo {
         let tree = self
             .inner
             .find_tree(tree)
-            .map_err(|e| anyhow!("cannot read tree {tree}: {e}"))?;
+            .with_context(|| format!("cannot read tree {tree}"))?;
         let entry = tree
             .lookup_entry_by_path(path)
-            .map_err(|e| anyhow!("cannot look up '{path}': {e}"))?;
+            .with_context(|| format!("cannot look up '{path}'"))?;
         Ok(entry.map(|e| (e.object_id(), kind(e.mode()))))
     }
 
@@ -130,8 +130,8 @@ impl Repo {
         let tree = self
             .inner
             .find_tree(tree)
-            .map_err(|e| anyhow!("cannot read tree {tree}: {e}"))?;
-        let decoded = tree.decode().map_err(|e| anyhow!("cannot decode tree: {e}"))?;
+            .with_context(|| format!("cannot read tree {tree}"))?;
+        let decoded = tree.decode().context("cannot decode tree")?;
         Ok(decoded
             .entries
             .iter()

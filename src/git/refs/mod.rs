@@ -7,7 +7,7 @@ mod names;
 mod notes;
 mod pointers;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 use gix::bstr::ByteSlice;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::Target;
@@ -58,12 +58,12 @@ impl Repo {
         let reference = self
             .inner
             .try_find_reference(name)
-            .map_err(|e| anyhow!("cannot read '{name}': {e}"))?;
+            .with_context(|| format!("cannot read '{name}'"))?;
         match reference {
             None => Ok(None),
             Some(mut r) => Ok(Some(
                 r.peel_to_id()
-                    .map_err(|e| anyhow!("cannot resolve '{name}': {e}"))?
+                    .with_context(|| format!("cannot resolve '{name}'"))?
                     .detach(),
             )),
         }
@@ -129,10 +129,7 @@ impl Repo {
     /// device name made by another tool) is left out rather than failing the
     /// listing of every other one.
     pub fn refs_with_prefix(&self, prefix: &str) -> Result<Vec<(String, Oid)>> {
-        let platform = self
-            .inner
-            .references()
-            .map_err(|e| anyhow!("cannot list references: {e}"))?;
+        let platform = self.inner.references().context("cannot list references")?;
         let mut out = Vec::new();
         let mut take = |r: Result<gix::Reference<'_>, _>| {
             let Ok(mut r) = r else { return };
@@ -151,7 +148,7 @@ impl Repo {
             // reference is read then, and those under the prefix kept.
             Err(_) => platform
                 .all()
-                .map_err(|e| anyhow!("cannot list references under '{prefix}': {e}"))?
+                .with_context(|| format!("cannot list references under '{prefix}'"))?
                 .for_each(&mut take),
         }
         out.sort();
@@ -281,7 +278,7 @@ fn update_edit(name: &str, expected: PreviousValue, new: Target, message: &str, 
 
 fn full_name(name: &str) -> Result<gix::refs::FullName> {
     name.try_into()
-        .map_err(|e| anyhow!("invalid reference name '{name}': {e}"))
+        .with_context(|| format!("invalid reference name '{name}'"))
 }
 
 /// What gix must find in a reference before changing it.

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 use gix::bstr::ByteSlice;
 
 use super::{Expect, RefConflict};
@@ -35,7 +35,7 @@ impl Repo {
             };
             let tree = gix::note::plumbing::State::new(root, &self.inner)
                 .and_then(|mut state| state.replace(object, blob, &self.inner))
-                .map_err(|e| anyhow!("cannot write the note for {object}: {e}"))?
+                .with_context(|| format!("cannot write the note for {object}"))?
                 .tree;
             let parents: Vec<Oid> = parent.into_iter().collect();
             let commit = self.commit_object(tree, &parents, "Notes added by 'git ultraplan'", None, None)?;
@@ -92,8 +92,8 @@ impl Repo {
             let tree = self
                 .inner
                 .find_tree(tree)
-                .map_err(|e| anyhow!("cannot read notes tree {tree}: {e}"))?;
-            let decoded = tree.decode().map_err(|e| anyhow!("cannot decode a notes tree: {e}"))?;
+                .with_context(|| format!("cannot read notes tree {tree}"))?;
+            let decoded = tree.decode().context("cannot decode a notes tree")?;
             for entry in &decoded.entries {
                 let name = format!("{prefix}{}", entry.filename.to_str_lossy());
                 match kind(entry.mode) {
@@ -136,7 +136,7 @@ impl Repo {
         let tree = self
             .inner
             .write_object(&tree)
-            .map_err(|e| anyhow!("cannot write a notes tree: {e}"))?
+            .context("cannot write a notes tree")?
             .detach();
         self.write_commit(tree, parents, message)
     }

@@ -6,7 +6,7 @@
 //! way: what the step pointed at is returned to be kept reachable from the run
 //! state, and a stash the step dropped is stored again.
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 use gix::refs::transaction::PreviousValue;
 use gix::refs::Target;
 
@@ -89,7 +89,7 @@ impl Repo {
                     branch
                         .as_str()
                         .try_into()
-                        .map_err(|e| anyhow!("invalid branch name '{branch}': {e}"))?,
+                        .with_context(|| format!("invalid branch name '{branch}'"))?,
                 ),
                 None => Target::Object(
                     recorded
@@ -200,9 +200,7 @@ impl Repo {
     fn set_head(&self, target: Target) -> Result<()> {
         let message = "ultraplan: put HEAD back after a failed step";
         let edit = super::update_edit("HEAD", PreviousValue::Any, target, message, false)?;
-        self.inner
-            .edit_reference(edit)
-            .map_err(|e| anyhow!("cannot move HEAD back: {e}"))?;
+        self.inner.edit_reference(edit).context("cannot move HEAD back")?;
         Ok(())
     }
 }

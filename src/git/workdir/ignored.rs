@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context as _, Result};
 use gix::bstr::ByteSlice;
 
 use super::restore::remove_files;
@@ -152,17 +152,17 @@ impl Repo {
         let options = self
             .inner
             .dirwalk_options()
-            .map_err(|e| anyhow!("cannot read the directory-walk options: {e}"))?
+            .context("cannot read the directory-walk options")?
             .emit_ignored(Some(EmissionMode::Matching))
             .emit_untracked(EmissionMode::CollapseDirectory)
             .recurse_repositories(false);
         let iter = self
             .inner
             .dirwalk_iter(index, None::<&str>, Default::default(), options)
-            .map_err(|e| anyhow!("cannot walk the working tree: {e}"))?;
+            .context("cannot walk the working tree")?;
         let (mut files, mut dirs) = (Vec::new(), Vec::new());
         for item in iter {
-            let item = item.map_err(|e| anyhow!("cannot walk the working tree: {e}"))?;
+            let item = item.context("cannot walk the working tree")?;
             let entry = item.entry;
             if !matches!(entry.status, Status::Ignored(_)) {
                 continue;

@@ -9,7 +9,7 @@
 //! an intent-to-add entry (`git add -N`), which a tree cannot hold, is left
 //! out of the tree as `git write-tree` leaves it out.
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
 use gix::bstr::ByteSlice;
 
 use crate::git::objects::{bstr, entry_edit, removals_first, EntryKind, TreeEdit};
@@ -27,10 +27,7 @@ impl Repo {
     /// copy is current and is used as it is, without parsing the file again.
     pub(crate) fn fresh_index(&self) -> Result<gix::worktree::IndexPersistedOrInMemory> {
         use gix::worktree::IndexPersistedOrInMemory as Index;
-        let shared = self
-            .inner
-            .index_or_empty()
-            .map_err(|e| anyhow!("cannot read the index: {e}"))?;
+        let shared = self.inner.index_or_empty().context("cannot read the index")?;
         if let (Some(sum), Some(trailer)) = (shared.checksum(), self.index_trailer()) {
             if sum == trailer {
                 return Ok(Index::Persisted(shared));
@@ -155,7 +152,7 @@ impl Repo {
                     Ok(std::ops::ControlFlow::Continue(()))
                 },
             )
-            .map_err(|e| anyhow!("cannot compare the index with HEAD: {e}"))?;
+            .context("cannot compare the index with HEAD")?;
         if edits.is_empty() {
             return Ok(head_tree);
         }
@@ -220,7 +217,7 @@ impl Repo {
         let mut restored = self
             .inner
             .index_from_tree(&tree)
-            .map_err(|e| anyhow!("cannot read tree {tree}: {e}"))?;
+            .with_context(|| format!("cannot read tree {tree}"))?;
         let (entries, paths) = restored.entries_mut_and_pathbacking();
         for entry in entries.iter_mut() {
             let path = entry.path_in(paths);
@@ -236,7 +233,7 @@ impl Repo {
         restored.remove_resolve_undo();
         restored
             .write(gix::index::write::Options::default())
-            .map_err(|e| anyhow!("cannot write the index: {e}"))?;
+            .context("cannot write the index")?;
         if let Some(sum) = restored.checksum() {
             let head_tree = self.tree_of(self.head()?.commit)?;
             self.index_tree_seen.set(Some((sum, head_tree, tree)));

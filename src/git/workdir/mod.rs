@@ -32,7 +32,7 @@ mod watch;
 
 use std::collections::{BTreeSet, HashMap};
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context as _, Result};
 
 pub use ignored::{IgnoredBound, IgnoredFiles};
 pub use own_files::risky_settings_added;
@@ -183,7 +183,7 @@ impl Repo {
             .and_then(|m| gix::index::entry::Stat::from_fs(&m).ok());
         let hashed = pipeline
             .worktree_file_to_object(bstr(path), index)
-            .map_err(|e| anyhow!("cannot hash '{path}': {e}"))?;
+            .with_context(|| format!("cannot hash '{path}'"))?;
         use gix::object::tree::EntryKind as K;
         let Some((id, kind, metadata)) = hashed else {
             return Ok(None);
@@ -217,7 +217,7 @@ impl Repo {
         let (mut pipeline, index) = self
             .inner
             .filter_pipeline(None)
-            .map_err(|e| anyhow!("cannot prepare git's filters: {e}"))?;
+            .context("cannot prepare git's filters")?;
         let root = self.workdir()?.to_owned();
         let mut edits = Vec::new();
         let mut stats = HashMap::new();

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Context as _, Result};
+use anyhow::{Context as _, Result};
 
 use crate::git::objects::{EntryKind, TreeEdit};
 use crate::git::repo::{Oid, Repo};
@@ -86,7 +86,7 @@ impl Repo {
                     }
                     #[cfg(not(unix))]
                     let _ = kind;
-                    std::fs::rename(&tmp, &path).map_err(|e| anyhow!("cannot put '{}' back: {e}", path.display()))?;
+                    std::fs::rename(&tmp, &path).with_context(|| format!("cannot put '{}' back", path.display()))?;
                 }
             }
             written.push(change.path);

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use anyhow::{anyhow, Context as _, Result};
+use anyhow::{Context as _, Result};
 
 use super::Snapshot;
 use crate::git::objects::{bstr, EntryKind};
@@ -27,7 +27,7 @@ impl Repo {
         let (mut pipeline, _) = self
             .inner
             .filter_pipeline(None)
-            .map_err(|e| anyhow!("cannot prepare git's filters: {e}"))?;
+            .context("cannot prepare git's filters")?;
         let mut written = Vec::new();
         for change in &changes {
             let path = root.join(&change.path);
@@ -40,7 +40,7 @@ impl Repo {
                     let data = self.read_blob(id)?;
                     let mut outcome = pipeline
                         .convert_to_worktree(&data, bstr(&change.path), Default::default())
-                        .map_err(|e| anyhow!("cannot convert '{}' for the worktree: {e}", change.path))?;
+                        .with_context(|| format!("cannot convert '{}' for the worktree", change.path))?;
                     let mut bytes = Vec::new();
                     match outcome.as_bytes() {
                         Some(b) => bytes.extend_from_slice(b),

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeSet;
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context as _, Result};
 
 use super::watch::{Changed, Watcher};
 use super::{storable, Snapshot, Tracker};
@@ -77,7 +77,7 @@ impl Repo {
         let mut excludes = self
             .inner
             .excludes(&index, None, Default::default())
-            .map_err(|e| anyhow!("cannot read the ignore rules: {e}"))?;
+            .context("cannot read the ignore rules")?;
         let mut pending = vec![String::new()];
         while let Some(dir) = pending.pop() {
             if !watcher.add(&dir) {
@@ -133,7 +133,7 @@ impl Repo {
         let mut excludes = self
             .inner
             .excludes(&index, None, Default::default())
-            .map_err(|e| anyhow!("cannot read the ignore rules: {e}"))?;
+            .context("cannot read the ignore rules")?;
         let head_tree = self.tree_of(head)?;
         let mut paths: BTreeSet<String> = BTreeSet::new();
         let mut unstorable = last.unstorable.clone();

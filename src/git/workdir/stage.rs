@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context as _, Result};
 
 use super::Snapshot;
 use crate::git::diff::FileChange;
@@ -67,7 +67,7 @@ impl Repo {
         index.remove_resolve_undo();
         index
             .write(gix::index::write::Options::default())
-            .map_err(|e| anyhow!("cannot write the index: {e}"))?;
+            .context("cannot write the index")?;
         Ok(())
     }
 }

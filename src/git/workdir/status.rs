@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context as _, Result};
 use gix::bstr::ByteSlice;
 
 use crate::git::repo::Repo;
@@ -25,7 +25,7 @@ impl Repo {
         let index = self.fresh_index()?;
         self.inner
             .status(gix::progress::Discard)
-            .map_err(|e| anyhow!("cannot read the status: {e}"))?
+            .context("cannot read the status")?
             .index(index)
             .untracked_files(gix::status::UntrackedFiles::Files)
             .index_worktree_rewrites(None)
@@ -34,7 +34,7 @@ impl Repo {
                 check_dirty: false,
             })
             .into_iter(None)
-            .map_err(|e| anyhow!("cannot read the status: {e}"))
+            .context("cannot read the status")
     }
 
     /// Paths where the working tree may differ from HEAD: staged, modified,
@@ -43,7 +43,7 @@ impl Repo {
         let mut iter = self.status_iter(gix::submodule::config::Ignore::All)?;
         let mut paths = BTreeSet::new();
         for item in &mut iter {
-            let item = item.map_err(|e| anyhow!("cannot read the status: {e}"))?;
+            let item = item.context("cannot read the status")?;
             paths.extend(status_paths(item).into_iter().map(|p| match p {
                 StatusPath::Tracked(p) | StatusPath::Untracked(p) => p,
             }));
@@ -66,7 +66,7 @@ impl Repo {
     pub fn dirt(&self) -> Result<Dirt> {
         let mut dirt = Dirt::default();
         for item in self.status_iter(gix::submodule::config::Ignore::Dirty)? {
-            for path in status_paths(item.map_err(|e| anyhow!("cannot read the status: {e}"))?) {
+            for path in status_paths(item.context("cannot read the status")?) {
                 match path {
                     StatusPath::Tracked(p) => dirt.tracked.push(p),
                     StatusPath::Untracked(p) => dirt.untracked.push(p),

@@ -13,7 +13,7 @@ mod status;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::cli::config::{self, duration};
@@ -269,7 +269,7 @@ fn limit(option: Option<u64>, config: &crate::git::GitConfig, key: &config::Key,
 fn read_plan(path: &Path, shown: &Path) -> Result<PlanFile> {
     // A regular file only (not a FIFO or a device), of at most 16 MiB.
     let bytes = crate::input::read_regular(path, 16 << 20)
-        .map_err(|e| anyhow!("cannot read the plan '{}': {e}", shown.display()))?;
+        .with_context(|| format!("cannot read the plan '{}'", shown.display()))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| anyhow!("cannot read the plan '{}': it is not UTF-8 text", shown.display()))?;
     CommitPlan::parse_file(&text).map_err(|e| anyhow!("'{}' is not a commit plan: {e}", shown.display()))

@@ -93,7 +93,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         Ok((_, plan)) => plan,
         Err(err) if args.json => {
             // `--json` promises one JSON document, also for a file that is not a plan.
-            let doc = serde_json::json!({"file": args.plan.display().to_string(), "error": err.to_string()});
+            let doc = serde_json::json!({"file": args.plan.display().to_string(), "error": format!("{err:#}")});
             writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&doc)?)?;
             // And the usual `fatal:` line on stderr.
             return Err(err);

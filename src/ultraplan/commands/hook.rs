@@ -2,7 +2,7 @@
 
 use std::io::{Read, Write};
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context as _, Result};
 
 use crate::cli::config::{self, duration};
 use crate::cli::{Exit, GlobalArgs, Ui};
@@ -123,7 +123,7 @@ fn pre_push(args: PrePushArgs, global: &GlobalArgs) -> Result<Exit> {
     let mut input = String::new();
     std::io::stdin()
         .read_to_string(&mut input)
-        .map_err(|e| anyhow!("cannot read the pre-push input: {e}"))?;
+        .context("cannot read the pre-push input")?;
     let workspace = Workspace::discover()?;
     let repo = workspace.repo()?;
     let policy = Policy::parse(&config::string(workspace.config(), &config::PRE_PUSH))?;

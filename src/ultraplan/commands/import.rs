@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 
 use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
@@ -67,7 +67,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             workspace.cwd().join(&args.file)
         };
         let len = std::fs::metadata(&path)
-            .map_err(|e| anyhow!("cannot read '{}': {e}", args.file.display()))?
+            .with_context(|| format!("cannot read '{}'", args.file.display()))?
             .len();
         if len > import::MAX_BYTES as u64 {
             return Err(anyhow!(
@@ -76,11 +76,11 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 import::MAX_BYTES >> 20
             ));
         }
-        std::fs::read(&path).map_err(|e| anyhow!("cannot read '{}': {e}", args.file.display()))?
+        std::fs::read(&path).with_context(|| format!("cannot read '{}'", args.file.display()))?
     };
     let text = String::from_utf8(bytes).map_err(|_| anyhow!("'{}' is not UTF-8 text", args.file.display()))?;
-    let doc = import::parse(&text).map_err(|e| anyhow!("'{}': {e:#}", args.file.display()))?;
-    let done = import::import(repo, &doc, args.force).map_err(|e| anyhow!("'{}': {e:#}", args.file.display()))?;
+    let doc = import::parse(&text).with_context(|| format!("'{}'", args.file.display()))?;
+    let done = import::import(repo, &doc, args.force).with_context(|| format!("'{}'", args.file.display()))?;
     let ui = crate::cli::Ui { quiet: global.quiet };
     // Every left-out thing is named up to a screenful; a history imported
     // into a clone that lacks its commits would otherwise print one line

@@ -3,7 +3,7 @@
 
 use std::io::{IsTerminal, Read, Write};
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 use serde_json::{json, Map, Value};
 
 use crate::cli::date::{self, Date};
@@ -352,7 +352,7 @@ fn log_input(args: &LogArgs) -> Result<OutcomeInput> {
             .lock()
             .take(model::MAX_INPUT_BYTES as u64 + 1)
             .read_to_end(&mut bytes)
-            .map_err(|e| anyhow!("cannot read stdin: {e}"))?;
+            .context("cannot read stdin")?;
         return OutcomeInput::from_json(&bytes);
     };
     let agent = args

@@ -3,7 +3,7 @@
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 use serde::Serialize;
 
 use crate::cli::color::{use_color, Paint, Terminal};
@@ -123,15 +123,15 @@ fn read_result(path: &PathBuf) -> Result<String> {
         std::io::stdin()
             .take(MAX_RESULT_BYTES + 1)
             .read_to_end(&mut bytes)
-            .map_err(|e| anyhow!("cannot read the result from standard input: {e}"))?;
+            .context("cannot read the result from standard input")?;
     } else {
-        let meta = std::fs::metadata(path).map_err(|e| anyhow!("cannot read result '{shown}': {e}"))?;
+        let meta = std::fs::metadata(path).with_context(|| format!("cannot read result '{shown}'"))?;
         if meta.is_dir() {
             return Err(anyhow!("cannot read result '{shown}': it is a directory"));
         }
         std::fs::File::open(path)
             .and_then(|f| f.take(MAX_RESULT_BYTES + 1).read_to_end(&mut bytes))
-            .map_err(|e| anyhow!("cannot read result '{shown}': {e}"))?;
+            .with_context(|| format!("cannot read result '{shown}'"))?;
     }
     if bytes.len() as u64 > MAX_RESULT_BYTES {
         return Err(anyhow!("cannot read result '{shown}': it is larger than 16 MiB"));

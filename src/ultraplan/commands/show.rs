@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 
 use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
@@ -100,7 +100,7 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
     let mut out = std::io::stdout().lock();
     if args.json {
         // A checkpoint recorded in two clones holds a stream: shown as an array.
-        let mut docs = note_stream::documents(&yaml).map_err(|e| anyhow!("the recorded result: {e}"))?;
+        let mut docs = note_stream::documents(&yaml).context("the recorded result")?;
         let value = if docs.len() == 1 {
             serde_json::to_value(docs.remove(0))?
         } else {

@@ -2,7 +2,7 @@
 
 use std::io::{IsTerminal, Write};
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context as _, Result};
 
 use crate::cli::config::{self, duration};
 use crate::cli::progress::StatusLine;
@@ -155,7 +155,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     if !super::billing::billing_confirmed(&executor, args.exec.yes, cfg, &ui)? {
         return Ok(Exit::Stopped);
     }
-    let program = std::env::current_exe().map_err(|e| anyhow!("cannot find the git-ultraplan binary: {e}"))?;
+    let program = std::env::current_exe().context("cannot find the git-ultraplan binary")?;
     process::install_interrupt_handler();
     if let Some(jobs) = args.jobs.filter(|n| *n > 1) {
         return in_parallel(&args, &remote, jobs, &program);

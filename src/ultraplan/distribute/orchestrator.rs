@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 
 use super::{work_ref, View, Work};
 use crate::git::{Expect, Lease, Oid, Repo};
@@ -77,7 +77,7 @@ impl Orchestrator {
         // Its URL too: a remote renamed meanwhile is found again by it.
         let url = repo.remote_url(&self.remote).unwrap_or_default();
         std::fs::write(&self.memo, format!("{}\n{url}\n", self.remote))
-            .map_err(|e| anyhow!("cannot write '{}': {e}", self.memo.display()))?;
+            .with_context(|| format!("cannot write '{}'", self.memo.display()))?;
         let view = View::read(repo, &self.remote, Some(&self.work.slug)).map_err(|e| unreachable(&self.remote, e))?;
         let published = view.works.get(&self.work.slug);
         let ours = |theirs: &Work, text: &str| {
@@ -137,7 +137,7 @@ impl Orchestrator {
                 .append(true)
                 .create(true)
                 .open(&log_path)
-                .map_err(|e| anyhow!("cannot open '{}': {e}", log_path.display()))?;
+                .with_context(|| format!("cannot open '{}'", log_path.display()))?;
             let mut command = Command::new(&self.program);
             command
                 .args(["work", "--once", "--plan", &self.work.slug])

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context as _, Result};
 
 use super::{Work, WorkOptions};
 use crate::git::{Oid, Repo};
@@ -42,7 +42,7 @@ impl Place {
         if let Some(dir) = self.log.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        std::fs::write(&self.log, "").map_err(|e| anyhow!("cannot create '{}': {e}", self.log.display()))
+        std::fs::write(&self.log, "").with_context(|| format!("cannot create '{}'", self.log.display()))
     }
 
     /// Runs session `n` in the worktree `prepare` made at `base`: fresh, so
@@ -51,7 +51,7 @@ impl Place {
         let log = std::fs::OpenOptions::new()
             .append(true)
             .open(&self.log)
-            .map_err(|e| anyhow!("cannot open '{}': {e}", self.log.display()))?;
+            .with_context(|| format!("cannot open '{}'", self.log.display()))?;
         let mut command = Command::new(&opts.program);
         command
             .arg("run")
@@ -82,7 +82,7 @@ impl Place {
         }
         repo.prune_worktrees()?;
         if self.dir.exists() {
-            std::fs::remove_dir_all(&self.dir).map_err(|e| anyhow!("cannot remove '{}': {e}", self.dir.display()))?;
+            std::fs::remove_dir_all(&self.dir).with_context(|| format!("cannot remove '{}'", self.dir.display()))?;
         }
         if repo.read_ref(&self.branch)?.is_some() {
             repo.delete_ref(&self.branch, None)?;

@@ -4,7 +4,7 @@
 //! scope fence) and `plan.md` (the plan's text), and whose parent is that
 //! commit, so that pushing the reference carries everything a worker needs.
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::git::{EntryKind, Oid, Repo, TreeEdit};
@@ -137,7 +137,7 @@ impl Work {
             }
         };
         let work: Work = serde_json::from_str(&text("work.json")?)
-            .map_err(|e| anyhow!("published work {} does not read: {e}", repo.short(commit)))?;
+            .with_context(|| format!("published work {} does not read", repo.short(commit)))?;
         if work.version != WORK_VERSION {
             return Err(anyhow!(
                 "published work {} has format {} (this git-ultraplan reads {WORK_VERSION})",

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Context as _, Result};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -163,8 +163,7 @@ fn by_command(outcome: &Outcome, command: &ExtractorCommand, cwd: &Path, timesta
     if !finished.ending.success() {
         bail!("{}", finished.ending.describe());
     }
-    let answer: CommandPlan =
-        serde_json::from_str(finished.stdout.trim()).map_err(|e| anyhow!("its answer is not a JSON plan: {e}"))?;
+    let answer: CommandPlan = serde_json::from_str(finished.stdout.trim()).context("its answer is not a JSON plan")?;
     check(&answer, outcome)?;
     Ok(ExtractedPlan {
         plan_id: plan_id(&outcome.outcome_id),

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
 
 /// The largest `outcome log` input read (a JSON document on stdin); anything
 /// longer is refused by its size before it is parsed.
@@ -114,15 +114,15 @@ impl OutcomeInput {
                 MAX_INPUT_BYTES
             );
         }
-        let text = std::str::from_utf8(bytes).map_err(|e| anyhow!("the outcome is not UTF-8: {e}"))?;
+        let text = std::str::from_utf8(bytes).context("the outcome is not UTF-8")?;
         if text.trim().is_empty() {
             bail!("no outcome on stdin: expected one JSON object");
         }
-        let value: Value = serde_json::from_str(text).map_err(|e| anyhow!("the outcome is not JSON: {e}"))?;
+        let value: Value = serde_json::from_str(text).context("the outcome is not JSON")?;
         if !value.is_object() {
             bail!("the outcome must be one JSON object, not {}", kind_of(&value));
         }
-        serde_json::from_value(value).map_err(|e| anyhow!("invalid outcome: {e}"))
+        serde_json::from_value(value).context("invalid outcome")
     }
 
     /// Every check the stored outcome must pass; the first failure names the field.
@@ -319,15 +319,15 @@ mod tests {
         let input = OutcomeInput::from_json(br#"{"task":"t","agent_name":"a","success":true}"#).unwrap();
         assert_eq!(input.execution_time, 0.0);
         let err = OutcomeInput::from_json(br#"{"task":"t","agent_name":"a","success":"yes"}"#).unwrap_err();
-        assert!(err.to_string().contains("invalid type"), "{err}");
+        assert!(format!("{err:#}").contains("invalid type"), "{err:#}");
         let err = OutcomeInput::from_json(b"not json").unwrap_err();
-        assert!(err.to_string().contains("not JSON"), "{err}");
+        assert!(format!("{err:#}").contains("not JSON"), "{err:#}");
         let err = OutcomeInput::from_json(b"[1]").unwrap_err();
-        assert!(err.to_string().contains("not an array"), "{err}");
+        assert!(format!("{err:#}").contains("not an array"), "{err:#}");
         let err = OutcomeInput::from_json(br#"{"task":"t","agent_name":"a","success":true,"extra":1}"#).unwrap_err();
-        assert!(err.to_string().contains("unknown field `extra`"), "{err}");
+        assert!(format!("{err:#}").contains("unknown field `extra`"), "{err:#}");
         let err = OutcomeInput::from_json(&vec![b' '; MAX_INPUT_BYTES + 1]).unwrap_err();
-        assert!(err.to_string().contains("refused unread"), "{err}");
+        assert!(format!("{err:#}").contains("refused unread"), "{err:#}");
     }
 
     #[test]

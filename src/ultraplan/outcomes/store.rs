@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
@@ -147,7 +147,7 @@ fn write_yaml<T: Serialize + DeserializeOwned>(repo: &Repo, value: &T) -> Result
 
 fn read_yaml<T: DeserializeOwned>(repo: &Repo, id: Oid, path: &str) -> Result<T> {
     let bytes = repo.read_blob(id)?;
-    crate::yaml::parse_bytes_as(&bytes).map_err(|e| anyhow!("cannot read {OUTCOMES_REF}:{path}: {e}"))
+    crate::yaml::parse_bytes_as(&bytes).with_context(|| format!("cannot read {OUTCOMES_REF}:{path}"))
 }
 
 /// Why the file at `path` of an outcomes tree, of `kind` and with `bytes`,
@@ -260,7 +260,7 @@ fn parse_all<T: DeserializeOwned + Send>(docs: Vec<(String, Vec<u8>)>) -> Result
     let parse = |part: &[(String, Vec<u8>)]| -> Result<Vec<T>> {
         part.iter()
             .map(|(path, bytes)| {
-                crate::yaml::parse_bytes_as(bytes).map_err(|e| anyhow!("cannot read {OUTCOMES_REF}:{path}: {e}"))
+                crate::yaml::parse_bytes_as(bytes).with_context(|| format!("cannot read {OUTCOMES_REF}:{path}"))
             })
             .collect()
     };

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
 
 use crate::ultraplan::plan::{self, Plan};
 
@@ -22,7 +22,7 @@ pub fn load_plan(path: &Path) -> Result<(String, Plan)> {
 /// unreadable one left out.
 pub fn load_plan_with(path: &Path, choices: &plan::Context) -> Result<(String, Plan)> {
     let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| anyhow!("cannot read plan '{shown}': {e}"))?;
+    let meta = std::fs::metadata(path).with_context(|| format!("cannot read plan '{shown}'"))?;
     if meta.is_dir() {
         return load_phase(path);
     }
@@ -62,7 +62,7 @@ fn companions(path: &Path, choices: &plan::Context) -> plan::Context {
 /// before it is opened for reading, so `/dev/zero` is not read without end
 /// and a FIFO does not hold the run waiting for a writer.
 pub fn read_plan_file(path: &Path) -> Result<Vec<u8>> {
-    crate::input::read_regular(path, MAX_PLAN_BYTES).map_err(|e| anyhow!("cannot read plan '{}': {e}", path.display()))
+    crate::input::read_regular(path, MAX_PLAN_BYTES).with_context(|| format!("cannot read plan '{}'", path.display()))
 }
 
 /// How a plan is named in its state (relative to the top of the worktree when
@@ -94,15 +94,15 @@ pub fn plan_location(plan: &Path, workdir: &Path) -> (String, Option<String>) {
 pub fn phase_files(dir: &Path) -> Result<Vec<String>> {
     let shown = dir.display();
     let mut names = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| anyhow!("cannot read plan '{shown}': {e}"))? {
-        let entry = entry.map_err(|e| anyhow!("cannot read plan '{shown}': {e}"))?;
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read plan '{shown}'"))? {
+        let entry = entry.with_context(|| format!("cannot read plan '{shown}'"))?;
         let name = entry.file_name().to_string_lossy().into_owned();
         if !plan::phase::is_plan_file(&name) {
             continue;
         }
         let kind = entry
             .file_type()
-            .map_err(|e| anyhow!("cannot read plan '{shown}/{name}': {e}"))?;
+            .with_context(|| format!("cannot read plan '{shown}/{name}'"))?;
         let what = if kind.is_file() {
             None
         } else if kind.is_symlink() {

@@ -9,7 +9,7 @@
 //! `-_.+`, and each other character alone), so an id or a number that
 //! changed is replaced whole rather than matched letter by letter.
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
 use serde_json::Value;
 
 /// The tokens of `text`, as byte lengths in order.
@@ -86,7 +86,7 @@ fn insert(ops: &mut Vec<Value>, text: String) {
 
 /// `old` with the operations `ops` applied.
 pub fn apply(old: &str, ops: &str) -> Result<String> {
-    let ops: Vec<Value> = serde_json::from_str(ops).map_err(|e| anyhow!("its changes are not a JSON list: {e}"))?;
+    let ops: Vec<Value> = serde_json::from_str(ops).context("its changes are not a JSON list")?;
     let mut out = String::with_capacity(old.len());
     let mut at = 0usize;
     for op in ops {

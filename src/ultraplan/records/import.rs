@@ -17,7 +17,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
 
 use super::exchange::{AuthorDoc, Document, PlanDoc, StateDoc, TreeDoc, READS};
 use crate::git::{Expect, Oid, RefUpdate, Repo, Signature, TreeEdit};
@@ -66,7 +66,7 @@ pub fn parse(text: &str) -> Result<Document> {
         bail!("the export ends in the middle of a line: it was cut short (export it again)");
     }
     // Read again from the text, so an error names the field and its line.
-    let mut doc: Document = crate::yaml::parse_as(text).map_err(|e| anyhow!("{e}"))?;
+    let mut doc: Document = crate::yaml::parse_as(text)?;
     expand(&mut doc)?;
     check(&doc)?;
     Ok(doc)
@@ -101,7 +101,7 @@ fn expand(doc: &mut Document) -> Result<()> {
         }
         for link in chain.into_iter().rev() {
             let (base, ops) = parsed[link];
-            let text = super::delta::apply(&doc.blobs[base], ops).map_err(|e| anyhow!("file {link}: {e}"))?;
+            let text = super::delta::apply(&doc.blobs[base], ops).with_context(|| format!("file {link}"))?;
             doc.blobs.insert(link.to_owned(), text);
         }
     }
@@ -164,17 +164,17 @@ fn check(doc: &Document) -> Result<()> {
         for state in &plan.states {
             for (k, commit) in state.commits.iter().enumerate() {
                 let at = || format!("plan '{}', state '{}', commit {}", plan.slug, state.name, k + 1);
-                check_signature(&commit.author, "author").map_err(|e| anyhow!("{}: {e}", at()))?;
+                check_signature(&commit.author, "author").with_context(at)?;
                 if let Some(c) = &commit.committer {
-                    check_signature(c, "committer").map_err(|e| anyhow!("{}: {e}", at()))?;
+                    check_signature(c, "committer").with_context(at)?;
                 }
                 if commit.message.contains('\0') {
                     bail!("{}: the message holds a NUL byte, which git refuses", at());
                 }
                 for (path, change) in &commit.changes {
-                    clean_path(path).map_err(|e| anyhow!("{}: {e}", at()))?;
+                    clean_path(path).with_context(at)?;
                     if let Some(change) = change {
-                        let (mode, id) = parse_change(change).map_err(|e| anyhow!("{}: '{path}': {e}", at()))?;
+                        let (mode, id) = parse_change(change).with_context(|| format!("{}: '{path}'", at()))?;
                         let known = doc.blobs.contains_key(id) || doc.binary.contains_key(id);
                         if matches!(mode, "100644" | "100755" | "120000") && !known {
                             bail!(

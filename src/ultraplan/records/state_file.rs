@@ -7,7 +7,7 @@
 //! the user's to the file that are not committed stay in the worktree, not
 //! in the commit: the worktree's version gets the same new section.
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 
 use super::{collect, state_md, Filter, Metrics};
 use crate::git::{EntryKind, FileChange, Oid, Repo, Snapshot};
@@ -54,7 +54,7 @@ pub fn commit(repo: &Repo, path: &str) -> Result<Option<Oid>> {
         if let Some(parent) = root.join(path).parent() {
             std::fs::create_dir_all(parent)?;
         }
-        std::fs::write(root.join(path), &new_disk).map_err(|e| anyhow!("cannot write '{path}': {e}"))?;
+        std::fs::write(root.join(path), &new_disk).with_context(|| format!("cannot write '{path}'"))?;
     }
     if new_committed == committed && repo.tree_entry(head_tree, path)?.is_some() {
         return Ok(None);

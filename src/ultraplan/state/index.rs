@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 
 use super::layout::{Layout, PROGRESS_V1, RUN_INDEX, STEPS};
 use super::progress::{Progress, StepProgress, StepStatus};
@@ -41,7 +41,7 @@ pub enum Depth {
 pub fn read(repo: &Repo, tree: Oid, depth: Depth) -> Result<Option<RunIndex>> {
     if let Some(bytes) = repo.read_path(tree, RUN_INDEX)? {
         let mut value: serde_json::Value =
-            serde_json::from_slice(&bytes).map_err(|e| anyhow!("cannot read {RUN_INDEX}: {e}"))?;
+            serde_json::from_slice(&bytes).with_context(|| format!("cannot read {RUN_INDEX}"))?;
         let layout = value.get("layout").and_then(|v| v.as_u64());
         if layout != Some(2) {
             return Err(anyhow!(
@@ -69,7 +69,7 @@ pub fn read(repo: &Repo, tree: Oid, depth: Depth) -> Result<Option<RunIndex>> {
             map.insert("steps".into(), serde_json::json!({}));
         }
         let mut progress: Progress =
-            serde_json::from_value(value).map_err(|e| anyhow!("cannot read {RUN_INDEX}: {e}"))?;
+            serde_json::from_value(value).with_context(|| format!("cannot read {RUN_INDEX}"))?;
         match (depth, failing) {
             (Depth::Run, _) => {}
             (Depth::Headline, Some(failing)) => {
@@ -91,7 +91,7 @@ pub fn read(repo: &Repo, tree: Oid, depth: Depth) -> Result<Option<RunIndex>> {
     let Some(bytes) = repo.read_path(tree, PROGRESS_V1)? else {
         return Ok(None);
     };
-    let progress: Progress = serde_json::from_slice(&bytes).map_err(|e| anyhow!("cannot read {PROGRESS_V1}: {e}"))?;
+    let progress: Progress = serde_json::from_slice(&bytes).with_context(|| format!("cannot read {PROGRESS_V1}"))?;
     let mut step_counts = BTreeMap::new();
     for step in progress.steps.values() {
         *step_counts.entry(step.status.as_str().to_owned()).or_default() += 1;
@@ -120,7 +120,7 @@ pub fn read_steps(repo: &Repo, tree: Oid) -> Result<BTreeMap<u32, StepProgress>>
             };
             if let Some(bytes) = repo.read_path(dir, "step.json")? {
                 let step: StepProgress =
-                    serde_json::from_slice(&bytes).map_err(|e| anyhow!("cannot read the entry of step {n}: {e}"))?;
+                    serde_json::from_slice(&bytes).with_context(|| format!("cannot read the entry of step {n}"))?;
                 out.insert(n, step);
             }
         }
@@ -133,7 +133,7 @@ pub fn read_step(repo: &Repo, tree: Oid, n: u32) -> Result<Option<StepProgress>>
     match repo.read_path(tree, &Layout::V2.step(n).entry())? {
         None => Ok(None),
         Some(bytes) => Ok(Some(
-            serde_json::from_slice(&bytes).map_err(|e| anyhow!("cannot read the entry of step {n}: {e}"))?,
+            serde_json::from_slice(&bytes).with_context(|| format!("cannot read the entry of step {n}"))?,
         )),
     }
 }

@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context as _, Result};
 
 use super::index::{self, Depth};
 use super::layout::{self, Layout, StepPaths};
@@ -56,7 +56,7 @@ impl<'r> RunState<'r> {
         };
         let tree = repo.commit_tree(head)?;
         let index = index::read(repo, tree, depth)
-            .map_err(|e| anyhow!("cannot read the run state '{ref_name}': {e:#}"))?
+            .with_context(|| format!("cannot read the run state '{ref_name}'"))?
             .ok_or_else(|| {
                 anyhow!("'{ref_name}' holds neither run.json nor progress.json; it is not a git-ultraplan run state")
             })?;

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Context as _, Result};
 
 use crate::git::Repo;
 
@@ -46,7 +46,7 @@ fn is_ours(path: &Path) -> bool {
 /// replaced), `force` is needed to replace that one.
 pub fn install(repo: &Repo, force: bool) -> Result<Installed> {
     let dir = repo.hooks_dir()?;
-    std::fs::create_dir_all(&dir).map_err(|e| anyhow!("cannot create '{}': {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
     let hook = dir.join("pre-push");
     let chained = dir.join(CHAINED);
     let existing = hook.symlink_metadata().is_ok();
@@ -63,7 +63,7 @@ pub fn install(repo: &Repo, force: bool) -> Result<Installed> {
                 chained.display()
             );
         }
-        std::fs::rename(&hook, &chained).map_err(|e| anyhow!("cannot move '{}' aside: {e}", hook.display()))?;
+        std::fs::rename(&hook, &chained).with_context(|| format!("cannot move '{}' aside", hook.display()))?;
         Installed::Chained(hook.clone(), chained)
     };
     write_executable(&hook, SCRIPT)?;
@@ -82,20 +82,20 @@ pub fn uninstall(repo: &Repo) -> Result<Uninstalled> {
         bail!("'{}' is not git-ultraplan's hook; left alone", hook.display());
     }
     if chained.symlink_metadata().is_ok() {
-        std::fs::rename(&chained, &hook).map_err(|e| anyhow!("cannot restore '{}': {e}", chained.display()))?;
+        std::fs::rename(&chained, &hook).with_context(|| format!("cannot restore '{}'", chained.display()))?;
         return Ok(Uninstalled::Restored(hook));
     }
-    std::fs::remove_file(&hook).map_err(|e| anyhow!("cannot remove '{}': {e}", hook.display()))?;
+    std::fs::remove_file(&hook).with_context(|| format!("cannot remove '{}'", hook.display()))?;
     Ok(Uninstalled::Removed(hook))
 }
 
 fn write_executable(path: &Path, text: &str) -> Result<()> {
     use std::os::unix::fs::PermissionsExt as _;
     let tmp = path.with_extension("ultraplan-tmp");
-    std::fs::write(&tmp, text).map_err(|e| anyhow!("cannot write '{}': {e}", tmp.display()))?;
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write '{}'", tmp.display()))?;
     std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| anyhow!("cannot make '{}' executable: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| anyhow!("cannot write '{}': {e}", path.display()))
+        .with_context(|| format!("cannot make '{}' executable", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write '{}'", path.display()))
 }
 
 #[cfg(test)]
