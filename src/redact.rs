@@ -15,7 +15,7 @@
 
 mod assignments;
 mod formats;
-mod names;
+mod secret_names;
 #[cfg(test)]
 mod tests;
 
@@ -297,9 +297,9 @@ pub fn redact_json(text: &str) -> Cow<'_, str> {
                     .iter()
                     .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
                     .unwrap_or(bytes.len() - i);
-                if names::names_secret(name) {
+                if secret_names::names_secret(name) {
                     out.push_str(&text[copied..i]);
-                    out.push_str(&format!("\"[REDACTED:{}]\"", names::kind_of(name)));
+                    out.push_str(&format!("\"[REDACTED:{}]\"", secret_names::kind_of(name)));
                     copied = i + len;
                     changed = true;
                 }
@@ -362,9 +362,9 @@ pub fn redact_json(text: &str) -> Cow<'_, str> {
 pub fn redact_yaml(text: &str) -> Cow<'_, str> {
     fn walk(value: &mut serde_yaml::Value, key: Option<&str>) -> bool {
         match value {
-            serde_yaml::Value::Number(_) => match key.filter(|k| names::names_secret(k)) {
+            serde_yaml::Value::Number(_) => match key.filter(|k| secret_names::names_secret(k)) {
                 Some(k) => {
-                    *value = serde_yaml::Value::String(format!("[REDACTED:{}]", names::kind_of(k)));
+                    *value = serde_yaml::Value::String(format!("[REDACTED:{}]", secret_names::kind_of(k)));
                     true
                 }
                 None => false,

@@ -18,6 +18,7 @@
 //! What this room must never do: touch git, print, or decide anything for
 //! the products (whether a step passed is ultraplan's Verify's to say).
 
+mod agent_report;
 mod aider;
 mod amp;
 mod claude;
@@ -28,13 +29,12 @@ mod goose;
 pub mod launch;
 mod opencode;
 mod qwen;
-mod report;
 mod stream_json;
 
 use std::path::PathBuf;
 
+pub use agent_report::{Activity, Limit, Report, Tokens};
 pub use launch::{run, Launched, Settings};
-pub use report::{Activity, Limit, Report, Tokens};
 
 /// The agents with a built-in adapter, in the order they are listed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

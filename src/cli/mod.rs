@@ -8,7 +8,7 @@ pub mod config;
 pub mod date;
 mod exit;
 mod help;
-pub mod manual;
+pub mod man_pages;
 pub mod progress;
 pub mod shell;
 pub mod shipped;
@@ -85,7 +85,7 @@ pub fn main_with<T: clap::FromArgMatches>(
 ) -> std::process::ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(page) = help::page_asked_for(&command, &args) {
-        match manual::open_page(&page) {
+        match man_pages::open_page(&page) {
             Some(Ok(exit)) => return exit.into(),
             Some(Err(err)) => {
                 eprintln_quiet(format_args!("fatal: {}", fatal_message(&err)));

@@ -67,7 +67,7 @@ pub fn kill_tagged(token: &str) -> usize {
             }
         }
     }
-    super::table::wait_gone(&killed, KILLED_SETTLE);
+    super::procfs::wait_gone(&killed, KILLED_SETTLE);
     killed.len()
 }
 

@@ -16,17 +16,17 @@ mod children;
 mod disk;
 #[allow(unsafe_code)]
 mod fork;
+mod procfs;
 mod strict;
-mod table;
 
 pub use children::{
     exists, install_interrupt_handler, interrupted, kill_group, kill_own_leftovers, kill_self, kill_tagged,
     set_run_token, spawn_registered, unregister, RUN_TOKEN_VAR,
 };
 pub use disk::{delete_detached, free_space, FreeSpace};
+pub use procfs::{age, alive, git_processes_in, start_ticks, wait_gone, GitProcess};
 pub use rustix::process::Signal;
 pub use strict::{strict, strict_shell, syntax_error, Strict};
-pub use table::{age, alive, git_processes_in, start_ticks, wait_gone, GitProcess};
 
 /// What to run.
 pub struct Spec<'a> {

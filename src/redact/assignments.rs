@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
 
-use super::names::{kind_of, names_secret};
+use super::secret_names::{kind_of, names_secret};
 
 /// `name` followed by `=` or `:`; the `line` group is there when the name
 /// starts its line (after indentation, `export`, `declare -x` or `- `).

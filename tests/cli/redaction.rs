@@ -337,7 +337,7 @@ const RAW_WRITERS: &[(&str, &str)] = &[
         "a restore tree of the user's bytes, never in the state",
     ),
     (
-        "src/ultraplan/sync/notes.rs",
+        "src/ultraplan/sync/notes_merge.rs",
         "sync's notes merge: a stream of two notes, redacted; the merge commit's message is fixed",
     ),
     (

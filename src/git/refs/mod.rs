@@ -3,7 +3,7 @@
 //! append-only chains, HEAD and the stash, and which names every tool accepts.
 
 mod chain;
-mod names;
+mod name_format;
 mod notes;
 mod pointers;
 
@@ -13,7 +13,7 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::Target;
 
 pub use chain::{BuildRecord, ChainMerge, ChainRelation, ChainUnion};
-pub use names::{component_problem, ref_name_problem};
+pub use name_format::{component_problem, ref_name_problem};
 pub use pointers::{Pointers, PutBack};
 
 use super::repo::{with_sources, Oid, Repo};

@@ -51,7 +51,10 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
     // pending is found in git's worktree list too.
     let swept = super::sweep_verify_worktrees(repo, ui)?;
     if args.branch.is_none() && session::list(repo)?.is_empty() {
-        if let Some((running, _)) = execute::verify::worktrees(repo)?.into_iter().find(|(_, alive)| *alive) {
+        if let Some((running, _)) = execute::verify_each::worktrees(repo)?
+            .into_iter()
+            .find(|(_, alive)| *alive)
+        {
             return Err(crate::error::FatalWithHint {
                 message: format!(
                     "no historian session is pending, but a git historian run (pid {}) is verifying commits in '{}'",

@@ -145,7 +145,7 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
             billed.join(", ")
         ));
     }
-    let ask = execute::agent::Ask {
+    let ask = execute::agent_grouping::Ask {
         agent,
         settings,
         timeout: config::duration(cfg, &config::HISTORIAN_AGENT_TIMEOUT)?,
@@ -153,7 +153,7 @@ pub fn run(args: Args, ui: Ui) -> Result<Exit> {
     let status = StatusLine::new(!ui.quiet && std::io::stderr().is_terminal());
     let outcome = execute::clean_choosing(repo, &target, &options, &mut |analysis, plan| {
         status.set(format!("asking {name} for a grouping"));
-        let proposal = execute::agent::propose(repo, analysis, plan, &ask, &mut |text| status.set_text(text))?;
+        let proposal = execute::agent_grouping::propose(repo, analysis, plan, &ask, &mut |text| status.set_text(text))?;
         status.clear();
         match &proposal.rejected {
             Some(why) => ui.warning(format!(

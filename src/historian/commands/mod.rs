@@ -87,9 +87,9 @@ pub enum Command {
     Status(status::Args),
     Abort(abort::Args),
     #[command(after_long_help = HELP_EXAMPLES)]
-    Help(crate::cli::manual::HelpArgs),
+    Help(crate::cli::man_pages::HelpArgs),
     #[command(after_long_help = INSTALL_EXAMPLES)]
-    Install(crate::cli::manual::InstallArgs),
+    Install(crate::cli::man_pages::InstallArgs),
 }
 
 /// The whole command-line definition, with every subcommand named for its man
@@ -108,15 +108,17 @@ pub fn run(cli: Cli) -> Result<Exit> {
         Command::Resume(args) => resume::run(args, ui),
         Command::Status(args) => status::run(args, ui),
         Command::Abort(args) => abort::run(args, ui),
-        Command::Help(args) => crate::cli::manual::help(&args, "git-historian", command(), &ui),
-        Command::Install(args) => crate::cli::manual::install(&args, "git-historian", crate::cli::shipped::HISTORIAN),
+        Command::Help(args) => crate::cli::man_pages::help(&args, "git-historian", command(), &ui),
+        Command::Install(args) => {
+            crate::cli::man_pages::install(&args, "git-historian", crate::cli::shipped::HISTORIAN)
+        }
     }
 }
 
 /// Removes the `--verify-each` worktrees of runs that are gone (killed:
 /// no handler ran), each named in a warning; returns their paths.
 fn sweep_verify_worktrees(repo: &crate::git::Repo, ui: Ui) -> Result<Vec<PathBuf>> {
-    let swept = crate::historian::execute::verify::remove_stale(repo)?;
+    let swept = crate::historian::execute::verify_each::remove_stale(repo)?;
     for path in &swept {
         ui.warning(format!(
             "removed the --verify-each worktree '{}' a stopped run left",
@@ -133,8 +135,8 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["plan"] => plan::EXIT_STATUS.to_vec(),
         ["status"] => status::EXIT_STATUS.to_vec(),
         ["abort"] => abort::EXIT_STATUS.to_vec(),
-        ["help"] => crate::cli::manual::HELP_EXIT_STATUS.to_vec(),
-        ["install"] => crate::cli::manual::INSTALL_EXIT_STATUS.to_vec(),
+        ["help"] => crate::cli::man_pages::HELP_EXIT_STATUS.to_vec(),
+        ["install"] => crate::cli::man_pages::INSTALL_EXIT_STATUS.to_vec(),
         _ => {
             vec![
             (Exit::Done, "SUCCESS: the clean branch is made (or the command did what it says)"),

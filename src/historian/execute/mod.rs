@@ -5,7 +5,7 @@
 //!
 //! The room: [`build`] writes each commit in memory, the [`writer`] (a
 //! `historian.commitWriter` command) may write its message, `ask` stops
-//! with a QUESTION, `resume` continues after the answer, [`verify`] runs
+//! with a QUESTION, `resume` continues after the answer, [`verify_each`] runs
 //! `--verify-each` on every commit, and [`branch`] names and moves the
 //! clean branch.
 //!
@@ -26,12 +26,12 @@ use super::plan::split::{self, Limits};
 use super::plan::{CommitPlan, PlannedCommit};
 use super::session::{self, Pending, Settings, Stage, Stored};
 
-pub mod agent;
+pub mod agent_grouping;
 mod ask;
 pub mod branch;
 pub mod build;
 mod resume;
-pub mod verify;
+pub mod verify_each;
 pub mod writer;
 
 use build::Builder;
@@ -218,7 +218,7 @@ fn check_result(run: &Run<'_>, tree: Oid) -> Result<Option<Failed>> {
     };
     // The commits are checked out by other processes.
     repo.write_held_objects()?;
-    let Some(failure) = verify::each(repo, &run.built, &command, run.options.verify_timeout)? else {
+    let Some(failure) = verify_each::each(repo, &run.built, &command, run.options.verify_timeout)? else {
         return Ok(None);
     };
     let subject = repo

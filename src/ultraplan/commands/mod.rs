@@ -135,9 +135,9 @@ pub enum Command {
     #[command(subcommand, after_long_help = OUTCOME_EXAMPLES)]
     Outcome(outcome::OutcomeCommand),
     #[command(after_long_help = HELP_EXAMPLES)]
-    Help(crate::cli::manual::HelpArgs),
+    Help(crate::cli::man_pages::HelpArgs),
     #[command(after_long_help = INSTALL_EXAMPLES)]
-    Install(crate::cli::manual::InstallArgs),
+    Install(crate::cli::man_pages::InstallArgs),
 }
 
 /// The whole command-line definition, with every subcommand named for its man
@@ -164,7 +164,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Agents(args) => agents::run(args, &cli.global),
         Command::Hook(command) => hook::run(command, &cli.global),
         Command::Outcome(command) => outcome::run(command, &cli.global),
-        Command::Help(args) => crate::cli::manual::help(
+        Command::Help(args) => crate::cli::man_pages::help(
             &args,
             "git-ultraplan",
             command(),
@@ -172,7 +172,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
                 quiet: cli.global.quiet,
             },
         ),
-        Command::Install(args) => crate::cli::manual::install(&args, "git-ultraplan", crate::cli::shipped::ULTRAPLAN),
+        Command::Install(args) => {
+            crate::cli::man_pages::install(&args, "git-ultraplan", crate::cli::shipped::ULTRAPLAN)
+        }
     }
 }
 
@@ -233,8 +235,8 @@ pub fn exit_statuses(path: &[&str]) -> Vec<(Exit, &'static str)> {
         ["hook", "pre-push"] => hook::PRE_PUSH_EXIT_STATUS.to_vec(),
         ["hook", "install"] => hook::INSTALL_EXIT_STATUS.to_vec(),
         ["outcome", ..] => outcome::EXIT_STATUS.to_vec(),
-        ["help"] => crate::cli::manual::HELP_EXIT_STATUS.to_vec(),
-        ["install"] => crate::cli::manual::INSTALL_EXIT_STATUS.to_vec(),
+        ["help"] => crate::cli::man_pages::HELP_EXIT_STATUS.to_vec(),
+        ["install"] => crate::cli::man_pages::INSTALL_EXIT_STATUS.to_vec(),
         _ => Exit::DOCUMENTED.to_vec(),
     }
 }

@@ -7,9 +7,9 @@
 
 pub mod extract;
 pub mod from_run;
-pub mod index;
 pub mod model;
 pub mod search;
+pub mod search_index;
 pub mod store;
 
 use std::path::Path;
@@ -233,9 +233,9 @@ pub fn search_stored(all: Vec<Stored>, filter: &Filter, query: &str, limit: usiz
 }
 
 /// [`search_stored`] over the outcomes stored in `repo`, ranked from the
-/// [`index`]; only the hits are read from the store in full.
+/// [`search_index`]; only the hits are read from the store in full.
 pub fn search(repo: &Repo, filter: &Filter, query: &str, limit: usize) -> Result<Vec<Hit>> {
-    let kept: Vec<index::Entry> = index::entries(repo)?
+    let kept: Vec<search_index::Entry> = search_index::entries(repo)?
         .into_iter()
         .filter(|e| filter.keeps_fields(&e.agent, e.success, &e.timestamp))
         .collect();

@@ -3,7 +3,7 @@
 //! over the task, the strategy, the success and failure factors and the key
 //! decisions. A small implementation rather than a search-engine crate: the
 //! corpus is at most tens of thousands of short documents, ranked in a few
-//! milliseconds; what costs is reading them, which the [`super::index`]
+//! milliseconds; what costs is reading them, which the [`super::search_index`]
 //! (the documents kept beside the store, keyed by the ref's commit) spares.
 
 use std::collections::HashMap;

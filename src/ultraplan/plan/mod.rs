@@ -35,17 +35,17 @@ pub mod phase;
 pub mod review;
 mod runnable;
 mod session_spec;
-mod shell_words;
 mod speckit;
+mod structure;
 pub mod sync;
 mod task_plan;
 pub mod taskmaster;
 mod ultraplan;
-mod validate;
 pub mod verify_lint;
 pub mod verify_text;
 pub mod writeback;
 
+pub use crate::cli::shell::shell_words;
 pub(crate) use diagnostics::Diagnostics;
 pub use diagnostics::{Diagnostic, Severity};
 pub use human::{HumanCheck, HumanKind, HumanOption, ReviewItem, ANSWER_HINT};
@@ -54,7 +54,6 @@ pub use model::{
     task_number, Check, Checkpoint, Condition, Criterion, ExpectedKind, FailurePolicy, FileRef, KeyLink, Manifest,
     MustContain, OnFailure, Plan, PlanKind, Session, SessionSpec, Step, TaskMatch, TestFirst, Verify,
 };
-pub use shell_words::shell_words;
 
 /// The file is none of the formats.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,7 +115,7 @@ pub fn parse_with(text: &str, file_name: &str, ctx: &Context) -> Result<Plan, Un
                 Severity::Warning => diags.warning(d.line, d.message),
             }
         }
-        validate::validate(&mut plan, &mut diags);
+        structure::validate(&mut plan, &mut diags);
         plan.diagnostics = diags.into_vec();
         return Ok(plan.sorted_diagnostics());
     }
@@ -175,7 +174,7 @@ pub fn parse_with(text: &str, file_name: &str, ctx: &Context) -> Result<Plan, Un
     if plan.title.is_none() {
         plan.title = front.value("title");
     }
-    validate::validate(&mut plan, &mut diags);
+    structure::validate(&mut plan, &mut diags);
     runnable::check(&plan, &mut diags);
     if let Some((line, c)) = runnable::hidden_character(front.body, front.body_first_line) {
         diags.problem(

@@ -197,7 +197,7 @@ pub fn compose(dir_name: &str, files: &[PhaseFile]) -> Result<Plan, String> {
         "a GSD phase directory: {} '*-PLAN.md' plan(s), each a session",
         files.len()
     ));
-    super::validate::validate(&mut phase, &mut diags);
+    super::structure::validate(&mut phase, &mut diags);
     phase.diagnostics = diags.into_vec();
     phase.diagnostics.sort_by_key(|d: &Diagnostic| (d.line, d.severity));
     Ok(phase)

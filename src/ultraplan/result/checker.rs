@@ -3,7 +3,7 @@
 
 use serde_yaml::Value;
 
-use super::report::{Finding, ValidationContext};
+use super::validation::{Finding, ValidationContext};
 
 pub(super) struct Checker<'a> {
     pub lines: std::collections::HashMap<String, usize>,

@@ -3,15 +3,15 @@
 
 mod checker;
 mod lines;
-mod report;
+mod rules;
 mod sections;
 mod task_match;
 mod usage;
-mod validate;
+mod validation;
 
-pub use report::{Finding, Outcome, Validation, ValidationContext};
+pub use rules::validate;
 pub use usage::{Tokens, Usage};
-pub use validate::validate;
+pub use validation::{Finding, Outcome, Validation, ValidationContext};
 
 #[cfg(test)]
 mod tests;

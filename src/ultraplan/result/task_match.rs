@@ -2,7 +2,7 @@
 //! prefix, or (a violation) by its number alone.
 
 use super::checker::Checker;
-use super::report::MatchedTask;
+use super::validation::MatchedTask;
 use crate::ultraplan::plan::{task_number, TaskMatch};
 
 pub(super) fn match_task(c: &mut Checker<'_>, name: &str) -> Option<MatchedTask> {

@@ -215,7 +215,7 @@ fn pushed_commits(repo: &Repo, input: &GateInput<'_>, branches: &[&PushedRef], n
 }
 
 /// Why a note cannot be read as a result: empty, or not YAML.
-fn unreadable(docs: &super::read::ParsedNote) -> Option<String> {
+fn unreadable(docs: &super::fetched::ParsedNote) -> Option<String> {
     match docs {
         Ok(docs) if docs.is_empty() => Some("its result note is empty".into()),
         Ok(_) => None,
@@ -227,7 +227,7 @@ fn unreadable(docs: &super::read::ParsedNote) -> Option<String> {
 /// the note is empty or not YAML, or one of its results is INVALID or not
 /// a success. `sync` asks this of every note it would push, so that it
 /// never pushes what the pre-push gate refuses.
-pub(crate) fn refuses(docs: &super::read::ParsedNote) -> Option<String> {
+pub(crate) fn refuses(docs: &super::fetched::ParsedNote) -> Option<String> {
     if let Some(why) = unreadable(docs) {
         return Some(why);
     }

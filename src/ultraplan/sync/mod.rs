@@ -8,11 +8,11 @@
 //! loses a race is refetched, remerged and retried a bounded number of times.
 //! Local references change in one all-or-nothing transaction per round.
 
+mod fetched;
 pub mod gate;
 pub mod install;
 pub mod names;
-mod notes;
-mod read;
+mod notes_merge;
 mod round;
 pub mod setup;
 mod states;
@@ -23,9 +23,9 @@ use anyhow::{anyhow, Result};
 use serde::Serialize;
 
 use crate::git::{RefConflict, Repo};
-pub use notes::Relation;
-pub(crate) use read::{check_notes, read_notes};
-pub use read::{diverged, diverged_states, find_note, pick_hint, Diverged};
+pub(crate) use fetched::{check_notes, read_notes};
+pub use fetched::{diverged, diverged_states, find_note, pick_hint, Diverged};
+pub use notes_merge::Relation;
 use round::{one_round, Round};
 pub use states::{merge_outcomes, Action, OutcomesMerge};
 

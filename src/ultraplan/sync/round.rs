@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use super::{names, notes, states, Action, Refused, RefusedNote, Relation, StateReport, SyncOptions, SyncReport};
+use super::{names, notes_merge, states, Action, Refused, RefusedNote, Relation, StateReport, SyncOptions, SyncReport};
 use crate::git::{Expect, Oid, PushOutcome, RefUpdate, Repo};
 use crate::ultraplan::state::{catalog, LockStatus, NOTES_REF};
 
@@ -169,7 +169,7 @@ impl<'r> Fetched<'r> {
         let our_notes = repo.read_ref(NOTES_REF)?;
         let their_notes = self.theirs(NOTES_REF)?;
         let unseen = self.remote_refs.contains_key(NOTES_REF) && their_notes.is_none();
-        let notes = notes::merge(repo, our_notes, their_notes, self.remote, self.write)?;
+        let notes = notes_merge::merge(repo, our_notes, their_notes, self.remote, self.write)?;
         // A dry run that has not got the remote's notes cannot say how they relate.
         report.notes = (!unseen).then_some(notes.relation);
         report.notes_taken = notes.taken;

@@ -2,8 +2,8 @@
 //! or a command run as written.
 
 use super::is_none_value;
+use crate::cli::shell::shell_words;
 use crate::ultraplan::plan::markdown::{code_spans, Field};
-use crate::ultraplan::plan::shell_words::shell_words;
 use crate::ultraplan::plan::{Checkpoint, Diagnostics};
 
 /// Checkpoint: `git commit -m "<message>"` becomes a commit ultraplan makes;

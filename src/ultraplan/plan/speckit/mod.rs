@@ -31,10 +31,10 @@
 use std::collections::{BTreeSet, HashMap};
 
 use sessions::{sessions, Group};
-use testing::test_command;
+use test_command::test_command;
 
 mod sessions;
-mod testing;
+mod test_command;
 
 use super::checklist::{item, paths_in};
 use super::markdown::{plain, Document};

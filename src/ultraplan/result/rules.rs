@@ -14,9 +14,9 @@ use serde_yaml::Value;
 
 use super::checker::{describe, get, required_string, type_name, Checker};
 use super::lines::key_lines;
-use super::report::{Finding, MatchedTask, Outcome, Validation, ValidationContext};
 use super::sections::{metadata, verification};
 use super::task_match::match_task;
+use super::validation::{Finding, MatchedTask, Outcome, Validation, ValidationContext};
 use crate::ultraplan::plan::pattern::{self, safe_relative_path};
 
 const TOP_LEVEL: [&str; 9] = [
