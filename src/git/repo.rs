@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Context as _, Result};
+use anyhow::{anyhow, Context as _, Result};
 use gix::bstr::ByteSlice;
 
 pub use gix::ObjectId as Oid;
@@ -90,7 +90,7 @@ impl Repo {
         for (what, sig) in [("committer", self.inner.committer()), ("author", self.inner.author())] {
             match sig {
                 Some(Ok(_)) => {}
-                Some(Err(e)) => bail!("cannot read the {what} identity: {e}"),
+                Some(Err(e)) => return Err(e).with_context(|| format!("cannot read the {what} identity")),
                 None => {
                     return Err(crate::error::FatalWithHint {
                         message: format!("{what} identity unknown"),

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{anyhow, Context as _, Result};
+use anyhow::{Context as _, Result};
 use gix::bstr::ByteSlice;
 
 use super::{Expect, RefConflict};
@@ -51,7 +51,7 @@ impl Repo {
                         2 + (tries * 7 + u64::from(std::process::id())) % 20,
                     ));
                 }
-                Err(e) => return Err(anyhow!("cannot write the note for {object}: {e:#}")),
+                Err(e) => return Err(e.context(format!("cannot write the note for {object}"))),
             }
         }
     }

@@ -9,7 +9,7 @@
 //! an intent-to-add entry (`git add -N`), which a tree cannot hold, is left
 //! out of the tree as `git write-tree` leaves it out.
 
-use anyhow::{anyhow, bail, Context as _, Result};
+use anyhow::{bail, Context as _, Result};
 use gix::bstr::ByteSlice;
 
 use crate::git::objects::{bstr, entry_edit, removals_first, EntryKind, TreeEdit};
@@ -39,7 +39,7 @@ impl Repo {
                 gix::index::State::new(self.inner.object_hash()),
                 self.inner.index_path(),
             ))),
-            Err(e) => Err(anyhow!("cannot read the index: {e}")),
+            Err(e) => Err(e).context("cannot read the index"),
         }
     }
 

@@ -379,6 +379,6 @@ fn json_object(flag: &str, text: Option<&str>) -> Result<Map<String, Value>> {
     match serde_json::from_str(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(anyhow!("invalid {flag}: expected a JSON object")),
-        Err(e) => Err(anyhow!("invalid {flag}: not JSON: {e}")),
+        Err(e) => Err(e).with_context(|| format!("invalid {flag}: not JSON")),
     }
 }

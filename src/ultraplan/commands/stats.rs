@@ -117,7 +117,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         let text = match std::fs::read(&path) {
             Ok(bytes) => String::from_utf8(bytes).map_err(|_| anyhow!("'{}' is not UTF-8 text", file.display()))?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(anyhow!("cannot read '{}': {e}", file.display())),
+            Err(e) => return Err(e).with_context(|| format!("cannot read '{}'", file.display())),
         };
         let updated = state_md::splice(&text, &state_md::render(&metrics, &record));
         std::fs::write(&path, updated).with_context(|| format!("cannot write '{}'", file.display()))?;

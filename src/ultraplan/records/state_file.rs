@@ -46,7 +46,7 @@ pub fn commit(repo: &Repo, path: &str) -> Result<Option<Oid>> {
     let on_disk = match std::fs::read(root.join(path)) {
         Ok(bytes) => Some(String::from_utf8(bytes).map_err(|_| anyhow!("'{path}' is not UTF-8 text"))?),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(anyhow!("cannot read '{path}': {e}")),
+        Err(e) => return Err(e).with_context(|| format!("cannot read '{path}'")),
     };
     let new_committed = state_md::splice(&committed, &section);
     let new_disk = state_md::splice(on_disk.as_deref().unwrap_or(&committed), &section);
