@@ -74,6 +74,24 @@ fn eprintln_quiet(args: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr().lock(), "{args}");
 }
 
+/// Before anything else a binary does: when started as the launcher of a
+/// child that dies with us (see `process::launch`), becomes that child and
+/// returns only when it could not (exit 127). Otherwise registers this
+/// binary as the launcher of such children and returns `None`.
+pub fn launcher() -> Option<std::process::ExitCode> {
+    #[cfg(target_os = "linux")]
+    {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        if let Some(code) = crate::process::launched(&args) {
+            return Some(code.into());
+        }
+        if let Ok(binary) = std::env::current_exe() {
+            crate::process::launch_through(binary);
+        }
+    }
+    None
+}
+
 /// Runs a program: parses the command line with `command` (clap errors exit
 /// 129, `-h`/`--help`/`--version` exit 0; `--help` opens the command's man
 /// page when it is installed), calls `dispatch`, and prints any error once as

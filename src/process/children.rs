@@ -103,15 +103,43 @@ pub fn own_group(command: &mut Command, death: DeathSignal) {
         command.env(RUN_TOKEN_VAR, token);
     }
     #[cfg(target_os = "linux")]
-    super::fork::die_with_parent(
-        command,
-        match death {
-            DeathSignal::Kill => Signal::KILL,
-            DeathSignal::Term => Signal::TERM,
-        },
-    );
+    super::fork::die_with_parent(command, death.signal());
     #[cfg(not(target_os = "linux"))]
     let _ = death;
+}
+
+/// A command for `program` with what [`own_group`] gives, started without
+/// copying our address space where our binary can launch it (see
+/// `launch`): for the children of every step (executors, Verify), started
+/// from a process whose memory grows with the run. `path` is the `PATH`
+/// the child will see when the caller sets one.
+pub(super) fn owned_command(
+    program: &str,
+    path: Option<&std::ffi::OsStr>,
+    cwd: &std::path::Path,
+    death: DeathSignal,
+) -> std::io::Result<Command> {
+    #[cfg(target_os = "linux")]
+    let mut command = super::launch::dying_with_us(program, path, cwd, death.signal())?;
+    #[cfg(not(target_os = "linux"))]
+    let mut command = {
+        let _ = (path, cwd, death);
+        Command::new(program)
+    };
+    command.process_group(0);
+    if let Some(token) = run_token() {
+        command.env(RUN_TOKEN_VAR, token);
+    }
+    Ok(command)
+}
+
+impl DeathSignal {
+    fn signal(self) -> Signal {
+        match self {
+            DeathSignal::Kill => Signal::KILL,
+            DeathSignal::Term => Signal::TERM,
+        }
+    }
 }
 
 /// The group of the child running now (0: none), for signal forwarding.

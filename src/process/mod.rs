@@ -4,9 +4,10 @@
 //! tail kept), and a deadline after which the whole group is killed.
 
 use std::collections::VecDeque;
+use std::ffi::OsStr;
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -16,6 +17,8 @@ mod children;
 mod disk;
 #[allow(unsafe_code)]
 mod fork;
+#[cfg(target_os = "linux")]
+mod launch;
 mod procfs;
 mod strict;
 
@@ -24,6 +27,8 @@ pub use children::{
     set_run_token, spawn_registered, unregister, RUN_TOKEN_VAR,
 };
 pub use disk::{delete_detached, free_space, FreeSpace};
+#[cfg(target_os = "linux")]
+pub use launch::{launch_through, launched};
 pub use procfs::{age, alive, git_processes_in, start_ticks, wait_gone, GitProcess};
 pub use rustix::process::Signal;
 pub use strict::{strict, strict_shell, syntax_error, Strict};
@@ -187,7 +192,11 @@ enum Report {
 /// to the cap for the transcript.
 pub fn run_lines(spec: Spec<'_>, on_line: &mut dyn FnMut(&str)) -> Result<Finished> {
     let start = Instant::now();
-    let mut command = Command::new(spec.program);
+    let path = spec.env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| OsStr::new(v));
+    // If we are killed (kill -9), it is killed too instead of going on
+    // editing the worktree that --resume will restore.
+    let mut command = children::owned_command(spec.program, path, spec.cwd, children::DeathSignal::Kill)
+        .map_err(|e| anyhow!("cannot run '{}': {e}", spec.program))?;
     command
         .args(&spec.args)
         .current_dir(spec.cwd)
@@ -199,9 +208,6 @@ pub fn run_lines(spec: Spec<'_>, on_line: &mut dyn FnMut(&str)) -> Result<Finish
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    // If we are killed (kill -9), it is killed too instead of going on
-    // editing the worktree that --resume will restore.
-    children::own_group(&mut command, children::DeathSignal::Kill);
     let mut child = command
         .spawn()
         .with_context(|| format!("cannot run '{}'", spec.program))?;

@@ -44,5 +44,8 @@ pub fn command() -> clap::Command {
 
 /// Entry point of the `git-ultraplan` binary.
 pub fn main() -> std::process::ExitCode {
+    if let Some(exit) = crate::cli::launcher() {
+        return exit;
+    }
     crate::cli::main_with(command(), commands::run)
 }
