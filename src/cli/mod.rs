@@ -85,6 +85,8 @@ pub fn launcher() -> Option<std::process::ExitCode> {
         if let Some(code) = crate::process::launched(&args) {
             return Some(code.into());
         }
+        #[cfg(target_env = "gnu")]
+        crate::process::settle_for_long_runs();
         if let Ok(binary) = std::env::current_exe() {
             crate::process::launch_through(binary);
         }

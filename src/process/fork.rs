@@ -1,9 +1,10 @@
-//! The one place with `unsafe` code: a closure run in a freshly forked
+//! One of the two places with `unsafe` code (the other sets the allocator's
+//! thresholds, `allocator.rs`): a closure run in a freshly forked
 //! child before it executes its program (`CommandExt::pre_exec` is unsafe
 //! because such a closure may only do what is safe between `fork` and
 //! `exec`). Everything else reaches the system through `rustix` and
 //! `signal-hook`, whose calls are safe; the crate denies `unsafe_code`
-//! outside this module.
+//! outside these two modules.
 
 use std::os::unix::process::CommandExt as _;
 use std::process::Command;

@@ -13,6 +13,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context as _, Result};
 
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+mod allocator;
 mod children;
 mod disk;
 #[allow(unsafe_code)]
@@ -22,6 +25,8 @@ mod launch;
 mod procfs;
 mod strict;
 
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub use allocator::settle_for_long_runs;
 pub use children::{
     exists, install_interrupt_handler, interrupted, kill_group, kill_own_leftovers, kill_self, kill_tagged,
     set_run_token, spawn_registered, unregister, RUN_TOKEN_VAR,
@@ -192,7 +197,12 @@ enum Report {
 /// to the cap for the transcript.
 pub fn run_lines(spec: Spec<'_>, on_line: &mut dyn FnMut(&str)) -> Result<Finished> {
     let start = Instant::now();
-    let path = spec.env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| OsStr::new(v));
+    let path = spec
+        .env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| OsStr::new(v));
     // If we are killed (kill -9), it is killed too instead of going on
     // editing the worktree that --resume will restore.
     let mut command = children::owned_command(spec.program, path, spec.cwd, children::DeathSignal::Kill)

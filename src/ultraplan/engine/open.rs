@@ -145,6 +145,7 @@ pub(super) fn open_state<'r>(
                 executor: opts.executor.id(),
                 plan_blob: crate::ultraplan::state::write_text(repo, &plan_text)?.to_string(),
                 attempts_recorded: 0,
+                touched: Default::default(),
             };
             let mut state = RunState::start(repo, state_ref, progress, input.text)?;
             if !waited.is_empty() {

@@ -185,7 +185,24 @@ pub struct Progress {
     /// takes the next number, which orders attempts logged in one second.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub attempts_recorded: u64,
+    /// The steps handed out by [`Progress::step_mut`] since the state was
+    /// last saved: the ones a save writes again (never serialized).
+    #[serde(skip)]
+    pub touched: Touched,
 }
+
+/// Step numbers changed since the last save. Not part of what a progress
+/// is: two progresses that differ only here are equal.
+#[derive(Clone, Debug, Default)]
+pub struct Touched(pub std::collections::BTreeSet<u32>);
+
+impl PartialEq for Touched {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Touched {}
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
@@ -196,7 +213,9 @@ impl Progress {
         self.steps.get(&number).cloned().unwrap_or_default()
     }
 
+    /// The step's entry, for a change: the next save writes it.
     pub fn step_mut(&mut self, number: u32) -> &mut StepProgress {
+        self.touched.0.insert(number);
         self.steps.entry(number).or_default()
     }
 }
@@ -231,6 +250,7 @@ mod tests {
             executor: "shell".into(),
             plan_blob: "b".into(),
             attempts_recorded: 0,
+            touched: Default::default(),
         };
         p.step_mut(10).status = StepStatus::Passed;
         p.step_mut(2).attempts = 1;

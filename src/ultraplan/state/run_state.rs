@@ -34,6 +34,11 @@ pub struct RunState<'r> {
     pub step_counts: BTreeMap<String, usize>,
     /// The step entries as last saved: a save writes those that differ.
     saved_steps: BTreeMap<u32, StepProgress>,
+    /// Whether every step's entry was compared with the saved one since the
+    /// state was read: after that, a save looks only at the steps
+    /// [`Progress::step_mut`] handed out (a step's cost stays the same at
+    /// step 10,000 as at step 10).
+    compared_all: bool,
     /// The last state commit of the run before this one.
     previous_run: Option<Oid>,
     pending: Vec<TreeEdit>,
@@ -73,6 +78,7 @@ impl<'r> RunState<'r> {
             progress: index.progress,
             step_counts: index.step_counts,
             saved_steps,
+            compared_all: false,
             previous_run: index.previous_run,
             pending: Vec::new(),
             kept: Vec::new(),
@@ -101,6 +107,7 @@ impl<'r> RunState<'r> {
             progress,
             step_counts: BTreeMap::new(),
             saved_steps: BTreeMap::new(),
+            compared_all: false,
             previous_run: head,
             pending: Vec::new(),
             kept: Vec::new(),
@@ -257,12 +264,30 @@ impl<'r> RunState<'r> {
     /// moves the ref from the previous one (compare-and-swap). A state read
     /// in layout 1 is first upgraded to layout 2 in a commit of its own.
     pub fn save(&mut self, message: &str) -> Result<()> {
+        let saved = self.save_touched(message);
+        if saved.is_err() {
+            // What was handed out may not have been written: compare all.
+            self.compared_all = false;
+        }
+        saved
+    }
+
+    fn save_touched(&mut self, message: &str) -> Result<()> {
         if self.layout == Layout::V1 {
             self.upgrade()?;
         }
         self.progress.updated_at = now();
         let mut edits = Vec::new();
-        for (n, step) in self.progress.steps.iter_mut() {
+        let touched = std::mem::take(&mut self.progress.touched.0);
+        let compare_all = !std::mem::replace(&mut self.compared_all, true);
+        let numbers: Vec<u32> = match compare_all {
+            true => self.progress.steps.keys().copied().collect(),
+            false => touched.into_iter().collect(),
+        };
+        for n in &numbers {
+            let Some(step) = self.progress.steps.get_mut(n) else {
+                continue;
+            };
             if let Some(commit) = &step.commit {
                 if let Some(last) = step.results.iter_mut().rev().find(|r| r.status == "success") {
                     if last.commit.is_none() {

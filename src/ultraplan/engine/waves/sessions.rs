@@ -243,7 +243,7 @@ impl<'a> Waves<'a> {
             }
             if let Some(s) = RunState::load(self.repo, &name)? {
                 for (n, step) in &s.progress.steps {
-                    state.progress.steps.insert(*n, step.clone());
+                    *state.progress.step_mut(*n) = step.clone();
                 }
             }
         }
