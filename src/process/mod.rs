@@ -206,7 +206,7 @@ pub fn run_lines(spec: Spec<'_>, on_line: &mut dyn FnMut(&str)) -> Result<Finish
     // If we are killed (kill -9), it is killed too instead of going on
     // editing the worktree that --resume will restore.
     let mut command = children::owned_command(spec.program, path, spec.cwd, children::DeathSignal::Kill)
-        .map_err(|e| anyhow!("cannot run '{}': {e}", spec.program))?;
+        .with_context(|| format!("cannot run '{}'", spec.program))?;
     command
         .args(&spec.args)
         .current_dir(spec.cwd)

@@ -291,6 +291,39 @@ fn killed_from_outside_mid_executor() {
     env.assert_fsck(&repo);
 }
 
+/// An executor dies with a run killed by SIGKILL, before anything resumes:
+/// the kernel's parent-death signal, asked for by the launcher our binary
+/// starts every step's children through (no fork of the run's memory).
+#[test]
+#[cfg(target_os = "linux")]
+fn a_killed_run_takes_its_executor_down_with_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let pid_file = env.root().join("executor.pid");
+    let body = format!(
+        "# Hang\n\n## Implementation Plan\n\n### Step 1: Hang\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  echo $$ > {pid}.tmp && mv {pid}.tmp {pid}\n  sleep 60\n  ```\n- **Verify:** `true`\n- **Checkpoint:** `git commit -m \"hang\"`\n",
+        pid = pid_file.display()
+    );
+    write(&repo.join("plan.md"), &body);
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    wait_for(std::slice::from_ref(&pid_file));
+    let executor = read(&pid_file).trim().to_owned();
+    let _ = signal(child, "-9");
+    let gone = |pid: &str| match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // A zombie waiting for its new parent to reap it is dead too.
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !gone(&executor) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(gone(&executor), "the executor {executor} outlived the killed run");
+}
+
 /// Ctrl-C reaches the running executor; the run records where it stopped,
 /// releases its lock, exits 130, and `--resume` finishes it.
 #[test]
