@@ -36,7 +36,12 @@ fn resume_state(run: &Run<'_>) -> Vec<ResumeEntry> {
         text("Base commit", repo.short(a.base.commit)),
         text(
             "Commit plan",
-            format!("{} commits\n{}", run.plan.commits.len(), plan_lines.join("\n")),
+            format!(
+                "{} commit{}\n{}",
+                run.plan.commits.len(),
+                if run.plan.commits.len() == 1 { "" } else { "s" },
+                plan_lines.join("\n")
+            ),
         ),
         text("Current commit", (run.current + 1).to_string()),
         text("Commits completed", run.built.len().to_string()),
