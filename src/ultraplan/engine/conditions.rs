@@ -5,7 +5,7 @@
 
 use anyhow::Result;
 
-use super::{expecting, Failure, Run};
+use super::{command_check, Failure, Run};
 use crate::ultraplan::state::StepStatus;
 
 impl Run<'_> {
@@ -20,7 +20,7 @@ impl Run<'_> {
                 condition.text
             )),
             Some(check) => {
-                let checked = expecting::run(check, &self.workdir, self.opts)?;
+                let checked = command_check::run(check, &self.workdir, self.opts)?;
                 if let Some(why) = checked.failure.clone() {
                     self.state.progress.status = crate::ultraplan::state::RunStatus::Stopped;
                     self.state.save(&format!("entry condition failed: {why}"))?;
@@ -59,7 +59,7 @@ impl Run<'_> {
             match &condition.check {
                 None => log.push_str(&format!("- not checked (prose): {}\n", condition.text)),
                 Some(check) => {
-                    let checked = expecting::run(check, &self.workdir, self.opts)?;
+                    let checked = command_check::run(check, &self.workdir, self.opts)?;
                     let verdict = if checked.passed() { "PASS" } else { "FAIL" };
                     all &= checked.passed();
                     log.push_str(&format!(

@@ -8,39 +8,32 @@
 //! a plan's steps; the historian's (`historian::engine`) rewrites a branch.
 //!
 //! Here: [`run`] and the loop over steps; `options` and `report` hold the
-//! vocabulary a caller speaks; `step` → `attempt` → `checkpoint` is one
-//! step's life, `conditions` a session spec's entry and exit conditions,
-//! [`waves`] the parallel sessions.
+//! vocabulary a caller speaks; `step` is one step's life, a pipeline of
+//! stages (execute → observe → judge → record → checkpoint);
+//! `command_check` runs a command against its expected output (a Verify, a
+//! condition, a Verification item); `conditions` a session spec's entry and
+//! exit conditions, [`plan_verification`] a plan's `## Verification` once
+//! every step is done, [`waves`] the parallel sessions.
 
-mod attempt;
-mod checkpoint;
 pub mod clean;
+pub mod command_check;
 mod conditions;
-mod expecting;
 mod fault;
 pub mod leftovers;
 mod observer;
 mod open;
 mod options;
-mod outside;
-mod person;
-mod record;
-mod recover;
+pub mod plan_verification;
 mod report;
-mod restore;
-mod retry;
 pub mod risk;
-mod scope;
 pub mod secrets;
 pub mod stats_line;
 mod step;
-pub mod verification;
-pub mod verify;
 pub mod waves;
 
 use std::path::PathBuf;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context, Result};
 
 use crate::git::Repo;
 use crate::process;
@@ -51,31 +44,35 @@ pub use observer::{Event, Observer};
 pub use options::{Mode, PlanInput, RunOptions};
 pub use report::{Failure, RunReport, RunResult, StepReport};
 
-/// The run in progress: everything the step lifecycle touches.
+/// The run in progress: what lives across its steps. What one step or one
+/// attempt needs is handed from stage to stage (see `step`), not kept here.
 pub(crate) struct Run<'a> {
-    pub repo: &'a Repo,
-    pub plan: &'a Plan,
-    pub input: &'a PlanInput<'a>,
-    pub opts: &'a RunOptions,
-    pub state: RunState<'a>,
-    pub observer: &'a mut dyn Observer,
-    pub session: Option<&'a Session>,
-    pub workdir: PathBuf,
-    pub result_file: PathBuf,
-    pub warnings: Vec<String>,
-    pub failure: Option<Failure>,
-    pub instructions: Option<String>,
+    repo: &'a Repo,
+    plan: &'a Plan,
+    input: &'a PlanInput<'a>,
+    opts: &'a RunOptions,
+    state: RunState<'a>,
+    observer: &'a mut dyn Observer,
+    /// The session being run, whose fence applies to every step.
+    session: Option<&'a Session>,
+    workdir: PathBuf,
+    /// Where an executor writes its result, for every attempt.
+    result_file: PathBuf,
+    /// Every warning so far, for the report.
+    warnings: Vec<String>,
+    /// Why the run stopped, if it did.
+    failure: Option<Failure>,
+    /// What a person is asked to do where the run waits.
+    instructions: Option<String>,
     /// The `--answer`s not yet given to a waiting step.
-    pub answers: Vec<String>,
-    /// What the person reported in an end-of-phase review, failing it.
-    pub review_issues: Option<String>,
+    answers: Vec<String>,
     /// Carries scans from one to the next (incremental when it can).
-    pub tracker: crate::git::Tracker,
+    tracker: crate::git::Tracker,
     /// The dead run this one took over left processes running (stopped now):
     /// what changed in the worktree since may be theirs, not a person's.
-    pub leftovers_stopped: bool,
+    leftovers_stopped: bool,
     /// The worktree's links that lead out of it, once looked up.
-    pub outside_links: Option<outside::Links>,
+    outside_links: Option<step::outside::Links>,
 }
 
 impl Run<'_> {
@@ -152,7 +149,7 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
             observer,
         )?;
         let tmp = repo.common_dir().join("ultraplan").join("tmp");
-        std::fs::create_dir_all(&tmp).map_err(|e| anyhow!("cannot create '{}': {e}", tmp.display()))?;
+        std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create '{}'", tmp.display()))?;
         let result_file = tmp.join(format!("result-{}.yaml", std::process::id()));
         let mut run = Run {
             repo,
@@ -168,7 +165,6 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
             failure: None,
             instructions: None,
             answers: opts.answers.clone(),
-            review_issues: None,
             tracker: crate::git::Tracker::trusting_clean(opts.clean_at),
             leftovers_stopped: lock.leftovers_stopped > 0,
             outside_links: None,
@@ -298,7 +294,7 @@ impl Run<'_> {
             && self.opts.mode.session().is_none()
             && !self.plan.verification.is_empty()
         {
-            let (out, failure) = verification::run(self.plan, &self.workdir, self.opts)?;
+            let (out, failure) = plan_verification::run(self.plan, &self.workdir, self.opts)?;
             if failure.is_some() {
                 self.failure = failure;
                 result = RunResult::Failed;

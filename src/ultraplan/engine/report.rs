@@ -79,7 +79,7 @@ pub struct RunReport {
     pub session: Option<u32>,
     /// A plan run as one session: its `## Verification` items, once every
     /// step passed (a parallel run reports them in `WavesReport`).
-    pub verification: Vec<super::verification::Checked>,
+    pub verification: Vec<super::plan_verification::Checked>,
     /// What the run's attempts cost, as their executors reported it.
     pub usage: Usage,
 }

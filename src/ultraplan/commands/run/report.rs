@@ -194,7 +194,7 @@ fn notes_hint(report: &RunReport) -> String {
 
 /// The `## Verification` items as the report lists them, PASS or FAIL each
 /// (nothing when the plan has none).
-fn verification(checked: &[crate::ultraplan::engine::verification::Checked]) -> String {
+fn verification(checked: &[crate::ultraplan::engine::plan_verification::Checked]) -> String {
     let mut out = String::new();
     if !checked.is_empty() {
         out.push_str("\nVerification\n");

@@ -101,7 +101,7 @@ pub struct ConflictRecord {
     pub refused: Option<String>,
 }
 
-pub use super::verification::Checked;
+pub use super::plan_verification::Checked;
 
 pub struct WavesReport {
     pub run: RunReport,

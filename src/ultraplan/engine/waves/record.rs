@@ -149,7 +149,7 @@ impl<'a> Waves<'a> {
 
     pub(super) fn verification(&mut self) -> Result<Vec<Checked>> {
         let root = self.repo.workdir()?.to_owned();
-        let (out, failure) = crate::ultraplan::engine::verification::run(self.input.plan, &root, self.opts)?;
+        let (out, failure) = crate::ultraplan::engine::plan_verification::run(self.input.plan, &root, self.opts)?;
         if failure.is_some() {
             self.failure = failure;
         }

@@ -1,12 +1,19 @@
-//! What an attempt leaves behind (DESIGN §8.3): the result in seed 000's
-//! schema — the executor's claims plus ultraplan's observations — validated
-//! with the result validator, under a metadata header. The same document is
-//! the attempt's `attempt-<A>.yaml` in the run state and, for a passed step,
-//! the note on its checkpoint commit.
+//! Stage 4 of an attempt, record (DESIGN §6.2 4e–f, §8.3): what an attempt
+//! leaves behind. The result in seed 000's schema — the executor's claims
+//! plus ultraplan's observations — validated with the result validator,
+//! under a metadata header; the same document is the attempt's
+//! `attempt-<A>.yaml` in the run state and, for a passed step, the note on
+//! its checkpoint commit. Beside it, the attempt's log and tree. Returns
+//! what the checkpoint or the failure policy needs: the [`Attempt`].
 
 use std::path::Path;
 
+use anyhow::Result;
 use serde::Serialize;
+
+use super::execute::Executed;
+use super::judge::Judgement;
+use super::{fault, policy, Attempt, Run};
 
 use crate::ultraplan::exec::{Claim, Executor, Outcome, Tokens};
 use crate::ultraplan::plan::{Plan, Step};
@@ -73,7 +80,7 @@ struct Record<'a> {
 }
 
 /// The facts of one attempt.
-pub struct AttemptFacts<'a> {
+struct AttemptFacts<'a> {
     pub plan: &'a Plan,
     pub plan_path: &'a str,
     pub step: &'a Step,
@@ -96,7 +103,7 @@ pub struct AttemptFacts<'a> {
 }
 
 /// Builds the record's YAML; returns it with the validation outcome word.
-pub fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
+fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
     let step = facts.step;
     let status = if facts.passed {
         "success"
@@ -221,4 +228,65 @@ pub fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
         serde_yaml::to_string(&record).unwrap_or_default(),
         validation.outcome.as_str(),
     )
+}
+
+impl Run<'_> {
+    /// Records the attempt `executed` made as `judged`: its record, log and
+    /// tree in the run state. Saved by the caller: with the pending
+    /// checkpoint when it passed.
+    pub(super) fn record_attempt(&mut self, step: &Step, executed: Executed, judged: Judgement) -> Result<Attempt> {
+        let n = step.number;
+        let (a, outcome, started) = (executed.attempt, &executed.outcome, executed.started);
+        let observed = judged.observed;
+        let passed = judged.reason.is_none();
+        let paths: Vec<String> = observed.changes.iter().map(|c| c.path.clone()).collect();
+        let (record, _) = build(AttemptFacts {
+            plan: self.plan,
+            plan_path: &self.input.path,
+            step,
+            session: self.step_session(step).map(|s| s.number),
+            run_id: &self.state.progress.run_id.clone(),
+            attempt: a,
+            executor: &self.opts.executor,
+            outcome,
+            changed: paths,
+            verify_exit: judged.verify_exit,
+            verify_summary: judged.verify_summary,
+            passed,
+            blocked: judged.blocked,
+            reason: judged.reason.clone(),
+            duration_ms: started.elapsed().as_millis() as u64,
+            warnings: observed.warnings,
+            root: &self.workdir,
+        });
+        let mut log = outcome.transcript.clone();
+        if let Some(v) = &step.verify {
+            log.push_str(&format!("\n--- verify: {}\n{}", v.command, judged.verify_output));
+        }
+        let verify_output = judged.verify_output.clone();
+        let verify_ran = judged.verify_exit.is_some() && step.verify.is_some();
+        self.state.put_record(n, a, &record)?;
+        self.state.put_text(&self.state.step_paths(n).transcript(a), &log)?;
+        self.keep_tree(&self.state.step_paths(n).after(a), observed.tree.tree)?;
+        self.state.progress.step_mut(n).error = judged.reason.clone();
+        Ok(Attempt {
+            passed,
+            reason: judged.reason,
+            observed: observed.tree,
+            changes: observed.changes,
+            record,
+            blocked: judged.blocked,
+            sandbox_blocked: judged.sandbox_blocked,
+            verify_tail: verify_ran.then(|| policy::verify_tail(&verify_output)),
+        })
+    }
+
+    /// Saves a failed attempt's record.
+    pub(super) fn record_failure(&mut self, step: &Step, a: u32, done: &Attempt) -> Result<()> {
+        let why = done.reason.as_deref().and_then(|r| r.lines().next()).unwrap_or("");
+        self.state
+            .save(&format!("step {} attempt {a}: failed ({why})", step.number))?;
+        fault::point("after-record");
+        Ok(())
+    }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{expecting, Failure, RunOptions};
+use super::{command_check, Failure, RunOptions};
 use crate::ultraplan::plan::Plan;
 use crate::ultraplan::state::StepStatus;
 
@@ -25,7 +25,7 @@ pub struct Checked {
 pub(super) fn run(plan: &Plan, root: &Path, opts: &RunOptions) -> Result<(Vec<Checked>, Option<Failure>)> {
     let mut out = Vec::new();
     for check in &plan.verification {
-        let checked = expecting::run(check, root, opts)?;
+        let checked = command_check::run(check, root, opts)?;
         let detail = match &checked.failure {
             Some(f) => format!("{f}: {}", checked.tail(5)),
             None => checked.ending.describe(),

@@ -9,9 +9,7 @@
 
 use anyhow::{anyhow, Result};
 
-use super::attempt::Attempt;
-use super::step::StepEnd;
-use super::{fault, Run};
+use super::{fault, Attempt, Run, StepEnd};
 use crate::git::{FileChange, Oid, Snapshot};
 use crate::process;
 use crate::ultraplan::plan::{writeback, Checkpoint, PlanKind, Step};
@@ -164,7 +162,7 @@ impl Run<'_> {
     /// removed: the changes of passed steps whose Checkpoint committed
     /// nothing (`none`, or a command that did not commit) would be lost with
     /// it, so they are committed, exactly those paths, in one commit.
-    pub(super) fn commit_leftovers(&mut self, steps: &[&Step]) -> Result<()> {
+    pub(in crate::ultraplan::engine) fn commit_leftovers(&mut self, steps: &[&Step]) -> Result<()> {
         let mut paths = std::collections::BTreeSet::new();
         let mut numbers = Vec::new();
         for step in steps {

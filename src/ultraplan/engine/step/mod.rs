@@ -1,17 +1,37 @@
-//! One step (DESIGN §6.2–6.5): snapshot, scope, Test first, attempts with
-//! feedback (each one [`super::attempt`]), then a checkpoint or the failure
-//! policy. Every phase is saved in the run state before the next begins;
-//! [`Run::recover`] picks a step up from whatever phase a killed process left
-//! it in.
+//! One step (DESIGN §6.2–6.5) as a pipeline. The step starts: its snapshot
+//! is taken ([`restore`] records what it holds beyond the worktree), its
+//! declared scope fenced ([`scope`]), Test first judged. Then each attempt is
+//!
+//! [`execute`] → [`observe`] → [`judge`] → [`record`] → [`checkpoint`]
+//!
+//! each stage a function of what the one before returned; an attempt that
+//! did not pass goes to the failure [`policy`] instead of the checkpoint,
+//! which may start the next attempt. Every stage is saved in the run state
+//! before the next begins; [`recover`] picks a step up from whatever stage a
+//! killed process left it in. A step for a [`person`] waits for their answer.
+
+mod checkpoint;
+mod execute;
+mod judge;
+mod manifest;
+mod observe;
+pub(super) mod outside;
+mod person;
+mod policy;
+mod record;
+mod recover;
+mod restore;
+mod scope;
 
 use anyhow::Result;
 
-use super::attempt::{Attempt, AttemptEnd};
-use super::{expecting, fault, Failure, Run};
+use super::{command_check, fault, Event, Failure, Run};
 use crate::git::{Oid, Snapshot};
-use crate::ultraplan::plan::{FailurePolicy, Step};
+use crate::ultraplan::plan::Step;
 use crate::ultraplan::state::{now, StepProgress, StepStatus};
+use execute::Start;
 
+/// How a step ended.
 pub(super) enum StepEnd {
     Passed,
     Skipped,
@@ -22,9 +42,41 @@ pub(super) enum StepEnd {
     Interrupted,
 }
 
-pub(super) enum Next {
+/// What the failure policy decides after an attempt that did not pass.
+enum Next {
     Retry { base: Oid, feedback: String },
     End(StepEnd),
+}
+
+/// A recorded attempt: what the checkpoint or the failure policy needs.
+struct Attempt {
+    pub passed: bool,
+    pub reason: Option<String>,
+    /// The working tree after the attempt (scope violations already undone).
+    pub observed: Snapshot,
+    /// Observed changes since the step's snapshot, all allowed.
+    pub changes: Vec<crate::git::FileChange>,
+    pub record: String,
+    /// The executor could not start (and Verify did not pass either).
+    pub blocked: bool,
+    /// A session spec's Step 0 exited 77.
+    pub sandbox_blocked: bool,
+    /// The end of Verify's output, for the next attempt's prompt (`None`
+    /// when Verify did not run).
+    pub verify_tail: Option<String>,
+}
+
+/// How an attempt ended.
+enum AttemptEnd {
+    Done(Box<Attempt>),
+    Waiting(String),
+    Interrupted,
+}
+
+/// A stage either goes on with its value or ends the attempt early.
+enum Phase<T> {
+    Go(T),
+    End(AttemptEnd),
 }
 
 impl Run<'_> {
@@ -41,7 +93,7 @@ impl Run<'_> {
         }
     }
 
-    pub(super) fn start(&mut self, step: &Step) -> Result<StepEnd> {
+    fn start(&mut self, step: &Step) -> Result<StepEnd> {
         fault::point("step-start");
         let n = step.number;
         let snapshot = self.repo.scan(&mut self.tracker)?;
@@ -87,7 +139,7 @@ impl Run<'_> {
     }
 
     /// The last attempt this execution of the step may make.
-    pub(super) fn attempt_limit(&self, step: &Step) -> Result<u32> {
+    fn attempt_limit(&self, step: &Step) -> Result<u32> {
         let first = self
             .state
             .read_text(&self.state.step_paths(step.number).execution())?
@@ -96,7 +148,7 @@ impl Run<'_> {
         Ok(first + self.opts.max_attempts.max(1) - 1)
     }
 
-    pub(super) fn attempts(
+    fn attempts(
         &mut self,
         step: &Step,
         snapshot: Oid,
@@ -136,88 +188,45 @@ impl Run<'_> {
         }
     }
 
-    /// Saves a failed attempt's record.
-    pub(super) fn record_failure(&mut self, step: &Step, a: u32, done: &Attempt) -> Result<()> {
-        let why = done.reason.as_deref().and_then(|r| r.lines().next()).unwrap_or("");
-        self.state
-            .save(&format!("step {} attempt {a}: failed ({why})", step.number))?;
-        fault::point("after-record");
-        Ok(())
-    }
-
-    /// The failure policy (DESIGN §6.5) after attempt `a`.
-    pub(super) fn after_failure(
+    /// One attempt: execute → observe → judge → record (unless `base` is
+    /// `None`: then the worktree as a person left it is verified, nothing
+    /// runs). What follows — the checkpoint or the failure policy — is the
+    /// caller's.
+    fn attempt(
         &mut self,
         step: &Step,
         snapshot: Oid,
         a: u32,
-        last: bool,
-        done: &Attempt,
-    ) -> Result<Next> {
-        let reason = done.reason.clone().unwrap_or_else(|| "the step did not pass".into());
-        if done.sandbox_blocked {
-            return self.end(step, StepStatus::Blocked, Some(reason)).map(Next::End);
-        }
-        let policy = step.on_failure.action;
-        if done.blocked && policy != FailurePolicy::Skip {
-            // Trying again cannot help an executor that could not start.
-            return self.end(step, StepStatus::Blocked, Some(reason)).map(Next::End);
-        }
-        let feedback = || {
-            let mut f = format!("Attempt {a} failed: {reason}");
-            if let (Some(tail), Some(v)) = (&done.verify_tail, &step.verify) {
-                match tail.trim() {
-                    "" => f.push_str(&format!("\nVerify ({}) printed nothing.", v.command)),
-                    _ => f.push_str(&format!("\nVerify ({}) printed:\n{tail}", v.command)),
-                }
-            }
-            if policy == FailurePolicy::Revert {
-                f.push_str("\nThe worktree was restored to how it was before the step.");
-            }
-            if let Some(instructions) = &step.on_failure.instructions {
-                f.push_str(&format!("\nOn failure ({}): {instructions}", policy.as_str()));
-            }
-            f
+        base: Option<Oid>,
+        feedback: Option<String>,
+    ) -> Result<AttemptEnd> {
+        // A step for a person (a checkpoint task, or a prose Verify): it waits
+        // for them, and passes on the answer given with `--resume --answer`.
+        let answered = match self.person_answer(step, base.is_none()) {
+            Ok(answer) => answer,
+            Err(prompt) => return Ok(AttemptEnd::Waiting(prompt)),
         };
-        match policy {
-            FailurePolicy::Escalate => self.end(step, StepStatus::Escalated, Some(reason)).map(Next::End),
-            FailurePolicy::Skip => {
-                self.restore_step(step.number, &done.observed, snapshot)?;
-                self.end(step, StepStatus::Skipped, Some(reason)).map(Next::End)
-            }
-            FailurePolicy::Revert | FailurePolicy::Retry if last => {
-                self.restore_step(step.number, &done.observed, snapshot)?;
-                self.end(step, StepStatus::Failed, Some(reason)).map(Next::End)
-            }
-            FailurePolicy::Revert => {
-                self.restore_step(step.number, &done.observed, snapshot)?;
-                Ok(Next::Retry {
-                    base: snapshot,
-                    feedback: feedback(),
-                })
-            }
-            FailurePolicy::Retry => Ok(Next::Retry {
-                base: done.observed.tree,
-                feedback: feedback(),
-            }),
-        }
-    }
-
-    /// Puts everything back as it was before step `n`: HEAD, its branch and
-    /// the stash, then the working tree (from `current`, what is there now),
-    /// then the index.
-    pub(super) fn restore_step(&mut self, n: u32, current: &Snapshot, snapshot: Oid) -> Result<()> {
-        self.put_pointers_back(n)?;
-        self.repo.restore(current, snapshot, None)?;
-        self.put_index_back(n)?;
-        self.put_own_files_back(n)?;
-        self.put_ignored_back(n)?;
-        fault::point("after-restore");
-        Ok(())
+        let start = Start {
+            snapshot,
+            attempt: a,
+            base,
+            feedback,
+        };
+        let executed = match self.execute(step, start, answered)? {
+            Phase::Go(executed) => executed,
+            Phase::End(end) => return Ok(end),
+        };
+        let observed = self.observe(step, &executed)?;
+        let judged = match self.judge(step, &executed, observed)? {
+            Phase::Go(judged) => judged,
+            Phase::End(end) => return Ok(end),
+        };
+        let attempt = self.record_attempt(step, executed, judged)?;
+        Ok(AttemptEnd::Done(Box::new(attempt)))
     }
 
     /// Ends the step with `status`, keeping the worktree as it is.
-    pub(super) fn end(&mut self, step: &Step, status: StepStatus, reason: Option<String>) -> Result<StepEnd> {
+    fn end(&mut self, step: &Step, status: StepStatus, reason: Option<String>) -> Result<StepEnd> {
         let n = step.number;
         let p = self.state.progress.step_mut(n);
         p.status = status;
@@ -249,27 +258,5 @@ impl Run<'_> {
             StepStatus::Blocked => StepEnd::Blocked,
             _ => StepEnd::Waiting,
         })
-    }
-
-    pub(super) fn test_first(&mut self, step: &Step) -> Result<()> {
-        let n = step.number;
-        let Some(v) = &step.verify else {
-            self.warn(format!(
-                "step {n}: Test first is given but there is no Verify to run it"
-            ));
-            return Ok(());
-        };
-        let checked = expecting::run(v, &self.workdir, self.opts)?;
-        let verdict = if checked.passed() {
-            self.warn(format!("step {n}: Verify already passes before the step (Test first expects it to fail); the step may already be done"));
-            "GREEN (unexpected: already passes)"
-        } else {
-            "RED (fails as expected)"
-        };
-        self.state.put_text(
-            &self.state.step_paths(n).test_first_log(),
-            &format!("test first: {verdict}\n--- verify: {}\n{}", v.command, checked.output),
-        )?;
-        Ok(())
     }
 }

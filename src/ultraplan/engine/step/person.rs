@@ -14,13 +14,27 @@ use crate::ultraplan::plan::review::{classify, Verdict};
 use crate::ultraplan::plan::{HumanKind, Step};
 use crate::ultraplan::state::StepStatus;
 
+/// A person's answer to a step that needs one.
+pub(super) struct Answer {
+    /// What they answered (an end-of-phase review: every check's answer).
+    pub text: String,
+    /// The issues they reported in a review, failing the step.
+    pub issues: Option<String>,
+}
+
+impl Answer {
+    fn given(text: String) -> Answer {
+        Answer { text, issues: None }
+    }
+}
+
 impl Run<'_> {
     /// The answer for a step that needs a person, `Ok(None)` when it needs
     /// none (yet), or `Err(prompt)` when it must wait: a checkpoint task waits
     /// instead of the executor for an answer (one naming an option, for a
     /// decision) — given on `--resume`, also to a session run again in a new
     /// worktree; a prose Verify takes the answer when verified in place.
-    pub(super) fn person_answer(&mut self, step: &Step, in_place: bool) -> std::result::Result<Option<String>, String> {
+    pub(super) fn person_answer(&mut self, step: &Step, in_place: bool) -> std::result::Result<Option<Answer>, String> {
         let Some(human) = &step.human else {
             return Ok(None);
         };
@@ -46,7 +60,7 @@ impl Run<'_> {
         let given = (!self.answers.is_empty()).then(|| self.answers.remove(0));
         match given {
             Some(given) => match human.accept(&given) {
-                Some(answer) => Ok(Some(answer)),
+                Some(answer) => Ok(Some(Answer::given(answer))),
                 None => Err(format!(
                     "'{given}' is not one of the options; answer with an option id\n{}",
                     human.prompt()
@@ -62,7 +76,7 @@ impl Run<'_> {
     /// recorded (in the run state, `steps/<n>/answers`); while a check is
     /// open the run waits showing the open ones; once every check has an
     /// answer, the summary — and the issues, which fail the step.
-    fn review_answer(&mut self, step: &Step) -> std::result::Result<Option<String>, String> {
+    fn review_answer(&mut self, step: &Step) -> std::result::Result<Option<Answer>, String> {
         let Some(human) = &step.human else {
             return Ok(None);
         };
@@ -106,7 +120,9 @@ impl Run<'_> {
                 unverified.join("; ")
             ));
         }
-        self.review_issues = (!issues.is_empty()).then(|| format!("the person reported: {}", issues.join("; ")));
-        Ok(Some(summary.join("; ")))
+        Ok(Some(Answer {
+            text: summary.join("; "),
+            issues: (!issues.is_empty()).then(|| format!("the person reported: {}", issues.join("; "))),
+        }))
     }
 }

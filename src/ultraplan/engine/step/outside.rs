@@ -26,7 +26,7 @@ use crate::git::{EntryKind, FileChange, Oid};
 const MAX_ENTRIES: usize = 2000;
 
 /// The links of the worktree that lead out of it: (path, where they lead).
-pub(super) type Links = Vec<(String, PathBuf)>;
+pub(in crate::ultraplan::engine) type Links = Vec<(String, PathBuf)>;
 
 /// What could be seen outside the repository at one moment.
 #[derive(Debug, Default, PartialEq, Eq)]

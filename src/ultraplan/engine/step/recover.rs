@@ -4,9 +4,7 @@
 
 use anyhow::{anyhow, Result};
 
-use super::attempt::{Attempt, AttemptEnd};
-use super::step::{Next, StepEnd};
-use super::Run;
+use super::{Attempt, AttemptEnd, Next, Run, StepEnd};
 use crate::git::{Oid, Snapshot};
 use crate::ultraplan::plan::{pattern, Step};
 use crate::ultraplan::state::StepStatus;

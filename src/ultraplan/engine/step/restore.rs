@@ -17,10 +17,23 @@
 
 use anyhow::{anyhow, Result};
 
-use super::Run;
+use super::{fault, Run};
 use crate::git::{FileChange, Oid, Pointers, Snapshot};
 
 impl Run<'_> {
+    /// Puts everything back as it was before step `n`: HEAD, its branch and
+    /// the stash, then the working tree (from `current`, what is there now),
+    /// then the index.
+    pub(super) fn restore_step(&mut self, n: u32, current: &Snapshot, snapshot: Oid) -> Result<()> {
+        self.put_pointers_back(n)?;
+        self.repo.restore(current, snapshot, None)?;
+        self.put_index_back(n)?;
+        self.put_own_files_back(n)?;
+        self.put_ignored_back(n)?;
+        fault::point("after-restore");
+        Ok(())
+    }
+
     /// Records the index and the pointers before step `n` runs.
     pub(super) fn record_git(&mut self, n: u32) -> Result<()> {
         let index = self.repo.index_tree()?.ok_or_else(|| crate::error::FatalWithHint {

@@ -1,0 +1,166 @@
+//! Stage 1 of an attempt, execute (DESIGN §6.2 4a): the attempt's start is
+//! saved, then the executor makes the change — or nothing runs, when the
+//! worktree is verified as a person left it. What lies outside the
+//! repository is looked at first, so [`super::observe`] can tell what the
+//! executor wrote there. Returns what observing needs: the [`Executed`].
+
+use std::time::Instant;
+
+use anyhow::Result;
+
+use super::outside::{Links, Outside};
+use super::person::Answer;
+use super::{fault, AttemptEnd, Event, Phase, Run};
+use crate::git::Oid;
+use crate::process;
+use crate::ultraplan::exec::{self, Claim, Outcome};
+use crate::ultraplan::plan::Step;
+use crate::ultraplan::state::StepStatus;
+
+/// Where an attempt starts from.
+pub(in crate::ultraplan::engine) struct Start {
+    /// The step's snapshot: what the worktree was before the step.
+    pub snapshot: Oid,
+    /// The attempt's number.
+    pub attempt: u32,
+    /// The tree the executor starts from (`None`: the worktree as a person
+    /// left it is verified, nothing runs).
+    pub base: Option<Oid>,
+    /// What the attempt before this one left to say.
+    pub feedback: Option<String>,
+}
+
+/// What an executed attempt hands to observing and judging.
+pub(in crate::ultraplan::engine) struct Executed {
+    pub snapshot: Oid,
+    pub attempt: u32,
+    pub base: Option<Oid>,
+    /// A person's answer, when the step needs one.
+    pub answered: Option<Answer>,
+    /// What the executor did and said.
+    pub outcome: Outcome,
+    pub started: Instant,
+    /// The links leading out of the worktree, and what was outside before.
+    pub links: Links,
+    pub outside: Outside,
+}
+
+impl Run<'_> {
+    /// Executes attempt `start.attempt` of `step`: saved as started, then the
+    /// executor (unless a person did the work or the step only checks).
+    pub(super) fn execute(&mut self, step: &Step, start: Start, answered: Option<Answer>) -> Result<Phase<Executed>> {
+        let Start {
+            snapshot,
+            attempt: a,
+            base,
+            feedback,
+        } = start;
+        self.begin_attempt(step, a, base, feedback.as_deref())?;
+        let started = Instant::now();
+        let links = self.outside_links(snapshot)?;
+        let outside = Outside::look(&self.workdir, &links);
+        let person_did_it = answered.is_some() && step.human.as_ref().is_some_and(|h| h.replaces_executor());
+        let outcome = match base {
+            Some(_) if !person_did_it && !step.check_only => self.run_executor(step, a, feedback)?,
+            _ => Outcome::verified_in_place(),
+        };
+        fault::point("after-executor");
+        if outcome.interrupted || process::interrupted() {
+            return Ok(Phase::End(AttemptEnd::Interrupted));
+        }
+        if outcome.claim == Claim::Waiting {
+            let instructions = outcome.instructions.clone().unwrap_or_default();
+            return Ok(Phase::End(AttemptEnd::Waiting(instructions)));
+        }
+        Ok(Phase::Go(Executed {
+            snapshot,
+            attempt: a,
+            base,
+            answered,
+            outcome,
+            started,
+            links,
+            outside,
+        }))
+    }
+
+    /// Saves that attempt `a` starts, from what (`base`, or the worktree as
+    /// it is) and with what feedback.
+    fn begin_attempt(&mut self, step: &Step, a: u32, base: Option<Oid>, feedback: Option<&str>) -> Result<()> {
+        let n = step.number;
+        self.state.progress.step_mut(n).attempts = a;
+        self.state.progress.step_mut(n).status = StepStatus::Running;
+        match base {
+            Some(base) => self.keep_tree(&self.state.step_paths(n).base(a), base)?,
+            None => self
+                .state
+                .put_text(&self.state.step_paths(n).in_place(a), "verify the worktree as it is\n")?,
+        }
+        if let Some(f) = feedback {
+            self.state.put_text(&self.state.step_paths(n).feedback(a), f)?;
+        }
+        self.state.save(&format!("step {n} attempt {a}: started"))?;
+        self.observer.event(Event::Attempt {
+            number: n,
+            attempt: a,
+            max: self.opts.max_attempts,
+        });
+        Ok(())
+    }
+
+    /// The executor makes attempt `a`'s change, told the step, its fence and
+    /// the feedback; a retry continues the agent session before it.
+    fn run_executor(&mut self, step: &Step, a: u32, feedback: Option<String>) -> Result<Outcome> {
+        let (touch, never) = self.fence_lists(step);
+        let resume = self.previous_session(step.number, a)?;
+        let request = exec::Request {
+            plan: self.plan,
+            plan_path: &self.input.path,
+            step,
+            attempt: a,
+            max_attempts: self.opts.max_attempts,
+            feedback,
+            touch,
+            never_touch: never,
+            session: self.step_session(step).map(|s| s.number),
+            resume,
+        };
+        let ctx = exec::Context {
+            workdir: &self.workdir,
+            timeout: self.opts.executor_timeout,
+            cap: self.opts.transcript_cap,
+            result_file: self.result_file.clone(),
+            agent: &self.opts.agent,
+        };
+        let observer = &mut *self.observer;
+        let number = step.number;
+        exec::run(&self.opts.executor, &request, &ctx, &mut |text| {
+            observer.event(Event::Activity { number, text })
+        })
+    }
+
+    /// The agent session the previous attempt of this execution of step `n`
+    /// recorded, when the same executor made it: a retry continues it.
+    pub(super) fn previous_session(&self, n: u32, a: u32) -> Result<Option<String>> {
+        let first = self
+            .state
+            .read_text(&self.state.step_paths(n).execution())?
+            .and_then(|t| t.trim().parse::<u32>().ok())
+            .unwrap_or(1);
+        if a <= first || self.opts.executor.agent().is_none() {
+            return Ok(None);
+        }
+        let Some(record) = self.state.read_text(&self.state.step_paths(n).record(a - 1))? else {
+            return Ok(None);
+        };
+        let Ok(doc) = crate::yaml::parse(&record) else {
+            return Ok(None);
+        };
+        let meta = &doc["result"]["metadata"];
+        let same_executor = meta["executor_id"].as_str() == Some(self.opts.executor.id().as_str());
+        Ok(meta["session_id"]
+            .as_str()
+            .filter(|id| same_executor && !id.is_empty() && !id.contains("[REDACTED"))
+            .map(str::to_owned))
+    }
+}

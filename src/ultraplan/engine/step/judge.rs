@@ -1,0 +1,197 @@
+//! Stage 3 of an attempt, judge (DESIGN §6.2 4d, §6.3): ultraplan runs the
+//! step's Verify itself — the exit code decides —, audits the Manifest
+//! ([`super::manifest`]), takes a person's answer, and weighs what the
+//! executor said. Returns what recording needs: the [`Judgement`], with the
+//! observation it judged. Test first (a Verify run before the executor,
+//! expected to fail) is judged here too.
+
+use anyhow::Result;
+
+use super::execute::Executed;
+use super::observe::Observed;
+use super::{command_check, fault, manifest, AttemptEnd, Event, Phase, Run};
+use crate::process;
+use crate::ultraplan::exec::Claim;
+use crate::ultraplan::plan::{PlanKind, Step};
+
+/// The verdict on an attempt, with what was observed.
+pub(super) struct Judgement {
+    pub observed: Observed,
+    pub reason: Option<String>,
+    pub verify_exit: Option<i32>,
+    pub verify_summary: String,
+    pub verify_output: String,
+    pub blocked: bool,
+    pub sandbox_blocked: bool,
+}
+
+impl Run<'_> {
+    /// Judges what `executed` did, as `observed`: Verify (run by
+    /// ultraplan: the exit code decides), the Manifest, a person's answer,
+    /// and what the executor said about a failure.
+    pub(super) fn judge(&mut self, step: &Step, executed: &Executed, observed: Observed) -> Result<Phase<Judgement>> {
+        let n = step.number;
+        let outcome = &executed.outcome;
+        let answer = executed.answered.as_ref();
+        let answered = answer.map(|a| a.text.as_str());
+        let mut observed = observed;
+        let warnings = &mut observed.warnings;
+        let mut reason = observed.reason.take();
+        let mut verify_exit = None;
+        let mut verify_summary = "not run".to_owned();
+        let mut verify_output = String::new();
+        let mut sandbox_blocked = false;
+        if let Some(answer) = answered {
+            warnings.push(format!("answered by a person: {answer}"));
+        } else if let (Some(h), Some(_)) = (&step.human, &step.verify) {
+            warnings.push(format!("left for a person to check (not run): {}", h.text));
+        }
+        if reason.is_none() {
+            match &step.verify {
+                Some(v) => {
+                    self.observer.event(Event::Verifying { number: n });
+                    let checked = command_check::run(v, &self.workdir, self.opts)?;
+                    fault::point("after-verify");
+                    if process::interrupted() {
+                        return Ok(Phase::End(AttemptEnd::Interrupted));
+                    }
+                    verify_exit = Some(checked.ending.code());
+                    verify_summary = summary(&checked.tail(10), &checked.ending.describe());
+                    verify_output = checked.output.clone();
+                    if let Some(note) = &checked.note {
+                        warnings.push(note.clone());
+                    }
+                    if let Some(failure) = checked.explain(&v.command) {
+                        sandbox_blocked =
+                            self.plan.kind == PlanKind::SessionSpec && n == 0 && checked.ending.code() == 77;
+                        reason = Some(if sandbox_blocked {
+                            "Step 0 exited 77: this sandbox cannot do what the session needs".into()
+                        } else {
+                            failure
+                        });
+                    }
+                }
+                None if answered.is_some() => {
+                    verify_summary = format!("checked by a person: {}", answered.unwrap_or_default());
+                    match answer.and_then(|a| a.issues.clone()) {
+                        Some(issues) => {
+                            verify_exit = Some(1);
+                            reason = Some(issues);
+                            // Fixed and resumed, the review asks every check again.
+                            self.state.remove(&self.state.step_paths(n).answers());
+                        }
+                        None => verify_exit = Some(0),
+                    }
+                }
+                None if step.verified_by.is_some() && outcome.claim == Claim::Success => {
+                    let by = step.verified_by.unwrap_or_default();
+                    verify_exit = Some(0);
+                    verify_summary = format!(
+                        "no Verify of its own; taken on the executor's word until step {by} checks it ({})",
+                        self.plan.step(by).map_or(String::new(), |s| s.title.clone())
+                    );
+                    warnings.push(verify_summary.clone());
+                }
+                None if self.opts.allow_unverified && outcome.claim == Claim::Success => {
+                    verify_exit = Some(0);
+                    verify_summary = "no Verify command; accepted on the executor's word (--allow-unverified)".into();
+                    warnings.push(verify_summary.clone());
+                }
+                None => match &step.human {
+                    Some(h) => return Ok(Phase::End(AttemptEnd::Waiting(h.prompt()))),
+                    None => {
+                        reason = Some(
+                            "the step has no Verify command (pass --allow-unverified to accept the executor's word)"
+                                .into(),
+                        );
+                    }
+                },
+            }
+        }
+        if reason.is_none() {
+            if let Some(manifest) = &step.manifest {
+                let misses = manifest::audit(manifest, &self.workdir, &observed.changes, step.checkpoint.as_ref());
+                if !misses.is_empty() {
+                    reason = Some(misses.join("; "));
+                }
+            }
+        }
+        // The step asks for changes, the executor had nothing to run and
+        // nothing changed: the work was not done, whatever Verify says
+        // (DESIGN §5.2: `blocked`). A step without Changes only checks.
+        if reason.is_none()
+            && answered.is_none()
+            && outcome.claim == Claim::Blocked
+            && observed.changes.is_empty()
+            && !step.changes.trim().is_empty()
+        {
+            reason = Some(match verify_exit {
+                Some(0) => "nothing was changed, though Verify passes (if the step was done before, run it with --executor manual to verify it)".into(),
+                _ => "nothing was changed".into(),
+            });
+        }
+        if let (Some(r), Some(err)) = (&reason, &outcome.error) {
+            if outcome.claim != Claim::Success && outcome.claim != Claim::Blocked {
+                // An agent's own failure (its error, a limit, a hang) is
+                // why the attempt failed; Verify's verdict follows it.
+                reason = Some(match self.opts.executor.agent() {
+                    Some(_) => format!("{err}; {r}"),
+                    None => format!("{r}; the executor said: {err}"),
+                });
+            }
+        }
+        let blocked = reason.is_some() && outcome.claim == Claim::Blocked;
+        if blocked {
+            if let Some(err) = &outcome.error {
+                reason = Some(format!("{err}; {}", reason.unwrap_or_default()));
+            }
+        }
+        Ok(Phase::Go(Judgement {
+            observed,
+            reason,
+            verify_exit,
+            verify_summary,
+            verify_output,
+            blocked,
+            sandbox_blocked,
+        }))
+    }
+
+    /// Test first: the step's Verify before the executor, expected to fail
+    /// (RED); a pass warns that the step may already be done.
+    pub(super) fn test_first(&mut self, step: &Step) -> Result<()> {
+        let n = step.number;
+        let Some(v) = &step.verify else {
+            self.warn(format!(
+                "step {n}: Test first is given but there is no Verify to run it"
+            ));
+            return Ok(());
+        };
+        let checked = command_check::run(v, &self.workdir, self.opts)?;
+        let verdict = if checked.passed() {
+            self.warn(format!("step {n}: Verify already passes before the step (Test first expects it to fail); the step may already be done"));
+            "GREEN (unexpected: already passes)"
+        } else {
+            "RED (fails as expected)"
+        };
+        self.state.put_text(
+            &self.state.step_paths(n).test_first_log(),
+            &format!("test first: {verdict}\n--- verify: {}\n{}", v.command, checked.output),
+        )?;
+        Ok(())
+    }
+}
+
+/// A Verify's summary for the record: how it ended and the tail of its output.
+/// Verify's ending and the tail of its output, redacted before they are
+/// joined and cut: a secret read as the output's own lines (`NAME=value` at
+/// a line's start runs to its end) is found before a prefix moves it.
+fn summary(tail: &str, ending: &str) -> String {
+    let tail = crate::redact::redact(tail.trim());
+    if tail.is_empty() {
+        format!("{ending}, no output")
+    } else {
+        let cut: String = tail.chars().take(500).collect();
+        format!("{ending}: {cut}")
+    }
+}
