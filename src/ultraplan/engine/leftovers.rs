@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::git::Repo;
 use crate::process;
@@ -172,8 +172,7 @@ impl Leftovers<'_> {
                 let name = entry.file_name().to_string_lossy().into_owned();
                 let ours = name.strip_prefix("session-").is_some_and(|n| n.parse::<u32>().is_ok());
                 if ours && !registered.contains(&canonical(&path)) && wanted(&path, None) {
-                    std::fs::remove_dir_all(&path)
-                        .map_err(|e| anyhow::anyhow!("cannot remove '{}': {e}", path.display()))?;
+                    std::fs::remove_dir_all(&path).with_context(|| format!("cannot remove '{}'", path.display()))?;
                     removed.worktrees.push(path);
                 }
             }
@@ -229,8 +228,7 @@ impl Leftovers<'_> {
                 if live(n) || removed.worktrees.iter().any(|w| canonical(w) == canonical(&path)) {
                     continue;
                 }
-                std::fs::remove_dir_all(&path)
-                    .map_err(|e| anyhow::anyhow!("cannot remove '{}': {e}", path.display()))?;
+                std::fs::remove_dir_all(&path).with_context(|| format!("cannot remove '{}'", path.display()))?;
                 removed.worktrees.push(path);
             }
         }

@@ -41,7 +41,7 @@ use crate::ultraplan::plan::{Plan, PlanKind, Session, Step};
 use crate::ultraplan::state::{slug, Lock, Refs, RunState, RunStatus, StepStatus, Summary};
 
 pub use observer::{Event, Observer};
-pub use options::{Mode, PlanInput, RunOptions};
+pub use options::{Carried, Launch, Mode, PlanInput, RunOptions};
 pub use report::{Failure, RunReport, RunResult, StepReport};
 
 /// The run in progress: what lives across its steps. What one step or one

@@ -1,7 +1,7 @@
 //! Opening a run's state: a fresh one, or the recorded one a resume (or a
 //! `--step` run) continues, with the plan as it is now.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use super::{Event, Mode, Observer, PlanInput, RunOptions};
 use crate::error::FatalWithHint;
@@ -11,6 +11,8 @@ use crate::ultraplan::plan::sync::without_marks;
 use crate::ultraplan::plan::Step;
 use crate::ultraplan::state::{now, Progress, RunState, RunStatus, StepStatus};
 
+/// The run state this run records in: a fresh one, or the recorded one it
+/// continues.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn open_state<'r>(
     repo: &'r Repo,
@@ -22,7 +24,7 @@ pub(super) fn open_state<'r>(
     warnings: &mut Vec<String>,
     observer: &mut dyn Observer,
 ) -> Result<RunState<'r>> {
-    let mut warn = |w: String, warnings: &mut Vec<String>| {
+    let mut warn = |w: String| {
         observer.event(Event::Warning(w.clone()));
         warnings.push(w);
     };
@@ -33,141 +35,176 @@ pub(super) fn open_state<'r>(
     let continuing = matches!(opts.mode, Mode::Resume | Mode::ResumeSession(_) | Mode::Step(_));
     let plan_text = redact(input.text).into_owned();
     match existing {
-        Some(mut state) if continuing => {
-            // A state an earlier version wrote goes on in this version's layout.
-            state.upgrade()?;
-            if matches!(opts.mode, Mode::Resume | Mode::ResumeSession(_)) {
-                checkpoints_in_head(repo, &state, &input.path)?;
-            }
-            // The checkboxes and status attributes this run wrote into a
-            // task plan are its own edits, not a change of the plan.
-            let recorded = state.read_text(crate::ultraplan::state::layout::PLAN)?;
-            let same = recorded
-                .as_deref()
-                .is_some_and(|r| r == plan_text || without_marks(r) == without_marks(&plan_text));
-            if !same {
-                warn(
-                    "the plan changed since the run started; its steps are matched by number".into(),
-                    warnings,
-                );
-                for step in steps {
-                    let recorded = state.progress.step(step.number);
-                    if recorded.status == StepStatus::Passed {
-                        if let Some(old) = old_title(&state, step.number)? {
-                            if old != step.title {
-                                warn(
-                                    format!(
-                                        "step {} passed as '{old}' and is now titled '{}'; it is not run again",
-                                        step.number, step.title
-                                    ),
-                                    warnings,
-                                );
-                            }
-                        }
-                    }
-                }
-                state.put_text(crate::ultraplan::state::layout::PLAN, input.text)?;
-            }
-            state.progress.mode = opts.mode.name();
-            state.progress.status = RunStatus::InProgress;
-            state.progress.summary = None;
-            state.progress.plan_blob = crate::ultraplan::state::write_text(repo, &plan_text)?.to_string();
-            for step in steps {
-                state.progress.steps.entry(step.number).or_default();
-            }
-            state.progress.total_steps = state.progress.steps.len();
-            Ok(state)
-        }
+        Some(state) if continuing => continue_state(repo, input, opts, steps, state, &plan_text, &mut warn),
         previous => {
-            // Steps the previous run stopped at for a person: their prompt
-            // was shown, so a `blocking-human` gate may take an answer now
-            // (a session started over in a new worktree runs them again).
-            let previous_answers: Vec<(u32, String)> = previous
-                .as_ref()
-                .map(|p| {
-                    p.progress
-                        .steps
-                        .keys()
-                        .filter_map(|n| Some((*n, p.read_text(&p.step_paths(*n).answers()).ok().flatten()?)))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let mut waited: Vec<u32> = previous
-                .as_ref()
-                .map(|p| {
-                    p.progress
-                        .steps
-                        .iter()
-                        .filter(|(_, s)| s.status == crate::ultraplan::state::StepStatus::Waiting)
-                        .map(|(n, _)| *n)
-                        .collect()
-                })
-                .unwrap_or_default();
-            // …and those it already knew were shown (a run that failed
-            // before reaching them again does not forget them).
-            if let Some(p) = &previous {
-                let known = p.read_text("shown-to-a-person").ok().flatten().unwrap_or_default();
-                for n in known.lines().filter_map(|l| l.trim().parse::<u32>().ok()) {
-                    if !waited.contains(&n) {
-                        waited.push(n);
-                    }
-                }
-            }
-            if let Some(previous) = previous {
-                if !matches!(previous.progress.status, RunStatus::Completed) {
-                    warn(
-                        format!(
-                            "a previous run of this plan ended {} at step {}; starting over (use --resume to continue it)",
-                            previous.progress.status.as_str(),
-                            previous.progress.current_step
-                        ),
-                        warnings,
-                    );
-                }
-            }
-            let t = now();
-            let progress = Progress {
-                schema_version: "1".into(),
-                plan: input.path.clone(),
-                plan_type: input.plan.kind.as_str().into(),
-                started_at: t.clone(),
-                updated_at: t,
-                mode: opts.mode.name(),
-                total_steps: steps.len(),
-                current_step: 0,
-                status: RunStatus::InProgress,
-                steps: steps.iter().map(|s| (s.number, Default::default())).collect(),
-                entry_condition_checked: false,
-                exit_condition_checked: false,
-                summary: None,
-                run_id: super::run_id(),
+            let fresh = Fresh {
+                state_ref,
+                steps,
                 session,
-                executor: opts.executor.id(),
-                plan_blob: crate::ultraplan::state::write_text(repo, &plan_text)?.to_string(),
-                attempts_recorded: 0,
-                touched: Default::default(),
+                plan_text: &plan_text,
             };
-            let mut state = RunState::start(repo, state_ref, progress, input.text)?;
-            if !waited.is_empty() {
-                let list: String = waited.iter().map(|n| format!("{n}\n")).collect();
-                state.put_text("shown-to-a-person", &list)?;
-            }
-            // What a person already answered in an end-of-phase review is
-            // kept when a session starts over.
-            for n in &waited {
-                let path = state.step_paths(*n).answers();
-                if let Some(answers) = previous_answers.iter().find(|(m, _)| m == n).map(|(_, a)| a) {
-                    state.put_text(&path, answers)?;
-                }
-            }
-            state.save(&format!(
-                "run {}: started ({})",
-                state.progress.run_id,
-                opts.mode.name()
-            ))?;
-            Ok(state)
+            fresh_state(repo, input, opts, fresh, previous, &mut warn)
         }
     }
+}
+
+/// The recorded state a resume (or a `--step` run) continues, with the
+/// plan as it is now.
+fn continue_state<'r>(
+    repo: &'r Repo,
+    input: &PlanInput<'_>,
+    opts: &RunOptions,
+    steps: &[&Step],
+    mut state: RunState<'r>,
+    plan_text: &str,
+    warn: &mut dyn FnMut(String),
+) -> Result<RunState<'r>> {
+    // A state an earlier version wrote goes on in this version's layout.
+    state.upgrade()?;
+    if matches!(opts.mode, Mode::Resume | Mode::ResumeSession(_)) {
+        checkpoints_in_head(repo, &state, &input.path)?;
+    }
+    // The checkboxes and status attributes this run wrote into a
+    // task plan are its own edits, not a change of the plan.
+    let recorded = state.read_text(crate::ultraplan::state::layout::PLAN)?;
+    let same = recorded
+        .as_deref()
+        .is_some_and(|r| r == plan_text || without_marks(r) == without_marks(plan_text));
+    if !same {
+        warn("the plan changed since the run started; its steps are matched by number".into());
+        for step in steps {
+            let recorded = state.progress.step(step.number);
+            if recorded.status == StepStatus::Passed {
+                if let Some(old) = old_title(&state, step.number)? {
+                    if old != step.title {
+                        warn(format!(
+                            "step {} passed as '{old}' and is now titled '{}'; it is not run again",
+                            step.number, step.title
+                        ));
+                    }
+                }
+            }
+        }
+        state.put_text(crate::ultraplan::state::layout::PLAN, input.text)?;
+    }
+    state.progress.mode = opts.mode.name();
+    state.progress.status = RunStatus::InProgress;
+    state.progress.summary = None;
+    state.progress.plan_blob = crate::ultraplan::state::write_text(repo, plan_text)?.to_string();
+    for step in steps {
+        state.progress.steps.entry(step.number).or_default();
+    }
+    state.progress.total_steps = state.progress.steps.len();
+    Ok(state)
+}
+
+/// What a fresh state starts from.
+struct Fresh<'a> {
+    state_ref: &'a str,
+    steps: &'a [&'a Step],
+    session: Option<u32>,
+    plan_text: &'a str,
+}
+
+/// A fresh state, keeping what the `previous` run showed to a person.
+fn fresh_state<'r>(
+    repo: &'r Repo,
+    input: &PlanInput<'_>,
+    opts: &RunOptions,
+    fresh: Fresh<'_>,
+    previous: Option<RunState<'r>>,
+    warn: &mut dyn FnMut(String),
+) -> Result<RunState<'r>> {
+    let Fresh {
+        state_ref,
+        steps,
+        session,
+        plan_text,
+    } = fresh;
+    // Steps the previous run stopped at for a person: their prompt
+    // was shown, so a `blocking-human` gate may take an answer now
+    // (a session started over in a new worktree runs them again).
+    let previous_answers: Vec<(u32, String)> = previous
+        .as_ref()
+        .map(|p| {
+            p.progress
+                .steps
+                .keys()
+                .filter_map(|n| Some((*n, p.read_text(&p.step_paths(*n).answers()).ok().flatten()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut waited: Vec<u32> = previous
+        .as_ref()
+        .map(|p| {
+            p.progress
+                .steps
+                .iter()
+                .filter(|(_, s)| s.status == crate::ultraplan::state::StepStatus::Waiting)
+                .map(|(n, _)| *n)
+                .collect()
+        })
+        .unwrap_or_default();
+    // …and those it already knew were shown (a run that failed
+    // before reaching them again does not forget them).
+    if let Some(p) = &previous {
+        let known = p.read_text("shown-to-a-person").ok().flatten().unwrap_or_default();
+        for n in known.lines().filter_map(|l| l.trim().parse::<u32>().ok()) {
+            if !waited.contains(&n) {
+                waited.push(n);
+            }
+        }
+    }
+    if let Some(previous) = previous {
+        if !matches!(previous.progress.status, RunStatus::Completed) {
+            warn(format!(
+                "a previous run of this plan ended {} at step {}; starting over (use --resume to continue it)",
+                previous.progress.status.as_str(),
+                previous.progress.current_step
+            ));
+        }
+    }
+    let t = now();
+    let progress = Progress {
+        schema_version: "1".into(),
+        plan: input.path.clone(),
+        plan_type: input.plan.kind.as_str().into(),
+        started_at: t.clone(),
+        updated_at: t,
+        mode: opts.mode.name(),
+        total_steps: steps.len(),
+        current_step: 0,
+        status: RunStatus::InProgress,
+        steps: steps.iter().map(|s| (s.number, Default::default())).collect(),
+        entry_condition_checked: false,
+        exit_condition_checked: false,
+        summary: None,
+        run_id: super::run_id(),
+        session,
+        executor: opts.executor.id(),
+        plan_blob: crate::ultraplan::state::write_text(repo, plan_text)?.to_string(),
+        attempts_recorded: 0,
+        touched: Default::default(),
+    };
+    let mut state = RunState::start(repo, state_ref, progress, input.text)?;
+    if !waited.is_empty() {
+        let list: String = waited.iter().map(|n| format!("{n}\n")).collect();
+        state.put_text("shown-to-a-person", &list)?;
+    }
+    // What a person already answered in an end-of-phase review is
+    // kept when a session starts over.
+    for n in &waited {
+        let path = state.step_paths(*n).answers();
+        if let Some(answers) = previous_answers.iter().find(|(m, _)| m == n).map(|(_, a)| a) {
+            state.put_text(&path, answers)?;
+        }
+    }
+    state.save(&format!(
+        "run {}: started ({})",
+        state.progress.run_id,
+        opts.mode.name()
+    ))?;
+    Ok(state)
 }
 
 /// A resume goes on from where the passed steps left HEAD: their work
@@ -182,7 +219,8 @@ fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Re
         if let Some(commit) = step.commit.as_deref().filter(|_| step.status == StepStatus::Passed) {
             let id: crate::git::Oid = commit
                 .parse()
-                .map_err(|_| anyhow::anyhow!("unreadable checkpoint id of step {n} in the run state"))?;
+                .ok()
+                .with_context(|| format!("unreadable checkpoint id of step {n} in the run state"))?;
             passed.push((*n, id));
         }
     }

@@ -80,3 +80,29 @@ pub struct PlanInput<'a> {
     /// the same again to record a passed task in it.
     pub choices: crate::ultraplan::plan::Context,
 }
+
+/// The plan of a run, decided from the command line and the configuration
+/// before anything runs: the run's options, and where its steps are
+/// carried out.
+pub struct Launch {
+    pub options: RunOptions,
+    pub carried: Carried,
+}
+
+/// Where a run's steps are carried out.
+pub enum Carried {
+    /// Step by step in this worktree ([`super::run`]).
+    Here,
+    /// As parallel sessions in worktrees of their own, wave by wave
+    /// ([`super::waves::run_waves`]).
+    Waves(super::waves::WaveOptions),
+    /// As sessions published on `remote` for workers in other clones (`git
+    /// ultraplan work`), `jobs` of them also run here, the remote polled
+    /// every `poll`; merged here wave by wave.
+    Distributed {
+        remote: String,
+        waves: super::waves::WaveOptions,
+        jobs: usize,
+        poll: Duration,
+    },
+}

@@ -12,7 +12,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context, Result};
 
 use crate::git::Repo;
 
@@ -71,7 +71,7 @@ impl Store {
             file.sync_all()?;
             std::fs::rename(&tmp, &target)
         };
-        write().map_err(|e| anyhow!("cannot keep the snapshot's files in '{}': {e}", target.display()))
+        write().with_context(|| format!("cannot keep the snapshot's files in '{}'", target.display()))
     }
 
     /// What was kept for `state_path` (nothing when no file was redacted).
@@ -300,7 +300,7 @@ impl super::Run<'_> {
             return Ok(None);
         };
         let clean = kept_change_tree(self.repo, change)
-            .map_err(|e| anyhow!("the run state's tree '{path}' cannot be rebuilt: {e:#}"))?;
+            .with_context(|| format!("the run state's tree '{path}' cannot be rebuilt"))?;
         let raw = Store::new(self.repo, &self.state.progress.run_id).read(path)?;
         if raw.is_empty() {
             return Ok(Some(clean));
@@ -331,7 +331,8 @@ pub(crate) fn kept_change_tree(repo: &Repo, change: crate::git::Oid) -> Result<c
             let commit: crate::git::Oid = text
                 .trim()
                 .parse()
-                .map_err(|_| anyhow!("its base '{}' is not a commit id", text.trim()))?;
+                .ok()
+                .with_context(|| format!("its base '{}' is not a commit id", text.trim()))?;
             if !repo.has_object(commit) {
                 return Err(anyhow!(
                     "its base commit {commit} is not in this repository (fetch it, then try again)"
@@ -344,8 +345,9 @@ pub(crate) fn kept_change_tree(repo: &Repo, change: crate::git::Oid) -> Result<c
     let mut changes = Vec::new();
     if let Some(bytes) = repo.read_path(change, kept::REMOVED)? {
         for line in String::from_utf8_lossy(&bytes).lines().filter(|l| !l.is_empty()) {
-            let path: String =
-                serde_json::from_str(line).map_err(|_| anyhow!("its list of removed paths is unreadable"))?;
+            let path: String = serde_json::from_str(line)
+                .ok()
+                .context("its list of removed paths is unreadable")?;
             changes.push(FileChange { path, new: None });
         }
     }

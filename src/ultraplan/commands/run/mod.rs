@@ -1,24 +1,26 @@
-//! `git ultraplan run [MODE] <plan>`: execute a plan. [`progress`] shows
-//! the run while it goes, [`report`] renders what the engine reports.
+//! `git ultraplan run [MODE] <plan>`: execute a plan. The command reads the
+//! plan, [`launch`] decides the run from the command line and the
+//! configuration and starts it, [`progress`] shows it while it goes,
+//! [`report`] renders what the engine reports.
 
 mod completed;
+mod launch;
 mod progress;
 mod report;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context, Result};
 
-use crate::cli::config::{self, duration};
+use crate::cli::config;
 use crate::cli::progress::StatusLine;
 use crate::cli::{Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
 use crate::process;
-use crate::ultraplan::distribute;
-use crate::ultraplan::engine::{self, Mode, PlanInput, RunOptions, RunResult};
-use crate::ultraplan::exec::{AgentSettings, Executor};
+use crate::ultraplan::engine::{self, PlanInput, RunOptions, RunResult};
 use crate::ultraplan::plan::load::plan_location;
+use launch::Prepared;
 use progress::LiveProgress;
 
 /// The EXAMPLES section of the man page and of `--help`.
@@ -264,109 +266,16 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         .extend(crate::ultraplan::plan::check::paths_leaving(&plan, &workdir));
     let (path, in_worktree) = plan_location(&args.plan, &workdir);
     let cfg = workspace.config();
-
-    let mode = mode(&args);
-    let in_waves = !args.fg
-        && plan.is_multi_session()
-        && match mode {
-            Mode::Execute => true,
-            Mode::Resume => engine::waves::resumes_sessions(
-                repo,
-                &PlanInput {
-                    plan: &plan,
-                    text: &text,
-                    path: path.clone(),
-                    in_worktree: in_worktree.clone(),
-                    choices: choices.clone(),
-                },
-            )?,
-            _ => false,
-        };
-    // A multi-session plan git cannot commit (inside `.git`) is a problem of
-    // the plan for a run in sessions, as `check` reports it.
-    if in_waves && in_worktree.is_some() {
-        plan.diagnostics
-            .extend(crate::ultraplan::plan::check::placement_problem(
-                &plan,
-                in_worktree.as_deref(),
-            ));
-    }
-    // A distributed run goes on through its remote when resumed.
-    let distribute = match (&args.distribute, mode) {
-        (Some(remote), _) => Some(crate::ultraplan::sync::resolve_remote(repo, Some(remote))?),
-        (None, Mode::Resume) => {
-            match distribute::remembered_remote(repo, &crate::ultraplan::state::slug(std::path::Path::new(&path)))? {
-                Some(remembered) => {
-                    if let Some(old) = &remembered.renamed_from {
-                        ui.warning(format_args!(
-                            "the remote '{old}' of this distributed run is called '{}' now; going on there",
-                            remembered.remote
-                        ));
-                    }
-                    Some(remembered.remote)
-                }
-                None => None,
-            }
-        }
-        (None, _) => None,
+    let source = launch::Source {
+        text: &text,
+        path: &path,
+        in_worktree: in_worktree.as_deref(),
+        choices: &choices,
     };
-    // A distributed run pushes the plan's commit to the remote: a plan that
-    // holds what looks like a secret is not pushed (DESIGN §2 invariant 6).
-    if let (Some(remote), Some(found)) = (&distribute, crate::redact::secrets_found(&text)) {
-        return Err(crate::error::FatalWithHint {
-            message: format!(
-                "the plan '{path}' holds what looks like {found}; --distribute would push it to '{remote}' as it is"
-            ),
-            hint: "take the secret out of the plan (let the step read it from the environment) and run again".into(),
-        }
-        .into());
-    }
-    if distribute.is_some() && !in_waves {
-        return Err(crate::error::FatalWithHint {
-            message: format!("'{}' has no sessions to distribute", args.plan.display()),
-            hint: "--distribute runs a plan whose Execution Strategy has two or more sessions".into(),
-        }
-        .into());
-    }
-    if mode == Mode::Execute && !args.again {
-        if let Some(done) = completed::completed_run(repo, &path)? {
-            completed::report(&done, &text, &args.plan.display().to_string(), args.json, &ui)?;
-            return Ok(Exit::Done);
-        }
-    }
-    let recorded = match mode {
-        Mode::Resume | Mode::ResumeSession(_) if args.exec.executor.is_none() => recorded_executor(repo, &path, mode)?,
-        _ => None,
+    let launch = match launch::prepare(&args, repo, cfg, &mut plan, &source, &ui)? {
+        Prepared::Ended(exit) => return Ok(exit),
+        Prepared::Run(launch) => launch,
     };
-    let executor = match recorded {
-        Some(executor) => executor,
-        None => Executor::parse(
-            &args
-                .exec
-                .executor
-                .clone()
-                .unwrap_or_else(|| config::string(cfg, &config::EXECUTOR)),
-        ),
-    };
-    let agent = agent_settings(cfg, &executor)?;
-    executor.ensure_found(&workdir, &agent)?;
-    if in_waves && executor == Executor::Manual {
-        // A person works in the worktree a step stopped in; session
-        // worktrees are removed when the run stops.
-        return Err(crate::error::FatalWithHint {
-            message: "the manual executor cannot run parallel sessions: their worktrees are removed when the run stops".into(),
-            hint: format!(
-                "run the steps here with 'git ultraplan run --fg --executor manual {}', or one session with --session N",
-                crate::cli::shell::operand(&args.plan.display().to_string())
-            ),
-        }
-        .into());
-    }
-    // Asked once, before anything (any session) starts.
-    if !super::billing::billing_confirmed(&executor, args.exec.yes, cfg, &ui)? {
-        return Ok(Exit::Stopped);
-    }
-    let options = options(&args, cfg, mode, executor, agent)?;
     let input = PlanInput {
         plan: &plan,
         text: &text,
@@ -378,29 +287,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let started = std::time::Instant::now();
     let status = StatusLine::new(!global.quiet && std::io::stderr().is_terminal());
     let mut observer = LiveProgress { status: &status, ui };
-    let (report, waves) = if in_waves {
-        let wave_options = wave_options(&args, cfg, &options)?;
-        let waves = match &distribute {
-            Some(remote) => {
-                let mut orchestrator = orchestrator(repo, remote, &args, cfg, &input, &options, &wave_options)?;
-                engine::waves::run_waves_with(
-                    repo,
-                    &input,
-                    &options,
-                    &wave_options,
-                    Some(&mut orchestrator),
-                    &mut observer,
-                )?
-            }
-            None => engine::waves::run_waves(repo, &input, &options, &wave_options, &mut observer)?,
-        };
-        (waves.run.clone(), Some(waves))
-    } else {
-        (engine::run(repo, &input, &options, &mut observer)?, None)
-    };
+    let (report, waves) = launch::start(repo, &input, &launch, &mut observer)?;
     drop(status);
     engine::stats_line::append(&report);
-    if let (Some(path), None) = (cfg.string(config::STATE_FILE.name), mode.session()) {
+    if let (Some(path), None) = (cfg.string(config::STATE_FILE.name), launch.options.mode.session()) {
         match crate::ultraplan::records::state_file::commit(repo, &path) {
             Ok(Some(commit)) => ui.note(format!(
                 "{} ({})",
@@ -411,14 +301,14 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             Err(e) => ui.warning(format!("cannot update ultraplan.stateFile '{path}': {e:#}")),
         }
     }
-    record_outcomes(repo, &workspace, &report, &plan, &options, started, &ui);
+    record_outcomes(repo, &workspace, &report, &plan, &launch.options, started, &ui);
     let summary = match &waves {
         Some(w) => report::waves_json(w),
         None => report::summary_json(&report),
     };
     if let Some(file) = &args.summary_file {
         std::fs::write(file, format!("{summary}\n"))
-            .map_err(|e| anyhow!("cannot write the summary to '{}': {e}", file.display()))?;
+            .with_context(|| format!("cannot write the summary to '{}'", file.display()))?;
     }
     let mut out = std::io::stdout().lock();
     // `-q`: a run that completed says nothing; one that did not still
@@ -442,64 +332,6 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
 /// A full commit id.
 fn parse_commit(hex: &str) -> std::result::Result<crate::git::Oid, String> {
     crate::git::Oid::from_hex(hex.as_bytes()).map_err(|_| format!("'{hex}' is not a full commit id"))
-}
-
-/// The mode the command line asks for.
-fn mode(args: &Args) -> Mode {
-    match (args.resume, args.step, args.session) {
-        (true, _, Some(n)) => Mode::ResumeSession(n),
-        (true, _, None) => Mode::Resume,
-        (_, Some(n), _) => Mode::Step(n),
-        (_, _, Some(n)) => Mode::Session(n),
-        _ => Mode::Execute,
-    }
-}
-
-/// Bytes of output kept per stream: at least 1 KiB, at most 1 GiB, whatever
-/// ultraplan.transcriptCap says.
-const TRANSCRIPT_CAP_BOUNDS: (i64, i64) = (1024, 1 << 30);
-
-/// Files of ignored files a snapshot keeps at most (ultraplan.snapshotIgnoredMax bounds their bytes).
-const SNAPSHOT_IGNORED_FILES: usize = 1000;
-
-/// The library's options from the command line and the configuration.
-fn options(
-    args: &Args,
-    cfg: &crate::git::GitConfig,
-    mode: Mode,
-    executor: Executor,
-    agent: AgentSettings,
-) -> Result<RunOptions> {
-    let max_attempts = args.exec.max_attempts(cfg)?;
-    let (least, most) = TRANSCRIPT_CAP_BOUNDS;
-    let cap = config::integer(cfg, &config::TRANSCRIPT_CAP)?.clamp(least, most) as usize;
-    Ok(RunOptions {
-        mode,
-        executor,
-        max_attempts,
-        executor_timeout: duration(cfg, &config::EXECUTOR_TIMEOUT)?,
-        verify_timeout: duration(cfg, &config::VERIFY_TIMEOUT)?,
-        transcript_cap: cap,
-        ignored_bound: crate::git::IgnoredBound {
-            bytes: config::integer(cfg, &config::SNAPSHOT_IGNORED_MAX)?.max(0) as u64,
-            files: SNAPSHOT_IGNORED_FILES,
-        },
-        allow_unverified: args.exec.allow_unverified,
-        answers: args.answer.clone(),
-        lock_timeout: duration(cfg, &config::LOCK_TIMEOUT)?,
-        agent,
-        command_line: std::env::args().collect::<Vec<_>>().join(" "),
-        clean_at: args.clean_at,
-    })
-}
-
-/// `ultraplan.<agent>.path` and `.args` of an agent executor (default
-/// settings for the others).
-pub(super) fn agent_settings(cfg: &crate::git::GitConfig, executor: &Executor) -> Result<AgentSettings> {
-    match executor.agent() {
-        Some(agent) => config::agent_settings(cfg, agent.name()),
-        None => Ok(AgentSettings::default()),
-    }
 }
 
 /// Records the run's outcomes (DESIGN §17); never fails the run: a problem
@@ -527,104 +359,4 @@ fn record_outcomes(
         Ok(logged) => logged.iter().flat_map(|l| &l.warnings).for_each(|w| ui.warning(w)),
         Err(err) => ui.warning(format!("the run's outcome was not recorded: {err:#}")),
     }
-}
-
-/// The executor the run being resumed used: a resumed run goes on with it
-/// unless --executor says otherwise (a person's manual run stays manual).
-fn recorded_executor(repo: &crate::git::Repo, plan_path: &str, mode: Mode) -> Result<Option<Executor>> {
-    let refs = crate::ultraplan::state::Refs::new(crate::ultraplan::state::slug(std::path::Path::new(plan_path)));
-    let Some(state) = crate::ultraplan::state::RunState::load_at(
-        repo,
-        &refs.state(mode.session()),
-        crate::ultraplan::state::index::Depth::Run,
-    )?
-    else {
-        return Ok(None);
-    };
-    let id = state.progress.executor.as_str();
-    Ok(Some(match id.strip_prefix("command: ") {
-        Some(command) if command.contains("[REDACTED:") => {
-            return Err(crate::error::FatalWithHint {
-                message: format!("the recorded executor '{id}' had a secret redacted from it"),
-                hint: "pass the executor again with --executor".into(),
-            }
-            .into())
-        }
-        Some(command) => Executor::Command(command.to_owned()),
-        None => Executor::parse(id),
-    }))
-}
-
-/// How sessions run: worktree place, include files, setup, jobs, and the
-/// options every session gets from this command line.
-fn wave_options(args: &Args, cfg: &crate::git::GitConfig, options: &RunOptions) -> Result<engine::waves::WaveOptions> {
-    let jobs = match args.jobs {
-        Some(n) => Some(n as usize),
-        None => match cfg.integer(config::JOBS.name)? {
-            Some(n) if n < 1 => return Err(anyhow!("bad ultraplan.jobs '{n}': at least 1")),
-            n => n.map(|n| n as usize),
-        },
-    };
-    let include: Vec<String> = cfg
-        .strings(config::WORKTREE_INCLUDE.name)
-        .iter()
-        .flat_map(|v| {
-            v.split([' ', ','])
-                .map(str::trim)
-                .filter(|p| !p.is_empty())
-                .map(String::from)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let mut child_args = vec![
-        "--executor".to_owned(),
-        match &options.executor {
-            crate::ultraplan::exec::Executor::Command(cmd) => cmd.clone(),
-            other => other.id(),
-        },
-        "--max-attempts".into(),
-        options.max_attempts.to_string(),
-    ];
-    if options.allow_unverified {
-        child_args.push("--allow-unverified".into());
-    }
-    // A resumed session waiting at a checkpoint gets the person's answers
-    // (only a session that waits: see the waves' spawn).
-    for answer in &options.answers {
-        child_args.push("--answer".into());
-        child_args.push(answer.clone());
-    }
-    child_args.extend(args.choices.args());
-    // Billing was settled once, for the whole run.
-    child_args.push("--yes".into());
-    Ok(engine::waves::WaveOptions {
-        jobs,
-        worktree_dir: cfg.string(config::WORKTREE_DIR.name).map(PathBuf::from),
-        include,
-        setup: cfg.string(config::WORKTREE_SETUP.name).filter(|s| !s.trim().is_empty()),
-        child_args,
-        program: std::env::current_exe().map_err(|e| anyhow!("cannot find the git-ultraplan binary: {e}"))?,
-    })
-}
-
-/// The orchestrator of a distributed run: the wave options' worker
-/// arguments, `--jobs` workers here (none unless asked).
-fn orchestrator(
-    repo: &crate::git::Repo,
-    remote: &str,
-    args: &Args,
-    cfg: &crate::git::GitConfig,
-    input: &PlanInput<'_>,
-    options: &RunOptions,
-    wave_options: &engine::waves::WaveOptions,
-) -> Result<distribute::Orchestrator> {
-    let path = input.in_worktree.as_deref().unwrap_or(&input.path);
-    let mut orchestrator = distribute::Orchestrator::new(repo, remote, input.plan, path, input.text)?;
-    orchestrator.jobs = args.jobs.unwrap_or(0) as usize;
-    orchestrator.program = wave_options.program.clone();
-    // A worker here runs with this run's executor and attempts; billing was settled.
-    orchestrator.worker_args = super::work::worker_args(options);
-    orchestrator.lock_timeout = options.lock_timeout;
-    orchestrator.poll.1 = duration(cfg, &config::POLL_INTERVAL)?;
-    Ok(orchestrator)
 }

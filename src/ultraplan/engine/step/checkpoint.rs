@@ -7,7 +7,7 @@
 //! pending checkpoint repeats whichever of those had not happened, so a step is
 //! never run again after its checkpoint.
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context, Result};
 
 use super::{fault, Attempt, Run, StepEnd};
 use crate::git::{FileChange, Oid, Snapshot};
@@ -351,7 +351,7 @@ impl Run<'_> {
         let Some(updated) = writeback::mark_done(self.plan.kind, &text, step, &self.input.choices, &stamp) else {
             return Ok(None);
         };
-        std::fs::write(&path, &updated).map_err(|e| anyhow!("cannot update '{relative}': {e}"))?;
+        std::fs::write(&path, &updated).with_context(|| format!("cannot update '{relative}'"))?;
         let head_tree = match self.repo.head()?.commit {
             Some(c) => self.repo.commit_tree(c)?,
             None => return Ok(None),

@@ -9,10 +9,20 @@ use anyhow::Result;
 
 use super::execute::Executed;
 use super::observe::Observed;
+use super::person::Answer;
 use super::{command_check, fault, manifest, AttemptEnd, Event, Phase, Run};
 use crate::process;
-use crate::ultraplan::exec::Claim;
+use crate::ultraplan::exec::{Claim, Outcome};
 use crate::ultraplan::plan::{PlanKind, Step};
+
+/// What Verify (or what stands for it) said.
+struct Verified {
+    reason: Option<String>,
+    exit: Option<i32>,
+    summary: String,
+    output: String,
+    sandbox_blocked: bool,
+}
 
 /// The verdict on an attempt, with what was observed.
 pub(super) struct Judgement {
@@ -30,84 +40,33 @@ impl Run<'_> {
     /// ultraplan: the exit code decides), the Manifest, a person's answer,
     /// and what the executor said about a failure.
     pub(super) fn judge(&mut self, step: &Step, executed: &Executed, observed: Observed) -> Result<Phase<Judgement>> {
-        let n = step.number;
         let outcome = &executed.outcome;
         let answer = executed.answered.as_ref();
         let answered = answer.map(|a| a.text.as_str());
         let mut observed = observed;
         let warnings = &mut observed.warnings;
         let mut reason = observed.reason.take();
-        let mut verify_exit = None;
-        let mut verify_summary = "not run".to_owned();
-        let mut verify_output = String::new();
-        let mut sandbox_blocked = false;
         if let Some(answer) = answered {
             warnings.push(format!("answered by a person: {answer}"));
         } else if let (Some(h), Some(_)) = (&step.human, &step.verify) {
             warnings.push(format!("left for a person to check (not run): {}", h.text));
         }
+        let mut verify = Verified {
+            reason: None,
+            exit: None,
+            summary: "not run".to_owned(),
+            output: String::new(),
+            sandbox_blocked: false,
+        };
         if reason.is_none() {
-            match &step.verify {
-                Some(v) => {
-                    self.observer.event(Event::Verifying { number: n });
-                    let checked = command_check::run(v, &self.workdir, self.opts)?;
-                    fault::point("after-verify");
-                    if process::interrupted() {
-                        return Ok(Phase::End(AttemptEnd::Interrupted));
-                    }
-                    verify_exit = Some(checked.ending.code());
-                    verify_summary = summary(&checked.tail(10), &checked.ending.describe());
-                    verify_output = checked.output.clone();
-                    if let Some(note) = &checked.note {
-                        warnings.push(note.clone());
-                    }
-                    if let Some(failure) = checked.explain(&v.command) {
-                        sandbox_blocked =
-                            self.plan.kind == PlanKind::SessionSpec && n == 0 && checked.ending.code() == 77;
-                        reason = Some(if sandbox_blocked {
-                            "Step 0 exited 77: this sandbox cannot do what the session needs".into()
-                        } else {
-                            failure
-                        });
-                    }
-                }
-                None if answered.is_some() => {
-                    verify_summary = format!("checked by a person: {}", answered.unwrap_or_default());
-                    match answer.and_then(|a| a.issues.clone()) {
-                        Some(issues) => {
-                            verify_exit = Some(1);
-                            reason = Some(issues);
-                            // Fixed and resumed, the review asks every check again.
-                            self.state.remove(&self.state.step_paths(n).answers());
-                        }
-                        None => verify_exit = Some(0),
-                    }
-                }
-                None if step.verified_by.is_some() && outcome.claim == Claim::Success => {
-                    let by = step.verified_by.unwrap_or_default();
-                    verify_exit = Some(0);
-                    verify_summary = format!(
-                        "no Verify of its own; taken on the executor's word until step {by} checks it ({})",
-                        self.plan.step(by).map_or(String::new(), |s| s.title.clone())
-                    );
-                    warnings.push(verify_summary.clone());
-                }
-                None if self.opts.allow_unverified && outcome.claim == Claim::Success => {
-                    verify_exit = Some(0);
-                    verify_summary = "no Verify command; accepted on the executor's word (--allow-unverified)".into();
-                    warnings.push(verify_summary.clone());
-                }
-                None => match &step.human {
-                    Some(h) => return Ok(Phase::End(AttemptEnd::Waiting(h.prompt()))),
-                    None => {
-                        reason = Some(
-                            "the step has no Verify command (pass --allow-unverified to accept the executor's word)"
-                                .into(),
-                        );
-                    }
-                },
-            }
+            verify = match self.verify(step, outcome, answer, warnings)? {
+                Phase::Go(verified) => verified,
+                Phase::End(end) => return Ok(Phase::End(end)),
+            };
+            reason = verify.reason.take();
         }
+        let (verify_exit, verify_summary, verify_output, sandbox_blocked) =
+            (verify.exit, verify.summary, verify.output, verify.sandbox_blocked);
         if reason.is_none() {
             if let Some(manifest) = &step.manifest {
                 let misses = manifest::audit(manifest, &self.workdir, &observed.changes, step.checkpoint.as_ref());
@@ -153,6 +112,89 @@ impl Run<'_> {
             verify_summary,
             verify_output,
             blocked,
+            sandbox_blocked,
+        }))
+    }
+
+    /// Runs the step's Verify — or takes a person's answer, an earlier
+    /// step's or the executor's word where there is none.
+    fn verify(
+        &mut self,
+        step: &Step,
+        outcome: &Outcome,
+        answer: Option<&Answer>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Phase<Verified>> {
+        let n = step.number;
+        let answered = answer.map(|a| a.text.as_str());
+        let mut reason = None;
+        let mut verify_exit = None;
+        let mut verify_summary = "not run".to_owned();
+        let mut verify_output = String::new();
+        let mut sandbox_blocked = false;
+        match &step.verify {
+            Some(v) => {
+                self.observer.event(Event::Verifying { number: n });
+                let checked = command_check::run(v, &self.workdir, self.opts)?;
+                fault::point("after-verify");
+                if process::interrupted() {
+                    return Ok(Phase::End(AttemptEnd::Interrupted));
+                }
+                verify_exit = Some(checked.ending.code());
+                verify_summary = summary(&checked.tail(10), &checked.ending.describe());
+                verify_output = checked.output.clone();
+                if let Some(note) = &checked.note {
+                    warnings.push(note.clone());
+                }
+                if let Some(failure) = checked.explain(&v.command) {
+                    sandbox_blocked = self.plan.kind == PlanKind::SessionSpec && n == 0 && checked.ending.code() == 77;
+                    reason = Some(if sandbox_blocked {
+                        "Step 0 exited 77: this sandbox cannot do what the session needs".into()
+                    } else {
+                        failure
+                    });
+                }
+            }
+            None if answered.is_some() => {
+                verify_summary = format!("checked by a person: {}", answered.unwrap_or_default());
+                match answer.and_then(|a| a.issues.clone()) {
+                    Some(issues) => {
+                        verify_exit = Some(1);
+                        reason = Some(issues);
+                        // Fixed and resumed, the review asks every check again.
+                        self.state.remove(&self.state.step_paths(n).answers());
+                    }
+                    None => verify_exit = Some(0),
+                }
+            }
+            None if step.verified_by.is_some() && outcome.claim == Claim::Success => {
+                let by = step.verified_by.unwrap_or_default();
+                verify_exit = Some(0);
+                verify_summary = format!(
+                    "no Verify of its own; taken on the executor's word until step {by} checks it ({})",
+                    self.plan.step(by).map_or(String::new(), |s| s.title.clone())
+                );
+                warnings.push(verify_summary.clone());
+            }
+            None if self.opts.allow_unverified && outcome.claim == Claim::Success => {
+                verify_exit = Some(0);
+                verify_summary = "no Verify command; accepted on the executor's word (--allow-unverified)".into();
+                warnings.push(verify_summary.clone());
+            }
+            None => match &step.human {
+                Some(h) => return Ok(Phase::End(AttemptEnd::Waiting(h.prompt()))),
+                None => {
+                    reason = Some(
+                        "the step has no Verify command (pass --allow-unverified to accept the executor's word)".into(),
+                    );
+                }
+            },
+        }
+        Ok(Phase::Go(Verified {
+            reason,
+            exit: verify_exit,
+            summary: verify_summary,
+            output: verify_output,
             sandbox_blocked,
         }))
     }

@@ -103,7 +103,7 @@ struct AttemptFacts<'a> {
 }
 
 /// Builds the record's YAML; returns it with the validation outcome word.
-fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
+fn build(mut facts: AttemptFacts<'_>) -> (String, &'static str) {
     let step = facts.step;
     let status = if facts.passed {
         "success"
@@ -174,7 +174,7 @@ fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
             root: Some(facts.root),
         },
     );
-    let mut warnings = facts.warnings;
+    let mut warnings = std::mem::take(&mut facts.warnings);
     warnings.extend(validation.violations.iter().map(|f| format!("result: {}", f.message)));
     warnings.extend(validation.warnings.iter().map(|f| format!("result: {}", f.message)));
     // Cross-check the executor's own claims.
@@ -184,33 +184,7 @@ fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
             facts.executor.id()
         ));
     }
-    let mut executor_result = None;
-    if let Some(claimed) = &facts.outcome.result_yaml {
-        let own = validate(
-            claimed,
-            ValidationContext {
-                plan: Some(facts.plan),
-                root: Some(facts.root),
-            },
-        );
-        executor_result = Some(own.outcome.as_str());
-        if own.outcome == Validity::Invalid {
-            warnings.extend(
-                own.violations
-                    .iter()
-                    .map(|f| format!("executor's result: {}", f.message)),
-            );
-        }
-        if let Ok(serde_yaml::Value::Mapping(m)) = crate::yaml::parse(claimed) {
-            if let Some(claimed_files) = m.get("files_modified").and_then(|v| v.as_sequence()) {
-                for f in claimed_files.iter().filter_map(|v| v.as_str()) {
-                    if !facts.changed.iter().any(|c| c == f) {
-                        warnings.push(format!("executor listed '{f}' as modified, but it did not change"));
-                    }
-                }
-            }
-        }
-    }
+    let executor_result = executor_result(&facts, &mut warnings);
     let record = Record {
         logged_at: crate::ultraplan::state::now(),
         plan: facts.plan_path,
@@ -228,6 +202,37 @@ fn build(facts: AttemptFacts<'_>) -> (String, &'static str) {
         serde_yaml::to_string(&record).unwrap_or_default(),
         validation.outcome.as_str(),
     )
+}
+
+/// The validation of the result the executor wrote itself, when it wrote
+/// one; its violations, and the files it listed that did not change, are
+/// added to `warnings`.
+fn executor_result(facts: &AttemptFacts<'_>, warnings: &mut Vec<String>) -> Option<&'static str> {
+    let claimed = facts.outcome.result_yaml.as_ref()?;
+    let own = validate(
+        claimed,
+        ValidationContext {
+            plan: Some(facts.plan),
+            root: Some(facts.root),
+        },
+    );
+    if own.outcome == Validity::Invalid {
+        warnings.extend(
+            own.violations
+                .iter()
+                .map(|f| format!("executor's result: {}", f.message)),
+        );
+    }
+    if let Ok(serde_yaml::Value::Mapping(m)) = crate::yaml::parse(claimed) {
+        if let Some(claimed_files) = m.get("files_modified").and_then(|v| v.as_sequence()) {
+            for f in claimed_files.iter().filter_map(|v| v.as_str()) {
+                if !facts.changed.iter().any(|c| c == f) {
+                    warnings.push(format!("executor listed '{f}' as modified, but it did not change"));
+                }
+            }
+        }
+    }
+    Some(own.outcome.as_str())
 }
 
 impl Run<'_> {

@@ -2,7 +2,7 @@
 //! whatever phase it reached), and an escalated or waiting one, whose
 //! worktree a person may have fixed, verified in place.
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context, Result};
 
 use super::{Attempt, AttemptEnd, Next, Run, StepEnd};
 use crate::git::{Oid, Snapshot};
@@ -58,7 +58,8 @@ impl Run<'_> {
             let commit: Oid = commit
                 .trim()
                 .parse()
-                .map_err(|_| anyhow!("unreadable checkpoint id in the run state"))?;
+                .ok()
+                .context("unreadable checkpoint id in the run state")?;
             return self.resume_checkpoint(step, commit);
         }
         let a = self.state.progress.step(n).attempts;

@@ -5,7 +5,7 @@
 //! records passed tasks) after each wave's merges, so the boxes follow the
 //! work wave by wave.
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context, Result};
 
 use super::Waves;
 use crate::ultraplan::plan::{sync, writeback, PlanKind, Session};
@@ -29,7 +29,7 @@ impl Waves<'_> {
             let text = match texts.get(&rel) {
                 Some(t) => t.clone(),
                 None => std::fs::read_to_string(self.repo.workdir()?.join(&rel))
-                    .map_err(|e| anyhow!("cannot read '{rel}': {e}"))?,
+                    .with_context(|| format!("cannot read '{rel}'"))?,
             };
             let updated = sync::mark_task_done(&text, *task, &date, &stamp).unwrap_or(text);
             texts.insert(rel, updated);
@@ -53,8 +53,8 @@ impl Waves<'_> {
             timestamp: &stamp,
         };
         let rel = self.plan_rel.to_owned();
-        let mut text = std::fs::read_to_string(self.repo.workdir()?.join(&rel))
-            .map_err(|e| anyhow!("cannot read '{rel}': {e}"))?;
+        let mut text =
+            std::fs::read_to_string(self.repo.workdir()?.join(&rel)).with_context(|| format!("cannot read '{rel}'"))?;
         let mut ticked = Vec::new();
         for n in sessions.iter().flat_map(|s| s.steps.iter()) {
             let Some(step) = plan.step(*n) else { continue };

@@ -1,7 +1,7 @@
 //! DESIGN §7.1's pre-flight: no tracked changes, every step in a session,
 //! the plan committed.
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context, Result};
 
 use super::Waves;
 use crate::git::{EntryKind, FileChange, Snapshot};
@@ -159,7 +159,7 @@ impl<'a> Waves<'a> {
             let blob = self.repo.write_blob(text.as_bytes())?;
             if self.repo.tree_entry(head_tree, rel)?.is_some_and(|(id, _)| id != blob) {
                 std::fs::write(self.repo.workdir()?.join(rel), text)
-                    .map_err(|e| anyhow!("cannot update '{rel}': {e}"))?;
+                    .with_context(|| format!("cannot update '{rel}'"))?;
                 changes.push(FileChange {
                     path: rel.clone(),
                     new: Some((blob, EntryKind::Blob)),

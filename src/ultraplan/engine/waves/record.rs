@@ -1,7 +1,7 @@
 //! What a multi-session run records: its state (with `sessions.json`), a
 //! resumed run's merged sessions, the plan's Verification, and the report.
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context, Result};
 
 use super::{Checked, SessionRecord, Waves};
 use crate::ultraplan::engine::{RunReport, RunResult, StepReport};
@@ -68,7 +68,7 @@ impl<'a> Waves<'a> {
     pub(super) fn continue_state(&mut self, mut state: RunState<'a>, head: crate::git::Oid) -> Result<RunState<'a>> {
         let text = state.read_text("sessions.json")?.unwrap_or_default();
         let recorded: Vec<SessionRecord> =
-            serde_json::from_str(&text).map_err(|e| anyhow!("unreadable sessions.json in the run state: {e}"))?;
+            serde_json::from_str(&text).context("unreadable sessions.json in the run state")?;
         let mut kept = Vec::new();
         for old in recorded {
             let Some(record) = self.sessions.get_mut(&old.number) else {

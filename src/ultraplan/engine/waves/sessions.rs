@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context, Result};
 
 use super::{SessionRecord, Waves};
 use crate::process;
@@ -173,7 +173,7 @@ impl<'a> Waves<'a> {
             .append(true)
             .create(true)
             .open(&log_path)
-            .map_err(|e| anyhow!("cannot open '{}': {e}", log_path.display()))?;
+            .with_context(|| format!("cannot open '{}'", log_path.display()))?;
         // A person's answers go to the sessions that wait for one, never
         // handed to every session of the wave.
         let waiting = self.waits_for_a_person(session.number);

@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Result};
+use anyhow::{Context, Result};
 
 use super::Waves;
 use crate::git::Oid;
@@ -45,7 +45,7 @@ impl<'a> Waves<'a> {
         if let Some(dir) = log_path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        std::fs::write(&log_path, "").map_err(|e| anyhow!("cannot create '{}': {e}", log_path.display()))?;
+        std::fs::write(&log_path, "").with_context(|| format!("cannot create '{}'", log_path.display()))?;
         let Some(setup) = &self.wave_opts.setup else {
             return Ok(true);
         };
@@ -61,7 +61,7 @@ impl<'a> Waves<'a> {
             finished.ending.describe(),
             crate::redact::redact(&finished.output())
         );
-        std::fs::write(&log_path, logged).map_err(|e| anyhow!("cannot write '{}': {e}", log_path.display()))?;
+        std::fs::write(&log_path, logged).with_context(|| format!("cannot write '{}'", log_path.display()))?;
         if finished.ending.success() {
             return Ok(true);
         }
@@ -213,7 +213,7 @@ impl<'a> Waves<'a> {
                 std::fs::create_dir_all(parent)?;
             }
             std::fs::copy(root.join(&path), &target)
-                .map_err(|e| anyhow!("cannot copy '{path}' into the worktree: {e}"))?;
+                .with_context(|| format!("cannot copy '{path}' into the worktree"))?;
         }
         Ok(())
     }
