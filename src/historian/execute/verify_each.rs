@@ -7,7 +7,7 @@
 //! 130 — and one left by a process that was killed is removed by the next
 //! run.
 //!
-//! Not to be confused with ultraplan's Verify (`ultraplan::engine::verify`,
+//! Not to be confused with ultraplan's Verify (`ultraplan::engine::command_check`,
 //! DESIGN §6.3), which checks a task plan's step: this runs a command on
 //! each commit the historian built.
 

@@ -10,6 +10,7 @@ use anyhow::Result;
 
 use super::outside::{Links, Outside};
 use super::person::Answer;
+use super::scope::Fence;
 use super::{fault, AttemptEnd, Event, Phase, Run};
 use crate::git::Oid;
 use crate::process;
@@ -28,6 +29,8 @@ pub(in crate::ultraplan::engine) struct Start {
     pub base: Option<Oid>,
     /// What the attempt before this one left to say.
     pub feedback: Option<String>,
+    /// The step's fence.
+    pub fence: Fence,
 }
 
 /// What an executed attempt hands to observing and judging.
@@ -35,6 +38,7 @@ pub(in crate::ultraplan::engine) struct Executed {
     pub snapshot: Oid,
     pub attempt: u32,
     pub base: Option<Oid>,
+    pub fence: Fence,
     /// A person's answer, when the step needs one.
     pub answered: Option<Answer>,
     /// What the executor did and said.
@@ -54,14 +58,14 @@ impl Run<'_> {
             attempt: a,
             base,
             feedback,
+            fence,
         } = start;
         self.begin_attempt(step, a, base, feedback.as_deref())?;
         let started = Instant::now();
-        let links = self.outside_links(snapshot)?;
-        let outside = Outside::look(&self.workdir, &links);
+        let (links, outside) = self.look_outside(snapshot)?;
         let person_did_it = answered.is_some() && step.human.as_ref().is_some_and(|h| h.replaces_executor());
         let outcome = match base {
-            Some(_) if !person_did_it && !step.check_only => self.run_executor(step, a, feedback)?,
+            Some(_) if !person_did_it && !step.check_only => self.run_executor(step, a, feedback, &fence)?,
             _ => Outcome::verified_in_place(),
         };
         fault::point("after-executor");
@@ -76,6 +80,7 @@ impl Run<'_> {
             snapshot,
             attempt: a,
             base,
+            fence,
             answered,
             outcome,
             started,
@@ -110,8 +115,7 @@ impl Run<'_> {
 
     /// The executor makes attempt `a`'s change, told the step, its fence and
     /// the feedback; a retry continues the agent session before it.
-    fn run_executor(&mut self, step: &Step, a: u32, feedback: Option<String>) -> Result<Outcome> {
-        let (touch, never) = self.fence_lists(step);
+    fn run_executor(&mut self, step: &Step, a: u32, feedback: Option<String>, fence: &Fence) -> Result<Outcome> {
         let resume = self.previous_session(step.number, a)?;
         let request = exec::Request {
             plan: self.plan,
@@ -120,9 +124,9 @@ impl Run<'_> {
             attempt: a,
             max_attempts: self.opts.max_attempts,
             feedback,
-            touch,
-            never_touch: never,
-            session: self.step_session(step).map(|s| s.number),
+            touch: fence.touch.clone(),
+            never_touch: fence.never.clone(),
+            session: fence.session,
             resume,
         };
         let ctx = exec::Context {

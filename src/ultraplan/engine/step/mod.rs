@@ -211,6 +211,7 @@ impl Run<'_> {
             attempt: a,
             base,
             feedback,
+            fence: self.fence(step),
         };
         let executed = match self.execute(step, start, answered)? {
             Phase::Go(executed) => executed,

@@ -6,13 +6,14 @@
 //! already fails, if it does.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use anyhow::Result;
 
 use super::execute::Executed;
-use super::outside::Outside;
+use super::scope::Fence;
 use super::{fault, Run};
-use crate::git::{FileChange, Oid, Snapshot, TreeEdit};
+use crate::git::{FileChange, Oid, Repo, Snapshot, TreeEdit};
 use crate::ultraplan::plan::{pattern, Step};
 
 /// What the worktree shows after the executor: the observed tree, the
@@ -40,8 +41,8 @@ impl Run<'_> {
             // nor a violation; resume reads the plan as it is now.
             changes.retain(|c| Some(&c.path) != self.input.in_worktree.as_ref());
         }
-        let (violations, mut warnings) = self.scope_check(step, &changes);
-        warnings.extend(self.beyond_the_snapshot(step, &changes)?);
+        let (violations, mut warnings) = scope_check(step, &changes, &executed.fence);
+        warnings.extend(beyond_the_snapshot(self.repo, &self.workdir, step, &changes)?);
         for w in &warnings {
             self.warn(format!("step {n}: {w}"));
         }
@@ -49,7 +50,7 @@ impl Run<'_> {
         if !violations.is_empty() {
             let paths: BTreeSet<String> = violations.iter().map(|(p, _)| p.clone()).collect();
             self.repo.restore(&tree, snapshot, Some(&paths))?;
-            tree = self.overlay(&tree, snapshot, &paths)?;
+            tree = overlay(self.repo, &tree, snapshot, &paths)?;
             changes.retain(|c| !paths.contains(&c.path));
             let why: Vec<String> = violations.into_iter().map(|(_, w)| w).collect();
             let why = format!("scope violation: {} (restored)", why.join("; "));
@@ -58,42 +59,16 @@ impl Run<'_> {
                 None => why,
             });
         }
-        let written = Outside::look(&self.workdir, &executed.links).changed_since(&executed.outside);
-        if !written.is_empty() {
-            let shown = written.len().min(5);
-            let warning = format!(
-                "changed outside the repository while it ran, where no snapshot holds it and no restore brings it back: {}{}",
-                written[..shown].join(", "),
-                if written.len() > shown { ", …" } else { "" }
-            );
-            self.warn(format!("step {}: {warning}", step.number));
+        let outside = (&executed.links, &executed.outside);
+        if let Some(warning) = self.written_outside(n, outside, &changes)? {
             warnings.push(warning);
         }
-        self.note_links(&changes)?;
         Ok(Observed {
             tree,
             changes,
             reason,
             warnings,
         })
-    }
-
-    /// Violations (path, why) and warnings for the observed changes.
-    fn scope_check(&self, step: &Step, changes: &[FileChange]) -> (Vec<(String, String)>, Vec<String>) {
-        let (touch, never) = self.fence_lists(step);
-        let mut violations = Vec::new();
-        let mut warnings = Vec::new();
-        for change in changes {
-            let path = &change.path;
-            if let Some(p) = never.iter().find(|p| pattern::matches(p, path)) {
-                violations.push((path.clone(), format!("'{path}' is in Never touch ('{p}')")));
-            } else if !touch.is_empty() && !touch.iter().any(|p| pattern::matches(p, path)) {
-                violations.push((path.clone(), format!("'{path}' is outside the Touch list")));
-            } else if !step.files.is_empty() && !step.files.iter().any(|f| pattern::matches(&f.path, path)) {
-                warnings.push(format!("'{path}' changed but is not in the step's Files"));
-            }
-        }
-        (violations, warnings)
     }
 
     /// Files the attempt made where git cannot store them (a spelling of
@@ -115,60 +90,78 @@ impl Run<'_> {
             made.iter().map(|p| format!("'{p}'")).collect::<Vec<_>>().join(", ")
         )))
     }
+}
 
-    /// What the snapshot cannot hold, said rather than dropped: a declared
-    /// file that is a git repository of its own (git records only its
-    /// commit), and a symbolic link the step made that leads out of the
-    /// repository (what is written through it is in no snapshot).
-    fn beyond_the_snapshot(&self, step: &Step, changes: &[FileChange]) -> Result<Vec<String>> {
-        let mut out = Vec::new();
-        for file in &step.files {
-            let path = self.workdir.join(&file.path);
-            if path.is_dir() && path.join(".git").exists() {
-                out.push(format!(
-                    "'{}' is a git repository of its own: git records only its commit, so none of its files are committed or restored",
-                    file.path
-                ));
-            }
+/// Violations (path, why) and warnings for the observed changes.
+fn scope_check(step: &Step, changes: &[FileChange], fence: &Fence) -> (Vec<(String, String)>, Vec<String>) {
+    let (touch, never) = (&fence.touch, &fence.never);
+    let mut violations = Vec::new();
+    let mut warnings = Vec::new();
+    for change in changes {
+        let path = &change.path;
+        if let Some(p) = never.iter().find(|p| pattern::matches(p, path)) {
+            violations.push((path.clone(), format!("'{path}' is in Never touch ('{p}')")));
+        } else if !touch.is_empty() && !touch.iter().any(|p| pattern::matches(p, path)) {
+            violations.push((path.clone(), format!("'{path}' is outside the Touch list")));
+        } else if !step.files.is_empty() && !step.files.iter().any(|f| pattern::matches(&f.path, path)) {
+            warnings.push(format!("'{path}' changed but is not in the step's Files"));
         }
-        for change in changes {
-            let Some((id, crate::git::EntryKind::Link)) = change.new else {
-                continue;
-            };
-            let target = String::from_utf8_lossy(&self.repo.read_blob(id)?).into_owned();
-            if leads_outside(&change.path, &target) {
-                out.push(format!(
-                    "'{}' is a symbolic link to '{target}', outside the repository: what is written through it is in no snapshot, and no restore brings it back",
-                    change.path
-                ));
-            }
-        }
-        Ok(out)
     }
+    (violations, warnings)
+}
 
-    /// `observed` with `paths` put back to their `snapshot` version, without
-    /// scanning the worktree again.
-    fn overlay(&self, observed: &Snapshot, snapshot: Oid, paths: &BTreeSet<String>) -> Result<Snapshot> {
-        let mut edits = Vec::new();
-        for path in paths {
-            edits.push(match self.repo.tree_entry(snapshot, path)? {
-                Some((id, crate::git::EntryKind::Executable)) => TreeEdit::Blob {
-                    path: path.clone(),
-                    id,
-                    executable: true,
-                },
-                Some((id, crate::git::EntryKind::Link)) => TreeEdit::Link { path: path.clone(), id },
-                Some((id, _)) => TreeEdit::Blob {
-                    path: path.clone(),
-                    id,
-                    executable: false,
-                },
-                None => TreeEdit::Remove { path: path.clone() },
-            });
+/// What the snapshot cannot hold, said rather than dropped: a declared
+/// file that is a git repository of its own (git records only its
+/// commit), and a symbolic link the step made that leads out of the
+/// repository (what is written through it is in no snapshot).
+fn beyond_the_snapshot(repo: &Repo, workdir: &Path, step: &Step, changes: &[FileChange]) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for file in &step.files {
+        let path = workdir.join(&file.path);
+        if path.is_dir() && path.join(".git").exists() {
+            out.push(format!(
+                "'{}' is a git repository of its own: git records only its commit, so none of its files are committed or restored",
+                file.path
+            ));
         }
-        let tree = self.repo.edit_tree(Some(observed.tree), &edits)?;
-        Ok(Snapshot::recorded(observed.head, tree))
     }
+    for change in changes {
+        let Some((id, crate::git::EntryKind::Link)) = change.new else {
+            continue;
+        };
+        let target = String::from_utf8_lossy(&repo.read_blob(id)?).into_owned();
+        if leads_outside(&change.path, &target) {
+            out.push(format!(
+                "'{}' is a symbolic link to '{target}', outside the repository: what is written through it is in no snapshot, and no restore brings it back",
+                change.path
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// `observed` with `paths` put back to their `snapshot` version, without
+/// scanning the worktree again.
+fn overlay(repo: &Repo, observed: &Snapshot, snapshot: Oid, paths: &BTreeSet<String>) -> Result<Snapshot> {
+    let mut edits = Vec::new();
+    for path in paths {
+        edits.push(match repo.tree_entry(snapshot, path)? {
+            Some((id, crate::git::EntryKind::Executable)) => TreeEdit::Blob {
+                path: path.clone(),
+                id,
+                executable: true,
+            },
+            Some((id, crate::git::EntryKind::Link)) => TreeEdit::Link { path: path.clone(), id },
+            Some((id, _)) => TreeEdit::Blob {
+                path: path.clone(),
+                id,
+                executable: false,
+            },
+            None => TreeEdit::Remove { path: path.clone() },
+        });
+    }
+    let tree = repo.edit_tree(Some(observed.tree), &edits)?;
+    Ok(Snapshot::recorded(observed.head, tree))
 }
 
 /// Whether the link at `path` (repository-relative) with `target` points out

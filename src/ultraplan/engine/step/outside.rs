@@ -111,10 +111,43 @@ fn outside_target(root: &Path, path: &str, target: &str) -> Option<PathBuf> {
 }
 
 impl Run<'_> {
+    /// Before an attempt: the links leading out of the worktree, and what
+    /// is outside it now.
+    pub(super) fn look_outside(&mut self, snapshot: Oid) -> Result<(Links, Outside)> {
+        let links = self.outside_links(snapshot)?;
+        let outside = Outside::look(&self.workdir, &links);
+        Ok((links, outside))
+    }
+
+    /// After step `n`'s attempt: what it wrote outside the repository
+    /// since `before`, named in a warning (returned for the record), and
+    /// the known links updated from its `changes`.
+    pub(super) fn written_outside(
+        &mut self,
+        n: u32,
+        (links, before): (&Links, &Outside),
+        changes: &[FileChange],
+    ) -> Result<Option<String>> {
+        let written = Outside::look(&self.workdir, links).changed_since(before);
+        let mut said = None;
+        if !written.is_empty() {
+            let shown = written.len().min(5);
+            let warning = format!(
+                "changed outside the repository while it ran, where no snapshot holds it and no restore brings it back: {}{}",
+                written[..shown].join(", "),
+                if written.len() > shown { ", …" } else { "" }
+            );
+            self.warn(format!("step {n}: {warning}"));
+            said = Some(warning);
+        }
+        self.note_links(changes)?;
+        Ok(said)
+    }
+
     /// The worktree's links that lead outside it: read from `snapshot` once
     /// per run (every link the user or an earlier step made), then kept up
     /// to date from each attempt's changes.
-    pub(super) fn outside_links(&mut self, snapshot: Oid) -> Result<Links> {
+    fn outside_links(&mut self, snapshot: Oid) -> Result<Links> {
         if let Some(links) = &self.outside_links {
             return Ok(links.clone());
         }
@@ -138,7 +171,7 @@ impl Run<'_> {
     }
 
     /// Updates the known links from what an attempt changed.
-    pub(super) fn note_links(&mut self, changes: &[FileChange]) -> Result<()> {
+    fn note_links(&mut self, changes: &[FileChange]) -> Result<()> {
         let Some(mut links) = self.outside_links.take() else {
             return Ok(());
         };

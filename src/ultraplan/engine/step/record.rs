@@ -249,7 +249,7 @@ impl Run<'_> {
             plan: self.plan,
             plan_path: &self.input.path,
             step,
-            session: self.step_session(step).map(|s| s.number),
+            session: executed.fence.session,
             run_id: &self.state.progress.run_id.clone(),
             attempt: a,
             executor: &self.opts.executor,

@@ -7,7 +7,26 @@ use super::Run;
 use crate::ultraplan::plan::check::{self, Through};
 use crate::ultraplan::plan::{pattern, Step};
 
+/// A step's fence: what it may touch (empty: anything), what it must never
+/// touch, and the session whose fence it is.
+#[derive(Clone)]
+pub(super) struct Fence {
+    pub touch: Vec<String>,
+    pub never: Vec<String>,
+    pub session: Option<u32>,
+}
+
 impl Run<'_> {
+    /// `step`'s fence, the same for each of its attempts.
+    pub(super) fn fence(&self, step: &Step) -> Fence {
+        let (touch, never) = self.fence_lists(step);
+        Fence {
+            touch,
+            never,
+            session: self.step_session(step).map(|s| s.number),
+        }
+    }
+
     /// Declared files in Never touch, or leading where the step may not
     /// write through a symbolic link already there (one an earlier step made
     /// included: the fence is checked where a path really leads, each time a
@@ -58,14 +77,14 @@ impl Run<'_> {
     /// The session whose fence applies to `step`: the one being run, else the
     /// one the Execution Strategy gives the step (a foreground run of a plan
     /// with sessions fences each step like its session would).
-    pub(super) fn step_session(&self, step: &Step) -> Option<&'_ crate::ultraplan::plan::Session> {
+    fn step_session(&self, step: &Step) -> Option<&'_ crate::ultraplan::plan::Session> {
         self.session
             .or_else(|| self.plan.sessions.iter().find(|s| s.steps.contains(&step.number)))
     }
 
     /// The session's Touch list and everything never to be touched: its Never
     /// touch list, the Manifest's forbidden paths and the plan file itself.
-    pub(super) fn fence_lists(&self, step: &Step) -> (Vec<String>, Vec<String>) {
+    fn fence_lists(&self, step: &Step) -> (Vec<String>, Vec<String>) {
         let mut touch = Vec::new();
         let mut never = Vec::new();
         if let Some(session) = self.step_session(step) {

@@ -1,6 +1,6 @@
 //! The Verify field as a plan writes it (DESIGN §6.3): a command and its
 //! `→ expected:`, or prose for a person; also a Verification item or a
-//! condition read as a check. Running it is the engine's (`engine::verify`).
+//! condition read as a check. Running it is the engine's (`engine::command_check`).
 
 use super::is_none_value;
 use crate::ultraplan::plan::markdown::{code_spans, plain, Field};
