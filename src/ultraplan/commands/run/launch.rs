@@ -26,7 +26,7 @@ pub(super) enum Prepared {
     /// API billing was not confirmed.
     Ended(Exit),
     /// The run to start.
-    Run(Launch),
+    Run(Box<Launch>),
 }
 
 /// The plan file as read: its text, how it is named, where it lies.
@@ -131,7 +131,7 @@ pub(super) fn prepare(
             poll: duration(cfg, &config::POLL_INTERVAL)?,
         },
     };
-    Ok(Prepared::Run(Launch { options, carried }))
+    Ok(Prepared::Run(Box::new(Launch { options, carried })))
 }
 
 /// Starts the run `launch` decided: the engine's report, and the waves'
