@@ -317,7 +317,7 @@ const RAW_WRITERS: &[(&str, &str)] = &[
         "moves the clean branch; fixed reflog message",
     ),
     (
-        "src/ultraplan/engine/checkpoint.rs",
+        "src/ultraplan/engine/step/checkpoint.rs",
         "the checkpoint commit: the user's own files",
     ),
     (
