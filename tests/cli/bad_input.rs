@@ -1,31 +1,21 @@
-//! Bad input, fast (issue 9, items 12 and 13): deeply nested YAML is refused
-//! in well under a second wherever YAML is read, naming the limit; and
-//! `check` never says READY for a plan `run` cannot carry out.
-
-use std::time::{Duration, Instant};
+//! Bad input (issue 9, items 12 and 13): deeply nested YAML is refused
+//! wherever YAML is read, naming the limit; and `check` never says READY for
+//! a plan `run` cannot carry out. How long the refusals take, at 10x and 100x
+//! the size, is measured in `benches/check.rs`, not asserted here.
 
 use crate::support::*;
 use crate::transcript::Transcript;
 
-/// Generous for a loaded machine; the judgement itself takes milliseconds.
-const FAST: Duration = Duration::from_secs(2);
-
 #[test]
-fn deeply_nested_yaml_is_refused_fast_everywhere() {
+fn deeply_nested_yaml_is_refused_everywhere_naming_the_limit() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
     let deep = "[".repeat(200 * 1024);
+    let mut t = Transcript::new(&env);
+    t.note("each file nests 204,800 levels deep");
     // A result file.
     write(&repo.join("deep.yaml"), &format!("status: {deep}\n"));
-    let started = Instant::now();
-    let out = env
-        .run(&repo, &["ultraplan", "result", "check", "deep.yaml"])
-        .expect_code(1);
-    assert!(started.elapsed() < FAST, "{:?}", started.elapsed());
-    assert!(
-        out.stdout.contains("nested more than 64 levels deep (the limit)"),
-        "{out}"
-    );
+    let _ = t.run(&repo, &["ultraplan", "result", "check", "deep.yaml"]).expect_code(1);
     // Front matter and a Manifest.
     write(
         &repo.join("front.md"),
@@ -37,36 +27,25 @@ fn deeply_nested_yaml_is_refused_fast_everywhere() {
         &repo.join("manifest.md"),
         &format!("# P\n\n## Implementation Plan\n\n### Step 1: A\n- **Files:** `a`\n- **Verify:** `true`\n- **Manifest:**\n  ```yaml\n  expected_paths: {deep}\n  ```\n"),
     );
-    for (plan, line) in [
-        ("front.md", "line 2: front matter is not valid YAML"),
-        ("manifest.md", "line 10: step 1: Manifest is not valid YAML"),
-    ] {
-        let started = Instant::now();
-        let out = env.run(&repo, &["ultraplan", "check", plan]).expect_code(1);
-        assert!(started.elapsed() < FAST, "{plan}: {:?}", started.elapsed());
-        assert!(out.stdout.contains(line), "{out}");
-        assert!(out.stdout.contains("the limit"), "{out}");
-    }
+    let _ = t.run(&repo, &["ultraplan", "check", "front.md"]).expect_code(1);
+    let _ = t.run(&repo, &["ultraplan", "check", "manifest.md"]).expect_code(1);
     // Executor stdout: the claim is unreadable, so ultraplan's own Verify decides.
     env.git(&repo, &["commit", "-q", "--allow-empty", "-m", "base"]);
     write(
         &repo.join("plan.md"),
         "# P\n\n## Implementation Plan\n\n### Step 1: A\n- **Files:** `a.txt`\n- **Verify:** `test -f a.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"feat: a\"`\n",
     );
-    let agent = env.root().join("agent.sh");
     write(
-        &agent,
+        &env.root().join("agent.sh"),
         &format!("echo a > a.txt\necho '```yaml'\necho 'status: {deep}'\necho '```'\n"),
     );
-    let executor = format!("sh {}", agent.display());
-    let started = Instant::now();
-    let out = env
-        .run(&repo, &["ultraplan", "run", "--executor", &executor, "plan.md"])
+    t.note("an executor whose result block nests as deep: its claim is unreadable, so ultraplan's own Verify decides");
+    let _ = t
+        .run(&repo, &["ultraplan", "run", "--executor", "sh ../agent.sh", "plan.md"])
         .expect_code(0);
-    assert!(started.elapsed() < FAST * 5, "{:?}", started.elapsed());
-    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
-    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
-    assert!(note.contains("the limit"), "{note}");
+    let _ = t.run(&repo, &["log", "--oneline"]).expect_code(0);
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    assert_transcript!(t, "deeply_nested_yaml_is_refused_everywhere_naming_the_limit");
 }
 
 #[test]
@@ -110,9 +89,11 @@ fn check_never_says_ready_for_a_plan_run_cannot_carry_out() {
 }
 
 /// Thousands of tasks, each with problems and warnings: line numbers and the
-/// Issues column were quadratic (4,000 tasks took 74 s); now linear.
+/// Issues column were quadratic (4,000 tasks took 74 s). Here: every task's
+/// issues come out, at the right line, for 8,000 tasks; the time at 800,
+/// 8,000 and 80,000 tasks is `benches/check.rs`'s.
 #[test]
-fn a_plan_with_thousands_of_tasks_is_checked_in_linear_time() {
+fn a_plan_with_thousands_of_tasks_is_checked_whole() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
     let task = |i: usize| {
@@ -125,10 +106,27 @@ fn a_plan_with_thousands_of_tasks_is_checked_in_linear_time() {
         &repo.join("01-01-PLAN.md"),
         &format!("---\nphase: 01-x\nplan: 01\n---\n<objective>\nBig.\n</objective>\n<tasks>\n{tasks}</tasks>\n"),
     );
-    let started = Instant::now();
-    let out = env
+    let whole = env
         .run(&repo, &["ultraplan", "check", "--executor", "claude", "01-01-PLAN.md"])
         .expect_code(0);
-    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
-    assert!(out.stdout.contains("Steps: 8000"), "{}", &out.stdout[..500]);
+    // The same plan cut to its first two tasks gives the first lines whole;
+    // the 8,000 tasks give the same lines for each of them, numbered on.
+    let two: String = (0..2).map(task).collect();
+    write(
+        &repo.join("02-01-PLAN.md"),
+        &format!("---\nphase: 01-x\nplan: 01\n---\n<objective>\nBig.\n</objective>\n<tasks>\n{two}</tasks>\n"),
+    );
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(&repo, &["ultraplan", "check", "--executor", "claude", "02-01-PLAN.md"])
+        .expect_code(0);
+    assert_transcript!(t, "a_plan_with_thousands_of_tasks_is_checked_whole");
+    assert!(whole.stdout.contains("Steps: 8000"), "{}", &whole.stdout[..500]);
+    // Each task is 11 lines; task 1's <verify> is line 14.
+    let last = format!("  line {}: task 8000: <verify> is prose", 14 + 11 * 7999);
+    assert!(
+        whole.stdout.contains(&last),
+        "the last task is named at its line ({last}):\n{}",
+        &whole.stdout[whole.stdout.len().saturating_sub(3000)..]
+    );
 }

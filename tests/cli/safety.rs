@@ -100,7 +100,10 @@ fn start_ticks(pid: u32) -> Option<u64> {
 #[test]
 fn a_lock_whose_pid_was_reused_or_just_killed_is_stale() {
     if !Path::new("/proc/self/stat").exists() {
-        eprintln!("skipped: no /proc to read process start times from");
+        skip(
+            "a_lock_whose_pid_was_reused_or_just_killed_is_stale",
+            "no /proc to read process start times from",
+        );
         return;
     }
     let env = TestEnv::new();
