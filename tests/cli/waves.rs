@@ -7,6 +7,7 @@ use std::process::Command;
 
 use crate::plans::StepSpec;
 use crate::support::*;
+use crate::transcript::Transcript;
 
 pub(crate) struct Sess<'a> {
     pub n: u32,
@@ -92,6 +93,17 @@ pub(crate) fn assert_clean(env: &TestEnv, repo: &std::path::Path) {
     env.assert_fsck(repo);
 }
 
+/// What a user looks at after a run, recorded: the history, the worktrees,
+/// the session branches and the working tree (once the background deletion
+/// of removed worktrees is done).
+pub(crate) fn show_outcome(t: &mut Transcript<'_>, repo: &std::path::Path) {
+    wait_for_trash(repo);
+    let _ = t.run(repo, &["log", "--graph", "--format=%h %s"]).expect_code(0);
+    let _ = t.run(repo, &["worktree", "list"]).expect_code(0);
+    let _ = t.run(repo, &["branch", "--list", "ultraplan/*"]).expect_code(0);
+    let _ = t.run(repo, &["status", "--short"]).expect_code(0);
+}
+
 /// Waits (up to 30 s) until the worktrees the run deleted in the
 /// background are gone.
 pub(crate) fn wait_for_trash(repo: &std::path::Path) {
@@ -168,63 +180,20 @@ fn three_sessions_in_two_waves_merge_one_at_a_time() {
     let env = TestEnv::new();
     let repo = setup(&env, &three_sessions());
     write(&repo.join("notes.txt"), "untracked, mine\n");
-    let out = env
-        .run(&repo, &["ultraplan", "run", "--json", "plan.md"])
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    t.note("the plan committed alone, then one --no-ff merge per session; wave 2 read wave 1's merged work");
+    show_outcome(&mut t, &repo);
+    let _ = t.run(&repo, &["show", "HEAD:tests/check.txt"]).expect_code(0);
+    let _ = t.run(&repo, &["show", "--name-only", "--format=%s", "HEAD~1^2"]).expect_code(0);
+    t.note("each session's own state and notes are in git");
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD^2"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/"])
         .expect_code(0);
-    assert!(
-        out.stderr
-            .contains("untracked files stay in this worktree, unseen by the sessions: notes.txt"),
-        "{out}"
-    );
-    let s = &out.json()["ultraexecute_summary"];
-    assert_eq!(s["result"], "completed");
-    assert_eq!(s["steps_passed"], 3);
-    let sessions = s["sessions"].as_array().unwrap();
-    assert_eq!(sessions.len(), 3);
-    for (i, session) in sessions.iter().enumerate() {
-        assert_eq!(session["number"], i + 1);
-        assert_eq!(session["result"], "completed");
-        assert_eq!(session["merged"], true);
-    }
-    assert_eq!(sessions[2]["wave"], 2);
-    assert_eq!(s["conflicts"], serde_json::json!([]));
-    assert_eq!(s["risk"]["level"], "low");
-    assert_eq!(s["risk"]["files_changed"], 3);
-    assert_eq!(s["risk"]["action"], "auto-merge safe");
-    // The history: the plan committed alone, then one --no-ff merge per session.
-    let log = env.git(&repo, &["log", "--first-parent", "--format=%s|%p"]);
-    let subjects: Vec<(&str, usize)> = log
-        .lines()
-        .map(|l| {
-            let (s, p) = l.split_once('|').unwrap();
-            (s, p.split_whitespace().count())
-        })
-        .collect();
-    assert_eq!(
-        subjects[..4],
-        [
-            ("merge: ultraplan session 3 — Tests", 2),
-            ("merge: ultraplan session 2 — Server", 2),
-            ("merge: ultraplan session 1 — Config", 2),
-            ("chore: track plan file for parallel execution", 1),
-        ]
-    );
-    assert_eq!(
-        sessions[2]["merge_commit"].as_str().unwrap(),
-        env.git(&repo, &["rev-parse", "HEAD"]).trim()
-    );
-    // Wave 2 read wave 1's merged work.
-    assert_eq!(env.git(&repo, &["show", "HEAD:tests/check.txt"]), "port=8080\nserve\n");
-    assert_eq!(
-        env.git(&repo, &["show", "--name-only", "--format=", "HEAD~1^2"]),
-        "server/main.txt\n"
-    );
-    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "?? notes.txt\n");
-    // Each session's own state and notes are in git.
+    assert_transcript!(t, "three_sessions_in_two_waves_merge_one_at_a_time");
     let session2 = env.progress(&repo, "refs/ultraplan/plan/session-2");
     assert!(session2.contains("\"status\": \"completed\""), "{session2}");
-    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD^2"]);
-    assert!(note.contains("session: 3"), "{note}");
     let log_file = repo.join(".git/ultraplan/logs/plan/session-1.log");
     assert!(read(&log_file).contains("Ultraplan run complete"));
     assert_clean(&env, &repo);
@@ -274,29 +243,19 @@ fn a_conflicting_merge_changes_nothing() {
     env.git(&repo, &["commit", "-q", "-m", "plan"]);
     write(&repo.join("untracked.txt"), "mine\n");
     let summary_file = env.root().join("summary.json");
-    let out = env
-        .run(
-            &repo,
-            &[
-                "ultraplan",
-                "run",
-                "--summary-file",
-                summary_file.to_str().unwrap(),
-                "plan.md",
-            ],
-        )
+    let mut t = Transcript::new(&env);
+    t.note("the summary, as one line of JSON, goes to the file (never after the report)");
+    let _ = t
+        .run(&repo, &["ultraplan", "run", "--summary-file", "../summary.json", "plan.md"])
         .expect_code(1);
-    assert!(
-        out.stdout.contains("to merge it by hand:\n  git merge --no-ff "),
-        "{out}"
-    );
-    // The summary, as one line of JSON, goes to the file (never after the report).
-    assert!(!out.stdout.contains("ultraexecute_summary"), "{out}");
+    t.note("session 1 stays merged; what session 2 would have done is nowhere: HEAD, index and working tree are exactly session 1's merge");
+    show_outcome(&mut t, &repo);
+    let _ = t.run(&repo, &["diff", "HEAD", "--stat"]).expect_code(0);
+    let _ = t.run(&repo, &["ls-files", "--unmerged"]).expect_code(0);
+    t.file(&repo.join("shared.txt"));
+    assert_transcript!(t, "a_conflicting_merge_changes_nothing");
     let summary: serde_json::Value = serde_json::from_str(&read(&summary_file)).unwrap();
     let s = &summary["ultraexecute_summary"];
-    assert_eq!(s["result"], "failed");
-    assert_eq!(s["sessions"][0]["merged"], true);
-    assert_eq!(s["sessions"][1]["merged"], false);
     assert_eq!(s["sessions"][1]["result"], "merge-failed");
     // Half a run merged is no result to act on.
     assert_eq!(s["risk"]["action"], "none yet: the run did not complete");
@@ -306,42 +265,22 @@ fn a_conflicting_merge_changes_nothing() {
         s["conflicts"],
         serde_json::json!([{"session": 2, "paths": ["shared.txt"], "tip": tip}])
     );
-    // Session 1 stays merged; what session 2 would have done is nowhere:
-    // HEAD, index and working tree are exactly session 1's merge.
     let head = env.git(&repo, &["rev-parse", "HEAD"]);
     assert_eq!(s["sessions"][0]["merge_commit"].as_str().unwrap(), head.trim());
-    assert_eq!(read(&repo.join("shared.txt")), "one\nTWO from one\nthree\n");
-    assert_eq!(
-        env.git(&repo, &["write-tree"]),
-        env.git(&repo, &["rev-parse", "HEAD^{tree}"]),
-        "index == HEAD"
-    );
-    // The index holds exactly the entries a fresh read of HEAD gives (no conflict stages).
-    let fresh = env.root().join("fresh-index");
-    let fresh_str = fresh.to_str().unwrap();
-    let mut cmd = env.command("git", &repo);
-    cmd.args(["read-tree", "HEAD"]).env("GIT_INDEX_FILE", fresh_str);
-    let _ = capture(cmd).expect_code(0);
-    let mut cmd = env.command("git", &repo);
-    cmd.args(["ls-files", "-s"]).env("GIT_INDEX_FILE", fresh_str);
-    let expected = capture(cmd).expect_code(0).stdout;
-    assert_eq!(env.git(&repo, &["ls-files", "-s"]), expected);
-    for (path, bytes) in worktree_files(&repo) {
-        if path != std::path::Path::new("untracked.txt") {
-            let committed = env.git(&repo, &["show", &format!("HEAD:{}", path.display())]);
-            assert_eq!(String::from_utf8_lossy(&bytes), committed, "{}", path.display());
-        }
-    }
-    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "?? untracked.txt\n");
     assert!(!repo.join(".git/MERGE_HEAD").exists() && !repo.join(".git/MERGE_MSG").exists());
     assert_clean(&env, &repo);
     // No reflog, no branch holds it: the run state does, through `git gc`.
-    env.git(&repo, &["reflog", "expire", "--expire=now", "--all"]);
-    env.git(&repo, &["gc", "-q", "--prune=now"]);
-    let kept = env.run(&repo, &["cat-file", "-e", &format!("{tip}^{{commit}}")]);
-    assert_eq!(kept.code, 0, "session 2's work was lost: {kept}");
-    let merged = env.run(&repo, &["merge", "--no-ff", "--no-edit", &tip]);
-    assert_eq!(merged.code, 1, "a person merges it by hand, conflict and all: {merged}");
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(&repo, &["reflog", "expire", "--expire=now", "--all"])
+        .expect_code(0);
+    let _ = t.run(&repo, &["gc", "-q", "--prune=now"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["cat-file", "-t", &format!("{tip}^{{commit}}")])
+        .expect_code(0);
+    t.note("a person merges it by hand, conflict and all");
+    let _ = t.run(&repo, &["merge", "--no-ff", "--no-edit", &tip]).expect_code(1);
+    assert_transcript!(t, "a_conflicting_merge_kept_the_sessions_work_through_gc");
 }
 
 #[test]
@@ -374,23 +313,14 @@ fn an_untracked_file_in_the_way_refuses_the_merge() {
     env.git(&repo, &["add", "plan.md"]);
     env.git(&repo, &["commit", "-q", "-m", "plan"]);
     write(&repo.join("out.txt"), "the user's own, untracked\n");
-    let head = env.git(&repo, &["rev-parse", "HEAD"]);
     let index = std::fs::read(repo.join(".git/index")).unwrap();
-    let out = env
-        .run(&repo, &["ultraplan", "run", "--json", "plan.md"])
-        .expect_code(1);
-    let s = &out.json()["ultraexecute_summary"];
-    assert_eq!(s["conflicts"][0]["session"], 1);
-    assert_eq!(s["conflicts"][0]["paths"], serde_json::json!(["out.txt"]));
-    assert!(s["conflicts"][0]["refused"]
-        .as_str()
-        .unwrap()
-        .contains("would be overwritten"));
-    assert_eq!(s["sessions"][1]["result"], "merge-failed");
-    assert_eq!(read(&repo.join("out.txt")), "the user's own, untracked\n");
-    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head);
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
+    t.note("nothing merged: HEAD, the user's file and the index are as they were");
+    show_outcome(&mut t, &repo);
+    t.file(&repo.join("out.txt"));
+    assert_transcript!(t, "an_untracked_file_in_the_way_refuses_the_merge");
     assert_eq!(std::fs::read(repo.join(".git/index")).unwrap(), index);
-    assert!(!repo.join("other.txt").exists());
     assert_clean(&env, &repo);
 }
 
@@ -399,22 +329,12 @@ fn preflight_refuses_tracked_changes_and_a_live_lock_changing_nothing() {
     let env = TestEnv::new();
     let repo = setup(&env, &three_sessions());
     write(&repo.join("shared.txt"), "edited\n");
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
-    assert!(
-        out.stderr
-            .starts_with("fatal: uncommitted changes to tracked files: shared.txt"),
-        "{out}"
-    );
-    assert!(
-        out.stderr.contains("hint: session worktrees see only committed work"),
-        "{out}"
-    );
-    assert_eq!(env.git(&repo, &["for-each-ref", "refs/ultraplan/"]), "");
-    assert_eq!(env.subjects(&repo)[0], "shared", "nothing committed");
-    assert_eq!(
-        env.git(&repo, &["status", "--porcelain"]),
-        " M shared.txt\n?? plan.md\n"
-    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    t.note("nothing committed, no state");
+    let _ = t.run(&repo, &["log", "--oneline"]).expect_code(0);
+    let _ = t.run(&repo, &["for-each-ref", "refs/ultraplan/"]).expect_code(0);
+    let _ = t.run(&repo, &["status", "--short"]).expect_code(0);
     env.git(&repo, &["checkout", "--", "shared.txt"]);
     // A plan under way elsewhere holds the lock.
     let hostname = String::from_utf8(Command::new("uname").arg("-n").output().unwrap().stdout).unwrap();
@@ -430,9 +350,11 @@ fn preflight_refuses_tracked_changes_and_a_live_lock_changing_nothing() {
     );
     let id = env.git(&repo, &["hash-object", "-w", lock.to_str().unwrap()]);
     env.git(&repo, &["update-ref", "refs/ultraplan/plan/lock", id.trim()]);
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
-    assert!(out.stderr.contains("another git ultraplan holds"), "{out}");
-    assert_eq!(env.subjects(&repo)[0], "shared");
+    t.replace(format!("pid {}", std::process::id()), "pid <TESTPID>");
+    t.note("a plan under way elsewhere holds the lock");
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    let _ = t.run(&repo, &["log", "--oneline"]).expect_code(0);
+    assert_transcript!(t, "preflight_refuses_tracked_changes_and_a_live_lock_changing_nothing");
 }
 
 #[test]
@@ -440,18 +362,13 @@ fn a_failed_session_stops_before_merging() {
     let env = TestEnv::new();
     let body = three_sessions().replace("test -f server/main.txt", "false");
     let repo = setup(&env, &body);
-    let out = env
-        .run(&repo, &["ultraplan", "run", "--json", "--max-attempts", "1", "plan.md"])
+    let mut t = Transcript::new(&env);
+    t.note("no merge of a wave with a failed session; later waves do not run");
+    let _ = t
+        .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "plan.md"])
         .expect_code(1);
-    let s = &out.json()["ultraexecute_summary"];
-    assert_eq!(s["sessions"][0]["result"], "completed");
-    assert_eq!(
-        s["sessions"][0]["merged"], false,
-        "no merge of a wave with a failed session"
-    );
-    assert_eq!(s["sessions"][1]["result"], "failed");
-    assert_eq!(s["sessions"][2]["result"], "pending", "later waves do not run");
-    assert_eq!(env.subjects(&repo)[0], "chore: track plan file for parallel execution");
+    show_outcome(&mut t, &repo);
+    assert_transcript!(t, "a_failed_session_stops_before_merging");
     assert!(!repo.join("config.txt").exists());
     assert_clean(&env, &repo);
 }
@@ -485,18 +402,27 @@ fn include_files_and_setup_reach_every_worktree() {
     write(&repo.join(".env.local"), "LOCAL=1\n");
     write(&repo.join("config/app.local"), "APP=1\n");
     write(&repo.join("config/other.local"), "not included\n");
-    // Literal names and globs, ignored files included.
-    env.git(&repo, &["config", "ultraplan.worktreeInclude", ".env"]);
-    env.git(
-        &repo,
-        &["config", "--add", "ultraplan.worktreeInclude", ".env.* config/app.*"],
-    );
-    env.git(&repo, &["config", "ultraplan.worktreeSetup", "touch .setup-ran"]);
-    let _ = env
-        .run(&repo, &["ultraplan", "run", "--jobs", "1", "plan.md"])
+    let mut t = Transcript::new(&env);
+    t.note("literal names and globs, ignored files included");
+    let _ = t
+        .run(&repo, &["config", "ultraplan.worktreeInclude", ".env"])
         .expect_code(0);
-    assert_eq!(env.git(&repo, &["show", "HEAD:a.txt"]), "SECRET_CONFIG=1\n");
-    assert_eq!(env.git(&repo, &["show", "HEAD:b.txt"]), "LOCAL=1\nAPP=1\n");
+    let _ = t
+        .run(
+            &repo,
+            &["config", "--add", "ultraplan.worktreeInclude", ".env.* config/app.*"],
+        )
+        .expect_code(0);
+    let _ = t
+        .run(&repo, &["config", "ultraplan.worktreeSetup", "touch .setup-ran"])
+        .expect_code(0);
+    let _ = t
+        .run(&repo, &["ultraplan", "-q", "run", "--jobs", "1", "plan.md"])
+        .expect_code(0);
+    let _ = t.run(&repo, &["show", "HEAD:a.txt"]).expect_code(0);
+    let _ = t.run(&repo, &["show", "HEAD:b.txt"]).expect_code(0);
+    show_outcome(&mut t, &repo);
+    assert_transcript!(t, "include_files_and_setup_reach_every_worktree");
     assert_clean(&env, &repo);
 }
 
