@@ -579,22 +579,29 @@ fn sigkill_during_a_wave_then_clean_then_a_fresh_run() {
     std::fs::create_dir_all(&markers).unwrap();
     let repo = setup(&env, &slow_waves(&markers));
     let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    let pid = child.id();
     wait_for(&[markers.join("started-1"), markers.join("started-2")]);
     let _ = signal(child, "-9");
-    // Killed: its worktrees, branches and lock are left behind...
-    assert_eq!(env.git(&repo, &["worktree", "list"]).lines().count(), 3);
-    assert_eq!(env.git(&repo, &["branch", "--list", "ultraplan/*"]).lines().count(), 2);
-    // ...its sessions died with it (no executor keeps going)...
+    // Its sessions died with it (no executor keeps going).
     wait_until_no_process_in(&repo);
-    // ...and clean removes them all.
-    let out = env.run(&repo, &["ultraplan", "clean", "plan.md"]).expect_code(0);
-    assert!(out.stdout.contains("removed worktree"), "{out}");
-    assert!(out.stdout.contains("removed branch ultraplan/plan/session-1"), "{out}");
-    assert!(out.stdout.contains("removed lock refs/ultraplan/plan/lock"), "{out}");
-    assert_clean(&env, &repo);
+    let mut t = Transcript::new(&env);
+    t.replace(format!("process {pid} "), "process <KILLED> ");
+    t.replace(format!("pid {pid} "), "pid <KILLED> ");
+    t.note("killed with SIGKILL during wave 1: its worktrees, branches and lock are left behind");
+    let _ = t.run(&repo, &["worktree", "list"]).expect_code(0);
+    let _ = t.run(&repo, &["branch", "--list", "ultraplan/*"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/plan/lock"])
+        .expect_code(0);
+    t.note("clean removes them all");
+    let _ = t.run(&repo, &["ultraplan", "clean", "plan.md"]).expect_code(0);
+    show_outcome(&mut t, &repo);
     write(&repo.join("plan.md"), &slow_waves(&markers).replace("sleep 30; ", ""));
     env.git(&repo, &["commit", "-q", "-am", "faster"]);
-    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    t.note("a fresh run (fast this time) completes");
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(0);
+    show_outcome(&mut t, &repo);
+    assert_transcript!(t, "sigkill_during_a_wave_then_clean_then_a_fresh_run");
     assert_clean(&env, &repo);
 }
 
@@ -605,19 +612,20 @@ fn leftovers_are_removed_by_the_next_runs_preflight() {
     std::fs::create_dir_all(&markers).unwrap();
     let repo = setup(&env, &slow_waves(&markers));
     let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    let pid = child.id();
     wait_for(&[markers.join("started-1"), markers.join("started-2")]);
     let _ = signal(child, "-9");
     write(&repo.join("plan.md"), &slow_waves(&markers).replace("sleep 30; ", ""));
     env.git(&repo, &["commit", "-q", "-am", "faster"]);
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]);
+    let mut t = Transcript::new(&env);
+    t.replace(format!("process {pid} "), "process <KILLED> ");
+    t.replace(format!("pid {pid} "), "pid <KILLED> ");
+    t.note("after a SIGKILL during wave 1, the next run takes over");
+    let out = t.run(&repo, &["ultraplan", "run", "plan.md"]);
     // Seen once under load: a session of this run crashed. Its log says why.
     assert_eq!(out.code, 0, "{out}\n{}", session_logs(&repo));
-    assert!(out.stderr.contains("took over a stale lock"), "{out}");
-    assert!(
-        out.stderr
-            .contains("removed 2 worktree(s) and 2 branch(es) left by an earlier run"),
-        "{out}"
-    );
+    show_outcome(&mut t, &repo);
+    assert_transcript!(t, "leftovers_are_removed_by_the_next_runs_preflight");
     assert_clean(&env, &repo);
 }
 
@@ -719,12 +727,12 @@ fn a_touch_overlap_within_a_wave_is_refused_before_anything() {
         "",
     );
     let repo = setup(&env, &body);
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
-    assert!(out.stderr.contains("shared.txt"), "{out}");
-    assert!(out.stderr.contains("sessions 1 and 2 are both in wave 1"), "{out}");
-    assert_eq!(env.git(&repo, &["for-each-ref", "refs/ultraplan/"]), "");
-    assert_eq!(env.subjects(&repo)[0], "shared", "the plan was not committed");
-    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "?? plan.md\n");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    t.note("the plan was not committed; no state");
+    let _ = t.run(&repo, &["for-each-ref", "refs/ultraplan/"]).expect_code(0);
+    show_outcome(&mut t, &repo);
+    assert_transcript!(t, "a_touch_overlap_within_a_wave_is_refused_before_anything");
     assert_clean(&env, &repo);
 }
 
@@ -818,39 +826,24 @@ fn resume_keeps_merged_sessions_and_runs_the_rest_with_the_fixed_plan() {
     let env = TestEnv::new();
     let broken = three_sessions().replace("grep -q serve tests/check.txt", "grep -q nothing tests/check.txt");
     let repo = setup(&env, &broken);
-    let out = env
-        .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "--json", "plan.md"])
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(&repo, &["ultraplan", "-q", "run", "--max-attempts", "1", "plan.md"])
         .expect_code(1);
-    let s = &out.json()["ultraexecute_summary"];
-    assert_eq!(s["sessions"][0]["merged"], true);
-    assert_eq!(s["sessions"][2]["result"], "failed");
-    let wave_one = env.git(&repo, &["rev-parse", "HEAD"]);
+    show_outcome(&mut t, &repo);
     assert_clean(&env, &repo);
     // A person fixes the Verify in the plan (tracked now) and resumes.
     write(&repo.join("plan.md"), &three_sessions());
-    let out = env
-        .run(&repo, &["ultraplan", "run", "--resume", "--json", "plan.md"])
+    t.note("a person fixes the Verify in the plan (tracked now) and resumes: wave 1 is not run again");
+    let _ = t
+        .run(&repo, &["ultraplan", "-q", "run", "--resume", "plan.md"])
         .expect_code(0);
-    let s = &out.json()["ultraexecute_summary"];
-    assert_eq!(s["mode"], "resume");
-    assert_eq!(s["sessions"][2]["merged"], true);
-    let log = env.git(
-        &repo,
-        &[
-            "log",
-            "--first-parent",
-            "--format=%s",
-            &format!("{}..HEAD", wave_one.trim()),
-        ],
-    );
-    assert_eq!(
-        log, "merge: ultraplan session 3 — Tests\nchore: update plan file for parallel execution\n",
-        "wave 1 is not run again"
-    );
-    assert_eq!(env.git(&repo, &["show", "HEAD:tests/check.txt"]), "port=8080\nserve\n");
-    let audit = env.git(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"]);
-    assert!(audit.contains("resumed; merged sessions kept: 1, 2"), "{audit}");
-    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+    show_outcome(&mut t, &repo);
+    let _ = t.run(&repo, &["show", "HEAD:tests/check.txt"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"])
+        .expect_code(0);
+    assert_transcript!(t, "resume_keeps_merged_sessions_and_runs_the_rest_with_the_fixed_plan");
     assert_clean(&env, &repo);
 }
 
@@ -866,6 +859,7 @@ fn a_kill_during_a_merge_resumes_without_merging_twice() {
         std::fs::rename(&repo, env.root().join("baseline")).unwrap();
         tree
     };
+    let mut t = Transcript::new(&env);
     for (i, point) in [
         "merge-recorded",
         "merge-checked-out",
@@ -880,20 +874,16 @@ fn a_kill_during_a_merge_resumes_without_merging_twice() {
         cmd.args(["run", "plan.md"]).env("ULTRAPLAN_TEST_FAULT", point);
         let killed = capture(cmd);
         assert_eq!(killed.code, -1, "{point}: {killed}");
-        let out = env
-            .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        t.note(&format!("killed at {point}; every session is merged exactly once"));
+        let _ = t
+            .run(&repo, &["ultraplan", "-q", "run", "--resume", "plan.md"])
             .expect_code(0);
-        let merges = env.git(&repo, &["log", "--merges", "--format=%s"]);
-        assert_eq!(
-            merges,
-            "merge: ultraplan session 3 — Tests\nmerge: ultraplan session 2 — Server\nmerge: ultraplan session 1 — Config\n",
-            "{point}: {out}"
-        );
+        show_outcome(&mut t, &repo);
         assert_eq!(env.git(&repo, &["rev-parse", "HEAD^{tree}"]), expected, "{point}");
-        assert_eq!(env.git(&repo, &["status", "--porcelain"]), "", "{point}");
         assert_clean(&env, &repo);
         std::fs::rename(&repo, env.root().join(format!("killed-{i}"))).unwrap();
     }
+    assert_transcript!(t, "a_kill_during_a_merge_resumes_without_merging_twice");
 }
 
 #[test]
@@ -1008,45 +998,27 @@ fn a_steps_changes_without_a_commit_are_kept_by_its_session() {
         "",
     );
     let repo = setup(&env, &body);
-    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(0);
+    t.note("session 1's branch holds a commit of step 1's changes, merged like any other");
+    show_outcome(&mut t, &repo);
+    let _ = t
+        .run(&repo, &["show", "--name-only", "--format=%s", "HEAD~1^2"])
+        .expect_code(0);
     let log = read(&repo.join(".git/ultraplan/logs/plan/session-1.log"));
     assert!(log.contains("step 1 passed without committing a.txt"), "{log}");
-    assert_eq!(
-        env.git(&repo, &["show", "HEAD:a.txt"]),
-        "a\n",
-        "step 1's file reached the branch"
-    );
-    // Session 1's branch holds exactly that commit, merged like any other.
-    assert_eq!(
-        env.git(&repo, &["log", "--format=%s", "HEAD~1^2", "-1"]),
-        "chore: keep the uncommitted changes of step 1 (ultraplan session 1)\n"
-    );
-    assert_eq!(
-        env.git(&repo, &["show", "--name-only", "--format=", "HEAD~1^2"]),
-        "a.txt\n"
-    );
     assert_clean(&env, &repo);
-    // The manual executor needs the worktree it stopped in: refused here.
-    let out = env
+    t.note("the manual executor needs the worktree it stopped in: refused here");
+    let _ = t
         .run(
             &repo,
             &["ultraplan", "run", "--again", "--executor", "manual", "plan.md"],
         )
         .expect_code(128);
-    assert!(
-        out.stderr.contains("the manual executor cannot run parallel sessions"),
-        "{out}"
-    );
-    assert!(
-        out.stderr
-            .contains("hint: run the steps here with 'git ultraplan run --fg --executor manual plan.md'"),
-        "{out}"
-    );
-    // --jobs 0 is a usage error.
-    let out = env
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--jobs", "0", "plan.md"])
         .expect_code(129);
-    assert!(out.stderr.contains("invalid value '0' for '--jobs <N>'"), "{out}");
+    assert_transcript!(t, "a_steps_changes_without_a_commit_are_kept_by_its_session");
 }
 
 #[test]
@@ -1099,12 +1071,12 @@ fn refusals_change_nothing_even_with_an_earlier_runs_leftovers() {
 fn resume_without_a_recorded_run_runs_the_sessions() {
     let env = TestEnv::new();
     let repo = setup(&env, &three_sessions());
-    let out = env
-        .run(&repo, &["ultraplan", "run", "--resume", "--json", "plan.md"])
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(&repo, &["ultraplan", "-q", "run", "--resume", "plan.md"])
         .expect_code(0);
-    let s = &out.json()["ultraexecute_summary"];
-    assert_eq!(s["sessions"].as_array().map(Vec::len), Some(3), "{out}");
-    assert_eq!(env.git(&repo, &["log", "--merges", "--format=%s"]).lines().count(), 3);
+    show_outcome(&mut t, &repo);
+    assert_transcript!(t, "resume_without_a_recorded_run_runs_the_sessions");
     assert_clean(&env, &repo);
 }
 
@@ -1162,7 +1134,10 @@ fn nothing_a_session_started_outlives_it() {
         "",
     );
     let repo = setup(&env, &body);
-    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(0);
     wait_until_no_process_in(&repo);
+    show_outcome(&mut t, &repo);
+    assert_transcript!(t, "nothing_a_session_started_outlives_it");
     assert_clean(&env, &repo);
 }
