@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::plans::{plan, StepSpec};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 fn setup(env: &TestEnv, name: &str, body: &str) -> PathBuf {
     let repo = env.repo("repo");
@@ -38,24 +39,22 @@ fn plans_named_after_windows_devices_run_and_list() {
     write(&repo.join("lpt1.v2.md"), &single.replace("x.txt", "y.txt"));
     env.git(&repo, &["add", "AUX.md", "lpt1.v2.md"]);
     env.git(&repo, &["commit", "-q", "-m", "more plans"]);
-    let _ = env.run(&repo, &["ultraplan", "run", "con.md"]).expect_code(0);
-    let _ = env.run(&repo, &["ultraplan", "run", "AUX.md"]).expect_code(0);
-    let _ = env.run(&repo, &["ultraplan", "run", "lpt1.v2.md"]).expect_code(0);
-    let refs = env.git(&repo, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/"]);
-    assert_eq!(
-        refs,
-        "refs/ultraplan/plan-AUX/run\nrefs/ultraplan/plan-con/run\nrefs/ultraplan/plan-con/session-1\n\
-         refs/ultraplan/plan-con/session-2\nrefs/ultraplan/plan-lpt1.v2/run\n"
-    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "con.md"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "AUX.md"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "lpt1.v2.md"]).expect_code(0);
+    let refs = t
+        .run(&repo, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/"])
+        .expect_code(0)
+        .stdout;
     for r in refs.lines() {
         env.git(&repo, &["check-ref-format", r]);
     }
-    let status = env.run(&repo, &["ultraplan", "status"]).expect_code(0);
-    for plan in ["con.md", "AUX.md", "lpt1.v2.md"] {
-        assert!(status.stdout.contains(plan), "{status}");
-    }
-    let _ = env.run(&repo, &["ultraplan", "log", "con.md"]).expect_code(0);
-    let _ = env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "status"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "log", "con.md"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "clean"]).expect_code(0);
+    let _ = t.run(&repo, &["log", "--oneline"]).expect_code(0);
+    assert_transcript!(t, "plans_named_after_windows_devices_run_and_list");
     env.assert_fsck(&repo);
 }
 
@@ -67,14 +66,16 @@ fn one_unreadable_ref_does_not_hide_every_other_plan() {
         "plan.md",
         &plan(&[StepSpec::new(1, "`x.txt`", "echo x > x.txt", "test -f x.txt")]),
     );
-    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    // Another tool made a reference gix refuses to list.
-    let head = env.git(&repo, &["rev-parse", "HEAD"]);
-    env.git(&repo, &["update-ref", "refs/ultraplan/nul/run", head.trim()]);
-    let status = env.run(&repo, &["ultraplan", "status"]).expect_code(0);
-    assert!(status.stdout.contains("plan.md"), "{status}");
-    let _ = env.run(&repo, &["ultraplan", "log"]).expect_code(0);
-    let _ = env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(0);
+    t.note("another tool made a reference gix refuses to list");
+    let _ = t
+        .run(&repo, &["update-ref", "refs/ultraplan/nul/run", "HEAD"])
+        .expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "status"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "log"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "clean"]).expect_code(0);
+    assert_transcript!(t, "one_unreadable_ref_does_not_hide_every_other_plan");
 }
 
 /// Writes a lock blob by hand under `refs/ultraplan/plan/lock`.
@@ -136,7 +137,12 @@ fn a_lock_whose_pid_was_reused_or_just_killed_is_stale() {
 /// different unstaged version), `new.txt` staged as new, `loose.txt`
 /// untracked.
 fn user_with_staged_work(env: &TestEnv, body: &str) -> PathBuf {
-    let repo = env.repo("repo");
+    user_with_staged_work_in(env, "repo", body)
+}
+
+/// The same in the repository `name`.
+fn user_with_staged_work_in(env: &TestEnv, name: &str, body: &str) -> PathBuf {
+    let repo = env.repo(name);
     write(&repo.join("f.txt"), "one\ntwo\nthree\nfour\nfive\n");
     write(&repo.join("plan.md"), body);
     env.git(&repo, &["add", "f.txt", "plan.md"]);
@@ -169,25 +175,31 @@ const STAGE_JUNK: &str = "echo junk > junk.txt\necho more >> f.txt\ngit add -A";
 
 #[test]
 fn a_failed_step_that_staged_leaves_the_index_exactly_as_it_was() {
+    let env = TestEnv::new();
+    let mut t = Transcript::new(&env);
     for policy in ["revert", "retry", "skip"] {
-        let env = TestEnv::new();
         let body = plan(&[StepSpec::new(1, "`junk.txt`", STAGE_JUNK, "false").policy(policy)]);
-        let repo = user_with_staged_work(&env, &body);
+        let repo = user_with_staged_work_in(&env, policy, &body);
         let before = git_view(&env, &repo);
-        let out = env.run(&repo, &["ultraplan", "run", "plan.md"]);
+        t.note(&format!("On failure: {policy}; the step staged junk"));
+        let out = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]);
         assert_eq!(out.code, if policy == "skip" { 0 } else { 1 }, "{policy}: {out}");
+        let _ = t
+            .run(&repo, &["status", "--short", "--untracked-files=all"])
+            .expect_code(0);
         assert_eq!(git_view(&env, &repo), before, "{policy}: {out}");
-        assert!(!repo.join("junk.txt").exists(), "{policy}");
         env.git(&repo, &["gc", "-q", "--prune=now"]);
         env.assert_fsck(&repo);
-        // The staged version is recorded in the run state too.
-        let staged = env.git(&repo, &["rev-parse", ":f.txt"]);
-        let recorded = env.git(
-            &repo,
-            &["rev-parse", "refs/ultraplan/plan/run:steps/0/1/index/files/f.txt"],
-        );
-        assert_eq!(recorded, staged, "{policy}");
+        t.note("the staged version is recorded in the run state too");
+        let _ = t.run(&repo, &["rev-parse", ":f.txt"]).expect_code(0);
+        let _ = t
+            .run(
+                &repo,
+                &["rev-parse", "refs/ultraplan/plan/run:steps/0/1/index/files/f.txt"],
+            )
+            .expect_code(0);
     }
+    assert_transcript!(t, "a_failed_step_that_staged_leaves_the_index_exactly_as_it_was");
 }
 
 #[test]
@@ -196,30 +208,18 @@ fn a_passed_step_commits_its_own_changes_and_leaves_what_the_user_staged() {
     let script = "echo made > made.txt\necho six >> f.txt\ngit add -A";
     let body = plan(&[StepSpec::new(1, "`made.txt`, `f.txt`", script, "test -f made.txt")]);
     let repo = user_with_staged_work(&env, &body);
-    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    // The checkpoint holds HEAD's f.txt plus the step's line, and made.txt.
-    assert_eq!(
-        env.git(&repo, &["show", "HEAD:f.txt"]),
-        "one\ntwo\nthree\nfour\nfive\nsix\n"
-    );
-    assert_eq!(
-        env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]),
-        "f.txt\nmade.txt\n"
-    );
-    // What the user had staged is still staged, carried onto the new HEAD;
-    // the executor's `git add -A` staged nothing that stays.
-    assert_eq!(
-        env.git(&repo, &["status", "--porcelain", "--untracked-files=all"]),
-        "MM f.txt\nA  new.txt\n?? loose.txt\n"
-    );
-    assert_eq!(
-        env.git(&repo, &["show", ":f.txt"]),
-        "one\ntwo (staged)\nthree\nfour\nfive\nsix\n"
-    );
-    assert_eq!(
-        read(&repo.join("f.txt")),
-        "one (unstaged)\ntwo (staged)\nthree\nfour\nfive\nsix\n"
-    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(0);
+    t.note("the checkpoint holds HEAD's f.txt plus the step's line, and made.txt");
+    let _ = t.run(&repo, &["show", "--format=%s", "--stat", "HEAD"]).expect_code(0);
+    let _ = t.run(&repo, &["show", "HEAD:f.txt"]).expect_code(0);
+    t.note("what the user had staged is still staged, carried onto the new HEAD; the executor's `git add -A` staged nothing that stays");
+    let _ = t
+        .run(&repo, &["status", "--short", "--untracked-files=all"])
+        .expect_code(0);
+    let _ = t.run(&repo, &["show", ":f.txt"]).expect_code(0);
+    t.file(&repo.join("f.txt"));
+    assert_transcript!(t, "a_passed_step_commits_its_own_changes_and_leaves_what_the_user_staged");
     env.assert_fsck(&repo);
 }
 
@@ -232,16 +232,17 @@ fn a_failed_steps_commits_resets_branches_and_stashes_are_undone_and_kept() {
         ),
         ("reset", "git reset -q --hard HEAD~1"),
         (
-            "checkout -b",
+            "checkout-b",
             "git checkout -q -b elsewhere\necho c > c.txt\ngit add c.txt\ngit commit -q -m 'on elsewhere'",
         ),
         ("stash", "git stash push -q --include-untracked -m 'executor stash'"),
         ("detach", "git checkout -q --detach"),
     ];
+    let env = TestEnv::new();
+    let mut t = Transcript::new(&env);
     for (what, script) in scripts {
-        let env = TestEnv::new();
         let body = plan(&[StepSpec::new(1, "`c.txt`", script, "false")]);
-        let repo = user_with_staged_work(&env, &body);
+        let repo = user_with_staged_work_in(&env, what, &body);
         // The user has a stash of their own, older than the run.
         write(&repo.join("stashed.txt"), "x\n");
         env.git(
@@ -258,33 +259,24 @@ fn a_failed_steps_commits_resets_branches_and_stashes_are_undone_and_kept() {
         );
         let before = git_view(&env, &repo);
         let files = worktree_files(&repo);
-        let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
-        // A branch the step created stays (it is not the user's to lose); HEAD is back.
+        t.note(&format!("the failing step's script: {script}"));
+        let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(1);
+        t.note("HEAD, branch, index and stashes are back; a branch the step created stays (it is not the user's to lose); what the step pointed at stays reachable from the run state");
+        let _ = t.run(&repo, &["branch", "--list"]).expect_code(0);
+        let _ = t.run(&repo, &["stash", "list"]).expect_code(0);
+        let _ = t
+            .run(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"])
+            .expect_code(0);
         assert_eq!(
             git_view(&env, &repo).replace("  elsewhere\n", ""),
             before,
-            "{what}: {out}"
+            "{what}"
         );
         assert_eq!(worktree_files(&repo), files, "{what}");
-        let undid: Vec<&str> = out
-            .stderr
-            .lines()
-            .filter(|l| l.contains("undid what the step did to git"))
-            .collect();
-        assert!(!undid.is_empty(), "{what}: {out}");
-        // What the step pointed at stays reachable from the run state.
-        if what != "reset" && what != "detach" {
-            let kept = env.git(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"]);
-            let expected = match what {
-                "stash" => "On main: executor stash",
-                "checkout -b" => "on elsewhere",
-                _ => "executor commit",
-            };
-            assert!(kept.lines().any(|l| l == expected), "{what}: {kept}");
-        }
         env.git(&repo, &["gc", "-q", "--prune=now"]);
         env.assert_fsck(&repo);
     }
+    assert_transcript!(t, "a_failed_steps_commits_resets_branches_and_stashes_are_undone_and_kept");
 }
 
 /// Runs `git-ultraplan` itself (not through git) so a fault kills it visibly.
@@ -311,18 +303,22 @@ fn edits_made_while_a_killed_run_was_stopped_are_kept_on_resume() {
     // While it was stopped, the person edits their own file and adds another.
     write(&repo.join("mine.txt"), "edited while stopped\n");
     write(&repo.join("later.txt"), "new while stopped\n");
-    let out = env
+    // The dead run's pid, as its lock names it.
+    let lock = env.git(&repo, &["cat-file", "-p", "refs/ultraplan/plan/lock"]);
+    let pid = lock.lines().find_map(|l| l.strip_prefix("pid: ")).unwrap().to_owned();
+    let mut t = Transcript::new(&env);
+    t.replace(format!("pid {pid} "), "pid <KILLED> ");
+    t.replace(format!("process {pid} "), "process <KILLED> ");
+    t.note("killed right after recording attempt 1; meanwhile the person edited mine.txt and wrote later.txt");
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(0);
-    assert!(
-        out.stderr
-            .contains("kept what changed while the run was stopped: later.txt, mine.txt"),
-        "{out}"
-    );
-    assert_eq!(read(&repo.join("mine.txt")), "edited while stopped\n");
-    assert_eq!(read(&repo.join("later.txt")), "new while stopped\n");
-    assert_eq!(env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]), "a.txt\n");
-    assert_eq!(read(&repo.join("a.txt")), "try 2\n");
+    let _ = t.run(&repo, &["show", "--format=%s", "--stat", "HEAD"]).expect_code(0);
+    let _ = t.run(&repo, &["status", "--short"]).expect_code(0);
+    t.file(&repo.join("mine.txt"));
+    t.file(&repo.join("later.txt"));
+    t.file(&repo.join("a.txt"));
+    assert_transcript!(t, "edits_made_while_a_killed_run_was_stopped_are_kept_on_resume");
 }
 
 #[test]
@@ -338,35 +334,39 @@ fn edits_made_after_a_kill_mid_executor_are_kept_and_the_attempts_undone_with_a_
     let body = plan(&[StepSpec::new(1, "`a.txt`", &script, "grep -q whole a.txt")]);
     let repo = setup(&env, "plan.md", &body);
     let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    let pid = child.id();
     wait_for(std::slice::from_ref(&marker));
     let _ = signal(child, "-9");
     write(&repo.join("mine.txt"), "written after the kill\n");
-    let out = env
+    let mut t = Transcript::new(&env);
+    t.replace(format!("pid {pid} "), "pid <KILLED> ");
+    t.replace(format!("process {pid} "), "process <KILLED> ");
+    // Whether the killed run's executor is still alive when the resume
+    // starts is a race the test does not control; the resume words each case
+    // rightly, and the transcript shows the one without a survivor.
+    t.replace("; stopped 1 process(es) it left running)", ")");
+    t.replace(
+        "(taken as yours, or the stopped processes the killed run left behind:",
+        "(taken as yours:",
+    );
+    t.note("killed with SIGKILL mid-executor; then the person wrote mine.txt");
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(0);
-    assert!(
-        out.stderr
-            .contains("kept what changed while the run was stopped: mine.txt"),
-        "{out}"
-    );
-    assert!(
-        out.stderr
-            .contains("undid the interrupted attempt's changes to a.txt before trying again"),
-        "{out}"
-    );
-    assert_eq!(read(&repo.join("mine.txt")), "written after the kill\n");
-    assert_eq!(env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]), "a.txt\n");
-    // What the interrupted attempt left is kept in the run state.
-    assert_eq!(
-        env.git(
+    let _ = t.run(&repo, &["show", "--format=%s", "--stat", "HEAD"]).expect_code(0);
+    let _ = t.run(&repo, &["status", "--short"]).expect_code(0);
+    t.file(&repo.join("mine.txt"));
+    t.note("what the interrupted attempt left is kept in the run state");
+    let _ = t
+        .run(
             &repo,
             &[
                 "show",
-                "refs/ultraplan/plan/run:steps/0/1/attempt-1.interrupted/files/a.txt"
-            ]
-        ),
-        "half\n"
-    );
+                "refs/ultraplan/plan/run:steps/0/1/attempt-1.interrupted/files/a.txt",
+            ],
+        )
+        .expect_code(0);
+    assert_transcript!(t, "edits_made_after_a_kill_mid_executor_are_kept_and_the_attempts_undone_with_a_word");
 }
 
 #[test]
@@ -383,15 +383,18 @@ fn a_step_that_makes_a_dot_git_spelling_is_a_scope_violation_and_the_run_goes_on
     // The user's own odd directory, there before the run, is left alone.
     std::fs::create_dir_all(repo.join("keep/.GIT")).unwrap();
     write(&repo.join("keep/.GIT/mine"), "the user's\n");
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    let log = env.git(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"]);
-    assert!(
-        log.contains("scope violation: '.Git/config', 'sub/.GIT/HEAD' (a path git refuses to store"),
-        "{log}\n{out}"
-    );
-    assert!(!repo.join(".Git").exists() && !repo.join("sub").exists(), "{out}");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"])
+        .expect_code(0);
+    let _ = t.run(&repo, &["show", "--format=%s", "--stat", "HEAD"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["status", "--short", "--untracked-files=all"])
+        .expect_code(0);
+    assert_transcript!(t, "a_step_that_makes_a_dot_git_spelling_is_a_scope_violation_and_the_run_goes_on");
+    assert!(!repo.join(".Git").exists() && !repo.join("sub").exists());
     assert_eq!(read(&repo.join("keep/.GIT/mine")), "the user's\n");
-    assert_eq!(env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]), "c.txt\n");
     env.assert_fsck(&repo);
 }
 
@@ -403,17 +406,16 @@ fn an_executors_result_file_with_a_byte_order_mark_is_read() {
         "plan.md",
         &plan(&[StepSpec::new(1, "`a.txt`", "", "test -f a.txt")]),
     );
-    let script = env.root().join("agent.sh");
     write(
-        &script,
+        &env.root().join("agent.sh"),
         "echo a > a.txt\nprintf '\\357\\273\\277status: success\\ntask_name: \"Task 1: Step 1\"\\nevidence: wrote a.txt with a BOM\\n' > \"$ULTRAPLAN_RESULT_FILE\"\n",
     );
-    let executor = format!("sh {}", script.display());
-    let _ = env
-        .run(&repo, &["ultraplan", "run", "--executor", &executor, "plan.md"])
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(&repo, &["ultraplan", "-q", "run", "--executor", "sh ../agent.sh", "plan.md"])
         .expect_code(0);
-    let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
-    assert!(note.contains("wrote a.txt with a BOM"), "{note}");
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    assert_transcript!(t, "an_executors_result_file_with_a_byte_order_mark_is_read");
 }
 
 #[test]
@@ -426,23 +428,10 @@ fn what_the_snapshot_cannot_hold_is_said_not_dropped() {
     ]);
     let repo = setup(&env, "plan.md", &body);
     write(&repo.join("u.txt"), "the user's untracked file\n");
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    let warnings: Vec<&str> = out.stderr.lines().filter(|l| l.starts_with("warning: step")).collect();
-    assert!(
-        warnings.iter().any(|w| w.starts_with(
-            "warning: step 1: deleted the untracked file u.txt: git never tracked it, so there is nothing to commit"
-        )),
-        "{out}"
-    );
-    assert!(!out.stderr.contains("HEAD already has"), "{out}");
-    assert!(
-        warnings.contains(&"warning: step 2: 'sub' is a git repository of its own: git records only its commit, so none of its files are committed or restored"),
-        "{out}"
-    );
-    assert!(
-        warnings.contains(&"warning: step 3: 'link' is a symbolic link to '../outside.txt', outside the repository: what is written through it is in no snapshot, and no restore brings it back"),
-        "{out}"
-    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let _ = t.run(&repo, &["log", "--oneline"]).expect_code(0);
+    assert_transcript!(t, "what_the_snapshot_cannot_hold_is_said_not_dropped");
 }
 
 #[test]
@@ -462,23 +451,19 @@ fn changes_to_gits_own_files_are_named_and_a_restore_puts_them_back() {
     let git_dir = repo.join(".git");
     let config = std::fs::read(git_dir.join("config")).unwrap();
     let exclude = std::fs::read(git_dir.join("info/exclude")).unwrap();
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
-    assert!(
-        out.stderr.contains("warning: step 1: changed git's own files: config (setting core.fsmonitor); a new hook hooks/pre-commit; info/exclude"),
-        "{out}"
-    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(1);
+    t.note("put back: no fsmonitor, no new hook");
+    let _ = t.run(&repo, &["config", "--get", "core.fsmonitor"]).expect_code(1);
     assert_eq!(std::fs::read(git_dir.join("config")).unwrap(), config);
     assert_eq!(std::fs::read(git_dir.join("info/exclude")).unwrap(), exclude);
     assert!(!git_dir.join("hooks/pre-commit").exists());
-    // A step that passes keeps what it did, named.
-    let out = env
-        .run(&repo, &["ultraplan", "run", "--step", "2", "plan.md"])
+    t.note("a step that passes keeps what it did, named");
+    let _ = t
+        .run(&repo, &["ultraplan", "-q", "run", "--step", "2", "plan.md"])
         .expect_code(0);
-    assert!(
-        out.stderr
-            .contains("warning: step 2: changed git's own files: config (setting core.hookspath)"),
-        "{out}"
-    );
+    let _ = t.run(&repo, &["config", "--get", "core.hooksPath"]).expect_code(0);
+    assert_transcript!(t, "changes_to_gits_own_files_are_named_and_a_restore_puts_them_back");
 }
 
 #[test]
