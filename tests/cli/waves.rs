@@ -535,9 +535,12 @@ fn ctrl_c_through_the_git_wrapper_still_cleans_up() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     wait_until_no_process_in(&repo);
+    let mut t = Transcript::new(&env);
+    t.note("Ctrl-C to the whole group of `git ultraplan run` while both sessions ran");
+    show_outcome(&mut t, &repo);
+    let _ = t.run(&repo, &["ultraplan", "status"]).expect_code(0);
+    assert_transcript!(t, "ctrl_c_through_the_git_wrapper_still_cleans_up");
     assert_clean(&env, &repo);
-    let progress = env.progress(&repo, "refs/ultraplan/plan/run");
-    assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
 }
 
 #[test]
@@ -555,20 +558,17 @@ fn ctrl_c_during_a_wave_cleans_up_and_a_fresh_run_works() {
     );
     let out = signal(child, "-INT");
     assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_clean(&env, &repo);
-    let progress = env.progress(&repo, "refs/ultraplan/plan/run");
-    assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
+    let mut t = Transcript::new(&env);
+    t.note("interrupted (SIGINT, exit 130) while both sessions ran");
+    show_outcome(&mut t, &repo);
+    let _ = t.run(&repo, &["ultraplan", "status"]).expect_code(0);
     // A fresh run (fast this time) completes.
     write(&repo.join("plan.md"), &slow_waves(&markers).replace("sleep 30; ", ""));
     env.git(&repo, &["commit", "-q", "-am", "faster"]);
-    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert_eq!(
-        env.subjects(&repo)[..2],
-        [
-            "merge: ultraplan session 2 — Slow two",
-            "merge: ultraplan session 1 — Slow one"
-        ]
-    );
+    t.note("a fresh run (fast this time) completes");
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(0);
+    show_outcome(&mut t, &repo);
+    assert_transcript!(t, "ctrl_c_during_a_wave_cleans_up_and_a_fresh_run_works");
     assert_clean(&env, &repo);
 }
 
@@ -673,30 +673,19 @@ fn a_session_taking_over_its_lock_removes_only_its_own_ref_locks() {
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(100));
     write(&sibling, "");
-    let out = env
+    let mut t = Transcript::new(&env);
+    t.replace(format!("(pid {})", live.id()), "(pid <LIVE>)");
+    t.note("session 1's dead holder left 'session-1.lock'; a live sibling holds 'lock-session-2.lock'");
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--session", "1", "plan.md"])
         .expect_code(0);
     drop(live.stdin.take());
     let _ = live.wait();
-    assert!(
-        out.stderr.contains(&format!(
-            "removed the stale lock file '{}' (the run that wrote it is gone)",
-            own.display()
-        )),
-        "{out}"
-    );
+    assert_transcript!(t, "a_session_taking_over_its_lock_removes_only_its_own_ref_locks");
     assert!(!own.exists(), "the dead session's own lock file is removed");
     assert!(
         sibling.exists(),
         "a sibling's lock file is not this session's to remove while it may be writing"
-    );
-    assert!(
-        out.stderr.contains(&format!(
-            "kept the lock file '{}': git (pid {})",
-            sibling.display(),
-            live.id()
-        )),
-        "{out}"
     );
 }
 
@@ -790,34 +779,20 @@ fn billing_is_asked_once_before_any_session_starts() {
         "",
     );
     let repo = setup(&env, &body);
-    // Not confirmed and nobody to ask: stopped before any worktree or commit.
-    let out = env
+    let mut t = Transcript::new(&env);
+    t.note("not confirmed and nobody to ask: stopped before any worktree or commit");
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--executor", "claude", "plan.md"])
         .expect_code(3);
-    assert_eq!(out.stderr.matches("ANTHROPIC_API_KEY is set").count(), 1, "{out}");
-    assert_eq!(env.git(&repo, &["for-each-ref", "refs/ultraplan/"]), "");
-    assert_eq!(env.subjects(&repo)[0], "shared");
-    assert_clean(&env, &repo);
-    // Confirmed once: no session asks again.
-    let out = env
-        .run(
-            &repo,
-            &["ultraplan", "run", "--executor", "claude", "--yes", "--json", "plan.md"],
-        )
+    let _ = t.run(&repo, &["for-each-ref", "refs/ultraplan/"]).expect_code(0);
+    show_outcome(&mut t, &repo);
+    t.note("confirmed once: no session asks again");
+    let _ = t
+        .run(&repo, &["ultraplan", "-q", "run", "--executor", "claude", "--yes", "plan.md"])
         .expect_code(0);
-    assert_eq!(out.stderr.matches("ANTHROPIC_API_KEY is set").count(), 1, "{out}");
-    let summary = out.json();
-    assert_eq!(summary["ultraexecute_summary"]["sessions"][1]["merged"], true);
-    assert_eq!(summary["ultraexecute_summary"]["risk"]["level"], "low");
-    let subjects = env.subjects(&repo);
-    assert_eq!(
-        subjects[..2],
-        ["merge: ultraplan session 2 — Two", "merge: ultraplan session 1 — One"]
-    );
-    assert!(subjects
-        .iter()
-        .any(|s| s == "chore: track plan file for parallel execution"));
-    assert_eq!(env.git(&repo, &["show", "HEAD:claude-session-2.txt"]), "by-claude\n");
+    show_outcome(&mut t, &repo);
+    let _ = t.run(&repo, &["show", "HEAD:claude-session-2.txt"]).expect_code(0);
+    assert_transcript!(t, "billing_is_asked_once_before_any_session_starts");
     assert_clean(&env, &repo);
 }
 
@@ -897,11 +872,9 @@ fn a_session_that_did_not_run_is_never_reported_completed() {
     write(&repo.join("docs/plan.md"), &three_sessions());
     env.git(&repo, &["add", "docs/plan.md"]);
     env.git(&repo, &["commit", "-q", "-m", "docs plan"]);
-    let out = env.run(&repo, &["ultraplan", "run", "docs/plan.md"]).expect_code(128);
-    assert!(
-        out.stderr.contains("'docs/plan.md' and 'plan.md' share the state"),
-        "{out}"
-    );
+    let mut t = Transcript::new(&env);
+    t.note("another plan with the same file name is refused before anything");
+    let _ = t.run(&repo, &["ultraplan", "run", "docs/plan.md"]).expect_code(128);
     env.git(&repo, &["reset", "-q", "--hard", head.trim()]);
     // A session whose own lock is held elsewhere cannot run: it is not completed.
     let hostname = String::from_utf8(Command::new("uname").arg("-n").output().unwrap().stdout).unwrap();
@@ -917,31 +890,28 @@ fn a_session_that_did_not_run_is_never_reported_completed() {
     );
     let id = env.git(&repo, &["hash-object", "-w", lock.to_str().unwrap()]);
     env.git(&repo, &["update-ref", "refs/ultraplan/plan/lock-session-1", id.trim()]);
-    let out = env
-        .run(&repo, &["ultraplan", "run", "--again", "--json", "plan.md"])
+    t.note("session 1's own lock is held by a live process: it cannot run, and is not completed");
+    let _ = t
+        .run(&repo, &["ultraplan", "-q", "run", "--again", "plan.md"])
         .expect_code(1);
-    let s = &out.json()["ultraexecute_summary"];
-    assert_eq!(s["sessions"][0]["result"], "crashed", "{out}");
-    assert_eq!(s["sessions"][0]["merged"], false);
-    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head, "nothing merged");
+    let _ = t.run(&repo, &["log", "--oneline", "-1"]).expect_code(0);
     env.git(&repo, &["update-ref", "-d", "refs/ultraplan/plan/lock-session-1"]);
-    // A failing setup is logged, and its sessions are not completed either.
-    let out = env
+    t.note("a failing setup is logged, and its sessions are not completed either");
+    let _ = t
         .run(
             &repo,
             &[
                 "-c",
                 "ultraplan.worktreeSetup=echo setting up; exit 3",
                 "ultraplan",
+                "-q",
                 "run",
-                "--json",
                 "plan.md",
             ],
         )
         .expect_code(1);
-    let s = &out.json()["ultraexecute_summary"];
-    assert_eq!(s["sessions"][0]["result"], "setup-failed", "{out}");
-    assert_eq!(s["steps_passed"], 0, "{out}");
+    show_outcome(&mut t, &repo);
+    assert_transcript!(t, "a_session_that_did_not_run_is_never_reported_completed");
     let log = read(&repo.join(".git/ultraplan/logs/plan/session-1.log"));
     assert!(
         log.contains("--- ultraplan.worktreeSetup: echo setting up; exit 3 (exit 3)\nsetting up"),
@@ -968,7 +938,6 @@ fn a_branch_switched_during_the_run_gets_no_merge() {
     let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
     wait_for(&[markers.join("started-1"), markers.join("started-2")]);
     env.git(&repo, &["checkout", "-q", "-b", "other"]);
-    let other = env.git(&repo, &["rev-parse", "HEAD"]);
     write(&markers.join("go"), "");
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -977,12 +946,11 @@ fn a_branch_switched_during_the_run_gets_no_merge() {
         stdout.contains("HEAD moved from refs/heads/main to refs/heads/other during the run"),
         "{stdout}"
     );
-    assert_eq!(
-        env.git(&repo, &["rev-parse", "HEAD"]),
-        other,
-        "nothing merged into other"
-    );
-    assert_eq!(env.git(&repo, &["rev-parse", "main"]), other, "nor into main");
+    let mut t = Transcript::new(&env);
+    t.note("the user checked out a new branch 'other' while the sessions ran: nothing merged into other, nor into main");
+    show_outcome(&mut t, &repo);
+    let _ = t.run(&repo, &["log", "--oneline", "main"]).expect_code(0);
+    assert_transcript!(t, "a_branch_switched_during_the_run_gets_no_merge");
     assert_clean(&env, &repo);
 }
 
@@ -1028,6 +996,7 @@ fn refusals_change_nothing_even_with_an_earlier_runs_leftovers() {
     std::fs::create_dir_all(&markers).unwrap();
     let repo = setup(&env, &slow_waves(&markers));
     let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    let pid = child.id();
     wait_for(&[markers.join("started-1"), markers.join("started-2")]);
     let _ = signal(child, "-9");
     wait_until_no_process_in(&repo);
@@ -1035,7 +1004,11 @@ fn refusals_change_nothing_even_with_an_earlier_runs_leftovers() {
     std::fs::create_dir_all(repo.join(".git/ultraplan/worktrees/plan/session-7/x")).unwrap();
     let before = (env.git(&repo, &["worktree", "list"]), env.git(&repo, &["for-each-ref"]));
     write(&repo.join("shared.txt"), "dirty\n");
-    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    let mut t = Transcript::new(&env);
+    t.replace(format!("pid {pid} "), "pid <KILLED> ");
+    t.replace(format!("process {pid} "), "process <KILLED> ");
+    t.note("a run killed with SIGKILL left two worktrees and a stray directory; a dirty tree is refused");
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
     assert_eq!(
         (env.git(&repo, &["worktree", "list"]), env.git(&repo, &["for-each-ref"])),
         before
@@ -1044,12 +1017,9 @@ fn refusals_change_nothing_even_with_an_earlier_runs_leftovers() {
     // A step in no session would silently not run: refused.
     let orphan = gated_waves(&markers).replace("## Execution Strategy", "### Step 3: Stray\n\n- **Files:** `s3.txt`\n- **Changes:**\n  ```sh\n  echo 3 > s3.txt\n  ```\n- **Verify:** `true`\n- **On failure:** revert\n- **Checkpoint:** none\n\n## Execution Strategy");
     write(&repo.join("plan.md"), &orphan);
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
-    assert!(
-        out.stderr
-            .contains("step 3 belongs to no session of the Execution Strategy"),
-        "{out}"
-    );
+    t.note("a step in no session would silently not run: refused");
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    let _ = t.run(&repo, &["worktree", "list"]).expect_code(0);
     assert_eq!(
         (env.git(&repo, &["worktree", "list"]), env.git(&repo, &["for-each-ref"])),
         before
@@ -1057,12 +1027,10 @@ fn refusals_change_nothing_even_with_an_earlier_runs_leftovers() {
     // The next real run removes them all, the stray directory too.
     write(&markers.join("go"), "");
     write(&repo.join("plan.md"), &gated_waves(&markers));
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert!(
-        out.stderr
-            .contains("removed 3 worktree(s) and 2 branch(es) left by an earlier run"),
-        "{out}"
-    );
+    t.note("the next real run removes them all, the stray directory too");
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    show_outcome(&mut t, &repo);
+    assert_transcript!(t, "refusals_change_nothing_even_with_an_earlier_runs_leftovers");
     assert!(!repo.join(".git/ultraplan/worktrees/plan/session-7").exists());
     assert_clean(&env, &repo);
 }
@@ -1109,11 +1077,14 @@ fn a_killed_session_leaves_no_lock_behind() {
     assert_eq!(out.status.code(), Some(1));
     let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(s["ultraexecute_summary"]["sessions"][0]["result"], "crashed");
-    assert_eq!(
-        env.git(&repo, &["for-each-ref", "refs/ultraplan/plan/lock-session-1"]),
-        ""
-    );
     wait_until_no_process_in(&repo);
+    let mut t = Transcript::new(&env);
+    t.note("session 1's process was killed with SIGKILL: no lock of it is left, nothing merged");
+    let _ = t
+        .run(&repo, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/"])
+        .expect_code(0);
+    show_outcome(&mut t, &repo);
+    assert_transcript!(t, "a_killed_session_leaves_no_lock_behind");
     assert_clean(&env, &repo);
 }
 
