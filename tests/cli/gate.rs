@@ -31,24 +31,9 @@ fn a_push_of_a_checkpoint_whose_result_failed_is_refused() {
             &head,
         ],
     );
-    let out = s.env.run(&s.a, &["push", "origin", "main"]);
-    assert_ne!(out.code, 0, "{out}");
-    let short = &head[..7];
-    assert!(
-        out.stderr.contains(&format!(
-            "error: {short} \"step 2\": plan plan.md, step 2: its result's status is 'failure', not success"
-        )),
-        "{out}"
-    );
-    assert!(
-        out.stderr.contains(&format!("hint: git ultraplan show {short}")),
-        "{out}"
-    );
-    assert!(
-        out.stderr
-            .contains("push refused by the git-ultraplan results gate (1 problem(s))"),
-        "{out}"
-    );
+    let mut t = Transcript::new(&s.env);
+    t.note("the second checkpoint's result says it failed; the first is fine");
+    let _ = t.run(&s.a, &["push", "origin", "main"]).expect_code(1);
     assert_eq!(s.rev(&s.remote, "main"), remote_main);
 
     // INVALID and unparsable notes are refused too, each named.
@@ -76,22 +61,12 @@ fn a_push_of_a_checkpoint_whose_result_failed_is_refused() {
             "HEAD~1",
         ],
     );
-    let out = s.env.run(&s.a, &["push", "origin", "main"]);
-    assert_ne!(out.code, 0, "{out}");
-    assert!(out.stderr.contains("its result is INVALID"), "{out}");
-    assert!(out.stderr.contains("\"step 1\": its result does not parse"), "{out}");
-    assert!(out.stderr.contains("(2 problem(s))"), "{out}");
-
-    // warn lets it through, saying why; off says nothing.
-    let out = s
-        .env
-        .run(&s.a, &["-c", "ultraplan.prePush=warn", "push", "-q", "origin", "main"]);
-    assert_eq!(out.code, 0, "{out}");
-    assert!(
-        out.stderr
-            .contains("warning: the push goes ahead (ultraplan.prePush=warn)"),
-        "{out}"
-    );
+    t.note("INVALID and unparsable notes are refused too, each named");
+    let _ = t.run(&s.a, &["push", "origin", "main"]).expect_code(1);
+    t.note("warn lets it through, saying why; off says nothing");
+    let _ = t
+        .run(&s.a, &["-c", "ultraplan.prePush=warn", "push", "-q", "origin", "main"])
+        .expect_code(0);
     assert_eq!(s.rev(&s.remote, "main"), head);
     s.env.git(&s.a, &["commit", "-q", "--allow-empty", "-m", "later"]);
     s.env.git(
@@ -105,26 +80,24 @@ fn a_push_of_a_checkpoint_whose_result_failed_is_refused() {
             "HEAD",
         ],
     );
-    let out = s
-        .env
-        .run(&s.a, &["-c", "ultraplan.prePush=off", "push", "-q", "origin", "main"]);
-    assert_eq!(out.code, 0, "{out}");
-    assert_eq!(out.stderr, "");
-    let out = s.env.run(
-        &s.a,
-        &[
-            "-c",
-            "ultraplan.prePush=sometimes",
-            "push",
-            "origin",
-            "HEAD:refs/heads/x",
-        ],
-    );
-    assert_ne!(out.code, 0, "{out}");
-    assert!(
-        out.stderr.contains("bad value 'sometimes' for 'ultraplan.prePush'"),
-        "{out}"
-    );
+    let _ = t
+        .run(&s.a, &["-c", "ultraplan.prePush=off", "push", "-q", "origin", "main"])
+        .expect_code(0);
+    let _ = t
+        .run(
+            &s.a,
+            &[
+                "-c",
+                "ultraplan.prePush=sometimes",
+                "push",
+                "origin",
+                "HEAD:refs/heads/x",
+            ],
+        )
+        .expect_code(1);
+    let _ = t.run(&s.remote, &["log", "--oneline", "main"]).expect_code(0);
+    let _ = t.run(&s.remote, &["branch", "--list"]).expect_code(0);
+    assert_transcript!(t, "a_push_of_a_checkpoint_whose_result_failed_is_refused");
 }
 
 #[test]
@@ -132,22 +105,13 @@ fn a_push_of_passed_checkpoints_goes_ahead_and_says_when_results_are_not_shared(
     let s = Shared::new();
     install(&s, &s.a);
     s.run_plan(&s.a);
-    let out = s.env.run(&s.a, &["push", "origin", "main"]);
-    assert_eq!(out.code, 0, "{out}");
-    assert!(
-        out.stderr
-            .contains("warning: 2 pushed result(s) are not on 'origin' yet"),
-        "{out}"
-    );
-    assert!(out.stderr.contains("hint: git ultraplan sync origin"), "{out}");
-    assert_eq!(s.rev(&s.remote, "main"), s.rev(&s.a, "HEAD"));
-    // After sync, the next push has nothing to say about them.
-    let _ = s.sync(&s.a).expect_code(0);
+    let mut t = Transcript::new(&s.env);
+    let _ = t.run(&s.a, &["push", "origin", "main"]).expect_code(0);
+    t.note("after sync, the next push has nothing to say about them");
+    let _ = t.run(&s.a, &["ultraplan", "sync"]).expect_code(0);
     s.env.git(&s.a, &["commit", "-q", "--allow-empty", "-m", "more"]);
-    let out = s.env.run(&s.a, &["push", "origin", "main"]);
-    assert_eq!(out.code, 0, "{out}");
-    assert!(!out.stderr.contains("not on 'origin'"), "{out}");
-    // A result with warnings is a warning.
+    let _ = t.run(&s.a, &["push", "origin", "main"]).expect_code(0);
+    t.note("a result with warnings is a warning");
     s.env.git(&s.a, &["commit", "-q", "--allow-empty", "-m", "warned"]);
     s.env.git(
         &s.a,
@@ -160,13 +124,9 @@ fn a_push_of_passed_checkpoints_goes_ahead_and_says_when_results_are_not_shared(
             "HEAD",
         ],
     );
-    let out = s.env.run(&s.a, &["push", "origin", "main"]);
-    assert_eq!(out.code, 0, "{out}");
-    assert!(
-        out.stderr
-            .contains("\"warned\": plan plan.md, step 2: its result is VALID_WITH_WARNINGS"),
-        "{out}"
-    );
+    let _ = t.run(&s.a, &["push", "origin", "main"]).expect_code(0);
+    let _ = t.run(&s.remote, &["log", "--oneline", "main"]).expect_code(0);
+    assert_transcript!(t, "a_push_of_passed_checkpoints_goes_ahead_and_says_when_results_are_not_shared");
 }
 
 #[test]
@@ -182,21 +142,23 @@ fn rebased_checkpoints_pushed_as_a_new_branch_keep_their_results() {
     s.env.git(&s.b, &["commit", "-q", "-m", "upstream work"]);
     s.env.git(&s.b, &["push", "-q", "origin", "main"]);
     s.env.git(&s.a, &["fetch", "-q"]);
-    let out = s.env.run_with(
-        &s.a,
-        &["rebase", "-q", "-i", "origin/main"],
-        &[("GIT_SEQUENCE_EDITOR", "true")],
-    );
-    assert_eq!(out.code, 0, "{out}");
+    let mut t = Transcript::new(&s.env);
+    t.note("main moved on the remote meanwhile; the feature's checkpoints are rebased onto it");
+    let _ = t
+        .run_with(
+            &s.a,
+            &["rebase", "-q", "-i", "origin/main"],
+            &[("GIT_SEQUENCE_EDITOR", "true")],
+            None,
+        )
+        .expect_code(0);
+    let _ = t
+        .run(&s.a, &["log", "--format=%h %s%n%N", "--notes=ultraplan", "-3"])
+        .expect_code(0);
     assert!(s.note(&s.a, "HEAD").unwrap().contains("task_index: 2"));
     assert!(s.note(&s.a, "HEAD~1").unwrap().contains("task_index: 1"));
-    // The notes followed: the gate sees the rebased checkpoints' results.
-    let out = s.env.run(&s.a, &["push", "origin", "feature"]);
-    assert_eq!(out.code, 0, "{out}");
-    assert!(
-        out.stderr.contains("2 pushed result(s) are not on 'origin' yet"),
-        "{out}"
-    );
+    t.note("the notes followed: the gate sees the rebased checkpoints' results");
+    let _ = t.run(&s.a, &["push", "origin", "feature"]).expect_code(0);
     assert_eq!(s.rev(&s.remote, "feature"), s.rev(&s.a, "HEAD"));
 
     // A new branch with a failed checkpoint (no remote value) is refused...
@@ -213,15 +175,16 @@ fn rebased_checkpoints_pushed_as_a_new_branch_keep_their_results() {
             "HEAD",
         ],
     );
-    let out = s.env.run(&s.a, &["push", "origin", "broken"]);
-    assert_ne!(out.code, 0, "{out}");
-    assert!(out.stderr.contains("\"bad step\""), "{out}");
-    // ...only for the commit it adds: pushing it as a tag, or deleting a branch, passes.
-    let out = s.env.run(&s.a, &["push", "-q", "origin", "HEAD:refs/tags/v1"]);
-    assert_eq!(out.code, 0, "{out}");
-    let out = s.env.run(&s.a, &["push", "-q", "origin", ":feature"]);
-    assert_eq!(out.code, 0, "{out}");
-    assert!(s.env.run(&s.remote, &["rev-parse", "--verify", "-q", "feature"]).code != 0);
+    t.note("a new branch with a failed checkpoint (no remote value) is refused, only for the commit it adds: pushing it as a tag, or deleting a branch, passes");
+    let _ = t.run(&s.a, &["push", "origin", "broken"]).expect_code(1);
+    let _ = t
+        .run(&s.a, &["push", "-q", "origin", "HEAD:refs/tags/v1"])
+        .expect_code(0);
+    let _ = t.run(&s.a, &["push", "-q", "origin", ":feature"]).expect_code(0);
+    let _ = t
+        .run(&s.remote, &["for-each-ref", "--format=%(refname)", "refs/heads", "refs/tags"])
+        .expect_code(0);
+    assert_transcript!(t, "rebased_checkpoints_pushed_as_a_new_branch_keep_their_results");
 }
 
 #[test]
@@ -244,25 +207,17 @@ fn a_branch_whose_plan_is_still_running_is_refused() {
     );
     s.env.git(&s.a, &["commit", "-q", "-am", "slow plan"]);
     let child = s.env.spawn_ultraplan(&s.a, &["run", "plan.md"]);
+    let mut t = Transcript::new(&s.env);
+    t.replace(format!("pid {} ", child.id()), "pid <RUNNING> ");
     wait_for(std::slice::from_ref(&started));
-    let out = s.env.run(&s.a, &["push", "origin", "main"]);
+    t.note("while step 2 of the plan runs");
+    let _ = t.run(&s.a, &["push", "origin", "main"]).expect_code(1);
     write(&release, "");
     let run = child.wait_with_output().unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    assert_ne!(out.code, 0, "{out}");
-    assert!(
-        out.stderr
-            .contains("'refs/heads/main': plan plan.md, step 2: the plan is still running (pid"),
-        "{out}"
-    );
-    assert!(
-        out.stderr
-            .contains("hint: wait for it to finish; 'git ultraplan status plan.md'"),
-        "{out}"
-    );
-    // Finished: the push goes ahead.
-    let out = s.env.run(&s.a, &["push", "origin", "main"]);
-    assert_eq!(out.code, 0, "{out}");
+    t.note("finished: the push goes ahead");
+    let _ = t.run(&s.a, &["push", "origin", "main"]).expect_code(0);
+    assert_transcript!(t, "a_branch_whose_plan_is_still_running_is_refused");
 }
 
 #[test]
@@ -297,23 +252,17 @@ fn the_gate_works_in_a_shallow_clone() {
     s.run_plan(&s.a);
     s.env.git(&s.a, &["push", "-q", "origin", "main"]);
     let _ = s.sync(&s.a).expect_code(0);
+    let mut t = Transcript::new(&s.env);
+    let url = format!("file://{}", s.remote.display());
+    let _ = t
+        .run(s.env.root(), &["clone", "-q", "--depth", "1", &url, "shallow"])
+        .expect_code(0);
     let shallow = s.env.root().join("shallow");
-    s.env.git(
-        s.env.root(),
-        &[
-            "clone",
-            "-q",
-            "--depth",
-            "1",
-            &format!("file://{}", s.remote.display()),
-            shallow.to_str().unwrap(),
-        ],
-    );
-    let _ = s.sync(&shallow).expect_code(0);
-    install(&s, &shallow);
+    let _ = t.run(&shallow, &["ultraplan", "sync"]).expect_code(0);
+    let _ = t.run(&shallow, &["ultraplan", "hook", "install"]).expect_code(0);
     s.env.git(&shallow, &["commit", "-q", "--allow-empty", "-m", "on top"]);
-    let out = s.env.run(&shallow, &["push", "origin", "main"]);
-    assert_eq!(out.code, 0, "{out}");
+    let _ = t.run(&shallow, &["push", "origin", "main"]).expect_code(0);
+    assert_transcript!(t, "the_gate_works_in_a_shallow_clone");
 }
 
 #[test]
