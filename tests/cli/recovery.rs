@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use crate::plans::{self, StepSpec};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 /// The lock files of issue 36 (and 44's `packed-refs.lock`), as a kill
 /// during their update leaves them: relative to `.git`.
@@ -114,29 +115,29 @@ fn clean_removes_the_lock_files_a_killed_run_left_and_resume_finishes() {
     };
     let repo = killed(&env, "repo", "after-executor:3");
     plant(&repo, &LEFT_BY_KILLS);
-    let out = env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
-    for name in LEFT_BY_KILLS {
-        let path = repo.join(".git").join(name);
-        assert!(
-            out.stdout.contains(&format!("removed lock file {} (", path.display())),
-            "{name}: {out}"
-        );
-    }
+    let lock = env.git(&repo, &["cat-file", "-p", "refs/ultraplan/plan/lock"]);
+    let dead = lock.lines().find_map(|l| l.strip_prefix("pid: ")).unwrap().to_owned();
+    let mut t = Transcript::new(&env);
+    t.replace(format!("pid {dead} "), "pid <KILLED> ");
+    t.replace(format!("process {dead} "), "process <KILLED> ");
+    t.note("killed after step 3's executor, with git's lock files left as kills leave them");
+    let _ = t.run(&repo, &["ultraplan", "clean"]).expect_code(0);
     assert_eq!(lock_files(&repo), Vec::<String>::new());
-    let json = env.run(&repo, &["ultraplan", "clean", "--json"]).expect_code(0).json();
-    assert_eq!(
-        json["lock_files"],
-        serde_json::json!([]),
-        "nothing left the second time"
-    );
-    let resumed = env
-        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+    t.note("nothing left the second time");
+    let _ = t.run(&repo, &["ultraplan", "clean"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["ultraplan", "-q", "run", "--resume", "plan.md"])
         .expect_code(0);
-    assert_eq!(finished(&env, &repo).1, baseline.1, "{resumed}");
+    let _ = t.run(&repo, &["log", "--oneline"]).expect_code(0);
+    t.note("plain git works again: notes and the index");
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "add", "-m", "x", "HEAD~3"])
+        .expect_code(0);
+    let _ = t.run(&repo, &["status", "--short"]).expect_code(0);
+    assert_transcript!(t, "clean_removes_the_lock_files_a_killed_run_left_and_resume_finishes");
+    assert_eq!(finished(&env, &repo).1, baseline.1);
     assert_eq!(finished(&env, &repo).0[..3], baseline.0[..3]);
     assert_eq!(lock_files(&repo), Vec::<String>::new());
-    // Plain git works again: notes and the index.
-    let _ = env.git(&repo, &["notes", "--ref=ultraplan", "add", "-m", "x", "HEAD~3"]);
     env.assert_fsck(&repo);
 }
 
@@ -150,45 +151,30 @@ fn resume_takes_the_dead_runs_lock_over_and_removes_its_lock_files() {
         "refs/notes/ultraplan.lock",
         "index.lock",
     ];
+    let lock = env.git(&repo, &["cat-file", "-p", "refs/ultraplan/plan/lock"]);
+    let dead = lock.lines().find_map(|l| l.strip_prefix("pid: ")).unwrap().to_owned();
     // A git process that started before them and still works here (a
     // pager, an editor's `git commit`) may hold the shared ones: the plan's
     // own are the dead run's all the same.
     let live = LiveGit::start(&env, &repo);
     plant(&repo, &names);
-    let out = env.run(&repo, &["ultraplan", "run", "--resume", "plan.md"]);
-    assert!(out.stderr.contains("took over a stale lock"), "{out}");
-    for own in &names[..2] {
-        let path = repo.join(".git").join(own);
-        assert!(
-            out.stderr.contains(&format!(
-                "removed the stale lock file '{}' (the run that wrote it is gone)",
-                path.display()
-            )),
-            "{own}: {out}"
-        );
-    }
-    for shared in &names[2..] {
-        let path = repo.join(".git").join(shared);
-        assert!(
-            out.stderr.contains(&format!(
-                "kept the lock file '{}': git (pid {})",
-                path.display(),
-                live.0.id()
-            )),
-            "{shared}: {out}"
-        );
-    }
+    let mut t = Transcript::new(&env);
+    t.replace(format!("pid {dead} "), "pid <KILLED> ");
+    t.replace(format!("process {dead} "), "process <KILLED> ");
+    t.replace(format!("(pid {})", live.0.id()), "(pid <LIVE>)");
+    t.note("killed after recording step 2; a live git process works here");
+    t.note("the plan's own lock files are the dead run's; the shared ones are kept, and git cannot write the index while index.lock is there");
+    let _ = t
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(128);
     drop(live);
-    // Once that process is gone, the next resume finds them stale.
-    let out = env
+    t.note("once that process is gone, the next resume finds them stale");
+    let _ = t
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(0);
-    assert!(
-        out.stderr.contains("(no git process works in this repository)"),
-        "{out}"
-    );
+    let _ = t.run(&repo, &["log", "--oneline"]).expect_code(0);
+    assert_transcript!(t, "resume_takes_the_dead_runs_lock_over_and_removes_its_lock_files");
     assert_eq!(lock_files(&repo), Vec::<String>::new());
-    assert_eq!(env.subjects(&repo)[..3], ["step 3", "step 2", "step 1"]);
 }
 
 #[test]
@@ -204,26 +190,16 @@ fn a_lock_file_a_live_git_process_may_hold_is_kept_and_named() {
     let live = LiveGit::start(&env, &repo);
     let held = repo.join(".git/index.lock");
     write(&held, "");
-    let out = env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
-    assert!(
-        out.stdout.contains(&format!(
-            "removed lock file {} (it is older than every git process working here)",
-            stale.display()
-        )),
-        "{out}"
-    );
-    assert!(
-        out.stderr.contains(&format!(
-            "warning: kept the lock file {}: git (pid {}) may hold it",
-            held.display(),
-            live.0.id()
-        )),
-        "{out}"
-    );
+    let mut t = Transcript::new(&env);
+    t.replace(format!("(pid {})", live.0.id()), "(pid <LIVE>)");
+    t.note("packed-refs.lock is a minute old; index.lock was written after a live git process started");
+    let _ = t.run(&repo, &["ultraplan", "clean"]).expect_code(0);
     assert!(held.exists());
     drop(live);
-    let out = env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
-    assert!(out.stdout.contains("removed lock file"), "{out}");
+    t.note("that process is gone");
+    let _ = t.run(&repo, &["ultraplan", "clean"]).expect_code(0);
+    let _ = t.run(&repo, &["status", "--short"]).expect_code(0);
+    assert_transcript!(t, "a_lock_file_a_live_git_process_may_hold_is_kept_and_named");
     assert_eq!(lock_files(&repo), Vec::<String>::new());
 }
 
@@ -239,16 +215,13 @@ fn a_run_after_a_killed_sync_is_not_wedged_by_packed_refs_lock() {
     );
     env.git(&repo, &["pack-refs", "--all"]);
     plant(&repo, &["packed-refs.lock"]);
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert!(
-        out.stderr.contains(&format!(
-            "removed the stale lock file '{}'",
-            repo.join(".git/packed-refs.lock").display()
-        )),
-        "{out}"
-    );
-    // git can pack references again.
-    env.git(&repo, &["pack-refs", "--all"]);
+    let mut t = Transcript::new(&env);
+    t.note("a killed sync left packed-refs.lock");
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(0);
+    t.note("git can pack references again");
+    let _ = t.run(&repo, &["pack-refs", "--all"]).expect_code(0);
+    let _ = t.run(&repo, &["log", "--oneline"]).expect_code(0);
+    assert_transcript!(t, "a_run_after_a_killed_sync_is_not_wedged_by_packed_refs_lock");
 }
 
 /// Each commit of a run carries the time it is made: checkpoints, notes
