@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::support::{fixture, read, write, TestEnv};
+use crate::transcript::Transcript;
 
 /// A clone of the layout-1 fixture: `main` checked out, the run states and
 /// notes fetched.
@@ -67,29 +68,17 @@ fn export(env: &TestEnv, repo: &Path, file: &Path) -> String {
 fn state_in_layout_1_is_read_as_it_is() {
     let env = TestEnv::new();
     let repo = layout_1(&env, "repo");
-    let status = env.run(&repo, &["ultraplan", "status"]).expect_code(0);
-    assert_eq!(
-        status.stdout,
-        "first.md: completed (2/2 steps done, current step 2) — run 20261129T004408Z-21840, updated 2026-11-29T00:44:08Z\n\
-         plan.md: stopped (1/3 steps done, current step 2) — run 20261129T004408Z-21878, updated 2026-11-29T00:44:08Z\n  \
-         step 2 escalated: verify exit 1\n"
-    );
-    let log = env.run(&repo, &["ultraplan", "log", "plan.md"]).expect_code(0);
-    let lines: Vec<&str> = log.stdout.lines().filter(|l| !l.starts_with("    ")).collect();
-    assert_eq!(lines.len(), 3, "{log}");
-    assert!(
-        lines[0].starts_with("run 20261129T004408Z-21878 plan.md (execute, refs/ultraplan/plan/run)"),
-        "{log}"
-    );
-    assert!(lines[1].starts_with("  step 1   attempt 1  success"), "{log}");
-    assert!(lines[2].starts_with("  step 2   attempt 1  failure"), "{log}");
-    let shown = env
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "status"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "log", "plan.md"]).expect_code(0);
+    let _ = t
         .run(&repo, &["ultraplan", "show", "plan.md", "--step", "1"])
         .expect_code(0);
-    assert!(shown.stdout.contains("task_index: 1"), "{shown}");
-    // Reading wrote nothing: the state is still in layout 1.
-    let tree = env.git(&repo, &["ls-tree", "--name-only", "refs/ultraplan/plan/run"]);
-    assert_eq!(tree.trim(), "plan.md\nprogress.json\nsteps");
+    t.note("reading wrote nothing: the state is still in layout 1");
+    let _ = t
+        .run(&repo, &["ls-tree", "--name-only", "refs/ultraplan/plan/run"])
+        .expect_code(0);
+    assert_transcript!(t, "state_in_layout_1_is_read_as_it_is");
 }
 
 #[test]
@@ -97,48 +86,38 @@ fn a_run_started_in_layout_1_resumes_in_layout_2() {
     let env = TestEnv::new();
     let repo = layout_1(&env, "repo");
     write(&repo.join("ok.txt"), "fixed\n");
-    let _ = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(&repo, &["ultraplan", "run", "-q", "--resume", "plan.md"])
         .expect_code(0);
-    let subjects = env.git(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"]);
-    let subjects: Vec<&str> = subjects.lines().collect();
-    assert!(subjects.contains(&"state: layout 2 (upgraded from 1)"), "{subjects:?}");
-    assert!(subjects
-        .last()
-        .unwrap()
-        .starts_with("run 20261129T004408Z-21878: started"));
-    let run = env.git(&repo, &["show", "refs/ultraplan/plan/run:run.json"]);
-    assert!(
-        run.contains("\"layout\":2") && run.contains("\"status\":\"completed\""),
-        "{run}"
-    );
-    // Step 1's files moved to its folder, its kept trees as they were.
-    let step1 = env.git(&repo, &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/1"]);
-    assert!(
-        step1.contains("attempt-1.yaml") && step1.contains("step.json"),
-        "{step1}"
-    );
-    let snapshot = env.git(
-        &repo,
-        &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/1/snapshot"],
-    );
-    assert_eq!(snapshot.trim(), "files");
-    // The log lists the attempts made before the upgrade and after it.
-    let log = env.run(&repo, &["ultraplan", "log", "plan.md"]).expect_code(0);
-    let attempts: Vec<&str> = log.stdout.lines().filter(|l| l.starts_with("  step")).collect();
-    assert_eq!(attempts.len(), 4, "{log}");
-    assert!(attempts[1].starts_with("  step 2   attempt 1  failure"), "{log}");
-    assert!(attempts[2].starts_with("  step 2   attempt 2  success"), "{log}");
-    // Step 2 escalated and is verified in place: its Verify now passes.
+    let _ = t
+        .run(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"])
+        .expect_code(0);
+    let _ = t
+        .run(&repo, &["show", "refs/ultraplan/plan/run:run.json"])
+        .expect_code(0);
+    t.note("step 1's files moved to its folder, its kept trees as they were");
+    let _ = t
+        .run(&repo, &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/1"])
+        .expect_code(0);
+    let _ = t
+        .run(
+            &repo,
+            &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/1/snapshot"],
+        )
+        .expect_code(0);
+    t.note("the log lists the attempts made before the upgrade and after it");
+    let _ = t.run(&repo, &["ultraplan", "log", "plan.md"]).expect_code(0);
+    let _ = t.run(&repo, &["status", "--short"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["fsck", "--strict", "--no-dangling", "--no-progress"])
+        .expect_code(0);
+    t.note("another state of the same repository is still in layout 1, and read");
+    let _ = t.run(&repo, &["ultraplan", "status", "first.md"]).expect_code(0);
+    assert_transcript!(t, "a_run_started_in_layout_1_resumes_in_layout_2");
     for f in ["c.txt", "e.txt"] {
         assert!(repo.join(f).exists(), "{f}");
     }
-    env.assert_fsck(&repo);
-    let fsck = env.git(&repo, &["fsck", "--strict", "--no-dangling"]);
-    assert_eq!(fsck.trim(), "");
-    // Another state of the same repository is still in layout 1, and read.
-    let status = env.run(&repo, &["ultraplan", "status", "first.md"]).expect_code(0);
-    assert!(status.stdout.starts_with("first.md: completed (2/2"), "{status}");
 }
 
 /// Layout 1 exports, imports and exports again to the same document; so does
