@@ -5,6 +5,7 @@
 
 use crate::shared::{note_yaml, Shared};
 use crate::support::*;
+use crate::transcript::Transcript;
 
 #[test]
 fn a_read_only_remote_is_reported_and_nothing_is_half_done() {
@@ -19,15 +20,14 @@ fn a_read_only_remote_is_reported_and_nothing_is_half_done() {
         .status()
         .unwrap();
     let before = s.refs(&s.a);
-    let out = s.sync(&s.a).expect_code(1);
-    assert!(out.stderr.contains("error: 'origin' refused the push"), "{out}");
-    assert!(out.stderr.contains("this remote is read-only"), "{out}");
-    assert!(!out.stderr.contains("retried"), "{out}");
-    // Nothing of ours moved; the remote got nothing.
+    let mut t = Transcript::new(&s.env);
+    let _ = t.run(&s.a, &["ultraplan", "sync"]).expect_code(1);
+    t.note("nothing of ours moved; the remote got nothing");
+    let _ = t
+        .run(&s.remote, &["for-each-ref", "--format=%(refname)"])
+        .expect_code(0);
+    assert_transcript!(t, "a_read_only_remote_is_reported_and_nothing_is_half_done");
     assert_eq!(s.refs(&s.a), before);
-    let remote_refs = s.refs(&s.remote);
-    assert!(!remote_refs.contains("refs/notes/ultraplan"), "{remote_refs}");
-    assert!(!remote_refs.contains("refs/ultraplan/"), "{remote_refs}");
 }
 
 #[test]
@@ -37,34 +37,19 @@ fn dry_run_writes_nothing() {
     s.env.git(&s.a, &["push", "-q", "origin", "main"]);
     let remote_before = s.refs(&s.remote);
     let local_before = s.refs(&s.a);
-    let out = s.env.run(&s.a, &["ultraplan", "sync", "--dry-run"]).expect_code(0);
-    assert!(out.stdout.contains("(dry run)"), "{out}");
-    assert!(out.stdout.contains("refs/notes/ultraplan"), "{out}");
+    let mut t = Transcript::new(&s.env);
+    let _ = t.run(&s.a, &["ultraplan", "sync", "--dry-run"]).expect_code(0);
+    t.note("named as a real push names them: the outcomes by their remote name");
+    let _ = t
+        .run(&s.a, &["ultraplan", "sync", "--dry-run", "--json"])
+        .expect_code(0);
     assert_eq!(s.refs(&s.remote), remote_before);
     assert_eq!(s.refs(&s.a), local_before);
-    let json = s
-        .env
-        .run(&s.a, &["ultraplan", "sync", "--dry-run", "--json"])
-        .expect_code(0)
-        .json();
-    assert_eq!(json["dry_run"], true);
-    assert_eq!(json["pushed"][0], "refs/notes/ultraplan");
-    // Named as a real push names them: the outcomes by their remote name.
-    let pushed = json["pushed"].to_string();
-    assert!(
-        pushed.contains("refs/ultraplan-shared/outcomes") && !pushed.contains("refs/ultraplan-outcomes"),
-        "{pushed}"
-    );
-    // B has not got A's notes: a dry run there cannot tell how they relate.
     let _ = s.sync(&s.a).expect_code(0);
     let before = s.refs(&s.b);
-    let out = s.env.run(&s.b, &["ultraplan", "sync", "--dry-run"]).expect_code(0);
-    assert!(out.stdout.contains("notes: not here yet"), "{out}");
-    assert!(
-        out.stdout
-            .contains("fetched: refs/notes/ultraplan, refs/ultraplan-shared/outcomes, refs/ultraplan/plan/run"),
-        "{out}"
-    );
+    t.note("B has not got A's notes: a dry run there cannot tell how they relate");
+    let _ = t.run(&s.b, &["ultraplan", "sync", "--dry-run"]).expect_code(0);
+    assert_transcript!(t, "dry_run_writes_nothing");
     assert_eq!(s.refs(&s.b), before);
 }
 
@@ -73,24 +58,13 @@ fn remotes_that_do_not_exist_or_cannot_be_reached_are_fatal() {
     let s = Shared::new();
     s.run_plan(&s.a);
     let before = s.refs(&s.a);
-    let out = s.env.run(&s.a, &["ultraplan", "sync", "nowhere"]).expect_code(128);
-    assert!(
-        out.stderr
-            .contains("fatal: 'nowhere' is not a remote of this repository"),
-        "{out}"
-    );
-    assert!(out.stderr.contains("hint: 'git remote -v' lists the remotes"), "{out}");
-    s.env.git(
-        &s.a,
-        &[
-            "remote",
-            "add",
-            "gone",
-            s.env.root().join("no-such-repo").to_str().unwrap(),
-        ],
-    );
-    let out = s.env.run(&s.a, &["ultraplan", "sync", "gone"]).expect_code(128);
-    assert!(out.stderr.starts_with("fatal: cannot reach 'gone': "), "{out}");
+    let mut t = Transcript::new(&s.env);
+    let _ = t.run(&s.a, &["ultraplan", "sync", "nowhere"]).expect_code(128);
+    let _ = t
+        .run(&s.a, &["remote", "add", "gone", "../no-such-repo"])
+        .expect_code(0);
+    let _ = t.run(&s.a, &["ultraplan", "sync", "gone"]).expect_code(128);
+    assert_transcript!(t, "remotes_that_do_not_exist_or_cannot_be_reached_are_fatal");
     let after = s.refs(&s.a);
     assert_eq!(after, before);
 }
@@ -128,15 +102,12 @@ fn a_note_on_the_remote_that_is_not_yaml_is_named_and_skipped() {
         ],
     );
     let notes_before = s.rev(&s.a, "refs/notes/ultraplan");
-    let out = s.sync(&s.a).expect_code(1);
-    let short = &first[..7];
-    assert!(
-        out.stderr.contains(&format!("error: skipped the note on {first}")) || out.stderr.contains(short),
-        "{out}"
-    );
-    assert!(out.stderr.contains("from 'origin': the note is not YAML"), "{out}");
-    assert!(out.stderr.contains("hint: the other notes were taken"), "{out}");
-    // Nothing else of theirs was new: ours stay as they were, not pushed.
+    let mut t = Transcript::new(&s.env);
+    t.note("clone b pushed a note that is not YAML on the first commit; a has a new note of its own");
+    let _ = t.run(&s.a, &["ultraplan", "sync"]).expect_code(1);
+    t.note("nothing else of theirs was new: ours stay as they were, not pushed");
+    let _ = t.run(&s.a, &["notes", "--ref=ultraplan", "list"]).expect_code(0);
+    assert_transcript!(t, "a_note_on_the_remote_that_is_not_yaml_is_named_and_skipped");
     assert_eq!(s.rev(&s.a, "refs/notes/ultraplan"), notes_before);
 }
 
@@ -156,23 +127,14 @@ fn references_under_refs_ultraplan_that_are_not_ours_are_left_alone() {
         ],
     );
     s.run_plan(&s.a);
-    let out = s.sync(&s.a).expect_code(0);
-    assert!(
-        out.stderr
-            .contains("warning: 'refs/ultraplan/stray' on 'origin' is not a git-ultraplan run state; left alone"),
-        "{out}"
-    );
-    assert!(
-        out.stderr
-            .contains("warning: 'refs/ultraplan/x/run' on 'origin' is not a git-ultraplan run state"),
-        "{out}"
-    );
-    let refs = s.refs(&s.a);
-    assert!(!refs.contains("refs/ultraplan/x/"), "{refs}");
-    assert!(!refs.contains("stray"), "{refs}");
-    assert!(!refs.contains("lock"), "{refs}");
-    assert!(refs.contains("refs/ultraplan/plan/run"), "{refs}");
-    let _ = s.env.run(&s.a, &["ultraplan", "status"]).expect_code(0);
+    let mut t = Transcript::new(&s.env);
+    t.note("clone b pushed a plain commit where a run state would be, and a stray name");
+    let _ = t.run(&s.a, &["ultraplan", "sync"]).expect_code(0);
+    let _ = t
+        .run(&s.a, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/"])
+        .expect_code(0);
+    let _ = t.run(&s.a, &["ultraplan", "status"]).expect_code(0);
+    assert_transcript!(t, "references_under_refs_ultraplan_that_are_not_ours_are_left_alone");
 }
 
 #[test]
@@ -182,24 +144,19 @@ fn a_shallow_clone_syncs_results_for_commits_it_lacks() {
     let first_checkpoint = s.rev(&s.a, "HEAD~1");
     s.env.git(&s.a, &["push", "-q", "origin", "main"]);
     let _ = s.sync(&s.a).expect_code(0);
+    let url = format!("file://{}", s.remote.display());
+    let mut t = Transcript::new(&s.env);
+    let _ = t
+        .run(s.env.root(), &["clone", "-q", "--depth", "1", &url, "shallow"])
+        .expect_code(0);
     let shallow = s.env.root().join("shallow");
-    s.env.git(
-        s.env.root(),
-        &[
-            "clone",
-            "-q",
-            "--depth",
-            "1",
-            &format!("file://{}", s.remote.display()),
-            shallow.to_str().unwrap(),
-        ],
-    );
-    let out = s.sync(&shallow).expect_code(0);
-    assert!(out.stdout.contains("notes: 2 taken"), "{out}");
-    // The note is there although its commit is not.
-    assert!(s.env.run(&shallow, &["cat-file", "-e", &first_checkpoint]).code != 0);
-    let listed = s.env.git(&shallow, &["notes", "--ref=ultraplan", "list"]);
-    assert!(listed.contains(&first_checkpoint), "{listed}");
+    let _ = t.run(&shallow, &["ultraplan", "sync"]).expect_code(0);
+    t.note("the note of the first checkpoint is there although its commit is not");
+    let _ = t
+        .run(&shallow, &["cat-file", "-e", &first_checkpoint])
+        .expect_code(1);
+    let _ = t.run(&shallow, &["notes", "--ref=ultraplan", "list"]).expect_code(0);
+    assert_transcript!(t, "a_shallow_clone_syncs_results_for_commits_it_lacks");
 }
 
 #[test]
@@ -207,12 +164,9 @@ fn a_server_without_atomic_pushes_still_gets_everything() {
     let s = Shared::new();
     s.env.git(&s.remote, &["config", "receive.advertiseAtomic", "false"]);
     s.run_plan(&s.a);
-    let out = s.sync(&s.a).expect_code(0);
-    assert!(
-        out.stdout
-            .contains("pushed: refs/notes/ultraplan, refs/ultraplan/plan/run"),
-        "{out}"
-    );
+    let mut t = Transcript::new(&s.env);
+    let _ = t.run(&s.a, &["ultraplan", "sync"]).expect_code(0);
+    assert_transcript!(t, "a_server_without_atomic_pushes_still_gets_everything");
     assert_eq!(
         s.rev(&s.remote, "refs/notes/ultraplan"),
         s.rev(&s.a, "refs/notes/ultraplan")
