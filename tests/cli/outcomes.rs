@@ -490,29 +490,18 @@ fn a_finished_run_records_its_outcome() {
             StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt"),
         ]),
     );
-    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    let list = env
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "outcome", "list"]).expect_code(0);
+    let list = t
         .run(&repo, &["ultraplan", "outcome", "list", "--json"])
         .expect_code(0);
+    assert_transcript!(t, "a_finished_run_records_its_outcome");
     let stored: serde_json::Value = serde_json::from_str(list.stdout.lines().next().unwrap()).unwrap();
-    let outcome = &stored["outcome"];
-    assert_eq!(outcome["agent_name"], "shell", "{list}");
-    assert_eq!(outcome["success"], true);
-    assert_eq!(outcome["task_description"], "Test plan");
-    assert_eq!(outcome["execution_path"].as_array().unwrap().len(), 2, "{outcome}");
-    assert!(
-        outcome["execution_path"][0].as_str().unwrap().ends_with("(passed)"),
-        "{outcome}"
-    );
-    assert_eq!(outcome["result"]["status"], "success");
-    assert_eq!(outcome["result"]["steps_passed"], 2);
-    assert_eq!(outcome["context"]["branch"], "main");
     assert_eq!(
-        outcome["context"]["commit"],
+        stored["outcome"]["context"]["commit"],
         env.git(&repo, &["rev-parse", "HEAD"]).trim()
     );
-    assert!(outcome["context"]["run_id"].as_str().is_some_and(|r| !r.is_empty()));
-    assert_eq!(stored["plan"]["reasoning_pattern"], "direct_implementation");
 }
 
 #[test]
@@ -523,16 +512,13 @@ fn a_failed_run_records_a_failure_and_recording_never_fails_a_run() {
         &repo.join("plan.md"),
         &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "false")]),
     );
-    let _ = env
-        .run(&repo, &["ultraplan", "run", "plan.md", "--max-attempts", "1"])
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(&repo, &["ultraplan", "-q", "run", "plan.md", "--max-attempts", "1"])
         .expect_code(1);
-    let list = env
+    let _ = t
         .run(&repo, &["ultraplan", "outcome", "list", "--failure", "--json"])
         .expect_code(0);
-    let outcome: serde_json::Value =
-        serde_json::from_str(list.stdout.lines().next().unwrap_or_else(|| panic!("{list}"))).unwrap();
-    assert!(outcome["outcome"]["error_message"].as_str().is_some(), "{outcome}");
-    assert!(outcome["plan"].is_null());
 
     // ultraplan.outcomes=off records nothing.
     let other = env.repo("other");
@@ -540,10 +526,11 @@ fn a_failed_run_records_a_failure_and_recording_never_fails_a_run() {
         &other.join("plan.md"),
         &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "true")]),
     );
-    let _ = env
-        .run(&other, &["-c", "ultraplan.outcomes=off", "ultraplan", "run", "plan.md"])
+    t.note("ultraplan.outcomes=off records nothing");
+    let _ = t
+        .run(&other, &["-c", "ultraplan.outcomes=off", "ultraplan", "-q", "run", "plan.md"])
         .expect_code(0);
-    assert!(env.git(&other, &["for-each-ref", REF]).is_empty());
+    let _ = t.run(&other, &["for-each-ref", REF]).expect_code(0);
 
     // A store that cannot be written (the ref holds a blob): a warning, the run still passes.
     let third = env.repo("third");
@@ -553,11 +540,10 @@ fn a_failed_run_records_a_failure_and_recording_never_fails_a_run() {
     );
     let blob = env.git(&third, &["hash-object", "-w", "README.md"]);
     env.git(&third, &["update-ref", REF, blob.trim()]);
-    let out = env.run(&third, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert!(
-        out.stderr.contains("warning: the run's outcome was not recorded"),
-        "{out}"
-    );
+    t.note("a store that cannot be written (the ref holds a blob): a warning, the run still passes");
+    let _ = t.run(&third, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let _ = t.run(&third, &["log", "--oneline"]).expect_code(0);
+    assert_transcript!(t, "a_failed_run_records_a_failure_and_recording_never_fails_a_run");
 }
 
 #[test]
@@ -581,26 +567,15 @@ fn each_session_of_a_multi_session_run_records_its_own_outcome() {
         &repo.join("plan.md"),
         &format!("# Sessions\n\n## Implementation Plan\n\n{steps}{strategy}"),
     );
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    let list = env
-        .run(&repo, &["ultraplan", "outcome", "list", "--json"])
-        .expect_code(0);
-    let mut tasks: Vec<String> = list
-        .stdout
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l).unwrap()["outcome"]["task_description"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        })
-        .collect();
-    tasks.sort();
-    assert_eq!(
-        tasks,
-        vec!["Sessions", "Sessions — session 1", "Sessions — session 2"],
-        "{out}\n{list}"
-    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(0);
+    // The sessions record theirs as they finish, in either order: sorted here.
+    let list = env.run(&repo, &["ultraplan", "outcome", "list"]).expect_code(0);
+    let mut lines: Vec<&str> = list.stdout.lines().collect();
+    lines.sort_by_key(|l| l.rsplit("  ").next().unwrap_or_default().to_owned());
+    t.note(&format!("git ultraplan outcome list, by task:\n{}", lines.join("\n")));
+    assert_transcript!(t, "each_session_of_a_multi_session_run_records_its_own_outcome");
+    assert_eq!(lines.len(), 3, "{list}");
     env.assert_fsck(&repo);
 }
 
@@ -615,13 +590,15 @@ fn with_outcomes_steps_each_step_records_one_too() {
             StepSpec::new(2, "`b.txt`", "echo b > b.txt", "false"),
         ]),
     );
-    let _ = env
+    let mut t = Transcript::new(&env);
+    let _ = t
         .run(
             &repo,
             &[
                 "-c",
                 "ultraplan.outcomes=steps",
                 "ultraplan",
+                "-q",
                 "run",
                 "plan.md",
                 "--max-attempts",
@@ -629,6 +606,7 @@ fn with_outcomes_steps_each_step_records_one_too() {
             ],
         )
         .expect_code(1);
+    let _ = t.run(&repo, &["ultraplan", "outcome", "list"]).expect_code(0);
     let list = env
         .run(&repo, &["ultraplan", "outcome", "list", "--json"])
         .expect_code(0);
@@ -645,41 +623,30 @@ fn with_outcomes_steps_each_step_records_one_too() {
             .unwrap_or_else(|| panic!("{list}"))
     };
     assert_eq!(step(1)["success"], true);
-    assert!(
-        step(1)["task_description"]
-            .as_str()
-            .unwrap()
-            .ends_with("step 1: Step 1"),
-        "{list}"
-    );
     assert_eq!(step(2)["success"], false);
     assert!(
         step(2)["error_message"].as_str().is_some_and(|e| !e.is_empty()),
         "{list}"
     );
-    let out = env
+    t.note("a bad ultraplan.outcomes does not stop reading, nor a run");
+    let _ = t
         .run(
             &repo,
             &["-c", "ultraplan.outcomes=sometimes", "ultraplan", "outcome", "list"],
         )
         .expect_code(0);
-    assert!(out.stdout.lines().count() == 3, "{out}");
     let other = env.repo("other");
     write(
         &other.join("plan.md"),
         &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "true")]),
     );
-    let out = env
+    let _ = t
         .run(
             &other,
             &["-c", "ultraplan.outcomes=sometimes", "ultraplan", "run", "plan.md"],
         )
         .expect_code(0);
-    assert!(
-        out.stderr
-            .contains("warning: the run's outcome was not recorded: bad config value 'sometimes'"),
-        "{out}"
-    );
+    assert_transcript!(t, "with_outcomes_steps_each_step_records_one_too");
 }
 
 #[test]
