@@ -264,17 +264,17 @@ fn a_secret_the_agent_prints_is_redacted_everywhere_it_is_kept() {
     agent_stubs::install(&mut env, "claude");
     let repo = repo_with(&env, "repo", &agent_plan(1, "retry"));
     let say = format!("the deploy token is {TOKEN}");
-    let out = env.run_with(
-        &repo,
-        &["ultraplan", "run", "--executor", "claude", "--yes", "plan.md"],
-        &[("STUB_SAY", &say)],
-    );
-    assert_eq!(out.code, 0, "{out}");
-    let evidence = note(&env, &repo, "HEAD")["result"]["evidence"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    assert!(evidence.contains("[REDACTED:"), "{evidence}");
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run_with(
+            &repo,
+            &["ultraplan", "-q", "run", "--executor", "claude", "--yes", "plan.md"],
+            &[("STUB_SAY", &say)],
+            None,
+        )
+        .expect_code(0);
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    assert_transcript!(t, "a_secret_the_agent_prints_is_redacted_everywhere_it_is_kept");
     // Not in the note, the transcript, nor any other object.
     let all = env.git(&repo, &["cat-file", "--batch-all-objects", "--batch"]);
     assert!(!all.contains(TOKEN), "the token reached the object database");
@@ -367,47 +367,48 @@ fn configured_arguments_follow_the_adapters_own_and_a_permission_flag_replaces_i
     let mut env = TestEnv::new();
     let bin = agent_stubs::install(&mut env, "claude");
     let repo = repo_with(&env, "repo", &agent_plan(1, "retry"));
-    let out = env.run(
-        &repo,
-        &[
-            "-c",
-            "ultraplan.claudeArgs=--model opus",
-            "ultraplan",
-            "run",
-            "--executor",
-            "claude",
-            "--yes",
-            "plan.md",
-        ],
-    );
-    assert_eq!(out.code, 0, "{out}");
-    let args = agent_stubs::args(&bin, "claude", 1);
-    assert!(
-        args.contains("--permission-mode\nacceptEdits\n--model\nopus\n"),
-        "{args}"
-    );
-    // ultraplan.claude.args beats the older key; its permission mode replaces ours.
-    let _ = env.run(&repo, &["reset", "-q", "--hard", "HEAD~1"]);
-    let out = env.run(
-        &repo,
-        &[
-            "-c",
-            "ultraplan.claudeArgs=--model opus",
-            "-c",
-            "ultraplan.claude.args=--permission-mode bypassPermissions",
-            "ultraplan",
-            "run",
-            "--executor",
-            "claude",
-            "--yes",
-            "--again",
-            "plan.md",
-        ],
-    );
-    assert_eq!(out.code, 0, "{out}");
-    let args = agent_stubs::args(&bin, "claude", 2);
-    assert!(!args.contains("acceptEdits") && !args.contains("opus"), "{args}");
-    assert!(args.contains("--permission-mode\nbypassPermissions\n"), "{args}");
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(
+            &repo,
+            &[
+                "-c",
+                "ultraplan.claudeArgs=--model opus",
+                "ultraplan",
+                "-q",
+                "run",
+                "--executor",
+                "claude",
+                "--yes",
+                "plan.md",
+            ],
+        )
+        .expect_code(0);
+    t.note("what claude was called with");
+    t.file(&bin.join("claude.args.1"));
+    let _ = t.run(&repo, &["reset", "-q", "--hard", "HEAD~1"]).expect_code(0);
+    t.note("ultraplan.claude.args beats the older key; its permission mode replaces ours");
+    let _ = t
+        .run(
+            &repo,
+            &[
+                "-c",
+                "ultraplan.claudeArgs=--model opus",
+                "-c",
+                "ultraplan.claude.args=--permission-mode bypassPermissions",
+                "ultraplan",
+                "-q",
+                "run",
+                "--executor",
+                "claude",
+                "--yes",
+                "--again",
+                "plan.md",
+            ],
+        )
+        .expect_code(0);
+    t.file(&bin.join("claude.args.2"));
+    assert_transcript!(t, "configured_arguments_follow_the_adapters_own_and_a_permission_flag_replaces_its");
 }
 
 #[test]
@@ -494,12 +495,11 @@ fn an_agent_behind_the_command_protocol_has_its_usage_recorded_too() {
          task_name: \"$ULTRAPLAN_TASK_NAME\"\nfiles_modified: [step1.txt]\nverification: {command: null, exit_code: null, output_summary: none}\n\
          done_criteria_met: true\nevidence: wrote it\nerror: null\nmetadata:\n  cost_usd: 0.5\n  tokens: {input: 10, output: 5}\n  model: my-model\n  session_id: s-9\nEOF\n",
     );
-    let executor = format!("sh {}", script.display());
-    let out = env.run(&repo, &["ultraplan", "run", "--executor", &executor, "plan.md"]);
-    assert_eq!(out.code, 0, "{out}");
-    let meta = &note(&env, &repo, "HEAD")["result"]["metadata"];
-    assert_eq!(meta["cost_usd"].as_f64(), Some(0.5));
-    assert_eq!(meta["tokens"]["input"].as_u64(), Some(10));
-    assert_eq!(meta["model"].as_str(), Some("my-model"));
-    assert_eq!(meta["session_id"].as_str(), Some("s-9"));
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(&repo, &["ultraplan", "-q", "run", "--executor", "sh ../my-agent.sh", "plan.md"])
+        .expect_code(0);
+    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "stats"]).expect_code(0);
+    assert_transcript!(t, "an_agent_behind_the_command_protocol_has_its_usage_recorded_too");
 }
