@@ -213,6 +213,9 @@ fn a_retry_continues_the_agents_session_with_the_failed_verify_as_its_prompt() {
             &["threads", "continue", "T-4b3c2d1e-0f9a-4b8c-9d7e-6f5a4b3c2d1e"],
         ),
     ];
+    // goose and aider sessions are named by the run: unique each time.
+    let named_session = regex::Regex::new(r"ultraplan-plan-step-(\d+)-[0-9a-f]+").unwrap();
+    let mut all = String::new();
     for (agent, resume) in cases {
         let mut env = TestEnv::new();
         let bin = agent_stubs::install(&mut env, agent);
@@ -222,12 +225,19 @@ fn a_retry_continues_the_agents_session_with_the_failed_verify_as_its_prompt() {
             "`grep -qx done step1.txt || { echo \"step1.txt holds: $(cat step1.txt)\"; exit 1; }`",
         );
         let repo = repo_with(&env, "repo", &plan);
-        let out = env.run_with(
-            &repo,
-            &["ultraplan", "run", "--executor", agent, "--yes", "plan.md"],
-            &[("STUB_MODE", "retry")],
-        );
-        assert_eq!(out.code, 0, "{agent}:\n{out}");
+        let mut t = Transcript::new(&env);
+        let _ = t
+            .run_with(
+                &repo,
+                &["ultraplan", "-q", "run", "--executor", agent, "--yes", "plan.md"],
+                &[("STUB_MODE", "retry")],
+                None,
+            )
+            .expect_code(0);
+        t.note(&format!("{agent}'s second call, which continues the session, and its prompt"));
+        t.file(&bin.join(format!("{agent}.args.2")));
+        t.file(&bin.join(format!("{agent}.prompt.2")));
+        all.push_str(&named_session.replace_all(&t.finish(), "ultraplan-plan-step-$1-<ID>"));
         assert_eq!(agent_stubs::calls(&bin, agent), 2, "{agent}");
         let first: Vec<String> = agent_stubs::args(&bin, agent, 1).lines().map(String::from).collect();
         let second: Vec<String> = agent_stubs::args(&bin, agent, 2).lines().map(String::from).collect();
@@ -255,6 +265,7 @@ fn a_retry_continues_the_agents_session_with_the_failed_verify_as_its_prompt() {
         assert_eq!(meta["attempt"].as_u64(), Some(2), "{agent}");
         assert_eq!(meta["resumed"].as_bool(), Some(true), "{agent}: recorded per attempt");
     }
+    crate::transcript::check("agents", "retries_continue_the_session", &all);
 }
 
 #[test]
