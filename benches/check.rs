@@ -92,7 +92,10 @@ fn series(repo: &Path, title: &str, sizes: &[(usize, String)], check: &[&str], c
         );
         let cpu = median(pairs.ours.iter().map(|s| s.cpu).collect()).as_secs_f64();
         if let Some(before) = previous {
-            println!("               growth over the size before (10x input): cpu {:.1}x", cpu / before.max(1e-9));
+            println!(
+                "               growth over the size before (10x input): cpu {:.1}x",
+                cpu / before.max(1e-9)
+            );
         }
         previous = Some(cpu);
     }
@@ -105,7 +108,21 @@ fn main() {
     std::fs::create_dir_all(&repo).unwrap();
     git(&repo, &["init", "-q", "-b", "main"]);
     let plans: Vec<(usize, String)> = [800, 8_000, 80_000].iter().map(|&n| (n, gsd_plan(n))).collect();
-    series(&repo, "a GSD plan, every task with problems and warnings", &plans, &["check", "--executor", "claude"], 0, "tasks");
+    series(
+        &repo,
+        "a GSD plan, every task with problems and warnings",
+        &plans,
+        &["check", "--executor", "claude"],
+        0,
+        "tasks",
+    );
     let nested: Vec<(usize, String)> = [20, 200, 2_000].iter().map(|&k| (k, nested_plan(k))).collect();
-    series(&repo, "front matter nested deep, refused at 64 levels", &nested, &["check"], 1, "KiB deep");
+    series(
+        &repo,
+        "front matter nested deep, refused at 64 levels",
+        &nested,
+        &["check"],
+        1,
+        "KiB deep",
+    );
 }

@@ -234,7 +234,9 @@ fn a_retry_continues_the_agents_session_with_the_failed_verify_as_its_prompt() {
                 None,
             )
             .expect_code(0);
-        t.note(&format!("{agent}'s second call, which continues the session, and its prompt"));
+        t.note(&format!(
+            "{agent}'s second call, which continues the session, and its prompt"
+        ));
         t.file(&bin.join(format!("{agent}.args.2")));
         t.file(&bin.join(format!("{agent}.prompt.2")));
         all.push_str(&named_session.replace_all(&t.finish(), "ultraplan-plan-step-$1-<ID>"));
@@ -284,7 +286,9 @@ fn a_secret_the_agent_prints_is_redacted_everywhere_it_is_kept() {
             None,
         )
         .expect_code(0);
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
+        .expect_code(0);
     assert_transcript!(t, "a_secret_the_agent_prints_is_redacted_everywhere_it_is_kept");
     // Not in the note, the transcript, nor any other object.
     let all = env.git(&repo, &["cat-file", "--batch-all-objects", "--batch"]);
@@ -419,7 +423,10 @@ fn configured_arguments_follow_the_adapters_own_and_a_permission_flag_replaces_i
         )
         .expect_code(0);
     t.file(&bin.join("claude.args.2"));
-    assert_transcript!(t, "configured_arguments_follow_the_adapters_own_and_a_permission_flag_replaces_its");
+    assert_transcript!(
+        t,
+        "configured_arguments_follow_the_adapters_own_and_a_permission_flag_replaces_its"
+    );
 }
 
 #[test]
@@ -508,9 +515,14 @@ fn an_agent_behind_the_command_protocol_has_its_usage_recorded_too() {
     );
     let mut t = Transcript::new(&env);
     let _ = t
-        .run(&repo, &["ultraplan", "-q", "run", "--executor", "sh ../my-agent.sh", "plan.md"])
+        .run(
+            &repo,
+            &["ultraplan", "-q", "run", "--executor", "sh ../my-agent.sh", "plan.md"],
+        )
         .expect_code(0);
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
+        .expect_code(0);
     let _ = t.run(&repo, &["ultraplan", "stats"]).expect_code(0);
     assert_transcript!(t, "an_agent_behind_the_command_protocol_has_its_usage_recorded_too");
 }

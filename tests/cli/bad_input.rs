@@ -15,7 +15,9 @@ fn deeply_nested_yaml_is_refused_everywhere_naming_the_limit() {
     t.note("each file nests 204,800 levels deep");
     // A result file.
     write(&repo.join("deep.yaml"), &format!("status: {deep}\n"));
-    let _ = t.run(&repo, &["ultraplan", "result", "check", "deep.yaml"]).expect_code(1);
+    let _ = t
+        .run(&repo, &["ultraplan", "result", "check", "deep.yaml"])
+        .expect_code(1);
     // Front matter and a Manifest.
     write(
         &repo.join("front.md"),
@@ -44,7 +46,9 @@ fn deeply_nested_yaml_is_refused_everywhere_naming_the_limit() {
         .run(&repo, &["ultraplan", "run", "--executor", "sh ../agent.sh", "plan.md"])
         .expect_code(0);
     let _ = t.run(&repo, &["log", "--oneline"]).expect_code(0);
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
+        .expect_code(0);
     assert_transcript!(t, "deeply_nested_yaml_is_refused_everywhere_naming_the_limit");
 }
 

@@ -279,3 +279,45 @@ fn every_yaml_text_is_parsed_by_the_one_bounded_reader() {
         offenders.join("\n")
     );
 }
+
+/// What marks a test that compares a whole transcript: the macro, or the
+/// check it expands to (for a transcript built over several repositories).
+/// Spelled in two pieces so that this file's own test is not counted.
+const TRANSCRIPT_MARKS: [&str; 2] = [concat!("assert_", "transcript!"), concat!("transcript::", "check(")];
+
+/// The share of CLI tests that compare a whole transcript (issue 42, item 9)
+/// can only go up: a test fn counts when its body uses one of
+/// [`TRANSCRIPT_MARKS`]. The floor is the share measured when it was set;
+/// raise it as tests are converted, never lower it.
+#[test]
+fn the_share_of_tests_that_compare_a_whole_transcript_never_falls() {
+    /// 194 of 388 tests when the floor was set, in thousandths.
+    const FLOOR_PER_MILLE: usize = 500;
+    let (mut tests, mut whole) = (0, 0);
+    for (path, text) in tree_state(&repo_root().join("tests/cli")) {
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&text);
+        // `#[test]` alone on its line, as rustfmt writes it.
+        for piece in text.split("\n#[test]\n").skip(1) {
+            // The test's body: up to the first line that closes an item.
+            let body = piece.split("\n}\n").next().unwrap_or(piece);
+            tests += 1;
+            if TRANSCRIPT_MARKS.iter().any(|m| body.contains(m)) {
+                whole += 1;
+            }
+        }
+    }
+    let per_mille = whole * 1000 / tests.max(1);
+    eprintln!(
+        "CLI tests that compare a whole transcript: {whole} of {tests} ({}.{}%)",
+        per_mille / 10,
+        per_mille % 10
+    );
+    assert!(
+        per_mille >= FLOOR_PER_MILLE,
+        "{whole} of {tests} CLI tests compare a whole transcript ({per_mille}‰), below the floor of {FLOOR_PER_MILLE}‰: \
+         a new test shows the commands a user runs and their whole output (assert_transcript!, tests/cli/transcript.rs)"
+    );
+}

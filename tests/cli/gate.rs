@@ -126,7 +126,10 @@ fn a_push_of_passed_checkpoints_goes_ahead_and_says_when_results_are_not_shared(
     );
     let _ = t.run(&s.a, &["push", "origin", "main"]).expect_code(0);
     let _ = t.run(&s.remote, &["log", "--oneline", "main"]).expect_code(0);
-    assert_transcript!(t, "a_push_of_passed_checkpoints_goes_ahead_and_says_when_results_are_not_shared");
+    assert_transcript!(
+        t,
+        "a_push_of_passed_checkpoints_goes_ahead_and_says_when_results_are_not_shared"
+    );
 }
 
 #[test]
@@ -182,7 +185,10 @@ fn rebased_checkpoints_pushed_as_a_new_branch_keep_their_results() {
         .expect_code(0);
     let _ = t.run(&s.a, &["push", "-q", "origin", ":feature"]).expect_code(0);
     let _ = t
-        .run(&s.remote, &["for-each-ref", "--format=%(refname)", "refs/heads", "refs/tags"])
+        .run(
+            &s.remote,
+            &["for-each-ref", "--format=%(refname)", "refs/heads", "refs/tags"],
+        )
         .expect_code(0);
     assert_transcript!(t, "rebased_checkpoints_pushed_as_a_new_branch_keep_their_results");
 }

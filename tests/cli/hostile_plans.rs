@@ -222,7 +222,10 @@ fn two_plans_of_a_phase_with_one_id_are_a_problem_and_an_export_listing_a_plan_t
     let _ = t
         .run(&fresh, &["for-each-ref", "refs/ultraplan/", "refs/notes/"])
         .expect_code(0);
-    assert_transcript!(t, "two_plans_of_a_phase_with_one_id_are_a_problem_and_an_export_listing_a_plan_twice_is_refused");
+    assert_transcript!(
+        t,
+        "two_plans_of_a_phase_with_one_id_are_a_problem_and_an_export_listing_a_plan_twice_is_refused"
+    );
 }
 
 #[test]
@@ -256,6 +259,9 @@ fn writes_through_a_link_an_earlier_step_made_are_fenced_and_writes_outside_are_
     committed(&env, &repo, "plan.md", plan);
     t.note("through a link inside the repository, the fence sees where it leads");
     let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(3);
-    assert_transcript!(t, "writes_through_a_link_an_earlier_step_made_are_fenced_and_writes_outside_are_named");
+    assert_transcript!(
+        t,
+        "writes_through_a_link_an_earlier_step_made_are_fenced_and_writes_outside_are_named"
+    );
     assert!(!repo.join("locked/x.txt").exists());
 }

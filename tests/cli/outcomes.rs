@@ -493,9 +493,7 @@ fn a_finished_run_records_its_outcome() {
     let mut t = Transcript::new(&env);
     let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(0);
     let _ = t.run(&repo, &["ultraplan", "outcome", "list"]).expect_code(0);
-    let list = t
-        .run(&repo, &["ultraplan", "outcome", "list", "--json"])
-        .expect_code(0);
+    let list = t.run(&repo, &["ultraplan", "outcome", "list", "--json"]).expect_code(0);
     assert_transcript!(t, "a_finished_run_records_its_outcome");
     let stored: serde_json::Value = serde_json::from_str(list.stdout.lines().next().unwrap()).unwrap();
     assert_eq!(
@@ -528,7 +526,10 @@ fn a_failed_run_records_a_failure_and_recording_never_fails_a_run() {
     );
     t.note("ultraplan.outcomes=off records nothing");
     let _ = t
-        .run(&other, &["-c", "ultraplan.outcomes=off", "ultraplan", "-q", "run", "plan.md"])
+        .run(
+            &other,
+            &["-c", "ultraplan.outcomes=off", "ultraplan", "-q", "run", "plan.md"],
+        )
         .expect_code(0);
     let _ = t.run(&other, &["for-each-ref", REF]).expect_code(0);
 

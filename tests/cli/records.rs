@@ -433,6 +433,9 @@ fn an_import_into_a_repository_without_the_commits_keeps_the_states_whole() {
         .expect_code(0);
     let _ = t.run(&empty, &["notes", "--ref=ultraplan", "list"]).expect_code(0);
     let _ = t.run(&empty, &["ultraplan", "stats"]).expect_code(0);
-    assert_transcript!(t, "an_import_into_a_repository_without_the_commits_keeps_the_states_whole");
+    assert_transcript!(
+        t,
+        "an_import_into_a_repository_without_the_commits_keeps_the_states_whole"
+    );
     env.assert_fsck(&empty);
 }

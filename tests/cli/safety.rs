@@ -219,7 +219,10 @@ fn a_passed_step_commits_its_own_changes_and_leaves_what_the_user_staged() {
         .expect_code(0);
     let _ = t.run(&repo, &["show", ":f.txt"]).expect_code(0);
     t.file(&repo.join("f.txt"));
-    assert_transcript!(t, "a_passed_step_commits_its_own_changes_and_leaves_what_the_user_staged");
+    assert_transcript!(
+        t,
+        "a_passed_step_commits_its_own_changes_and_leaves_what_the_user_staged"
+    );
     env.assert_fsck(&repo);
 }
 
@@ -267,16 +270,15 @@ fn a_failed_steps_commits_resets_branches_and_stashes_are_undone_and_kept() {
         let _ = t
             .run(&repo, &["log", "--format=%s", "refs/ultraplan/plan/run"])
             .expect_code(0);
-        assert_eq!(
-            git_view(&env, &repo).replace("  elsewhere\n", ""),
-            before,
-            "{what}"
-        );
+        assert_eq!(git_view(&env, &repo).replace("  elsewhere\n", ""), before, "{what}");
         assert_eq!(worktree_files(&repo), files, "{what}");
         env.git(&repo, &["gc", "-q", "--prune=now"]);
         env.assert_fsck(&repo);
     }
-    assert_transcript!(t, "a_failed_steps_commits_resets_branches_and_stashes_are_undone_and_kept");
+    assert_transcript!(
+        t,
+        "a_failed_steps_commits_resets_branches_and_stashes_are_undone_and_kept"
+    );
 }
 
 /// Runs `git-ultraplan` itself (not through git) so a fault kills it visibly.
@@ -366,7 +368,10 @@ fn edits_made_after_a_kill_mid_executor_are_kept_and_the_attempts_undone_with_a_
             ],
         )
         .expect_code(0);
-    assert_transcript!(t, "edits_made_after_a_kill_mid_executor_are_kept_and_the_attempts_undone_with_a_word");
+    assert_transcript!(
+        t,
+        "edits_made_after_a_kill_mid_executor_are_kept_and_the_attempts_undone_with_a_word"
+    );
 }
 
 #[test]
@@ -392,7 +397,10 @@ fn a_step_that_makes_a_dot_git_spelling_is_a_scope_violation_and_the_run_goes_on
     let _ = t
         .run(&repo, &["status", "--short", "--untracked-files=all"])
         .expect_code(0);
-    assert_transcript!(t, "a_step_that_makes_a_dot_git_spelling_is_a_scope_violation_and_the_run_goes_on");
+    assert_transcript!(
+        t,
+        "a_step_that_makes_a_dot_git_spelling_is_a_scope_violation_and_the_run_goes_on"
+    );
     assert!(!repo.join(".Git").exists() && !repo.join("sub").exists());
     assert_eq!(read(&repo.join("keep/.GIT/mine")), "the user's\n");
     env.assert_fsck(&repo);
@@ -412,9 +420,14 @@ fn an_executors_result_file_with_a_byte_order_mark_is_read() {
     );
     let mut t = Transcript::new(&env);
     let _ = t
-        .run(&repo, &["ultraplan", "-q", "run", "--executor", "sh ../agent.sh", "plan.md"])
+        .run(
+            &repo,
+            &["ultraplan", "-q", "run", "--executor", "sh ../agent.sh", "plan.md"],
+        )
         .expect_code(0);
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
+        .expect_code(0);
     assert_transcript!(t, "an_executors_result_file_with_a_byte_order_mark_is_read");
 }
 
@@ -496,7 +509,10 @@ fn ignored_files_are_part_of_the_snapshot_up_to_a_bound_and_the_rest_is_named() 
     let _ = t
         .run(&repo, &["show", "refs/ultraplan/plan/run:steps/0/1/ignored/files/.env"])
         .expect_code(0);
-    assert_transcript!(t, "ignored_files_are_part_of_the_snapshot_up_to_a_bound_and_the_rest_is_named");
+    assert_transcript!(
+        t,
+        "ignored_files_are_part_of_the_snapshot_up_to_a_bound_and_the_rest_is_named"
+    );
     assert_eq!(read(&repo.join(".env")), secret);
     env.assert_fsck(&repo);
 }

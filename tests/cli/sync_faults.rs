@@ -152,9 +152,7 @@ fn a_shallow_clone_syncs_results_for_commits_it_lacks() {
     let shallow = s.env.root().join("shallow");
     let _ = t.run(&shallow, &["ultraplan", "sync"]).expect_code(0);
     t.note("the note of the first checkpoint is there although its commit is not");
-    let _ = t
-        .run(&shallow, &["cat-file", "-e", &first_checkpoint])
-        .expect_code(1);
+    let _ = t.run(&shallow, &["cat-file", "-e", &first_checkpoint]).expect_code(1);
     let _ = t.run(&shallow, &["notes", "--ref=ultraplan", "list"]).expect_code(0);
     assert_transcript!(t, "a_shallow_clone_syncs_results_for_commits_it_lacks");
 }

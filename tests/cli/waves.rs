@@ -185,9 +185,13 @@ fn three_sessions_in_two_waves_merge_one_at_a_time() {
     t.note("the plan committed alone, then one --no-ff merge per session; wave 2 read wave 1's merged work");
     show_outcome(&mut t, &repo);
     let _ = t.run(&repo, &["show", "HEAD:tests/check.txt"]).expect_code(0);
-    let _ = t.run(&repo, &["show", "--name-only", "--format=%s", "HEAD~1^2"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["show", "--name-only", "--format=%s", "HEAD~1^2"])
+        .expect_code(0);
     t.note("each session's own state and notes are in git");
-    let _ = t.run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD^2"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD^2"])
+        .expect_code(0);
     let _ = t
         .run(&repo, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/"])
         .expect_code(0);
@@ -246,7 +250,10 @@ fn a_conflicting_merge_changes_nothing() {
     let mut t = Transcript::new(&env);
     t.note("the summary, as one line of JSON, goes to the file (never after the report)");
     let _ = t
-        .run(&repo, &["ultraplan", "run", "--summary-file", "../summary.json", "plan.md"])
+        .run(
+            &repo,
+            &["ultraplan", "run", "--summary-file", "../summary.json", "plan.md"],
+        )
         .expect_code(1);
     t.note("session 1 stays merged; what session 2 would have done is nowhere: HEAD, index and working tree are exactly session 1's merge");
     show_outcome(&mut t, &repo);
@@ -591,7 +598,10 @@ fn sigkill_during_a_wave_then_clean_then_a_fresh_run() {
     let _ = t.run(&repo, &["worktree", "list"]).expect_code(0);
     let _ = t.run(&repo, &["branch", "--list", "ultraplan/*"]).expect_code(0);
     let _ = t
-        .run(&repo, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/plan/lock"])
+        .run(
+            &repo,
+            &["for-each-ref", "--format=%(refname)", "refs/ultraplan/plan/lock"],
+        )
         .expect_code(0);
     t.note("clean removes them all");
     let _ = t.run(&repo, &["ultraplan", "clean", "plan.md"]).expect_code(0);
@@ -788,7 +798,10 @@ fn billing_is_asked_once_before_any_session_starts() {
     show_outcome(&mut t, &repo);
     t.note("confirmed once: no session asks again");
     let _ = t
-        .run(&repo, &["ultraplan", "-q", "run", "--executor", "claude", "--yes", "plan.md"])
+        .run(
+            &repo,
+            &["ultraplan", "-q", "run", "--executor", "claude", "--yes", "plan.md"],
+        )
         .expect_code(0);
     show_outcome(&mut t, &repo);
     let _ = t.run(&repo, &["show", "HEAD:claude-session-2.txt"]).expect_code(0);
@@ -947,7 +960,9 @@ fn a_branch_switched_during_the_run_gets_no_merge() {
         "{stdout}"
     );
     let mut t = Transcript::new(&env);
-    t.note("the user checked out a new branch 'other' while the sessions ran: nothing merged into other, nor into main");
+    t.note(
+        "the user checked out a new branch 'other' while the sessions ran: nothing merged into other, nor into main",
+    );
     show_outcome(&mut t, &repo);
     let _ = t.run(&repo, &["log", "--oneline", "main"]).expect_code(0);
     assert_transcript!(t, "a_branch_switched_during_the_run_gets_no_merge");
