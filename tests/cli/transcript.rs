@@ -214,8 +214,8 @@ pub(crate) fn capture_with_stdin(mut cmd: std::process::Command, input: &str) ->
 
 /// What differs between machines and runs, each with the token that
 /// replaces it. Order matters: paths first (they may hold digits), then the
-/// run ids and times (they hold hex-looking digits), then hashes, then
-/// durations.
+/// run ids, times and durations in named fields (they hold hex-looking
+/// digits), then hashes, then durations in prose.
 static RULES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
         // Temporary files of a run are named by its process id.
@@ -230,18 +230,20 @@ static RULES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         // The historian's clean-branch stamp `YYYYMMDD-HHMMSS`.
         (r"\b\d{8}-\d{6}\b", "<STAMP>"),
         (r"\b\d{4}-\d{2}-\d{2}\b", "<DATE>"),
+        // Durations in named fields, before the hashes: a fraction of
+        // seven digits (`"execution_time":0.0123456`) would read as one.
+        (
+            r#"((?:duration_ms|duration_secs|execution_time|elapsed_ms)"?:\s*)\d+(?:\.\d+)?"#,
+            "${1}<DUR>",
+        ),
         // Outcome ids `outcome_<agent>_<8 hex>` (random).
         (r"(outcome_[A-Za-z0-9_.-]*?_)[0-9a-f]{8}\b", "${1}<ID>"),
         // Object ids, full or abbreviated (an abbreviation needs a digit, so
         // that words like `defaced` stay, or git's seven characters).
         (r"\b[0-9a-f]{40}\b", "<HASH>"),
         (r"\b[0-9a-f]*[0-9][0-9a-f]*\b|\b[a-f]{7}\b", "<HEX?>"),
-        // Durations in fields and in prose (`34 ms`, `0.4s`, `1s`); leading
-        // padding goes too, as column widths follow the numbers.
-        (
-            r#"((?:duration_ms|duration_secs|execution_time|elapsed_ms)"?:\s*)\d+(?:\.\d+)?"#,
-            "${1}<DUR>",
-        ),
+        // Durations in prose (`34 ms`, `0.4s`, `1s`); leading padding goes
+        // too, as column widths follow the numbers.
         (r"( ?) *\b\d+(?:\.\d+)? ?(?:ms|s)\b", "${1}<DUR>"),
     ]
     .into_iter()
@@ -334,6 +336,7 @@ fn normalising_keeps_words_and_replaces_what_varies() {
                 commit 08844e0 (08844e0e08ecff0c39ceeb619d63a3d65141609e) defaced added 12345678 in 1234567\n\
                 cdcdacc feat(run): link run to the tool, effaced\n\
                 outcome_shell_480fe767 took 0.4s;   34 ms; duration_ms: 17 \"duration_ms\":5\n\
+                \"execution_time\":0.0123456,\"x\":1\n\
                 branch feature-20261123-122948-clean on 2026-01-02 Step 12\n";
     assert_eq!(
         normalise(text, root),
@@ -341,6 +344,7 @@ fn normalising_keeps_words_and_replaces_what_varies() {
          commit <HASH> (<HASH>) defaced added 12345678 in <HASH>\n\
          <HASH> feat(run): link run to the tool, effaced\n\
          outcome_shell_<ID> took <DUR>; <DUR>; duration_ms: <DUR> \"duration_ms\":<DUR>\n\
+         \"execution_time\":<DUR>,\"x\":1\n\
          branch feature-<STAMP>-clean on <DATE> Step 12\n"
     );
 }
