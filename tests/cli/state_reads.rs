@@ -182,10 +182,17 @@ fn an_export_whose_changes_do_not_apply_is_refused_whole() {
         let body = format!("{}{replacement}{}", &text[..at], &text[line_end..]);
         let path = env.root().join(format!("{what}.yaml"));
         std::fs::write(&path, body).unwrap();
-        t.note(&format!("the export's first change edited: {what}"));
-        let _ = t
-            .run(&other, &["ultraplan", "import", &format!("../{what}.yaml")])
-            .expect_code(128);
+        let import = ["ultraplan", "import", &format!("../{what}.yaml")];
+        if what == "changed" {
+            // Which of the file's checks fails first depends on the bytes of
+            // this run's state (its times): both refuse, naming the file.
+            let out = env.run(&other, &import).expect_code(128);
+            assert!(out.stderr.starts_with("fatal: '../changed.yaml': file "), "{out}");
+            t.note("the export's first change edited: changed (refused, naming the file; the check that fails first varies with the run's bytes)");
+        } else {
+            t.note(&format!("the export's first change edited: {what}"));
+            let _ = t.run(&other, &import).expect_code(128);
+        }
         let _ = t.run(&other, &["for-each-ref"]).expect_code(0);
     }
     assert_transcript!(t, "an_export_whose_changes_do_not_apply_is_refused_whole");
