@@ -41,8 +41,6 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "join_threshold" => tuning.join_threshold = number(),
             "ask_below" => tuning.ask_below = number(),
             "hunk_parts" => tuning.hunk_parts = yes(),
-            "small_part_lines" => tuning.small_part_lines = number() as usize,
-            "common_name_share" => tuning.common_name_share = number(),
             "sure_join" => tuning.sure_join = number(),
             "same_file" => tuning.same_file = number(),
             "subject_words" => tuning.subject_words = number(),
@@ -103,8 +101,6 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     };
     out.extend([
         knob("no same-file bonus", &|t| t.same_file = 0.0),
-        knob("no tiny parts riding along", &|t| t.small_part_lines = 0),
-        knob("no common names left out", &|t| t.common_name_share = 1.0),
         knob("no count from the message", &|t| t.count_from_message = false),
         knob("no history words", &|t| t.history_words = 0.0),
         knob("no body words", &|t| t.body_words = 0.0),

@@ -29,13 +29,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::context::Context;
 use crate::historian::analyse::classify::{self, Category};
 use crate::historian::analyse::coupling::Coupling;
-use crate::historian::analyse::items::{ChangeSet, Status};
+use crate::historian::analyse::items::ChangeSet;
 use crate::historian::analyse::shapes::Shape;
 
-/// What the names of a change set say: which are too common to link
-/// anything, and how rare each one is.
+/// What the names of a change set say: how rare each one is (a name
+/// many files use still links, as the weighted share says, but less).
 pub struct Words {
-    common: BTreeSet<String>,
     /// How many files mention each name.
     files_using: BTreeMap<String, usize>,
     files: usize,
@@ -45,22 +44,14 @@ pub struct Words {
 }
 
 impl Words {
-    /// Names mentioned by more than `share` of the changed files (and more
-    /// than three) are common.
-    pub fn new(changes: &ChangeSet, share: f64) -> Words {
+    pub fn new(changes: &ChangeSet) -> Words {
         let mut using: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
         for item in &changes.items {
             for name in &item.symbols.used {
                 using.entry(name.as_str()).or_default().insert(item.file);
             }
         }
-        let limit = ((changes.files.len() as f64) * share).max(3.0);
         Words {
-            common: using
-                .iter()
-                .filter(|(_, files)| files.len() as f64 > limit)
-                .map(|(name, _)| name.to_string())
-                .collect(),
             files_using: using.iter().map(|(n, f)| (n.to_string(), f.len())).collect(),
             files: changes.files.len().max(1),
             history: BTreeMap::new(),
@@ -137,9 +128,6 @@ pub struct Part {
     stem: String,
     tested_stem: String,
     scope: String,
-    added: bool,
-    removed: bool,
-    renamed: bool,
     pub(super) defined: BTreeSet<String>,
     pub(super) used: BTreeSet<String>,
     /// The definitions its lines fall inside (`analyse::syntax`).
@@ -148,8 +136,6 @@ pub struct Part {
     pub(super) versions: BTreeSet<String>,
     /// Numbers its added lines hold that could name an issue.
     pub(super) issues: BTreeSet<String>,
-    /// Names its lines substitute for others (`shapes`).
-    substitutions: BTreeSet<String>,
     /// The shapes all its items have (`shapes::Shape`): how it only tidies.
     pub(super) shapes: BTreeSet<Shape>,
     /// The words of the headings its items fall under (`analyse::sections`).
@@ -180,42 +166,57 @@ pub const INTERCEPT: f64 = -0.75;
 /// evaluation's tuning half (neutral squashes and messy branches: were the
 /// two written by one original commit?), rounded; each stays only while
 /// leaving it out costs the held-out half (`benches/README.md`).
-pub const SIGNALS: [Signal; 19] = [
+pub const SIGNALS: [Signal; 10] = [
     signal(
         "names in common (square root of Jaccard)",
         1.15,
         "two parts naming the same things work on the same thing; a few shared names already say much",
     ),
     signal(
-        "names in common (Jaccard)",
-        -0.45,
-        "corrects the root above: sharing most names (boilerplate, a file and its copy) says less than the root makes of it",
+        "rare names in common (weighted Jaccard)",
+        0.40,
+        "a rare name shared is a stronger link than a common one",
     ),
-    signal("rare names in common (weighted Jaccard)", 0.40, "a rare name shared is a stronger link than a common one"),
-    signal("change coupling strength", 1.20, "files that changed together before the branch change together now"),
-    signal("change coupling lift", 0.90, "coupling that is not just one file changing with everything"),
-    signal("a test naming the other's stem", 0.65, "a test goes with the code it tests"),
-    signal("a definition and its use", 0.45, "a use needs its definition: they are one change or in order"),
+    signal(
+        "change coupling strength",
+        1.20,
+        "files that changed together before the branch change together now",
+    ),
+    signal(
+        "change coupling lift",
+        0.90,
+        "coupling that is not just one file changing with everything",
+    ),
+    signal(
+        "a test naming the other's stem",
+        0.65,
+        "a test goes with the code it tests",
+    ),
+    signal(
+        "a definition and its use",
+        0.45,
+        "a use needs its definition: they are one change or in order",
+    ),
     signal(
         "a test or caller of what the other changes",
         0.70,
         "code calling a changed function (a test, a caller) follows the change",
     ),
-    signal("inside one definition", 0.65, "two hunks changing one function are mostly one change"),
-    signal("a file naming the other's stem", 0.35, "an import or a mention of a module ties the two files"),
-    signal("same component", 0.15, "work stays within a component more often than not"),
-    signal("docs, build or configuration with code", -0.65, "housekeeping beside code is often a chore of its own"),
     signal(
-        "docs, build or configuration of one kind",
-        -0.60,
-        "two such files in one commit are more often two chores (a changelog line, a readme) than one",
+        "a file naming the other's stem",
+        0.35,
+        "an import or a mention of a module ties the two files",
     ),
-    signal("docs, build or configuration of two kinds", -0.90, "docs and build files are separate chores"),
-    signal("docs, build or configuration with tests", -0.60, "housekeeping beside tests is seldom one piece of work"),
-    signal("both added", 0.25, "new files added at once are often one feature"),
-    signal("both removed or both renamed", 0.75, "a sweep of removals or renames is one change"),
-    signal("the same names substituted", 0.95, "two parts substituting the same names are one mechanical edit"),
-    signal("from different commits of the branch", -0.75, "a commit, even a `wip`, mostly holds one piece of work"),
+    signal(
+        "same component",
+        0.15,
+        "work stays within a component more often than not",
+    ),
+    signal(
+        "docs, build or configuration with code",
+        -0.65,
+        "housekeeping beside code is often a chore of its own",
+    ),
 ];
 
 /// The parts of unit `unit`: one per file.
@@ -256,24 +257,21 @@ pub(super) fn parts_of(
             let mut enclosing = BTreeSet::new();
             let mut versions = BTreeSet::new();
             let mut issues = BTreeSet::new();
-            let mut substitutions = BTreeSet::new();
             let mut lines = 0;
             let mut heading = BTreeSet::new();
             let mut shapes = items
                 .first()
                 .map(|&i| changes.items[i].symbols.shapes.clone())
                 .unwrap_or_default();
-            let specific = |n: &&String| !words.common.contains(*n);
             for &i in &items {
                 let it = &changes.items[i];
                 versions.extend(it.symbols.versions.iter().cloned());
                 issues.extend(it.symbols.issues.iter().cloned());
-                substitutions.extend(it.symbols.substitutions.iter().cloned());
                 shapes.retain(|s| it.symbols.shapes.contains(s));
                 heading.extend(it.symbols.heading.iter().cloned());
-                defined.extend(it.symbols.defined.iter().filter(specific).cloned());
-                used.extend(it.symbols.used.iter().filter(specific).cloned());
-                enclosing.extend(it.symbols.enclosing.iter().filter(specific).cloned());
+                defined.extend(it.symbols.defined.iter().cloned());
+                used.extend(it.symbols.used.iter().cloned());
+                enclosing.extend(it.symbols.enclosing.iter().cloned());
                 lines += it.lines;
             }
             Part {
@@ -287,15 +285,11 @@ pub(super) fn parts_of(
                 tested_stem: classify::tested_stem(path),
                 directory: path.rsplit_once('/').map(|(d, _)| d.to_owned()).unwrap_or_default(),
                 scope: classify::scope(path).to_ascii_lowercase(),
-                added: file.old.is_none(),
-                removed: file.new.is_none(),
-                renamed: matches!(file.status, Status::Renamed { .. }),
                 defined,
                 used,
                 enclosing,
                 versions,
                 issues,
-                substitutions,
                 shapes,
                 heading,
                 history: words.history.get(&f).cloned().unwrap_or_default(),
@@ -329,24 +323,15 @@ pub fn features(a: &Part, b: &Part, coupling: &Coupling, words: &Words) -> Signa
     let (ca, cb) = (code(a), code(b));
     [
         jaccard.sqrt(),
-        jaccard,
         rare_shared / rare_union,
         coupling.strength(a.file, b.file),
         coupling.lift(a.file, b.file),
         flag(tests(a, b) || tests(b, a)),
         flag(defines(a, b) || defines(b, a)),
         flag(calls(a, b) || calls(b, a)),
-        flag(!a.enclosing.is_disjoint(&b.enclosing)),
         flag(names(a, b) || names(b, a)),
         flag(a.component == b.component),
         flag(ca != cb && !test(a) && !test(b)),
-        flag(!ca && !cb && a.category == b.category),
-        flag(!ca && !cb && a.category != b.category),
-        flag(ca != cb && (test(a) || test(b))),
-        flag(a.added && b.added),
-        flag(a.removed && b.removed || a.renamed && b.renamed),
-        flag(!a.substitutions.is_disjoint(&b.substitutions)),
-        flag(a.unit != b.unit),
     ]
 }
 

@@ -23,11 +23,6 @@ pub struct Tuning {
     /// Two parts of one commit join when their average affinity (the
     /// estimated chance they belong to one piece of work) reaches this.
     pub join_threshold: f64,
-    /// A commit's unlinked code parts of at most this many lines ride along
-    /// with its largest part.
-    pub small_part_lines: usize,
-    /// A name used by more than this share of the files links nothing.
-    pub common_name_share: f64,
     /// How many commits behind the base are read for change coupling.
     pub coupling_history: usize,
     /// Whether a unit whose message names several pieces of work
@@ -131,8 +126,6 @@ impl Default for Tuning {
     fn default() -> Self {
         Tuning {
             join_threshold: 0.45,
-            small_part_lines: 3,
-            common_name_share: 0.5,
             coupling_history: crate::historian::analyse::coupling::HISTORY,
             count_from_message: true,
             reading: Reading::Stops,

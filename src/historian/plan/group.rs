@@ -40,7 +40,7 @@ use crate::historian::analyse::items::ChangeSet;
 /// items, unordered and not yet attached, each with its doubt.
 pub fn splits(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Split> {
     let changes = ctx.changes;
-    let words = Words::new(changes, tuning.common_name_share).with_history(&ctx.coupling);
+    let words = Words::new(changes).with_history(&ctx.coupling);
     let mut out = Vec::new();
     let mut pool: Vec<(usize, usize, Vec<usize>)> = Vec::new();
     for (&unit, files) in &unit_files(ctx) {
@@ -76,7 +76,7 @@ pub fn splits(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Split> {
 /// the evaluation fits the weights on.
 pub fn weighed_pairs(ctx: &Context<'_>, tuning: &Tuning) -> Vec<(Vec<usize>, Vec<usize>, Signals, bool)> {
     let changes = ctx.changes;
-    let words = Words::new(changes, tuning.common_name_share).with_history(&ctx.coupling);
+    let words = Words::new(changes).with_history(&ctx.coupling);
     let mut sets: Vec<Vec<Part>> = Vec::new();
     let mut pool: Vec<(usize, usize, Vec<usize>)> = Vec::new();
     for (&unit, files) in &unit_files(ctx) {

@@ -211,7 +211,7 @@ fn cluster(ctx: &Context<'_>, parts: &[Part], words: &Words, tuning: &Tuning, na
     });
     let settled = named.map(|m| m.settle(&mut linkage, parts, tuning));
     let proposed = living(&linkage);
-    let clusters = ride_along(parts, proposed.clone(), tuning, wanted);
+    let clusters = proposed.clone();
     let facts: Vec<PartFacts<'_>> = parts
         .iter()
         .enumerate()
@@ -246,7 +246,7 @@ fn cluster(ctx: &Context<'_>, parts: &[Part], words: &Words, tuning: &Tuning, na
             alternatives: d
                 .alternatives
                 .into_iter()
-                .map(|(label, c)| (label, items(&ride_along(parts, c, tuning, None))))
+                .map(|(label, c)| (label, items(&c)))
                 .filter(|(_, groups)| *groups != items(&clusters))
                 .collect(),
             ..d
@@ -269,40 +269,6 @@ fn shifted(x: f64, shift: f64) -> f64 {
 /// The living clusters' parts.
 fn living(linkage: &Linkage) -> Vec<Vec<usize>> {
     linkage.living().map(|x| linkage.members[x].clone()).collect()
-}
-
-/// Tiny code parts (at most `small_part_lines`) ride along with the
-/// unit's largest code part, unless the message named as many pieces as
-/// there are clusters.
-fn ride_along(
-    parts: &[Part],
-    mut clusters: Vec<Vec<usize>>,
-    tuning: &Tuning,
-    wanted: Option<usize>,
-) -> Vec<Vec<usize>> {
-    let code_lines = |members: &Vec<usize>| -> Option<usize> {
-        members
-            .iter()
-            .all(|&p| parts[p].category.is_code())
-            .then(|| members.iter().map(|&p| parts[p].lines).sum())
-    };
-    let largest = (0..clusters.len())
-        .filter_map(|c| code_lines(&clusters[c]).map(|l| (l, std::cmp::Reverse(c))))
-        .max()
-        .map(|(_, std::cmp::Reverse(c))| c);
-    let Some(largest) = largest.filter(|_| wanted.is_none_or(|k| clusters.len() > k)) else {
-        return clusters;
-    };
-    let small: Vec<usize> = (0..clusters.len())
-        .filter(|&c| c != largest && code_lines(&clusters[c]).is_some_and(|l| l <= tuning.small_part_lines))
-        .collect();
-    let mut moved = Vec::new();
-    for &c in small.iter().rev() {
-        moved.extend(clusters.remove(c));
-    }
-    let target = largest - small.iter().filter(|&&c| c < largest).count();
-    clusters[target].extend(moved);
-    clusters
 }
 
 /// How much the split agrees with the chances it was made from: over every
