@@ -38,7 +38,8 @@
 //! A generated history is always there (not in either half);
 //! `HISTORIAN_EVAL_REPOS` (colon-separated git directories) adds others.
 //! `HISTORIAN_EVAL_REGIMES=neutral,messy` scores only those regimes;
-//! `HISTORIAN_EVAL_ONLY=<text>` only the repositories whose name holds it.
+//! `HISTORIAN_EVAL_ONLY=<text>` only the repositories whose name holds it;
+//! `HISTORIAN_EVAL_HALF=held-out` (with `_HELD_OUT`) only the held-out half.
 //! `HISTORIAN_EVAL_FIT=1` fits the affinity's weights by logistic
 //! regression on the neutral and messy cases of the tuning half
 //! (`fitting`) and prints them beside the built-in ones.
@@ -93,6 +94,8 @@ fn main() {
     let segment_count = env_number("HISTORIAN_EVAL_SEGMENTS", 20);
     let length = env_number("HISTORIAN_EVAL_LENGTH", 12);
     let show_held_out = std::env::var_os("HISTORIAN_EVAL_HELD_OUT").is_some();
+    // Only the held-out half (an ablation run reads nothing else).
+    let held_out_only = show_held_out && std::env::var("HISTORIAN_EVAL_HALF").is_ok_and(|h| h == "held-out");
     let only = std::env::var("HISTORIAN_EVAL_ONLY").unwrap_or_default();
     let regimes: Vec<Regime> = match std::env::var("HISTORIAN_EVAL_REGIMES") {
         Ok(list) => REGIMES
@@ -117,6 +120,9 @@ fn main() {
     let mut all: Vec<Cases> = Vec::new();
     for source in sources::sources(&generated) {
         if !only.is_empty() && !source.name.contains(&only) {
+            continue;
+        }
+        if held_out_only && source.held_out != Some(true) {
             continue;
         }
         if source.held_out == Some(true) && !show_held_out {
@@ -189,6 +195,39 @@ fn main() {
         }
         let together = rows.iter().filter(|r| r.1).count();
         fitting::report(&fitting::fit(&rows), rows.len(), together);
+        // The strong signals alone, refitted, and where to ask with them
+        // (tuning half only).
+        let signals = ultraplan::historian::plan::affinity::SIGNALS.len();
+        let keep: Vec<usize> = knobs::STRONG.iter().copied().chain([signals]).collect();
+        let reduced: Vec<fitting::Row> = rows
+            .iter()
+            .map(|(x, y, w)| (keep.iter().map(|&k| x[k]).collect(), *y, *w))
+            .collect();
+        let fitted = fitting::fit(&reduced);
+        println!("\nrefitted with signals {:?} and the same file: {fitted:.3?}", knobs::STRONG);
+        let mut weights = vec![0.0; signals + 1];
+        weights[0] = fitted[0];
+        for (j, &k) in knobs::STRONG.iter().enumerate() {
+            weights[k + 1] = fitted[j + 1];
+        }
+        let mut refit = tuning.clone();
+        refit.weights = Some(weights);
+        refit.same_file = fitted[keep.len()];
+        for &regime in regimes.iter().filter(|&&r| r != Regime::Joined) {
+            println!("\n== refitted, {} (tuning), by where it asks", regime.label());
+            print_header();
+            for ask in [0.0, 0.6, 0.62, 0.64, 0.66, 0.68, 0.7, 0.72, 0.75] {
+                let t = ultraplan::historian::plan::context::Tuning {
+                    ask_below: ask,
+                    ..refit.clone()
+                };
+                let mut half = Tally::default();
+                for c in all.iter().filter(|c| c.regime == regime && c.held_out == Some(false)) {
+                    half.add(&tally_of(&c.cases, &t));
+                }
+                print_row(&format!("ask below {ask}"), &half);
+            }
+        }
     }
     if let Ok(wanted) = std::env::var("HISTORIAN_EVAL_ABLATE") {
         let wanted = |label: &str| wanted == "1" || wanted.split(',').any(|w| label.contains(w.trim()));

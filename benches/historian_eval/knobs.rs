@@ -81,6 +81,10 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
     }
 }
 
+/// The signals (by their place in `affinity::SIGNALS`) the joint variant
+/// keeps: the names in common and change coupling.
+pub const STRONG: [usize; 3] = [0, 2, 3];
+
 /// The planner without each signal, or with one knob at its neutral value.
 pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     let mut out = vec![("as tuned".to_owned(), base.clone())];
@@ -99,7 +103,32 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
         change(&mut t);
         (label.to_owned(), t)
     };
+    // Leave-one-out cannot say what leaving several out at once does.
+    let mut weak = base.clone();
+    let mut w = weights(base);
+    for n in (0..affinity::SIGNALS.len()).filter(|n| !STRONG.contains(n)) {
+        w[n + 1] = 0.0;
+    }
+    weak.weights = Some(w);
+    out.push(("no signal but names and coupling".to_owned(), weak));
     out.extend([
+        knob("no message extras", &|t| {
+            t.body_words = 0.0;
+            t.leaning_words = 0.0;
+            t.versions = false;
+            t.issues = false;
+            t.shapes = false;
+            t.history_words = 0.0;
+            t.subject_kinds = 1.0;
+            t.unclaimed_subjects = false;
+            t.whole_words = false;
+            t.version_weight = 1.0;
+            t.issue_weight = 1.0;
+            t.subject_veto = false;
+            t.unsupported_cuts = false;
+            t.cluster_elimination = false;
+            t.subject_margins = false;
+        }),
         knob("no same-file bonus", &|t| t.same_file = 0.0),
         knob("no count from the message", &|t| t.count_from_message = false),
         knob("no history words", &|t| t.history_words = 0.0),
