@@ -17,14 +17,13 @@
 
 use std::collections::BTreeMap;
 
-use super::affinity::{
-    affinity, hunk_parts, pairs_of, parts, parts_of, Pair, Part, Signals, Words, MOST_PARTS, SIGNALS,
-};
+use super::affinity::{affinity, hunk_parts, pairs_of, parts, parts_of, Pair, Part, Signals, Words, MOST_PARTS};
 use super::context::{Context, Tuning};
 use super::linkage::Linkage;
 use super::named::Named;
 use super::reason::PartFacts;
 use super::subjects::pieces_by_subject;
+use super::weights::SIGNALS;
 
 /// The reading that keeps a doubtful split's work as one commit.
 pub const KEEP_AS_ONE: &str = "keep as one commit";
@@ -158,34 +157,116 @@ fn by_component(ctx: &Context<'_>, parts: Vec<Part>) -> Split {
 
 /// Joins `parts` by average linkage on their chances (shifted by the
 /// same-file bonus and the message's subjects); the groups and the doubt.
+/// The steps: weigh every two parts, join while the chance holds, note
+/// why, and say how sure the result is.
 fn cluster(ctx: &Context<'_>, parts: &[Part], words: &Words, tuning: &Tuning, named: Option<&Named<'_>>) -> Split {
-    let n = parts.len();
     let weights = tuning.weights.clone().unwrap_or_else(super::affinity::weights);
     let pairs = pairs_of(parts, ctx, words);
-    let mut sum = vec![vec![0.0; n]; n];
-    let mut weighed = Vec::with_capacity(pairs.len());
-    for (a, b, f) in &pairs {
-        let mut shift = 0.0;
-        if parts[*a].file == parts[*b].file {
-            shift += tuning.same_file;
-        }
-        if let Some(named) = named {
-            shift += named.pull(*a, *b, tuning);
-        }
-        let x = shifted(affinity(f, &weights), shift);
-        sum[*a][*b] = x;
-        sum[*b][*a] = x;
-        weighed.push(x);
-    }
-    let wanted = named.map(|m| m.named.len());
-    let threshold = if wanted.is_some() {
+    let weighed = weigh(parts, &pairs, &weights, tuning, named);
+    // With the pieces named, the count decides and a join must be nearly
+    // sure once that many are left.
+    let threshold = if named.is_some() {
         tuning.sure_join
     } else {
         tuning.join_threshold
     };
+    let mut joins = join(parts.len(), &pairs, &weighed, threshold, tuning, named);
+    let settled = named.map(|m| m.settle(&mut joins.linkage, parts, tuning));
+    let clusters = living(&joins.linkage);
+    let facts: Vec<PartFacts<'_>> = parts
+        .iter()
+        .enumerate()
+        .map(|(p, part)| PartFacts {
+            file: part.file,
+            items: &part.items,
+            lines: part.lines,
+            subject: named.and_then(|m| m.about[p]),
+        })
+        .collect();
+    note_split(ctx, &facts, &pairs, &weighed, &weights, threshold, &clusters);
+    if let (Some(m), Some(settled)) = (named, &settled) {
+        m.note(ctx, parts, settled, &clusters);
+    }
+    // A message naming the pieces decides; otherwise the closest call
+    // says how sure the split is.
+    let doubt = match named {
+        Some(_) => None,
+        None => {
+            let confidence = confidence(parts, &pairs, &weighed, &clusters);
+            doubt(
+                parts,
+                &clusters,
+                joins.refused,
+                joins.before_last,
+                threshold,
+                confidence,
+                tuning,
+            )
+        }
+    };
+    let groups = items_of_clusters(parts, &clusters);
+    let doubt = doubt
+        .map(|d| Doubt {
+            alternatives: d
+                .alternatives
+                .into_iter()
+                .map(|(label, c)| (label, items_of_clusters(parts, &c)))
+                .filter(|(_, g)| *g != groups)
+                .collect(),
+            ..d
+        })
+        .filter(|d| !d.alternatives.is_empty());
+    Split { groups, doubt }
+}
+
+/// The chance of every pair (in the order of `pairs`): the affinity of
+/// its signals, made surer for two hunks of one file (`same_file`) and
+/// pulled or pushed by the subjects a message names.
+fn weigh(parts: &[Part], pairs: &[Pair], weights: &[f64], tuning: &Tuning, named: Option<&Named<'_>>) -> Vec<f64> {
+    pairs
+        .iter()
+        .map(|(a, b, f)| {
+            let mut shift = 0.0;
+            if parts[*a].file == parts[*b].file {
+                shift += tuning.same_file;
+            }
+            if let Some(named) = named {
+                shift += named.pull(*a, *b, tuning);
+            }
+            shifted(affinity(f, weights), shift)
+        })
+        .collect()
+}
+
+/// What joining left: the clusters, the best join refused (its chance and
+/// the two clusters, as positions among the living ones), and the
+/// clusters before the last join made with that join's chance.
+struct Joins {
+    linkage: Linkage,
+    refused: Option<(f64, usize, usize)>,
+    before_last: Option<(Vec<Vec<usize>>, f64)>,
+}
+
+/// Average linkage: the closest two clusters join while their chance
+/// reaches `threshold`. With the pieces named, joins are made regardless
+/// until that many clusters are left, and then two clusters answering
+/// wholly to different subjects never join (`subject_veto`).
+fn join(
+    n: usize,
+    pairs: &[Pair],
+    weighed: &[f64],
+    threshold: f64,
+    tuning: &Tuning,
+    named: Option<&Named<'_>>,
+) -> Joins {
+    let mut sum = vec![vec![0.0; n]; n];
+    for ((a, b, _), &x) in pairs.iter().zip(weighed) {
+        sum[*a][*b] = x;
+        sum[*b][*a] = x;
+    }
+    let wanted = named.map(|m| m.named.len());
     let mut linkage = Linkage::new(sum);
-    // The clusters before the last join made, and that join's chance.
-    let mut before_last: Option<(Vec<Vec<usize>>, f64)> = None;
+    let mut before_last = None;
     let mut refused = None;
     while let Some((v, x, y)) = linkage.closest() {
         let counted = wanted.is_some_and(|k| linkage.left <= k);
@@ -204,58 +285,27 @@ fn cluster(ctx: &Context<'_>, parts: &[Part], words: &Words, tuning: &Tuning, na
         }
         linkage.join(x, y);
     }
-    // The refused join as positions among the living clusters.
     let refused = refused.and_then(|(v, x, y)| {
         let at = |slot: usize| linkage.living().position(|s| s == slot);
         Some((v, at(x)?, at(y)?))
     });
-    let settled = named.map(|m| m.settle(&mut linkage, parts, tuning));
-    let proposed = living(&linkage);
-    let clusters = proposed.clone();
-    let facts: Vec<PartFacts<'_>> = parts
+    Joins {
+        linkage,
+        refused,
+        before_last,
+    }
+}
+
+/// Each cluster's items, sorted.
+fn items_of_clusters(parts: &[Part], clusters: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    clusters
         .iter()
-        .enumerate()
-        .map(|(p, part)| PartFacts {
-            file: part.file,
-            items: &part.items,
-            lines: part.lines,
-            subject: named.and_then(|m| m.about[p]),
+        .map(|members| {
+            let mut items: Vec<usize> = members.iter().flat_map(|&p| parts[p].items.iter().copied()).collect();
+            items.sort_unstable();
+            items
         })
-        .collect();
-    note_split(ctx, &facts, &pairs, &weighed, &weights, threshold, &clusters);
-    if let (Some(m), Some(settled)) = (named, &settled) {
-        m.note(ctx, parts, settled, &clusters);
-    }
-    let items = |clusters: &[Vec<usize>]| -> Vec<Vec<usize>> {
-        clusters
-            .iter()
-            .map(|members| {
-                let mut items: Vec<usize> = members.iter().flat_map(|&p| parts[p].items.iter().copied()).collect();
-                items.sort_unstable();
-                items
-            })
-            .collect()
-    };
-    // A message naming the pieces decides; otherwise the closest call
-    // says how sure the split is.
-    let doubt = if wanted.is_some() {
-        None
-    } else {
-        let confidence = confidence(parts, &pairs, &weighed, &clusters);
-        doubt(parts, &proposed, refused, before_last, threshold, confidence, tuning).map(|d| Doubt {
-            alternatives: d
-                .alternatives
-                .into_iter()
-                .map(|(label, c)| (label, items(&c)))
-                .filter(|(_, groups)| *groups != items(&clusters))
-                .collect(),
-            ..d
-        })
-    };
-    Split {
-        groups: items(&clusters),
-        doubt: doubt.filter(|d| !d.alternatives.is_empty()),
-    }
+        .collect()
 }
 
 /// The chance `x` made surer by `shift` in log-odds.
