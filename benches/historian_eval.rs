@@ -197,14 +197,17 @@ fn main() {
         fitting::report(&fitting::fit(&rows), rows.len(), together);
         // The strong signals alone, refitted, and where to ask with them
         // (tuning half only).
-        let signals = ultraplan::historian::plan::affinity::SIGNALS.len();
+        let signals = ultraplan::historian::plan::weights::SIGNALS.len();
         let keep: Vec<usize> = knobs::STRONG.iter().copied().chain([signals]).collect();
         let reduced: Vec<fitting::Row> = rows
             .iter()
             .map(|(x, y, w)| (keep.iter().map(|&k| x[k]).collect(), *y, *w))
             .collect();
         let fitted = fitting::fit(&reduced);
-        println!("\nrefitted with signals {:?} and the same file: {fitted:.3?}", knobs::STRONG);
+        println!(
+            "\nrefitted with signals {:?} and the same file: {fitted:.3?}",
+            knobs::STRONG
+        );
         let mut weights = vec![0.0; signals + 1];
         weights[0] = fitted[0];
         for (j, &k) in knobs::STRONG.iter().enumerate() {

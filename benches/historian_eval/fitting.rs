@@ -8,9 +8,9 @@
 
 use std::collections::BTreeMap;
 
-use ultraplan::historian::plan::affinity::SIGNALS;
 use ultraplan::historian::plan::context::{Context, Tuning};
 use ultraplan::historian::plan::group;
+use ultraplan::historian::plan::weights::SIGNALS;
 
 use super::sources::Case;
 

@@ -1,12 +1,12 @@
 //! The tuning the evaluation plans with: the planner's defaults, with knobs
 //! set by name from `HISTORIAN_EVAL_SET` (`join_threshold=0.5,doubt=0.1`,
-//! and a signal's weight by its number in `affinity::SIGNALS`: `w3=1.0`,
+//! and a signal's weight by its number in `weights::SIGNALS`: `w3=1.0`,
 //! the intercept `w=-0.6`); and the variants `HISTORIAN_EVAL_ABLATE`
 //! scores it against ([`variants`]): the planner without each signal, and
 //! without each knob.
 
-use ultraplan::historian::plan::affinity;
 use ultraplan::historian::plan::context::Tuning;
+use ultraplan::historian::plan::weights::{weights as built_in, SIGNALS};
 
 /// The default tuning with the environment's knobs set.
 pub fn tuning_from_env() -> Tuning {
@@ -18,7 +18,7 @@ pub fn tuning_from_env() -> Tuning {
 }
 
 fn weights(tuning: &Tuning) -> Vec<f64> {
-    tuning.weights.clone().unwrap_or_else(affinity::weights)
+    tuning.weights.clone().unwrap_or_else(built_in)
 }
 
 /// `HISTORIAN_EVAL_SET=<knob>=<value>,…`: the tuning's number and yes-no
@@ -81,14 +81,14 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
     }
 }
 
-/// The signals (by their place in `affinity::SIGNALS`) the joint variant
+/// The signals (by their place in `weights::SIGNALS`) the joint variant
 /// keeps: the names in common and change coupling.
 pub const STRONG: [usize; 3] = [0, 2, 3];
 
 /// The planner without each signal, or with one knob at its neutral value.
 pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     let mut out = vec![("as tuned".to_owned(), base.clone())];
-    for (n, signal) in affinity::SIGNALS.iter().enumerate() {
+    for (n, signal) in SIGNALS.iter().enumerate() {
         if signal.weight == 0.0 {
             continue;
         }
@@ -106,7 +106,7 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     // Leave-one-out cannot say what leaving several out at once does.
     let mut weak = base.clone();
     let mut w = weights(base);
-    for n in (0..affinity::SIGNALS.len()).filter(|n| !STRONG.contains(n)) {
+    for n in (0..SIGNALS.len()).filter(|n| !STRONG.contains(n)) {
         w[n + 1] = 0.0;
     }
     weak.weights = Some(w);

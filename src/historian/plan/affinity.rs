@@ -27,6 +27,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::context::Context;
+pub use super::weights::weights;
+use super::weights::{HISTORY_LIFT, HISTORY_MIN, SIGNALS};
 use crate::historian::analyse::classify::{self, Category};
 use crate::historian::analyse::coupling::Coupling;
 use crate::historian::analyse::items::ChangeSet;
@@ -106,12 +108,6 @@ fn history_words(coupling: &Coupling) -> BTreeMap<usize, BTreeSet<String>> {
     out
 }
 
-/// A file's history word is in the subjects of at least this many of the
-/// commits touching it…
-const HISTORY_MIN: usize = 3;
-/// …and this many times as often as in all subjects read.
-const HISTORY_LIFT: f64 = 16.0;
-
 /// Units with more files than this are split by component alone.
 pub(super) const MOST_PARTS: usize = 300;
 
@@ -144,80 +140,6 @@ pub struct Part {
     pub(super) history: BTreeSet<String>,
     pub lines: usize,
 }
-
-/// One signal between two parts, its weight in the log-odds that they
-/// belong to one piece of work, and why it weighs so.
-pub struct Signal {
-    pub name: &'static str,
-    pub weight: f64,
-    pub why: &'static str,
-}
-
-const fn signal(name: &'static str, weight: f64, why: &'static str) -> Signal {
-    Signal { name, weight, why }
-}
-
-/// The log-odds of two parts with no signal at all: two pieces of work in
-/// one commit are common, so two parts nothing links are more likely apart.
-pub const INTERCEPT: f64 = -0.75;
-
-/// The signals, in the order [`features`] reads them. The weights are
-/// those a logistic regression finds on the pairs of parts of the
-/// evaluation's tuning half (neutral squashes and messy branches: were the
-/// two written by one original commit?), rounded; each stays only while
-/// leaving it out costs the held-out half (`benches/README.md`).
-pub const SIGNALS: [Signal; 10] = [
-    signal(
-        "names in common (square root of Jaccard)",
-        1.15,
-        "two parts naming the same things work on the same thing; a few shared names already say much",
-    ),
-    signal(
-        "rare names in common (weighted Jaccard)",
-        0.40,
-        "a rare name shared is a stronger link than a common one",
-    ),
-    signal(
-        "change coupling strength",
-        1.20,
-        "files that changed together before the branch change together now",
-    ),
-    signal(
-        "change coupling lift",
-        0.90,
-        "coupling that is not just one file changing with everything",
-    ),
-    signal(
-        "a test naming the other's stem",
-        0.65,
-        "a test goes with the code it tests",
-    ),
-    signal(
-        "a definition and its use",
-        0.45,
-        "a use needs its definition: they are one change or in order",
-    ),
-    signal(
-        "a test or caller of what the other changes",
-        0.70,
-        "code calling a changed function (a test, a caller) follows the change",
-    ),
-    signal(
-        "a file naming the other's stem",
-        0.35,
-        "an import or a mention of a module ties the two files",
-    ),
-    signal(
-        "same component",
-        0.15,
-        "work stays within a component more often than not",
-    ),
-    signal(
-        "docs, build or configuration with code",
-        -0.65,
-        "housekeeping beside code is often a chore of its own",
-    ),
-];
 
 /// The parts of unit `unit`: one per file.
 pub fn parts(changes: &ChangeSet, unit: usize, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> Vec<Part> {
@@ -355,13 +277,6 @@ pub type Signals = [f64; SIGNALS.len()];
 pub fn affinity(features: &Signals, weights: &[f64]) -> f64 {
     let z = weights[0] + features.iter().zip(&weights[1..]).map(|(x, w)| x * w).sum::<f64>();
     1.0 / (1.0 + (-z).exp())
-}
-
-/// The built-in weights: the intercept, then one per signal.
-pub fn weights() -> Vec<f64> {
-    std::iter::once(INTERCEPT)
-        .chain(SIGNALS.iter().map(|s| s.weight))
-        .collect()
 }
 
 /// The signals of every two of `parts` (the first before the second).

@@ -10,15 +10,11 @@
 //!
 //! A later paragraph counts as a subject only when it reads like one: a
 //! single line, short, not a sentence ending in a full stop, not a trailer
-//! (`Signed-off-by: …`), a link or an issue reference — and, read
-//! strictly ([`Reading`]), when it does not open like a body's sentence
-//! (`This …`, `The …`, `When …`) or when it opens like a subject (a verb
-//! first, a conventional prefix or a version: stricter, it reads fewer
-//! bodies as subjects but misses more real ones). By
-//! default ([`Reading::Stops`]) one sentence ending in a full stop counts
-//! too when it opens like a subject (`Added a test for hasNext.`): some
-//! projects end every subject so. A body's one-line paragraph ("This keeps
-//! the old behaviour") split clean commits before.
+//! (`Signed-off-by: …`), a link or an issue reference, and not opening
+//! like a body's sentence (`This …`, `The …`, `When …`): a body's one-line
+//! paragraph ("This keeps the old behaviour") is no piece of work. One
+//! sentence ending in a full stop counts too when it opens like a subject
+//! (`Added a test for hasNext.`): some projects end every subject so.
 //!
 //! Trailers close a message: read by default, the paragraph after one made
 //! of trailers alone (`Signed-off-by: …`, `Co-authored-by: …`, OpenBSD's
@@ -40,7 +36,7 @@
 //! line of its own, as OpenBSD-style projects write) or its subject ends in
 //! a full stop (sentences, not a subject line), a paragraph of up to four
 //! lines counts when it opens like a subject. A message with a subject
-//! line keeps reading a wrapped paragraph as a body. Read strictly, a later
+//! line keeps reading a wrapped paragraph as a body. A later
 //! subject saying no word an earlier one does not, or all of its words (a
 //! pull request's title, then its commit's subject), is the same work —
 //! unless the two open with different scopes (`termcolor: …`, `ripgrep: …`)
@@ -51,36 +47,14 @@
 //! last word (a join it is sure of is made anyway).
 
 use super::subject_line::{
-    closes_message, is_commit_line, is_one_sentence, is_subject_sentence, not_prose, opens_approved,
-    opens_like_subject, opens_message, reads_as_subject, Closing, Style,
+    closes_message, is_commit_line, is_one_sentence, is_subject_sentence, not_prose, opens_approved, opens_message,
+    reads_as_subject, Closing, Style,
 };
 use crate::historian::message::credits::without_credit;
 
 /// The subjects a message names, the first line first; when the message
 /// lists the commits it joined (bullets, quoted commits), those alone.
-/// Read as the planner reads them by default ([`Reading::Stops`]).
 pub fn subjects(message: &str) -> Vec<&str> {
-    subjects_read(message, Reading::Stops)
-}
-
-/// How strictly a later one-line paragraph is read as a subject.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reading {
-    /// Any line that reads like a subject (short, no full stop, no trailer).
-    Loose,
-    /// … and does not open like a body's sentence ([`not_prose`]).
-    NotProse,
-    /// [`Reading::NotProse`], and one sentence ending in a full stop counts
-    /// too when it opens like a subject (`Added a test for the parser.`):
-    /// some projects end every subject so.
-    Stops,
-    /// … and opens like a subject ([`opens_like_subject`]).
-    Verb,
-}
-
-/// [`subjects`], read as `reading` says.
-pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
-    let strict = reading != Reading::Loose;
     let mut out: Vec<&str> = Vec::new();
     let mut listed: Vec<&str> = Vec::new();
     let mut paragraphs = message.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
@@ -101,7 +75,7 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
         if closing == Closing::Only {
             continue;
         }
-        if after_close && reading == Reading::Stops && opens_message(lines[0]) {
+        if after_close && opens_message(lines[0]) {
             out.push(lines[0]);
             continue;
         }
@@ -122,31 +96,23 @@ pub fn subjects_read(message: &str, reading: Reading) -> Vec<&str> {
             continue;
         }
         let approved = closing == Closing::After && opens_approved(&lines);
-        if reading == Reading::Stops && (style.opens_wrapped(&lines) || approved) {
+        if style.opens_wrapped(&lines) || approved {
             out.push(lines[0]);
             continue;
         }
         if let [whole] = lines[..] {
             // Read without the credit it ends in (`…; from jmc@.`).
             let line = without_credit(whole);
-            let opens = match reading {
-                Reading::Loose => true,
-                Reading::NotProse | Reading::Stops => not_prose(line),
-                Reading::Verb => opens_like_subject(line),
-            };
-            let sentence =
-                reading == Reading::Stops && (is_subject_sentence(line) || style.stops && is_one_sentence(line));
-            if (reads_as_subject(line) || sentence) && opens {
+            let sentence = is_subject_sentence(line) || style.stops && is_one_sentence(line);
+            if (reads_as_subject(line) || sentence) && not_prose(line) {
                 out.push(whole);
             }
         }
     }
     // A join of several messages of which one lists a squash merge's
-    // commits: the messages joined are the pieces of work (strict).
-    if listed.is_empty() || strict && out.len() >= 2 {
-        if strict {
-            drop_repeats(&mut out);
-        }
+    // commits: the messages joined are the pieces of work.
+    if listed.is_empty() || out.len() >= 2 {
+        drop_repeats(&mut out);
         out
     } else {
         listed

@@ -1,6 +1,6 @@
 //! The tests of `count`: how many pieces of work a message names.
 
-use crate::historian::plan::count::{subjects, subjects_read, Reading};
+use crate::historian::plan::count::subjects;
 use crate::historian::plan::subject_line::opens_like_subject;
 
 #[test]
@@ -41,7 +41,7 @@ fn one_message_names_one_piece_of_work() {
                   from eric, ok eric@\n\ncvs: ------------------------------------\n\n\
                   fix smtpctl schedule-all\n\nwith help from eric@\n\nspotted by deraadt@\n";
     assert_eq!(
-        subjects_read(joined, Reading::Stops),
+        subjects(joined),
         [
             "coding style: use uint32_t",
             "avoid a crash removing an envelope",
@@ -51,20 +51,16 @@ fn one_message_names_one_piece_of_work() {
     // A subject that ends in its approval is a subject, and closes its
     // message: the next paragraph opens one, wrapped or not.
     assert_eq!(
-        subjects_read(
-            "kill unnecessary function; ok gilles@\n\nrename may fail, make smtpd survive it; ok gilles@\n",
-            Reading::Stops
-        ),
+        subjects("kill unnecessary function; ok gilles@\n\nrename may fail, make smtpd survive it; ok gilles@\n",),
         [
             "kill unnecessary function; ok gilles@",
             "rename may fail, make smtpd survive it; ok gilles@"
         ]
     );
     assert_eq!(
-        subjects_read(
+        subjects(
             "Merge two hash functions into one. Fix callers\nto use it; ok chl@ gilles@\n\n\
              Put common handler code in a function\nwhile here; ok chl@\n",
-            Reading::Stops
         ),
         [
             "Merge two hash functions into one. Fix callers",
@@ -75,10 +71,9 @@ fn one_message_names_one_piece_of_work() {
     // the credit's); a paragraph of credits alone, wrapped or not, names no
     // piece of work.
     assert_eq!(
-        subjects_read(
+        subjects(
             "legancy -> legacy\n\nCavium Octeon (a new architecture); from jmc@.\n\n\
              need to change imsg type before forwarding.\n\nreported by jturner@\nok gilles@\n",
-            Reading::Stops
         ),
         [
             "legancy -> legacy",
@@ -89,24 +84,17 @@ fn one_message_names_one_piece_of_work() {
     // A paragraph whose last line approves closes its message; one that
     // opens like a subject and ends so is a message of its own.
     assert_eq!(
-        subjects_read(
-            "remove a scary pid check.\nok eric@, claudio@\n\nshuffle code around to reduce the diff\n",
-            Reading::Stops
-        ),
+        subjects("remove a scary pid check.\nok eric@, claudio@\n\nshuffle code around to reduce the diff\n"),
         ["remove a scary pid check.", "shuffle code around to reduce the diff"]
     );
     assert_eq!(
-        subjects_read(
-            "remove dead code\n\nlog the address for all SMTP operations.\npatch from a user, thanks\nok gilles@\n",
-            Reading::Stops
+        subjects(
+            "remove dead code\n\nlog the address for all SMTP operations.\npatch from a user, thanks\nok gilles@\n"
         ),
         ["remove dead code", "log the address for all SMTP operations."]
     );
     assert_eq!(
-        subjects_read(
-            "Fix the parser\n\nThis read past the end.\nok gilles@\n",
-            Reading::Stops
-        ),
+        subjects("Fix the parser\n\nThis read past the end.\nok gilles@\n"),
         ["Fix the parser"]
     );
     // An address is no handle: the subject after a comma's `ok` stays one.
@@ -134,32 +122,7 @@ fn one_message_names_one_piece_of_work() {
 #[test]
 fn a_body_line_that_does_not_open_like_a_subject_is_body() {
     let message = "Fix the parser\n\nThis keeps the old behaviour for empty input\n";
-    assert_eq!(
-        subjects_read(message, Reading::Loose),
-        ["Fix the parser", "This keeps the old behaviour for empty input"]
-    );
-    assert_eq!(subjects_read(message, Reading::Verb), ["Fix the parser"]);
-    let squash = "Fix the parser\n\nAdds a test for empty input\n\ndocs: explain the parser\n\nRemoved the old lexer\n";
-    assert_eq!(
-        subjects_read(squash, Reading::Verb),
-        [
-            "Fix the parser",
-            "Adds a test for empty input",
-            "docs: explain the parser",
-            "Removed the old lexer"
-        ]
-    );
-    let repeated = "Add -x/--line-regexp (#520)\n\nadd -x/--line-regexp flag\n\nAdd a short key for julia\n";
-    assert_eq!(
-        subjects_read(repeated, Reading::Verb),
-        ["Add -x/--line-regexp (#520)", "Add a short key for julia"]
-    );
-    let joined = "Lexer (#12)\n\n* Add the lexer\n\n* Document the lexer\n\nFix the parser\n";
-    assert_eq!(subjects_read(joined, Reading::Verb), ["Lexer (#12)", "Fix the parser"]);
-    assert_eq!(
-        subjects_read(joined, Reading::Loose),
-        ["Add the lexer", "Document the lexer"]
-    );
+    assert_eq!(subjects(message), ["Fix the parser"]);
     let prose = "Fix the parser\n\nThe reader loops on empty input\n\nRename the lexer\n";
     assert_eq!(subjects(prose), ["Fix the parser", "Rename the lexer"]);
     assert!(opens_like_subject("Simplified the reader"));
@@ -192,7 +155,6 @@ fn a_subject_ending_in_a_full_stop_counts_when_it_opens_like_one() {
     // Two sentences, or a sentence of prose, are a body.
     let body = "Fix the parser\n\nRemoved the check. It never held.\n\nThe reader loops.\n";
     assert_eq!(subjects(body), ["Fix the parser"]);
-    assert_eq!(subjects_read(message, Reading::NotProse), ["Added a test for hasNext."]);
 }
 
 #[test]
@@ -293,24 +255,16 @@ fn each_subject_opens_the_stretch_holding_its_body() {
 fn a_squash_names_each_message_it_joined() {
     let rebase =
         "Add the lexer\n\nThe lexer reads tokens.\n\nDocument the lexer\n\nfix(lexer): bump version to 1.2.0\n";
+    let github =
+        "Lexer (#12)\n\n* Add the lexer\n\n* Document the lexer\n\n---------\n\nCo-authored-by: B <b@example.com>\n";
+    let merge = "Squashed commit of the following:\n\ncommit 0123456789abcdef\nAuthor: A <a@example.com>\nDate:   today\n\n    Add the lexer\n\ncommit 89abcdef01234567\nAuthor: A <a@example.com>\nDate:   today\n\n    Document the lexer\n";
     assert_eq!(
-        subjects_read(rebase, Reading::Loose),
+        subjects(rebase),
         [
             "Add the lexer",
             "Document the lexer",
             "fix(lexer): bump version to 1.2.0"
         ]
-    );
-    let github =
-        "Lexer (#12)\n\n* Add the lexer\n\n* Document the lexer\n\n---------\n\nCo-authored-by: B <b@example.com>\n";
-    assert_eq!(
-        subjects_read(github, Reading::Loose),
-        ["Add the lexer", "Document the lexer"]
-    );
-    let merge = "Squashed commit of the following:\n\ncommit 0123456789abcdef\nAuthor: A <a@example.com>\nDate:   today\n\n    Add the lexer\n\ncommit 89abcdef01234567\nAuthor: A <a@example.com>\nDate:   today\n\n    Document the lexer\n";
-    assert_eq!(
-        subjects_read(merge, Reading::Loose),
-        ["Add the lexer", "Document the lexer"]
     );
     assert_eq!(subjects(github), ["Add the lexer", "Document the lexer"]);
     assert_eq!(subjects(merge), ["Add the lexer", "Document the lexer"]);
@@ -347,5 +301,4 @@ fn the_paragraph_after_trailers_opens_the_next_message() {
         ["Fix the parser"]
     );
     // Read loosely or by verbs, trailers close nothing of their own.
-    assert_eq!(subjects_read(joined, Reading::Verb), ["linode"]);
 }

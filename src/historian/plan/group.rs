@@ -51,7 +51,7 @@ pub fn splits(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Split> {
         }
         let commit = &ctx.commits[unit];
         let named = if tuning.count_from_message {
-            count::subjects_read(&commit.message, tuning.reading)
+            count::subjects(&commit.message)
         } else {
             Vec::new()
         };
@@ -84,7 +84,7 @@ pub fn weighed_pairs(ctx: &Context<'_>, tuning: &Tuning) -> Vec<(Vec<usize>, Vec
             pool.extend(files.iter().map(|(&f, items)| (unit, f, items.clone())));
             continue;
         }
-        let named = count::subjects_read(&ctx.commits[unit].message, tuning.reading);
+        let named = count::subjects(&ctx.commits[unit].message);
         if named.len() < 2 && files.len() <= MOST_PARTS {
             sets.push(pieces::unit_parts(ctx, unit, files, &words, tuning, &[], ""));
         }

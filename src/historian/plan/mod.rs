@@ -46,6 +46,7 @@ pub mod subject_line;
 pub mod subjects;
 pub mod units;
 pub mod vocabulary;
+pub mod weights;
 
 use std::collections::BTreeMap;
 

@@ -53,7 +53,7 @@ pub enum Signal {
     /// No branch commit wrote it (the branch's pool).
     Untraced,
     /// Its file joined the commit through its strongest link, to `file`,
-    /// whose heaviest signal is `feature` (an [`affinity::FEATURES`] name).
+    /// whose heaviest signal is `feature` (a `weights::SIGNALS` name).
     Linked { file: usize, feature: &'static str },
     /// Its file is a commit of its own: no link reached the threshold.
     Unlinked { threshold: f64 },

@@ -115,7 +115,7 @@ pub(super) fn is_subject_sentence(line: &str) -> bool {
 }
 
 /// How the author of a message's first piece of work writes: read from its
-/// first paragraph, and the later ones read alike (`count::Reading::Stops`).
+/// first paragraph, and the later ones read alike.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Style {
     /// The first paragraph runs over several lines (`Fix a crash when the

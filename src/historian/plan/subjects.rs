@@ -24,11 +24,9 @@ use super::affinity::{hunk_parts, Part, Words};
 use super::context::Tuning;
 use super::count;
 use super::vocabulary::{part_words, subject_words, word_weight};
+use super::weights::MOST_COMMON;
 use crate::historian::analyse::classify::Category;
 use crate::historian::analyse::items::ChangeSet;
-
-/// From this many parts on, a word all of them answer to is left out.
-pub(super) const MOST_COMMON: usize = 4;
 
 /// The one subject of `named` (subjects of `message`) each part answers
 /// to, when there is one.
