@@ -43,6 +43,8 @@
 //! `HISTORIAN_EVAL_FIT=1` fits the affinity's weights by logistic
 //! regression on the neutral and messy cases of the tuning half
 //! (`fitting`) and prints them beside the built-in ones.
+//! `HISTORIAN_EVAL_ASK_SWEEP=1` scores the tuning half asking below each
+//! of a few confidences (where `Tuning::ask_below` is set).
 //! `HISTORIAN_EVAL_ABLATE=1` also scores the planner without each signal
 //! (`knobs::variants`; `=<words,…>`: only the variants naming one), per
 //! regime, on the held-out half when it is shown, else on the tuning half; `HISTORIAN_EVAL_PRECISE=1` prints means to five places
@@ -195,34 +197,16 @@ fn main() {
         }
         let together = rows.iter().filter(|r| r.1).count();
         fitting::report(&fitting::fit(&rows), rows.len(), together);
-        // The strong signals alone, refitted, and where to ask with them
-        // (tuning half only).
-        let signals = ultraplan::historian::plan::weights::SIGNALS.len();
-        let keep: Vec<usize> = knobs::STRONG.iter().copied().chain([signals]).collect();
-        let reduced: Vec<fitting::Row> = rows
-            .iter()
-            .map(|(x, y, w)| (keep.iter().map(|&k| x[k]).collect(), *y, *w))
-            .collect();
-        let fitted = fitting::fit(&reduced);
-        println!(
-            "\nrefitted with signals {:?} and the same file: {fitted:.3?}",
-            knobs::STRONG
-        );
-        let mut weights = vec![0.0; signals + 1];
-        weights[0] = fitted[0];
-        for (j, &k) in knobs::STRONG.iter().enumerate() {
-            weights[k + 1] = fitted[j + 1];
-        }
-        let mut refit = tuning.clone();
-        refit.weights = Some(weights);
-        refit.same_file = fitted[keep.len()];
+    }
+    if std::env::var_os("HISTORIAN_EVAL_ASK_SWEEP").is_some() {
+        // Where to ask, chosen on the tuning half only.
         for &regime in regimes.iter().filter(|&&r| r != Regime::Joined) {
-            println!("\n== refitted, {} (tuning), by where it asks", regime.label());
+            println!("\n== {} (tuning half), by where it asks", regime.label());
             print_header();
-            for ask in [0.0, 0.6, 0.62, 0.64, 0.66, 0.68, 0.7, 0.72, 0.75] {
+            for ask in [0.6, 0.62, 0.64, 0.65, 0.66, 0.67, 0.68, 0.7] {
                 let t = ultraplan::historian::plan::context::Tuning {
                     ask_below: ask,
-                    ..refit.clone()
+                    ..tuning.clone()
                 };
                 let mut half = Tally::default();
                 for c in all.iter().filter(|c| c.regime == regime && c.held_out == Some(false)) {

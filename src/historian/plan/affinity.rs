@@ -252,7 +252,6 @@ pub fn features(a: &Part, b: &Part, coupling: &Coupling, words: &Words) -> Signa
         flag(defines(a, b) || defines(b, a)),
         flag(calls(a, b) || calls(b, a)),
         flag(names(a, b) || names(b, a)),
-        flag(a.component == b.component),
         flag(ca != cb && !test(a) && !test(b)),
     ]
 }

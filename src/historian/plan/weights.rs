@@ -26,7 +26,7 @@ pub const INTERCEPT: f64 = -0.75;
 /// evaluation's tuning half (neutral squashes and messy branches: were the
 /// two written by one original commit?), rounded; each stays only while
 /// leaving it out costs the held-out half (`benches/README.md`).
-pub const SIGNALS: [Signal; 10] = [
+pub const SIGNALS: [Signal; 9] = [
     signal(
         "names in common (square root of Jaccard)",
         1.15,
@@ -66,11 +66,6 @@ pub const SIGNALS: [Signal; 10] = [
         "a file naming the other's stem",
         0.35,
         "an import or a mention of a module ties the two files",
-    ),
-    signal(
-        "same component",
-        0.15,
-        "work stays within a component more often than not",
     ),
     signal(
         "docs, build or configuration with code",
