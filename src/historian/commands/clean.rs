@@ -57,7 +57,7 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// it.
 ///
 /// A split resting on a weak call (the chances it was made from agree with
-/// it less than 0.68) stops with a RESULT: QUESTION showing the proposed
+/// it less than 0.67) stops with a RESULT: QUESTION showing the proposed
 /// commits and the closest call, offering "Split as proposed", the other
 /// readings weighed and "Keep as one commit"; a planned commit over the
 /// size limits stops with one offering splits. Answer with

@@ -1,28 +1,27 @@
 //! Splitting one unit of work (a branch commit, with what was folded into
 //! it) into the pieces a reviewer would see as separate commits.
 //!
-//! Each file of the unit is a part. For every two parts a few signals are
-//! read — the names both mention, whether they changed together before the
-//! branch (change coupling), a test naming the code it tests, a definition
-//! and its use, a file naming the other, their directories, kinds (code,
-//! tests, docs, build, configuration) and sizes, and whether their lines
-//! substitute the same names (`analyse::shapes`: one mechanical edit) — and
-//! weighed into the chance that they belong to one piece of work by a
-//! logistic function.
-//! Parts then join by average linkage while the chance is at least
-//! `join_threshold`.
+//! Each file of the unit is a part (each hunk, with `Tuning::hunk_parts`).
+//! For every two parts a few signals are read — the names both mention
+//! (rare ones more), whether they changed together before the branch
+//! (change coupling), a test naming the code it tests, a definition and
+//! its use, a caller of a changed definition, a file naming the other, and
+//! housekeeping (docs, build, configuration) beside code — and weighed
+//! into the chance that they belong to one piece of work by a logistic
+//! function. Parts then join by average linkage while the chance is at
+//! least `join_threshold`.
 //!
-//! The weights are set by hand, each with its reason, in [`SIGNALS`]; the
+//! The weights, each with its reason, are `weights::SIGNALS`; the
 //! evaluation (`benches/historian_eval.rs`) scores the planner without each
-//! of them, per regime, and a signal stays only while leaving it out costs
-//! something on the held-out half.
+//! of them, and a signal stays only while leaving it out costs the
+//! held-out half.
 //!
 //! Joining the parts by these chances into a unit's pieces is `pieces`.
 //!
-//! Files are seldom cut: the hunks of one file in one unit stay together
-//! unless the message names several pieces of work and the file's hunks
-//! answer to different ones of them (`subjects`), or names more pieces than
-//! the unit has files (every hunk a part then).
+//! Files are seldom cut: two hunks of one file are much surer to belong
+//! together than their other signals say (`Tuning::same_file`), and with
+//! a message naming several pieces of work a file is cut only where its
+//! hunks answer to different ones of them (`subjects`).
 
 use std::collections::{BTreeMap, BTreeSet};
 

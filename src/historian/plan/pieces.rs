@@ -7,8 +7,8 @@
 //! when the affinity is nearly sure (`sure_join`), and the subjects pull
 //! and push parts as `named` says. The noise commits of a branch (`wip`,
 //! `fix`, `more`) are one pool ([`split_pool`]): their parts join across
-//! commits, a part staying with its own commit's others unless the
-//! signals say otherwise.
+//! commits by the same signals, whichever commit wrote them (a `wip`
+//! commit's boundaries say little about the work it holds).
 //!
 //! A split is only as sure as the chances it was made from agree with it
 //! ([`confidence`]): below `Tuning::ask_below`, the split carries a

@@ -220,7 +220,7 @@ impl Default for Tuning {
             elimination_share: 0.1,
             subject_margins: true,
             hunk_parts: true,
-            ask_below: 0.68,
+            ask_below: 0.67,
             weights: None,
         }
     }
