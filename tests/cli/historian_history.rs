@@ -80,7 +80,7 @@ fn a_shallow_clone_is_read_down_to_its_boundary() {
     env.git(&repo, &["checkout", "-q", "-b", "feature"]);
     write(&repo.join("src/args.c"), "int args(void) { return 7; }\n");
     write(&repo.join("src/cmd.c"), "int cmd(void) { return 7; }\n");
-    write(&repo.join("README"), "args and cmd\n");
+    write(&repo.join("README"), "how to build\n");
     commit_all(&env, &repo, "Touch args, cmd and the readme");
     let mut t = Transcript::new(&env);
     let _ = t

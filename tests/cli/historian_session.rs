@@ -124,7 +124,7 @@ fn the_parts_of_a_split_commit_are_numbered() {
     for n in 0..10 {
         write(
             &repo.join(format!("src/widgets/w{n}.rs")),
-            &format!("pub const W{n}: u32 = {n};\n"),
+            &format!("pub const W{n}: u32 = BASE + {n};\n"),
         );
     }
     commit_all(&env, &repo, "Add widgets");

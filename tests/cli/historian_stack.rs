@@ -204,7 +204,7 @@ fn a_branch_name_a_shell_or_windows_reads_specially_is_stacked_and_quoted() {
     write(&repo.join("docs/guide.md"), "# Guide\n");
     crate::historian::commit_all(&env, &repo, "Write the guide");
     for i in 0..20 {
-        write(&repo.join(format!("src/f{i}.c")), &format!("int f{i};\n"));
+        write(&repo.join(format!("src/f{i}.c")), &format!("int f{i} = SEED;\n"));
     }
     crate::historian::commit_all(&env, &repo, "Add twenty sources");
     let mut t = Transcript::new(&env);
