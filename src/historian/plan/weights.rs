@@ -3,7 +3,7 @@
 //! [`INTERCEPT`]), the [`Tuning`] knobs and the few constants the signals
 //! read. Each stays only while leaving it out costs the evaluation's
 //! held-out half (`benches/historian_eval`, figures in `benches/README.md`);
-//! the weights are fitted on its tuning half.
+//! anything set from the evaluation is set on its tuning half.
 
 /// One signal between two parts, its weight in the log-odds that they
 /// belong to one piece of work, and why it weighs so.
@@ -21,11 +21,12 @@ const fn signal(name: &'static str, weight: f64, why: &'static str) -> Signal {
 /// one commit are common, so two parts nothing links are more likely apart.
 pub const INTERCEPT: f64 = -0.75;
 
-/// The signals, in the order `affinity::features` reads them. The weights are
-/// those a logistic regression finds on the pairs of parts of the
-/// evaluation's tuning half (neutral squashes and messy branches: were the
-/// two written by one original commit?), rounded; each stays only while
-/// leaving it out costs the held-out half (`benches/README.md`).
+/// The signals, in the order `affinity::features` reads them. The weights
+/// began as those a logistic regression found on the pairs of parts of the
+/// evaluation's tuning half (were the two written by one original
+/// commit?), rounded; a refit after the pruning predicted pairs better but
+/// planned worse, so they stay. Each signal stays only while leaving it out
+/// costs the held-out half, alone or with the others that overlap it.
 pub const SIGNALS: [Signal; 9] = [
     signal(
         "names in common (square root of Jaccard)",
@@ -82,12 +83,16 @@ pub fn weights() -> Vec<f64> {
 }
 
 /// A file's history word is in the subjects of at least this many of the
-/// commits touching it…
+/// commits touching it (one or two subjects are chance, not the file's
+/// vocabulary)…
 pub const HISTORY_MIN: usize = 3;
-/// …and this many times as often as in all subjects read.
+/// …and this many times as often as in all subjects read (`fix` is every
+/// file's word, so no file's).
 pub const HISTORY_LIFT: f64 = 16.0;
 
-/// From this many parts on, a word all of them answer to is left out.
+/// From this many parts on, a word all of them answer to is left out: it
+/// is the project's (its name in every path), telling no part apart; with
+/// fewer parts, a shared word is as likely the work's own.
 pub const MOST_COMMON: usize = 4;
 
 /// Knobs of the heuristics. Each says why it is there; what leaving it
