@@ -258,7 +258,11 @@ fn a_verify_each_command_stored_redacted_is_not_run_on_resume() {
     let repo = env.repo("repo");
     env.git(&repo, &["checkout", "-q", "-b", "feature"]);
     for n in 1..=3 {
-        write(&repo.join(format!("src/f{n}.rs")), &format!("pub fn f{n}() {{}}\n"));
+        // One helper called by all three: one commit, over the limit of two.
+        write(
+            &repo.join(format!("src/f{n}.rs")),
+            &format!("pub fn f{n}() {{\n    setup();\n}}\n"),
+        );
     }
     commit_all(&env, &repo, "Add three functions");
     let verify_each = "make test STRIPE_KEY=sk_live_u8jzPde0IgxLd6GncfBAepfJ";
