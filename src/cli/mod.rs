@@ -74,6 +74,19 @@ fn eprintln_quiet(args: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr().lock(), "{args}");
 }
 
+/// A count the user gives that must be at least 1 (`--jobs`, `--max-files`):
+/// for clap's `value_parser`, which otherwise names the type's whole range
+/// ("0 is not in 1..18446744073709551615").
+pub fn at_least_one<T>(text: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + From<u8>,
+{
+    match text.trim().parse::<T>() {
+        Ok(n) if n >= T::from(1) => Ok(n),
+        _ => Err("expected a whole number, at least 1".to_owned()),
+    }
+}
+
 /// Before anything else a binary does: when started as the launcher of a
 /// child that dies with us (see `process::launch`), becomes that child and
 /// returns only when it could not (exit 127). Otherwise registers this

@@ -196,11 +196,11 @@ pub struct RewriteArgs {
     pub plan: Option<PathBuf>,
 
     /// Ask before making a commit of more files than this (historian.maxFiles, 15).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = crate::cli::at_least_one::<u64>)]
     pub max_files: Option<u64>,
 
     /// Ask before making a commit of more changed lines than this (historian.maxLines, 500).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = crate::cli::at_least_one::<u64>)]
     pub max_lines: Option<u64>,
 
     /// Print JSON instead of text.

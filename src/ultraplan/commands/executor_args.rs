@@ -15,7 +15,7 @@ pub struct ExecutorArgs {
     pub executor: Option<String>,
 
     /// Attempts per step (default: ultraplan.maxAttempts, else 3).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = crate::cli::at_least_one::<u32>)]
     pub max_attempts: Option<u32>,
 
     /// Let a step without a Verify command (or with a prose one) pass on the executor's word.

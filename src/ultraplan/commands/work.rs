@@ -56,7 +56,7 @@ pub struct Args {
     pub once: bool,
 
     /// Run up to N sessions at once (N workers).
-    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'j', long, value_name = "N", value_parser = crate::cli::at_least_one::<u64>)]
     pub jobs: Option<u64>,
 
     /// Only the plan with this name (its file name without extension).

@@ -199,7 +199,7 @@ pub struct Args {
     pub answer: Vec<String>,
 
     /// Run at most N sessions of a wave at once (default: ultraplan.jobs, else all).
-    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'j', long, value_name = "N", value_parser = crate::cli::at_least_one::<u64>)]
     pub jobs: Option<u64>,
 
     /// Run the sessions on other clones: publish each wave on the remote
