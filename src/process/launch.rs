@@ -99,7 +99,9 @@ pub(super) fn dying_with_us(
     cwd: &Path,
     signal: Signal,
 ) -> std::io::Result<Command> {
-    match LAUNCHER.get() {
+    // A binary replaced or removed while the run goes on (an upgrade) can no
+    // longer be started: then the fork it was meant to spare.
+    match LAUNCHER.get().filter(|launcher| launcher.is_file()) {
         Some(launcher) => {
             let resolved = if program.contains('/') {
                 PathBuf::from(program)
