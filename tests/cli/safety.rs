@@ -51,7 +51,7 @@ fn plans_named_after_windows_devices_run_and_list() {
         env.git(&repo, &["check-ref-format", r]);
     }
     let _ = t.run(&repo, &["ultraplan", "status"]).expect_code(0);
-    let _ = t.run(&repo, &["ultraplan", "log", "con.md"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "log", "AUX.md"]).expect_code(0);
     let _ = t.run(&repo, &["ultraplan", "clean"]).expect_code(0);
     let _ = t.run(&repo, &["log", "--oneline"]).expect_code(0);
     assert_transcript!(t, "plans_named_after_windows_devices_run_and_list");

@@ -110,7 +110,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         ));
         ui.hint(sync::pick_hint(d));
     }
-    runs.sort_by(|a, b| b.started_at.cmp(&a.started_at));
+    // Newest first; runs started in the same second (a parallel run and its
+    // sessions) in the order of their run states' names, so the listing is
+    // the same every time.
+    runs.sort_by(|a, b| b.started_at.cmp(&a.started_at).then_with(|| a.state.cmp(&b.state)));
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(
