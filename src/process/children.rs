@@ -98,10 +98,7 @@ pub enum DeathSignal {
 /// signalled when we die. Must be spawned from the main thread: the death
 /// signal follows the spawning thread.
 pub fn own_group(command: &mut Command, death: DeathSignal) {
-    command.process_group(0);
-    if let Some(token) = run_token() {
-        command.env(RUN_TOKEN_VAR, token);
-    }
+    group_and_tag(command);
     #[cfg(target_os = "linux")]
     super::fork::die_with_parent(command, death.signal());
     #[cfg(not(target_os = "linux"))]
@@ -126,11 +123,16 @@ pub(super) fn owned_command(
         let _ = (path, cwd, death);
         Command::new(program)
     };
+    group_and_tag(&mut command);
+    Ok(command)
+}
+
+/// Its own process group, and the run's token in its environment.
+fn group_and_tag(command: &mut Command) {
     command.process_group(0);
     if let Some(token) = run_token() {
         command.env(RUN_TOKEN_VAR, token);
     }
-    Ok(command)
 }
 
 impl DeathSignal {
