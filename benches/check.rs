@@ -12,7 +12,7 @@
 //! (`git hash-object`), the least work any tool that reads the plan does. Per
 //! size: ours and theirs in alternating pairs, the median ratio with its
 //! range, and the growth of our median per 10x of input (linear is 10x).
-//! These timings replaced the bounds that `tests/cli/bad_input.rs` asserted.
+//! These timings replaced the bounds that `tests/cli/ultraplan/bad_input.rs` asserted.
 //!
 //! Run with `cargo bench --bench check`.
 

@@ -4,7 +4,7 @@
 //! [`historian::main`]. Everything testable lives here:
 //!
 //! The rooms stand in floors (DESIGN §12); a room imports only from the
-//! floors below it, never up and never in a circle (`tests/cli/floors.rs`
+//! floors below it, never up and never in a circle (`tests/cli/project/floors.rs`
 //! reads every `use crate::…` and holds this):
 //!
 //! 1. [`error`], [`yaml`], [`input`], [`html`] — shared leaves: the

@@ -1,7 +1,7 @@
 //! The one reader of YAML: every YAML text the program reads (result files,
 //! executor output, Manifests, front matter, notes, run records, outcome
 //! records, exports, historian plan files) is parsed here, with a bound on
-//! nesting (issues 9, 36 and 42). `tests/cli/conventions.rs` holds that no
+//! nesting (issues 9, 36 and 42). `tests/cli/both/conventions.rs` holds that no
 //! other file of `src/` calls the parser.
 //!
 //! The YAML parser takes time quadratic in the nesting depth: 200 KB of `[`

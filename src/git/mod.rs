@@ -23,7 +23,7 @@
 //! | `config` | configuration with git's precedence, `-c` parameters, local writes |
 //! | `cli` | the one runner of the `git` binary, and what gix lacks at each use |
 //!
-//! Floors inside the room (held by `tests/cli/floors.rs`): `repo` at the
+//! Floors inside the room (held by `tests/cli/project/floors.rs`): `repo` at the
 //! bottom; `cli` and `objects` on it; `refs`, `diff`, `history`, `config`,
 //! `linked`, `locks`, `merge` and `remote` on those, none importing another;
 //! `workdir` on top (it stages the changes `diff` finds). The floors hold

@@ -372,7 +372,7 @@ fn revisions_that_name_no_commit_say_why_in_plain_words() {
 
 /// Each commit of a handle is dated when it is made (gix reads the time
 /// with the identity, once per handle) — unless GIT_COMMITTER_DATE says
-/// otherwise: see tests/cli/recovery.rs.
+/// otherwise: see tests/cli/ultraplan/recovery.rs.
 #[test]
 fn each_commit_is_dated_when_it_is_made() {
     let f = fixture();

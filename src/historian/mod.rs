@@ -25,7 +25,7 @@
 //! with a QUESTION stored as a [`session`] when a person must decide. Every
 //! answer is an [`outcome`] printed as a RESULT block ([`protocol`]).
 //! A room imports only from rooms earlier in this list (its floors, checked
-//! by `tests/cli/floors.rs`): `protocol`; `outcome` and `analyse`;
+//! by `tests/cli/project/floors.rs`): `protocol`; `outcome` and `analyse`;
 //! `message`; `plan`; `session`; `engine`; `execute`; `commands`.
 //!
 //! Never touched: the working tree, the index, `HEAD`, the original branch.

@@ -1,7 +1,7 @@
 //! git-ultraplan: executes implementation plans with verified checkpoints.
 //!
-//! The rooms, lowest floor first (DESIGN §12; `tests/cli/floors.rs` keeps a
-//! room from importing one above it or beside it):
+//! The rooms, lowest floor first (DESIGN §12; `tests/cli/project/floors.rs`
+//! keeps a room from importing one above it or beside it):
 //!
 //! * [`plan`] — the three formats read into one model, with diagnostics;
 //!   [`plan::load`] reads a plan file or a GSD phase directory. [`state`] —

@@ -1,0 +1,9 @@
+//! What holds for both programs alike.
+
+mod conventions;
+mod first_hour;
+pub(crate) mod redaction;
+mod redaction_channels;
+mod redaction_commits;
+mod report;
+mod second_trial;

@@ -1,0 +1,19 @@
+//! `git historian`: `clean` end to end, then a file a way it reads a branch
+//! or a command it offers.
+
+mod agent;
+mod blocks;
+mod claims;
+mod clean;
+mod commands;
+mod history;
+mod issues;
+mod messages;
+mod moves;
+mod openbsd;
+mod sections;
+mod session;
+mod shapes;
+mod stack;
+mod untangle;
+mod words;

@@ -1,0 +1,432 @@
+//! git-historian untangles a squash by what its message names (issue 15,
+//! item 1): each part leans to the subject whose words its path, its
+//! definitions or the names its lines use say, and a subject ending in a
+//! full stop still counts as one when it opens like one; and when the split
+//! rests on a weak call, `clean` asks (issue 39, item 4).
+
+use crate::harness::historian::{assert_same_tree, commit_all, explained_items, record_clean, show_patches};
+use crate::harness::support::*;
+use crate::harness::transcript::Transcript;
+
+/// The guide names no file and defines nothing; the words its lines use
+/// ("failed requests") put it with the retries, not the cache.
+#[test]
+fn a_part_goes_with_the_subject_the_names_in_its_lines_say() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("src/core.rs"), "pub fn start() {}\n");
+    write(&repo.join("src/wire.rs"), "pub fn open() {}\n");
+    write(&repo.join("docs/guide.md"), "# Guide\n");
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("src/core.rs"),
+        "pub fn start() {}\n\npub fn cache_answers(host: &str) -> String {\n    host.to_owned()\n}\n",
+    );
+    write(
+        &repo.join("src/wire.rs"),
+        "pub fn open() {}\n\npub fn retry_requests(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
+    );
+    write(
+        &repo.join("docs/guide.md"),
+        "# Guide\n\nFailed requests are sent again, three times at most.\n",
+    );
+    commit_all(&env, &repo, "Cache the DNS answers\n\nRetry failed requests\n");
+    // Each commit says the subject it answered to, not the squash's first.
+    let mut t = Transcript::new(&env);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "a_part_goes_with_the_subject_the_names_in_its_lines_say");
+}
+
+/// Some projects end every subject in a full stop: a squash of two such
+/// commits is two pieces of work; one sentence of prose stays a body.
+#[test]
+fn subjects_ending_in_a_full_stop_are_counted() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("src/retry.rs"),
+        "pub fn attempts(limit: u32) -> u32 {\n    limit\n}\n",
+    );
+    write(
+        &repo.join("src/timeout.rs"),
+        "pub fn seconds(wait: u64) -> u64 {\n    wait\n}\n",
+    );
+    commit_all(&env, &repo, "base");
+    let mut t = Transcript::new(&env);
+    // Two commits, then one.
+    for (branch, message) in [
+        ("squashed", "Added retries to the client.\n\nIncreased the timeout.\n"),
+        ("body", "Tune the client\n\nBoth limits grow.\n"),
+    ] {
+        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
+        write(
+            &repo.join("src/retry.rs"),
+            "pub fn attempts(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
+        );
+        write(
+            &repo.join("src/timeout.rs"),
+            "pub fn seconds(wait: u64) -> u64 {\n    wait.max(30)\n}\n",
+        );
+        commit_all(&env, &repo, message);
+        let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
+    }
+    assert_transcript!(t, "subjects_ending_in_a_full_stop_are_counted");
+}
+
+/// Messages read in their author's style: full-stop subjects that open
+/// with no verb (`Considerable fixes.`), and paragraphs wrapped over lines
+/// with no subject line of their own (each piece of work a paragraph).
+/// Each piece is a commit, typed by the subject it answered to; under a
+/// subject line of its own, the same wrapped paragraph is a body.
+#[test]
+fn a_squash_is_read_in_the_style_of_its_first_message() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("src/pane.c"), "int panes;\n");
+    write(&repo.join("src/resize.c"), "int sizes;\n");
+    commit_all(&env, &repo, "base");
+    let mut t = Transcript::new(&env);
+    for (branch, message) in [
+        (
+            "wrapped",
+            // Each subject read whole (its wrapped paragraph's first
+            // sentence), then fitted: at a clause, else at a word.
+            "Fix a crash when the last pane closes, reported by\nsomeone in issue 12.\n\nAdd a flag to resize the window to the size of the\nlargest client.\n",
+        ),
+        ("stops", "Pane closing fixes.\n\nLargest client sizing.\n"),
+        // Under a subject line of its own, the wrapped paragraph is a body.
+        (
+            "subject-line",
+            "Fix the pane and resize code\n\nAdd a flag to resize the window to the size of the\nlargest client, and fix the crash.\n",
+        ),
+    ] {
+        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
+        write(
+            &repo.join("src/pane.c"),
+            "int panes;\n\nstatic void\npane_close(void)\n{\n\tfree_last_pane();\n}\n",
+        );
+        write(
+            &repo.join("src/resize.c"),
+            "int sizes;\n\nstatic void\nresize_largest(void)\n{\n\tlargest_client_size();\n}\n",
+        );
+        commit_all(&env, &repo, message);
+        let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
+    }
+    record_clean(&mut t, &repo, "wrapped", &["wrapped"]);
+    assert_transcript!(t, "a_squash_is_read_in_the_style_of_its_first_message");
+}
+
+/// One file, two hunks, each answering to its own subject of the squash:
+/// the hunks go to different commits. Under one subject the file stays
+/// whole.
+#[test]
+fn hunks_answering_to_different_subjects_go_to_different_commits() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let filler: Vec<String> = (1..=20).map(|n| format!("// note {n}")).collect();
+    let source = |read: &str, flush: &str| {
+        format!(
+            "pub fn read_all() -> usize {{\n    {read}\n}}\n\n{}\n\npub fn flush_all() -> usize {{\n    {flush}\n}}\n",
+            filler.join("\n")
+        )
+    };
+    write(&repo.join("src/io.rs"), &source("1", "2"));
+    commit_all(&env, &repo, "base");
+    let mut t = Transcript::new(&env);
+    for (branch, message) in [
+        ("squashed", "Read with a larger buffer\n\nFlush the writer once\n"),
+        ("one", "Tune reading and flushing\n"),
+    ] {
+        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
+        write(
+            &repo.join("src/io.rs"),
+            &source("read_buffer(4096)", "flush_writer_once()"),
+        );
+        commit_all(&env, &repo, message);
+        // Each hunk's rival is the other part of its own file, in the other
+        // commit.
+        let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+        let clean = record_clean(&mut t, &repo, branch, &[]);
+        show_patches(&mut t, &repo, &clean);
+    }
+    assert_transcript!(t, "hunks_answering_to_different_subjects_go_to_different_commits");
+}
+
+/// A release's subject is often its version alone: the files whose added
+/// lines name that version (the manifest, the changelog's heading) are
+/// its commit. A small cut no subject speaks for is no commit of its own:
+/// the same files under a subject naming nothing ride with the code.
+#[test]
+fn a_release_goes_with_the_files_naming_its_version() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("Cargo.toml"),
+        "[package]\nname = \"lexer\"\nversion = \"1.1.0\"\n",
+    );
+    write(&repo.join("CHANGELOG.md"), "# Changelog\n\n## 1.1.0\n");
+    write(&repo.join("src/parse.rs"), "pub fn parse() {}\n");
+    commit_all(&env, &repo, "base");
+    let body: Vec<String> = (1..=12)
+        .map(|n| format!("    if input.len() == {n} {{\n        return Vec::new();\n    }}"))
+        .collect();
+    let mut t = Transcript::new(&env);
+    for (branch, message) in [
+        ("release", "1.2.0\n\nParse empty input\n"),
+        ("untold", "Tidy up\n\nParse empty input\n"),
+    ] {
+        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
+        write(
+            &repo.join("Cargo.toml"),
+            "[package]\nname = \"lexer\"\nversion = \"1.2.0\"\n",
+        );
+        write(&repo.join("CHANGELOG.md"), "# Changelog\n\n## 1.2.0\n\n## 1.1.0\n");
+        write(
+            &repo.join("src/parse.rs"),
+            &format!(
+                "pub fn parse() {{}}\n\npub fn parse_input(input: &str) -> Vec<String> {{\n{}\n    vec![input.to_owned()]\n}}\n",
+                body.join("\n")
+            ),
+        );
+        commit_all(&env, &repo, message);
+        record_clean(&mut t, &repo, branch, &[]);
+    }
+    assert_transcript!(t, "a_release_goes_with_the_files_naming_its_version");
+}
+
+/// A part that shares one word with a subject's body alone (`wire`) is
+/// unsure of that subject: it pulls and pushes a quarter as hard as a part
+/// sharing the subject's own words, and the link by a definition and its use
+/// puts it with the code it calls.
+#[test]
+fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("src/memo.rs"), "pub fn start() {}\n");
+    write(&repo.join("src/wire.rs"), "pub fn open() {}\n");
+    write(&repo.join("src/retry.rs"), "pub fn send() {}\n");
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("src/memo.rs"),
+        "pub fn start() {}\n\npub fn memoize_host(name: &str) -> String {\n    remembered(name)\n}\n\npub fn remembered(name: &str) -> String {\n    name.to_owned()\n}\n",
+    );
+    write(
+        &repo.join("src/wire.rs"),
+        "pub fn open() {}\n\npub fn connect(address: &str) -> String {\n    remembered(address)\n}\n",
+    );
+    write(
+        &repo.join("src/retry.rs"),
+        "pub fn send() {}\n\npub fn retry_requests(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
+    );
+    commit_all(
+        &env,
+        &repo,
+        "Memoize host lookups\n\nRetry failed requests\n\nThe wire timeout stays as it was.\n",
+    );
+    // `--explain` says how strongly each item answers to its subject; the
+    // lone file's best link, as the joins weighed it (with a count from the
+    // message, a sure join), stays under the threshold they used, and it
+    // says so.
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "a_word_of_a_body_alone_does_not_outweigh_a_link");
+    let margins: Vec<(String, serde_json::Value)> = explained_items(&env, &repo)
+        .iter()
+        .map(|i| (i["item"].as_str().unwrap().to_owned(), i["subject_margin"].clone()))
+        .collect();
+    assert_eq!(
+        margins,
+        [
+            // Two functions added one after the other: two blocks.
+            ("src/memo.rs#1".to_owned(), serde_json::json!(2.0)),
+            ("src/memo.rs#2".to_owned(), serde_json::json!(2.0)),
+            ("src/retry.rs#1".to_owned(), serde_json::json!(2.0)),
+            ("src/wire.rs#1".to_owned(), serde_json::Value::Null)
+        ]
+    );
+}
+
+/// Two files that always changed together before, one answering to each
+/// subject of a squash: the message's two pieces of work stay two commits
+/// however sure the files' history is that they belong together.
+#[test]
+fn files_answering_to_different_subjects_stay_apart_despite_their_history() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    for n in 0..8 {
+        write(
+            &repo.join("src/cache.rs"),
+            &format!("pub fn cache_answers() -> u32 {{\n    {n}\n}}\n"),
+        );
+        write(
+            &repo.join("src/retry.rs"),
+            &format!("pub fn retry_requests() -> u32 {{\n    crate::cache::cache_answers() + {n}\n}}\n"),
+        );
+        commit_all(&env, &repo, &format!("step {n}"));
+    }
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("src/cache.rs"),
+        "pub fn cache_answers() -> u32 {\n    7\n}\n\npub fn answers_cached(ttl: u32) -> u32 {\n    ttl\n}\n",
+    );
+    write(
+        &repo.join("src/retry.rs"),
+        "pub fn retry_requests() -> u32 {\n    crate::cache::cache_answers() + 7\n}\n\npub fn requests_retried(limit: u32) -> u32 {\n    limit\n}\n",
+    );
+    commit_all(&env, &repo, "Cache the DNS answers\n\nRetry failed requests\n");
+    let mut t = Transcript::new(&env);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(
+        t,
+        "files_answering_to_different_subjects_stay_apart_despite_their_history"
+    );
+}
+
+/// A squash's first subject names something both of its pieces hold (the
+/// settings); each planned commit still says the subject its files
+/// answered to, not the first one.
+#[test]
+fn each_piece_of_a_squash_says_the_subject_it_answered_to() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("src/config.rs"), "pub fn load() {}\n");
+    write(&repo.join("src/store.rs"), "pub fn keep() {}\n");
+    commit_all(&env, &repo, "base");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("src/config.rs"),
+        "pub fn load() {}\n\npub fn settings_from_environment() -> String {\n    std::env::var(\"APP_SETTINGS\").unwrap_or_default()\n}\n",
+    );
+    write(
+        &repo.join("src/store.rs"),
+        "pub fn keep() {}\n\npub fn save_settings_to_disk(text: &str) {\n    std::fs::write(\"settings.txt\", text).unwrap()\n}\n",
+    );
+    commit_all(
+        &env,
+        &repo,
+        "Read the settings from the environment\n\nWrite the settings to disk\n",
+    );
+    // `--explain` says which subject each item answered to.
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
+    record_clean(&mut t, &repo, "feature", &[]);
+    assert_transcript!(t, "each_piece_of_a_squash_says_the_subject_it_answered_to");
+    let config = explained_items(&env, &repo)
+        .iter()
+        .find(|i| i["item"].as_str().is_some_and(|n| n.starts_with("src/config.rs")))
+        .cloned()
+        .unwrap();
+    assert_eq!(config["subject"], "Read the settings from the environment", "{config}");
+}
+
+/// A squash under a neutral message whose two changes share nothing: the
+/// split rests on a weak call, so `clean` asks instead of guessing.
+fn unsure_repo(env: &TestEnv) -> std::path::PathBuf {
+    let repo = env.repo("repo");
+    // Added apart: no history couples the two files.
+    write(&repo.join("src/cache.rs"), "pub fn start() -> u32 {\n    1\n}\n");
+    commit_all(env, &repo, "add the cache");
+    write(&repo.join("src/wire.rs"), "pub fn open() -> u32 {\n    2\n}\n");
+    commit_all(env, &repo, "add the wire");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("src/cache.rs"),
+        "pub fn start() -> u32 {\n    1\n}\n\npub fn cache_answers(host: &str) -> String {\n    host.to_owned()\n}\n",
+    );
+    // The wire's hunk names the cache: a weak link, short of the threshold.
+    write(
+        &repo.join("src/wire.rs"),
+        "pub fn open() -> u32 {\n    2\n}\n\npub fn retry_requests(cache: u32) -> u32 {\n    cache.max(3)\n}\n",
+    );
+    commit_all(env, &repo, "Update");
+    repo
+}
+
+/// Issue 39 item 4: the QUESTION shows the proposed split and the call it
+/// rests on, and offers it, the other readings and "Keep as one commit";
+/// nothing is built before the answer, and the answer is what is built.
+#[test]
+fn an_unsure_split_asks_and_the_answer_is_built() {
+    let env = TestEnv::new();
+    let repo = unsure_repo(&env);
+    let before = env.git(
+        &repo,
+        &["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/"],
+    );
+    let mut t = Transcript::new(&env);
+    let asked = t.run(&repo, &["historian", "clean"]).expect_code(3);
+    // Nothing built yet: no clean branch, only the session.
+    assert_eq!(
+        env.git(
+            &repo,
+            &["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/"]
+        ),
+        before
+    );
+    assert_ne!(env.git(&repo, &["for-each-ref", "refs/historian/"]), "");
+    assert!(
+        asked.stdout.contains("Option 2: Keep as one commit (1 commit)\n"),
+        "{asked}"
+    );
+    let _ = t.run(&repo, &["historian", "status"]).expect_code(0);
+    let _ = t.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(0);
+    let clean = env.git(
+        &repo,
+        &["for-each-ref", "--format=%(refname:short)", "refs/heads/feature-*"],
+    );
+    let clean = clean.trim();
+    assert_eq!(
+        env.git(&repo, &["rev-list", "--count", &format!("main..{clean}")])
+            .trim(),
+        "2"
+    );
+    assert_same_tree(&env, &repo, "feature", clean);
+    assert_eq!(env.git(&repo, &["for-each-ref", "refs/historian/"]), "");
+    env.assert_fsck(&repo);
+    assert_transcript!(t, "an_unsure_split_asks_and_the_answer_is_built");
+}
+
+/// "Keep as one commit", by its words, builds one commit holding it all.
+#[test]
+fn an_unsure_split_kept_as_one_commit() {
+    let env = TestEnv::new();
+    let repo = unsure_repo(&env);
+    let _ = env.run(&repo, &["historian", "clean"]).expect_code(3);
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(&repo, &["historian", "resume", "--answer", "keep"])
+        .expect_code(0);
+    let clean = env.git(
+        &repo,
+        &["for-each-ref", "--format=%(refname:short)", "refs/heads/feature-*"],
+    );
+    let clean = clean.trim();
+    assert_eq!(
+        env.git(&repo, &["rev-list", "--count", &format!("main..{clean}")])
+            .trim(),
+        "1"
+    );
+    assert_eq!(
+        env.git(&repo, &["diff", "--name-only", &format!("main..{clean}")]),
+        "src/cache.rs\nsrc/wire.rs\n"
+    );
+    assert_same_tree(&env, &repo, "feature", clean);
+    env.assert_fsck(&repo);
+    assert_transcript!(t, "an_unsure_split_kept_as_one_commit");
+}
+
+/// A plan file is a person's choice: it is built without a question.
+#[test]
+fn a_plan_file_is_never_unsure() {
+    let env = TestEnv::new();
+    let repo = unsure_repo(&env);
+    let plan = env.run(&repo, &["historian", "plan", "--json"]).expect_code(0);
+    let file = env.root().join("plan.json");
+    std::fs::write(&file, &plan.stdout).unwrap();
+    let mut t = Transcript::new(&env);
+    record_clean(&mut t, &repo, "feature", &["--plan", file.to_str().unwrap()]);
+    assert_transcript!(t, "a_plan_file_is_never_unsure");
+}

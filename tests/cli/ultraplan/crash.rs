@@ -1,0 +1,404 @@
+//! Crash safety (DESIGN §2 invariant 5): a run killed with SIGKILL at any of
+//! its fault points — every occurrence of each — and then resumed ends with
+//! the same commits and tree as an uninterrupted run, `git fsck` clean,
+//! nothing of the user's lost, and no step run again after its checkpoint.
+//! One case kills the process from outside, by timing, mid-executor.
+
+use std::path::{Path, PathBuf};
+
+use crate::harness::plans::{self, StepSpec};
+use crate::harness::support::*;
+
+/// A plan with a commit, a retry, a step without checkpoint and a revert;
+/// every executor run is logged outside the worktree.
+fn plan(dir: &Path) -> String {
+    let log = dir.join("runs.log").display().to_string();
+    let c2 = dir.join("counter2").display().to_string();
+    let c4 = dir.join("counter4").display().to_string();
+    let step = |n: u32, files: &str, script: &str, verify: &str, policy: &str, checkpoint: &str| {
+        let script: String = format!("echo step {n} >> {log}\n{script}")
+            .lines()
+            .map(|l| format!("  {l}\n"))
+            .collect();
+        format!(
+            "### Step {n}: Step {n}\n\n- **Files:** {files}\n- **Changes:**\n  ```sh\n{script}  ```\n- **Verify:** `{verify}`\n- **On failure:** {policy}\n- **Checkpoint:** {checkpoint}\n\n"
+        )
+    };
+    format!(
+        "# Crash test\n\n## Implementation Plan\n\n{}{}{}{}",
+        step(1, "`one.txt`", "echo one > one.txt", "test -f one.txt", "revert", "`git commit -m \"step 1\"`"),
+        step(
+            2,
+            "`two.txt`",
+            &format!("n=$(cat {c2} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c2}\nif [ $n -ge 2 ]; then echo good > two.txt; else echo bad > two.txt; fi"),
+            "grep -q good two.txt",
+            "retry",
+            "`git commit -m \"step 2\"`"
+        ),
+        step(3, "`three.txt`", "echo three > three.txt", "test -f three.txt", "revert", "none"),
+        step(
+            4,
+            "`tracked.txt`, `four.txt`",
+            &format!("n=$(cat {c4} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c4}\necho appended >> tracked.txt\necho four > four.txt\ngit add -A"),
+            &format!("test $(cat {c4}) -ge 2"),
+            "revert",
+            "`git commit -m \"step 4\"`"
+        ),
+    )
+}
+
+struct Case {
+    env: TestEnv,
+    repo: PathBuf,
+    dir: PathBuf,
+}
+
+fn case(name: &str) -> Case {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("tracked.txt"), "committed\n");
+    env.git(&repo, &["add", "tracked.txt"]);
+    env.git(&repo, &["commit", "-q", "-m", "tracked"]);
+    let dir = env.root().join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    write(&repo.join("plan.md"), &plan(&dir));
+    // The user's own work in progress.
+    write(&repo.join("tracked.txt"), "committed\nuser's edit\n");
+    write(&repo.join("notes.txt"), "user's untracked notes\n");
+    // Staged by the user: kept staged whatever the run goes through.
+    write(&repo.join("staged.txt"), "user's staged file\n");
+    env.git(&repo, &["add", "staged.txt"]);
+    Case { env, repo, dir }
+}
+
+/// Runs the binary directly (no git in between) so SIGKILL is visible.
+fn run_with_fault(c: &Case, fault: Option<&str>, args: &[&str]) -> Output {
+    let mut cmd = c.env.command(bin_dir().join("git-ultraplan"), &c.repo);
+    cmd.args(args);
+    if let Some(f) = fault {
+        cmd.env("ULTRAPLAN_TEST_FAULT", f);
+    }
+    capture(cmd)
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct Outcome {
+    head: String,
+    tree: String,
+    subjects: Vec<String>,
+    status: String,
+    files: Vec<(PathBuf, String)>,
+}
+
+fn outcome(c: &Case) -> Outcome {
+    // The plan names each case's own directory, so it is left out.
+    let files = worktree_files(&c.repo)
+        .into_iter()
+        .filter(|(p, _)| p != Path::new("plan.md"))
+        .map(|(p, b)| (p, String::from_utf8_lossy(&b).into_owned()))
+        .collect();
+    Outcome {
+        head: c.env.git(&c.repo, &["rev-parse", "HEAD"]),
+        tree: c.env.git(&c.repo, &["rev-parse", "HEAD^{tree}"]),
+        subjects: c.env.subjects(&c.repo),
+        status: c.env.git(&c.repo, &["status", "--porcelain"]),
+        files,
+    }
+}
+
+/// Steps done (per the state) or committed (per the branch) when the run died.
+fn done_at_crash(c: &Case) -> Vec<u32> {
+    let mut done = Vec::new();
+    let saved = c
+        .env
+        .command("git", &c.repo)
+        .args(["cat-file", "-e", "refs/ultraplan/plan/run:run.json"])
+        .status()
+        .unwrap()
+        .success();
+    if let Some(text) = saved.then(|| c.env.progress(&c.repo, "refs/ultraplan/plan/run")) {
+        if let Ok(progress) = serde_json::from_str::<serde_json::Value>(&text) {
+            for n in 1..=4u32 {
+                if matches!(
+                    progress["steps"][n.to_string()]["status"].as_str(),
+                    Some("passed" | "skipped")
+                ) {
+                    done.push(n);
+                }
+            }
+        }
+    }
+    for subject in c.env.subjects(&c.repo) {
+        if let Some(n) = subject.strip_prefix("step ").and_then(|n| n.parse().ok()) {
+            done.push(n);
+        }
+    }
+    done.sort_unstable();
+    done.dedup();
+    done
+}
+
+fn assert_resumes_to(c: &Case, baseline: &Outcome, label: &str) {
+    let done = done_at_crash(c);
+    let before = std::fs::read_to_string(c.dir.join("runs.log")).unwrap_or_default();
+    let out = run_with_fault(c, None, &["run", "--resume", "plan.md"]);
+    assert_eq!(out.code, 0, "{label}: resume failed:\n{out}");
+    let after = std::fs::read_to_string(c.dir.join("runs.log")).unwrap_or_default();
+    for line in after[before.len()..].lines() {
+        let n: u32 = line.trim_start_matches("step ").parse().unwrap();
+        assert!(
+            !done.contains(&n),
+            "{label}: step {n} ran again after its checkpoint ({done:?})"
+        );
+    }
+    assert_eq!(&outcome(c), baseline, "{label}");
+    c.env.assert_fsck(&c.repo);
+    for commit in c.env.git(&c.repo, &["rev-list", "HEAD~3..HEAD"]).lines() {
+        let note = c.env.git(&c.repo, &["notes", "--ref=ultraplan", "show", commit]);
+        assert!(note.contains("status: success"), "{label}: note of {commit}: {note}");
+    }
+    assert_eq!(
+        c.env.git(&c.repo, &["for-each-ref", "refs/ultraplan/plan/lock"]),
+        "",
+        "{label}: lock released"
+    );
+}
+
+fn baseline() -> Outcome {
+    let c = case("baseline");
+    let out = run_with_fault(&c, None, &["run", "plan.md"]);
+    assert_eq!(out.code, 0, "{out}");
+    let o = outcome(&c);
+    assert_eq!(o.subjects[..3], ["step 4", "step 2", "step 1"]);
+    assert!(o.status.contains("?? notes.txt"), "{}", o.status);
+    assert!(o.status.contains("A  staged.txt"), "{}", o.status);
+    assert!(
+        !o.status.contains("A  notes.txt"),
+        "the executor's `git add -A` is undone: {}",
+        o.status
+    );
+    assert!(o
+        .files
+        .iter()
+        .any(|(p, t)| p == Path::new("tracked.txt") && t == "committed\nuser's edit\nappended\n"));
+    o
+}
+
+#[test]
+fn sigkill_at_every_fault_point_then_resume_gives_the_same_result() {
+    let baseline = baseline();
+    let points = [
+        "step-start",
+        "after-snapshot",
+        "after-executor",
+        "after-observe",
+        "after-verify",
+        "after-record",
+        "after-restore",
+        "checkpoint-pending",
+        "branch-moved",
+        "index-staged",
+        "note-written",
+        "step-done",
+    ];
+    let mut crashes = 0;
+    for point in points {
+        for k in 1.. {
+            let label = format!("{point}:{k}");
+            let c = case(&label.replace(':', "-"));
+            let out = run_with_fault(&c, Some(&label), &["run", "plan.md"]);
+            if out.code == 0 {
+                assert_eq!(outcome(&c), baseline, "{label}: never reached, so a normal run");
+                break;
+            }
+            assert_eq!(out.code, -1, "{label}: expected SIGKILL:\n{out}");
+            crashes += 1;
+            assert_resumes_to(&c, &baseline, &label);
+        }
+    }
+    assert!(crashes >= 40, "only {crashes} crashes exercised");
+}
+
+#[test]
+fn a_resume_killed_again_still_finishes_the_same() {
+    let baseline = baseline();
+    for (first, second) in [
+        ("checkpoint-pending:2", "branch-moved:1"),
+        ("after-executor:3", "after-executor:1"),
+        ("after-record:5", "after-restore:1"),
+        ("branch-moved:3", "note-written:1"),
+    ] {
+        let label = format!("{first} then {second}");
+        let c = case(&format!("{}-{}", first.replace(':', "-"), second.replace(':', "-")));
+        assert_eq!(run_with_fault(&c, Some(first), &["run", "plan.md"]).code, -1, "{label}");
+        let again = run_with_fault(&c, Some(second), &["run", "--resume", "plan.md"]);
+        assert_eq!(again.code, -1, "{label}: the resume should die too:\n{again}");
+        assert_resumes_to(&c, &baseline, &label);
+    }
+}
+
+#[test]
+fn killed_from_outside_mid_executor() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let marker = env.root().join("started");
+    let once = env.root().join("once");
+    // The first time, the executor writes half its work and hangs; later it finishes.
+    let body = format!(
+        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  echo half > a.txt\n  if [ ! -e {once} ]; then (while sleep 0.2; do echo on >> orphan.txt; done) & touch {once} {marker}; sleep 30; fi\n  echo whole > a.txt\n  ```\n- **Verify:** `grep -q whole a.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"slow\"`\n",
+        once = once.display(),
+        marker = marker.display()
+    );
+    write(&repo.join("plan.md"), &body);
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    wait_for(std::slice::from_ref(&marker));
+    let _ = signal(child, "-9");
+    assert_eq!(read(&repo.join("a.txt")), "half\n", "the killed attempt left its half");
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert!(out.stderr.contains("took over a stale lock"), "{out}");
+    // The executor's background loop outlived it; the resume stopped it.
+    assert!(out.stderr.contains("process(es) it left running"), "{out}");
+    // What the loop wrote while the run was dead (if it got to write) lies
+    // outside the step's Files: kept in place and named, never committed.
+    if out.stderr.contains("orphan.txt") {
+        assert!(
+            out.stderr
+                .contains("kept what changed while the run was stopped: orphan.txt"),
+            "{out}"
+        );
+    }
+    assert_eq!(env.git(&repo, &["show", "--format=", "--name-only", "HEAD"]), "a.txt\n");
+    let orphan = std::fs::read(repo.join("orphan.txt")).unwrap_or_default();
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    assert_eq!(
+        std::fs::read(repo.join("orphan.txt")).unwrap_or_default(),
+        orphan,
+        "nothing edits the worktree after the resume"
+    );
+    assert_eq!(env.git(&repo, &["show", "HEAD:a.txt"]), "whole\n");
+    assert_eq!(env.subjects(&repo)[0], "slow");
+    // Nothing lost: what the killed attempt left is kept in the run state.
+    let kept = env.git(
+        &repo,
+        &[
+            "show",
+            "refs/ultraplan/plan/run:steps/0/1/attempt-1.interrupted/files/a.txt",
+        ],
+    );
+    assert_eq!(kept, "half\n");
+    env.assert_fsck(&repo);
+}
+
+/// An executor dies with a run killed by SIGKILL, before anything resumes:
+/// the kernel's parent-death signal, asked for by the launcher our binary
+/// starts every step's children through (no fork of the run's memory).
+#[test]
+#[cfg(target_os = "linux")]
+fn a_killed_run_takes_its_executor_down_with_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let pid_file = env.root().join("executor.pid");
+    let body = format!(
+        "# Hang\n\n## Implementation Plan\n\n### Step 1: Hang\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  echo $$ > {pid}.tmp && mv {pid}.tmp {pid}\n  sleep 60\n  ```\n- **Verify:** `true`\n- **Checkpoint:** `git commit -m \"hang\"`\n",
+        pid = pid_file.display()
+    );
+    write(&repo.join("plan.md"), &body);
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    wait_for(std::slice::from_ref(&pid_file));
+    let executor = read(&pid_file).trim().to_owned();
+    let _ = signal(child, "-9");
+    let gone = |pid: &str| match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // A zombie waiting for its new parent to reap it is dead too.
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !gone(&executor) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(gone(&executor), "the executor {executor} outlived the killed run");
+}
+
+/// Ctrl-C reaches the running executor; the run records where it stopped,
+/// releases its lock, exits 130, and `--resume` finishes it.
+#[test]
+fn sigint_stops_cleanly_and_resume_finishes() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let marker = env.root().join("started");
+    let once = env.root().join("once");
+    let body = format!(
+        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  if [ ! -e {once} ]; then touch {once} {marker}; sleep 60; fi\n  echo done > a.txt\n  ```\n- **Verify:** `test -f a.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"slow\"`\n",
+        once = once.display(),
+        marker = marker.display()
+    );
+    write(&repo.join("plan.md"), &body);
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    wait_for(std::slice::from_ref(&marker));
+    // Timed from the signal, with room for a loaded machine: the executor
+    // sleeps a minute, so anything well under that means it was stopped.
+    let start = std::time::Instant::now();
+    let out = signal(child, "-INT");
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(45),
+        "the sleeping executor was interrupted too"
+    );
+    let progress = env.progress(&repo, "refs/ultraplan/plan/run");
+    assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "refs/ultraplan/plan/lock"]),
+        "",
+        "lock released"
+    );
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert_eq!(env.subjects(&repo)[0], "slow");
+}
+
+/// A file holding a secret is redacted in the run state, yet restored byte
+/// for byte after a crash — even once `git gc` pruned every unreachable object.
+#[test]
+fn a_secret_bearing_file_survives_a_crash_and_gc() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let creds = "user=me\npassword=hunter2-but-longer\n";
+    write(&repo.join("creds.txt"), creds);
+    let body = plans::plan(&[StepSpec::new(1, "`creds.txt`", "echo overwritten > creds.txt", "false")]);
+    write(&repo.join("plan.md"), &body);
+    let mut cmd = env.command(bin_dir().join("git-ultraplan"), &repo);
+    cmd.args(["run", "--max-attempts", "1", "plan.md"])
+        .env("ULTRAPLAN_TEST_FAULT", "after-executor");
+    let killed = capture(cmd);
+    assert_eq!(killed.code, -1, "{killed}");
+    assert_eq!(read(&repo.join("creds.txt")), "overwritten\n");
+    let _ = env.git(&repo, &["gc", "-q", "--prune=now"]);
+    let out = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(1);
+    assert!(out.stdout.contains("Result: FAILED"), "{out}");
+    assert_eq!(
+        read(&repo.join("creds.txt")),
+        creds,
+        "reverted to the user's exact bytes"
+    );
+    // The state only has the redacted copy.
+    let snapshot = env.git(
+        &repo,
+        &["show", "refs/ultraplan/plan/run:steps/0/1/snapshot/files/creds.txt"],
+    );
+    assert_eq!(snapshot, "user=me\npassword=[REDACTED:password]\n");
+    env.assert_fsck(&repo);
+    // Once no state refers to the run, clean removes the raw copies.
+    let secrets = repo.join(".git/ultraplan/secrets");
+    assert_eq!(std::fs::read_dir(&secrets).unwrap().count(), 1);
+    env.git(&repo, &["update-ref", "-d", "refs/ultraplan/plan/run"]);
+    let _ = env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
+    assert_eq!(std::fs::read_dir(&secrets).unwrap().count(), 0);
+}

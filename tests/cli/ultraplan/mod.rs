@@ -1,0 +1,37 @@
+//! `git ultraplan`: a file a command or an idea of it.
+
+mod agents;
+mod bad_input;
+mod check;
+mod commands;
+mod crash;
+mod dates;
+mod distribute;
+mod executors;
+mod formats;
+mod formats_corpus;
+mod gate;
+pub(crate) mod gsd;
+mod gsd_phase;
+mod gsd_verify;
+mod hostile_plans;
+mod hostile_remote;
+mod outcome_index;
+mod outcomes;
+mod records;
+mod recovery;
+mod recovery_distribute;
+mod recovery_waves;
+mod refusals;
+mod result;
+mod run;
+mod safety;
+mod sessions;
+mod state;
+mod state_layout;
+mod state_reads;
+mod sync;
+mod sync_faults;
+mod verification;
+pub(crate) mod waves;
+mod waves_reuse;

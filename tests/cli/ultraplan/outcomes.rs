@@ -1,0 +1,692 @@
+//! Outcomes (DESIGN §17): `outcome log` from flags and stdin, the seed's
+//! namespaces in `refs/ultraplan-outcomes`, redaction, extraction by rules
+//! and by a command, reading and searching, a run's own outcome, and bad
+//! input that writes nothing.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+use crate::harness::plans::{plan, StepSpec};
+use crate::harness::support::*;
+use crate::harness::transcript::Transcript;
+
+const REF: &str = "refs/ultraplan-outcomes";
+
+/// `git ultraplan outcome log <args>` with `input` on stdin.
+fn log_stdin(env: &TestEnv, repo: &Path, input: &[u8], args: &[&str]) -> Output {
+    let mut cmd = env.command("git", repo);
+    cmd.args(["ultraplan", "outcome", "log"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    // The program may stop reading early (a refused size): ignore the broken pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("wait");
+    let _ = writer.join();
+    Output {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+fn files(env: &TestEnv, repo: &Path) -> Vec<String> {
+    env.git(repo, &["ls-tree", "-r", "--name-only", REF])
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn log_stores_the_outcome_plan_and_training_example_in_the_seeds_namespaces() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let out = env
+        .run(
+            &repo,
+            &[
+                "ultraplan",
+                "outcome",
+                "log",
+                "--task",
+                "Build FastAPI endpoint",
+                "--agent",
+                "builder",
+                "--success",
+                "--step",
+                "analyze_requirements",
+                "--step",
+                "generate_endpoint_code",
+                "--step",
+                "write_tests",
+                "--time",
+                "4.2",
+                "--result",
+                r#"{"status":"success"}"#,
+            ],
+        )
+        .expect_code(0);
+    let id = out.stdout.trim().to_owned();
+    assert!(
+        id.starts_with("outcome_builder_") && id.len() == "outcome_builder_".len() + 8,
+        "{out}"
+    );
+    assert_eq!(
+        files(&env, &repo),
+        vec![
+            format!("outcomes/builder/{id}.yaml"),
+            format!("plans/builder/plan_{id}.yaml"),
+            format!("training/builder/training_plan_{id}.yaml"),
+        ]
+    );
+    let plan = env.git(&repo, &["show", &format!("{REF}:plans/builder/plan_{id}.yaml")]);
+    assert!(plan.contains("reasoning_pattern: iterative_refinement"), "{plan}");
+    assert!(
+        plan.contains("Sequential execution: analyze_requirements → generate_endpoint_code → write_tests"),
+        "{plan}"
+    );
+    assert!(plan.contains("confidence: 0.8"), "{plan}");
+    let training = env.git(
+        &repo,
+        &["show", &format!("{REF}:training/builder/training_plan_{id}.yaml")],
+    );
+    assert!(training.contains("- se_darwin") && training.contains("task_description: Build FastAPI endpoint"));
+
+    // A failure from stdin: stored, no plan extracted (auto-extraction is for successes).
+    let input =
+        br#"{"task":"Deploy","agent_name":"deploy","success":false,"error_message":"timeout","execution_time":31}"#;
+    let out = log_stdin(&env, &repo, input, &["--json"]).expect_code(0);
+    let json = out.json();
+    assert_eq!(json["outcome"]["success"], false);
+    assert!(json["plan"].is_null());
+    assert_eq!(files(&env, &repo).len(), 4);
+    // One commit per record, a plain chain.
+    assert_eq!(env.git(&repo, &["rev-list", "--count", REF]).trim(), "2");
+    env.assert_fsck(&repo);
+}
+
+#[test]
+fn secrets_are_redacted_before_they_are_stored() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let secrets = [
+        "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB",
+        "AKIAIOSFODNN7EXAMPLE",
+        "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+        "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+        "hunter2hunter2",
+    ];
+    let input = serde_json::json!({
+        "task": format!("deploy with {}", secrets[0]),
+        "agent_name": "deploy",
+        "success": true,
+        "execution_path": [format!("export AWS_ACCESS_KEY_ID={}", secrets[1]), "push"],
+        "result": {"status": "success", "log": format!("used {}", secrets[2])},
+        "context": {"slack": secrets[3], "nested": [{"password": "x", "note": format!("password={}", secrets[4])}]},
+        "error_message": format!("token={}", secrets[4]),
+    });
+    let _ = log_stdin(&env, &repo, input.to_string().as_bytes(), &[]).expect_code(0);
+    let objects = env.git(&repo, &["rev-list", "--objects", REF]);
+    let mut blobs = 0;
+    for line in objects.lines() {
+        let id = line.split_whitespace().next().unwrap();
+        let text = env.git(&repo, &["cat-file", "-p", id]);
+        for secret in secrets {
+            assert!(!text.contains(secret), "{secret} in {id}:\n{text}");
+        }
+        blobs += usize::from(line.contains(".yaml"));
+    }
+    assert_eq!(blobs, 3);
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "outcome", "list"]).expect_code(0);
+    assert_transcript!(t, "secrets_are_redacted_before_they_are_stored");
+}
+
+#[test]
+fn bad_input_is_refused_with_a_clear_error_and_nothing_is_written() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let refs_before = env.git(&repo, &["for-each-ref"]);
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (b"this is not json".to_vec(), "the outcome is not JSON"),
+        (b"".to_vec(), "no outcome on stdin"),
+        (br#"["a"]"#.to_vec(), "must be one JSON object"),
+        (
+            br#"{"task":"t","agent_name":"a","success":"yes"}"#.to_vec(),
+            "invalid type: string \"yes\", expected a boolean",
+        ),
+        (
+            br#"{"task":"t","agent_name":"a","success":true,"execution_path":"x"}"#.to_vec(),
+            "invalid type",
+        ),
+        (
+            br#"{"task":"t","agent_name":"a","success":true,"execution_time":-3}"#.to_vec(),
+            "invalid execution_time",
+        ),
+        (
+            br#"{"task":"t","agent_name":"a","success":true,"colour":1}"#.to_vec(),
+            "unknown field `colour`",
+        ),
+        (
+            br#"{"task":"t","agent_name":"../x","success":true}"#.to_vec(),
+            "invalid agent_name: '../x'",
+        ),
+        (
+            br#"{"task":"t","agent_name":"a/b","success":true}"#.to_vec(),
+            "invalid agent_name: 'a/b'",
+        ),
+        (br#"{"agent_name":"a","success":true}"#.to_vec(), "missing field `task`"),
+    ];
+    let mut t = Transcript::new(&env);
+    for (input, message) in &cases {
+        let input = std::str::from_utf8(input).unwrap();
+        let out = t
+            .run_with(&repo, &["ultraplan", "outcome", "log"], &[], Some(input))
+            .expect_code(128);
+        assert!(out.stderr.contains(message), "{message}:\n{out}");
+    }
+    // A 100 MB task description is refused by its size, unread.
+    let mut huge = br#"{"task":""#.to_vec();
+    huge.resize(100 << 20, b'x');
+    huge.extend_from_slice(br#"","agent_name":"a","success":true}"#);
+    let start = std::time::Instant::now();
+    let out = log_stdin(&env, &repo, &huge, &[]).expect_code(128);
+    assert!(out.stderr.contains("larger than 1048576 bytes"), "{out}");
+    eprintln!("100 MB input refused in {:?}", start.elapsed());
+    // Flags: a task over the limit, a path in the agent name, bad JSON.
+    let long_task = "x".repeat(20_000);
+    t.replace(long_task.as_str(), "<20000 x>");
+    for (args, message) in [
+        (
+            vec!["--task", long_task.as_str(), "--agent", "a", "--success"],
+            "invalid task: 20000 bytes",
+        ),
+        (
+            vec!["--task", "t", "--agent", "../x", "--success"],
+            "invalid agent_name",
+        ),
+        (
+            vec!["--task", "t", "--agent", "a"],
+            "--task needs --success or --failure",
+        ),
+        (
+            vec!["--task", "t", "--agent", "a", "--success", "--result", "[1]"],
+            "invalid --result",
+        ),
+        (
+            vec!["--task", "t", "--agent", "a", "--success", "--context", "{"],
+            "invalid --context: not JSON",
+        ),
+    ] {
+        let mut all = vec!["ultraplan", "outcome", "log"];
+        all.extend(args);
+        let out = t.run(&repo, &all).expect_code(128);
+        assert!(out.stderr.contains(message), "{message}:\n{out}");
+    }
+    // Unknown or malformed ids.
+    let _ = t
+        .run(&repo, &["ultraplan", "outcome", "show", "outcome_builder_00000000"])
+        .expect_code(128);
+    let _ = t
+        .run(&repo, &["ultraplan", "outcome", "extract", "outcome_builder_00000000"])
+        .expect_code(128);
+    let _ = t
+        .run(&repo, &["ultraplan", "outcome", "show", "outcome_../../x_00000000"])
+        .expect_code(128);
+    let _ = t
+        .run(&repo, &["ultraplan", "outcome", "list", "--agent", "a/b"])
+        .expect_code(128);
+    assert_transcript!(t, "bad_input_is_refused_with_a_clear_error_and_nothing_is_written");
+    assert_eq!(env.git(&repo, &["for-each-ref"]), refs_before);
+    assert!(env.git(&repo, &["for-each-ref", REF]).is_empty());
+}
+
+#[test]
+fn list_show_search_and_stats_read_what_was_logged() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let log = |task: &str, agent: &str, ok: bool, steps: &[&str]| -> String {
+        let mut args = vec!["ultraplan", "outcome", "log", "--task", task, "--agent", agent];
+        args.push(if ok { "--success" } else { "--failure" });
+        for s in steps {
+            args.extend(["--step", s]);
+        }
+        env.run(&repo, &args).expect_code(0).stdout.trim().to_owned()
+    };
+    let auth = log(
+        "Build JWT authentication endpoint",
+        "builder",
+        true,
+        &["analyze", "code", "test"],
+    );
+    let docs = log("Write API documentation", "writer", true, &["outline", "draft"]);
+    let deploy = log("Deploy the authentication service", "deploy", false, &["build", "push"]);
+
+    let list = env
+        .run(&repo, &["ultraplan", "outcome", "list", "--json"])
+        .expect_code(0);
+    assert_eq!(list.stdout.lines().count(), 3, "{list}");
+    let only = env
+        .run(&repo, &["ultraplan", "outcome", "list", "--failure", "--json"])
+        .expect_code(0);
+    assert!(
+        only.stdout.contains(&deploy) && only.stdout.lines().count() == 1,
+        "{only}"
+    );
+    let agent = env
+        .run(&repo, &["ultraplan", "outcome", "list", "--agent", "writer"])
+        .expect_code(0);
+    assert!(
+        agent.stdout.contains(&docs) && agent.stdout.lines().count() == 1,
+        "{agent}"
+    );
+    let later = env
+        .run(&repo, &["ultraplan", "outcome", "list", "--since", "2999-01-01"])
+        .expect_code(0);
+    assert!(later.stdout.is_empty(), "{later}");
+    let recent = env
+        .run(&repo, &["ultraplan", "outcome", "list", "--since", "yesterday"])
+        .expect_code(0);
+    assert_eq!(recent.stdout.lines().count(), 3, "{recent}");
+    let out = env
+        .run(&repo, &["ultraplan", "outcome", "list", "--since", "yesterday-ish"])
+        .expect_code(129);
+    assert!(out.stderr.contains("'yesterday-ish' is not a date"), "{out}");
+
+    let hits = env
+        .run(&repo, &["ultraplan", "outcome", "search", "authentication", "--json"])
+        .expect_code(0);
+    let ids: Vec<String> = hits
+        .stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["outcome"]["outcome_id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(ids.len(), 2, "{hits}");
+    assert!(ids.contains(&auth) && ids.contains(&deploy));
+    // The plan's words are searched too: key decisions name the steps.
+    let hits = env
+        .run(&repo, &["ultraplan", "outcome", "search", "outline", "--json"])
+        .expect_code(0);
+    assert!(
+        hits.stdout.contains(&docs) && hits.stdout.lines().count() == 1,
+        "{hits}"
+    );
+    let hits = env
+        .run(
+            &repo,
+            &[
+                "ultraplan",
+                "outcome",
+                "search",
+                "authentication",
+                "--success",
+                "--json",
+            ],
+        )
+        .expect_code(0);
+    assert_eq!(hits.stdout.lines().count(), 1, "{hits}");
+
+    let show = env
+        .run(&repo, &["ultraplan", "outcome", "show", &auth, "--json"])
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        show["outcome"]["execution_path"],
+        serde_json::json!(["analyze", "code", "test"])
+    );
+    assert_eq!(show["plan"]["reasoning_pattern"], "iterative_refinement");
+
+    let stats = env
+        .run(&repo, &["ultraplan", "outcome", "stats", "--json"])
+        .expect_code(0)
+        .json();
+    assert_eq!(stats["outcomes_logged"], 3);
+    assert_eq!(stats["plans_extracted"], 2);
+    assert_eq!(stats["training_examples_stored"], 2);
+    assert_eq!(stats["agents"]["deploy"]["plans_extracted"], 0);
+    assert_eq!(stats["agents"]["builder"]["outcomes_logged"], 1);
+}
+
+#[test]
+fn extraction_follows_config_and_a_checked_extractor_command() {
+    let mut env = TestEnv::new();
+    let repo = env.repo("repo");
+    let base = [
+        "ultraplan",
+        "outcome",
+        "log",
+        "--task",
+        "t",
+        "--agent",
+        "a",
+        "--success",
+        "--step",
+        "one",
+        "--step",
+        "two",
+    ];
+    // autoExtract=false: no plan.
+    let out = env
+        .run(
+            &repo,
+            &[&["-c", "ultraplan.outcomes.autoExtract=false"][..], &base[..]].concat(),
+        )
+        .expect_code(0);
+    assert_eq!(files(&env, &repo).len(), 1, "{out}");
+    // --no-extract beats config.
+    let _ = env
+        .run(&repo, &[&base[..], &["--no-extract"][..]].concat())
+        .expect_code(0);
+    assert_eq!(files(&env, &repo).len(), 2);
+
+    let stub = env.root().join("extractor.sh");
+    write(
+        &stub,
+        "#!/bin/sh\ncat > \"$(dirname \"$0\")/seen.json\"\necho '{\"strategy_description\":\"two after one\",\"reasoning_pattern\":\"learned\",\"tools_sequence\":[\"two\"],\"confidence\":0.3}'\n",
+    );
+    env.git(
+        &repo,
+        &[
+            "config",
+            "ultraplan.outcomes.extractor",
+            &format!("sh {}", stub.display()),
+        ],
+    );
+    let out = env.run(&repo, &[&base[..], &["--json"][..]].concat()).expect_code(0);
+    let plan = &out.json()["plan"];
+    assert_eq!(plan["extracted_by"], "command", "{out}");
+    assert_eq!(plan["confidence"], 0.95);
+    assert_eq!(plan["strategy_description"], "two after one");
+    let seen = read(&env.root().join("seen.json"));
+    assert!(seen.contains("\"execution_path\":[\"one\",\"two\"]"), "{seen}");
+
+    // An answer the outcome does not support: rules decide, with a warning.
+    write(&stub, "#!/bin/sh\ncat >/dev/null\necho '{\"strategy_description\":\"x\",\"reasoning_pattern\":\"y\",\"tools_sequence\":[\"rm -rf\"]}'\n");
+    let out = env.run(&repo, &[&base[..], &["--json"][..]].concat()).expect_code(0);
+    assert_eq!(out.json()["plan"]["extracted_by"], "rules", "{out}");
+    assert!(
+        out.stderr.contains("warning: the extractor") && out.stderr.contains("'rm -rf'"),
+        "{out}"
+    );
+    // A hanging extractor is killed at its timeout.
+    env.set("GIT_CONFIG_COUNT", "1");
+    env.set("GIT_CONFIG_KEY_0", "ultraplan.outcomes.extractorTimeout");
+    env.set("GIT_CONFIG_VALUE_0", "300ms");
+    write(&stub, "#!/bin/sh\nsleep 30\n");
+    let out = env.run(&repo, &[&base[..], &["--json"][..]].concat()).expect_code(0);
+    assert_eq!(out.json()["plan"]["extracted_by"], "rules", "{out}");
+    assert!(out.stderr.contains("timed out"), "{out}");
+
+    // `outcome extract <id>` extracts again and replaces the stored plan.
+    let id = out.json()["outcome"]["outcome_id"].as_str().unwrap().to_owned();
+    write(&stub, "#!/bin/sh\ncat >/dev/null\necho '{\"strategy_description\":\"again\",\"reasoning_pattern\":\"y\",\"tools_sequence\":[\"one\",\"two\"]}'\n");
+    let out = env
+        .run(&repo, &["ultraplan", "outcome", "extract", &id, "--json"])
+        .expect_code(0);
+    assert_eq!(out.json()["strategy_description"], "again");
+    let plan = env.git(&repo, &["show", &format!("{REF}:plans/a/plan_{id}.yaml")]);
+    assert!(plan.contains("strategy_description: again"), "{plan}");
+    let training = env.git(&repo, &["show", &format!("{REF}:training/a/training_plan_{id}.yaml")]);
+    assert!(training.contains("strategy_description: again"), "{training}");
+}
+
+#[test]
+fn concurrent_logs_lose_no_record() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let children: Vec<_> = (0..24)
+        .map(|i| {
+            env.command(bin_dir().join("git-ultraplan"), &repo)
+                .args([
+                    "outcome",
+                    "log",
+                    "--task",
+                    &format!("task {i}"),
+                    "--agent",
+                    "a",
+                    "--success",
+                ])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut ids = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        ids.push(String::from_utf8_lossy(&out.stdout).trim().to_owned());
+    }
+    let stored = files(&env, &repo);
+    for id in &ids {
+        assert!(stored.contains(&format!("outcomes/a/{id}.yaml")), "{id} lost");
+    }
+    assert_eq!(stored.iter().filter(|f| f.starts_with("outcomes/")).count(), 24);
+    assert_eq!(env.git(&repo, &["rev-list", "--count", REF]).trim(), "24");
+    env.assert_fsck(&repo);
+}
+
+#[test]
+fn a_finished_run_records_its_outcome() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("plan.md"),
+        &plan(&[
+            StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt"),
+            StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt"),
+        ]),
+    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "outcome", "list"]).expect_code(0);
+    let list = t.run(&repo, &["ultraplan", "outcome", "list", "--json"]).expect_code(0);
+    assert_transcript!(t, "a_finished_run_records_its_outcome");
+    let stored: serde_json::Value = serde_json::from_str(list.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        stored["outcome"]["context"]["commit"],
+        env.git(&repo, &["rev-parse", "HEAD"]).trim()
+    );
+}
+
+#[test]
+fn a_failed_run_records_a_failure_and_recording_never_fails_a_run() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("plan.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "false")]),
+    );
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(&repo, &["ultraplan", "-q", "run", "plan.md", "--max-attempts", "1"])
+        .expect_code(1);
+    let _ = t
+        .run(&repo, &["ultraplan", "outcome", "list", "--failure", "--json"])
+        .expect_code(0);
+
+    // ultraplan.outcomes=off records nothing.
+    let other = env.repo("other");
+    write(
+        &other.join("plan.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "true")]),
+    );
+    t.note("ultraplan.outcomes=off records nothing");
+    let _ = t
+        .run(
+            &other,
+            &["-c", "ultraplan.outcomes=off", "ultraplan", "-q", "run", "plan.md"],
+        )
+        .expect_code(0);
+    let _ = t.run(&other, &["for-each-ref", REF]).expect_code(0);
+
+    // A store that cannot be written (the ref holds a blob): a warning, the run still passes.
+    let third = env.repo("third");
+    write(
+        &third.join("plan.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "true")]),
+    );
+    let blob = env.git(&third, &["hash-object", "-w", "README.md"]);
+    env.git(&third, &["update-ref", REF, blob.trim()]);
+    t.note("a store that cannot be written (the ref holds a blob): a warning, the run still passes");
+    let _ = t.run(&third, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let _ = t.run(&third, &["log", "--oneline"]).expect_code(0);
+    assert_transcript!(t, "a_failed_run_records_a_failure_and_recording_never_fails_a_run");
+}
+
+#[test]
+fn each_session_of_a_multi_session_run_records_its_own_outcome() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let steps: String = [
+        StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt"),
+        StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt"),
+    ]
+    .iter()
+    .map(StepSpec::render)
+    .collect();
+    let mut strategy = String::from("## Execution Strategy\n\n");
+    for (n, file) in [(1, "a.txt"), (2, "b.txt")] {
+        strategy.push_str(&format!(
+            "### Session {n}: S{n}\n- **Steps:** {n}\n- **Wave:** 1\n- **Depends on:** none\n- **Scope fence:** Touch: `{file}`\n\n"
+        ));
+    }
+    write(
+        &repo.join("plan.md"),
+        &format!("# Sessions\n\n## Implementation Plan\n\n{steps}{strategy}"),
+    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(0);
+    // The sessions record theirs as they finish, in either order: sorted here.
+    let list = env.run(&repo, &["ultraplan", "outcome", "list"]).expect_code(0);
+    let mut lines: Vec<&str> = list.stdout.lines().collect();
+    lines.sort_by_key(|l| l.rsplit("  ").next().unwrap_or_default().to_owned());
+    t.note(&format!("git ultraplan outcome list, by task:\n{}", lines.join("\n")));
+    assert_transcript!(t, "each_session_of_a_multi_session_run_records_its_own_outcome");
+    assert_eq!(lines.len(), 3, "{list}");
+    env.assert_fsck(&repo);
+}
+
+#[test]
+fn with_outcomes_steps_each_step_records_one_too() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("plan.md"),
+        &plan(&[
+            StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt"),
+            StepSpec::new(2, "`b.txt`", "echo b > b.txt", "false"),
+        ]),
+    );
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(
+            &repo,
+            &[
+                "-c",
+                "ultraplan.outcomes=steps",
+                "ultraplan",
+                "-q",
+                "run",
+                "plan.md",
+                "--max-attempts",
+                "1",
+            ],
+        )
+        .expect_code(1);
+    let _ = t.run(&repo, &["ultraplan", "outcome", "list"]).expect_code(0);
+    let list = env
+        .run(&repo, &["ultraplan", "outcome", "list", "--json"])
+        .expect_code(0);
+    let outcomes: Vec<serde_json::Value> = list
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["outcome"].clone())
+        .collect();
+    assert_eq!(outcomes.len(), 3, "{list}");
+    let step = |n: u64| {
+        outcomes
+            .iter()
+            .find(|o| o["context"]["step"] == n)
+            .unwrap_or_else(|| panic!("{list}"))
+    };
+    assert_eq!(step(1)["success"], true);
+    assert_eq!(step(2)["success"], false);
+    assert!(
+        step(2)["error_message"].as_str().is_some_and(|e| !e.is_empty()),
+        "{list}"
+    );
+    t.note("a bad ultraplan.outcomes does not stop reading, nor a run");
+    let _ = t
+        .run(
+            &repo,
+            &["-c", "ultraplan.outcomes=sometimes", "ultraplan", "outcome", "list"],
+        )
+        .expect_code(0);
+    let other = env.repo("other");
+    write(
+        &other.join("plan.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "true")]),
+    );
+    let _ = t
+        .run(
+            &other,
+            &["-c", "ultraplan.outcomes=sometimes", "ultraplan", "run", "plan.md"],
+        )
+        .expect_code(0);
+    assert_transcript!(t, "with_outcomes_steps_each_step_records_one_too");
+}
+
+#[test]
+fn no_secret_of_the_redaction_corpus_survives_in_an_outcome() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (samples, secrets) = crate::both::redaction::corpus();
+    // Every sample in every field: alone as a step, a result value, a
+    // context key and value; all together as the task and the error.
+    let mut result = serde_json::Map::new();
+    let mut context = serde_json::Map::new();
+    for (i, sample) in samples.iter().enumerate() {
+        result.insert(format!("s{i}"), sample.clone().into());
+        context.insert(sample.clone(), serde_json::json!({ "nested": [sample] }));
+    }
+    let all = samples.join("\n");
+    let input = serde_json::json!({
+        "task": all,
+        "agent_name": "corpus",
+        "success": true,
+        "execution_path": samples,
+        "result": result,
+        "context": context,
+        "error_message": all,
+    });
+    let out = log_stdin(&env, &repo, input.to_string().as_bytes(), &[]).expect_code(0);
+    let objects = env.git(&repo, &["rev-list", "--objects", REF]);
+    let mut blobs = 0;
+    for line in objects.lines() {
+        let id = line.split_whitespace().next().unwrap();
+        let text = env.git(&repo, &["cat-file", "-p", id]);
+        for secret in &secrets {
+            assert!(!text.contains(secret.as_str()), "{secret} in {line}:\n{text}");
+        }
+        blobs += usize::from(line.ends_with(".yaml"));
+    }
+    assert_eq!(blobs, 3, "{out}");
+    let shown = env
+        .run(&repo, &["ultraplan", "outcome", "show", out.stdout.trim()])
+        .expect_code(0);
+    assert!(shown.stdout.contains("[REDACTED:"), "{shown}");
+}
