@@ -19,9 +19,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{env, git, machine, median, sampled, Pairs, Sample};
+use common::{git, machine, median, sampled_run, Pairs, Sample};
 
 const PAIRS: usize = 5;
 
@@ -43,14 +42,7 @@ fn nested_plan(kib: usize) -> String {
 
 /// Runs `program args` in `dir`; `expected` is the exit code it must end with.
 fn timed(program: &str, args: &[&str], dir: &Path, expected: i32) -> Sample {
-    let (sample, out) = sampled(|| {
-        Command::new(program)
-            .args(args)
-            .current_dir(dir)
-            .envs(env())
-            .output()
-            .unwrap()
-    });
+    let (sample, out) = sampled_run(program, args, dir);
     assert_eq!(
         out.status.code(),
         Some(expected),

@@ -21,9 +21,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{env, git, machine, sampled, Pairs};
+use common::{env, git, machine, timed_stdout, Pairs};
 
 fn ultraplan() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_git-ultraplan"))
@@ -53,21 +52,8 @@ fn plan(steps: usize, marks: &Path) -> String {
 
 /// Runs `program args` in `dir`, measured; its stdout's length.
 fn measured(program: &Path, args: &[&str], dir: &Path) -> (common::Sample, usize) {
-    let (sample, out) = sampled(|| {
-        Command::new(program)
-            .args(args)
-            .current_dir(dir)
-            .envs(env())
-            .output()
-            .unwrap()
-    });
-    assert!(
-        out.status.success(),
-        "{} {args:?}: {}",
-        program.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (sample, out.stdout.len())
+    let (sample, stdout) = timed_stdout(program, args, dir);
+    (sample, stdout.len())
 }
 
 fn main() {

@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{env, git, machine, median, sampled, Pairs, Sample};
+use common::{env, git, machine, median, timed_stdout, Pairs, Sample};
 
 fn ultraplan() -> PathBuf {
     match std::env::var_os("ULTRAPLAN_BIN") {
@@ -86,27 +86,9 @@ fn size(dir: &Path) -> u64 {
         .unwrap()
 }
 
-fn run(dir: &Path, program: &Path, args: &[&str]) -> (Sample, Vec<u8>) {
-    let (sample, out) = sampled(|| {
-        Command::new(program)
-            .args(args)
-            .current_dir(dir)
-            .envs(env())
-            .output()
-            .unwrap()
-    });
-    assert!(
-        out.status.success(),
-        "{} {args:?}: {}",
-        program.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (sample, out.stdout)
-}
-
 /// The median wall and CPU time of 5 runs.
 fn median_of(dir: &Path, program: &Path, args: &[&str]) -> String {
-    let samples: Vec<Sample> = (0..5).map(|_| run(dir, program, args).0).collect();
+    let samples: Vec<Sample> = (0..5).map(|_| timed_stdout(program, args, dir).0).collect();
     let wall = median(samples.iter().map(|s| s.wall).collect());
     let cpu = median(samples.iter().map(|s| s.cpu).collect());
     format!("{} (cpu {})", ms(wall), ms(cpu))
@@ -204,7 +186,7 @@ fn main() {
             }
             let script_file = root.join("plain.sh");
             std::fs::write(&script_file, script).unwrap();
-            let (theirs, _) = run(&plain, Path::new("sh"), &[script_file.to_str().unwrap()]);
+            let (theirs, _) = timed_stdout("sh", &[script_file.to_str().unwrap()], &plain);
             plain_growth = size(&plain) - before;
             git(&plain, &["repack", "-adq"]);
             plain_packed = size(&plain) - before;
@@ -214,7 +196,7 @@ fn main() {
             let _ = std::fs::remove_dir_all(&repo);
             repository(&repo, steps);
             let before = size(&repo);
-            let (ours, _) = run(&repo, &bin, &["run", "-q", "plan.md"]);
+            let (ours, _) = timed_stdout(&bin, &["run", "-q", "plan.md"], &repo);
             growth = size(&repo) - before;
             measured.push(ours, theirs);
             if p + 1 == count {
@@ -244,7 +226,7 @@ fn main() {
         let rel = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
 
         let out = root.join(format!("export-{steps}.yaml"));
-        let (export, _) = run(&repo, &bin, &["export", "-q", "plan.md", "-o", out.to_str().unwrap()]);
+        let (export, _) = timed_stdout(&bin, &["export", "-q", "plan.md", "-o", out.to_str().unwrap()], &repo);
         let export_size = std::fs::metadata(&out).unwrap().len();
         let _ = std::fs::remove_file(&out);
         println!("state: {steps} steps, {count} pair(s)");

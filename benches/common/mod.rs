@@ -10,8 +10,9 @@
 
 #![allow(dead_code)] // each bench uses its own part
 
+use std::ffi::OsStr;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 /// Runs `git args` in `dir` with the hermetic environment; panics on failure.
@@ -216,23 +217,35 @@ pub fn repository_of(repo: &Path, files: usize) {
 }
 
 /// Runs `program args` in `dir` with the hermetic environment and measures
-/// it; panics (with its output) when it fails.
-pub fn timed(program: &str, args: &[&str], dir: &Path) -> Sample {
-    let (sample, out) = sampled(|| {
+/// it; what it printed and how it ended, whatever that was.
+pub fn sampled_run(program: impl AsRef<OsStr>, args: &[&str], dir: &Path) -> (Sample, Output) {
+    sampled(|| {
         Command::new(program)
             .args(args)
             .current_dir(dir)
             .envs(env())
             .output()
             .unwrap()
-    });
+    })
+}
+
+/// [`sampled_run`] of a command that must succeed: panics (with its output)
+/// when it fails; its standard output.
+pub fn timed_stdout(program: impl AsRef<OsStr>, args: &[&str], dir: &Path) -> (Sample, Vec<u8>) {
+    let shown = program.as_ref().to_string_lossy().into_owned();
+    let (sample, out) = sampled_run(program, args, dir);
     assert!(
         out.status.success(),
-        "{program} failed:\n{}{}",
+        "{shown} {args:?} failed:\n{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    sample
+    (sample, out.stdout)
+}
+
+/// [`timed_stdout`], its output dropped.
+pub fn timed(program: impl AsRef<OsStr>, args: &[&str], dir: &Path) -> Sample {
+    timed_stdout(program, args, dir).0
 }
 
 /// Makes this process the one that reaps what its children leave running
