@@ -220,3 +220,45 @@ pub fn make_dirty(repo: &Path) {
     write(&repo.join("notes.txt"), "untracked notes\n");
     write(&repo.join("scratch/idea.md"), "untracked idea\n");
 }
+
+/// Writes each `(path, text)` into `repo` and commits them all as `message`.
+pub fn commit_files(env: &TestEnv, repo: &Path, files: &[(&str, &str)], message: &str) {
+    for (path, text) in files {
+        write(&repo.join(path), text);
+    }
+    commit_all(env, repo, message);
+}
+
+/// Starts `branch` at `main` and commits `files` on it as one commit
+/// `message`: a squash, when the message names several pieces of work.
+pub fn squash_on(env: &TestEnv, repo: &Path, branch: &str, files: &[(&str, &str)], message: &str) {
+    env.git(repo, &["checkout", "-q", "-b", branch, "main"]);
+    commit_files(env, repo, files, message);
+}
+
+/// The clean branch a run made beside `original` (`<original>-<stamp>`).
+pub fn clean_branch(env: &TestEnv, repo: &Path, original: &str) -> String {
+    let pattern = format!("refs/heads/{original}-*");
+    env.git(repo, &["for-each-ref", "--format=%(refname:short)", &pattern])
+        .trim()
+        .to_owned()
+}
+
+/// A client's two limits, `src/retry.rs` and `src/timeout.rs`, as a base
+/// holds them.
+pub const LIMITS: [(&str, &str); 2] = [
+    ("src/retry.rs", "pub fn attempts(limit: u32) -> u32 {\n    limit\n}\n"),
+    ("src/timeout.rs", "pub fn seconds(wait: u64) -> u64 {\n    wait\n}\n"),
+];
+
+/// [`LIMITS`], both raised: two pieces of work a squash may hold.
+pub const LIMITS_RAISED: [(&str, &str); 2] = [
+    (
+        "src/retry.rs",
+        "pub fn attempts(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
+    ),
+    (
+        "src/timeout.rs",
+        "pub fn seconds(wait: u64) -> u64 {\n    wait.max(30)\n}\n",
+    ),
+];

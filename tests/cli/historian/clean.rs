@@ -598,15 +598,7 @@ fn a_squash_is_split_into_the_pieces_its_message_names() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
     write(&repo.join("src/lib.rs"), "pub mod retry;\npub mod timeout;\n");
-    write(
-        &repo.join("src/retry.rs"),
-        "pub fn attempts(limit: u32) -> u32 {\n    limit\n}\n",
-    );
-    write(
-        &repo.join("src/timeout.rs"),
-        "pub fn seconds(wait: u64) -> u64 {\n    wait\n}\n",
-    );
-    commit_all(&env, &repo, "base");
+    commit_files(&env, &repo, &LIMITS, "base");
     for (branch, message) in [
         ("one", "Tune the client\n\nBoth limits grow.\n"),
         ("body", "Tune the client\n\nThe limits grow with the load\n"),
@@ -615,16 +607,7 @@ fn a_squash_is_split_into_the_pieces_its_message_names() {
             "Retry failed requests\n\nThe client tries again after a failure.\n\nLengthen the timeout\n",
         ),
     ] {
-        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
-        write(
-            &repo.join("src/retry.rs"),
-            "pub fn attempts(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
-        );
-        write(
-            &repo.join("src/timeout.rs"),
-            "pub fn seconds(wait: u64) -> u64 {\n    wait.max(30)\n}\n",
-        );
-        commit_all(&env, &repo, message);
+        squash_on(&env, &repo, branch, &LIMITS_RAISED, message);
     }
     // A body's one-line paragraph, with or without a full stop, is no
     // subject: the commit stays whole.

@@ -4,7 +4,10 @@
 //! full stop still counts as one when it opens like one; and when the split
 //! rests on a weak call, `clean` asks (issue 39, item 4).
 
-use crate::harness::historian::{assert_same_tree, commit_all, explained_items, record_clean, show_patches};
+use crate::harness::historian::{
+    assert_same_tree, clean_branch, commit_all, commit_files, explained_items, record_clean, show_patches, squash_on,
+    LIMITS, LIMITS_RAISED,
+};
 use crate::harness::support::*;
 use crate::harness::transcript::Transcript;
 
@@ -14,24 +17,33 @@ use crate::harness::transcript::Transcript;
 fn a_part_goes_with_the_subject_the_names_in_its_lines_say() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    write(&repo.join("src/core.rs"), "pub fn start() {}\n");
-    write(&repo.join("src/wire.rs"), "pub fn open() {}\n");
-    write(&repo.join("docs/guide.md"), "# Guide\n");
-    commit_all(&env, &repo, "base");
-    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
-    write(
-        &repo.join("src/core.rs"),
-        "pub fn start() {}\n\npub fn cache_answers(host: &str) -> String {\n    host.to_owned()\n}\n",
+    let base = [
+        ("src/core.rs", "pub fn start() {}\n"),
+        ("src/wire.rs", "pub fn open() {}\n"),
+        ("docs/guide.md", "# Guide\n"),
+    ];
+    commit_files(&env, &repo, &base, "base");
+    let change = [
+        (
+            "src/core.rs",
+            "pub fn start() {}\n\npub fn cache_answers(host: &str) -> String {\n    host.to_owned()\n}\n",
+        ),
+        (
+            "src/wire.rs",
+            "pub fn open() {}\n\npub fn retry_requests(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
+        ),
+        (
+            "docs/guide.md",
+            "# Guide\n\nFailed requests are sent again, three times at most.\n",
+        ),
+    ];
+    squash_on(
+        &env,
+        &repo,
+        "feature",
+        &change,
+        "Cache the DNS answers\n\nRetry failed requests\n",
     );
-    write(
-        &repo.join("src/wire.rs"),
-        "pub fn open() {}\n\npub fn retry_requests(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
-    );
-    write(
-        &repo.join("docs/guide.md"),
-        "# Guide\n\nFailed requests are sent again, three times at most.\n",
-    );
-    commit_all(&env, &repo, "Cache the DNS answers\n\nRetry failed requests\n");
     // Each commit says the subject it answered to, not the squash's first.
     let mut t = Transcript::new(&env);
     record_clean(&mut t, &repo, "feature", &[]);
@@ -44,31 +56,14 @@ fn a_part_goes_with_the_subject_the_names_in_its_lines_say() {
 fn subjects_ending_in_a_full_stop_are_counted() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    write(
-        &repo.join("src/retry.rs"),
-        "pub fn attempts(limit: u32) -> u32 {\n    limit\n}\n",
-    );
-    write(
-        &repo.join("src/timeout.rs"),
-        "pub fn seconds(wait: u64) -> u64 {\n    wait\n}\n",
-    );
-    commit_all(&env, &repo, "base");
+    commit_files(&env, &repo, &LIMITS, "base");
     let mut t = Transcript::new(&env);
     // Two commits, then one.
     for (branch, message) in [
         ("squashed", "Added retries to the client.\n\nIncreased the timeout.\n"),
         ("body", "Tune the client\n\nBoth limits grow.\n"),
     ] {
-        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
-        write(
-            &repo.join("src/retry.rs"),
-            "pub fn attempts(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
-        );
-        write(
-            &repo.join("src/timeout.rs"),
-            "pub fn seconds(wait: u64) -> u64 {\n    wait.max(30)\n}\n",
-        );
-        commit_all(&env, &repo, message);
+        squash_on(&env, &repo, branch, &LIMITS_RAISED, message);
         let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
     }
     assert_transcript!(t, "subjects_ending_in_a_full_stop_are_counted");
@@ -83,9 +78,18 @@ fn subjects_ending_in_a_full_stop_are_counted() {
 fn a_squash_is_read_in_the_style_of_its_first_message() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    write(&repo.join("src/pane.c"), "int panes;\n");
-    write(&repo.join("src/resize.c"), "int sizes;\n");
-    commit_all(&env, &repo, "base");
+    let base = [("src/pane.c", "int panes;\n"), ("src/resize.c", "int sizes;\n")];
+    commit_files(&env, &repo, &base, "base");
+    let change = [
+        (
+            "src/pane.c",
+            "int panes;\n\nstatic void\npane_close(void)\n{\n\tfree_last_pane();\n}\n",
+        ),
+        (
+            "src/resize.c",
+            "int sizes;\n\nstatic void\nresize_largest(void)\n{\n\tlargest_client_size();\n}\n",
+        ),
+    ];
     let mut t = Transcript::new(&env);
     for (branch, message) in [
         (
@@ -101,16 +105,7 @@ fn a_squash_is_read_in_the_style_of_its_first_message() {
             "Fix the pane and resize code\n\nAdd a flag to resize the window to the size of the\nlargest client, and fix the crash.\n",
         ),
     ] {
-        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
-        write(
-            &repo.join("src/pane.c"),
-            "int panes;\n\nstatic void\npane_close(void)\n{\n\tfree_last_pane();\n}\n",
-        );
-        write(
-            &repo.join("src/resize.c"),
-            "int sizes;\n\nstatic void\nresize_largest(void)\n{\n\tlargest_client_size();\n}\n",
-        );
-        commit_all(&env, &repo, message);
+        squash_on(&env, &repo, branch, &change, message);
         let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
     }
     record_clean(&mut t, &repo, "wrapped", &["wrapped"]);
@@ -138,12 +133,8 @@ fn hunks_answering_to_different_subjects_go_to_different_commits() {
         ("squashed", "Read with a larger buffer\n\nFlush the writer once\n"),
         ("one", "Tune reading and flushing\n"),
     ] {
-        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
-        write(
-            &repo.join("src/io.rs"),
-            &source("read_buffer(4096)", "flush_writer_once()"),
-        );
-        commit_all(&env, &repo, message);
+        let change = source("read_buffer(4096)", "flush_writer_once()");
+        squash_on(&env, &repo, branch, &[("src/io.rs", &change)], message);
         // Each hunk's rival is the other part of its own file, in the other
         // commit.
         let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
@@ -161,35 +152,30 @@ fn hunks_answering_to_different_subjects_go_to_different_commits() {
 fn a_release_goes_with_the_files_naming_its_version() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    write(
-        &repo.join("Cargo.toml"),
-        "[package]\nname = \"lexer\"\nversion = \"1.1.0\"\n",
-    );
-    write(&repo.join("CHANGELOG.md"), "# Changelog\n\n## 1.1.0\n");
-    write(&repo.join("src/parse.rs"), "pub fn parse() {}\n");
-    commit_all(&env, &repo, "base");
+    let base = [
+        ("Cargo.toml", "[package]\nname = \"lexer\"\nversion = \"1.1.0\"\n"),
+        ("CHANGELOG.md", "# Changelog\n\n## 1.1.0\n"),
+        ("src/parse.rs", "pub fn parse() {}\n"),
+    ];
+    commit_files(&env, &repo, &base, "base");
     let body: Vec<String> = (1..=12)
         .map(|n| format!("    if input.len() == {n} {{\n        return Vec::new();\n    }}"))
         .collect();
+    let parse = format!(
+        "pub fn parse() {{}}\n\npub fn parse_input(input: &str) -> Vec<String> {{\n{}\n    vec![input.to_owned()]\n}}\n",
+        body.join("\n")
+    );
+    let change = [
+        ("Cargo.toml", "[package]\nname = \"lexer\"\nversion = \"1.2.0\"\n"),
+        ("CHANGELOG.md", "# Changelog\n\n## 1.2.0\n\n## 1.1.0\n"),
+        ("src/parse.rs", &parse),
+    ];
     let mut t = Transcript::new(&env);
     for (branch, message) in [
         ("release", "1.2.0\n\nParse empty input\n"),
         ("untold", "Tidy up\n\nParse empty input\n"),
     ] {
-        env.git(&repo, &["checkout", "-q", "-b", branch, "main"]);
-        write(
-            &repo.join("Cargo.toml"),
-            "[package]\nname = \"lexer\"\nversion = \"1.2.0\"\n",
-        );
-        write(&repo.join("CHANGELOG.md"), "# Changelog\n\n## 1.2.0\n\n## 1.1.0\n");
-        write(
-            &repo.join("src/parse.rs"),
-            &format!(
-                "pub fn parse() {{}}\n\npub fn parse_input(input: &str) -> Vec<String> {{\n{}\n    vec![input.to_owned()]\n}}\n",
-                body.join("\n")
-            ),
-        );
-        commit_all(&env, &repo, message);
+        squash_on(&env, &repo, branch, &change, message);
         record_clean(&mut t, &repo, branch, &[]);
     }
     assert_transcript!(t, "a_release_goes_with_the_files_naming_its_version");
@@ -203,28 +189,28 @@ fn a_release_goes_with_the_files_naming_its_version() {
 fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    write(&repo.join("src/memo.rs"), "pub fn start() {}\n");
-    write(&repo.join("src/wire.rs"), "pub fn open() {}\n");
-    write(&repo.join("src/retry.rs"), "pub fn send() {}\n");
-    commit_all(&env, &repo, "base");
-    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
-    write(
-        &repo.join("src/memo.rs"),
-        "pub fn start() {}\n\npub fn memoize_host(name: &str) -> String {\n    remembered(name)\n}\n\npub fn remembered(name: &str) -> String {\n    name.to_owned()\n}\n",
-    );
-    write(
-        &repo.join("src/wire.rs"),
-        "pub fn open() {}\n\npub fn connect(address: &str) -> String {\n    remembered(address)\n}\n",
-    );
-    write(
-        &repo.join("src/retry.rs"),
-        "pub fn send() {}\n\npub fn retry_requests(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
-    );
-    commit_all(
-        &env,
-        &repo,
-        "Memoize host lookups\n\nRetry failed requests\n\nThe wire timeout stays as it was.\n",
-    );
+    let base = [
+        ("src/memo.rs", "pub fn start() {}\n"),
+        ("src/wire.rs", "pub fn open() {}\n"),
+        ("src/retry.rs", "pub fn send() {}\n"),
+    ];
+    commit_files(&env, &repo, &base, "base");
+    let change = [
+        (
+            "src/memo.rs",
+            "pub fn start() {}\n\npub fn memoize_host(name: &str) -> String {\n    remembered(name)\n}\n\npub fn remembered(name: &str) -> String {\n    name.to_owned()\n}\n",
+        ),
+        (
+            "src/wire.rs",
+            "pub fn open() {}\n\npub fn connect(address: &str) -> String {\n    remembered(address)\n}\n",
+        ),
+        (
+            "src/retry.rs",
+            "pub fn send() {}\n\npub fn retry_requests(limit: u32) -> u32 {\n    limit.max(3)\n}\n",
+        ),
+    ];
+    let message = "Memoize host lookups\n\nRetry failed requests\n\nThe wire timeout stays as it was.\n";
+    squash_on(&env, &repo, "feature", &change, message);
     // `--explain` says how strongly each item answers to its subject; the
     // lone file's best link, as the joins weighed it (with a count from the
     // message, a sure join), stays under the threshold they used, and it
@@ -267,16 +253,23 @@ fn files_answering_to_different_subjects_stay_apart_despite_their_history() {
         );
         commit_all(&env, &repo, &format!("step {n}"));
     }
-    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
-    write(
-        &repo.join("src/cache.rs"),
-        "pub fn cache_answers() -> u32 {\n    7\n}\n\npub fn answers_cached(ttl: u32) -> u32 {\n    ttl\n}\n",
+    let change = [
+        (
+            "src/cache.rs",
+            "pub fn cache_answers() -> u32 {\n    7\n}\n\npub fn answers_cached(ttl: u32) -> u32 {\n    ttl\n}\n",
+        ),
+        (
+            "src/retry.rs",
+            "pub fn retry_requests() -> u32 {\n    crate::cache::cache_answers() + 7\n}\n\npub fn requests_retried(limit: u32) -> u32 {\n    limit\n}\n",
+        ),
+    ];
+    squash_on(
+        &env,
+        &repo,
+        "feature",
+        &change,
+        "Cache the DNS answers\n\nRetry failed requests\n",
     );
-    write(
-        &repo.join("src/retry.rs"),
-        "pub fn retry_requests() -> u32 {\n    crate::cache::cache_answers() + 7\n}\n\npub fn requests_retried(limit: u32) -> u32 {\n    limit\n}\n",
-    );
-    commit_all(&env, &repo, "Cache the DNS answers\n\nRetry failed requests\n");
     let mut t = Transcript::new(&env);
     record_clean(&mut t, &repo, "feature", &[]);
     assert_transcript!(
@@ -292,23 +285,23 @@ fn files_answering_to_different_subjects_stay_apart_despite_their_history() {
 fn each_piece_of_a_squash_says_the_subject_it_answered_to() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    write(&repo.join("src/config.rs"), "pub fn load() {}\n");
-    write(&repo.join("src/store.rs"), "pub fn keep() {}\n");
-    commit_all(&env, &repo, "base");
-    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
-    write(
-        &repo.join("src/config.rs"),
-        "pub fn load() {}\n\npub fn settings_from_environment() -> String {\n    std::env::var(\"APP_SETTINGS\").unwrap_or_default()\n}\n",
-    );
-    write(
-        &repo.join("src/store.rs"),
-        "pub fn keep() {}\n\npub fn save_settings_to_disk(text: &str) {\n    std::fs::write(\"settings.txt\", text).unwrap()\n}\n",
-    );
-    commit_all(
-        &env,
-        &repo,
-        "Read the settings from the environment\n\nWrite the settings to disk\n",
-    );
+    let base = [
+        ("src/config.rs", "pub fn load() {}\n"),
+        ("src/store.rs", "pub fn keep() {}\n"),
+    ];
+    commit_files(&env, &repo, &base, "base");
+    let change = [
+        (
+            "src/config.rs",
+            "pub fn load() {}\n\npub fn settings_from_environment() -> String {\n    std::env::var(\"APP_SETTINGS\").unwrap_or_default()\n}\n",
+        ),
+        (
+            "src/store.rs",
+            "pub fn keep() {}\n\npub fn save_settings_to_disk(text: &str) {\n    std::fs::write(\"settings.txt\", text).unwrap()\n}\n",
+        ),
+    ];
+    let message = "Read the settings from the environment\n\nWrite the settings to disk\n";
+    squash_on(&env, &repo, "feature", &change, message);
     // `--explain` says which subject each item answered to.
     let mut t = Transcript::new(&env);
     let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
@@ -327,21 +320,30 @@ fn each_piece_of_a_squash_says_the_subject_it_answered_to() {
 fn unsure_repo(env: &TestEnv) -> std::path::PathBuf {
     let repo = env.repo("repo");
     // Added apart: no history couples the two files.
-    write(&repo.join("src/cache.rs"), "pub fn start() -> u32 {\n    1\n}\n");
-    commit_all(env, &repo, "add the cache");
-    write(&repo.join("src/wire.rs"), "pub fn open() -> u32 {\n    2\n}\n");
-    commit_all(env, &repo, "add the wire");
-    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
-    write(
-        &repo.join("src/cache.rs"),
-        "pub fn start() -> u32 {\n    1\n}\n\npub fn cache_answers(host: &str) -> String {\n    host.to_owned()\n}\n",
+    commit_files(
+        env,
+        &repo,
+        &[("src/cache.rs", "pub fn start() -> u32 {\n    1\n}\n")],
+        "add the cache",
     );
-    // The wire's hunk names the cache: a weak link, short of the threshold.
-    write(
-        &repo.join("src/wire.rs"),
-        "pub fn open() -> u32 {\n    2\n}\n\npub fn retry_requests(cache: u32) -> u32 {\n    cache.max(3)\n}\n",
+    commit_files(
+        env,
+        &repo,
+        &[("src/wire.rs", "pub fn open() -> u32 {\n    2\n}\n")],
+        "add the wire",
     );
-    commit_all(env, &repo, "Update");
+    let change = [
+        (
+            "src/cache.rs",
+            "pub fn start() -> u32 {\n    1\n}\n\npub fn cache_answers(host: &str) -> String {\n    host.to_owned()\n}\n",
+        ),
+        // The wire's hunk names the cache: a weak link, short of the threshold.
+        (
+            "src/wire.rs",
+            "pub fn open() -> u32 {\n    2\n}\n\npub fn retry_requests(cache: u32) -> u32 {\n    cache.max(3)\n}\n",
+        ),
+    ];
+    squash_on(env, &repo, "feature", &change, "Update");
     repo
 }
 
@@ -373,11 +375,7 @@ fn an_unsure_split_asks_and_the_answer_is_built() {
     );
     let _ = t.run(&repo, &["historian", "status"]).expect_code(0);
     let _ = t.run(&repo, &["historian", "resume", "--answer", "1"]).expect_code(0);
-    let clean = env.git(
-        &repo,
-        &["for-each-ref", "--format=%(refname:short)", "refs/heads/feature-*"],
-    );
-    let clean = clean.trim();
+    let clean = &clean_branch(&env, &repo, "feature");
     assert_eq!(
         env.git(&repo, &["rev-list", "--count", &format!("main..{clean}")])
             .trim(),
@@ -399,11 +397,7 @@ fn an_unsure_split_kept_as_one_commit() {
     let _ = t
         .run(&repo, &["historian", "resume", "--answer", "keep"])
         .expect_code(0);
-    let clean = env.git(
-        &repo,
-        &["for-each-ref", "--format=%(refname:short)", "refs/heads/feature-*"],
-    );
-    let clean = clean.trim();
+    let clean = &clean_branch(&env, &repo, "feature");
     assert_eq!(
         env.git(&repo, &["rev-list", "--count", &format!("main..{clean}")])
             .trim(),
