@@ -1,6 +1,8 @@
-//! `git ultraplan report`: a parallel run with a failure and a retry shown
-//! as Markdown and as an HTML page (its structure snapshotted, its picture
-//! rendered by headless Chromium), and the refusals.
+//! The HTML pages both programs write. `git ultraplan report`: a parallel
+//! run with a failure and a retry shown as Markdown and as an HTML page (its
+//! structure snapshotted, its picture rendered by headless Chromium), and
+//! the refusals. `git historian plan --format html`: the plan side by side
+//! with its hunks and reasons, rendered by the same browser.
 
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
