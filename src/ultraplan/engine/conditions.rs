@@ -5,86 +5,86 @@
 
 use anyhow::Result;
 
-use super::{command_check, Failure, Run};
+use super::ledger::Ledger;
+use super::{command_check, Failure, RunContext};
 use crate::ultraplan::state::StepStatus;
 
-impl Run<'_> {
-    /// A session spec's entry condition; `Some` when it stops the run.
-    pub(super) fn entry_condition(&mut self) -> Result<Option<Failure>> {
-        let Some(condition) = self.plan.session_spec.as_ref().and_then(|s| s.entry_condition.clone()) else {
-            return Ok(None);
-        };
+/// A session spec's entry condition; `Some` when it stops the run.
+pub(super) fn entry(cx: &RunContext<'_>, ledger: &mut Ledger<'_>) -> Result<Option<Failure>> {
+    let Some(condition) = cx.plan.session_spec.as_ref().and_then(|s| s.entry_condition.clone()) else {
+        return Ok(None);
+    };
+    match &condition.check {
+        None => ledger.warn(format!(
+            "the entry condition '{}' cannot be checked automatically; assuming it holds",
+            condition.text
+        )),
+        Some(check) => {
+            let checked = command_check::run(check, &cx.workdir, cx.opts)?;
+            if let Some(why) = checked.failure.clone() {
+                ledger.state.progress.status = crate::ultraplan::state::RunStatus::Stopped;
+                ledger.state.save(&format!("entry condition failed: {why}"))?;
+                return Ok(Some(Failure {
+                    step: None,
+                    title: "entry condition".into(),
+                    status: StepStatus::Blocked,
+                    policy: "stop".into(),
+                    error: format!(
+                        "entry condition '{}' failed: {why}\n{}",
+                        condition.text,
+                        checked.tail(10)
+                    ),
+                    attempts: 0,
+                }));
+            }
+        }
+    }
+    ledger.state.progress.entry_condition_checked = true;
+    ledger.state.save("entry condition: passed")?;
+    Ok(None)
+}
+
+/// A session spec's exit conditions: whether every command passed (prose
+/// items are reported, not checked), and the last that failed.
+pub(super) fn exit(cx: &RunContext<'_>, ledger: &mut Ledger<'_>) -> Result<(bool, Option<Failure>)> {
+    let mut failure = None;
+    let conditions = cx
+        .plan
+        .session_spec
+        .as_ref()
+        .map(|s| s.exit_conditions.clone())
+        .unwrap_or_default();
+    let mut all = true;
+    let mut log = String::new();
+    for condition in conditions {
         match &condition.check {
-            None => self.warn(format!(
-                "the entry condition '{}' cannot be checked automatically; assuming it holds",
-                condition.text
-            )),
+            None => log.push_str(&format!("- not checked (prose): {}\n", condition.text)),
             Some(check) => {
-                let checked = command_check::run(check, &self.workdir, self.opts)?;
-                if let Some(why) = checked.failure.clone() {
-                    self.state.progress.status = crate::ultraplan::state::RunStatus::Stopped;
-                    self.state.save(&format!("entry condition failed: {why}"))?;
-                    return Ok(Some(Failure {
+                let checked = command_check::run(check, &cx.workdir, cx.opts)?;
+                let verdict = if checked.passed() { "PASS" } else { "FAIL" };
+                all &= checked.passed();
+                log.push_str(&format!(
+                    "- {verdict}: {} ({})\n",
+                    check.command,
+                    checked.ending.describe()
+                ));
+                if !checked.passed() {
+                    failure = Some(Failure {
                         step: None,
-                        title: "entry condition".into(),
-                        status: StepStatus::Blocked,
+                        title: "exit condition".into(),
+                        status: StepStatus::Failed,
                         policy: "stop".into(),
                         error: format!(
-                            "entry condition '{}' failed: {why}\n{}",
-                            condition.text,
-                            checked.tail(10)
+                            "exit condition `{}` failed: {}",
+                            check.command,
+                            checked.failure.unwrap_or_default()
                         ),
                         attempts: 0,
-                    }));
+                    });
                 }
             }
         }
-        self.state.progress.entry_condition_checked = true;
-        self.state.save("entry condition: passed")?;
-        Ok(None)
     }
-
-    /// A session spec's exit conditions: whether every command passed (prose
-    /// items are reported, not checked).
-    pub(super) fn exit_conditions(&mut self) -> Result<bool> {
-        let conditions = self
-            .plan
-            .session_spec
-            .as_ref()
-            .map(|s| s.exit_conditions.clone())
-            .unwrap_or_default();
-        let mut all = true;
-        let mut log = String::new();
-        for condition in conditions {
-            match &condition.check {
-                None => log.push_str(&format!("- not checked (prose): {}\n", condition.text)),
-                Some(check) => {
-                    let checked = command_check::run(check, &self.workdir, self.opts)?;
-                    let verdict = if checked.passed() { "PASS" } else { "FAIL" };
-                    all &= checked.passed();
-                    log.push_str(&format!(
-                        "- {verdict}: {} ({})\n",
-                        check.command,
-                        checked.ending.describe()
-                    ));
-                    if !checked.passed() {
-                        self.failure = Some(Failure {
-                            step: None,
-                            title: "exit condition".into(),
-                            status: StepStatus::Failed,
-                            policy: "stop".into(),
-                            error: format!(
-                                "exit condition `{}` failed: {}",
-                                check.command,
-                                checked.failure.unwrap_or_default()
-                            ),
-                            attempts: 0,
-                        });
-                    }
-                }
-            }
-        }
-        self.state.put_text("exit-conditions.log", &log)?;
-        Ok(all)
-    }
+    ledger.state.put_text("exit-conditions.log", &log)?;
+    Ok((all, failure))
 }

@@ -19,6 +19,7 @@ pub mod clean;
 pub mod command_check;
 mod conditions;
 mod fault;
+mod ledger;
 pub mod leftovers;
 mod observer;
 mod open;
@@ -38,48 +39,40 @@ use anyhow::{anyhow, Context, Result};
 use crate::git::Repo;
 use crate::process;
 use crate::ultraplan::plan::{Plan, PlanKind, Session, Step};
-use crate::ultraplan::state::{slug, Lock, Refs, RunState, RunStatus, StepStatus, Summary};
+use crate::ultraplan::state::{slug, Lock, Refs, RunStatus, StepStatus, Summary};
 
+use ledger::Ledger;
 pub use observer::{Event, Observer};
 pub use options::{Carried, Launch, Mode, PlanInput, RunOptions};
 pub use report::{Failure, RunReport, RunResult, StepReport};
+use step::{Person, Watch};
 
-/// The run in progress: what lives across its steps. What one step or one
-/// attempt needs is handed from stage to stage (see `step`), not kept here.
-pub(crate) struct Run<'a> {
+/// What a run is given: the same for every step, read by every stage.
+pub(crate) struct RunContext<'a> {
     repo: &'a Repo,
     plan: &'a Plan,
     input: &'a PlanInput<'a>,
     opts: &'a RunOptions,
-    state: RunState<'a>,
-    observer: &'a mut dyn Observer,
     /// The session being run, whose fence applies to every step.
     session: Option<&'a Session>,
     workdir: PathBuf,
     /// Where an executor writes its result, for every attempt.
     result_file: PathBuf,
-    /// Every warning so far, for the report.
-    warnings: Vec<String>,
-    /// Why the run stopped, if it did.
-    failure: Option<Failure>,
-    /// What a person is asked to do where the run waits.
-    instructions: Option<String>,
-    /// The `--answer`s not yet given to a waiting step.
-    answers: Vec<String>,
-    /// Carries scans from one to the next (incremental when it can).
-    tracker: crate::git::Tracker,
-    /// The dead run this one took over left processes running (stopped now):
-    /// what changed in the worktree since may be theirs, not a person's.
-    leftovers_stopped: bool,
-    /// The worktree's links that lead out of it, once looked up.
-    outside_links: Option<step::outside::Links>,
 }
 
-impl Run<'_> {
-    pub fn warn(&mut self, message: String) {
-        self.observer.event(Event::Warning(message.clone()));
-        self.warnings.push(message);
-    }
+/// The run in progress: what lives across its steps. What one step needs is
+/// borrowed from here for the step (see `step`); what one attempt needs is
+/// handed from stage to stage, not kept.
+pub(crate) struct Run<'a> {
+    cx: RunContext<'a>,
+    /// The run state and what the run has told (every stage writes here).
+    ledger: Ledger<'a>,
+    /// What the run has learned of the worktree, step after step.
+    watch: Watch,
+    /// What passes between the run and a person.
+    person: Person,
+    /// Why the run stopped, if it did.
+    failure: Option<Failure>,
 }
 
 /// A plan with problems does not run: fatal, naming the first.
@@ -152,22 +145,22 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
         std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create '{}'", tmp.display()))?;
         let result_file = tmp.join(format!("result-{}.yaml", std::process::id()));
         let mut run = Run {
-            repo,
-            plan,
-            input,
-            opts,
-            state,
-            observer,
-            session,
-            workdir,
-            result_file,
-            warnings,
+            cx: RunContext {
+                repo,
+                plan,
+                input,
+                opts,
+                session,
+                workdir,
+                result_file,
+            },
+            ledger: Ledger::new(repo, state, observer, warnings),
+            watch: Watch::new(
+                crate::git::Tracker::trusting_clean(opts.clean_at),
+                lock.leftovers_stopped > 0,
+            ),
+            person: Person::new(opts.answers.clone()),
             failure: None,
-            instructions: None,
-            answers: opts.answers.clone(),
-            tracker: crate::git::Tracker::trusting_clean(opts.clean_at),
-            leftovers_stopped: lock.leftovers_stopped > 0,
-            outside_links: None,
         };
         run.run_steps(&steps)
     })();
@@ -221,8 +214,8 @@ pub fn run_id() -> String {
 impl Run<'_> {
     fn run_steps(&mut self, steps: &[&Step]) -> Result<RunReport> {
         let mut result = RunResult::Completed;
-        if !self.state.progress.entry_condition_checked {
-            if let Some(failure) = self.entry_condition()? {
+        if !self.ledger.state.progress.entry_condition_checked {
+            if let Some(failure) = conditions::entry(&self.cx, &mut self.ledger)? {
                 self.failure = Some(failure);
                 result = RunResult::Stopped;
             }
@@ -230,8 +223,8 @@ impl Run<'_> {
         if result == RunResult::Completed {
             let total = steps.len();
             for (i, step) in steps.iter().enumerate() {
-                let recorded = self.state.progress.step(step.number).status;
-                let forced = self.opts.mode == Mode::Step(step.number);
+                let recorded = self.ledger.state.progress.step(step.number).status;
+                let forced = self.cx.opts.mode == Mode::Step(step.number);
                 if recorded.is_done() && !forced {
                     continue;
                 }
@@ -239,15 +232,18 @@ impl Run<'_> {
                     result = RunResult::Interrupted;
                     break;
                 }
-                self.observer.event(Event::Step {
+                self.ledger.event(Event::Step {
                     number: step.number,
                     title: &step.title,
                     position: i + 1,
                     total,
                 });
-                let end = self.run_step(step)?;
-                let status = self.state.progress.step(step.number).status;
-                self.observer.event(Event::StepDone {
+                let (end, failure) = step::run(&self.cx, &mut self.ledger, &mut self.watch, &mut self.person, step)?;
+                if failure.is_some() {
+                    self.failure = failure;
+                }
+                let status = self.ledger.state.progress.step(step.number).status;
+                self.ledger.event(Event::StepDone {
                     number: step.number,
                     status,
                 });
@@ -268,12 +264,16 @@ impl Run<'_> {
                 }
             }
         }
-        if result == RunResult::Completed && self.opts.mode.session().is_some() && orchestrated() {
-            self.commit_leftovers(steps)?;
+        if result == RunResult::Completed && self.cx.opts.mode.session().is_some() && orchestrated() {
+            step::commit_leftovers(&self.cx, &mut self.ledger, &mut self.watch, steps)?;
         }
         let mut exit_condition = "n/a";
-        if result == RunResult::Completed && self.plan.kind == PlanKind::SessionSpec {
-            exit_condition = if self.exit_conditions()? { "pass" } else { "fail" };
+        if result == RunResult::Completed && self.cx.plan.kind == PlanKind::SessionSpec {
+            let (passed, failure) = conditions::exit(&self.cx, &mut self.ledger)?;
+            if failure.is_some() {
+                self.failure = failure;
+            }
+            exit_condition = if passed { "pass" } else { "fail" };
             if exit_condition == "fail" {
                 result = RunResult::Failed;
             }
@@ -282,8 +282,9 @@ impl Run<'_> {
         // done (`--step N` before that, and a session of a parallel run,
         // leave it to the whole run and the merge).
         let mut checked = Vec::new();
-        let all_done = self.plan.steps.iter().all(|st| {
-            self.state
+        let all_done = self.cx.plan.steps.iter().all(|st| {
+            self.ledger
+                .state
                 .progress
                 .steps
                 .get(&st.number)
@@ -291,10 +292,10 @@ impl Run<'_> {
         });
         if result == RunResult::Completed
             && all_done
-            && self.opts.mode.session().is_none()
-            && !self.plan.verification.is_empty()
+            && self.cx.opts.mode.session().is_none()
+            && !self.cx.plan.verification.is_empty()
         {
-            let (out, failure) = plan_verification::run(self.plan, &self.workdir, self.opts)?;
+            let (out, failure) = plan_verification::run(self.cx.plan, &self.cx.workdir, self.cx.opts)?;
             if failure.is_some() {
                 self.failure = failure;
                 result = RunResult::Failed;
@@ -307,7 +308,7 @@ impl Run<'_> {
     }
 
     fn finish(&mut self, result: RunResult, exit_condition: &'static str) -> Result<RunReport> {
-        let progress = &mut self.state.progress;
+        let progress = &mut self.ledger.state.progress;
         progress.status = match result {
             RunResult::Completed => RunStatus::Completed,
             RunResult::Failed => RunStatus::Failed,
@@ -325,7 +326,7 @@ impl Run<'_> {
             .iter()
             .map(|(n, s)| StepReport {
                 number: *n,
-                title: self.plan.step(*n).map(|st| st.title.clone()).unwrap_or_default(),
+                title: self.cx.plan.step(*n).map(|st| st.title.clone()).unwrap_or_default(),
                 result: s.status.as_str(),
                 attempts: s.attempts,
                 commit: s.commit.clone(),
@@ -362,22 +363,22 @@ impl Run<'_> {
             exit_condition: exit_condition.into(),
         });
         let message = format!("run {}: {}", progress.run_id, result.as_str());
-        self.state.save(&message)?;
-        let usage = report::usage_of(&self.state)?;
+        self.ledger.state.save(&message)?;
+        let usage = report::usage_of(&self.ledger.state)?;
         Ok(RunReport {
-            plan: self.input.path.clone(),
-            plan_type: self.plan.kind.as_str(),
-            mode: self.opts.mode.name(),
+            plan: self.cx.input.path.clone(),
+            plan_type: self.cx.plan.kind.as_str(),
+            mode: self.cx.opts.mode.name(),
             result,
             steps,
             failed_at_step,
             exit_condition,
-            progress_ref: self.state.ref_name.clone(),
+            progress_ref: self.ledger.state.ref_name.clone(),
             failure: self.failure.clone(),
-            instructions: self.instructions.clone(),
-            warnings: self.warnings.clone(),
-            run_id: self.state.progress.run_id.clone(),
-            session: self.opts.mode.session(),
+            instructions: self.person.instructions.clone(),
+            warnings: self.ledger.warnings.clone(),
+            run_id: self.ledger.state.progress.run_id.clone(),
+            session: self.cx.opts.mode.session(),
             verification: Vec::new(),
             usage,
         })

@@ -154,14 +154,14 @@ fn private_file(path: &std::path::Path) -> std::io::Result<std::fs::File> {
     options.open(path)
 }
 
-impl super::Run<'_> {
+impl super::ledger::Ledger<'_> {
     /// Records `tree` (a snapshot of the user's worktree) at `path` in the run
     /// state as what differs from the user's HEAD before the step
     /// ([`crate::ultraplan::state::layout`]'s kept trees): the files the
     /// user committed are referred to by the commit's id, never carried —
     /// the state may be pushed before the user pushes them — and the files
     /// that differ are redacted. The raw bytes of the files redaction changed
-    /// are kept beside, in this repository only (see [`secrets`]), so
+    /// are kept beside, in this repository only (see [the module](crate::ultraplan::engine::secrets)), so
     /// restores and checkpoints get them back exactly — even after `git gc`
     /// has pruned the unreachable raw objects.
     pub(crate) fn keep_tree(&mut self, path: &str, tree: crate::git::Oid) -> Result<()> {
@@ -169,7 +169,7 @@ impl super::Run<'_> {
         self.keep_change(path, tree, base)
     }
 
-    /// [`Run::keep_tree`] for a tree that is not the worktree (git's own
+    /// [`Ledger::keep_tree`](super::ledger::Ledger::keep_tree) for a tree that is not the worktree (git's own
     /// files, the ignored files): it has no base, every file of it is
     /// stored, redacted.
     pub(crate) fn keep_whole_tree(&mut self, path: &str, tree: crate::git::Oid) -> Result<()> {
@@ -292,7 +292,7 @@ impl super::Run<'_> {
         Ok(recorded.head.commit)
     }
 
-    /// The raw tree recorded at `path` (see [`Run::keep_tree`]): the base
+    /// The raw tree recorded at `path` (see [`Ledger::keep_tree`](super::ledger::Ledger::keep_tree)): the base
     /// commit's tree with the stored changes, and the raw bytes of the files
     /// redaction changed.
     pub(crate) fn kept_tree(&self, path: &str) -> Result<Option<crate::git::Oid>> {

@@ -10,7 +10,7 @@ use anyhow::Result;
 use super::execute::Executed;
 use super::observe::Observed;
 use super::person::Answer;
-use super::{command_check, fault, manifest, AttemptEnd, Event, Phase, Run};
+use super::{command_check, fault, manifest, AttemptEnd, Event, Ledger, Phase, RunContext};
 use crate::process;
 use crate::ultraplan::exec::{Claim, Outcome};
 use crate::ultraplan::plan::{PlanKind, Step};
@@ -35,193 +35,198 @@ pub(super) struct Judgement {
     pub sandbox_blocked: bool,
 }
 
-impl Run<'_> {
-    /// Judges what `executed` did, as `observed`: Verify (run by
-    /// ultraplan: the exit code decides), the Manifest, a person's answer,
-    /// and what the executor said about a failure.
-    pub(super) fn judge(&mut self, step: &Step, executed: &Executed, observed: Observed) -> Result<Phase<Judgement>> {
-        let outcome = &executed.outcome;
-        let answer = executed.answered.as_ref();
-        let answered = answer.map(|a| a.text.as_str());
-        let mut observed = observed;
-        let warnings = &mut observed.warnings;
-        let mut reason = observed.reason.take();
-        if let Some(answer) = answered {
-            warnings.push(format!("answered by a person: {answer}"));
-        } else if let (Some(h), Some(_)) = (&step.human, &step.verify) {
-            warnings.push(format!("left for a person to check (not run): {}", h.text));
-        }
-        let mut verify = Verified {
-            reason: None,
-            exit: None,
-            summary: "not run".to_owned(),
-            output: String::new(),
-            sandbox_blocked: false,
+/// Judges what `executed` did, as `observed`: Verify (run by
+/// ultraplan: the exit code decides), the Manifest, a person's answer,
+/// and what the executor said about a failure.
+pub(super) fn judge(
+    cx: &RunContext<'_>,
+    ledger: &mut Ledger<'_>,
+    step: &Step,
+    executed: &Executed,
+    observed: Observed,
+) -> Result<Phase<Judgement>> {
+    let outcome = &executed.outcome;
+    let answer = executed.answered.as_ref();
+    let answered = answer.map(|a| a.text.as_str());
+    let mut observed = observed;
+    let warnings = &mut observed.warnings;
+    let mut reason = observed.reason.take();
+    if let Some(answer) = answered {
+        warnings.push(format!("answered by a person: {answer}"));
+    } else if let (Some(h), Some(_)) = (&step.human, &step.verify) {
+        warnings.push(format!("left for a person to check (not run): {}", h.text));
+    }
+    let mut verify = Verified {
+        reason: None,
+        exit: None,
+        summary: "not run".to_owned(),
+        output: String::new(),
+        sandbox_blocked: false,
+    };
+    if reason.is_none() {
+        verify = match verify_step(cx, ledger, step, outcome, answer, warnings)? {
+            Phase::Go(verified) => verified,
+            Phase::End(end) => return Ok(Phase::End(end)),
         };
-        if reason.is_none() {
-            verify = match self.verify(step, outcome, answer, warnings)? {
-                Phase::Go(verified) => verified,
-                Phase::End(end) => return Ok(Phase::End(end)),
-            };
-            reason = verify.reason.take();
-        }
-        let (verify_exit, verify_summary, verify_output, sandbox_blocked) =
-            (verify.exit, verify.summary, verify.output, verify.sandbox_blocked);
-        if reason.is_none() {
-            if let Some(manifest) = &step.manifest {
-                let misses = manifest::audit(manifest, &self.workdir, &observed.changes, step.checkpoint.as_ref());
-                if !misses.is_empty() {
-                    reason = Some(misses.join("; "));
-                }
+        reason = verify.reason.take();
+    }
+    let (verify_exit, verify_summary, verify_output, sandbox_blocked) =
+        (verify.exit, verify.summary, verify.output, verify.sandbox_blocked);
+    if reason.is_none() {
+        if let Some(manifest) = &step.manifest {
+            let misses = manifest::audit(manifest, &cx.workdir, &observed.changes, step.checkpoint.as_ref());
+            if !misses.is_empty() {
+                reason = Some(misses.join("; "));
             }
         }
-        // The step asks for changes, the executor had nothing to run and
-        // nothing changed: the work was not done, whatever Verify says
-        // (DESIGN §5.2: `blocked`). A step without Changes only checks.
-        if reason.is_none()
-            && answered.is_none()
-            && outcome.claim == Claim::Blocked
-            && observed.changes.is_empty()
-            && !step.changes.trim().is_empty()
-        {
-            reason = Some(match verify_exit {
+    }
+    // The step asks for changes, the executor had nothing to run and
+    // nothing changed: the work was not done, whatever Verify says
+    // (DESIGN §5.2: `blocked`). A step without Changes only checks.
+    if reason.is_none()
+        && answered.is_none()
+        && outcome.claim == Claim::Blocked
+        && observed.changes.is_empty()
+        && !step.changes.trim().is_empty()
+    {
+        reason = Some(match verify_exit {
                 Some(0) => "nothing was changed, though Verify passes (if the step was done before, run it with --executor manual to verify it)".into(),
                 _ => "nothing was changed".into(),
             });
+    }
+    if let (Some(r), Some(err)) = (&reason, &outcome.error) {
+        if outcome.claim != Claim::Success && outcome.claim != Claim::Blocked {
+            // An agent's own failure (its error, a limit, a hang) is
+            // why the attempt failed; Verify's verdict follows it.
+            reason = Some(match cx.opts.executor.agent() {
+                Some(_) => format!("{err}; {r}"),
+                None => format!("{r}; the executor said: {err}"),
+            });
         }
-        if let (Some(r), Some(err)) = (&reason, &outcome.error) {
-            if outcome.claim != Claim::Success && outcome.claim != Claim::Blocked {
-                // An agent's own failure (its error, a limit, a hang) is
-                // why the attempt failed; Verify's verdict follows it.
-                reason = Some(match self.opts.executor.agent() {
-                    Some(_) => format!("{err}; {r}"),
-                    None => format!("{r}; the executor said: {err}"),
+    }
+    let blocked = reason.is_some() && outcome.claim == Claim::Blocked;
+    if blocked {
+        if let Some(err) = &outcome.error {
+            reason = Some(format!("{err}; {}", reason.unwrap_or_default()));
+        }
+    }
+    Ok(Phase::Go(Judgement {
+        observed,
+        reason,
+        verify_exit,
+        verify_summary,
+        verify_output,
+        blocked,
+        sandbox_blocked,
+    }))
+}
+
+/// Runs the step's Verify — or takes a person's answer, an earlier
+/// step's or the executor's word where there is none.
+fn verify_step(
+    cx: &RunContext<'_>,
+    ledger: &mut Ledger<'_>,
+    step: &Step,
+    outcome: &Outcome,
+    answer: Option<&Answer>,
+    warnings: &mut Vec<String>,
+) -> Result<Phase<Verified>> {
+    let n = step.number;
+    let answered = answer.map(|a| a.text.as_str());
+    let mut reason = None;
+    let mut verify_exit = None;
+    let mut verify_summary = "not run".to_owned();
+    let mut verify_output = String::new();
+    let mut sandbox_blocked = false;
+    match &step.verify {
+        Some(v) => {
+            ledger.event(Event::Verifying { number: n });
+            let checked = command_check::run(v, &cx.workdir, cx.opts)?;
+            fault::point("after-verify");
+            if process::interrupted() {
+                return Ok(Phase::End(AttemptEnd::Interrupted));
+            }
+            verify_exit = Some(checked.ending.code());
+            verify_summary = summary(&checked.tail(10), &checked.ending.describe());
+            verify_output = checked.output.clone();
+            if let Some(note) = &checked.note {
+                warnings.push(note.clone());
+            }
+            if let Some(failure) = checked.explain(&v.command) {
+                sandbox_blocked = cx.plan.kind == PlanKind::SessionSpec && n == 0 && checked.ending.code() == 77;
+                reason = Some(if sandbox_blocked {
+                    "Step 0 exited 77: this sandbox cannot do what the session needs".into()
+                } else {
+                    failure
                 });
             }
         }
-        let blocked = reason.is_some() && outcome.claim == Claim::Blocked;
-        if blocked {
-            if let Some(err) = &outcome.error {
-                reason = Some(format!("{err}; {}", reason.unwrap_or_default()));
+        None if answered.is_some() => {
+            verify_summary = format!("checked by a person: {}", answered.unwrap_or_default());
+            match answer.and_then(|a| a.issues.clone()) {
+                Some(issues) => {
+                    verify_exit = Some(1);
+                    reason = Some(issues);
+                    // Fixed and resumed, the review asks every check again.
+                    ledger.state.remove(&ledger.state.step_paths(n).answers());
+                }
+                None => verify_exit = Some(0),
             }
         }
-        Ok(Phase::Go(Judgement {
-            observed,
-            reason,
-            verify_exit,
-            verify_summary,
-            verify_output,
-            blocked,
-            sandbox_blocked,
-        }))
-    }
-
-    /// Runs the step's Verify — or takes a person's answer, an earlier
-    /// step's or the executor's word where there is none.
-    fn verify(
-        &mut self,
-        step: &Step,
-        outcome: &Outcome,
-        answer: Option<&Answer>,
-        warnings: &mut Vec<String>,
-    ) -> Result<Phase<Verified>> {
-        let n = step.number;
-        let answered = answer.map(|a| a.text.as_str());
-        let mut reason = None;
-        let mut verify_exit = None;
-        let mut verify_summary = "not run".to_owned();
-        let mut verify_output = String::new();
-        let mut sandbox_blocked = false;
-        match &step.verify {
-            Some(v) => {
-                self.observer.event(Event::Verifying { number: n });
-                let checked = command_check::run(v, &self.workdir, self.opts)?;
-                fault::point("after-verify");
-                if process::interrupted() {
-                    return Ok(Phase::End(AttemptEnd::Interrupted));
-                }
-                verify_exit = Some(checked.ending.code());
-                verify_summary = summary(&checked.tail(10), &checked.ending.describe());
-                verify_output = checked.output.clone();
-                if let Some(note) = &checked.note {
-                    warnings.push(note.clone());
-                }
-                if let Some(failure) = checked.explain(&v.command) {
-                    sandbox_blocked = self.plan.kind == PlanKind::SessionSpec && n == 0 && checked.ending.code() == 77;
-                    reason = Some(if sandbox_blocked {
-                        "Step 0 exited 77: this sandbox cannot do what the session needs".into()
-                    } else {
-                        failure
-                    });
-                }
-            }
-            None if answered.is_some() => {
-                verify_summary = format!("checked by a person: {}", answered.unwrap_or_default());
-                match answer.and_then(|a| a.issues.clone()) {
-                    Some(issues) => {
-                        verify_exit = Some(1);
-                        reason = Some(issues);
-                        // Fixed and resumed, the review asks every check again.
-                        self.state.remove(&self.state.step_paths(n).answers());
-                    }
-                    None => verify_exit = Some(0),
-                }
-            }
-            None if step.verified_by.is_some() && outcome.claim == Claim::Success => {
-                let by = step.verified_by.unwrap_or_default();
-                verify_exit = Some(0);
-                verify_summary = format!(
-                    "no Verify of its own; taken on the executor's word until step {by} checks it ({})",
-                    self.plan.step(by).map_or(String::new(), |s| s.title.clone())
+        None if step.verified_by.is_some() && outcome.claim == Claim::Success => {
+            let by = step.verified_by.unwrap_or_default();
+            verify_exit = Some(0);
+            verify_summary = format!(
+                "no Verify of its own; taken on the executor's word until step {by} checks it ({})",
+                cx.plan.step(by).map_or(String::new(), |s| s.title.clone())
+            );
+            warnings.push(verify_summary.clone());
+        }
+        None if cx.opts.allow_unverified && outcome.claim == Claim::Success => {
+            verify_exit = Some(0);
+            verify_summary = "no Verify command; accepted on the executor's word (--allow-unverified)".into();
+            warnings.push(verify_summary.clone());
+        }
+        None => match &step.human {
+            Some(h) => return Ok(Phase::End(AttemptEnd::Waiting(h.prompt()))),
+            None => {
+                reason = Some(
+                    "the step has no Verify command (pass --allow-unverified to accept the executor's word)".into(),
                 );
-                warnings.push(verify_summary.clone());
             }
-            None if self.opts.allow_unverified && outcome.claim == Claim::Success => {
-                verify_exit = Some(0);
-                verify_summary = "no Verify command; accepted on the executor's word (--allow-unverified)".into();
-                warnings.push(verify_summary.clone());
-            }
-            None => match &step.human {
-                Some(h) => return Ok(Phase::End(AttemptEnd::Waiting(h.prompt()))),
-                None => {
-                    reason = Some(
-                        "the step has no Verify command (pass --allow-unverified to accept the executor's word)".into(),
-                    );
-                }
-            },
-        }
-        Ok(Phase::Go(Verified {
-            reason,
-            exit: verify_exit,
-            summary: verify_summary,
-            output: verify_output,
-            sandbox_blocked,
-        }))
+        },
     }
+    Ok(Phase::Go(Verified {
+        reason,
+        exit: verify_exit,
+        summary: verify_summary,
+        output: verify_output,
+        sandbox_blocked,
+    }))
+}
 
-    /// Test first: the step's Verify before the executor, expected to fail
-    /// (RED); a pass warns that the step may already be done.
-    pub(super) fn test_first(&mut self, step: &Step) -> Result<()> {
-        let n = step.number;
-        let Some(v) = &step.verify else {
-            self.warn(format!(
-                "step {n}: Test first is given but there is no Verify to run it"
-            ));
-            return Ok(());
-        };
-        let checked = command_check::run(v, &self.workdir, self.opts)?;
-        let verdict = if checked.passed() {
-            self.warn(format!("step {n}: Verify already passes before the step (Test first expects it to fail); the step may already be done"));
-            "GREEN (unexpected: already passes)"
-        } else {
-            "RED (fails as expected)"
-        };
-        self.state.put_text(
-            &self.state.step_paths(n).test_first_log(),
-            &format!("test first: {verdict}\n--- verify: {}\n{}", v.command, checked.output),
-        )?;
-        Ok(())
-    }
+/// Test first: the step's Verify before the executor, expected to fail
+/// (RED); a pass warns that the step may already be done.
+pub(super) fn test_first(cx: &RunContext<'_>, ledger: &mut Ledger<'_>, step: &Step) -> Result<()> {
+    let n = step.number;
+    let Some(v) = &step.verify else {
+        ledger.warn(format!(
+            "step {n}: Test first is given but there is no Verify to run it"
+        ));
+        return Ok(());
+    };
+    let checked = command_check::run(v, &cx.workdir, cx.opts)?;
+    let verdict = if checked.passed() {
+        ledger.warn(format!("step {n}: Verify already passes before the step (Test first expects it to fail); the step may already be done"));
+        "GREEN (unexpected: already passes)"
+    } else {
+        "RED (fails as expected)"
+    };
+    ledger.state.put_text(
+        &ledger.state.step_paths(n).test_first_log(),
+        &format!("test first: {verdict}\n--- verify: {}\n{}", v.command, checked.output),
+    )?;
+    Ok(())
 }
 
 /// A Verify's summary for the record: how it ended and the tail of its output.

@@ -12,7 +12,7 @@ use anyhow::Result;
 
 use super::execute::Executed;
 use super::scope::Fence;
-use super::{fault, Run};
+use super::{fault, outside, restore, Ledger, RunContext, Watch};
 use crate::git::{FileChange, Oid, Repo, Snapshot, TreeEdit};
 use crate::ultraplan::plan::{pattern, Step};
 
@@ -26,70 +26,80 @@ pub(super) struct Observed {
     pub warnings: Vec<String>,
 }
 
-impl Run<'_> {
-    /// Observes what `executed` changed.
-    pub(super) fn observe(&mut self, step: &Step, executed: &Executed) -> Result<Observed> {
-        let n = step.number;
-        let snapshot = executed.snapshot;
-        let mut tree = self.repo.scan(&mut self.tracker)?;
-        self.own_files_changed(n)?;
-        fault::point("after-observe");
-        let mut changes = self.repo.changes(snapshot, tree.tree)?;
-        if executed.base.is_none() {
-            // Verifying what a person left: their edits to the plan itself
-            // (a fixed Verify command) are theirs, neither the step's change
-            // nor a violation; resume reads the plan as it is now.
-            changes.retain(|c| Some(&c.path) != self.input.in_worktree.as_ref());
-        }
-        let (violations, mut warnings) = scope_check(step, &changes, &executed.fence);
-        warnings.extend(beyond_the_snapshot(self.repo, &self.workdir, step, &changes)?);
-        for w in &warnings {
-            self.warn(format!("step {n}: {w}"));
-        }
-        let mut reason = self.unstorable_made(n, &mut tree)?;
-        if !violations.is_empty() {
-            let paths: BTreeSet<String> = violations.iter().map(|(p, _)| p.clone()).collect();
-            self.repo.restore(&tree, snapshot, Some(&paths))?;
-            tree = overlay(self.repo, &tree, snapshot, &paths)?;
-            changes.retain(|c| !paths.contains(&c.path));
-            let why: Vec<String> = violations.into_iter().map(|(_, w)| w).collect();
-            let why = format!("scope violation: {} (restored)", why.join("; "));
-            reason = Some(match reason {
-                Some(earlier) => format!("{earlier}; {why}"),
-                None => why,
-            });
-        }
-        let outside = (&executed.links, &executed.outside);
-        if let Some(warning) = self.written_outside(n, outside, &changes)? {
-            warnings.push(warning);
-        }
-        Ok(Observed {
-            tree,
-            changes,
-            reason,
-            warnings,
-        })
+/// Observes what `executed` changed.
+pub(super) fn observe(
+    cx: &RunContext<'_>,
+    ledger: &mut Ledger<'_>,
+    watch: &mut Watch,
+    step: &Step,
+    executed: &Executed,
+) -> Result<Observed> {
+    let n = step.number;
+    let snapshot = executed.snapshot;
+    let repo = ledger.repo;
+    let mut tree = repo.scan(&mut watch.tracker)?;
+    restore::name_own_files_changed(ledger, n)?;
+    fault::point("after-observe");
+    let mut changes = repo.changes(snapshot, tree.tree)?;
+    if executed.base.is_none() {
+        // Verifying what a person left: their edits to the plan itself
+        // (a fixed Verify command) are theirs, neither the step's change
+        // nor a violation; resume reads the plan as it is now.
+        changes.retain(|c| Some(&c.path) != cx.input.in_worktree.as_ref());
     }
+    let (violations, mut warnings) = scope_check(step, &changes, &executed.fence);
+    warnings.extend(beyond_the_snapshot(repo, &cx.workdir, step, &changes)?);
+    for w in &warnings {
+        ledger.warn(format!("step {n}: {w}"));
+    }
+    let mut reason = unstorable_made(cx, ledger, n, &mut tree)?;
+    if !violations.is_empty() {
+        let paths: BTreeSet<String> = violations.iter().map(|(p, _)| p.clone()).collect();
+        repo.restore(&tree, snapshot, Some(&paths))?;
+        tree = overlay(repo, &tree, snapshot, &paths)?;
+        changes.retain(|c| !paths.contains(&c.path));
+        let why: Vec<String> = violations.into_iter().map(|(_, w)| w).collect();
+        let why = format!("scope violation: {} (restored)", why.join("; "));
+        reason = Some(match reason {
+            Some(earlier) => format!("{earlier}; {why}"),
+            None => why,
+        });
+    }
+    let outside = (&executed.links, &executed.outside);
+    if let Some(warning) = outside::written(cx, ledger, watch, n, outside, &changes)? {
+        warnings.push(warning);
+    }
+    Ok(Observed {
+        tree,
+        changes,
+        reason,
+        warnings,
+    })
+}
 
-    /// Files the attempt made where git cannot store them (a spelling of
-    /// `.git`, DESIGN §2): a scope violation, removed. Files like that which
-    /// were there before the step are the user's and left alone.
-    fn unstorable_made(&mut self, n: u32, observed: &mut Snapshot) -> Result<Option<String>> {
-        let Some(before) = self.state.read_text(&self.state.step_paths(n).unstorable())? else {
-            return Ok(None); // a state from before this was recorded
-        };
-        let before: BTreeSet<String> = before.lines().map(str::to_owned).collect();
-        let made: Vec<String> = observed.unstorable.difference(&before).cloned().collect();
-        if made.is_empty() {
-            return Ok(None);
-        }
-        crate::git::remove_files(&self.workdir, &made)?;
-        observed.unstorable.retain(|p| !made.contains(p));
-        Ok(Some(format!(
-            "scope violation: {} (a path git refuses to store: a spelling of .git) (removed)",
-            made.iter().map(|p| format!("'{p}'")).collect::<Vec<_>>().join(", ")
-        )))
+/// Files the attempt made where git cannot store them (a spelling of
+/// `.git`, DESIGN §2): a scope violation, removed. Files like that which
+/// were there before the step are the user's and left alone.
+fn unstorable_made(
+    cx: &RunContext<'_>,
+    ledger: &Ledger<'_>,
+    n: u32,
+    observed: &mut Snapshot,
+) -> Result<Option<String>> {
+    let Some(before) = ledger.state.read_text(&ledger.state.step_paths(n).unstorable())? else {
+        return Ok(None); // a state from before this was recorded
+    };
+    let before: BTreeSet<String> = before.lines().map(str::to_owned).collect();
+    let made: Vec<String> = observed.unstorable.difference(&before).cloned().collect();
+    if made.is_empty() {
+        return Ok(None);
     }
+    crate::git::remove_files(&cx.workdir, &made)?;
+    observed.unstorable.retain(|p| !made.contains(p));
+    Ok(Some(format!(
+        "scope violation: {} (a path git refuses to store: a spelling of .git) (removed)",
+        made.iter().map(|p| format!("'{p}'")).collect::<Vec<_>>().join(", ")
+    )))
 }
 
 /// Violations (path, why) and warnings for the observed changes.

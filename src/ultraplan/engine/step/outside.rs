@@ -19,7 +19,7 @@ use std::time::SystemTime;
 
 use anyhow::Result;
 
-use super::Run;
+use super::{Ledger, RunContext, Watch};
 use crate::git::{EntryKind, FileChange, Oid};
 
 /// The most entries looked at in one place.
@@ -110,84 +110,84 @@ fn outside_target(root: &Path, path: &str, target: &str) -> Option<PathBuf> {
     (!resolved.starts_with(root)).then_some(resolved)
 }
 
-impl Run<'_> {
-    /// Before an attempt: the links leading out of the worktree, and what
-    /// is outside it now.
-    pub(super) fn look_outside(&mut self, snapshot: Oid) -> Result<(Links, Outside)> {
-        let links = self.outside_links(snapshot)?;
-        let outside = Outside::look(&self.workdir, &links);
-        Ok((links, outside))
-    }
+/// Before an attempt: the links leading out of the worktree, and what
+/// is outside it now.
+pub(super) fn look(cx: &RunContext<'_>, watch: &mut Watch, snapshot: Oid) -> Result<(Links, Outside)> {
+    let links = known_links(cx, watch, snapshot)?;
+    let outside = Outside::look(&cx.workdir, &links);
+    Ok((links, outside))
+}
 
-    /// After step `n`'s attempt: what it wrote outside the repository
-    /// since `before`, named in a warning (returned for the record), and
-    /// the known links updated from its `changes`.
-    pub(super) fn written_outside(
-        &mut self,
-        n: u32,
-        (links, before): (&Links, &Outside),
-        changes: &[FileChange],
-    ) -> Result<Option<String>> {
-        let written = Outside::look(&self.workdir, links).changed_since(before);
-        let mut said = None;
-        if !written.is_empty() {
-            let shown = written.len().min(5);
-            let warning = format!(
+/// After step `n`'s attempt: what it wrote outside the repository
+/// since `before`, named in a warning (returned for the record), and
+/// the known links updated from its `changes`.
+pub(super) fn written(
+    cx: &RunContext<'_>,
+    ledger: &mut Ledger<'_>,
+    watch: &mut Watch,
+    n: u32,
+    (links, before): (&Links, &Outside),
+    changes: &[FileChange],
+) -> Result<Option<String>> {
+    let written = Outside::look(&cx.workdir, links).changed_since(before);
+    let mut said = None;
+    if !written.is_empty() {
+        let shown = written.len().min(5);
+        let warning = format!(
                 "changed outside the repository while it ran, where no snapshot holds it and no restore brings it back: {}{}",
                 written[..shown].join(", "),
                 if written.len() > shown { ", …" } else { "" }
             );
-            self.warn(format!("step {n}: {warning}"));
-            said = Some(warning);
-        }
-        self.note_links(changes)?;
-        Ok(said)
+        ledger.warn(format!("step {n}: {warning}"));
+        said = Some(warning);
     }
+    note_links(cx, watch, changes)?;
+    Ok(said)
+}
 
-    /// The worktree's links that lead outside it: read from `snapshot` once
-    /// per run (every link the user or an earlier step made), then kept up
-    /// to date from each attempt's changes.
-    fn outside_links(&mut self, snapshot: Oid) -> Result<Links> {
-        if let Some(links) = &self.outside_links {
-            return Ok(links.clone());
-        }
-        let root = self.root();
-        let mut links = Vec::new();
-        for (path, id, kind) in self.repo.tree_files(snapshot)? {
-            if kind == EntryKind::Link {
-                let target = String::from_utf8_lossy(&self.repo.read_blob(id)?).into_owned();
-                if let Some(to) = outside_target(&root, &path, &target) {
-                    links.push((path, to));
-                }
+/// The worktree's links that lead outside it: read from `snapshot` once
+/// per run (every link the user or an earlier step made), then kept up
+/// to date from each attempt's changes.
+fn known_links(cx: &RunContext<'_>, watch: &mut Watch, snapshot: Oid) -> Result<Links> {
+    if let Some(links) = &watch.links {
+        return Ok(links.clone());
+    }
+    let root = root(cx);
+    let mut links = Vec::new();
+    for (path, id, kind) in cx.repo.tree_files(snapshot)? {
+        if kind == EntryKind::Link {
+            let target = String::from_utf8_lossy(&cx.repo.read_blob(id)?).into_owned();
+            if let Some(to) = outside_target(&root, &path, &target) {
+                links.push((path, to));
             }
         }
-        self.outside_links = Some(links.clone());
-        Ok(links)
     }
+    watch.links = Some(links.clone());
+    Ok(links)
+}
 
-    /// The worktree's top, as links name it (symbolic links resolved).
-    fn root(&self) -> PathBuf {
-        self.workdir.canonicalize().unwrap_or_else(|_| self.workdir.clone())
-    }
+/// The worktree's top, as links name it (symbolic links resolved).
+fn root(cx: &RunContext<'_>) -> PathBuf {
+    cx.workdir.canonicalize().unwrap_or_else(|_| cx.workdir.clone())
+}
 
-    /// Updates the known links from what an attempt changed.
-    fn note_links(&mut self, changes: &[FileChange]) -> Result<()> {
-        let Some(mut links) = self.outside_links.take() else {
-            return Ok(());
-        };
-        let root = self.root();
-        for change in changes {
-            links.retain(|(p, _)| *p != change.path);
-            if let Some((id, EntryKind::Link)) = change.new {
-                let target = String::from_utf8_lossy(&self.repo.read_blob(id)?).into_owned();
-                if let Some(to) = outside_target(&root, &change.path, &target) {
-                    links.push((change.path.clone(), to));
-                }
+/// Updates the known links from what an attempt changed.
+fn note_links(cx: &RunContext<'_>, watch: &mut Watch, changes: &[FileChange]) -> Result<()> {
+    let Some(mut links) = watch.links.take() else {
+        return Ok(());
+    };
+    let root = root(cx);
+    for change in changes {
+        links.retain(|(p, _)| *p != change.path);
+        if let Some((id, EntryKind::Link)) = change.new {
+            let target = String::from_utf8_lossy(&cx.repo.read_blob(id)?).into_owned();
+            if let Some(to) = outside_target(&root, &change.path, &target) {
+                links.push((change.path.clone(), to));
             }
         }
-        self.outside_links = Some(links);
-        Ok(())
     }
+    watch.links = Some(links);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use super::Run;
+use super::{Ledger, RunContext};
 use crate::ultraplan::plan::review::{classify, Verdict};
 use crate::ultraplan::plan::{HumanKind, Step};
 use crate::ultraplan::state::StepStatus;
@@ -28,18 +28,39 @@ impl Answer {
     }
 }
 
-impl Run<'_> {
+/// What passes between the run and a person, from step to step: the
+/// `--answer`s not yet given to a waiting step, and what they are asked to
+/// do where the run waits.
+pub(crate) struct Person {
+    answers: Vec<String>,
+    pub instructions: Option<String>,
+}
+
+impl Person {
+    pub fn new(answers: Vec<String>) -> Person {
+        Person {
+            answers,
+            instructions: None,
+        }
+    }
+
     /// The answer for a step that needs a person, `Ok(None)` when it needs
     /// none (yet), or `Err(prompt)` when it must wait: a checkpoint task waits
     /// instead of the executor for an answer (one naming an option, for a
     /// decision) — given on `--resume`, also to a session run again in a new
     /// worktree; a prose Verify takes the answer when verified in place.
-    pub(super) fn person_answer(&mut self, step: &Step, in_place: bool) -> std::result::Result<Option<Answer>, String> {
+    pub(super) fn answer(
+        &mut self,
+        cx: &RunContext<'_>,
+        ledger: &mut Ledger<'_>,
+        step: &Step,
+        in_place: bool,
+    ) -> std::result::Result<Option<Answer>, String> {
         let Some(human) = &step.human else {
             return Ok(None);
         };
         if human.kind == HumanKind::Review {
-            return self.review_answer(step);
+            return self.review_answer(ledger, step);
         }
         if !human.replaces_executor() && (!in_place || step.verify.is_some()) {
             // A prose check is answered after the person saw the executor's work.
@@ -47,8 +68,8 @@ impl Run<'_> {
         }
         // blocking-human: only after the run stopped here and showed it
         // (this run, or the one a session started over replaces).
-        let shown = (in_place && self.state.progress.step(step.number).status == StepStatus::Waiting)
-            || self
+        let shown = (in_place && ledger.state.progress.step(step.number).status == StepStatus::Waiting)
+            || ledger
                 .state
                 .read_text("shown-to-a-person")
                 .ok()
@@ -67,7 +88,7 @@ impl Run<'_> {
                 )),
             },
             // --allow-unverified takes the word for a prose check, as on the first run.
-            None if !human.replaces_executor() && self.opts.allow_unverified && !human.blocking => Ok(None),
+            None if !human.replaces_executor() && cx.opts.allow_unverified && !human.blocking => Ok(None),
             None => Err(human.prompt()),
         }
     }
@@ -76,12 +97,12 @@ impl Run<'_> {
     /// recorded (in the run state, `steps/<n>/answers`); while a check is
     /// open the run waits showing the open ones; once every check has an
     /// answer, the summary — and the issues, which fail the step.
-    fn review_answer(&mut self, step: &Step) -> std::result::Result<Option<Answer>, String> {
+    fn review_answer(&mut self, ledger: &mut Ledger<'_>, step: &Step) -> std::result::Result<Option<Answer>, String> {
         let Some(human) = &step.human else {
             return Ok(None);
         };
-        let path = self.state.step_paths(step.number).answers();
-        let mut recorded: BTreeMap<usize, String> = self
+        let path = ledger.state.step_paths(step.number).answers();
+        let mut recorded: BTreeMap<usize, String> = ledger
             .state
             .read_text(&path)
             .ok()
@@ -94,7 +115,7 @@ impl Run<'_> {
         }
         if !given.is_empty() {
             let json = serde_json::to_string(&recorded).unwrap_or_default();
-            if let Err(e) = self.state.put_text(&path, &json) {
+            if let Err(e) = ledger.state.put_text(&path, &json) {
                 return Err(format!("cannot record the answers: {e:#}"));
             }
         }
@@ -114,7 +135,7 @@ impl Run<'_> {
             }
         }
         if !unverified.is_empty() {
-            self.warn(format!(
+            ledger.warn(format!(
                 "step {}: not verified by the person: {}",
                 step.number,
                 unverified.join("; ")

@@ -6,82 +6,87 @@
 
 use anyhow::Result;
 
-use super::{Attempt, Next, Run};
-use crate::git::Oid;
+use super::{end, fault, restore, Attempt, Ledger, Next};
+use crate::git::{Oid, Snapshot};
 use crate::ultraplan::plan::{FailurePolicy, Step};
 use crate::ultraplan::state::StepStatus;
 
-impl Run<'_> {
-    /// The failure policy (DESIGN §6.5) after attempt `a`.
-    pub(super) fn after_failure(
-        &mut self,
-        step: &Step,
-        snapshot: Oid,
-        a: u32,
-        last: bool,
-        done: &Attempt,
-    ) -> Result<Next> {
-        let reason = done.reason.clone().unwrap_or_else(|| "the step did not pass".into());
-        if done.sandbox_blocked {
-            return self.end(step, StepStatus::Blocked, Some(reason)).map(Next::End);
+/// The failure policy (DESIGN §6.5) after attempt `a`.
+pub(super) fn after_failure(
+    ledger: &mut Ledger<'_>,
+    step: &Step,
+    snapshot: Oid,
+    a: u32,
+    last: bool,
+    done: &Attempt,
+) -> Result<Next> {
+    let reason = done.reason.clone().unwrap_or_else(|| "the step did not pass".into());
+    if done.sandbox_blocked {
+        return end(ledger, step, StepStatus::Blocked, Some(reason)).map(Next::End);
+    }
+    let policy = step.on_failure.action;
+    if done.blocked && policy != FailurePolicy::Skip {
+        // Trying again cannot help an executor that could not start.
+        return end(ledger, step, StepStatus::Blocked, Some(reason)).map(Next::End);
+    }
+    let feedback = || {
+        let mut f = format!("Attempt {a} failed: {reason}");
+        if let (Some(tail), Some(v)) = (&done.verify_tail, &step.verify) {
+            match tail.trim() {
+                "" => f.push_str(&format!("\nVerify ({}) printed nothing.", v.command)),
+                _ => f.push_str(&format!("\nVerify ({}) printed:\n{tail}", v.command)),
+            }
         }
-        let policy = step.on_failure.action;
-        if done.blocked && policy != FailurePolicy::Skip {
-            // Trying again cannot help an executor that could not start.
-            return self.end(step, StepStatus::Blocked, Some(reason)).map(Next::End);
+        if policy == FailurePolicy::Revert {
+            f.push_str("\nThe worktree was restored to how it was before the step.");
         }
-        let feedback = || {
-            let mut f = format!("Attempt {a} failed: {reason}");
-            if let (Some(tail), Some(v)) = (&done.verify_tail, &step.verify) {
-                match tail.trim() {
-                    "" => f.push_str(&format!("\nVerify ({}) printed nothing.", v.command)),
-                    _ => f.push_str(&format!("\nVerify ({}) printed:\n{tail}", v.command)),
-                }
-            }
-            if policy == FailurePolicy::Revert {
-                f.push_str("\nThe worktree was restored to how it was before the step.");
-            }
-            if let Some(instructions) = &step.on_failure.instructions {
-                f.push_str(&format!("\nOn failure ({}): {instructions}", policy.as_str()));
-            }
-            f
-        };
-        match policy {
-            FailurePolicy::Escalate => self.end(step, StepStatus::Escalated, Some(reason)).map(Next::End),
-            FailurePolicy::Skip => {
-                self.restore_step(step.number, &done.observed, snapshot)?;
-                self.end(step, StepStatus::Skipped, Some(reason)).map(Next::End)
-            }
-            FailurePolicy::Revert | FailurePolicy::Retry if last => {
-                self.restore_step(step.number, &done.observed, snapshot)?;
-                self.end(step, StepStatus::Failed, Some(reason)).map(Next::End)
-            }
-            FailurePolicy::Revert => {
-                self.restore_step(step.number, &done.observed, snapshot)?;
-                Ok(Next::Retry {
-                    base: snapshot,
-                    feedback: feedback(),
-                })
-            }
-            FailurePolicy::Retry => Ok(Next::Retry {
-                base: done.observed.tree,
+        if let Some(instructions) = &step.on_failure.instructions {
+            f.push_str(&format!("\nOn failure ({}): {instructions}", policy.as_str()));
+        }
+        f
+    };
+    match policy {
+        FailurePolicy::Escalate => end(ledger, step, StepStatus::Escalated, Some(reason)).map(Next::End),
+        FailurePolicy::Skip => {
+            put_back(ledger, step.number, &done.observed, snapshot)?;
+            end(ledger, step, StepStatus::Skipped, Some(reason)).map(Next::End)
+        }
+        FailurePolicy::Revert | FailurePolicy::Retry if last => {
+            put_back(ledger, step.number, &done.observed, snapshot)?;
+            end(ledger, step, StepStatus::Failed, Some(reason)).map(Next::End)
+        }
+        FailurePolicy::Revert => {
+            put_back(ledger, step.number, &done.observed, snapshot)?;
+            Ok(Next::Retry {
+                base: snapshot,
                 feedback: feedback(),
-            }),
+            })
         }
+        FailurePolicy::Retry => Ok(Next::Retry {
+            base: done.observed.tree,
+            feedback: feedback(),
+        }),
     }
+}
 
-    /// The end of the Verify output attempt `a` of step `n` recorded in its
-    /// log (for a run that resumes after it), for the next prompt.
-    pub(super) fn recorded_verify_tail(&self, n: u32, a: u32) -> Result<Option<String>> {
-        let log = self
-            .state
-            .read_text(&self.state.step_paths(n).transcript(a))?
-            .unwrap_or_default();
-        Ok(log.rfind("\n--- verify: ").map(|at| {
-            let output = log[at + 1..].split_once('\n').map_or("", |(_, rest)| rest);
-            verify_tail(output)
-        }))
-    }
+/// The end of the Verify output attempt `a` of step `n` recorded in its
+/// log (for a run that resumes after it), for the next prompt.
+pub(super) fn recorded_verify_tail(ledger: &Ledger<'_>, n: u32, a: u32) -> Result<Option<String>> {
+    let log = ledger
+        .state
+        .read_text(&ledger.state.step_paths(n).transcript(a))?
+        .unwrap_or_default();
+    Ok(log.rfind("\n--- verify: ").map(|at| {
+        let output = log[at + 1..].split_once('\n').map_or("", |(_, rest)| rest);
+        verify_tail(output)
+    }))
+}
+
+/// Puts everything back as it was before step `n` (see [`restore`]).
+fn put_back(ledger: &mut Ledger<'_>, n: u32, current: &Snapshot, snapshot: Oid) -> Result<()> {
+    restore::put_back(ledger, n, current, snapshot)?;
+    fault::point("after-restore");
+    Ok(())
 }
 
 /// The end of a Verify's output for the next attempt's prompt.

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::execute::Executed;
 use super::judge::Judgement;
-use super::{fault, policy, Attempt, Run};
+use super::{fault, policy, Attempt, Ledger, RunContext};
 
 use crate::ultraplan::exec::{Claim, Executor, Outcome, Tokens};
 use crate::ultraplan::plan::{Plan, Step};
@@ -235,63 +235,68 @@ fn executor_result(facts: &AttemptFacts<'_>, warnings: &mut Vec<String>) -> Opti
     Some(own.outcome.as_str())
 }
 
-impl Run<'_> {
-    /// Records the attempt `executed` made as `judged`: its record, log and
-    /// tree in the run state. Saved by the caller: with the pending
-    /// checkpoint when it passed.
-    pub(super) fn record_attempt(&mut self, step: &Step, executed: Executed, judged: Judgement) -> Result<Attempt> {
-        let n = step.number;
-        let (a, outcome, started) = (executed.attempt, &executed.outcome, executed.started);
-        let observed = judged.observed;
-        let passed = judged.reason.is_none();
-        let paths: Vec<String> = observed.changes.iter().map(|c| c.path.clone()).collect();
-        let (record, _) = build(AttemptFacts {
-            plan: self.plan,
-            plan_path: &self.input.path,
-            step,
-            session: executed.fence.session,
-            run_id: &self.state.progress.run_id.clone(),
-            attempt: a,
-            executor: &self.opts.executor,
-            outcome,
-            changed: paths,
-            verify_exit: judged.verify_exit,
-            verify_summary: judged.verify_summary,
-            passed,
-            blocked: judged.blocked,
-            reason: judged.reason.clone(),
-            duration_ms: started.elapsed().as_millis() as u64,
-            warnings: observed.warnings,
-            root: &self.workdir,
-        });
-        let mut log = outcome.transcript.clone();
-        if let Some(v) = &step.verify {
-            log.push_str(&format!("\n--- verify: {}\n{}", v.command, judged.verify_output));
-        }
-        let verify_output = judged.verify_output.clone();
-        let verify_ran = judged.verify_exit.is_some() && step.verify.is_some();
-        self.state.put_record(n, a, &record)?;
-        self.state.put_text(&self.state.step_paths(n).transcript(a), &log)?;
-        self.keep_tree(&self.state.step_paths(n).after(a), observed.tree.tree)?;
-        self.state.progress.step_mut(n).error = judged.reason.clone();
-        Ok(Attempt {
-            passed,
-            reason: judged.reason,
-            observed: observed.tree,
-            changes: observed.changes,
-            record,
-            blocked: judged.blocked,
-            sandbox_blocked: judged.sandbox_blocked,
-            verify_tail: verify_ran.then(|| policy::verify_tail(&verify_output)),
-        })
+/// Records the attempt `executed` made as `judged`: its record, log and
+/// tree in the run state. Saved by the caller: with the pending
+/// checkpoint when it passed.
+pub(super) fn record_attempt(
+    cx: &RunContext<'_>,
+    ledger: &mut Ledger<'_>,
+    step: &Step,
+    executed: Executed,
+    judged: Judgement,
+) -> Result<Attempt> {
+    let n = step.number;
+    let (a, outcome, started) = (executed.attempt, &executed.outcome, executed.started);
+    let observed = judged.observed;
+    let passed = judged.reason.is_none();
+    let paths: Vec<String> = observed.changes.iter().map(|c| c.path.clone()).collect();
+    let (record, _) = build(AttemptFacts {
+        plan: cx.plan,
+        plan_path: &cx.input.path,
+        step,
+        session: executed.fence.session,
+        run_id: &ledger.state.progress.run_id.clone(),
+        attempt: a,
+        executor: &cx.opts.executor,
+        outcome,
+        changed: paths,
+        verify_exit: judged.verify_exit,
+        verify_summary: judged.verify_summary,
+        passed,
+        blocked: judged.blocked,
+        reason: judged.reason.clone(),
+        duration_ms: started.elapsed().as_millis() as u64,
+        warnings: observed.warnings,
+        root: &cx.workdir,
+    });
+    let mut log = outcome.transcript.clone();
+    if let Some(v) = &step.verify {
+        log.push_str(&format!("\n--- verify: {}\n{}", v.command, judged.verify_output));
     }
+    let verify_output = judged.verify_output.clone();
+    let verify_ran = judged.verify_exit.is_some() && step.verify.is_some();
+    ledger.state.put_record(n, a, &record)?;
+    ledger.state.put_text(&ledger.state.step_paths(n).transcript(a), &log)?;
+    ledger.keep_tree(&ledger.state.step_paths(n).after(a), observed.tree.tree)?;
+    ledger.state.progress.step_mut(n).error = judged.reason.clone();
+    Ok(Attempt {
+        passed,
+        reason: judged.reason,
+        observed: observed.tree,
+        changes: observed.changes,
+        record,
+        blocked: judged.blocked,
+        sandbox_blocked: judged.sandbox_blocked,
+        verify_tail: verify_ran.then(|| policy::verify_tail(&verify_output)),
+    })
+}
 
-    /// Saves a failed attempt's record.
-    pub(super) fn record_failure(&mut self, step: &Step, a: u32, done: &Attempt) -> Result<()> {
-        let why = done.reason.as_deref().and_then(|r| r.lines().next()).unwrap_or("");
-        self.state
-            .save(&format!("step {} attempt {a}: failed ({why})", step.number))?;
-        fault::point("after-record");
-        Ok(())
-    }
+/// Saves a failed attempt's record.
+pub(super) fn record_failure(ledger: &mut Ledger<'_>, step: &Step, a: u32, done: &Attempt) -> Result<()> {
+    let why = done.reason.as_deref().and_then(|r| r.lines().next()).unwrap_or("");
+    ledger
+        .state
+        .save(&format!("step {} attempt {a}: failed ({why})", step.number))?;
+    fault::point("after-record");
+    Ok(())
 }

@@ -17,232 +17,195 @@
 
 use anyhow::{anyhow, Result};
 
-use super::{fault, Run};
-use crate::git::{FileChange, Oid, Pointers, Snapshot};
+use super::{Ledger, RunContext, Watch};
+use crate::git::{Oid, Pointers, Snapshot};
 
-impl Run<'_> {
-    /// Puts everything back as it was before step `n`: HEAD, its branch and
-    /// the stash, then the working tree (from `current`, what is there now),
-    /// then the index.
-    pub(super) fn restore_step(&mut self, n: u32, current: &Snapshot, snapshot: Oid) -> Result<()> {
-        self.put_pointers_back(n)?;
-        self.repo.restore(current, snapshot, None)?;
-        self.put_index_back(n)?;
-        self.put_own_files_back(n)?;
-        self.put_ignored_back(n)?;
-        fault::point("after-restore");
-        Ok(())
+/// Records the index, git's own files, the ignored files and the pointers
+/// before step `n` runs.
+pub(super) fn record(cx: &RunContext<'_>, ledger: &mut Ledger<'_>, watch: &mut Watch, n: u32) -> Result<()> {
+    let index = ledger.repo.index_tree()?.ok_or_else(|| crate::error::FatalWithHint {
+        message: "the index has unmerged entries".into(),
+        hint: "resolve them (git add / git rm) or 'git reset' before running a step".into(),
+    })?;
+    ledger.keep_tree(&ledger.state.step_paths(n).index(), index)?;
+    let own = ledger.repo.own_files_tree()?;
+    ledger.keep_whole_tree(&ledger.state.step_paths(n).own(), own)?;
+    let ignored = ledger.repo.ignored_files(cx.opts.ignored_bound, &mut watch.tracker)?;
+    ledger.keep_whole_tree(&ledger.state.step_paths(n).ignored(), ignored.tree)?;
+    ledger
+        .state
+        .put_text(&ledger.state.step_paths(n).ignored_unkept(), &ignored.render_unkept())?;
+    let pointers = ledger.repo.pointers()?;
+    ledger
+        .state
+        .put_text(&ledger.state.step_paths(n).git(), &pointers.render())
+}
+
+/// Puts everything back as it was before step `n`: HEAD, its branch and
+/// the stash, then the working tree (from `current`, what is there now),
+/// then the index, git's own files and the ignored files. Returns the
+/// paths of the working tree it put back.
+pub(super) fn put_back(ledger: &mut Ledger<'_>, n: u32, current: &Snapshot, snapshot: Oid) -> Result<Vec<String>> {
+    put_pointers_back(ledger, n)?;
+    let undone = ledger.repo.restore(current, snapshot, None)?;
+    put_index_back(ledger, n)?;
+    put_own_files_back(ledger, n)?;
+    put_ignored_back(ledger, n)?;
+    Ok(undone)
+}
+
+fn recorded_pointers(ledger: &Ledger<'_>, n: u32) -> Result<Option<Pointers>> {
+    match ledger.state.read_text(&ledger.state.step_paths(n).git())? {
+        None => Ok(None),
+        Some(text) => Pointers::parse(&text)
+            .map(Some)
+            .ok_or_else(|| anyhow!("the run state's record of HEAD before step {n} is unreadable")),
     }
+}
 
-    /// Records the index and the pointers before step `n` runs.
-    pub(super) fn record_git(&mut self, n: u32) -> Result<()> {
-        let index = self.repo.index_tree()?.ok_or_else(|| crate::error::FatalWithHint {
-            message: "the index has unmerged entries".into(),
-            hint: "resolve them (git add / git rm) or 'git reset' before running a step".into(),
-        })?;
-        self.keep_tree(&self.state.step_paths(n).index(), index)?;
-        let own = self.repo.own_files_tree()?;
-        self.keep_whole_tree(&self.state.step_paths(n).own(), own)?;
-        let ignored = self.repo.ignored_files(self.opts.ignored_bound, &mut self.tracker)?;
-        self.keep_whole_tree(&self.state.step_paths(n).ignored(), ignored.tree)?;
-        self.state
-            .put_text(&self.state.step_paths(n).ignored_unkept(), &ignored.render_unkept())?;
-        let pointers = self.repo.pointers()?;
-        self.state.put_text(&self.state.step_paths(n).git(), &pointers.render())
+/// Puts HEAD, its branch and the stash back where they were before step
+/// `n`, saying what was undone and keeping it reachable.
+fn put_pointers_back(ledger: &mut Ledger<'_>, n: u32) -> Result<()> {
+    let Some(recorded) = recorded_pointers(ledger, n)? else {
+        return Ok(());
+    };
+    let put = ledger.repo.put_pointers_back(&recorded)?;
+    if put.undone.is_empty() {
+        return Ok(());
     }
-
-    fn recorded_pointers(&self, n: u32) -> Result<Option<Pointers>> {
-        match self.state.read_text(&self.state.step_paths(n).git())? {
-            None => Ok(None),
-            Some(text) => Pointers::parse(&text)
-                .map(Some)
-                .ok_or_else(|| anyhow!("the run state's record of HEAD before step {n} is unreadable")),
-        }
+    for commit in &put.kept {
+        ledger.state.keep_commit(*commit);
     }
+    let kept = match put.kept.as_slice() {
+        [] => String::new(),
+        ids => format!(
+            "; {} kept, secrets redacted, in the run state (git log --merges {}) and as made in HEAD's reflog",
+            ids.iter().map(|c| ledger.repo.short(*c)).collect::<Vec<_>>().join(", "),
+            ledger.state.ref_name
+        ),
+    };
+    ledger.warn(format!(
+        "step {n}: undid what the step did to git: {}{kept}",
+        put.undone.join("; ")
+    ));
+    Ok(())
+}
 
-    /// Puts HEAD, its branch and the stash back where they were before step
-    /// `n`, saying what was undone and keeping it reachable.
-    pub(super) fn put_pointers_back(&mut self, n: u32) -> Result<()> {
-        let Some(recorded) = self.recorded_pointers(n)? else {
-            return Ok(());
+/// Names what the attempt changed of git's own files since step `n`
+/// began: a new hook, a risky setting, any other change.
+pub(super) fn name_own_files_changed(ledger: &mut Ledger<'_>, n: u32) -> Result<()> {
+    let Some(recorded) = ledger.kept_tree(&ledger.state.step_paths(n).own())? else {
+        return Ok(());
+    };
+    let now = ledger.repo.own_files_tree()?;
+    if now == recorded {
+        return Ok(());
+    }
+    let mut what = Vec::new();
+    for change in ledger.repo.changes(recorded, now)? {
+        let before = ledger.repo.tree_entry(recorded, &change.path)?;
+        let mut text = match (&before, &change.new) {
+            (None, _) if change.path.starts_with("hooks/") => format!("a new hook {}", change.path),
+            (None, _) => format!("a new {}", change.path),
+            (_, None) => format!("removed {}", change.path),
+            _ => change.path.clone(),
         };
-        let put = self.repo.put_pointers_back(&recorded)?;
-        if put.undone.is_empty() {
-            return Ok(());
-        }
-        for commit in &put.kept {
-            self.state.keep_commit(*commit);
-        }
-        let kept = match put.kept.as_slice() {
-            [] => String::new(),
-            ids => format!(
-                "; {} kept, secrets redacted, in the run state (git log --merges {}) and as made in HEAD's reflog",
-                ids.iter().map(|c| self.repo.short(*c)).collect::<Vec<_>>().join(", "),
-                self.state.ref_name
-            ),
-        };
-        self.warn(format!(
-            "step {n}: undid what the step did to git: {}{kept}",
-            put.undone.join("; ")
-        ));
-        Ok(())
-    }
-
-    /// On a resume: the changes in the worktree since `recorded` (the last
-    /// tree the run knows it left) for which `theirs` says the run cannot have
-    /// made them are a person's, made while the run was stopped. They are
-    /// adopted as if they had been there before the step — the step's
-    /// snapshot and the attempt's `base` take them, so no restore reverts
-    /// them and no checkpoint commits them — and a warning names them.
-    /// Returns the new snapshot and base.
-    pub(super) fn adopt_person_edits(
-        &mut self,
-        n: u32,
-        recorded: Oid,
-        current: &Snapshot,
-        (snapshot, base): (Oid, Oid),
-        theirs: impl Fn(&FileChange) -> Result<bool>,
-    ) -> Result<(Oid, Oid)> {
-        let mut edits = Vec::new();
-        for change in self.repo.changes(recorded, current.tree)? {
-            if theirs(&change)? {
-                edits.push(change);
-            }
-        }
-        if edits.is_empty() {
-            return Ok((snapshot, base));
-        }
-        let snapshot = self.repo.tree_with(snapshot, &edits)?;
-        let base = self.repo.tree_with(base, &edits)?;
-        self.keep_tree(&self.state.step_paths(n).snapshot(), snapshot)?;
-        let paths: Vec<&str> = edits.iter().map(|c| c.path.as_str()).collect();
-        let whose = match self.leftovers_stopped {
-            true => "yours, or the stopped processes the killed run left behind",
-            false => "yours",
-        };
-        self.warn(format!(
-            "step {n}: kept what changed while the run was stopped: {} (taken as {whose}: the step neither reverts nor commits it)",
-            paths.join(", ")
-        ));
-        Ok((snapshot, base))
-    }
-
-    /// Names what the attempt changed of git's own files since step `n`
-    /// began: a new hook, a risky setting, any other change.
-    pub(super) fn own_files_changed(&mut self, n: u32) -> Result<()> {
-        let Some(recorded) = self.kept_tree(&self.state.step_paths(n).own())? else {
-            return Ok(());
-        };
-        let now = self.repo.own_files_tree()?;
-        if now == recorded {
-            return Ok(());
-        }
-        let mut what = Vec::new();
-        for change in self.repo.changes(recorded, now)? {
-            let before = self.repo.tree_entry(recorded, &change.path)?;
-            let mut text = match (&before, &change.new) {
-                (None, _) if change.path.starts_with("hooks/") => format!("a new hook {}", change.path),
-                (None, _) => format!("a new {}", change.path),
-                (_, None) => format!("removed {}", change.path),
-                _ => change.path.clone(),
+        if change.path == "config" {
+            let read = |e: Option<(Oid, crate::git::EntryKind)>| -> Result<String> {
+                Ok(match e {
+                    Some((id, _)) => String::from_utf8_lossy(&ledger.repo.read_blob(id)?).into_owned(),
+                    None => String::new(),
+                })
             };
-            if change.path == "config" {
-                let read = |e: Option<(Oid, crate::git::EntryKind)>| -> Result<String> {
-                    Ok(match e {
-                        Some((id, _)) => String::from_utf8_lossy(&self.repo.read_blob(id)?).into_owned(),
-                        None => String::new(),
-                    })
-                };
-                let added = crate::git::risky_settings_added(&read(before)?, &read(change.new)?);
-                if !added.is_empty() {
-                    text = format!("config (setting {})", added.join(", "));
-                }
-            }
-            what.push(text);
-        }
-        self.warn(format!(
-            "step {n}: changed git's own files: {}; a restore puts them back, a passed step keeps them",
-            what.join("; ")
-        ));
-        Ok(())
-    }
-
-    /// Puts git's own files back as they were before step `n`.
-    pub(super) fn put_own_files_back(&mut self, n: u32) -> Result<()> {
-        if let Some(recorded) = self.kept_tree(&self.state.step_paths(n).own())? {
-            let now = self.repo.own_files_tree()?;
-            if now != recorded {
-                self.repo.restore_own_files(now, recorded)?;
+            let added = crate::git::risky_settings_added(&read(before)?, &read(change.new)?);
+            if !added.is_empty() {
+                text = format!("config (setting {})", added.join(", "));
             }
         }
-        Ok(())
+        what.push(text);
     }
+    ledger.warn(format!(
+        "step {n}: changed git's own files: {}; a restore puts them back, a passed step keeps them",
+        what.join("; ")
+    ));
+    Ok(())
+}
 
-    /// Puts the ignored files back as they were before step `n`, naming what
-    /// could not be.
-    pub(super) fn put_ignored_back(&mut self, n: u32) -> Result<()> {
-        let Some(tree) = self.kept_tree(&self.state.step_paths(n).ignored())? else {
-            return Ok(());
-        };
-        let unkept = self
-            .state
-            .read_text(&self.state.step_paths(n).ignored_unkept())?
-            .unwrap_or_default();
-        let recorded = crate::git::IgnoredFiles::parse_unkept(tree, &unkept);
-        let done = self.repo.restore_ignored(&recorded)?;
-        if !done.lost.is_empty() {
-            self.warn(format!(
+/// Puts git's own files back as they were before step `n`.
+fn put_own_files_back(ledger: &mut Ledger<'_>, n: u32) -> Result<()> {
+    if let Some(recorded) = ledger.kept_tree(&ledger.state.step_paths(n).own())? {
+        let now = ledger.repo.own_files_tree()?;
+        if now != recorded {
+            ledger.repo.restore_own_files(now, recorded)?;
+        }
+    }
+    Ok(())
+}
+
+/// Puts the ignored files back as they were before step `n`, naming what
+/// could not be.
+fn put_ignored_back(ledger: &mut Ledger<'_>, n: u32) -> Result<()> {
+    let Some(tree) = ledger.kept_tree(&ledger.state.step_paths(n).ignored())? else {
+        return Ok(());
+    };
+    let unkept = ledger
+        .state
+        .read_text(&ledger.state.step_paths(n).ignored_unkept())?
+        .unwrap_or_default();
+    let recorded = crate::git::IgnoredFiles::parse_unkept(tree, &unkept);
+    let done = ledger.repo.restore_ignored(&recorded)?;
+    if !done.lost.is_empty() {
+        ledger.warn(format!(
                 "step {n}: could not put back ignored {} the step changed: {} (beyond ultraplan.snapshotIgnoredMax, or inside a directory ignored as a whole)",
                 if done.lost.len() == 1 { "file" } else { "files" },
                 done.lost.join(", ")
             ));
-        }
-        if !done.new_dirs.is_empty() {
-            self.warn(format!(
-                "step {n}: left the ignored {} the step created: {}",
-                if done.new_dirs.len() == 1 {
-                    "directory"
-                } else {
-                    "directories"
-                },
-                done.new_dirs.join(", ")
-            ));
-        }
-        Ok(())
     }
-
-    /// Makes the index exactly what it was before step `n`.
-    pub(super) fn put_index_back(&mut self, n: u32) -> Result<()> {
-        if let Some(index) = self.kept_tree(&self.state.step_paths(n).index())? {
-            self.repo.restore_index(index)?;
-        }
-        Ok(())
+    if !done.new_dirs.is_empty() {
+        ledger.warn(format!(
+            "step {n}: left the ignored {} the step created: {}",
+            if done.new_dirs.len() == 1 {
+                "directory"
+            } else {
+                "directories"
+            },
+            done.new_dirs.join(", ")
+        ));
     }
+    Ok(())
+}
 
-    /// After step `n` passed and HEAD may have moved (its checkpoint): the
-    /// index the user had, carried over to HEAD as it is now.
-    pub(super) fn carry_index_over(&mut self, n: u32) -> Result<()> {
-        let (Some(index), Some(recorded)) = (
-            self.kept_tree(&self.state.step_paths(n).index())?,
-            self.recorded_pointers(n)?,
-        ) else {
-            return Ok(());
-        };
-        let tree_of = |commit: Option<crate::git::Oid>| match commit {
-            Some(c) => self.repo.commit_tree(c),
-            None => Ok(self.repo.empty_tree()),
-        };
-        let old = tree_of(recorded.head.commit)?;
-        let new = tree_of(self.repo.head()?.commit)?;
-        let (carried, overlapping) = self.repo.carry_staged(index, old, new)?;
-        self.repo.restore_index(carried)?;
-        if !overlapping.is_empty() {
-            self.warn(format!(
+/// Makes the index exactly what it was before step `n`.
+fn put_index_back(ledger: &mut Ledger<'_>, n: u32) -> Result<()> {
+    if let Some(index) = ledger.kept_tree(&ledger.state.step_paths(n).index())? {
+        ledger.repo.restore_index(index)?;
+    }
+    Ok(())
+}
+
+/// After step `n` passed and HEAD may have moved (its checkpoint): the
+/// index the user had, carried over to HEAD as it is now.
+pub(super) fn carry_index_over(ledger: &mut Ledger<'_>, n: u32) -> Result<()> {
+    let (Some(index), Some(recorded)) = (
+        ledger.kept_tree(&ledger.state.step_paths(n).index())?,
+        recorded_pointers(ledger, n)?,
+    ) else {
+        return Ok(());
+    };
+    let tree_of = |commit: Option<crate::git::Oid>| match commit {
+        Some(c) => ledger.repo.commit_tree(c),
+        None => Ok(ledger.repo.empty_tree()),
+    };
+    let old = tree_of(recorded.head.commit)?;
+    let new = tree_of(ledger.repo.head()?.commit)?;
+    let (carried, overlapping) = ledger.repo.carry_staged(index, old, new)?;
+    ledger.repo.restore_index(carried)?;
+    if !overlapping.is_empty() {
+        ledger.warn(format!(
                 "step {n}: your staged version of {} overlaps the checkpoint's changes; the index now holds the committed version (yours: git show {}:<path>)",
                 overlapping.join(", "),
-                self.repo.short(index)
+                ledger.repo.short(index)
             ));
-        }
-        Ok(())
     }
+    Ok(())
 }

@@ -3,7 +3,7 @@
 //! a step declares checked against them before anything runs (what it was
 //! observed to change is checked in [`super::observe`]).
 
-use super::Run;
+use super::RunContext;
 use crate::ultraplan::plan::check::{self, Through};
 use crate::ultraplan::plan::{pattern, Step};
 
@@ -16,88 +16,88 @@ pub(super) struct Fence {
     pub session: Option<u32>,
 }
 
-impl Run<'_> {
+impl Fence {
     /// `step`'s fence, the same for each of its attempts.
-    pub(super) fn fence(&self, step: &Step) -> Fence {
-        let (touch, never) = self.fence_lists(step);
+    pub(super) fn of(cx: &RunContext<'_>, step: &Step) -> Fence {
+        let (touch, never) = fence_lists(cx, step);
         Fence {
             touch,
             never,
-            session: self.step_session(step).map(|s| s.number),
+            session: step_session(cx, step).map(|s| s.number),
         }
     }
+}
 
-    /// Declared files in Never touch, or leading where the step may not
-    /// write through a symbolic link already there (one an earlier step made
-    /// included: the fence is checked where a path really leads, each time a
-    /// step starts): a scope violation before anything runs.
-    pub(super) fn declared_scope_violation(&self, step: &Step) -> Option<String> {
-        let (touch, never) = self.fence_lists(step);
-        let hits: Vec<String> = step
-            .files
-            .iter()
-            .filter_map(|f| {
-                if let Some(p) = never.iter().find(|p| pattern::matches(p, &f.path)) {
-                    return Some(format!("'{}' is in Never touch ('{p}')", f.path));
-                }
-                let path = pattern::safe_relative_path(&f.path)
-                    .ok()
-                    .filter(|p| !pattern::is_glob(p))?;
-                match check::through_links(&self.workdir, &path)? {
-                    Through::Outside(link) => Some(format!(
-                        "'{}' leads outside the repository through the symbolic link '{}'",
-                        f.path,
-                        link.display()
-                    )),
-                    Through::Inside(real) if !crate::git::storable(&real) => Some(format!(
-                        "'{}' leads into .git through a symbolic link (to '{real}')",
-                        f.path
-                    )),
-                    Through::Inside(real) => {
-                        if let Some(p) = never.iter().find(|p| pattern::matches(p, &real)) {
-                            Some(format!(
-                                "'{}' is '{real}' through a symbolic link, which is in Never touch ('{p}')",
-                                f.path
-                            ))
-                        } else if !touch.is_empty() && !touch.iter().any(|p| pattern::matches(p, &real)) {
-                            Some(format!(
-                                "'{}' is '{real}' through a symbolic link, which is outside the Touch list",
-                                f.path
-                            ))
-                        } else {
-                            None
-                        }
+/// Declared files in Never touch, or leading where the step may not
+/// write through a symbolic link already there (one an earlier step made
+/// included: the fence is checked where a path really leads, each time a
+/// step starts): a scope violation before anything runs.
+pub(super) fn declared_violation(cx: &RunContext<'_>, step: &Step) -> Option<String> {
+    let (touch, never) = fence_lists(cx, step);
+    let hits: Vec<String> = step
+        .files
+        .iter()
+        .filter_map(|f| {
+            if let Some(p) = never.iter().find(|p| pattern::matches(p, &f.path)) {
+                return Some(format!("'{}' is in Never touch ('{p}')", f.path));
+            }
+            let path = pattern::safe_relative_path(&f.path)
+                .ok()
+                .filter(|p| !pattern::is_glob(p))?;
+            match check::through_links(&cx.workdir, &path)? {
+                Through::Outside(link) => Some(format!(
+                    "'{}' leads outside the repository through the symbolic link '{}'",
+                    f.path,
+                    link.display()
+                )),
+                Through::Inside(real) if !crate::git::storable(&real) => Some(format!(
+                    "'{}' leads into .git through a symbolic link (to '{real}')",
+                    f.path
+                )),
+                Through::Inside(real) => {
+                    if let Some(p) = never.iter().find(|p| pattern::matches(p, &real)) {
+                        Some(format!(
+                            "'{}' is '{real}' through a symbolic link, which is in Never touch ('{p}')",
+                            f.path
+                        ))
+                    } else if !touch.is_empty() && !touch.iter().any(|p| pattern::matches(p, &real)) {
+                        Some(format!(
+                            "'{}' is '{real}' through a symbolic link, which is outside the Touch list",
+                            f.path
+                        ))
+                    } else {
+                        None
                     }
                 }
-            })
-            .collect();
-        (!hits.is_empty()).then(|| format!("scope violation: the step declares {}", hits.join(", ")))
-    }
+            }
+        })
+        .collect();
+    (!hits.is_empty()).then(|| format!("scope violation: the step declares {}", hits.join(", ")))
+}
 
-    /// The session whose fence applies to `step`: the one being run, else the
-    /// one the Execution Strategy gives the step (a foreground run of a plan
-    /// with sessions fences each step like its session would).
-    fn step_session(&self, step: &Step) -> Option<&'_ crate::ultraplan::plan::Session> {
-        self.session
-            .or_else(|| self.plan.sessions.iter().find(|s| s.steps.contains(&step.number)))
-    }
+/// The session whose fence applies to `step`: the one being run, else the
+/// one the Execution Strategy gives the step (a foreground run of a plan
+/// with sessions fences each step like its session would).
+fn step_session<'a>(cx: &RunContext<'a>, step: &Step) -> Option<&'a crate::ultraplan::plan::Session> {
+    cx.session
+        .or_else(|| cx.plan.sessions.iter().find(|s| s.steps.contains(&step.number)))
+}
 
-    /// The session's Touch list and everything never to be touched: its Never
-    /// touch list, the Manifest's forbidden paths and the plan file itself.
-    fn fence_lists(&self, step: &Step) -> (Vec<String>, Vec<String>) {
-        let mut touch = Vec::new();
-        let mut never = Vec::new();
-        if let Some(session) = self.step_session(step) {
-            touch.extend(session.touch.iter().map(|p| p.text.clone()));
-            never.extend(session.never_touch.iter().map(|p| p.text.clone()));
-        }
-        if let Some(manifest) = &step.manifest {
-            never.extend(manifest.forbidden_paths.iter().cloned());
-        }
-        if let Some(plan) = &self.input.in_worktree {
-            // The plan's own path, not a pattern: `*.md` is one file.
-            never.extend(pattern::literal(plan));
-        }
-        (touch, never)
+/// The session's Touch list and everything never to be touched: its Never
+/// touch list, the Manifest's forbidden paths and the plan file itself.
+fn fence_lists(cx: &RunContext<'_>, step: &Step) -> (Vec<String>, Vec<String>) {
+    let mut touch = Vec::new();
+    let mut never = Vec::new();
+    if let Some(session) = step_session(cx, step) {
+        touch.extend(session.touch.iter().map(|p| p.text.clone()));
+        never.extend(session.never_touch.iter().map(|p| p.text.clone()));
     }
+    if let Some(manifest) = &step.manifest {
+        never.extend(manifest.forbidden_paths.iter().cloned());
+    }
+    if let Some(plan) = &cx.input.in_worktree {
+        // The plan's own path, not a pattern: `*.md` is one file.
+        never.extend(pattern::literal(plan));
+    }
+    (touch, never)
 }
