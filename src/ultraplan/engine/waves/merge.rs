@@ -5,7 +5,7 @@
 use anyhow::{anyhow, Result};
 
 use super::{ConflictRecord, Waves};
-use crate::git::MergePlan;
+use crate::git::{MergePlan, Oid};
 use crate::ultraplan::engine::{fault, Failure};
 use crate::ultraplan::plan::Session;
 use crate::ultraplan::state::{RunState, StepStatus};
@@ -20,20 +20,13 @@ impl<'a> Waves<'a> {
             // Deleted under the run (sessions run elsewhere never get here
             // without one: see `distribute::orchestrator`). Nothing to merge:
             // the session failed, and a resumed run runs it again.
-            self.failure = Some(Failure {
-                step: None,
-                title: format!("session {n}: {}", session.title),
-                status: StepStatus::Failed,
-                policy: "stop; nothing changed".into(),
-                error: format!(
+            self.not_merged(
+                session,
+                format!(
                     "the branch '{}' of session {n} is not in this repository any more; nothing is merged ('git ultraplan run --resume' runs the session again)",
                     branch.trim_start_matches("refs/heads/")
                 ),
-                attempts: 0,
-            });
-            if let Some(r) = self.sessions.get_mut(&n) {
-                r.result = "merge-failed".into();
-            }
+            );
             return Ok(false);
         };
         let current = self.repo.head()?;
@@ -41,21 +34,14 @@ impl<'a> Waves<'a> {
             // Someone switched branches while the sessions ran: the merges
             // belong on the branch the run started from.
             let name = |b: &Option<String>| b.clone().unwrap_or_else(|| "a detached HEAD".into());
-            self.failure = Some(Failure {
-                step: None,
-                title: format!("session {n}: {}", session.title),
-                status: StepStatus::Failed,
-                policy: "stop; nothing changed".into(),
-                error: format!(
+            self.not_merged(
+                session,
+                format!(
                     "HEAD moved from {} to {} during the run; nothing more is merged (switch back and run --resume)",
                     name(&self.branch),
                     name(&current.branch)
                 ),
-                attempts: 0,
-            });
-            if let Some(r) = self.sessions.get_mut(&n) {
-                r.result = "merge-failed".into();
-            }
+            );
             return Ok(false);
         }
         let head = current.commit.ok_or_else(|| anyhow!("HEAD has no commit"))?;
@@ -71,37 +57,11 @@ impl<'a> Waves<'a> {
         let label = branch.trim_start_matches("refs/heads/").to_owned();
         let (paths, refused) = match self.repo.plan_merge(head, tip, &label, &message)? {
             MergePlan::Conflicts(paths) => (paths, None),
-            MergePlan::Clean(commit) => {
-                // Recorded before anything changes, so a resume after a kill
-                // knows this merge (and never makes it twice).
-                if let Some(r) = self.sessions.get_mut(&n) {
-                    r.merge_commit = Some(commit.to_string());
-                }
-                self.save(state, &format!("session {n}: merging ({})", self.repo.short(commit)))?;
-                fault::point("merge-recorded");
-                match self.repo.checkout_merge(head, commit)? {
-                    Ok(()) => {
-                        fault::point("merge-checked-out");
-                        self.repo.commit_merge(head, commit, &message)?;
-                        fault::point("merge-committed");
-                        if let Some(r) = self.sessions.get_mut(&n) {
-                            r.merged = true;
-                        }
-                        self.save(state, &format!("session {n}: merged ({})", self.repo.short(commit)))?;
-                        return Ok(true);
-                    }
-                    Err(text) => {
-                        if let Some(r) = self.sessions.get_mut(&n) {
-                            r.merge_commit = None;
-                        }
-                        (paths_in_refusal(&text), Some(text))
-                    }
-                }
-            }
+            MergePlan::Clean(commit) => match self.apply(n, head, commit, &message, state)? {
+                Ok(()) => return Ok(true),
+                Err(text) => (paths_in_refusal(&text), Some(text)),
+            },
         };
-        if let Some(r) = self.sessions.get_mut(&n) {
-            r.result = "merge-failed".into();
-        }
         let why = match &refused {
             Some(text) => format!(
                 "merging session {n} would overwrite files in the working tree: {} (git: {})",
@@ -110,6 +70,56 @@ impl<'a> Waves<'a> {
             ),
             None => format!("session {n} conflicts with what is merged: {}", paths.join(", ")),
         };
+        self.not_merged(session, why);
+        self.conflicts.push(ConflictRecord {
+            session: n,
+            paths,
+            tip: tip.to_string(),
+            refused,
+        });
+        Ok(false)
+    }
+
+    /// A clean merge of session `n` made real: recorded in the run state
+    /// before anything changes (a resume after a kill knows it, and never
+    /// makes it twice), checked out, committed. `Err` with git's words when
+    /// git refuses to overwrite files in the worktree: nothing changed then.
+    fn apply(
+        &mut self,
+        n: u32,
+        head: Oid,
+        commit: Oid,
+        message: &str,
+        state: &mut RunState<'_>,
+    ) -> Result<std::result::Result<(), String>> {
+        if let Some(r) = self.sessions.get_mut(&n) {
+            r.merge_commit = Some(commit.to_string());
+        }
+        self.save(state, &format!("session {n}: merging ({})", self.repo.short(commit)))?;
+        fault::point("merge-recorded");
+        if let Err(text) = self.repo.checkout_merge(head, commit)? {
+            if let Some(r) = self.sessions.get_mut(&n) {
+                r.merge_commit = None;
+            }
+            return Ok(Err(text));
+        }
+        fault::point("merge-checked-out");
+        self.repo.commit_merge(head, commit, message)?;
+        fault::point("merge-committed");
+        if let Some(r) = self.sessions.get_mut(&n) {
+            r.merged = true;
+        }
+        self.save(state, &format!("session {n}: merged ({})", self.repo.short(commit)))?;
+        Ok(Ok(()))
+    }
+
+    /// `session` is not merged, for `why`: the run stops there, nothing
+    /// changed.
+    fn not_merged(&mut self, session: &Session, why: String) {
+        let n = session.number;
+        if let Some(r) = self.sessions.get_mut(&n) {
+            r.result = "merge-failed".into();
+        }
         self.failure = Some(Failure {
             step: None,
             title: format!("session {n}: {}", session.title),
@@ -118,13 +128,6 @@ impl<'a> Waves<'a> {
             error: why,
             attempts: 0,
         });
-        self.conflicts.push(ConflictRecord {
-            session: n,
-            paths,
-            tip: tip.to_string(),
-            refused,
-        });
-        Ok(false)
     }
 }
 
