@@ -9,7 +9,10 @@
 //!
 //! Here: [`run`] and the loop over steps; `options` and `report` hold the
 //! vocabulary a caller speaks; `step` is one step's life, a pipeline of
-//! stages (execute → observe → judge → record → checkpoint);
+//! stages (execute → observe → judge → record → checkpoint), each a
+//! function of the run's [`RunContext`], the `ledger` it writes to
+//! (the run state, its kept trees in `secrets`, the warnings) and what the
+//! stage before returned;
 //! `command_check` runs a command against its expected output (a Verify, a
 //! condition, a Verification item); `conditions` a session spec's entry and
 //! exit conditions, [`plan_verification`] a plan's `## Verification` once
@@ -212,58 +215,11 @@ pub fn run_id() -> String {
 }
 
 impl Run<'_> {
+    /// The run: its steps, then what closes it (a session's uncommitted
+    /// changes kept, a session spec's exit conditions, the plan's
+    /// Verification), then its report.
     fn run_steps(&mut self, steps: &[&Step]) -> Result<RunReport> {
-        let mut result = RunResult::Completed;
-        if !self.ledger.state.progress.entry_condition_checked {
-            if let Some(failure) = conditions::entry(&self.cx, &mut self.ledger)? {
-                self.failure = Some(failure);
-                result = RunResult::Stopped;
-            }
-        }
-        if result == RunResult::Completed {
-            let total = steps.len();
-            for (i, step) in steps.iter().enumerate() {
-                let recorded = self.ledger.state.progress.step(step.number).status;
-                let forced = self.cx.opts.mode == Mode::Step(step.number);
-                if recorded.is_done() && !forced {
-                    continue;
-                }
-                if process::interrupted() {
-                    result = RunResult::Interrupted;
-                    break;
-                }
-                self.ledger.event(Event::Step {
-                    number: step.number,
-                    title: &step.title,
-                    position: i + 1,
-                    total,
-                });
-                let (end, failure) = step::run(&self.cx, &mut self.ledger, &mut self.watch, &mut self.person, step)?;
-                if failure.is_some() {
-                    self.failure = failure;
-                }
-                let status = self.ledger.state.progress.step(step.number).status;
-                self.ledger.event(Event::StepDone {
-                    number: step.number,
-                    status,
-                });
-                match end {
-                    step::StepEnd::Passed | step::StepEnd::Skipped => {}
-                    step::StepEnd::Failed => {
-                        result = RunResult::Failed;
-                        break;
-                    }
-                    step::StepEnd::Interrupted => {
-                        result = RunResult::Interrupted;
-                        break;
-                    }
-                    _ => {
-                        result = RunResult::Stopped;
-                        break;
-                    }
-                }
-            }
-        }
+        let mut result = self.walk(steps)?;
         if result == RunResult::Completed && self.cx.opts.mode.session().is_some() && orchestrated() {
             step::commit_leftovers(&self.cx, &mut self.ledger, &mut self.watch, steps)?;
         }
@@ -278,23 +234,8 @@ impl Run<'_> {
                 result = RunResult::Failed;
             }
         }
-        // A plan run as one session: its Verification once every step is
-        // done (`--step N` before that, and a session of a parallel run,
-        // leave it to the whole run and the merge).
         let mut checked = Vec::new();
-        let all_done = self.cx.plan.steps.iter().all(|st| {
-            self.ledger
-                .state
-                .progress
-                .steps
-                .get(&st.number)
-                .is_some_and(|p| matches!(p.status, StepStatus::Passed | StepStatus::Skipped))
-        });
-        if result == RunResult::Completed
-            && all_done
-            && self.cx.opts.mode.session().is_none()
-            && !self.cx.plan.verification.is_empty()
-        {
+        if result == RunResult::Completed && self.verification_due() {
             let (out, failure) = plan_verification::run(self.cx.plan, &self.cx.workdir, self.cx.opts)?;
             if failure.is_some() {
                 self.failure = failure;
@@ -305,6 +246,65 @@ impl Run<'_> {
         let mut report = self.finish(result, exit_condition)?;
         report.verification = checked;
         Ok(report)
+    }
+
+    /// The entry condition, then each step not done yet, until one stops
+    /// the run.
+    fn walk(&mut self, steps: &[&Step]) -> Result<RunResult> {
+        if !self.ledger.state.progress.entry_condition_checked {
+            if let Some(failure) = conditions::entry(&self.cx, &mut self.ledger)? {
+                self.failure = Some(failure);
+                return Ok(RunResult::Stopped);
+            }
+        }
+        let total = steps.len();
+        for (i, step) in steps.iter().enumerate() {
+            let recorded = self.ledger.state.progress.step(step.number).status;
+            let forced = self.cx.opts.mode == Mode::Step(step.number);
+            if recorded.is_done() && !forced {
+                continue;
+            }
+            if process::interrupted() {
+                return Ok(RunResult::Interrupted);
+            }
+            self.ledger.event(Event::Step {
+                number: step.number,
+                title: &step.title,
+                position: i + 1,
+                total,
+            });
+            let (end, failure) = step::run(&self.cx, &mut self.ledger, &mut self.watch, &mut self.person, step)?;
+            if failure.is_some() {
+                self.failure = failure;
+            }
+            let status = self.ledger.state.progress.step(step.number).status;
+            self.ledger.event(Event::StepDone {
+                number: step.number,
+                status,
+            });
+            match end {
+                step::StepEnd::Passed | step::StepEnd::Skipped => {}
+                step::StepEnd::Failed => return Ok(RunResult::Failed),
+                step::StepEnd::Interrupted => return Ok(RunResult::Interrupted),
+                _ => return Ok(RunResult::Stopped),
+            }
+        }
+        Ok(RunResult::Completed)
+    }
+
+    /// A plan run as one session: its Verification once every step is
+    /// done (`--step N` before that, and a session of a parallel run,
+    /// leave it to the whole run and the merge).
+    fn verification_due(&self) -> bool {
+        let all_done = self.cx.plan.steps.iter().all(|st| {
+            self.ledger
+                .state
+                .progress
+                .steps
+                .get(&st.number)
+                .is_some_and(|p| matches!(p.status, StepStatus::Passed | StepStatus::Skipped))
+        });
+        all_done && self.cx.opts.mode.session().is_none() && !self.cx.plan.verification.is_empty()
     }
 
     fn finish(&mut self, result: RunResult, exit_condition: &'static str) -> Result<RunReport> {

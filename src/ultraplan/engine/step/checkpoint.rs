@@ -1,4 +1,4 @@
-//! Checkpoints (DESIGN §6.4).
+//! Stage 5 of a passed attempt, checkpoint (DESIGN §6.4).
 //!
 //! A `git commit -m` checkpoint is made by ultraplan: the commit is built from
 //! HEAD's tree plus exactly the step's allowed observed changes, its id is
@@ -10,7 +10,7 @@
 use anyhow::{anyhow, Context, Result};
 
 use super::{fault, restore, Attempt, Ledger, RunContext, StepEnd, Watch};
-use crate::git::{FileChange, Oid, Snapshot};
+use crate::git::{EntryKind, FileChange, Oid, Snapshot};
 use crate::process;
 use crate::ultraplan::plan::{writeback, Checkpoint, PlanKind, Step};
 use crate::ultraplan::state::{now, write_note, StepStatus};
@@ -90,7 +90,6 @@ fn step_edits_only(
     changes: &[FileChange],
     observed: &mut Snapshot,
 ) -> Result<Vec<FileChange>> {
-    use crate::git::EntryKind;
     let n = step.number;
     let head_tree = match ledger.repo.head()?.commit {
         Some(c) => ledger.repo.commit_tree(c)?,
@@ -114,46 +113,7 @@ fn step_edits_only(
             Some(tree) => ledger.repo.tree_entry(tree, &change.path)?,
             None => head,
         };
-        let (Some((new_id, kind @ (EntryKind::Blob | EntryKind::Executable))), Some((before_id, _))) =
-            (change.new, before)
-        else {
-            out.push(change.clone());
-            continue;
-        };
-        match head {
-            Some((head_id, EntryKind::Blob | EntryKind::Executable)) if head_id != before_id => {
-                let (base, ours, theirs) = (
-                    ledger.repo.read_blob(before_id)?,
-                    ledger.repo.read_blob(head_id)?,
-                    ledger.repo.read_blob(new_id)?,
-                );
-                match crate::git::Repo::merge_text(&base, &ours, &theirs) {
-                    Some(merged) => {
-                        let id = ledger.repo.write_blob(&merged)?;
-                        observed.forget_stat(&change.path);
-                        out.push(FileChange {
-                            path: change.path.clone(),
-                            new: Some((id, kind)),
-                        });
-                    }
-                    None => {
-                        ledger.warn(format!(
-                                "step {n}: '{}' had uncommitted changes before the step that overlap the step's; the checkpoint commits the whole file",
-                                change.path
-                            ));
-                        out.push(change.clone());
-                    }
-                }
-            }
-            None => {
-                ledger.warn(format!(
-                    "step {n}: '{}' was an untracked file before the step; the checkpoint commits all of it",
-                    change.path
-                ));
-                out.push(change.clone());
-            }
-            _ => out.push(change.clone()),
-        }
+        out.push(own_edits(ledger, n, change, head, before, observed)?);
     }
     if !untracked_gone.is_empty() {
         ledger.warn(format!(
@@ -172,6 +132,58 @@ fn step_edits_only(
         ));
     }
     Ok(out)
+}
+
+/// What step `n` itself did to a file it changed: `change` where HEAD had
+/// the file as it was `before` the step; HEAD's version plus the step's own
+/// edits where the user had edited it, uncommitted (a three-way merge; the
+/// whole file, said in a warning, when they overlap).
+fn own_edits(
+    ledger: &mut Ledger<'_>,
+    n: u32,
+    change: &FileChange,
+    head: Option<(Oid, EntryKind)>,
+    before: Option<(Oid, EntryKind)>,
+    observed: &mut Snapshot,
+) -> Result<FileChange> {
+    let (Some((new_id, kind @ (EntryKind::Blob | EntryKind::Executable))), Some((before_id, _))) = (change.new, before)
+    else {
+        return Ok(change.clone());
+    };
+    match head {
+        Some((head_id, EntryKind::Blob | EntryKind::Executable)) if head_id != before_id => {
+            let (base, ours, theirs) = (
+                ledger.repo.read_blob(before_id)?,
+                ledger.repo.read_blob(head_id)?,
+                ledger.repo.read_blob(new_id)?,
+            );
+            match crate::git::Repo::merge_text(&base, &ours, &theirs) {
+                Some(merged) => {
+                    let id = ledger.repo.write_blob(&merged)?;
+                    observed.forget_stat(&change.path);
+                    Ok(FileChange {
+                        path: change.path.clone(),
+                        new: Some((id, kind)),
+                    })
+                }
+                None => {
+                    ledger.warn(format!(
+                        "step {n}: '{}' had uncommitted changes before the step that overlap the step's; the checkpoint commits the whole file",
+                        change.path
+                    ));
+                    Ok(change.clone())
+                }
+            }
+        }
+        None => {
+            ledger.warn(format!(
+                "step {n}: '{}' was an untracked file before the step; the checkpoint commits all of it",
+                change.path
+            ));
+            Ok(change.clone())
+        }
+        _ => Ok(change.clone()),
+    }
 }
 
 /// At the end of a session run in a worktree that is about to be

@@ -13,7 +13,7 @@ use super::person::Answer;
 use super::{command_check, fault, manifest, AttemptEnd, Event, Ledger, Phase, RunContext};
 use crate::process;
 use crate::ultraplan::exec::{Claim, Outcome};
-use crate::ultraplan::plan::{PlanKind, Step};
+use crate::ultraplan::plan::{PlanKind, Step, Verify};
 
 /// What Verify (or what stands for it) said.
 struct Verified {
@@ -22,6 +22,18 @@ struct Verified {
     summary: String,
     output: String,
     sandbox_blocked: bool,
+}
+
+impl Verified {
+    fn not_run() -> Verified {
+        Verified {
+            reason: None,
+            exit: None,
+            summary: "not run".to_owned(),
+            output: String::new(),
+            sandbox_blocked: false,
+        }
+    }
 }
 
 /// The verdict on an attempt, with what was observed.
@@ -56,13 +68,7 @@ pub(super) fn judge(
     } else if let (Some(h), Some(_)) = (&step.human, &step.verify) {
         warnings.push(format!("left for a person to check (not run): {}", h.text));
     }
-    let mut verify = Verified {
-        reason: None,
-        exit: None,
-        summary: "not run".to_owned(),
-        output: String::new(),
-        sandbox_blocked: false,
-    };
+    let mut verify = Verified::not_run();
     if reason.is_none() {
         verify = match verify_step(cx, ledger, step, outcome, answer, warnings)? {
             Phase::Go(verified) => verified,
@@ -131,78 +137,97 @@ fn verify_step(
     answer: Option<&Answer>,
     warnings: &mut Vec<String>,
 ) -> Result<Phase<Verified>> {
-    let n = step.number;
-    let answered = answer.map(|a| a.text.as_str());
-    let mut reason = None;
-    let mut verify_exit = None;
-    let mut verify_summary = "not run".to_owned();
-    let mut verify_output = String::new();
-    let mut sandbox_blocked = false;
     match &step.verify {
-        Some(v) => {
-            ledger.event(Event::Verifying { number: n });
-            let checked = command_check::run(v, &cx.workdir, cx.opts)?;
-            fault::point("after-verify");
-            if process::interrupted() {
-                return Ok(Phase::End(AttemptEnd::Interrupted));
-            }
-            verify_exit = Some(checked.ending.code());
-            verify_summary = summary(&checked.tail(10), &checked.ending.describe());
-            verify_output = checked.output.clone();
-            if let Some(note) = &checked.note {
-                warnings.push(note.clone());
-            }
-            if let Some(failure) = checked.explain(&v.command) {
-                sandbox_blocked = cx.plan.kind == PlanKind::SessionSpec && n == 0 && checked.ending.code() == 77;
-                reason = Some(if sandbox_blocked {
-                    "Step 0 exited 77: this sandbox cannot do what the session needs".into()
-                } else {
-                    failure
-                });
-            }
-        }
-        None if answered.is_some() => {
-            verify_summary = format!("checked by a person: {}", answered.unwrap_or_default());
-            match answer.and_then(|a| a.issues.clone()) {
+        Some(v) => run_verify(cx, ledger, step, v, warnings),
+        None => Ok(stand_in(cx, ledger, step, outcome, answer, warnings)),
+    }
+}
+
+/// Runs Verify `v` (run by ultraplan: the exit code decides).
+fn run_verify(
+    cx: &RunContext<'_>,
+    ledger: &mut Ledger<'_>,
+    step: &Step,
+    v: &Verify,
+    warnings: &mut Vec<String>,
+) -> Result<Phase<Verified>> {
+    let n = step.number;
+    ledger.event(Event::Verifying { number: n });
+    let checked = command_check::run(v, &cx.workdir, cx.opts)?;
+    fault::point("after-verify");
+    if process::interrupted() {
+        return Ok(Phase::End(AttemptEnd::Interrupted));
+    }
+    let mut verified = Verified {
+        exit: Some(checked.ending.code()),
+        summary: summary(&checked.tail(10), &checked.ending.describe()),
+        output: checked.output.clone(),
+        ..Verified::not_run()
+    };
+    if let Some(note) = &checked.note {
+        warnings.push(note.clone());
+    }
+    if let Some(failure) = checked.explain(&v.command) {
+        verified.sandbox_blocked = cx.plan.kind == PlanKind::SessionSpec && n == 0 && checked.ending.code() == 77;
+        verified.reason = Some(if verified.sandbox_blocked {
+            "Step 0 exited 77: this sandbox cannot do what the session needs".into()
+        } else {
+            failure
+        });
+    }
+    Ok(Phase::Go(verified))
+}
+
+/// What stands for a Verify the step has not got: a person's answer, the
+/// executor's word until a later step checks it or under
+/// `--allow-unverified`; else the step waits for a person or fails.
+fn stand_in(
+    cx: &RunContext<'_>,
+    ledger: &mut Ledger<'_>,
+    step: &Step,
+    outcome: &Outcome,
+    answer: Option<&Answer>,
+    warnings: &mut Vec<String>,
+) -> Phase<Verified> {
+    let n = step.number;
+    let mut verified = Verified::not_run();
+    match answer {
+        Some(answer) => {
+            verified.summary = format!("checked by a person: {}", answer.text);
+            match answer.issues.clone() {
                 Some(issues) => {
-                    verify_exit = Some(1);
-                    reason = Some(issues);
+                    verified.exit = Some(1);
+                    verified.reason = Some(issues);
                     // Fixed and resumed, the review asks every check again.
                     ledger.state.remove(&ledger.state.step_paths(n).answers());
                 }
-                None => verify_exit = Some(0),
+                None => verified.exit = Some(0),
             }
         }
         None if step.verified_by.is_some() && outcome.claim == Claim::Success => {
             let by = step.verified_by.unwrap_or_default();
-            verify_exit = Some(0);
-            verify_summary = format!(
+            verified.exit = Some(0);
+            verified.summary = format!(
                 "no Verify of its own; taken on the executor's word until step {by} checks it ({})",
                 cx.plan.step(by).map_or(String::new(), |s| s.title.clone())
             );
-            warnings.push(verify_summary.clone());
+            warnings.push(verified.summary.clone());
         }
         None if cx.opts.allow_unverified && outcome.claim == Claim::Success => {
-            verify_exit = Some(0);
-            verify_summary = "no Verify command; accepted on the executor's word (--allow-unverified)".into();
-            warnings.push(verify_summary.clone());
+            verified.exit = Some(0);
+            verified.summary = "no Verify command; accepted on the executor's word (--allow-unverified)".into();
+            warnings.push(verified.summary.clone());
         }
         None => match &step.human {
-            Some(h) => return Ok(Phase::End(AttemptEnd::Waiting(h.prompt()))),
+            Some(h) => return Phase::End(AttemptEnd::Waiting(h.prompt())),
             None => {
-                reason = Some(
+                verified.reason = Some(
                     "the step has no Verify command (pass --allow-unverified to accept the executor's word)".into(),
                 );
             }
         },
     }
-    Ok(Phase::Go(Verified {
-        reason,
-        exit: verify_exit,
-        summary: verify_summary,
-        output: verify_output,
-        sandbox_blocked,
-    }))
+    Phase::Go(verified)
 }
 
 /// Test first: the step's Verify before the executor, expected to fail

@@ -4,11 +4,15 @@
 //!
 //! [`execute`] → [`observe`] → [`judge`] → [`record`] → [`checkpoint`]
 //!
-//! each stage a function of what the one before returned; an attempt that
-//! did not pass goes to the failure [`policy`] instead of the checkpoint,
-//! which may start the next attempt. Every stage is saved in the run state
-//! before the next begins; [`recover`] picks a step up from whatever stage a
-//! killed process left it in. A step for a [`person`] waits for their answer.
+//! each stage a function of what the one before returned, the run's
+//! context (read only) and the ledger it writes to; an attempt that did not
+//! pass goes to the failure [`policy`] instead of the checkpoint, which may
+//! start the next attempt. Every stage is saved in the run state before the
+//! next begins; [`recover`] picks a step up from whatever stage a killed
+//! process left it in. A step for a [`person`] waits for their answer.
+//!
+//! A [`StepRun`] drives one step (start, the attempts, the end); it borrows
+//! from the run what lives across steps and keeps nothing of its own.
 
 mod checkpoint;
 mod execute;

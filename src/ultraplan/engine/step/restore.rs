@@ -1,19 +1,23 @@
 //! What a step's snapshot holds beyond the working tree (DESIGN §2 invariant
 //! 3): the index as a tree (`index` in the step's entry, kept like the worktree
 //! snapshot, secrets redacted and their raw bytes beside) and where HEAD, its
-//! branch and the stash pointed (`git`).
+//! branch and the stash pointed (`git`). A step meets it at four moments,
+//! one function each:
 //!
-//! * A restore (revert, skip, the last attempt of any policy, a resume after a
-//!   crash) puts HEAD, the branch and the stash back first — compare-and-swap
-//!   from what they hold now, the step's commits and stashes kept reachable as
-//!   extra parents of the state commit and named in one warning — then the
-//!   worktree, then the index exactly as it was.
-//! * git's own files (`config`, `hooks/*`, `info/*`) are recorded as a tree
-//!   (`own`); a change is named after each attempt (a new hook or
-//!   a setting such as `core.fsmonitor` by name) and a restore puts them back.
-//! * A passed step's checkpoint leaves the index as the user had it, carried
-//!   over to the new HEAD: what the executor staged is dropped, what the user
-//!   had staged stays staged.
+//! * [`record`], when the step starts (or is verified in place): the index,
+//!   git's own files, the ignored files and the pointers.
+//! * [`name_own_files_changed`], when an attempt is observed: git's own files
+//!   (`config`, `hooks/*`, `info/*`, recorded as a tree, `own`) that changed
+//!   are named (a new hook or a setting such as `core.fsmonitor` by name).
+//! * [`put_back`], when a policy restores (revert, skip, the last attempt of
+//!   any policy) or a resume undoes an attempt cut short: HEAD, the branch
+//!   and the stash first — compare-and-swap from what they hold now, the
+//!   step's commits and stashes kept reachable as extra parents of the state
+//!   commit and named in one warning — then the worktree, then the index
+//!   exactly as it was, git's own files and the ignored files.
+//! * [`carry_index_over`], when a passed step's checkpoint lands: the index
+//!   as the user had it, carried over to the new HEAD — what the executor
+//!   staged is dropped, what the user had staged stays staged.
 
 use anyhow::{anyhow, Result};
 
