@@ -192,52 +192,18 @@ impl super::ledger::Ledger<'_> {
                 continue;
             };
             let path = change.path;
-            files.push(match kind {
+            let edit = match kind {
                 EntryKind::Blob | EntryKind::Executable => {
-                    let executable = kind == EntryKind::Executable;
-                    let bytes = self.repo.read_blob(id)?;
-                    // A name travels with the state as contents do: a file
-                    // named like a secret is left out (its bytes kept beside
-                    // for restores), with one warning a name.
-                    if crate::ultraplan::state::name_holds_secret(&path) {
-                        let message = format!(
-                            "'{}' is named like a secret: the run state keeps it out of its snapshots (its bytes stay in this repository only, for restores)",
-                            crate::redact::redact(&path)
-                        );
-                        if !self.warnings.contains(&message) {
-                            self.warn(message);
-                        }
-                        raw.push(Entry {
-                            path,
-                            executable,
-                            bytes,
-                        });
-                        continue;
-                    }
-                    let clean = match std::str::from_utf8(&bytes).map(crate::redact::redact) {
-                        Ok(std::borrow::Cow::Owned(clean)) => Some(self.repo.write_blob(clean)?),
-                        _ => None,
-                    };
-                    match clean {
-                        Some(clean) => {
-                            raw.push(Entry {
-                                path: path.clone(),
-                                executable,
-                                bytes,
-                            });
-                            TreeEdit::Blob {
-                                path,
-                                id: clean,
-                                executable,
-                            }
-                        }
-                        None => TreeEdit::Blob { path, id, executable },
+                    match self.stored_file(path, id, kind == EntryKind::Executable, &mut raw)? {
+                        Some(edit) => edit,
+                        None => continue,
                     }
                 }
                 EntryKind::Link => TreeEdit::Link { path, id },
                 EntryKind::Commit => TreeEdit::Commit { path, id },
                 EntryKind::Tree => TreeEdit::Tree { path, id },
-            });
+            };
+            files.push(edit);
         }
         // `base` is always written (empty for none): a kept tree is never
         // an empty tree, which a tree editor may drop.
@@ -270,6 +236,57 @@ impl super::ledger::Ledger<'_> {
         let change = self.repo.edit_tree(None, &parts)?;
         self.state.put_tree(path, change);
         Ok(())
+    }
+
+    /// How a file of a kept tree is stored: redacted, its raw bytes added
+    /// to `raw` when redaction changed them; `None` for a file named like a
+    /// secret, left out (its bytes in `raw`, for restores).
+    fn stored_file(
+        &mut self,
+        path: String,
+        id: crate::git::Oid,
+        executable: bool,
+        raw: &mut Vec<Entry>,
+    ) -> Result<Option<crate::git::TreeEdit>> {
+        use crate::git::TreeEdit;
+        let bytes = self.repo.read_blob(id)?;
+        // A name travels with the state as contents do: a file
+        // named like a secret is left out (its bytes kept beside
+        // for restores), with one warning a name.
+        if crate::ultraplan::state::name_holds_secret(&path) {
+            let message = format!(
+                "'{}' is named like a secret: the run state keeps it out of its snapshots (its bytes stay in this repository only, for restores)",
+                crate::redact::redact(&path)
+            );
+            if !self.warnings.contains(&message) {
+                self.warn(message);
+            }
+            raw.push(Entry {
+                path,
+                executable,
+                bytes,
+            });
+            return Ok(None);
+        }
+        let clean = match std::str::from_utf8(&bytes).map(crate::redact::redact) {
+            Ok(std::borrow::Cow::Owned(clean)) => Some(self.repo.write_blob(clean)?),
+            _ => None,
+        };
+        Ok(Some(match clean {
+            Some(clean) => {
+                raw.push(Entry {
+                    path: path.clone(),
+                    executable,
+                    bytes,
+                });
+                TreeEdit::Blob {
+                    path,
+                    id: clean,
+                    executable,
+                }
+            }
+            None => TreeEdit::Blob { path, id, executable },
+        }))
     }
 
     /// The commit the worktree snapshots at `path` are stored against: the
