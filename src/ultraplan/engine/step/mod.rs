@@ -12,7 +12,7 @@
 //! process left it in. A step for a [`person`] waits for their answer.
 //!
 //! A [`StepRun`] drives one step (start, the attempts, the end); it borrows
-//! from the run what lives across steps and keeps nothing of its own.
+//! from the run what lives across steps and holds the step's fence.
 
 mod checkpoint;
 mod execute;
@@ -90,9 +90,9 @@ struct Attempt {
     pub blocked: bool,
     /// A session spec's Step 0 exited 77.
     pub sandbox_blocked: bool,
-    /// The end of Verify's output, for the next attempt's prompt (`None`
-    /// when Verify did not run).
-    pub verify_tail: Option<String>,
+    /// Verify's output, for the next attempt's prompt (`None` when Verify
+    /// did not run).
+    pub verify_output: Option<String>,
 }
 
 /// How an attempt ended.
@@ -118,6 +118,8 @@ struct StepRun<'r, 'a> {
     watch: &'r mut Watch,
     person: &'r mut Person,
     step: &'r Step,
+    /// The step's fence, the same for each of its attempts.
+    fence: scope::Fence,
 }
 
 /// Runs `step`: how it ended, and the failure the run stops at when it did
@@ -135,6 +137,7 @@ pub(super) fn run<'a>(
         watch,
         person,
         step,
+        fence: scope::Fence::of(cx, step),
     }
     .run()?;
     let failure = match end {
@@ -197,7 +200,7 @@ impl StepRun<'_, '_> {
         state.progress.current_step = n;
         // Saved with the first attempt's start, before anything runs.
         fault::point("after-snapshot");
-        if let Some(reason) = scope::declared_violation(self.cx, step) {
+        if let Some(reason) = scope::declared_violation(&self.fence, &self.cx.workdir, step) {
             return end(self.ledger, step, StepStatus::Escalated, Some(reason));
         }
         // No attempt can pass without a Verify, a person's check or
@@ -272,7 +275,7 @@ impl StepRun<'_, '_> {
             attempt: a,
             base,
             feedback,
-            fence: scope::Fence::of(cx, step),
+            fence: self.fence.clone(),
         };
         let executed = match execute::execute(cx, self.ledger, self.watch, step, start, answered)? {
             Phase::Go(executed) => executed,

@@ -31,7 +31,8 @@ pub(super) fn after_failure(
     }
     let feedback = || {
         let mut f = format!("Attempt {a} failed: {reason}");
-        if let (Some(tail), Some(v)) = (&done.verify_tail, &step.verify) {
+        if let (Some(output), Some(v)) = (&done.verify_output, &step.verify) {
+            let tail = verify_tail(output);
             match tail.trim() {
                 "" => f.push_str(&format!("\nVerify ({}) printed nothing.", v.command)),
                 _ => f.push_str(&format!("\nVerify ({}) printed:\n{tail}", v.command)),
@@ -69,16 +70,16 @@ pub(super) fn after_failure(
     }
 }
 
-/// The end of the Verify output attempt `a` of step `n` recorded in its
-/// log (for a run that resumes after it), for the next prompt.
-pub(super) fn recorded_verify_tail(ledger: &Ledger<'_>, n: u32, a: u32) -> Result<Option<String>> {
+/// The Verify output attempt `a` of step `n` recorded in its log (for a
+/// run that resumes after it), for the next prompt.
+pub(super) fn recorded_verify_output(ledger: &Ledger<'_>, n: u32, a: u32) -> Result<Option<String>> {
     let log = ledger
         .state
         .read_text(&ledger.state.step_paths(n).transcript(a))?
         .unwrap_or_default();
     Ok(log.rfind("\n--- verify: ").map(|at| {
         let output = log[at + 1..].split_once('\n').map_or("", |(_, rest)| rest);
-        verify_tail(output)
+        output.to_owned()
     }))
 }
 
@@ -90,7 +91,7 @@ fn put_back(ledger: &mut Ledger<'_>, n: u32, current: &Snapshot, snapshot: Oid) 
 }
 
 /// The end of a Verify's output for the next attempt's prompt.
-pub(super) fn verify_tail(output: &str) -> String {
+fn verify_tail(output: &str) -> String {
     tail_of(output, VERIFY_TAIL_LINES, VERIFY_TAIL_BYTES)
 }
 

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::execute::Executed;
 use super::judge::Judgement;
-use super::{fault, policy, Attempt, Ledger, RunContext};
+use super::{fault, Attempt, Ledger, RunContext};
 
 use crate::ultraplan::exec::{Claim, Executor, Outcome, Tokens};
 use crate::ultraplan::plan::{Plan, Step};
@@ -287,7 +287,7 @@ pub(super) fn record_attempt(
         record,
         blocked: judged.blocked,
         sandbox_blocked: judged.sandbox_blocked,
-        verify_tail: verify_ran.then(|| policy::verify_tail(&verify_output)),
+        verify_output: verify_ran.then_some(verify_output),
     })
 }
 

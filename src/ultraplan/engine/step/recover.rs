@@ -29,7 +29,7 @@ impl StepRun<'_, '_> {
         let Some(snapshot) = self.ledger.kept_tree(&self.ledger.state.step_paths(n).snapshot())? else {
             return self.start();
         };
-        if let Some(reason) = scope::declared_violation(self.cx, step) {
+        if let Some(reason) = scope::declared_violation(&self.fence, &self.cx.workdir, step) {
             // Still fenced off: what a person did cannot make it pass.
             return end(self.ledger, step, StepStatus::Escalated, Some(reason));
         }
@@ -152,7 +152,7 @@ impl StepRun<'_, '_> {
             record,
             blocked: false,
             sandbox_blocked: false,
-            verify_tail: None,
+            verify_output: None,
         };
         checkpoint::checkpoint(self.cx, self.ledger, self.watch, self.step, a, &done)
     }
@@ -177,7 +177,7 @@ impl StepRun<'_, '_> {
             observed: current,
             changes: Vec::new(),
             record,
-            verify_tail: policy::recorded_verify_tail(self.ledger, n, a)?,
+            verify_output: policy::recorded_verify_output(self.ledger, n, a)?,
         };
         let last = a >= self.attempt_limit()?;
         match policy::after_failure(self.ledger, step, snapshot, a, last, &done)? {

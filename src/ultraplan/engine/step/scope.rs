@@ -3,6 +3,8 @@
 //! a step declares checked against them before anything runs (what it was
 //! observed to change is checked in [`super::observe`]).
 
+use std::path::Path;
+
 use super::RunContext;
 use crate::ultraplan::plan::check::{self, Through};
 use crate::ultraplan::plan::{pattern, Step};
@@ -32,8 +34,8 @@ impl Fence {
 /// write through a symbolic link already there (one an earlier step made
 /// included: the fence is checked where a path really leads, each time a
 /// step starts): a scope violation before anything runs.
-pub(super) fn declared_violation(cx: &RunContext<'_>, step: &Step) -> Option<String> {
-    let (touch, never) = fence_lists(cx, step);
+pub(super) fn declared_violation(fence: &Fence, workdir: &Path, step: &Step) -> Option<String> {
+    let (touch, never) = (&fence.touch, &fence.never);
     let hits: Vec<String> = step
         .files
         .iter()
@@ -44,7 +46,7 @@ pub(super) fn declared_violation(cx: &RunContext<'_>, step: &Step) -> Option<Str
             let path = pattern::safe_relative_path(&f.path)
                 .ok()
                 .filter(|p| !pattern::is_glob(p))?;
-            match check::through_links(&cx.workdir, &path)? {
+            match check::through_links(workdir, &path)? {
                 Through::Outside(link) => Some(format!(
                     "'{}' leads outside the repository through the symbolic link '{}'",
                     f.path,
