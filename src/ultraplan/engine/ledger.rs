@@ -10,7 +10,8 @@ use crate::ultraplan::state::RunState;
 pub(crate) struct Ledger<'a> {
     pub repo: &'a Repo,
     pub state: RunState<'a>,
-    observer: &'a mut dyn Observer,
+    /// Told how the run goes.
+    pub observer: &'a mut dyn Observer,
     /// Every warning so far, for the report.
     pub warnings: Vec<String>,
 }
@@ -34,15 +35,5 @@ impl<'a> Ledger<'a> {
     pub fn warn(&mut self, message: String) {
         self.observer.event(Event::Warning(message.clone()));
         self.warnings.push(message);
-    }
-
-    /// Tells the observer how the run goes.
-    pub fn event(&mut self, event: Event<'_>) {
-        self.observer.event(event);
-    }
-
-    /// The observer, for an executor that reports as it works.
-    pub fn observer(&mut self) -> &mut dyn Observer {
-        &mut *self.observer
     }
 }

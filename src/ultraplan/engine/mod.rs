@@ -267,7 +267,7 @@ impl Run<'_> {
             if process::interrupted() {
                 return Ok(RunResult::Interrupted);
             }
-            self.ledger.event(Event::Step {
+            self.ledger.observer.event(Event::Step {
                 number: step.number,
                 title: &step.title,
                 position: i + 1,
@@ -278,7 +278,7 @@ impl Run<'_> {
                 self.failure = failure;
             }
             let status = self.ledger.state.progress.step(step.number).status;
-            self.ledger.event(Event::StepDone {
+            self.ledger.observer.event(Event::StepDone {
                 number: step.number,
                 status,
             });

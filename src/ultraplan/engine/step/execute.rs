@@ -119,7 +119,7 @@ fn begin_attempt(
         ledger.state.put_text(&ledger.state.step_paths(n).feedback(a), f)?;
     }
     ledger.state.save(&format!("step {n} attempt {a}: started"))?;
-    ledger.event(Event::Attempt {
+    ledger.observer.event(Event::Attempt {
         number: n,
         attempt: a,
         max: cx.opts.max_attempts,
@@ -157,7 +157,7 @@ fn run_executor(
         result_file: cx.result_file.clone(),
         agent: &cx.opts.agent,
     };
-    let observer = ledger.observer();
+    let observer = &mut *ledger.observer;
     let number = step.number;
     exec::run(&cx.opts.executor, &request, &ctx, &mut |text| {
         observer.event(Event::Activity { number, text })
@@ -167,8 +167,7 @@ fn run_executor(
 /// The agent session the previous attempt of this execution of step `n`
 /// recorded, when the same executor made it: a retry continues it.
 fn previous_session(cx: &RunContext<'_>, ledger: &Ledger<'_>, n: u32, a: u32) -> Result<Option<String>> {
-    let first = first_attempt(&ledger.state, n)?;
-    if a <= first || cx.opts.executor.agent().is_none() {
+    if cx.opts.executor.agent().is_none() || a <= first_attempt(&ledger.state, n)? {
         return Ok(None);
     }
     let Some(record) = ledger.state.read_text(&ledger.state.step_paths(n).record(a - 1))? else {

@@ -152,7 +152,7 @@ fn run_verify(
     warnings: &mut Vec<String>,
 ) -> Result<Phase<Verified>> {
     let n = step.number;
-    ledger.event(Event::Verifying { number: n });
+    ledger.observer.event(Event::Verifying { number: n });
     let checked = command_check::run(v, &cx.workdir, cx.opts)?;
     fault::point("after-verify");
     if process::interrupted() {
