@@ -1,5 +1,5 @@
 //! One step (DESIGN §6.2–6.5) as a pipeline. The step starts: its snapshot
-//! is taken ([`restore`] records what it holds beyond the worktree), its
+//! is taken ([`restore`] records it, and what it holds beyond the worktree), its
 //! declared scope fenced ([`scope`]), Test first judged. Then each attempt is
 //!
 //! [`execute`] → [`observe`] → [`judge`] → [`record`] → [`checkpoint`]
@@ -184,9 +184,7 @@ impl StepRun<'_, '_> {
         // A review asked afresh asks every check again.
         state.remove(&state.step_paths(n).answers());
         state.put_text(&state.step_paths(n).execution(), &format!("{first}\n"))?;
-        self.ledger
-            .keep_tree(&self.ledger.state.step_paths(n).snapshot(), snapshot.tree)?;
-        restore::record(self.cx, self.ledger, self.watch, n)?;
+        restore::record(self.cx, self.ledger, self.watch, n, Some(snapshot.tree))?;
         let unstorable: String = snapshot.unstorable.iter().map(|p| format!("{p}\n")).collect();
         let state = &mut self.ledger.state;
         state.put_text(&state.step_paths(n).unstorable(), &unstorable)?;

@@ -35,7 +35,7 @@ impl StepRun<'_, '_> {
         }
         // What the person staged, committed or configured meanwhile is
         // theirs: the step's index and pointers start from here.
-        restore::record(self.cx, self.ledger, self.watch, n)?;
+        restore::record(self.cx, self.ledger, self.watch, n, None)?;
         let a = self.ledger.state.progress.step(n).attempts + 1;
         match self.attempt(snapshot, a, None, None)? {
             AttemptEnd::Done(done) if done.passed => {

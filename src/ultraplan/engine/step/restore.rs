@@ -4,8 +4,9 @@
 //! branch and the stash pointed (`git`). A step meets it at four moments,
 //! one function each:
 //!
-//! * [`record`], when the step starts (or is verified in place): the index,
-//!   git's own files, the ignored files and the pointers.
+//! * [`record`], when the step starts (or is verified in place): the
+//!   worktree, the index, git's own files, the ignored files and the
+//!   pointers.
 //! * [`name_own_files_changed`], when an attempt is observed: git's own files
 //!   (`config`, `hooks/*`, `info/*`, recorded as a tree, `own`) that changed
 //!   are named (a new hook or a setting such as `core.fsmonitor` by name).
@@ -24,9 +25,19 @@ use anyhow::{anyhow, Result};
 use super::{Ledger, RunContext, Watch};
 use crate::git::{Oid, Pointers, Snapshot};
 
-/// Records the index, git's own files, the ignored files and the pointers
-/// before step `n` runs.
-pub(super) fn record(cx: &RunContext<'_>, ledger: &mut Ledger<'_>, watch: &mut Watch, n: u32) -> Result<()> {
+/// Records what step `n` starts from: the `worktree` (when given; a step
+/// verified in place keeps the snapshot it has), the index, git's own
+/// files, the ignored files and the pointers.
+pub(super) fn record(
+    cx: &RunContext<'_>,
+    ledger: &mut Ledger<'_>,
+    watch: &mut Watch,
+    n: u32,
+    worktree: Option<Oid>,
+) -> Result<()> {
+    if let Some(tree) = worktree {
+        ledger.keep_tree(&ledger.state.step_paths(n).snapshot(), tree)?;
+    }
     let index = ledger.repo.index_tree()?.ok_or_else(|| crate::error::FatalWithHint {
         message: "the index has unmerged entries".into(),
         hint: "resolve them (git add / git rm) or 'git reset' before running a step".into(),
