@@ -16,7 +16,8 @@
 //! `command_check` runs a command against its expected output (a Verify, a
 //! condition, a Verification item); `conditions` a session spec's entry and
 //! exit conditions, [`plan_verification`] a plan's `## Verification` once
-//! every step is done, [`waves`] the parallel sessions.
+//! every step is done, `uncommitted` what a session's passed steps left
+//! uncommitted before its worktree goes, [`waves`] the parallel sessions.
 
 pub mod clean;
 pub mod command_check;
@@ -33,6 +34,7 @@ pub mod risk;
 pub mod secrets;
 pub mod stats_line;
 mod step;
+mod uncommitted;
 pub mod waves;
 
 use std::path::PathBuf;
@@ -221,7 +223,7 @@ impl Run<'_> {
     fn run_steps(&mut self, steps: &[&Step]) -> Result<RunReport> {
         let mut result = self.walk(steps)?;
         if result == RunResult::Completed && self.cx.opts.mode.session().is_some() && orchestrated() {
-            step::commit_leftovers(&self.cx, &mut self.ledger, &mut self.watch, steps)?;
+            uncommitted::keep(&self.cx, &mut self.ledger, &mut self.watch, steps)?;
         }
         let mut exit_condition = "n/a";
         if result == RunResult::Completed && self.cx.plan.kind == PlanKind::SessionSpec {

@@ -36,13 +36,12 @@ use crate::ultraplan::plan::Step;
 use crate::ultraplan::state::{now, RunState, StepProgress, StepStatus};
 use execute::Start;
 
-pub(super) use checkpoint::commit_leftovers;
 pub(super) use person::Person;
 
 /// What the run has learned of the worktree, carried from step to step.
 pub(crate) struct Watch {
     /// Carries scans from one to the next (incremental when it can).
-    tracker: Tracker,
+    pub(super) tracker: Tracker,
     /// The worktree's links that lead out of it, once looked up.
     links: Option<outside::Links>,
     /// The dead run this one took over left processes running (stopped now):
