@@ -44,7 +44,7 @@ use anyhow::{anyhow, Context, Result};
 use crate::git::Repo;
 use crate::process;
 use crate::ultraplan::plan::{Plan, PlanKind, Session, Step};
-use crate::ultraplan::state::{slug, Lock, Refs, RunStatus, StepStatus, Summary};
+use crate::ultraplan::state::{slug, Lock, Progress, Refs, RunStatus, StepStatus, Summary};
 
 use ledger::Ledger;
 pub use observer::{Event, Observer};
@@ -334,36 +334,8 @@ impl Run<'_> {
                 commit: s.commit.clone(),
             })
             .collect();
-        // The step this run stopped at; else (a run that did not stop at a
-        // step) the first recorded as not passing. Under `--step 2`, step 1
-        // failing in an earlier run is not where this one failed.
-        let stopped_at = self.failure.as_ref().and_then(|f| f.step);
-        let failed_at_step = stopped_at.or_else(|| {
-            progress
-                .steps
-                .iter()
-                .find(|(_, s)| {
-                    matches!(
-                        s.status,
-                        StepStatus::Failed | StepStatus::Escalated | StepStatus::Blocked | StepStatus::Waiting
-                    )
-                })
-                .map(|(n, _)| *n)
-        });
-        let count = |st: StepStatus| progress.steps.values().filter(|s| s.status == st).count();
-        progress.summary = Some(Summary {
-            result: result.as_str().into(),
-            steps_total: steps.len(),
-            steps_passed: count(StepStatus::Passed),
-            steps_failed: count(StepStatus::Failed)
-                + count(StepStatus::Escalated)
-                + count(StepStatus::Blocked)
-                + count(StepStatus::Waiting),
-            steps_skipped: count(StepStatus::Skipped),
-            steps_not_reached: count(StepStatus::Pending) + count(StepStatus::Running),
-            failed_at_step,
-            exit_condition: exit_condition.into(),
-        });
+        let failed_at_step = failed_at_step(progress, self.failure.as_ref());
+        progress.summary = Some(summary(progress, result, failed_at_step, exit_condition));
         let message = format!("run {}: {}", progress.run_id, result.as_str());
         self.ledger.state.save(&message)?;
         let usage = report::usage_of(&self.ledger.state)?;
@@ -384,5 +356,42 @@ impl Run<'_> {
             verification: Vec::new(),
             usage,
         })
+    }
+}
+
+/// The step this run stopped at (`failure`'s); else (a run that did not
+/// stop at a step) the first recorded as not passing. Under `--step 2`,
+/// step 1 failing in an earlier run is not where this one failed.
+fn failed_at_step(progress: &Progress, failure: Option<&Failure>) -> Option<u32> {
+    let stopped_at = failure.and_then(|f| f.step);
+    stopped_at.or_else(|| {
+        progress
+            .steps
+            .iter()
+            .find(|(_, s)| {
+                matches!(
+                    s.status,
+                    StepStatus::Failed | StepStatus::Escalated | StepStatus::Blocked | StepStatus::Waiting
+                )
+            })
+            .map(|(n, _)| *n)
+    })
+}
+
+/// How the run ended, counted by its steps' statuses, as its state keeps it.
+fn summary(progress: &Progress, result: RunResult, failed_at_step: Option<u32>, exit_condition: &str) -> Summary {
+    let count = |st: StepStatus| progress.steps.values().filter(|s| s.status == st).count();
+    Summary {
+        result: result.as_str().into(),
+        steps_total: progress.steps.len(),
+        steps_passed: count(StepStatus::Passed),
+        steps_failed: count(StepStatus::Failed)
+            + count(StepStatus::Escalated)
+            + count(StepStatus::Blocked)
+            + count(StepStatus::Waiting),
+        steps_skipped: count(StepStatus::Skipped),
+        steps_not_reached: count(StepStatus::Pending) + count(StepStatus::Running),
+        failed_at_step,
+        exit_condition: exit_condition.into(),
     }
 }

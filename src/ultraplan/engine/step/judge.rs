@@ -11,6 +11,7 @@ use super::execute::Executed;
 use super::observe::Observed;
 use super::person::Answer;
 use super::{command_check, fault, manifest, AttemptEnd, Event, Ledger, Phase, RunContext};
+use crate::git::FileChange;
 use crate::process;
 use crate::ultraplan::exec::{Claim, Outcome};
 use crate::ultraplan::plan::{PlanKind, Step, Verify};
@@ -78,9 +79,35 @@ pub(super) fn judge(
     }
     let (verify_exit, verify_summary, verify_output, sandbox_blocked) =
         (verify.exit, verify.summary, verify.output, verify.sandbox_blocked);
+    let (reason, blocked) = weigh(cx, step, executed, &observed.changes, verify_exit, reason);
+    Ok(Phase::Go(Judgement {
+        observed,
+        reason,
+        verify_exit,
+        verify_summary,
+        verify_output,
+        blocked,
+        sandbox_blocked,
+    }))
+}
+
+/// The verdict beyond Verify's (`reason`, `None` when it passed): the
+/// Manifest's misses, a blocked executor that changed nothing, an agent's
+/// own failure said first. Returns why the attempt fails, if it does, and
+/// whether it was blocked.
+fn weigh(
+    cx: &RunContext<'_>,
+    step: &Step,
+    executed: &Executed,
+    changes: &[FileChange],
+    verify_exit: Option<i32>,
+    reason: Option<String>,
+) -> (Option<String>, bool) {
+    let outcome = &executed.outcome;
+    let mut reason = reason;
     if reason.is_none() {
         if let Some(manifest) = &step.manifest {
-            let misses = manifest::audit(manifest, &cx.workdir, &observed.changes, step.checkpoint.as_ref());
+            let misses = manifest::audit(manifest, &cx.workdir, changes, step.checkpoint.as_ref());
             if !misses.is_empty() {
                 reason = Some(misses.join("; "));
             }
@@ -90,9 +117,9 @@ pub(super) fn judge(
     // nothing changed: the work was not done, whatever Verify says
     // (DESIGN §5.2: `blocked`). A step without Changes only checks.
     if reason.is_none()
-        && answered.is_none()
+        && executed.answered.is_none()
         && outcome.claim == Claim::Blocked
-        && observed.changes.is_empty()
+        && changes.is_empty()
         && !step.changes.trim().is_empty()
     {
         reason = Some(match verify_exit {
@@ -116,15 +143,7 @@ pub(super) fn judge(
             reason = Some(format!("{err}; {}", reason.unwrap_or_default()));
         }
     }
-    Ok(Phase::Go(Judgement {
-        observed,
-        reason,
-        verify_exit,
-        verify_summary,
-        verify_output,
-        blocked,
-        sandbox_blocked,
-    }))
+    (reason, blocked)
 }
 
 /// Runs the step's Verify — or takes a person's answer, an earlier
