@@ -44,6 +44,9 @@ pub struct RunState<'r> {
     pending: Vec<TreeEdit>,
     /// Commits to keep reachable: extra parents of the next state commit.
     kept: Vec<Oid>,
+    /// What changed since the last save that needs no commit of its own
+    /// ([`RunState::save_later`]); the next save's subject starts with it.
+    later: Vec<String>,
 }
 
 impl<'r> RunState<'r> {
@@ -82,6 +85,7 @@ impl<'r> RunState<'r> {
             previous_run: index.previous_run,
             pending: Vec::new(),
             kept: Vec::new(),
+            later: Vec::new(),
         }))
     }
 
@@ -111,6 +115,7 @@ impl<'r> RunState<'r> {
             previous_run: head,
             pending: Vec::new(),
             kept: Vec::new(),
+            later: Vec::new(),
         };
         state.put_text(layout::PLAN, plan_text)?;
         Ok(state)
@@ -264,12 +269,27 @@ impl<'r> RunState<'r> {
     /// moves the ref from the previous one (compare-and-swap). A state read
     /// in layout 1 is first upgraded to layout 2 in a commit of its own.
     pub fn save(&mut self, message: &str) -> Result<()> {
-        let saved = self.save_touched(message);
-        if saved.is_err() {
+        let subject = match self.later.is_empty() {
+            true => message.to_owned(),
+            false => format!("{}; {message}", self.later.join("; ")),
+        };
+        let saved = self.save_touched(&subject);
+        match saved {
+            Ok(()) => self.later.clear(),
             // What was handed out may not have been written: compare all.
-            self.compared_all = false;
+            Err(_) => self.compared_all = false,
         }
         saved
+    }
+
+    /// Keeps what changed (the progress and the queued changes) for the
+    /// next save instead of a commit of its own; that save's subject starts
+    /// with `message`. Only for a change a crash before that save cannot
+    /// lose: one that resuming works out again from what was saved (a step
+    /// whose checkpoint is recorded as pending is finished again, and finds
+    /// it done). A run's last save ends every run, so nothing waits past it.
+    pub fn save_later(&mut self, message: &str) {
+        self.later.push(message.to_owned());
     }
 
     fn save_touched(&mut self, message: &str) -> Result<()> {

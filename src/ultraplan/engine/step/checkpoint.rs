@@ -302,7 +302,15 @@ fn passed(ledger: &mut Ledger<'_>, step: &Step, commit: Option<Oid>) -> Result<S
     let suffix = commit
         .map(|c| format!(" ({})", ledger.repo.short(c)))
         .unwrap_or_default();
-    ledger.state.save(&format!("step {n}: passed{suffix}"))?;
+    let message = format!("step {n}: passed{suffix}");
+    match step.checkpoint {
+        // Done again on a resume, so the step's end must be saved now.
+        Some(Checkpoint::Command { .. }) => ledger.state.save(&message)?,
+        // A resume finds the checkpoint (recorded as pending) landed, or
+        // the attempt recorded as passed with nothing to commit, and ends
+        // the step the same way: the next save carries this one.
+        _ => ledger.state.save_later(&message),
+    }
     fault::point("step-done");
     Ok(StepEnd::Passed)
 }
