@@ -42,6 +42,36 @@ fn a_completed_plan_is_not_run_again_unless_asked() {
     assert_transcript!(t, "a_completed_plan_is_not_run_again_unless_asked");
 }
 
+/// Resuming a completed run with the plan as it ran has nothing to run: it
+/// says so and writes nothing (no state commit, no second outcome of the
+/// same run); with a step added to the plan, the resume runs that step only.
+#[test]
+fn resuming_a_completed_run_writes_nothing_unless_the_plan_grew() {
+    let env = TestEnv::new();
+    let one = || StepSpec::new(1, "`log.txt`", "echo line >> log.txt", "test -s log.txt");
+    let repo = repo_with(&env, "plan.md", &plan(&[one()]));
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let refs = || env.git(&repo, &["for-each-ref", "--format=%(refname) %(objectname)"]);
+    let before = refs();
+    let _ = t
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert_eq!(refs(), before, "a resume with nothing to run moved a ref");
+    write(
+        &repo.join("plan.md"),
+        &plan(&[one(), StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt")]),
+    );
+    let _ = t
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert_eq!(read(&repo.join("log.txt")), "line\n", "step 1 did not run again");
+    let _ = t
+        .run(&repo, &["log", "--format=%s", "refs/ultraplan-outcomes"])
+        .expect_code(0);
+    assert_transcript!(t, "resuming_a_completed_run_writes_nothing_unless_the_plan_grew");
+}
+
 /// 45.2: any failing line of a fenced Verify fails it (`set -e`), and an
 /// expected number is not found inside a longer number.
 #[test]

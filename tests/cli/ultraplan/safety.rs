@@ -119,16 +119,18 @@ fn a_lock_whose_pid_was_reused_or_just_killed_is_stale() {
     plant_lock(&env, &repo, other.id(), Some(ticks + 7));
     let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
     assert!(out.stderr.contains("took over a stale lock"), "{out}");
-    // The same pid with its own start time is live: refused.
+    // The same pid with its own start time is live: refused (a new run of
+    // the completed plan, since resuming it has nothing to do and takes no
+    // lock).
     env.git(&repo, &["update-ref", "-d", "refs/ultraplan/plan/lock"]);
     plant_lock(&env, &repo, other.id(), Some(ticks));
     let out = env
-        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .run(&repo, &["ultraplan", "run", "--again", "plan.md"])
         .expect_code(128);
     assert!(out.stderr.contains("another git ultraplan holds"), "{out}");
     // Killed and not yet reaped: not alive.
     other.kill().unwrap();
-    let out = env.run(&repo, &["ultraplan", "run", "--resume", "plan.md"]);
+    let out = env.run(&repo, &["ultraplan", "run", "--again", "plan.md"]);
     assert!(out.stderr.contains("took over a stale lock"), "{out}");
     let _ = other.wait();
 }

@@ -1,5 +1,6 @@
 //! A plan whose recorded run completed is done: running it again without a
-//! mode says so and changes nothing (exit 0). Steps are not idempotent — a
+//! mode, or resuming it when the plan has not changed, says so and changes
+//! nothing (exit 0: no state commit, no outcome recorded again). Steps are not idempotent — a
 //! step that appends to a file would append again — so a new run of every
 //! step is asked for by name: `run --again`, recorded as a new run beside
 //! the old one (`git ultraplan log` lists both).
@@ -36,13 +37,19 @@ pub(super) fn completed_run<'r>(repo: &'r Repo, path: &str) -> Result<Option<Run
     Ok(done.then_some(state))
 }
 
+/// Whether the plan `text` differs from the one the run recorded (the
+/// marks a run writes into a task plan aside).
+pub(super) fn changed_since(state: &RunState<'_>, text: &str) -> Result<bool> {
+    Ok(state
+        .read_text("plan.md")?
+        .is_some_and(|recorded| without_marks(&recorded) != without_marks(&crate::redact::redact(text))))
+}
+
 /// Says that the plan is done and how to run it again; `text` is the plan
 /// as it is now (a change since the run is pointed out).
 pub(super) fn report(state: &RunState<'_>, text: &str, plan_arg: &str, json: bool, ui: &Ui) -> Result<()> {
     let p = &state.progress;
-    let changed = state
-        .read_text("plan.md")?
-        .is_some_and(|recorded| without_marks(&recorded) != without_marks(&crate::redact::redact(text)));
+    let changed = changed_since(state, text)?;
     let mut out = std::io::stdout().lock();
     if json {
         let doc = json!({

@@ -95,10 +95,14 @@ pub(super) fn prepare(
         }
         .into());
     }
-    if mode == Mode::Execute && !args.again {
+    // Resuming a completed run has nothing to run unless steps were added
+    // to the plan since: it would only record the same end again.
+    if (mode == Mode::Execute && !args.again) || mode == Mode::Resume {
         if let Some(done) = completed::completed_run(repo, source.path)? {
-            completed::report(&done, source.text, &args.plan.display().to_string(), args.json, ui)?;
-            return Ok(Prepared::Ended(Exit::Done));
+            if mode == Mode::Execute || !completed::changed_since(&done, source.text)? {
+                completed::report(&done, source.text, &args.plan.display().to_string(), args.json, ui)?;
+                return Ok(Prepared::Ended(Exit::Done));
+            }
         }
     }
     let executor = executor(args, repo, cfg, mode, source.path)?;

@@ -66,6 +66,8 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// runs them in worktrees; every other plan runs in the foreground. A plan
 /// whose recorded run completed is not run again (steps need not be
 /// idempotent): the command says so and exits 0; --again starts a new run.
+/// --resume of a completed run runs only steps added to the plan since;
+/// with none, it says so, exits 0 and writes nothing.
 ///
 /// A Verify runs with `pipefail` (`sh -o pipefail -c`, or bash where sh
 /// lacks it): any failing command of a pipe fails it (`npm test | tail -5`
