@@ -110,11 +110,21 @@ pub fn read_steps(repo: &Repo, tree: Oid) -> Result<BTreeMap<u32, StepProgress>>
     let Some((steps, EntryKind::Tree)) = repo.tree_entry(tree, STEPS)? else {
         return Ok(out);
     };
-    for (_, bucket, kind) in repo.list_tree(steps)? {
-        if kind != EntryKind::Tree {
-            continue;
+    // The folders above the steps' own, level by level.
+    let mut folders = vec![steps];
+    for _ in 0..Layout::V2.depth() {
+        let mut inner = Vec::new();
+        for folder in folders {
+            for (_, id, kind) in repo.list_tree(folder)? {
+                if kind == EntryKind::Tree {
+                    inner.push(id);
+                }
+            }
         }
-        for (name, dir, kind) in repo.list_tree(bucket)? {
+        folders = inner;
+    }
+    for folder in folders {
+        for (name, dir, kind) in repo.list_tree(folder)? {
             let (Ok(n), EntryKind::Tree) = (name.parse::<u32>(), kind) else {
                 continue;
             };

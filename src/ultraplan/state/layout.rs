@@ -11,8 +11,10 @@
 //!                                  this one on the same ref). Its size does not grow with
 //!                                  the number of steps.
 //! plan.md                          the plan as parsed at run start (one blob, shared)
-//! steps/<B>/<N>/                   step N, where B is N / 100 (step 7: steps/0/7,
-//!                                  step 1234: steps/12/1234)
+//! steps/<N/1000>/<N/100>/<N/10>/<N>/
+//!                                  step N, in folders of its thousand, hundred
+//!                                  and ten (step 7: steps/0/0/0/7, step 1234:
+//!                                  steps/1/12/123/1234)
 //!     step.json                    its progress entry: status, attempts, error,
 //!                                  completed_at, commit, and one summary per recorded
 //!                                  attempt (status, validation, duration, logged_at)
@@ -27,7 +29,11 @@
 //!
 //! A state commit writes `run.json`, the entries of the steps it changed and
 //! the trees above them: the commit of step 9,999 writes as much as the
-//! commit of step 9. Everything else is shared with the commit before.
+//! commit of step 9. Everything else is shared with the commit before. The
+//! folders above a step hold at most ten entries each (the top one, ten
+//! per ten thousand steps), so the trees a commit writes again stay small:
+//! one folder of a hundred steps would be rewritten whole, about 3 kB, by
+//! every commit.
 //!
 //! **Kept trees** are stored as what differs from a commit, never as a copy
 //! of it: `<kept>/base` names the commit (the user's HEAD before the step; no
@@ -62,8 +68,9 @@ pub const PROGRESS_V1: &str = "progress.json";
 pub const PLAN: &str = "plan.md";
 /// The folder of every step's entry.
 pub const STEPS: &str = "steps";
-/// How many steps share one folder under `steps/` in layout 2.
-pub const BUCKET: u32 = 100;
+/// The divisors naming the folders above a step in layout 2, outermost
+/// first: step N lies in `steps/<N/1000>/<N/100>/<N/10>/<N>`.
+const FOLDERS: [u32; 3] = [1000, 100, 10];
 
 /// The version of a run state's tree layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -85,21 +92,34 @@ impl Layout {
         StepPaths {
             dir: match self {
                 Layout::V1 => format!("{STEPS}/{n}"),
-                Layout::V2 => format!("{STEPS}/{}/{n}", n / BUCKET),
+                Layout::V2 => {
+                    let [a, b, c] = FOLDERS.map(|d| n / d);
+                    format!("{STEPS}/{a}/{b}/{c}/{n}")
+                }
             },
         }
     }
 
     /// The step a state path belongs to, and the rest of the path
-    /// (`steps/0/3/attempt-1.yaml` → `(3, "attempt-1.yaml")` in layout 2).
+    /// (`steps/0/0/0/3/attempt-1.yaml` → `(3, "attempt-1.yaml")` in layout 2).
     pub fn step_of(self, path: &str) -> Option<(u32, &str)> {
-        let rest = path.strip_prefix(STEPS)?.strip_prefix('/')?;
-        let rest = match self {
-            Layout::V1 => rest,
-            Layout::V2 => rest.split_once('/')?.1,
-        };
+        let mut rest = path.strip_prefix(STEPS)?.strip_prefix('/')?;
+        if self == Layout::V2 {
+            for _ in FOLDERS {
+                rest = rest.split_once('/')?.1;
+            }
+        }
         let (n, name) = rest.split_once('/').unwrap_or((rest, ""));
-        Some((n.parse().ok()?, name))
+        let n: u32 = n.parse().ok()?;
+        (self.step(n).dir() == path[..path.len() - name.len()].trim_end_matches('/')).then_some((n, name))
+    }
+
+    /// How many folders lie between `steps/` and a step's own folder.
+    pub fn depth(self) -> usize {
+        match self {
+            Layout::V1 => 0,
+            Layout::V2 => FOLDERS.len(),
+        }
     }
 }
 
@@ -206,16 +226,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn steps_fan_out_by_hundreds_in_layout_2() {
-        assert_eq!(Layout::V2.step(7).record(1), "steps/0/7/attempt-1.yaml");
-        assert_eq!(Layout::V2.step(1234).snapshot(), "steps/12/1234/snapshot");
+    fn steps_fan_out_by_tens_in_layout_2() {
+        assert_eq!(Layout::V2.step(7).record(1), "steps/0/0/0/7/attempt-1.yaml");
+        assert_eq!(Layout::V2.step(1234).snapshot(), "steps/1/12/123/1234/snapshot");
+        assert_eq!(Layout::V2.step(20_000).dir(), "steps/20/200/2000/20000");
         assert_eq!(Layout::V1.step(1234).snapshot(), "steps/1234/snapshot");
         assert_eq!(
-            Layout::V2.step_of("steps/12/1234/attempt-2.log"),
+            Layout::V2.step_of("steps/1/12/123/1234/attempt-2.log"),
             Some((1234, "attempt-2.log"))
         );
         assert_eq!(Layout::V1.step_of("steps/3/own"), Some((3, "own")));
-        assert_eq!(Layout::V2.step_of("steps/0/3"), Some((3, "")));
+        assert_eq!(Layout::V2.step_of("steps/0/0/0/3"), Some((3, "")));
+        // A path whose folders do not match its step is not a step's.
+        assert_eq!(Layout::V2.step_of("steps/0/0/1/3/own"), None);
+        assert_eq!(Layout::V2.step_of("steps/0/3/own"), None);
         assert_eq!(Layout::V2.step_of("plan.md"), None);
     }
 }

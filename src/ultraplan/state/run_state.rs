@@ -344,7 +344,7 @@ impl<'r> RunState<'r> {
 
     /// Moves a layout-1 state to layout 2 in one commit: `progress.json`
     /// becomes `run.json` and the step entries, `steps/<N>/` moves to
-    /// `steps/<N / 100>/<N>/`, each kept tree becomes the `files/` of a kept
+    /// its folder in layout 2 (`steps/<N/1000>/<N/100>/<N/10>/<N>/`), each kept tree becomes the `files/` of a kept
     /// change without a base, and the attempts' summaries are read from
     /// their records. What the queued edits and the raw files kept beside the
     /// state name moves with them.

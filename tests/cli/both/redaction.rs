@@ -162,7 +162,7 @@ fn no_secret_of_the_corpus_survives_in_any_stored_object() {
     let out = env.run(&repo, &["ultraplan", "run", "--executor", &executor, "plan.md"]);
     let out = out.expect_code(0);
     assert!(read(&lock_copy).contains("command:"), "{out}");
-    let attempts = env.git(&repo, &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/1"]);
+    let attempts = env.git(&repo, &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/0/0/1"]);
     assert!(attempts.contains("attempt-2.feedback"), "{attempts}");
 
     // The commit writer: a message for commit 1, a QUESTION for commit 2,
@@ -199,11 +199,11 @@ fn no_secret_of_the_corpus_survives_in_any_stored_object() {
     for (channel, text) in [
         (
             "step output and environment",
-            show(&repo, "refs/ultraplan/plan/run:steps/0/1/attempt-2.log"),
+            show(&repo, "refs/ultraplan/plan/run:steps/0/0/0/1/attempt-2.log"),
         ),
         (
             "verify output",
-            show(&repo, "refs/ultraplan/plan/run:steps/0/1/attempt-1.log")
+            show(&repo, "refs/ultraplan/plan/run:steps/0/0/0/1/attempt-1.log")
                 .split("--- verify:")
                 .nth(1)
                 .unwrap_or_default()
@@ -212,7 +212,7 @@ fn no_secret_of_the_corpus_survives_in_any_stored_object() {
         ("executor command line", show(&repo, "refs/ultraplan/plan/run:run.json")),
         (
             "result YAML",
-            show(&repo, "refs/ultraplan/plan/run:steps/0/1/attempt-2.yaml"),
+            show(&repo, "refs/ultraplan/plan/run:steps/0/0/0/1/attempt-2.yaml"),
         ),
         ("note", env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])),
         ("lock", read(&lock_copy)),

@@ -150,7 +150,7 @@ fn git_config_credentials_are_redacted_in_the_state() {
     );
     commit_all(&env, &repo, "plan");
     let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    let config = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/0/1/own/files/config"]);
+    let config = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/0/0/0/1/own/files/config"]);
     for secret in ["SmtpS3cret", "abcdefghijklmn", "Helper5ecret", "RemotePw99"] {
         assert!(!config.contains(secret), "{secret} in\n{config}");
     }
@@ -232,7 +232,7 @@ fn no_secret_of_the_corpus_reaches_the_remote_after_sync_or_the_export() {
     let _ = env
         .run(&repo, &["ultraplan", "run", "--executor", &executor, "plan.md"])
         .expect_code(0);
-    let log = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/0/1/attempt-1.log"]);
+    let log = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/0/0/0/1/attempt-1.log"]);
     assert!(
         log.contains("[REDACTED:vault-token]") && log.contains("[REDACTED:age-key]"),
         "{log}"

@@ -284,7 +284,7 @@ fn killed_from_outside_mid_executor() {
         &repo,
         &[
             "show",
-            "refs/ultraplan/plan/run:steps/0/1/attempt-1.interrupted/files/a.txt",
+            "refs/ultraplan/plan/run:steps/0/0/0/1/attempt-1.interrupted/files/a.txt",
         ],
     );
     assert_eq!(kept, "half\n");
@@ -391,7 +391,7 @@ fn a_secret_bearing_file_survives_a_crash_and_gc() {
     // The state only has the redacted copy.
     let snapshot = env.git(
         &repo,
-        &["show", "refs/ultraplan/plan/run:steps/0/1/snapshot/files/creds.txt"],
+        &["show", "refs/ultraplan/plan/run:steps/0/0/0/1/snapshot/files/creds.txt"],
     );
     assert_eq!(snapshot, "user=me\npassword=[REDACTED:password]\n");
     env.assert_fsck(&repo);

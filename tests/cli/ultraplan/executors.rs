@@ -126,7 +126,7 @@ fn yaml_on_stdout_and_results_from_exit_codes() {
         )
         .expect_code(1);
     let _ = t
-        .run(&repo, &["show", "refs/ultraplan/plan/run:steps/0/1/attempt-1.yaml"])
+        .run(&repo, &["show", "refs/ultraplan/plan/run:steps/0/0/0/1/attempt-1.yaml"])
         .expect_code(0);
     assert_transcript!(t, "yaml_on_stdout_and_results_from_exit_codes");
 }
@@ -157,7 +157,7 @@ fn an_executor_past_its_timeout_is_killed_with_its_children() {
         "{:?}",
         start.elapsed()
     );
-    let log = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/0/1/attempt-1.yaml"]);
+    let log = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/0/0/0/1/attempt-1.yaml"]);
     assert!(
         log.contains("the executor said: the executor command ended with timed out"),
         "{log}\n{out}"

@@ -164,7 +164,7 @@ fn checkpoint_tasks_stop_show_the_options_and_record_the_answer() {
         )
         .expect_code(0);
     for step in [2, 3] {
-        let record = format!("refs/ultraplan/04-02-PLAN/run:steps/0/{step}/attempt-1.yaml");
+        let record = format!("refs/ultraplan/04-02-PLAN/run:steps/0/0/0/{step}/attempt-1.yaml");
         let _ = t.run(&repo, &["show", &record]).expect_code(0);
     }
     t.note("--answer needs --resume");

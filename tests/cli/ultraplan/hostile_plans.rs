@@ -246,7 +246,7 @@ fn writes_through_a_link_an_earlier_step_made_are_fenced_and_writes_outside_are_
     assert!(!env.root().join("elsewhere/declared.txt").exists());
     t.note("the warning is recorded with the step's result");
     let _ = t
-        .run(&repo, &["show", "refs/ultraplan/plan/run:steps/0/2/attempt-1.yaml"])
+        .run(&repo, &["show", "refs/ultraplan/plan/run:steps/0/0/0/2/attempt-1.yaml"])
         .expect_code(0);
 
     // Through a link inside the repository, the fence sees where it leads.

@@ -89,7 +89,7 @@ fn retry_feeds_back_and_records_every_attempt() {
         .run(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"])
         .expect_code(0);
     for attempt in ["attempt-1.yaml", "attempt-2.feedback"] {
-        let object = format!("refs/ultraplan/plan/run:steps/0/1/{attempt}");
+        let object = format!("refs/ultraplan/plan/run:steps/0/0/0/1/{attempt}");
         let _ = t.run(&repo, &["show", &object]).expect_code(0);
     }
     assert_transcript!(t, "retry_feeds_back_and_records_every_attempt");
@@ -132,7 +132,7 @@ fn revert_restores_the_worktree_exactly_and_fails_after_the_last_attempt() {
         &repo,
         &[
             "show",
-            "refs/ultraplan/plan/run:steps/0/1/attempt-3.tree/files/new/file.txt",
+            "refs/ultraplan/plan/run:steps/0/0/0/1/attempt-3.tree/files/new/file.txt",
         ],
     );
     assert_eq!(attempt, "x\n");

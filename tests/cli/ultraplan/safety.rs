@@ -197,7 +197,7 @@ fn a_failed_step_that_staged_leaves_the_index_exactly_as_it_was() {
         let _ = t
             .run(
                 &repo,
-                &["rev-parse", "refs/ultraplan/plan/run:steps/0/1/index/files/f.txt"],
+                &["rev-parse", "refs/ultraplan/plan/run:steps/0/0/0/1/index/files/f.txt"],
             )
             .expect_code(0);
     }
@@ -366,7 +366,7 @@ fn edits_made_after_a_kill_mid_executor_are_kept_and_the_attempts_undone_with_a_
             &repo,
             &[
                 "show",
-                "refs/ultraplan/plan/run:steps/0/1/attempt-1.interrupted/files/a.txt",
+                "refs/ultraplan/plan/run:steps/0/0/0/1/attempt-1.interrupted/files/a.txt",
             ],
         )
         .expect_code(0);
@@ -509,7 +509,7 @@ fn ignored_files_are_part_of_the_snapshot_up_to_a_bound_and_the_rest_is_named() 
     t.file(&repo.join("local.db"));
     t.note("the state keeps the ignored file, redacted");
     let _ = t
-        .run(&repo, &["show", "refs/ultraplan/plan/run:steps/0/1/ignored/files/.env"])
+        .run(&repo, &["show", "refs/ultraplan/plan/run:steps/0/0/0/1/ignored/files/.env"])
         .expect_code(0);
     assert_transcript!(
         t,

@@ -98,12 +98,12 @@ fn a_run_started_in_layout_1_resumes_in_layout_2() {
         .expect_code(0);
     t.note("step 1's files moved to its folder, its kept trees as they were");
     let _ = t
-        .run(&repo, &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/1"])
+        .run(&repo, &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/0/0/1"])
         .expect_code(0);
     let _ = t
         .run(
             &repo,
-            &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/1/snapshot"],
+            &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/0/0/1/snapshot"],
         )
         .expect_code(0);
     t.note("the log lists the attempts made before the upgrade and after it");
@@ -331,7 +331,7 @@ fn the_state_that_travels_never_carries_a_commit_the_user_has_not_pushed() {
     let objects = env.git(&repo, &["rev-list", "--objects", "refs/ultraplan/plan/run"]);
     assert!(!objects.contains(raw), "the state reaches the raw blob {raw}");
     // Step 2's trees are stored against step 1's checkpoint, by its id.
-    let base = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/0/2/snapshot/base"]);
+    let base = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/0/0/0/2/snapshot/base"]);
     assert_eq!(base.trim(), env.git(&repo, &["rev-parse", "HEAD~2"]).trim());
     let _ = env.run(&repo, &["ultraplan", "sync", "origin"]).expect_code(0);
     let there = env.git(&remote, &["for-each-ref", "--format=%(refname)", "refs/ultraplan/"]);
@@ -382,7 +382,7 @@ fn git_gc_keeps_what_a_resume_needs() {
     assert!(repo.join("f3.txt").exists());
     let snapshot = env.git(
         &repo,
-        &["show", "refs/ultraplan/plan/run:steps/0/2/snapshot/files/untracked.txt"],
+        &["show", "refs/ultraplan/plan/run:steps/0/0/0/2/snapshot/files/untracked.txt"],
     );
     assert_eq!(snapshot, "mine\n");
     env.assert_fsck(&repo);

@@ -52,7 +52,7 @@ fn break_entries(env: &TestEnv, repo: &Path, steps: &[u32]) {
     write(&garbage, "not json\n");
     let blob = env.git(repo, &["hash-object", "-w", garbage.to_str().unwrap()]);
     for n in steps {
-        let path = format!("steps/0/{n}/step.json");
+        let path = format!("steps/{}/{}/{}/{n}/step.json", n / 1000, n / 100, n / 10);
         with_index(&["update-index", "--cacheinfo", &format!("100644,{},{path}", blob.trim())]);
     }
     let tree = with_index(&["write-tree"]);
