@@ -11,6 +11,7 @@
 //! | `rev-parse --git-path hooks`, `config --local` | `config::local` | `core.hooksPath` resolution as git does it; locked config writes |
 //! | `ls-remote`, `fetch`, `push` | `remote` | push at all; the user's transports, credential helpers and `insteadOf` |
 //! | `apply` | [`apply_patch`] (the shell executor's `diff` blocks) | applying a patch |
+//! | `maintenance run --auto` | [`Repo::maintain_auto`] (the end of a run) | packing loose objects, as `git gc --auto` does |
 //!
 //! git is found with `which`; `GIT_INDEX_FILE` never leaks into it (a hook
 //! that runs us may have set one for its own index).
@@ -145,6 +146,20 @@ impl Repo {
     /// `git <args>` against this repository and its work tree.
     pub(crate) fn git(&self, args: &[&str]) -> Result<Output> {
         self.git_cli_with_work_tree().args(args).output()
+    }
+
+    /// `git maintenance run --auto --quiet`, as git's own commands run it
+    /// after writing objects: once the repository holds more loose objects
+    /// than `gc.auto` allows (6,700 by default; 0 turns it off), git packs
+    /// them, in the background unless `maintenance.autoDetach` (or
+    /// `gc.autoDetach`) is false. Best effort, as in git: its own problems
+    /// (another gc running) are its to report, and are not a run's failure.
+    pub fn maintain_auto(&self) {
+        let _ = self
+            .git_cli()
+            .no_hooks()
+            .args(["maintenance", "run", "--auto", "--quiet"])
+            .output();
     }
 }
 

@@ -43,7 +43,7 @@ fn secrets_never_reach_git() {
     }
     assert!(seen > 5, "looked at {seen} blobs");
     let mut t = Transcript::new(&env);
-    for object in ["steps/0/1/attempt-1.log", "plan.md"] {
+    for object in ["steps/0/0/0/1/attempt-1.log", "plan.md"] {
         let object = format!("refs/ultraplan/plan/run:{object}");
         let _ = t.run(&repo, &["show", &object]).expect_code(0);
     }
@@ -231,4 +231,48 @@ fn a_plan_sharing_a_name_is_not_shown_anothers_state() {
         .run(&repo.join("other"), &["ultraplan", "status", "../plan.md"])
         .expect_code(0);
     assert_transcript!(t, "a_plan_sharing_a_name_is_not_shown_anothers_state");
+}
+
+/// A run ends as `git commit` does, with `git maintenance run --auto`: git
+/// packs what the run wrote once its own limits say so (here: more packs
+/// than `gc.autoPackLimit`), and `gc.auto=0` keeps it from doing anything.
+/// Either way the state, the notes and the history read back whole.
+#[test]
+fn a_run_asks_git_to_pack_what_it_wrote_as_git_commit_does() {
+    let env = TestEnv::new();
+    for (name, auto) in [("on", "6700"), ("off", "0")] {
+        let repo = env.repo(name);
+        for (key, value) in [
+            ("gc.auto", auto),
+            ("gc.autoPackLimit", "1"),
+            ("gc.autoDetach", "false"),
+            ("maintenance.autoDetach", "false"),
+        ] {
+            env.git(&repo, &["config", key, value]);
+        }
+        // Two packs, one more than the limit allows.
+        for file in ["plan.md", "README"] {
+            let body = plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt")]);
+            write(&repo.join(file), &body);
+            env.git(&repo, &["add", file]);
+            env.git(&repo, &["commit", "-q", "-m", file]);
+            env.git(&repo, &["repack", "-q"]);
+        }
+        let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+        let counts = env.git(&repo, &["count-objects", "-v"]);
+        let count = |key: &str| {
+            counts
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(|n| n.trim().parse::<u32>().unwrap())
+                .unwrap()
+        };
+        // Packed (no loose object left), or left as the run wrote it.
+        assert_eq!(count("count:") == 0, auto != "0", "gc.auto={auto}: {counts}");
+        env.assert_fsck(&repo);
+        let note = env.git(&repo, &["notes", "--ref=ultraplan", "show", "HEAD"]);
+        assert!(note.contains("status: success"), "{note}");
+        let status = env.run(&repo, &["ultraplan", "status", "plan.md"]).expect_code(0);
+        assert!(status.stdout.contains("completed"), "{status}");
+    }
 }

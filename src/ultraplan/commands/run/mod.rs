@@ -60,7 +60,9 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// and records the result in
 /// the run state (refs/ultraplan/<plan>/run) and as a note on the checkpoint
 /// commit (refs/notes/ultraplan). A run killed at any moment continues with
-/// --resume.
+/// --resume. At its end, as git's own commands do after writing objects, it
+/// runs `git maintenance run --auto`, which packs the loose objects once
+/// there are more than gc.auto allows (gc.auto=0 turns it off).
 ///
 /// Without a mode, a plan whose Execution Strategy has two or more sessions
 /// runs them in worktrees; every other plan runs in the foreground. A plan
@@ -304,6 +306,13 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         }
     }
     record_outcomes(repo, &workspace, &report, &plan, &launch.options, started, &ui);
+    // A run writes loose objects by the thousand (every step's state, note
+    // and checkpoint) without git's commands that would pack them: it asks
+    // git's housekeeping to look, as `git commit` does. Sessions leave it to
+    // the run that started them.
+    if launch.options.mode.session().is_none() {
+        repo.maintain_auto();
+    }
     let summary = match &waves {
         Some(w) => report::waves_json(w),
         None => report::summary_json(&report),
