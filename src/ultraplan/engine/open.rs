@@ -72,11 +72,12 @@ fn continue_state<'r>(
         .is_some_and(|r| r == plan_text || without_marks(r) == without_marks(plan_text));
     if !same {
         warn("the plan changed since the run started; its steps are matched by number".into());
+        let old_titles = old_titles(recorded.as_deref());
         for step in steps {
             let recorded = state.progress.step(step.number);
             if recorded.status == StepStatus::Passed {
-                if let Some(old) = old_title(&state, step.number)? {
-                    if old != step.title {
+                if let Some(old) = old_titles.get(&step.number) {
+                    if *old != step.title {
                         warn(format!(
                             "step {} passed as '{old}' and is now titled '{}'; it is not run again",
                             step.number, step.title
@@ -303,13 +304,13 @@ fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Re
 }
 
 /// The title step `number` had in the recorded plan.
-fn old_title(state: &RunState<'_>, number: u32) -> Result<Option<String>> {
-    let Some(text) = state.read_text(crate::ultraplan::state::layout::PLAN)? else {
-        return Ok(None);
-    };
-    Ok(crate::ultraplan::plan::parse(&text, "plan.md")
-        .ok()
-        .and_then(|p| p.step(number).map(|s| s.title.clone())))
+/// The steps' titles in the plan the run recorded, by number: parsed once,
+/// whatever the number of steps.
+fn old_titles(recorded: Option<&str>) -> std::collections::HashMap<u32, String> {
+    recorded
+        .and_then(|text| crate::ultraplan::plan::parse(text, "plan.md").ok())
+        .map(|plan| plan.steps.iter().map(|s| (s.number, s.title.clone())).collect())
+        .unwrap_or_default()
 }
 
 /// DESIGN §8: two plan paths with the same slug are refused with a hint.

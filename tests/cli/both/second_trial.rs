@@ -44,7 +44,8 @@ fn a_completed_plan_is_not_run_again_unless_asked() {
 
 /// Resuming a completed run with the plan as it ran has nothing to run: it
 /// says so and writes nothing (no state commit, no second outcome of the
-/// same run); with a step added to the plan, the resume runs that step only.
+/// same run); with a step added to the plan, the resume runs that step only
+/// (and names a passed step whose title changed).
 #[test]
 fn resuming_a_completed_run_writes_nothing_unless_the_plan_grew() {
     let env = TestEnv::new();
@@ -58,9 +59,12 @@ fn resuming_a_completed_run_writes_nothing_unless_the_plan_grew() {
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
         .expect_code(0);
     assert_eq!(refs(), before, "a resume with nothing to run moved a ref");
+    // Step 2 added, and step 1 retitled: it passed, so it does not run
+    // again, and the resume says so.
+    let grown = plan(&[one(), StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt")]);
     write(
         &repo.join("plan.md"),
-        &plan(&[one(), StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt")]),
+        &grown.replace("### Step 1: Step 1", "### Step 1: Log a line"),
     );
     let _ = t
         .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
