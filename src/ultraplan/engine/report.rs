@@ -87,13 +87,9 @@ pub struct RunReport {
 /// The cost and tokens every attempt recorded in `state` reported.
 pub(super) fn usage_of(state: &RunState<'_>) -> Result<Usage> {
     let mut usage = Usage::default();
-    for (n, step) in &state.progress.steps {
-        for a in 1..=step.attempts {
-            if let Some(text) = state.read_text(&state.step_paths(*n).record(a))? {
-                if let Ok(record) = crate::yaml::parse(&text) {
-                    usage.add(&Usage::of_record(&record));
-                }
-            }
+    for step in state.progress.steps.values() {
+        for attempt in &step.results {
+            usage.add(&attempt.usage);
         }
     }
     Ok(usage)

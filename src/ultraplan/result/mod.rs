@@ -6,11 +6,11 @@ mod lines;
 mod rules;
 mod sections;
 mod task_match;
-mod usage;
 mod validation;
 
 pub use rules::validate;
-pub use usage::{Tokens, Usage};
+// Kept with the run state, where each attempt's summary holds its usage.
+pub use crate::ultraplan::state::{Tokens, Usage};
 pub use validation::{Finding, Outcome, Validation, ValidationContext};
 
 #[cfg(test)]

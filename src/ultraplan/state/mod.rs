@@ -17,6 +17,7 @@ mod note_plain;
 pub mod note_stream;
 mod progress;
 mod run_state;
+mod usage;
 
 pub use guards::{guarded_refs, in_guarded, lock_file_warnings};
 pub use layout::{Layout, StepPaths};
@@ -24,6 +25,7 @@ pub use lock::{hostname, Lock, LockInfo, LockStatus};
 pub use names::{slug, Refs, NOTES_REF};
 pub use progress::{now, AttemptSummary, Progress, RunStatus, StepProgress, StepStatus, Summary};
 pub use run_state::{name_holds_secret, RunState};
+pub use usage::{Tokens, Usage};
 
 /// Writes the note for a checkpoint commit (a YAML record), redacted like
 /// everything else.

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::usage::Usage;
+
 /// A run's status (DESIGN §6.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -64,7 +66,7 @@ impl StepStatus {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepProgress {
     pub status: StepStatus,
     pub attempts: u32,
@@ -80,7 +82,7 @@ pub struct StepProgress {
 /// What `log` shows of one recorded attempt, kept in the step's entry. New
 /// fields are added with `#[serde(default)]`, so an entry written by an older
 /// version still reads.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AttemptSummary {
     pub attempt: u32,
     /// The result's status (`success`, `failure`, `blocked`).
@@ -101,6 +103,9 @@ pub struct AttemptSummary {
     /// Why it failed, as its record says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The cost and tokens its record reports (none when it reports none).
+    #[serde(default, skip_serializing_if = "Usage::is_empty")]
+    pub usage: Usage,
 }
 
 impl AttemptSummary {
@@ -131,6 +136,7 @@ impl AttemptSummary {
                 .and_then(|r| r.get("error"))
                 .and_then(|e| e.as_str())
                 .map(str::to_owned),
+            usage: Usage::of_record(&doc),
         }
     }
 }
@@ -161,7 +167,7 @@ pub struct Summary {
     pub exit_condition: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
     pub schema_version: String,
     pub plan: String,

@@ -1,7 +1,8 @@
 //! What an agent's attempts cost: `metadata.cost_usd` and `metadata.tokens`
 //! of recorded results, summed — per attempt, step, run, plan, agent or
 //! day, wherever the record is read back (the final report, `stats`,
-//! `export`). A result without them adds nothing: an executor that reports
+//! `export`), and kept in each attempt's summary in the run state, so a
+//! run's total is read from the step entries, not from every record. A result without them adds nothing: an executor that reports
 //! no cost is not free, its cost is unknown, and `reported` says how many
 //! attempts the figures come from.
 
