@@ -162,7 +162,10 @@ fn no_secret_of_the_corpus_survives_in_any_stored_object() {
     let out = env.run(&repo, &["ultraplan", "run", "--executor", &executor, "plan.md"]);
     let out = out.expect_code(0);
     assert!(read(&lock_copy).contains("command:"), "{out}");
-    let attempts = env.git(&repo, &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/0/0/1"]);
+    let attempts = env.git(
+        &repo,
+        &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/0/0/1"],
+    );
     assert!(attempts.contains("attempt-2.feedback"), "{attempts}");
 
     // The commit writer: a message for commit 1, a QUESTION for commit 2,

@@ -150,7 +150,10 @@ fn git_config_credentials_are_redacted_in_the_state() {
     );
     commit_all(&env, &repo, "plan");
     let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    let config = env.git(&repo, &["show", "refs/ultraplan/plan/run:steps/0/0/0/1/own/files/config"]);
+    let config = env.git(
+        &repo,
+        &["show", "refs/ultraplan/plan/run:steps/0/0/0/1/own/files/config"],
+    );
     for secret in ["SmtpS3cret", "abcdefghijklmn", "Helper5ecret", "RemotePw99"] {
         assert!(!config.contains(secret), "{secret} in\n{config}");
     }

@@ -509,7 +509,10 @@ fn ignored_files_are_part_of_the_snapshot_up_to_a_bound_and_the_rest_is_named() 
     t.file(&repo.join("local.db"));
     t.note("the state keeps the ignored file, redacted");
     let _ = t
-        .run(&repo, &["show", "refs/ultraplan/plan/run:steps/0/0/0/1/ignored/files/.env"])
+        .run(
+            &repo,
+            &["show", "refs/ultraplan/plan/run:steps/0/0/0/1/ignored/files/.env"],
+        )
         .expect_code(0);
     assert_transcript!(
         t,

@@ -98,12 +98,19 @@ fn a_run_started_in_layout_1_resumes_in_layout_2() {
         .expect_code(0);
     t.note("step 1's files moved to its folder, its kept trees as they were");
     let _ = t
-        .run(&repo, &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/0/0/1"])
+        .run(
+            &repo,
+            &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/0/0/1"],
+        )
         .expect_code(0);
     let _ = t
         .run(
             &repo,
-            &["ls-tree", "--name-only", "refs/ultraplan/plan/run:steps/0/0/0/1/snapshot"],
+            &[
+                "ls-tree",
+                "--name-only",
+                "refs/ultraplan/plan/run:steps/0/0/0/1/snapshot",
+            ],
         )
         .expect_code(0);
     t.note("the log lists the attempts made before the upgrade and after it");
@@ -382,7 +389,10 @@ fn git_gc_keeps_what_a_resume_needs() {
     assert!(repo.join("f3.txt").exists());
     let snapshot = env.git(
         &repo,
-        &["show", "refs/ultraplan/plan/run:steps/0/0/0/2/snapshot/files/untracked.txt"],
+        &[
+            "show",
+            "refs/ultraplan/plan/run:steps/0/0/0/2/snapshot/files/untracked.txt",
+        ],
     );
     assert_eq!(snapshot, "mine\n");
     env.assert_fsck(&repo);
