@@ -13,9 +13,13 @@
 //! loose and once packed (`git repack -ad` of both repositories).
 //!
 //! After the run: `export` of the plan (time and size), then `status`,
-//! `status plan.md`, `log` and the start of a resume (`run --resume` of the
-//! completed run, which reads the state, checks the passed steps' commits
-//! and stops: nothing is left to run), each the median of 5.
+//! `status plan.md`, `log`, a resume of the completed run (it reads
+//! `run.json`, finds nothing to run and writes nothing) and a resume with
+//! one step left (a failing step added to the plan: the resume reads the
+//! state, checks the passed steps' commits, runs the step and ends the
+//! run), each the median of 5; then again once the repository is packed.
+//! The growth is also given against the plain-git script adding a note of
+//! a record's size to each commit (`git notes add`), as the run does.
 //!
 //! `STATE_STEPS=100,1000,10000` picks the sizes (default 100,1000),
 //! `STATE_PAIRS=3,2,1` the pairs at each (default 3 at 100 steps, 2 at
@@ -34,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{env, git, machine, median, timed_stdout, Pairs, Sample};
+use common::{env, git, machine, median, sampled_run, timed_stdout, Pairs, Sample};
 
 fn ultraplan() -> PathBuf {
     match std::env::var_os("ULTRAPLAN_BIN") {
@@ -94,16 +98,87 @@ fn median_of(dir: &Path, program: &Path, args: &[&str]) -> String {
     format!("{} (cpu {})", ms(wall), ms(cpu))
 }
 
-/// `status`, `status plan.md`, `log` and the start of a resume of the
-/// completed run, each the median of 5.
+/// `status`, `status plan.md`, `log`, a resume of the completed run (it
+/// reads `run.json`, finds nothing to do and writes nothing) and a resume
+/// with one step left, each the median of 5.
 fn readers(repo: &Path, bin: &Path) {
     println!("  status {}", median_of(repo, bin, &["status"]));
     println!("  status plan.md {}", median_of(repo, bin, &["status", "plan.md"]));
     println!("  log {}", median_of(repo, bin, &["log"]));
     println!(
-        "  resume's start {}",
+        "  resume of the completed run {}",
         median_of(repo, bin, &["run", "-q", "--resume", "plan.md"])
     );
+    println!("  resume with one step left {}", one_step_left(repo, bin));
+}
+
+/// A resume that has one step to run: a step added to the plan (not
+/// committed) whose Verify fails, so each of 5 resumes reads the state,
+/// checks the passed steps' checkpoints, runs the step, records its
+/// failure and ends the run; the plan and the state's ref are put back
+/// afterwards.
+fn one_step_left(repo: &Path, bin: &Path) -> String {
+    let plan = repo.join("plan.md");
+    let text = std::fs::read_to_string(&plan).unwrap();
+    let steps = text.matches("\n### Step ").count();
+    let extra = format!(
+        "### Step {n}: One more\n\n- **Files:** `extra.txt`\n- **Changes:** write it\n  ```sh\n  echo more > extra.txt\n  ```\n- **Verify:** `false`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"step {n}\"`\n",
+        n = steps + 1
+    );
+    let state = Command::new("git")
+        .args(["rev-parse", "refs/ultraplan/plan/run"])
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    let state = String::from_utf8_lossy(&state.stdout).trim().to_owned();
+    std::fs::write(&plan, format!("{text}{extra}")).unwrap();
+    let samples: Vec<Sample> = (0..5)
+        .map(|_| {
+            let (sample, out) = sampled_run(bin, &["run", "-q", "--resume", "plan.md"], repo);
+            assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+            sample
+        })
+        .collect();
+    // The state as the completed run left it, for the readers after.
+    std::fs::write(&plan, text).unwrap();
+    git(repo, &["update-ref", "refs/ultraplan/plan/run", &state]);
+    let wall = median(samples.iter().map(|s| s.wall).collect());
+    let cpu = median(samples.iter().map(|s| s.cpu).collect());
+    format!("{} (cpu {})", ms(wall), ms(cpu))
+}
+
+/// The plain-git script again, adding after each commit a note of the
+/// size of a step's result record (`git notes --ref=ultraplan add -F`), as
+/// the run does: the growth loose and packed. A note costs plain git too:
+/// each rewrites the notes tree's top level (256 entries once there are a
+/// few hundred notes).
+fn plain_with_notes(root: &Path, steps: usize) -> (u64, u64) {
+    let plain = root.join(format!("noted-{steps}"));
+    repository(&plain, steps);
+    let before = size(&plain);
+    let record = root.join("record.yaml");
+    let mut text = String::new();
+    while text.len() < 440 {
+        text.push_str("status: success\nvalidation: passed\nduration_ms: 12\nsummary: the step wrote its file\n");
+    }
+    std::fs::write(&record, text).unwrap();
+    let mut script = String::from("set -e\n");
+    for n in 1..=steps {
+        let f = file(n);
+        script.push_str(&format!(
+            "mkdir -p d{}\necho {n} > {f}\ntest -f {f}\ngit add {f}\ngit commit -q -m 'step {n}'\n(cat {r}; echo step: {n}) | git notes --ref=ultraplan add -F - HEAD\n",
+            n / 100,
+            r = record.display()
+        ));
+    }
+    let script_file = root.join("noted.sh");
+    std::fs::write(&script_file, script).unwrap();
+    timed_stdout("sh", &[script_file.to_str().unwrap()], &plain);
+    let loose = size(&plain) - before;
+    git(&plain, &["repack", "-adq"]);
+    let packed = size(&plain) - before;
+    let _ = std::fs::remove_dir_all(&plain);
+    (loose, packed)
 }
 
 fn ms(d: Duration) -> String {
@@ -169,6 +244,7 @@ fn main() {
         });
         let mut measured = Pairs::default();
         let (mut growth, mut plain_growth, mut plain_packed) = (0, 0, 0);
+        let (mut noted_growth, mut noted_packed) = (0, 0);
         let mut packed_before = None;
         let repo = root.join(format!("run-{steps}"));
         for p in 0..count {
@@ -191,6 +267,9 @@ fn main() {
             git(&plain, &["repack", "-adq"]);
             plain_packed = size(&plain) - before;
             let _ = std::fs::remove_dir_all(&plain);
+            if p + 1 == count {
+                (noted_growth, noted_packed) = plain_with_notes(&root, steps);
+            }
 
             // The run.
             let _ = std::fs::remove_dir_all(&repo);
@@ -243,10 +322,12 @@ fn main() {
         );
         println!("{}", measured.report("run", "plain git"));
         println!(
-            "  .git growth {:.1} MB, plain git {:.1} MB: {:.2}x",
+            "  .git growth {:.1} MB, plain git {:.1} MB: {:.2}x; plain git with a note a commit {:.1} MB: {:.2}x",
             growth as f64 / 1e6,
             plain_growth as f64 / 1e6,
-            growth as f64 / plain_growth as f64
+            growth as f64 / plain_growth as f64,
+            noted_growth as f64 / 1e6,
+            growth as f64 / noted_growth as f64
         );
         println!(
             "  export {:.2} s (cpu {:.2} s), {:.2} MB",
@@ -259,11 +340,15 @@ fn main() {
             git(&repo, &["repack", "-adq"]);
             let packed = size(&repo) - before;
             println!(
-                "  .git growth once packed (git repack -ad) {:.1} MB, plain git {:.1} MB: {:.2}x",
+                "  .git growth once packed (git repack -ad) {:.1} MB, plain git {:.1} MB: {:.2}x; with notes {:.1} MB: {:.2}x",
                 packed as f64 / 1e6,
                 plain_packed as f64 / 1e6,
-                packed as f64 / plain_packed as f64
+                packed as f64 / plain_packed as f64,
+                noted_packed as f64 / 1e6,
+                packed as f64 / noted_packed as f64
             );
+            println!("  readers once packed:");
+            readers(&repo, &bin);
         }
         if keep {
             println!("  kept: {}", repo.display());
