@@ -45,11 +45,11 @@ pub(super) fn changed_since(state: &RunState<'_>, text: &str) -> Result<bool> {
         .is_some_and(|recorded| without_marks(&recorded) != without_marks(&crate::redact::redact(text))))
 }
 
-/// Says that the plan is done and how to run it again; `text` is the plan
-/// as it is now (a change since the run is pointed out).
-pub(super) fn report(state: &RunState<'_>, text: &str, plan_arg: &str, json: bool, ui: &Ui) -> Result<()> {
+/// Says that the plan is done and how to run it again; `changed`: the plan
+/// differs from the one the run recorded ([`changed_since`]), which is
+/// pointed out.
+pub(super) fn report(state: &RunState<'_>, changed: bool, plan_arg: &str, json: bool, ui: &Ui) -> Result<()> {
     let p = &state.progress;
-    let changed = changed_since(state, text)?;
     let mut out = std::io::stdout().lock();
     if json {
         let doc = json!({

@@ -99,8 +99,9 @@ pub(super) fn prepare(
     // to the plan since: it would only record the same end again.
     if (mode == Mode::Execute && !args.again) || mode == Mode::Resume {
         if let Some(done) = completed::completed_run(repo, source.path)? {
-            if mode == Mode::Execute || !completed::changed_since(&done, source.text)? {
-                completed::report(&done, source.text, &args.plan.display().to_string(), args.json, ui)?;
+            let changed = completed::changed_since(&done, source.text)?;
+            if mode == Mode::Execute || !changed {
+                completed::report(&done, changed, &args.plan.display().to_string(), args.json, ui)?;
                 return Ok(Prepared::Ended(Exit::Done));
             }
         }
