@@ -65,6 +65,8 @@ mod fitting;
 mod generate;
 #[path = "historian_eval/knobs.rs"]
 mod knobs;
+#[path = "historian_eval/pruning.rs"]
+mod pruning;
 #[path = "historian_eval/scoring.rs"]
 mod scoring;
 #[path = "historian_eval/sources.rs"]
@@ -120,6 +122,9 @@ fn main() {
         regimes.iter().map(|r| r.label()).collect::<Vec<_>>().join(", ")
     );
     let mut all: Vec<Cases> = Vec::new();
+    // Each source's scratch repository and groups, to rebuild its cases
+    // without a word list that acts while they are analysed.
+    let mut kept = Vec::new();
     for source in sources::sources(&generated) {
         if !only.is_empty() && !source.name.contains(&only) {
             continue;
@@ -146,25 +151,8 @@ fn main() {
             println!("{:<30} (skipped: no run of {length} small commits)", source.name);
             continue;
         }
-        let prepared: Vec<Option<sources::Prepared>> = groups.iter().map(|g| sources::prepare(repo, g)).collect();
-        for &regime in &regimes {
-            let mut seed = Lcg(0xca5e ^ source.name.len() as u64);
-            let cases: Vec<Case> = groups
-                .iter()
-                .zip(&prepared)
-                .filter_map(|(g, p)| {
-                    let seed = seed.next();
-                    sources::case(repo, g, p.as_ref()?, regime, seed)
-                })
-                .collect();
-            all.push(Cases {
-                name: source.name.clone(),
-                language: source.language.clone(),
-                held_out: source.held_out,
-                regime,
-                cases,
-            });
-        }
+        all.extend(build(&source, repo, &groups, &regimes));
+        kept.push((source, workspace, groups));
     }
     for &regime in &regimes {
         println!("\n== {}", regime.label());
@@ -187,6 +175,7 @@ fn main() {
             print_row("held-out half", &halves[1]);
         }
     }
+    prune(&all, &kept, &regimes, show_held_out, &tuning);
     if std::env::var_os("HISTORIAN_EVAL_FIT").is_some() {
         let mut rows = Vec::new();
         for c in all
@@ -203,7 +192,7 @@ fn main() {
         for &regime in regimes.iter().filter(|&&r| r != Regime::Joined) {
             println!("\n== {} (tuning half), by where it asks", regime.label());
             print_header();
-            for ask in [0.6, 0.62, 0.64, 0.65, 0.66, 0.67, 0.68, 0.7] {
+            for ask in [0.34, 0.38, 0.4, 0.42, 0.44, 0.46, 0.5] {
                 let t = ultraplan::historian::plan::context::Tuning {
                     ask_below: ask,
                     ..tuning.clone()
@@ -235,6 +224,129 @@ fn main() {
                 print_row(&format!("{label} ({which})"), &half);
             }
         }
+    }
+}
+
+/// The cases of `source`'s `groups` in each of `regimes`.
+fn build(
+    source: &sources::Source,
+    repo: &ultraplan::git::Repo,
+    groups: &[sources::Group],
+    regimes: &[Regime],
+) -> Vec<Cases> {
+    let prepared: Vec<Option<sources::Prepared>> = groups.iter().map(|g| sources::prepare(repo, g)).collect();
+    let mut out = Vec::new();
+    for &regime in regimes {
+        let mut seed = Lcg(0xca5e ^ source.name.len() as u64);
+        let cases: Vec<Case> = groups
+            .iter()
+            .zip(&prepared)
+            .filter_map(|(g, p)| {
+                let seed = seed.next();
+                sources::case(repo, g, p.as_ref()?, regime, seed)
+            })
+            .collect();
+        out.push(Cases {
+            name: source.name.clone(),
+            language: source.language.clone(),
+            held_out: source.held_out,
+            regime,
+            cases,
+        });
+    }
+    out
+}
+
+/// `HISTORIAN_EVAL_GREEDY`, `_LEAVE_OUT` and `_DUMP` (`pruning`).
+fn prune(
+    all: &[Cases],
+    kept: &[(sources::Source, ultraplan::git::Workspace, Vec<sources::Group>)],
+    regimes: &[Regime],
+    show_held_out: bool,
+    tuning: &ultraplan::historian::plan::context::Tuning,
+) {
+    let half = |c: &&Cases| c.held_out == Some(show_held_out);
+    let which = if show_held_out { "held out" } else { "tuning" };
+    let of = |r: Regime| -> Vec<&Case> {
+        all.iter()
+            .filter(half)
+            .filter(|c| c.regime == r)
+            .flat_map(|c| &c.cases)
+            .collect()
+    };
+    if std::env::var_os("HISTORIAN_EVAL_GREEDY").is_some() {
+        let plain: Vec<(Regime, Vec<&Case>)> = regimes
+            .iter()
+            .filter(|&&r| r != Regime::Joined)
+            .map(|&r| (r, of(r)))
+            .collect();
+        println!("\n== greedy elimination ({which} half)");
+        let removed = pruning::greedy(&plain, tuning);
+        println!("removed: {removed:?}");
+    }
+    if let Ok(wanted) = std::env::var("HISTORIAN_EVAL_LEAVE_OUT") {
+        let wanted = |name: &str| wanted == "1" || wanted.split(',').any(|w| w.trim() == name);
+        println!("\n== each word list or constant left out ({which} half): mean per regime");
+        let base: Vec<(Regime, f64)> = regimes.iter().map(|&r| (r, pruning::mean(&of(r), tuning))).collect();
+        let line = |name: &str, means: &[(Regime, f64)]| {
+            let cells: Vec<String> = means
+                .iter()
+                .map(|(r, m)| {
+                    let b = base.iter().find(|(x, _)| x == r).map_or(0.0, |(_, b)| *b);
+                    format!("{} {m:.4} ({:+.4})", r.label(), m - b)
+                })
+                .collect();
+            println!("{name:<24} {}", cells.join(", "));
+        };
+        line("as tuned", &base);
+        for (name, acts, messages) in pruning::LEFT_OUT.iter().filter(|(n, _, _)| wanted(n)) {
+            // A list read while analysing is measured on the neutral
+            // squash (the messy branch's plans are the same) and joined
+            // messages: rebuilding is what takes time.
+            let on: Vec<Regime> = regimes
+                .iter()
+                .copied()
+                .filter(|&r| !messages || r == Regime::Joined)
+                .filter(|&r| *acts == pruning::Acts::Planning || r != Regime::Messy)
+                .collect();
+            if on.is_empty() {
+                continue;
+            }
+            let _guard = pruning::LeftOut::new(name);
+            let means: Vec<(Regime, f64)> = match acts {
+                pruning::Acts::Planning => on.iter().map(|&r| (r, pruning::mean(&of(r), tuning))).collect(),
+                pruning::Acts::Analysing => {
+                    let rebuilt: Vec<Cases> = kept
+                        .iter()
+                        .filter(|(s, _, _)| s.held_out == Some(show_held_out))
+                        .flat_map(|(s, w, g)| build(s, w.repo().expect("scratch repository"), g, &on))
+                        .collect();
+                    on.iter()
+                        .map(|&r| {
+                            let cases: Vec<&Case> = rebuilt
+                                .iter()
+                                .filter(|c| c.regime == r)
+                                .flat_map(|c| &c.cases)
+                                .collect();
+                            (r, pruning::mean(&cases, tuning))
+                        })
+                        .collect()
+                }
+            };
+            line(name, &means);
+        }
+    }
+    if let Ok(path) = std::env::var("HISTORIAN_EVAL_DUMP") {
+        let rows: Vec<(String, String, Regime, &[Case])> = all
+            .iter()
+            .filter(|c| c.held_out.is_some())
+            .map(|c| {
+                let half = if c.held_out == Some(true) { "held-out" } else { "tuning" };
+                (c.name.clone(), half.to_owned(), c.regime, &c.cases[..])
+            })
+            .collect();
+        pruning::dump(&path, &rows, tuning);
+        println!("\ndump: {path}");
     }
 }
 

@@ -11,6 +11,7 @@ use std::process::Command;
 use ultraplan::git::{BranchCommit, Oid, Repo, Workspace};
 use ultraplan::historian::analyse::coupling::Coupling;
 use ultraplan::historian::analyse::items::ChangeSet;
+use ultraplan::historian::analyse::left_out;
 use ultraplan::historian::analyse::provenance::{self, Provenance};
 use ultraplan::historian::execute::build::Builder;
 
@@ -224,11 +225,11 @@ pub struct Group {
     pub history: std::sync::Arc<History>,
 }
 
-/// The commits behind a run's base: subjects and the paths each touched
-/// (`None` for a sweeping commit), newest first.
+/// The commits behind a run's base: subjects and the paths each touched,
+/// newest first.
 #[derive(Default)]
 pub struct History {
-    pub commits: Vec<(String, Option<Vec<String>>)>,
+    pub commits: Vec<(String, Vec<String>)>,
 }
 
 impl History {
@@ -251,7 +252,6 @@ impl History {
             let mut lines = record.lines();
             let subject = lines.next().unwrap_or("").to_owned();
             let paths: Vec<String> = lines.filter(|l| !l.is_empty()).map(str::to_owned).collect();
-            let paths = (paths.len() <= SWEEPING).then_some(paths);
             commits.push((subject, paths));
         }
         History { commits }
@@ -279,7 +279,11 @@ impl History {
         for (subject, paths) in &self.commits {
             let at = coupling.subjects.len() as u32;
             coupling.subjects.push(subject.clone());
-            let Some(paths) = paths else { continue };
+            // A sweeping commit couples nothing (unless the evaluation
+            // leaves that rule out).
+            if paths.len() > left_out::number("SWEEPING", SWEEPING, usize::MAX) {
+                continue;
+            }
             let mut files: Vec<usize> = paths.iter().filter_map(|p| index.get(p.as_str()).copied()).collect();
             files.sort_unstable();
             files.dedup();

@@ -38,6 +38,8 @@
 //! above came from real histories where it did (a re-wrapped initializer,
 //! a K&R signature, a decorator over three lines, a stray brace).
 
+use crate::historian::analyse::left_out::{list, number};
+
 use super::lines::Hunk;
 
 /// More entries than this in one hunk are kept together.
@@ -50,7 +52,7 @@ pub fn cut(path: &str, old: &[&[u8]], new: &[&[u8]], hunks: Vec<Hunk>) -> Vec<Hu
     let mut out = Vec::with_capacity(hunks.len());
     for hunk in hunks {
         let cuts = cuts(&old[hunk.old.clone()], &new[hunk.new.clone()], prose, c_like);
-        if cuts.len() < 2 || cuts.len() > MOST_BLOCKS {
+        if cuts.len() < 2 || cuts.len() > number("MOST_BLOCKS", MOST_BLOCKS, usize::MAX) {
             out.push(hunk);
             continue;
         }
@@ -230,7 +232,7 @@ fn continues(text: &[u8]) -> bool {
         text.first(),
         Some(b'}' | b')' | b']' | b'{' | b'.' | b'|' | b'&' | b'+' | b'?' | b':')
     ) || text.starts_with(b"</")
-        || WORDS.iter().any(|w| {
+        || list("blocks::WORDS", &WORDS).iter().any(|w| {
             text.starts_with(w)
                 && !text
                     .get(w.len())

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use anyhow::Result;
 
 use crate::git::{Oid, Renames, Repo};
+use crate::historian::analyse::left_out::number;
 
 use super::items::ChangeSet;
 
@@ -99,7 +100,7 @@ pub fn read(repo: &Repo, changes: &ChangeSet, limit: usize) -> Result<Coupling> 
         coupling
             .subjects
             .push(commit.message.lines().next().unwrap_or("").to_owned());
-        if deltas.len() > SWEEPING {
+        if deltas.len() > number("SWEEPING", SWEEPING, usize::MAX) {
             continue;
         }
         let mut files: Vec<usize> = deltas.iter().filter_map(|d| index.get(d.path()).copied()).collect();

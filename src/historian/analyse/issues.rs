@@ -6,6 +6,8 @@
 
 use std::collections::BTreeSet;
 
+use crate::historian::analyse::left_out::list;
+
 /// The most numbers kept for one item: a table of numbers names no issue.
 const MOST: usize = 64;
 
@@ -17,7 +19,7 @@ pub fn referenced(text: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for (start, run) in digit_runs(text) {
         let head = &text[..start];
-        if (2..=7).contains(&run.len()) && BEFORE.iter().any(|b| head.ends_with(b)) {
+        if (2..=7).contains(&run.len()) && list("BEFORE", &BEFORE).iter().any(|b| head.ends_with(b)) {
             out.insert(run.to_owned());
         }
     }

@@ -14,6 +14,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
+use crate::historian::analyse::left_out::number;
+
 use super::lines::Hunk;
 
 /// Trimmed lines shorter than this are too common to say anything moved.
@@ -37,7 +39,8 @@ pub struct Moves {
 /// The key a line pairs by, or `None` when it is too trivial to pair.
 pub fn line_key(line: &[u8]) -> Option<u64> {
     let text = line.trim_ascii();
-    let meaningful = text.len() >= SHORTEST_PAIRED_LINE && text.iter().any(|b| b.is_ascii_alphanumeric() || *b >= 0x80);
+    let meaningful = text.len() >= number("SHORTEST_PAIRED_LINE", SHORTEST_PAIRED_LINE, 1)
+        && text.iter().any(|b| b.is_ascii_alphanumeric() || *b >= 0x80);
     meaningful.then(|| {
         // A hasher with fixed keys: the same content gives the same key in every run.
         let mut hasher = DefaultHasher::new();

@@ -16,6 +16,8 @@
 
 use std::collections::BTreeSet;
 
+use crate::historian::analyse::left_out::{list, number};
+
 /// A line substituting more different names than this is a rewrite.
 const MOST_NAMES: usize = 2;
 
@@ -46,7 +48,7 @@ pub fn substitutions<'a>(
             }
             line.insert(format!("{}>{}", masked(s), masked(t)));
         }
-        if names && !line.is_empty() && line.len() <= MOST_NAMES {
+        if names && !line.is_empty() && line.len() <= number("shapes::MOST_NAMES", MOST_NAMES, usize::MAX) {
             out.extend(line);
         }
     }
@@ -126,9 +128,9 @@ pub fn shape_named(word: &str) -> Option<Shape> {
         "misspelled",
         "grammar",
     ];
-    if WHITESPACE.contains(&word) {
+    if list("WHITESPACE", WHITESPACE).contains(&word) {
         Some(Shape::Whitespace)
-    } else if TYPO.contains(&word) {
+    } else if list("TYPO", TYPO).contains(&word) {
         Some(Shape::Typo)
     } else {
         None

@@ -24,6 +24,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use tree_sitter::{Node, Parser, Tree};
 
+use crate::historian::analyse::left_out::{is_left_out, number};
+
 /// Texts larger than this are read as words: parsing them would cost more
 /// than what their hunks say.
 pub const LARGEST_PARSED: usize = 1 << 20;
@@ -619,8 +621,8 @@ static EVERYDAY_SET: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| EVERYDA
 
 /// Whether `word` could name something specific enough to link changes.
 pub fn is_specific(word: &str) -> bool {
-    word.len() >= SHORTEST_NAME
-        && !EVERYDAY_SET.contains(word)
+    word.len() >= number("SHORTEST_NAME", SHORTEST_NAME, 1)
+        && (is_left_out("EVERYDAY") || !EVERYDAY_SET.contains(word))
         && !word.chars().all(|c| c.is_ascii_digit() || c == '_')
         && word.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
 }

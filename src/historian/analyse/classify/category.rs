@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::historian::analyse::left_out::list;
+
 use super::{directories, extension, file_name};
 
 /// Categories in the order commits are made (DESIGN §10.3): dependencies
@@ -268,7 +270,7 @@ pub fn category(path: &str) -> Category {
     let dirs: Vec<String> = directories(path).map(|d| d.to_ascii_lowercase()).collect();
     let ext = extension(&lower);
     let base = lower.split('.').next().unwrap_or("");
-    if DEPENDENCY_FILES.contains(&lower.as_str())
+    if list("DEPENDENCY_FILES", DEPENDENCY_FILES).contains(&lower.as_str())
         || lower.starts_with("requirements") && ext == "txt"
         || ext == "gemspec"
         || ext == "csproj"
@@ -279,30 +281,43 @@ pub fn category(path: &str) -> Category {
     {
         return Category::Build;
     }
-    if dirs.first().is_some_and(|d| CONFIG_DIRECTORIES.contains(&d.as_str())) || CONFIG_FILES.contains(&lower.as_str())
+    if dirs
+        .first()
+        .is_some_and(|d| list("CONFIG_DIRECTORIES", CONFIG_DIRECTORIES).contains(&d.as_str()))
+        || list("CONFIG_FILES", CONFIG_FILES).contains(&lower.as_str())
     {
         return Category::Config;
     }
     if is_test_path(path) {
         return Category::Test;
     }
-    if dirs.iter().any(|d| DOC_DIRECTORIES.contains(&d.as_str())) && !is_code_extension(ext)
-        || DOC_NAMES.contains(&base) && (ext.is_empty() || DOC_EXTENSIONS.contains(&ext))
+    if dirs
+        .iter()
+        .any(|d| list("DOC_DIRECTORIES", DOC_DIRECTORIES).contains(&d.as_str()))
+        && !is_code_extension(ext)
+        || list("DOC_NAMES", DOC_NAMES).contains(&base)
+            && (ext.is_empty() || list("DOC_EXTENSIONS", DOC_EXTENSIONS).contains(&ext))
         || matches!(ext, "md" | "markdown" | "rst" | "adoc" | "asciidoc")
         || ext.len() == 1 && ext.as_bytes()[0].is_ascii_digit() && dirs.iter().any(|d| d == "man")
     {
         return Category::Docs;
     }
-    if dirs.iter().any(|d| SCHEMA_DIRECTORIES.contains(&d.as_str())) || SCHEMA_EXTENSIONS.contains(&ext) {
+    if dirs
+        .iter()
+        .any(|d| list("SCHEMA_DIRECTORIES", SCHEMA_DIRECTORIES).contains(&d.as_str()))
+        || list("SCHEMA_EXTENSIONS", SCHEMA_EXTENSIONS).contains(&ext)
+    {
         return Category::Schema;
     }
-    if dirs.len() <= 1 && CONFIG_EXTENSIONS.contains(&ext)
+    if dirs.len() <= 1 && list("CONFIG_EXTENSIONS", CONFIG_EXTENSIONS).contains(&ext)
         || lower.starts_with(".env")
         || dirs.iter().any(|d| d == "config" || d == "conf") && !is_code_extension(ext)
     {
         return Category::Config;
     }
-    if dirs.iter().any(|d| INTERFACE_DIRECTORIES.contains(&d.as_str()))
+    if dirs
+        .iter()
+        .any(|d| list("INTERFACE_DIRECTORIES", INTERFACE_DIRECTORIES).contains(&d.as_str()))
         || matches!(base, "main" | "cli" | "app" | "server" | "routes" | "api") && is_code_extension(ext)
     {
         return Category::Interface;
@@ -375,13 +390,14 @@ const ASSET_EXTENSIONS: &[&str] = &[
 /// Whether `path` is an asset (an image, a font, a sound, a video), by its
 /// extension.
 pub fn is_asset(path: &str) -> bool {
-    ASSET_EXTENSIONS.contains(&extension(&file_name(path).to_ascii_lowercase()))
+    list("ASSET_EXTENSIONS", ASSET_EXTENSIONS).contains(&extension(&file_name(path).to_ascii_lowercase()))
 }
 
 /// Whether `path` is a test, by its directory or its name.
 pub fn is_test_path(path: &str) -> bool {
     let name = file_name(path).to_ascii_lowercase();
-    if directories(path).any(|d| TEST_DIRECTORIES.contains(&d.to_ascii_lowercase().as_str())) {
+    if directories(path).any(|d| list("TEST_DIRECTORIES", TEST_DIRECTORIES).contains(&d.to_ascii_lowercase().as_str()))
+    {
         return true;
     }
     let stem = name.split('.').next().unwrap_or("");

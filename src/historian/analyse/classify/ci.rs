@@ -1,6 +1,8 @@
 //! Whether a path configures continuous integration: what a commit
 //! changing only such files is typed (`ci:`) by.
 
+use crate::historian::analyse::left_out::list;
+
 use super::{directories, file_name};
 
 /// Files that configure a CI service, wherever they sit (lowercased).
@@ -26,10 +28,10 @@ const CI_DIRECTORIES: &[&str] = &[".circleci", ".buildkite", ".ci", "ci"];
 /// file under a CI directory (`.circleci/`, `ci/`).
 pub fn is_ci(path: &str) -> bool {
     let name = file_name(path).to_ascii_lowercase();
-    CI_FILES.contains(&name.as_str())
+    list("CI_FILES", CI_FILES).contains(&name.as_str())
         || path.starts_with(".github/workflows/")
         || path.starts_with(".github/actions/")
-        || directories(path).any(|d| CI_DIRECTORIES.contains(&d.to_ascii_lowercase().as_str()))
+        || directories(path).any(|d| list("CI_DIRECTORIES", CI_DIRECTORIES).contains(&d.to_ascii_lowercase().as_str()))
 }
 
 #[cfg(test)]

@@ -2,6 +2,8 @@
 //! commit message names for it, and the stems that pair a test with the
 //! code it tests.
 
+use crate::historian::analyse::left_out::list;
+
 use super::{directories, file_name};
 
 /// Directory names that hold code without naming what it is.
@@ -55,7 +57,7 @@ pub fn scope(path: &str) -> String {
     let meaningful = dirs[..dirs.len().min(2)]
         .iter()
         .rev()
-        .find(|d| !GENERIC.contains(&d.to_ascii_lowercase().as_str()) && !d.starts_with('.'));
+        .find(|d| !list("GENERIC", GENERIC).contains(&d.to_ascii_lowercase().as_str()) && !d.starts_with('.'));
     match meaningful {
         Some(d) => d.to_string(),
         None if super::is_asset(path) => "assets".to_owned(),
