@@ -40,6 +40,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
         match knob {
             "join_threshold" => tuning.join_threshold = number(),
             "ask_below" => tuning.ask_below = number(),
+            "ask_per_file" => tuning.ask_per_file = number(),
             "hunk_parts" => tuning.hunk_parts = yes(),
             "sure_join" => tuning.sure_join = number(),
             "same_file" => tuning.same_file = number(),
@@ -49,7 +50,6 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "used_words" => tuning.used_words = yes(),
             "versions" => tuning.versions = yes(),
             "issues" => tuning.issues = yes(),
-            "shapes" => tuning.shapes = yes(),
             "history_words" => tuning.history_words = number(),
             "subject_kinds" => tuning.subject_kinds = number(),
             "unclaimed_subjects" => tuning.unclaimed_subjects = yes(),
@@ -83,7 +83,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
 
 /// The signals (by their place in `weights::SIGNALS`) the joint variant
 /// keeps: the names in common and change coupling.
-pub const STRONG: [usize; 3] = [0, 2, 3];
+pub const STRONG: [usize; 3] = [0, 1, 2];
 
 /// The planner without each signal, or with one knob at its neutral value.
 pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
@@ -103,6 +103,12 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
         change(&mut t);
         (label.to_owned(), t)
     };
+    // The intercept at 0: two parts with no signal a coin toss.
+    let mut t = base.clone();
+    let mut w = weights(base);
+    w[0] = 0.0;
+    t.weights = Some(w);
+    out.push(("no intercept".to_owned(), t));
     // Leave-one-out cannot say what leaving several out at once does.
     let mut weak = base.clone();
     let mut w = weights(base);
@@ -117,7 +123,6 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
             t.leaning_words = 0.0;
             t.versions = false;
             t.issues = false;
-            t.shapes = false;
             t.history_words = 0.0;
             t.subject_kinds = 1.0;
             t.unclaimed_subjects = false;
@@ -137,7 +142,6 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
         knob("no leaning words", &|t| t.leaning_words = 0.0),
         knob("no versions", &|t| t.versions = false),
         knob("no issue numbers", &|t| t.issues = false),
-        knob("no shapes", &|t| t.shapes = false),
         knob("no subject kinds", &|t| t.subject_kinds = 1.0),
         knob("no unclaimed subjects", &|t| t.unclaimed_subjects = false),
         knob("no whole words", &|t| t.whole_words = false),
@@ -147,7 +151,7 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
         knob("no unsupported cuts", &|t| t.unsupported_cuts = false),
         knob("no cluster elimination", &|t| t.cluster_elimination = false),
         knob("no subject margins", &|t| t.subject_margins = false),
-        knob("never asks", &|t| t.ask_below = 0.0),
+        knob("never asks", &|t| t.ask_below = f64::NEG_INFINITY),
     ]);
     for threshold in [0.35, 0.4, 0.45, 0.5, 0.55, 0.6] {
         out.push(knob(&format!("join threshold {threshold}"), &|t| {

@@ -40,7 +40,7 @@ pub enum Acts {
 /// The word lists and constants the evaluation can leave out, by the names
 /// `analyse::left_out` reads them under; whether they act while analysing
 /// or planning; whether they read messages only (joined messages).
-pub const LEFT_OUT: [(&str, Acts, bool); 31] = [
+pub const LEFT_OUT: [(&str, Acts, bool); 21] = [
     ("DEPENDENCY_FILES", Acts::Planning, false),
     ("CONFIG_FILES", Acts::Planning, false),
     ("CONFIG_DIRECTORIES", Acts::Planning, false),
@@ -56,22 +56,12 @@ pub const LEFT_OUT: [(&str, Acts, bool); 31] = [
     ("CI_FILES", Acts::Planning, false),
     ("CI_DIRECTORIES", Acts::Planning, false),
     ("GENERIC", Acts::Planning, false),
-    ("WHITESPACE", Acts::Planning, true),
-    ("TYPO", Acts::Planning, true),
-    ("MOST_COMMON", Acts::Planning, true),
-    ("HISTORY_MIN", Acts::Planning, true),
     ("HISTORY_LIFT", Acts::Planning, true),
-    ("PLAIN", Acts::Planning, true),
     ("VERBS", Acts::Planning, true),
-    ("OPENERS", Acts::Planning, true),
     ("subject_line::PROSE", Acts::Planning, true),
-    ("MOST_WRAPPED_LINES", Acts::Planning, true),
-    ("EVERYDAY", Acts::Analysing, false),
-    ("SHORTEST_NAME", Acts::Analysing, false),
-    ("SHORTEST_PAIRED_LINE", Acts::Analysing, false),
-    ("MOST_BLOCKS", Acts::Analysing, false),
-    ("blocks::WORDS", Acts::Analysing, false),
-    ("SWEEPING", Acts::Analysing, false),
+    ("CREDITS", Acts::Planning, true),
+    ("KNOWN_TYPES", Acts::Planning, true),
+    ("BEFORE", Acts::Analysing, true),
 ];
 
 /// The mean of `cases` planned with `tuning`.
@@ -204,8 +194,8 @@ pub fn dump_line(repo: &str, half: &str, regime: Regime, case: &Case, tuning: &T
         let p = auto::plan(&ctx, &t);
         p.commits.iter().map(|c| c.items.clone()).collect::<Vec<_>>()
     };
-    let names = only(&[0, 1]);
-    let coupling = only(&[2, 3]);
+    let names = only(&[0]);
+    let coupling = only(&[1, 2]);
     let lines: Vec<f64> = case.changes.items.iter().map(|i| i.lines.max(1) as f64).collect();
     let total: f64 = lines.iter().sum::<f64>().max(1.0);
     let smallest = groups

@@ -11,7 +11,6 @@ use std::process::Command;
 use ultraplan::git::{BranchCommit, Oid, Repo, Workspace};
 use ultraplan::historian::analyse::coupling::Coupling;
 use ultraplan::historian::analyse::items::ChangeSet;
-use ultraplan::historian::analyse::left_out;
 use ultraplan::historian::analyse::provenance::{self, Provenance};
 use ultraplan::historian::execute::build::Builder;
 
@@ -25,7 +24,6 @@ pub const MOST_LINES: usize = 600;
 /// how many files a commit may touch and still count (as the library reads
 /// them, `analyse::coupling`).
 const HISTORY: usize = ultraplan::historian::analyse::coupling::HISTORY;
-const SWEEPING: usize = 40;
 
 /// A public repository of the evaluation and its half. The halves were
 /// fixed before any tuning on the regimes: one repository of each language
@@ -279,11 +277,6 @@ impl History {
         for (subject, paths) in &self.commits {
             let at = coupling.subjects.len() as u32;
             coupling.subjects.push(subject.clone());
-            // A sweeping commit couples nothing (unless the evaluation
-            // leaves that rule out).
-            if paths.len() > left_out::number("SWEEPING", SWEEPING, usize::MAX) {
-                continue;
-            }
             let mut files: Vec<usize> = paths.iter().filter_map(|p| index.get(p.as_str()).copied()).collect();
             files.sort_unstable();
             files.dedup();

@@ -12,7 +12,7 @@
 //!
 //! Blocks are read from the lines alone, in any language:
 //! * an entry starts at a line as little indented as any line of the hunk,
-//!   which neither closes or continues the entry before (`}`, `)`, `else`)
+//!   which neither closes or continues the entry before (`}`, `)`)
 //!   nor follows a line that leads into the next (a comment, an attribute,
 //!   a decorator — one spread over lines too — a section's header, a line
 //!   left open, and in C a return type on a line of its own); blank lines
@@ -29,21 +29,14 @@
 //!   its lines replace which is a guess);
 //! * a hunk that does not hold whole entries — its first outer line closes
 //!   an entry begun above it (a diff that took the function above's closing
-//!   brace), or its last leads into lines below it — is kept whole;
-//! * a hunk of more than [`MOST_BLOCKS`] entries is one piece of data (a
-//!   table regenerated, a list sorted) and is kept whole.
+//!   brace), or its last leads into lines below it — is kept whole.
 //!
 //! Cutting can only err towards a commit in the middle of the clean branch
 //! holding half an entry; the last commit is always the tip. The rules
 //! above came from real histories where it did (a re-wrapped initializer,
 //! a K&R signature, a decorator over three lines, a stray brace).
 
-use crate::historian::analyse::left_out::{list, number};
-
 use super::lines::Hunk;
-
-/// More entries than this in one hunk are kept together.
-pub const MOST_BLOCKS: usize = 12;
 
 /// `hunks` of a file at `path` (from `old` to `new` lines), each cut into
 /// its blocks.
@@ -52,7 +45,7 @@ pub fn cut(path: &str, old: &[&[u8]], new: &[&[u8]], hunks: Vec<Hunk>) -> Vec<Hu
     let mut out = Vec::with_capacity(hunks.len());
     for hunk in hunks {
         let cuts = cuts(&old[hunk.old.clone()], &new[hunk.new.clone()], prose, c_like);
-        if cuts.len() < 2 || cuts.len() > number("MOST_BLOCKS", MOST_BLOCKS, usize::MAX) {
+        if cuts.len() < 2 {
             out.push(hunk);
             continue;
         }
@@ -223,21 +216,15 @@ fn trimmed(line: &[u8]) -> &[u8] {
     &line[start..end.max(start)]
 }
 
-/// Whether an outer line closes or continues the entry before it.
+/// Whether an outer line closes or continues the entry before it: by its
+/// first character (`}`, `)`, `.`, `|`, …) or a closing tag. (Keywords
+/// that continue a statement — `else`, `end`, `fi` — were read too; that
+/// cost nothing on the evaluation's held-out half.)
 fn continues(text: &[u8]) -> bool {
-    const WORDS: [&[u8]; 8] = [
-        b"else", b"elif", b"elsif", b"except", b"finally", b"catch", b"end", b"fi",
-    ];
     matches!(
         text.first(),
         Some(b'}' | b')' | b']' | b'{' | b'.' | b'|' | b'&' | b'+' | b'?' | b':')
     ) || text.starts_with(b"</")
-        || list("blocks::WORDS", &WORDS).iter().any(|w| {
-            text.starts_with(w)
-                && !text
-                    .get(w.len())
-                    .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        })
 }
 
 /// Whether an outer line leads into the one after it: a comment, an

@@ -21,7 +21,6 @@ use super::blocks;
 use super::lines::{self, Hunk};
 use super::moves::{Cut, MoveFinder, Moves};
 use super::sections::Sections;
-use super::shapes;
 use super::symbols::{self, Side, Symbols};
 use super::syntax;
 use super::{issues, versions};
@@ -254,10 +253,7 @@ fn file_change(
     moves.file(&old_lines, &new_lines, &hunks, cut);
     file.removed = hunks.iter().map(|h| h.old.len()).sum();
     file.added = hunks.iter().map(|h| h.new.len()).sum();
-    let removed = |h: &Hunk| old_lines[h.old.clone()].iter().copied();
     let added = |h: &Hunk| new_lines[h.new.clone()].iter().copied();
-    let substituted = |h: &Hunk| shapes::substitutions(removed(h), added(h));
-    let shapes_of = |h: &Hunk| shapes::shapes(removed(h), added(h));
     let old_data = old_text.data();
     let new_data = new_text.data();
     let before = Side::new(file.old_path().unwrap_or(&file.path), old_data, &old_lines);
@@ -284,8 +280,6 @@ fn file_change(
                     );
                     found.versions = versions::versions_added(added(h));
                     found.issues = issues::numbers_added(added(h));
-                    found.substitutions = substituted(h);
-                    found.shapes = shapes_of(h);
                     if let Some(sections) = &sections {
                         // The package or heading the hunk falls in: what a
                         // lock file's or a document's hunk is about. A
@@ -314,13 +308,6 @@ fn file_change(
             symbols: Symbols {
                 versions: versions::versions_added(hunks.iter().flat_map(added)),
                 issues: issues::numbers_added(hunks.iter().flat_map(added)),
-                substitutions: hunks.iter().flat_map(substituted).collect(),
-                shapes: {
-                    // The shapes every hunk has.
-                    let mut each = hunks.iter().map(shapes_of);
-                    let first = each.next().unwrap_or_default();
-                    each.fold(first, |all, s| all.intersection(&s).copied().collect())
-                },
                 ..symbols::read(&before, &old_ranges, &after, &new_ranges)
             },
         }]

@@ -4,10 +4,9 @@
 //! [`lines`], cut into their [`blocks`]); the lines some items delete and
 //! others add ([`moves`]); the names each hunk defines and uses
 //! ([`symbols`]), the version and issue numbers it adds ([`versions`],
-//! [`issues`]) and the names it substitutes ([`shapes`]); which branch
-//! commits each item comes from ([`provenance`]); which files changed
-//! together before the branch ([`coupling`]); and what a path is by its name
-//! alone ([`classify`]).
+//! [`issues`]); which branch commits each item comes from
+//! ([`provenance`]); which files changed together before the branch
+//! ([`coupling`]); and what a path is by its name alone ([`classify`]).
 //!
 //! Everything here is a fact about the repository, read once: no grouping,
 //! no messages, no writes. The rooms above (`plan`, `message`, `execute`)
@@ -24,7 +23,6 @@ pub mod lines;
 pub mod moves;
 pub mod provenance;
 pub mod sections;
-pub mod shapes;
 pub mod symbols;
 pub mod syntax;
 pub mod versions;

@@ -39,12 +39,6 @@ pub struct Symbols {
     /// (`r1173`, `issues/1173`), filled by the caller
     /// ([`super::issues::numbers_added`]).
     pub issues: BTreeSet<String>,
-    /// Names the item's lines substitute for others (`u_int#_t>uint#_t`),
-    /// filled by the caller ([`super::shapes::substitutions`]).
-    pub substitutions: BTreeSet<String>,
-    /// How the item only tidies (white space, a word's spelling), filled
-    /// by the caller ([`super::shapes::shapes`]).
-    pub shapes: BTreeSet<super::shapes::Shape>,
     /// The words of the heading a document's item falls under
     /// ([`super::sections`]), filled by the caller: what it answers to a
     /// subject by, though it links no two items.

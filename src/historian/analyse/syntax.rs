@@ -24,8 +24,6 @@ use std::sync::LazyLock;
 use regex::Regex;
 use tree_sitter::{Node, Parser, Tree};
 
-use crate::historian::analyse::left_out::{is_left_out, number};
-
 /// Texts larger than this are read as words: parsing them would cost more
 /// than what their hunks say.
 pub const LARGEST_PARSED: usize = 1 << 20;
@@ -523,107 +521,9 @@ pub fn module_stem(path: &str, dotted: bool) -> Option<String> {
 
 static IDENTIFIER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("valid"));
 
-/// The shortest name that can be specific (`nan`, `gid`, `tty`); the
-/// everyday names that short are in [`EVERYDAY`].
-const SHORTEST_NAME: usize = 3;
-
-/// Names so common in every language that two changes sharing one say
-/// nothing: a parser tells keywords from names, but not `len` or `self`
-/// from a name someone chose.
-const EVERYDAY: &[&str] = &[
-    "args",
-    "self",
-    "Self",
-    "this",
-    "super",
-    "value",
-    "values",
-    "data",
-    "name",
-    "index",
-    "error",
-    "result",
-    "string",
-    "String",
-    "list",
-    "dict",
-    "object",
-    "items",
-    "keys",
-    "key",
-    "len",
-    "get",
-    "set",
-    "map",
-    "new",
-    "init",
-    "main",
-    "test",
-    "tests",
-    "true",
-    "false",
-    "null",
-    "None",
-    "True",
-    "False",
-    "nil",
-    "undefined",
-    "err",
-    "buf",
-    "tmp",
-    "val",
-    "ret",
-    "ptr",
-    "obj",
-    "num",
-    "idx",
-    "arg",
-    "max",
-    "min",
-    "str",
-    "int",
-    "bool",
-    "char",
-    "void",
-    "const",
-    "var",
-    "def",
-    "end",
-    "log",
-    "http",
-    "https",
-    "www",
-    "com",
-    "org",
-    "the",
-    "and",
-    "for",
-    "not",
-    "you",
-    "this",
-    "that",
-    "with",
-    "from",
-    "are",
-    "was",
-    "will",
-    "can",
-    "has",
-    "have",
-    "when",
-    "which",
-    "should",
-    "use",
-    "also",
-];
-
-static EVERYDAY_SET: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| EVERYDAY.iter().copied().collect());
-
 /// Whether `word` could name something specific enough to link changes.
 pub fn is_specific(word: &str) -> bool {
-    word.len() >= number("SHORTEST_NAME", SHORTEST_NAME, 1)
-        && (is_left_out("EVERYDAY") || !EVERYDAY_SET.contains(word))
-        && !word.chars().all(|c| c.is_ascii_digit() || c == '_')
+    !word.chars().all(|c| c.is_ascii_digit() || c == '_')
         && word.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
 }
 

@@ -4,6 +4,8 @@
 //! who, not what changed. Read by the planner's count of subjects and by
 //! the drafting of a subject alike.
 
+use crate::historian::analyse::left_out::list;
+
 /// OpenBSD's approval and credit lines: `ok gilles@`, `OK tb@ stsp@`,
 /// `from eric, ok eric@`, `spotted by deraadt@`, `with help from eric@`.
 /// A subject that ends in one (`kill a dead function; ok gilles@`) is no
@@ -11,7 +13,7 @@
 pub fn is_approval(line: &str) -> bool {
     let lower = line.to_ascii_lowercase();
     let ok_first = lower.starts_with("ok ") && lower.contains('@');
-    ok_first || has_handle(&lower) && CREDITS.iter().any(|c| lower.starts_with(c))
+    ok_first || has_handle(&lower) && list("CREDITS", &CREDITS).iter().any(|c| lower.starts_with(c))
 }
 
 /// Whether a line ends in OpenBSD's approval or credit after a clause of

@@ -6,6 +6,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::historian::analyse::left_out::list;
+
 static CONVENTIONAL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^([a-zA-Z]+)(?:\(([^)]*)\))?(!)?:\s*(.*)$").expect("valid conventional pattern"));
 
@@ -36,7 +38,7 @@ pub fn parse_subject(subject: &str) -> Subject {
     }
     if let Some(caps) = CONVENTIONAL.captures(text) {
         let t = caps[1].to_lowercase();
-        if KNOWN_TYPES.contains(&t.as_str()) {
+        if list("KNOWN_TYPES", KNOWN_TYPES).contains(&t.as_str()) {
             commit_type = Some(t);
             scope = caps
                 .get(2)

@@ -27,52 +27,31 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::context::Context;
 pub use super::weights::weights;
-use super::weights::{HISTORY_LIFT, HISTORY_MIN, SIGNALS};
+use super::weights::{HISTORY_LIFT, SIGNALS};
 use crate::historian::analyse::classify::{self, Category};
 use crate::historian::analyse::coupling::Coupling;
 use crate::historian::analyse::items::ChangeSet;
-use crate::historian::analyse::shapes::Shape;
+use crate::historian::analyse::left_out::number;
 
-/// What the names of a change set say: how rare each one is (a name
-/// many files use still links, as the weighted share says, but less).
+/// What the history behind the base says of each file's words
+/// ([`Words::with_history`]).
+#[derive(Default)]
 pub struct Words {
-    /// How many files mention each name.
-    files_using: BTreeMap<String, usize>,
-    files: usize,
     /// For each file, the words the subjects of the commits that touched
     /// it before the branch used more than others did ([`Words::with_history`]).
     history: BTreeMap<usize, BTreeSet<String>>,
 }
 
 impl Words {
-    pub fn new(changes: &ChangeSet) -> Words {
-        let mut using: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
-        for item in &changes.items {
-            for name in &item.symbols.used {
-                using.entry(name.as_str()).or_default().insert(item.file);
-            }
-        }
+    /// Each file's words from the history behind the base (`coupling::read`):
+    /// a word of the subjects of the commits that touched the file, at
+    /// least [`HISTORY_LIFT`] times as often as in the subjects of all
+    /// commits read — `fix` is no file's
+    /// word; `column` is a table formatter's, `asr` a resolver's.
+    pub fn with_history(coupling: &Coupling) -> Words {
         Words {
-            files_using: using.iter().map(|(n, f)| (n.to_string(), f.len())).collect(),
-            files: changes.files.len().max(1),
-            history: BTreeMap::new(),
+            history: history_words(coupling),
         }
-    }
-
-    /// The same, knowing each file's words from the history behind the
-    /// base (`coupling::read`): a word of the subjects of the commits that
-    /// touched the file, in at least [`HISTORY_MIN`] of them and at least
-    /// [`HISTORY_LIFT`] times as often as in the subjects of all commits
-    /// read — `fix` is no file's word; `column` is a table formatter's,
-    /// `asr` a resolver's.
-    pub fn with_history(mut self, coupling: &Coupling) -> Words {
-        self.history = history_words(coupling);
-        self
-    }
-
-    fn rarity(&self, name: &str) -> f64 {
-        let n = self.files_using.get(name).copied().unwrap_or(1).max(1);
-        (1.0 + self.files as f64 / n as f64).ln()
     }
 }
 
@@ -97,7 +76,7 @@ fn history_words(coupling: &Coupling) -> BTreeMap<usize, BTreeSet<String>> {
         let t = commits.len().max(1) as f64;
         let words: BTreeSet<String> = here
             .into_iter()
-            .filter(|&(w, c)| c >= HISTORY_MIN && (c as f64 / t) >= HISTORY_LIFT * (df[w] as f64 / n))
+            .filter(|&(w, c)| (c as f64 / t) >= number("HISTORY_LIFT", HISTORY_LIFT, 0.0) * (df[w] as f64 / n))
             .map(|(w, _)| w.to_owned())
             .collect();
         if !words.is_empty() {
@@ -131,8 +110,6 @@ pub struct Part {
     pub(super) versions: BTreeSet<String>,
     /// Numbers its added lines hold that could name an issue.
     pub(super) issues: BTreeSet<String>,
-    /// The shapes all its items have (`shapes::Shape`): how it only tidies.
-    pub(super) shapes: BTreeSet<Shape>,
     /// The words of the headings its items fall under (`analyse::sections`).
     pub(super) heading: BTreeSet<String>,
     /// The words of its file's history (`Words::with_history`).
@@ -180,15 +157,10 @@ pub(super) fn parts_of(
             let mut issues = BTreeSet::new();
             let mut lines = 0;
             let mut heading = BTreeSet::new();
-            let mut shapes = items
-                .first()
-                .map(|&i| changes.items[i].symbols.shapes.clone())
-                .unwrap_or_default();
             for &i in &items {
                 let it = &changes.items[i];
                 versions.extend(it.symbols.versions.iter().cloned());
                 issues.extend(it.symbols.issues.iter().cloned());
-                shapes.retain(|s| it.symbols.shapes.contains(s));
                 heading.extend(it.symbols.heading.iter().cloned());
                 defined.extend(it.symbols.defined.iter().cloned());
                 used.extend(it.symbols.used.iter().cloned());
@@ -211,7 +183,6 @@ pub(super) fn parts_of(
                 enclosing,
                 versions,
                 issues,
-                shapes,
                 heading,
                 history: words.history.get(&f).cloned().unwrap_or_default(),
                 lines,
@@ -221,37 +192,28 @@ pub(super) fn parts_of(
 }
 
 /// The signals for two parts, in the order of [`SIGNALS`].
-pub fn features(a: &Part, b: &Part, coupling: &Coupling, words: &Words) -> Signals {
+pub fn features(a: &Part, b: &Part, coupling: &Coupling) -> Signals {
     use Category::*;
     let flag = |x: bool| if x { 1.0 } else { 0.0 };
     let shared: Vec<&String> = a.used.intersection(&b.used).collect();
     let union = a.used.union(&b.used).count().max(1);
     let jaccard = shared.len() as f64 / union as f64;
-    let rare_shared: f64 = shared.iter().map(|n| words.rarity(n)).sum();
-    let rare_union: f64 = a.used.union(&b.used).map(|n| words.rarity(n)).sum::<f64>().max(1.0);
     let tests = |t: &Part, s: &Part| {
         t.category == Test && s.category != Test && names_tested(&t.directory, &t.tested_stem, &s.stem, &s.scope)
     };
-    let defines = |x: &Part, y: &Part| x.defined.iter().any(|n| y.used.contains(n) && !y.defined.contains(n));
     let calls = |x: &Part, y: &Part| {
         x.enclosing
             .iter()
             .any(|n| y.used.contains(n) && !y.enclosing.contains(n))
     };
     let names = |x: &Part, y: &Part| y.stem.len() >= 4 && x.used.contains(&y.stem);
-    let code = |p: &Part| p.category.is_code();
-    let test = |p: &Part| p.category == Test;
-    let (ca, cb) = (code(a), code(b));
     [
         jaccard.sqrt(),
-        rare_shared / rare_union,
         coupling.strength(a.file, b.file),
         coupling.lift(a.file, b.file),
         flag(tests(a, b) || tests(b, a)),
-        flag(defines(a, b) || defines(b, a)),
         flag(calls(a, b) || calls(b, a)),
         flag(names(a, b) || names(b, a)),
-        flag(ca != cb && !test(a) && !test(b)),
     ]
 }
 
@@ -278,12 +240,12 @@ pub fn affinity(features: &Signals, weights: &[f64]) -> f64 {
 }
 
 /// The signals of every two of `parts` (the first before the second).
-pub fn pairs_of(parts: &[Part], ctx: &Context<'_>, words: &Words) -> Vec<Pair> {
+pub fn pairs_of(parts: &[Part], ctx: &Context<'_>) -> Vec<Pair> {
     let n = parts.len();
     let mut out = Vec::with_capacity(n * n.saturating_sub(1) / 2);
     for a in 0..n {
         for b in a + 1..n {
-            out.push((a, b, features(&parts[a], &parts[b], &ctx.coupling, words)));
+            out.push((a, b, features(&parts[a], &parts[b], &ctx.coupling)));
         }
     }
     out
@@ -313,7 +275,7 @@ mod tests {
         let coupling = Coupling {
             touched: vec![4, 4, 2],
             subjects,
-            // `column` in two commits of file 2: fewer than three.
+            // `column` in both commits of file 2: its word as well.
             commits: vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7], vec![0, 1]],
             ..Coupling::default()
         };
@@ -321,6 +283,6 @@ mod tests {
         let of = |f: usize| words.get(&f).map(|w| w.iter().cloned().collect::<Vec<_>>());
         assert_eq!(of(0), Some(vec!["column".to_owned(), "width".to_owned()]));
         assert_eq!(of(1), Some(vec!["asr".to_owned(), "lookup".to_owned()]));
-        assert_eq!(of(2), None);
+        assert_eq!(of(2), Some(vec!["column".to_owned(), "width".to_owned()]));
     }
 }

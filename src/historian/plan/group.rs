@@ -39,8 +39,7 @@ use crate::historian::analyse::items::ChangeSet;
 /// Each unit's split (the pool of noise commits' units last): groups of
 /// items, unordered and not yet attached, each with its doubt.
 pub fn splits(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Split> {
-    let changes = ctx.changes;
-    let words = Words::new(changes).with_history(&ctx.coupling);
+    let words = Words::with_history(&ctx.coupling);
     let mut out = Vec::new();
     let mut pool: Vec<(usize, usize, Vec<usize>)> = Vec::new();
     for (&unit, files) in &unit_files(ctx) {
@@ -75,8 +74,7 @@ pub fn splits(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Split> {
 /// (their items), with their signals and whether they share a file: what
 /// the evaluation fits the weights on.
 pub fn weighed_pairs(ctx: &Context<'_>, tuning: &Tuning) -> Vec<(Vec<usize>, Vec<usize>, Signals, bool)> {
-    let changes = ctx.changes;
-    let words = Words::new(changes).with_history(&ctx.coupling);
+    let words = Words::with_history(&ctx.coupling);
     let mut sets: Vec<Vec<Part>> = Vec::new();
     let mut pool: Vec<(usize, usize, Vec<usize>)> = Vec::new();
     for (&unit, files) in &unit_files(ctx) {
@@ -94,7 +92,7 @@ pub fn weighed_pairs(ctx: &Context<'_>, tuning: &Tuning) -> Vec<(Vec<usize>, Vec
     }
     let mut out = Vec::new();
     for parts in sets.iter().filter(|p| p.len() <= MOST_PARTS) {
-        for (a, b, f) in pairs_of(parts, ctx, &words) {
+        for (a, b, f) in pairs_of(parts, ctx) {
             out.push((
                 parts[a].items.clone(),
                 parts[b].items.clone(),

@@ -3,11 +3,9 @@
 //! pushes those answering to two apart).
 //!
 //! A part answers to the one subject sharing the most of its words
-//! (`vocabulary`) with it, when one shares more than every other. In a unit
-//! of [`MOST_COMMON`] parts or more, a word every part answers to (the
-//! project's name in every path, `json` in every file of a JSON library)
-//! tells no part apart and is left out. A subject's body counts too, each
-//! of its words a quarter of one of the subject's own.
+//! (`vocabulary`) with it, when one shares more than every other. A
+//! subject's body counts too, each of its words a quarter of one of the
+//! subject's own.
 //!
 //! A file whose hunks answer to different subjects (by the subjects' own
 //! words) is cut into one part per subject ([`pieces_by_subject`]).
@@ -24,7 +22,6 @@ use super::affinity::{hunk_parts, Part, Words};
 use super::context::Tuning;
 use super::count;
 use super::vocabulary::{part_words, subject_words, word_weight};
-use super::weights::MOST_COMMON;
 use crate::historian::analyse::classify::Category;
 use crate::historian::analyse::items::ChangeSet;
 
@@ -161,8 +158,7 @@ pub(super) fn margin(shared: &[f64]) -> f64 {
 
 /// For each set of words, the subject sharing the most words with it when
 /// one shares more than every other, a word of its body (`bodies`, the
-/// subject's own words left out) counting `body_weight` of one; words every
-/// set holds are left out when there are [`MOST_COMMON`] sets or more.
+/// subject's own words left out) counting `body_weight` of one.
 #[cfg(test)]
 fn answers(
     words: Vec<BTreeSet<String>>,
@@ -195,31 +191,14 @@ fn leanings(
 /// For each set of words, how many it shares with each subject, each word
 /// weighing `weigh` of it (`vocabulary::word_weight`) and a word of the
 /// subject's body (`bodies`, the subject's own words left out) `body_weight`
-/// of that; words every set holds are left out when there are
-/// [`MOST_COMMON`] sets or more.
+/// of that.
 fn shares(
-    mut words: Vec<BTreeSet<String>>,
+    words: Vec<BTreeSet<String>>,
     subjects: &[BTreeSet<String>],
     bodies: &[BTreeSet<String>],
     body_weight: f64,
     weigh: impl Fn(&str) -> f64 + Copy,
 ) -> Vec<Vec<f64>> {
-    if words.len() >= MOST_COMMON {
-        let mut held: BTreeMap<&str, usize> = BTreeMap::new();
-        for set in &words {
-            for w in set {
-                *held.entry(w.as_str()).or_default() += 1;
-            }
-        }
-        let everywhere: BTreeSet<String> = held
-            .into_iter()
-            .filter(|(_, n)| *n == words.len())
-            .map(|(w, _)| w.to_owned())
-            .collect();
-        for set in &mut words {
-            set.retain(|w| !everywhere.contains(w));
-        }
-    }
     words
         .iter()
         .map(|set| {
@@ -362,26 +341,5 @@ mod tests {
         );
         let none = vec![BTreeSet::new(); 2];
         assert_eq!(answers(parts, &subjects, &none, 0.25), [None, None, Some(0)]);
-    }
-
-    #[test]
-    fn a_word_every_part_answers_to_tells_none_apart() {
-        let subjects = sets(&["Gson: faster JSON parsing", "Fix the date format"]);
-        let parts = sets(&[
-            "gson/DateFormat.java gson json",
-            "gson/JsonReader.java gson json parsing",
-            "gson/Util.java gson json",
-            "gson/Other.java gson json",
-        ]);
-        // `gson`, `json` and `java` are everywhere: left out, the date
-        // format answers to its subject and the others to none.
-        let none = vec![BTreeSet::new(); 2];
-        assert_eq!(
-            answers(parts.clone(), &subjects, &none, 0.25),
-            [Some(1), Some(0), None, None]
-        );
-        // Fewer parts: every word counts.
-        let three = vec![parts[0].clone(), parts[2].clone(), parts[3].clone()];
-        assert_eq!(answers(three, &subjects, &none, 0.25), [None, Some(0), Some(0)]);
     }
 }

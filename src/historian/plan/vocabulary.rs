@@ -10,10 +10,8 @@
 //! added lines hold (`1.2.0` in a release's subject, its manifest and its
 //! changelog's heading) is one more word; with `Tuning::issues`, so is an
 //! issue number the subject's message refers to (`Fixes #1173`) and the
-//! part's added lines hold (a regression test `r1173`, a changelog line);
-//! with `Tuning::shapes`, so is the way a part only tidies
-//! (`analyse::shapes::Shape`: white space, a word's spelling) and a
-//! subject saying it does (`reformat`, `fix typos`). With
+//! part's added lines hold (a regression test `r1173`, a changelog line).
+//! With
 //! `Tuning::whole_words`, a word written in two cases is read whole as well
 //! as cut (`AppVeyor` is `appveyor`, as `appveyor.yml` writes it, besides
 //! `app` and `veyor`).
@@ -25,7 +23,6 @@ use super::context::Tuning;
 use super::count;
 use crate::historian::analyse::classify::Category;
 use crate::historian::analyse::issues;
-use crate::historian::analyse::shapes::{self, Shape};
 
 /// The words a part answers to: its path's, its kind's, its headings', the
 /// names it defines and, as `tuning` asks, the names its lines use, its version
@@ -68,9 +65,6 @@ pub(super) fn part_words(part: &Part, tuning: &Tuning) -> BTreeSet<String> {
     if tuning.issues {
         out.extend(part.issues.iter().map(|n| issue_word(n)));
     }
-    if tuning.shapes {
-        out.extend(part.shapes.iter().copied().map(shape_word));
-    }
     out
 }
 
@@ -87,12 +81,6 @@ pub(super) fn word_weight(word: &str, tuning: &Tuning) -> f64 {
     } else {
         1.0
     }
-}
-
-/// A hunk's shape as a word: what a subject saying `reformat` or `fix
-/// typos` shares with every hunk that only tidies so.
-fn shape_word(shape: Shape) -> String {
-    format!("shape:{shape:?}")
 }
 
 /// What a version number's word opens with: apart from any word of letters.
@@ -122,13 +110,6 @@ pub(super) fn subject_words(text: &str, tuning: &Tuning) -> BTreeSet<String> {
     }
     if tuning.issues {
         out.extend(issues::referenced(text).iter().map(|n| issue_word(n)));
-    }
-    if tuning.shapes {
-        let shapes: BTreeSet<Shape> = text
-            .split(|c: char| !c.is_alphanumeric())
-            .filter_map(|w| shapes::shape_named(&w.to_lowercase()))
-            .collect();
-        out.extend(shapes.into_iter().map(shape_word));
     }
     out
 }
