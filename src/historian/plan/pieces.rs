@@ -41,7 +41,8 @@ pub struct Split {
 pub struct Doubt {
     /// How far (in chance) the closest call was from the threshold.
     pub margin: f64,
-    /// How well the split agrees with its chances (`confidence`).
+    /// How sure the split is ([`sureness`]): how well it agrees with its
+    /// chances, less for the files its calls are between.
     pub confidence: f64,
     /// The two parts of the closest call (their items) and their chance.
     pub closest: (Vec<usize>, Vec<usize>, f64),
@@ -66,7 +67,7 @@ pub fn split_unit(
     let parts = unit_parts(ctx, unit, files, words, tuning, named, message);
     let wanted = named.len() >= 2;
     let named = wanted.then(|| Named::new(&parts, named, message, tuning));
-    cluster(ctx, &parts, words, tuning, named.as_ref())
+    cluster(ctx, &parts, tuning, named.as_ref())
 }
 
 /// The parts of a unit: its files, or, as its message names more pieces
@@ -105,7 +106,7 @@ pub fn split_pool(ctx: &Context<'_>, pieces: Vec<(usize, usize, Vec<usize>)>, wo
     if parts.len() > MOST_PARTS {
         return by_component(ctx, parts);
     }
-    cluster(ctx, &parts, words, tuning, None)
+    cluster(ctx, &parts, tuning, None)
 }
 
 /// The parts of the pool: each (unit, file), or each hunk when
@@ -159,9 +160,9 @@ fn by_component(ctx: &Context<'_>, parts: Vec<Part>) -> Split {
 /// same-file bonus and the message's subjects); the groups and the doubt.
 /// The steps: weigh every two parts, join while the chance holds, note
 /// why, and say how sure the result is.
-fn cluster(ctx: &Context<'_>, parts: &[Part], words: &Words, tuning: &Tuning, named: Option<&Named<'_>>) -> Split {
+fn cluster(ctx: &Context<'_>, parts: &[Part], tuning: &Tuning, named: Option<&Named<'_>>) -> Split {
     let weights = tuning.weights.clone().unwrap_or_else(super::affinity::weights);
-    let pairs = pairs_of(parts, ctx, words);
+    let pairs = pairs_of(parts, ctx);
     let weighed = weigh(parts, &pairs, &weights, tuning, named);
     // With the pieces named, the count decides and a join must be nearly
     // sure once that many are left.
@@ -346,8 +347,21 @@ fn confidence(parts: &[Part], pairs: &[Pair], weighed: &[f64], clusters: &[Vec<u
     }
 }
 
+/// How sure a split of `parts` agreeing with its chances as much as
+/// `confidence` says is: less by `Tuning::ask_per_file` for each e-fold of
+/// the files the parts are in. The agreement is an average over every two
+/// parts; a split of many files rests on many calls, any of which may be
+/// wrong, and on the evaluation's tuning half the share of lines planned
+/// right falls with the files (as much as it rises with the agreement).
+fn sureness(parts: &[Part], confidence: f64, tuning: &Tuning) -> f64 {
+    let mut files: Vec<usize> = parts.iter().map(|p| p.file).collect();
+    files.sort_unstable();
+    files.dedup();
+    confidence - tuning.ask_per_file * (files.len().max(1) as f64).ln()
+}
+
 /// The doubt of a split made without named pieces, when its `confidence`
-/// is below `Tuning::ask_below`: the closest call is the best join refused
+/// (made [`sureness`]) is below `Tuning::ask_below`: the closest call is the best join refused
 /// (its chance under the threshold) or the last join made (over it).
 /// Alternatives: that join made, that join undone, and everything as one
 /// commit.
@@ -360,6 +374,7 @@ fn doubt(
     confidence: f64,
     tuning: &Tuning,
 ) -> Option<Doubt> {
+    let confidence = sureness(parts, confidence, tuning);
     if confidence >= tuning.ask_below {
         return None;
     }
