@@ -54,7 +54,9 @@ fn a_files_past_subjects_tell_which_piece_of_work_it_belongs_to() {
     assert_transcript!(t, "a_files_past_subjects_tell_which_piece_of_work_it_belongs_to");
     for item in explained_items(&env, &repo) {
         assert_eq!(item["subject_by_history"], true, "{item}");
-        assert_eq!(item["subject_margin"], 2.0, "{item}");
+        // Two words of its history or more (`fix` counts since plain
+        // words are words: the table's `fix column widths` is three).
+        assert!(item["subject_margin"].as_f64().is_some_and(|m| m >= 2.0), "{item}");
     }
 }
 

@@ -70,10 +70,10 @@ fn subjects_ending_in_a_full_stop_are_counted() {
 }
 
 /// Messages read in their author's style: full-stop subjects that open
-/// with no verb (`Considerable fixes.`), and paragraphs wrapped over lines
-/// with no subject line of their own (each piece of work a paragraph).
-/// Each piece is a commit, typed by the subject it answered to; under a
-/// subject line of its own, the same wrapped paragraph is a body.
+/// with no verb (`Considerable fixes.`) are each a piece of work, a commit
+/// typed by the subject it answered to. A paragraph wrapped over lines is a
+/// body, with a subject line of its own or without (reading one as a
+/// subject cost too little on the evaluation's held-out half to stay).
 #[test]
 fn a_squash_is_read_in_the_style_of_its_first_message() {
     let env = TestEnv::new();
@@ -94,8 +94,6 @@ fn a_squash_is_read_in_the_style_of_its_first_message() {
     for (branch, message) in [
         (
             "wrapped",
-            // Each subject read whole (its wrapped paragraph's first
-            // sentence), then fitted: at a clause, else at a word.
             "Fix a crash when the last pane closes, reported by\nsomeone in issue 12.\n\nAdd a flag to resize the window to the size of the\nlargest client.\n",
         ),
         ("stops", "Pane closing fixes.\n\nLargest client sizing.\n"),
@@ -108,7 +106,7 @@ fn a_squash_is_read_in_the_style_of_its_first_message() {
         squash_on(&env, &repo, branch, &change, message);
         let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
     }
-    record_clean(&mut t, &repo, "wrapped", &["wrapped"]);
+    record_clean(&mut t, &repo, "stops", &["stops"]);
     assert_transcript!(t, "a_squash_is_read_in_the_style_of_its_first_message");
 }
 
@@ -183,10 +181,12 @@ fn a_release_goes_with_the_files_naming_its_version() {
 
 /// A part that shares one word with a subject's body alone (`wire`) is
 /// unsure of that subject: it pulls and pushes a quarter as hard as a part
-/// sharing the subject's own words, and the link by a definition and its use
-/// puts it with the code it calls.
+/// sharing the subject's own words. The call to the memo's function is no
+/// link strong enough to hold it there (a definition and its use is no
+/// signal since issue 39: it cost nothing on the evaluation's held-out
+/// half), so it goes with the subject whose body names it.
 #[test]
-fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
+fn a_word_of_a_body_pulls_a_quarter_as_hard() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
     let base = [
@@ -218,7 +218,7 @@ fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
     let mut t = Transcript::new(&env);
     let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
     record_clean(&mut t, &repo, "feature", &[]);
-    assert_transcript!(t, "a_word_of_a_body_alone_does_not_outweigh_a_link");
+    assert_transcript!(t, "a_word_of_a_body_pulls_a_quarter_as_hard");
     let margins: Vec<(String, serde_json::Value)> = explained_items(&env, &repo)
         .iter()
         .map(|i| (i["item"].as_str().unwrap().to_owned(), i["subject_margin"].clone()))
@@ -230,7 +230,7 @@ fn a_word_of_a_body_alone_does_not_outweigh_a_link() {
             ("src/memo.rs#1".to_owned(), serde_json::json!(2.0)),
             ("src/memo.rs#2".to_owned(), serde_json::json!(2.0)),
             ("src/retry.rs#1".to_owned(), serde_json::json!(2.0)),
-            ("src/wire.rs#1".to_owned(), serde_json::Value::Null)
+            ("src/wire.rs#1".to_owned(), serde_json::json!(0.25))
         ]
     );
 }
@@ -315,37 +315,38 @@ fn each_piece_of_a_squash_says_the_subject_it_answered_to() {
     assert_eq!(config["subject"], "Read the settings from the environment", "{config}");
 }
 
-/// A squash under a neutral message whose two changes share nothing: the
-/// split rests on a weak call, so `clean` asks instead of guessing.
+/// A squash under a neutral message of six files in two loose families:
+/// the cache's files share a name or two, the wire's too, and nothing links
+/// the families. The split rests on weak calls across six files, so
+/// `clean` asks instead of guessing.
 fn unsure_repo(env: &TestEnv) -> std::path::PathBuf {
     let repo = env.repo("repo");
-    // Added apart: no history couples the two files.
-    commit_files(
-        env,
-        &repo,
-        &[("src/cache.rs", "pub fn start() -> u32 {\n    1\n}\n")],
-        "add the cache",
-    );
-    commit_files(
-        env,
-        &repo,
-        &[("src/wire.rs", "pub fn open() -> u32 {\n    2\n}\n")],
-        "add the wire",
-    );
-    let change = [
-        (
-            "src/cache.rs",
-            "pub fn start() -> u32 {\n    1\n}\n\npub fn cache_answers(host: &str) -> String {\n    host.to_owned()\n}\n",
-        ),
-        // The wire's hunk names the cache: a weak link, short of the threshold.
-        (
-            "src/wire.rs",
-            "pub fn open() -> u32 {\n    2\n}\n\npub fn retry_requests(cache: u32) -> u32 {\n    cache.max(3)\n}\n",
-        ),
+    // Added apart: no history couples the files.
+    for name in UNSURE_FILES {
+        write(&repo.join(format!("src/{name}.rs")), "pub fn start() -> u32 {\n    1\n}\n");
+        commit_all(env, &repo, &format!("add the {name}"));
+    }
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    let bodies = [
+        "pub fn answers(host: &str) -> String {\n    answer_cache(host, cache_entry)\n}\n",
+        "pub fn stored(key: &str) -> String {\n    answer_cache(key, cache_entry)\n}\n",
+        "pub fn expiry(ttl: u32) -> u32 {\n    cache_entry(ttl, answer_cache)\n}\n",
+        "pub fn sent(bytes: &[u8]) -> usize {\n    wire_frame(bytes, frame_length)\n}\n",
+        "pub fn framed(data: &[u8]) -> usize {\n    wire_frame(data, frame_length)\n}\n",
+        "pub fn retried(limit: u32) -> u32 {\n    frame_length(limit, wire_frame)\n}\n",
     ];
-    squash_on(env, &repo, "feature", &change, "Update");
+    for (name, body) in UNSURE_FILES.iter().zip(bodies) {
+        write(
+            &repo.join(format!("src/{name}.rs")),
+            &format!("pub fn start() -> u32 {{\n    1\n}}\n\n{body}"),
+        );
+    }
+    commit_all(env, &repo, "Update");
     repo
 }
+
+/// The files of [`unsure_repo`]: the cache's three, the wire's three.
+const UNSURE_FILES: [&str; 6] = ["cache", "store", "ttl", "wire", "frame", "retry"];
 
 /// Issue 39 item 4: the QUESTION shows the proposed split and the call it
 /// rests on, and offers it, the other readings and "Keep as one commit";
@@ -370,7 +371,7 @@ fn an_unsure_split_asks_and_the_answer_is_built() {
     );
     assert_ne!(env.git(&repo, &["for-each-ref", "refs/historian/"]), "");
     assert!(
-        asked.stdout.contains("Option 2: Keep as one commit (1 commit)\n"),
+        asked.stdout.contains("Option 3: Keep as one commit (1 commit)\n"),
         "{asked}"
     );
     let _ = t.run(&repo, &["historian", "status"]).expect_code(0);
@@ -395,7 +396,7 @@ fn an_unsure_split_kept_as_one_commit() {
     let _ = env.run(&repo, &["historian", "clean"]).expect_code(3);
     let mut t = Transcript::new(&env);
     let _ = t
-        .run(&repo, &["historian", "resume", "--answer", "keep"])
+        .run(&repo, &["historian", "resume", "--answer", "as one"])
         .expect_code(0);
     let clean = &clean_branch(&env, &repo, "feature");
     assert_eq!(
@@ -405,7 +406,7 @@ fn an_unsure_split_kept_as_one_commit() {
     );
     assert_eq!(
         env.git(&repo, &["diff", "--name-only", &format!("main..{clean}")]),
-        "src/cache.rs\nsrc/wire.rs\n"
+        "src/cache.rs\nsrc/frame.rs\nsrc/retry.rs\nsrc/store.rs\nsrc/ttl.rs\nsrc/wire.rs\n"
     );
     assert_same_tree(&env, &repo, "feature", clean);
     env.assert_fsck(&repo);
