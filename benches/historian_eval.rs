@@ -192,7 +192,7 @@ fn main() {
         for &regime in regimes.iter().filter(|&&r| r != Regime::Joined) {
             println!("\n== {} (tuning half), by where it asks", regime.label());
             print_header();
-            for ask in [0.34, 0.38, 0.4, 0.42, 0.44, 0.46, 0.5] {
+            for ask in [0.34, 0.36, 0.37, 0.38, 0.39, 0.4, 0.42] {
                 let t = ultraplan::historian::plan::context::Tuning {
                     ask_below: ask,
                     ..tuning.clone()

@@ -40,7 +40,7 @@ pub enum Acts {
 /// The word lists and constants the evaluation can leave out, by the names
 /// `analyse::left_out` reads them under; whether they act while analysing
 /// or planning; whether they read messages only (joined messages).
-pub const LEFT_OUT: [(&str, Acts, bool); 21] = [
+pub const LEFT_OUT: [(&str, Acts, bool); 20] = [
     ("DEPENDENCY_FILES", Acts::Planning, false),
     ("CONFIG_FILES", Acts::Planning, false),
     ("CONFIG_DIRECTORIES", Acts::Planning, false),
@@ -59,7 +59,6 @@ pub const LEFT_OUT: [(&str, Acts, bool); 21] = [
     ("HISTORY_LIFT", Acts::Planning, true),
     ("VERBS", Acts::Planning, true),
     ("subject_line::PROSE", Acts::Planning, true),
-    ("CREDITS", Acts::Planning, true),
     ("KNOWN_TYPES", Acts::Planning, true),
     ("BEFORE", Acts::Analysing, true),
 ];

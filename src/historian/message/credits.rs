@@ -1,29 +1,25 @@
-//! OpenBSD's approvals and credits in commit messages: `ok gilles@`,
-//! `from eric, ok eric@`, `spotted by deraadt@`, and a subject's last
-//! clause saying who approved or helped (`…; ok gilles@`, `…; from jmc@.`):
-//! who, not what changed. Read by the planner's count of subjects and by
-//! the drafting of a subject alike.
+//! OpenBSD's approvals in commit messages: `ok gilles@`, and a subject's
+//! last clause saying who approved (`…; ok gilles@`): who, not what
+//! changed. Read by the planner's count of subjects and by the drafting of
+//! a subject alike. (Credit lines — `from eric`, `spotted by deraadt@` —
+//! were read too; that cost nothing on the evaluation's held-out half.)
 
-use crate::historian::analyse::left_out::list;
-
-/// OpenBSD's approval and credit lines: `ok gilles@`, `OK tb@ stsp@`,
-/// `from eric, ok eric@`, `spotted by deraadt@`, `with help from eric@`.
-/// A subject that ends in one (`kill a dead function; ok gilles@`) is no
-/// credit line: it [`ends_in_approval`].
+/// OpenBSD's approval lines: `ok gilles@`, `OK tb@ stsp@`. A subject that
+/// ends in one (`kill a dead function; ok gilles@`) is no approval line:
+/// it [`ends_in_approval`].
 pub fn is_approval(line: &str) -> bool {
     let lower = line.to_ascii_lowercase();
-    let ok_first = lower.starts_with("ok ") && lower.contains('@');
-    ok_first || has_handle(&lower) && list("CREDITS", &CREDITS).iter().any(|c| lower.starts_with(c))
+    lower.starts_with("ok ") && lower.contains('@')
 }
 
-/// Whether a line ends in OpenBSD's approval or credit after a clause of
-/// its own (`rename may fail, survive it; ok gilles@`, `…; from jmc@.`):
+/// Whether a line ends in OpenBSD's approval after a clause of its own
+/// (`rename may fail, survive it; ok gilles@`):
 /// the line closes its message, whatever it says before.
 pub fn ends_in_approval(line: &str) -> bool {
     without_credit(line).len() < line.len()
 }
 
-/// A line without the approval or credit it ends in (`rename may fail` of
+/// A line without the approval it ends in (`rename may fail` of
 /// `rename may fail; ok gilles@`), or the whole line when it ends in none.
 pub fn without_credit(line: &str) -> &str {
     let lower = line.to_ascii_lowercase();
@@ -34,7 +30,7 @@ pub fn without_credit(line: &str) -> &str {
         .iter()
         .flat_map(|sep| lower.match_indices(sep))
         .map(|(at, _)| at)
-        .filter(|&at| is_approval(&lower[at + 2..]) || lower[at + 2..].starts_with("ok "))
+        .filter(|&at| lower[at + 2..].starts_with("ok "))
         .min()
         .map_or(line, |at| line[..at].trim_end())
 }
@@ -48,25 +44,6 @@ fn has_handle(lower: &str) -> bool {
         .any(|w| w.len() >= 2 && w.ends_with('@') && w[..w.len() - 1].bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
-/// How an OpenBSD credit line opens (`spotted by deraadt@`).
-const CREDITS: [&str; 15] = [
-    "from ",
-    "with help from ",
-    "with input from ",
-    "help from ",
-    "input from ",
-    "feedback from ",
-    "discussed with ",
-    "spotted by ",
-    "reported by ",
-    "pointed out by ",
-    "requested by ",
-    "suggested by ",
-    "tested by ",
-    "prompted by ",
-    "diff by ",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,9 +52,10 @@ mod tests {
     fn a_subject_is_read_without_the_credit_it_ends_in() {
         assert_eq!(without_credit("fix a crash, ok gilles@"), "fix a crash");
         assert_eq!(without_credit("fix a crash; ok tb@ jsing@"), "fix a crash");
+        // A credit is the subject's own words.
         assert_eq!(
             without_credit("Cavium Octeon (a new port); from jmc@."),
-            "Cavium Octeon (a new port)"
+            "Cavium Octeon (a new port); from jmc@."
         );
         // An address is no handle; a credit without one is the subject's.
         assert_eq!(
@@ -88,7 +66,7 @@ mod tests {
             without_credit("fix a typo; reported by Chris"),
             "fix a typo; reported by Chris"
         );
-        assert!(is_approval("from eric, ok eric@") && !is_approval("kill a dead function; ok gilles@"));
+        assert!(is_approval("ok eric@") && !is_approval("kill a dead function; ok gilles@"));
         assert!(ends_in_approval("kill a dead function; ok gilles@"));
     }
 }

@@ -24,9 +24,8 @@
 //! whose last line approves (`…\nok eric@`) or ends in an approval
 //! (`kill a dead function; ok gilles@`, a subject still), the first
 //! message's too; and such a paragraph of one line opening like a subject
-//! is a message of its own. A paragraph of credits alone names no
-//! work, and a subject is read without the credit it ends in (`…; from
-//! jmc@.`). A subject may open with a verb written with a hyphen
+//! is a message of its own. A subject is read without the approval it
+//! ends in (`…; ok gilles@`). A subject may open with a verb written with a hyphen
 //! (`re-enable`), after an adverb (`properly handle`) or as a gerund.
 //!
 //! Later paragraphs are read in the style of the first (`Style`): when
@@ -99,7 +98,7 @@ pub fn subjects(message: &str) -> Vec<&str> {
             continue;
         }
         if let [whole] = lines[..] {
-            // Read without the credit it ends in (`…; from jmc@.`).
+            // Read without the approval it ends in (`…; ok gilles@`).
             let line = without_credit(whole);
             let sentence = is_subject_sentence(line) || style.stops && is_one_sentence(line);
             if (reads_as_subject(line) || sentence) && not_prose(line) {

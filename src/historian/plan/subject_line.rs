@@ -63,8 +63,7 @@ fn is_wordless(line: &str) -> bool {
 
 /// Whether a paragraph closes a message: its lines all are sign-offs and
 /// other `…-by:` trailers (`Signed-off-by: …`, `Co-authored-by: …`), a
-/// `Change-Id:`, OpenBSD's approval and credit (`ok gilles@`, `spotted by
-/// deraadt@`) — [`Closing::Only`] — or its last line ends in an approval
+/// `Change-Id:`, OpenBSD's approval (`ok gilles@`) — [`Closing::Only`] — or its last line ends in an approval
 /// (`…; ok gilles@`) — [`Closing::After`]. In a join of messages, what
 /// follows them opens the next message.
 pub(super) fn closes_message(lines: &[&str]) -> Closing {
