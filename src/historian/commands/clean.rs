@@ -56,8 +56,9 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// deterministic plan is built. Size questions and `resume` work as without
 /// it.
 ///
-/// A split resting on a weak call (the chances it was made from agree with
-/// it less than 0.67) stops with a RESULT: QUESTION showing the proposed
+/// A split resting on weak calls (its sureness — how well the chances it
+/// was made from agree with it, less 0.15 per e-fold of its files — below
+/// 0.37) stops with a RESULT: QUESTION showing the proposed
 /// commits and the closest call, offering "Split as proposed", the other
 /// readings weighed and "Keep as one commit"; a planned commit over the
 /// size limits stops with one offering splits. Answer with

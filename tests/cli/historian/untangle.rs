@@ -323,7 +323,10 @@ fn unsure_repo(env: &TestEnv) -> std::path::PathBuf {
     let repo = env.repo("repo");
     // Added apart: no history couples the files.
     for name in UNSURE_FILES {
-        write(&repo.join(format!("src/{name}.rs")), "pub fn start() -> u32 {\n    1\n}\n");
+        write(
+            &repo.join(format!("src/{name}.rs")),
+            "pub fn start() -> u32 {\n    1\n}\n",
+        );
         commit_all(env, &repo, &format!("add the {name}"));
     }
     env.git(&repo, &["checkout", "-q", "-b", "feature"]);
