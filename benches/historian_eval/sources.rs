@@ -24,6 +24,7 @@ pub const MOST_LINES: usize = 600;
 /// how many files a commit may touch and still count (as the library reads
 /// them, `analyse::coupling`).
 const HISTORY: usize = ultraplan::historian::analyse::coupling::HISTORY;
+const SWEEPING: usize = 40;
 
 /// A public repository of the evaluation and its half. The halves were
 /// fixed before any tuning on the regimes: one repository of each language
@@ -277,6 +278,10 @@ impl History {
         for (subject, paths) in &self.commits {
             let at = coupling.subjects.len() as u32;
             coupling.subjects.push(subject.clone());
+            // A sweeping commit couples nothing (`coupling::SWEEPING`).
+            if paths.len() > SWEEPING {
+                continue;
+            }
             let mut files: Vec<usize> = paths.iter().filter_map(|p| index.get(p.as_str()).copied()).collect();
             files.sort_unstable();
             files.dedup();

@@ -1,9 +1,8 @@
 //! Change coupling: files that changed together before the branch began
 //! probably belong together now. Read from the history behind the base —
-//! the last commits (first 500, merges left out; a sweeping commit couples
-//! the changed files it touches like any other: leaving commits of more
-//! than 40 files out cost nothing on the evaluation's held-out half) — and
-//! kept only for the files
+//! the last commits (first 500, merges and sweeping commits of more than 40
+//! files left out: counting every two files of such a commit would cost
+//! the square of its files) — and kept only for the files
 //! the branch changes. The subjects of the commits read are kept too, with
 //! the commits touching each file: what a project has called the work on a
 //! file (the planner's history words). Deterministic: the same base gives
@@ -19,6 +18,12 @@ use super::items::ChangeSet;
 
 /// How many commits behind the base are read.
 pub const HISTORY: usize = 500;
+/// Commits touching more files than this couple nothing: a bound, not a
+/// tuning — each commit read counts every two of the changed files it
+/// touches, so a sweeping commit (a reformat of 20,000 files) would cost
+/// the square of its files. (Leaving it out changed the evaluation's
+/// held-out half by −0.0003 neutral, −0.0009 joined.)
+const SWEEPING: usize = 40;
 
 /// Co-change counts of the change set's files.
 #[derive(Clone, Debug, Default)]
@@ -99,6 +104,9 @@ pub fn read(repo: &Repo, changes: &ChangeSet, limit: usize) -> Result<Coupling> 
         coupling
             .subjects
             .push(commit.message.lines().next().unwrap_or("").to_owned());
+        if deltas.len() > SWEEPING {
+            continue;
+        }
         let mut files: Vec<usize> = deltas.iter().filter_map(|d| index.get(d.path()).copied()).collect();
         files.sort_unstable();
         files.dedup();
