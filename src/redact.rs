@@ -87,7 +87,10 @@ fn redact_quoted_words(text: &str, depth: usize) -> Option<String> {
         ));
     }
     // Only what redaction changed is replaced, where the word spells it as
-    // it reads: the quoting around it stays as written.
+    // it reads: the quoting around it stays as written. Where the word
+    // spells it more than once, which one changed is not known (the
+    // quotes, once read, can make a match of a later one): the word is
+    // redacted whole, so a second redaction finds nothing more.
     let changed = words
         .iter()
         .zip(parts)
@@ -95,7 +98,10 @@ fn redact_quoted_words(text: &str, depth: usize) -> Option<String> {
         .map(|((range, word), part)| {
             let (said, clean) = changed_middle(word, part);
             let raw = &text[range.clone()];
-            match raw.find(said).filter(|_| !said.is_empty()) {
+            match raw
+                .find(said)
+                .filter(|&at| !said.is_empty() && raw.rfind(said) == Some(at))
+            {
                 Some(at) => (
                     range.clone(),
                     format!("{}{clean}{}", &raw[..at], &raw[at + said.len()..]),
