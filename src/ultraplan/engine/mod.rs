@@ -338,7 +338,7 @@ impl Run<'_> {
         progress.summary = Some(summary(progress, result, failed_at_step, exit_condition));
         let message = format!("run {}: {}", progress.run_id, result.as_str());
         self.ledger.state.save(&message)?;
-        let usage = report::usage_of(&self.ledger.state)?;
+        let usage = self.ledger.state.progress.usage();
         Ok(RunReport {
             plan: self.cx.input.path.clone(),
             plan_type: self.cx.plan.kind.as_str(),

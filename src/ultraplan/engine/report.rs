@@ -1,11 +1,10 @@
 //! What a finished run reports: how it ended, each step's result and why it
 //! stopped. The command renders it; outcomes and the stats line read it.
 
-use anyhow::Result;
 use serde::Serialize;
 
 use crate::ultraplan::result::Usage;
-use crate::ultraplan::state::{RunState, StepStatus};
+use crate::ultraplan::state::StepStatus;
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -82,17 +81,6 @@ pub struct RunReport {
     pub verification: Vec<super::plan_verification::Checked>,
     /// What the run's attempts cost, as their executors reported it.
     pub usage: Usage,
-}
-
-/// The cost and tokens every attempt recorded in `state` reported.
-pub(super) fn usage_of(state: &RunState<'_>) -> Result<Usage> {
-    let mut usage = Usage::default();
-    for step in state.progress.steps.values() {
-        for attempt in &step.results {
-            usage.add(&attempt.usage);
-        }
-    }
-    Ok(usage)
 }
 
 impl RunReport {

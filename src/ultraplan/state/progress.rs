@@ -215,6 +215,16 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl Progress {
+    /// The cost and tokens every recorded attempt reported, summed from the
+    /// attempts' summaries (no record is read).
+    pub fn usage(&self) -> Usage {
+        let mut usage = Usage::default();
+        for attempt in self.steps.values().flat_map(|s| &s.results) {
+            usage.add(&attempt.usage);
+        }
+        usage
+    }
+
     pub fn step(&self, number: u32) -> StepProgress {
         self.steps.get(&number).cloned().unwrap_or_default()
     }

@@ -1,9 +1,9 @@
 //! A plan whose recorded run completed is done: running it again without a
 //! mode, or resuming it when the plan has not changed, says so and changes
-//! nothing (exit 0: no state commit, no outcome recorded again). Steps are not idempotent — a
-//! step that appends to a file would append again — so a new run of every
-//! step is asked for by name: `run --again`, recorded as a new run beside
-//! the old one (`git ultraplan log` lists both).
+//! nothing (exit 0: no state commit, no outcome recorded again). Steps are
+//! not idempotent — a step that appends to a file would append again — so a
+//! new run of every step is asked for by name: `run --again`, recorded as a
+//! new run beside the old one (`git ultraplan log` lists both).
 
 use std::io::Write;
 

@@ -225,7 +225,7 @@ impl<'a> Waves<'a> {
         let mut usage = crate::ultraplan::result::Usage::default();
         for session in &plan.sessions {
             if let Some(s) = RunState::load(self.repo, &self.refs.session(session.number))? {
-                usage.add(&super::super::report::usage_of(&s)?);
+                usage.add(&s.progress.usage());
             }
         }
         let instructions = self.waiting_prompts(&steps);
