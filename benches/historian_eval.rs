@@ -205,6 +205,22 @@ fn main() {
             }
         }
     }
+    if let Ok(tries) = std::env::var("HISTORIAN_EVAL_TRY") {
+        // Settings tried side by side on the same cases: the tuning half
+        // only, whatever else is shown.
+        for &regime in &regimes {
+            println!("\n== {} (tuning half), by setting", regime.label());
+            print_header();
+            for settings in tries.split(';').filter(|s| !s.trim().is_empty()) {
+                let variant = knobs::tuning_with(&tuning, settings);
+                let mut half = Tally::default();
+                for c in all.iter().filter(|c| c.regime == regime && c.held_out == Some(false)) {
+                    half.add(&tally_of(&c.cases, &variant));
+                }
+                print_row(settings.trim(), &half);
+            }
+        }
+    }
     if let Ok(wanted) = std::env::var("HISTORIAN_EVAL_ABLATE") {
         let wanted = |label: &str| wanted == "1" || wanted.split(',').any(|w| label.contains(w.trim()));
         for &regime in &regimes {

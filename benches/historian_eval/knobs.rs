@@ -21,6 +21,13 @@ fn weights(tuning: &Tuning) -> Vec<f64> {
     tuning.weights.clone().unwrap_or_else(built_in)
 }
 
+/// `base` with the knobs of `settings` (as `HISTORIAN_EVAL_SET` writes them).
+pub fn tuning_with(base: &Tuning, settings: &str) -> Tuning {
+    let mut tuning = base.clone();
+    set_knobs(&mut tuning, settings);
+    tuning
+}
+
 /// `HISTORIAN_EVAL_SET=<knob>=<value>,…`: the tuning's number and yes-no
 /// knobs by name, to try values without rebuilding.
 fn set_knobs(tuning: &mut Tuning, settings: &str) {
@@ -62,6 +69,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "elimination_share" => tuning.elimination_share = number(),
             "subject_margins" => tuning.subject_margins = yes(),
             "count_from_message" => tuning.count_from_message = yes(),
+            other if other.starts_with("env:") => std::env::set_var(&other[4..], value),
             other if other.starts_with('w') => {
                 let mut w = weights(tuning);
                 let at = match &other[1..] {

@@ -28,6 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::context::Context;
 pub use super::weights::weights;
 use super::weights::{HISTORY_LIFT, SIGNALS};
+use super::writers::Writers;
 use crate::historian::analyse::classify::{self, Category};
 use crate::historian::analyse::coupling::Coupling;
 use crate::historian::analyse::items::ChangeSet;
@@ -191,8 +192,9 @@ pub(super) fn parts_of(
         .collect()
 }
 
-/// The signals for two parts, in the order of [`SIGNALS`].
-pub fn features(a: &Part, b: &Part, coupling: &Coupling) -> Signals {
+/// The signals for two parts, in the order of [`SIGNALS`]; `written` is
+/// how far one branch commit wrote both (`writers`).
+pub fn features(a: &Part, b: &Part, coupling: &Coupling, written: f64) -> Signals {
     use Category::*;
     let flag = |x: bool| if x { 1.0 } else { 0.0 };
     let shared: Vec<&String> = a.used.intersection(&b.used).collect();
@@ -214,6 +216,7 @@ pub fn features(a: &Part, b: &Part, coupling: &Coupling) -> Signals {
         flag(tests(a, b) || tests(b, a)),
         flag(calls(a, b) || calls(b, a)),
         flag(names(a, b) || names(b, a)),
+        written,
     ]
 }
 
@@ -242,10 +245,13 @@ pub fn affinity(features: &Signals, weights: &[f64]) -> f64 {
 /// The signals of every two of `parts` (the first before the second).
 pub fn pairs_of(parts: &[Part], ctx: &Context<'_>) -> Vec<Pair> {
     let n = parts.len();
+    let writers = Writers::of(parts, ctx.provenance);
+    let amends = ctx.amends();
     let mut out = Vec::with_capacity(n * n.saturating_sub(1) / 2);
     for a in 0..n {
         for b in a + 1..n {
-            out.push((a, b, features(&parts[a], &parts[b], &ctx.coupling)));
+            let written = writers.together(a, b, &amends);
+            out.push((a, b, features(&parts[a], &parts[b], &ctx.coupling, written)));
         }
     }
     out

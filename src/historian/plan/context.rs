@@ -14,6 +14,7 @@ use crate::historian::analyse::provenance::Provenance;
 use crate::historian::message::{self, Kind};
 
 use super::reason::Record;
+use super::writers::{self, Amends};
 pub use super::weights::Tuning;
 
 /// Everything grouping reads.
@@ -29,6 +30,8 @@ pub struct Context<'a> {
     /// The words the changed files answer to, read once when a message
     /// needs them ([`Context::branch_words`]).
     branch_words: OnceLock<Arc<BTreeSet<String>>>,
+    /// Which commits of the branch amend which, read once ([`Context::amends`]).
+    amends: OnceLock<Arc<Amends>>,
     /// Why each item went where it did, as the steps decided ([`super::reason`]).
     record: Mutex<Record>,
 }
@@ -52,6 +55,7 @@ impl<'a> Context<'a> {
             kinds,
             coupling,
             branch_words: OnceLock::new(),
+            amends: OnceLock::new(),
             record: Mutex::default(),
         }
     }
@@ -83,6 +87,14 @@ impl<'a> Context<'a> {
                 }
                 Arc::new(words)
             })
+            .clone()
+    }
+
+    /// For every two commits of the branch of which the later rewrote the
+    /// earlier's lines, how much of its work that was (`writers::amends`).
+    pub fn amends(&self) -> Arc<Amends> {
+        self.amends
+            .get_or_init(|| Arc::new(writers::amends(self.provenance)))
             .clone()
     }
 }

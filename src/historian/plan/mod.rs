@@ -47,6 +47,7 @@ pub mod subjects;
 pub mod units;
 pub mod vocabulary;
 pub mod weights;
+pub mod writers;
 
 use std::collections::BTreeMap;
 

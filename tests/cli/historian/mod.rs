@@ -16,4 +16,5 @@ mod session;
 mod shapes;
 mod stack;
 mod untangle;
+mod wip;
 mod words;
