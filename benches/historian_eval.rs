@@ -45,6 +45,9 @@
 //! (`fitting`) and prints them beside the built-in ones.
 //! `HISTORIAN_EVAL_ASK_SWEEP=1` scores the tuning half asking below each
 //! of a few confidences (where `Tuning::ask_below` is set).
+//! `HISTORIAN_EVAL_TRY=<settings>;<settings>;…` scores the tuning half
+//! (only) with each setting written as `HISTORIAN_EVAL_SET` writes it
+//! (`w6=1.5,join_threshold=0.5`), side by side on the same cases.
 //! `HISTORIAN_EVAL_ABLATE=1` also scores the planner without each signal
 //! (`knobs::variants`; `=<words,…>`: only the variants naming one), per
 //! regime, on the held-out half when it is shown, else on the tuning half; `HISTORIAN_EVAL_PRECISE=1` prints means to five places

@@ -69,7 +69,6 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "elimination_share" => tuning.elimination_share = number(),
             "subject_margins" => tuning.subject_margins = yes(),
             "count_from_message" => tuning.count_from_message = yes(),
-            other if other.starts_with("env:") => std::env::set_var(&other[4..], value),
             other if other.starts_with('w') => {
                 let mut w = weights(tuning);
                 let at = match &other[1..] {
