@@ -2,11 +2,11 @@
 //! it) into the pieces a reviewer would see as separate commits.
 //!
 //! Each file of the unit is a part (each hunk, with `Tuning::hunk_parts`).
-//! For every two parts a few signals are read — the names both mention
-//! (rare ones more), whether they changed together before the branch
-//! (change coupling), a test naming the code it tests, a definition and
-//! its use, a caller of a changed definition, a file naming the other, and
-//! housekeeping (docs, build, configuration) beside code — and weighed
+//! For every two parts a few signals are read — the names both mention,
+//! whether they changed together before the branch (change coupling), a
+//! test naming the code it tests, a caller of a changed definition, a file
+//! naming the other, whether one branch commit wrote both (`writers`: 0
+//! when one commit wrote every part, as in a squash) — and weighed
 //! into the chance that they belong to one piece of work by a logistic
 //! function. Parts then join by average linkage while the chance is at
 //! least `join_threshold`.

@@ -7,8 +7,10 @@
 //! when the affinity is nearly sure (`sure_join`), and the subjects pull
 //! and push parts as `named` says. The noise commits of a branch (`wip`,
 //! `fix`, `more`) are one pool ([`split_pool`]): their parts join across
-//! commits by the same signals, whichever commit wrote them (a `wip`
-//! commit's boundaries say little about the work it holds).
+//! commits by the same signals; which commit wrote them is one signal
+//! among the others (`writers`), not a boundary (a `wip` commit's
+//! boundaries help but do not decide: one may hold the end of one piece of
+//! work and the start of another).
 //!
 //! A split is only as sure as the chances it was made from agree with it
 //! ([`confidence`]): below `Tuning::ask_below`, the split carries a
