@@ -14,8 +14,8 @@ use crate::historian::analyse::provenance::Provenance;
 use crate::historian::message::{self, Kind};
 
 use super::reason::Record;
-use super::writers::{self, Amends};
 pub use super::weights::Tuning;
+use super::writers::{self, Amends};
 
 /// Everything grouping reads.
 pub struct Context<'a> {

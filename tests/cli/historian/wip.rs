@@ -19,7 +19,10 @@ fn a_messy_branch_is_split_along_what_each_wip_commit_wrote() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
     let base = [
-        ("src/cache.rs", "pub fn lookup(key: &str) -> Option<String> {\n    None\n}\n"),
+        (
+            "src/cache.rs",
+            "pub fn lookup(key: &str) -> Option<String> {\n    None\n}\n",
+        ),
         ("src/store.rs", "pub struct Store;\n"),
         ("src/retry.rs", "pub fn send() -> bool {\n    true\n}\n"),
         ("src/clock.rs", "pub struct Clock;\n"),
@@ -34,7 +37,10 @@ fn a_messy_branch_is_split_along_what_each_wip_commit_wrote() {
     let (first, fixed) = (evict("oldest"), evict("oldest.saturating_sub(1)"));
     let wip_cache = [
         ("src/cache.rs", first.as_str()),
-        ("src/store.rs", "pub struct Store;\n\npub fn shrink(slots: &mut Vec<u8>) {\n    slots.truncate(16);\n}\n"),
+        (
+            "src/store.rs",
+            "pub struct Store;\n\npub fn shrink(slots: &mut Vec<u8>) {\n    slots.truncate(16);\n}\n",
+        ),
     ];
     let wip_retry = [
         ("src/retry.rs", "pub fn send() -> bool {\n    true\n}\n\npub fn backoff(attempt: u32) -> u32 {\n    attempt * 2\n}\n"),
@@ -46,7 +52,12 @@ fn a_messy_branch_is_split_along_what_each_wip_commit_wrote() {
     commit_files(&env, &repo, &wip_retry, "more");
     commit_files(&env, &repo, &fix_cache, "fix");
     let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["log", "--reverse", "--format=%s", "--name-only", "main..messy"]).expect_code(0);
+    let _ = t
+        .run(
+            &repo,
+            &["log", "--reverse", "--format=%s", "--name-only", "main..messy"],
+        )
+        .expect_code(0);
     let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
     let clean = record_clean(&mut t, &repo, "messy", &[]);
     assert_same_tree(&env, &repo, "messy", &clean);
