@@ -14,19 +14,34 @@ use std::collections::BTreeMap;
 use super::affinity::Part;
 use crate::historian::analyse::provenance::Provenance;
 
-/// The commits that wrote each of a set of parts, and how those commits
-/// are linked by one amending the other.
+/// The commits that wrote each of a set of parts.
 pub struct Writers {
-    /// For each part: (commit, share of its lines), heaviest first.
+    /// For each part: (commit, share of its lines), by commit.
     shares: Vec<Vec<(usize, f64)>>,
     /// Whether the parts were written by more than one commit: with one,
     /// writing says nothing about which parts go together.
     several: bool,
 }
 
-/// For two commits `(earlier, later)`: the share of the later commit's
-/// work that rewrote the earlier's lines.
-pub type Amends = BTreeMap<(usize, usize), f64>;
+/// For every commit of the branch that rewrote another's lines or had its
+/// own rewritten: the other commit and the share of the later one's work
+/// that rewriting was ([`amends`]).
+#[derive(Debug, Default)]
+pub struct Amends {
+    partners: BTreeMap<usize, Vec<(usize, f64)>>,
+}
+
+impl Amends {
+    /// From `(earlier, later) → share` pairs.
+    pub fn from_pairs(pairs: impl IntoIterator<Item = ((usize, usize), f64)>) -> Amends {
+        let mut partners: BTreeMap<usize, Vec<(usize, f64)>> = BTreeMap::new();
+        for ((j, k), link) in pairs {
+            partners.entry(j).or_default().push((k, link));
+            partners.entry(k).or_default().push((j, link));
+        }
+        Amends { partners }
+    }
+}
 
 impl Writers {
     /// The writers of `parts`.
@@ -49,27 +64,33 @@ impl Writers {
         Writers { shares, several }
     }
 
-    /// Whether more than one commit wrote the parts.
-    pub fn several(&self) -> bool {
-        self.several
-    }
-
     /// How likely a line of part `a` and a line of part `b` were written
     /// by one commit, or by two one of which amended the other (weighed by
-    /// `amends`); 0 when one commit wrote every part.
+    /// `amends`); 0 when one commit wrote every part. In time linear in
+    /// the two parts' writers (and the commits amending theirs).
     pub fn together(&self, a: usize, b: usize, amends: &Amends) -> f64 {
         if !self.several {
             return 0.0;
         }
+        let (x, y) = (&self.shares[a], &self.shares[b]);
         let mut sum = 0.0;
-        for &(k, x) in &self.shares[a] {
-            for &(j, y) in &self.shares[b] {
-                let link = if k == j {
-                    1.0
-                } else {
-                    amends.get(&(k.min(j), k.max(j))).copied().unwrap_or(0.0)
-                };
-                sum += x * y * link;
+        let (mut i, mut j) = (0, 0);
+        while i < x.len() && j < y.len() {
+            match x[i].0.cmp(&y[j].0) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    sum += x[i].1 * y[j].1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        for &(k, share) in x {
+            for &(other, link) in amends.partners.get(&k).map_or(&[][..], |v| &v[..]) {
+                if let Ok(at) = y.binary_search_by_key(&other, |(c, _)| *c) {
+                    sum += share * y[at].1 * link;
+                }
             }
         }
         sum.min(1.0)
@@ -95,16 +116,15 @@ pub fn amends(provenance: &Provenance) -> Amends {
             *rewrote.entry((of.min(by), of.max(by))).or_default() += n;
         }
     }
-    rewrote
-        .into_iter()
-        .map(|((j, k), n)| ((j, k), (n as f64 / work[&k].max(1) as f64).min(1.0)))
-        .collect()
+    Amends::from_pairs(
+        rewrote
+            .into_iter()
+            .map(|((j, k), n)| ((j, k), (n as f64 / work[&k].max(1) as f64).min(1.0))),
+    )
 }
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::{Amends, Writers};
 
     fn writers(shares: Vec<Vec<(usize, f64)>>) -> Writers {
@@ -114,7 +134,7 @@ mod tests {
 
     #[test]
     fn parts_one_commit_wrote_are_together_and_a_squash_says_nothing() {
-        let none = Amends::new();
+        let none = Amends::default();
         let w = writers(vec![vec![(0, 1.0)], vec![(0, 1.0)], vec![(1, 1.0)]]);
         assert_eq!(w.together(0, 1, &none), 1.0);
         assert_eq!(w.together(0, 2, &none), 0.0);
@@ -128,10 +148,27 @@ mod tests {
 
     #[test]
     fn a_commit_amending_another_links_their_parts_by_how_much_it_amends() {
-        let amends: Amends = BTreeMap::from([((0, 2), 0.75)]);
+        let amends = Amends::from_pairs([((0, 2), 0.75)]);
         let w = writers(vec![vec![(0, 1.0)], vec![(2, 1.0)], vec![(1, 1.0)]]);
         assert_eq!(w.together(0, 1, &amends), 0.75);
         assert_eq!(w.together(1, 0, &amends), 0.75);
         assert_eq!(w.together(1, 2, &amends), 0.0);
+    }
+
+    #[test]
+    fn a_fix_links_by_the_share_of_its_work_that_rewrote_the_other() {
+        use crate::historian::analyse::provenance::Provenance;
+        use std::collections::BTreeMap;
+        // Commit 0 wrote 7 lines that reach the tip; commit 2 rewrote one
+        // more of its lines and wrote 2: a third of its work amends 0.
+        let provenance = Provenance {
+            items: vec![vec![(0, 6)], vec![(2, 2), (0, 1)], vec![(1, 4)]],
+            touches: vec![vec![0, 2], vec![1]],
+            amends: vec![BTreeMap::from([((2, 0), 1)]), BTreeMap::new()],
+        };
+        let amends = super::amends(&provenance);
+        let w = writers(vec![vec![(0, 1.0)], vec![(2, 1.0)], vec![(1, 1.0)]]);
+        assert_eq!(w.together(0, 1, &amends), 1.0 / 3.0);
+        assert_eq!(w.together(0, 2, &amends), 0.0);
     }
 }
