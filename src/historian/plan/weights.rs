@@ -25,7 +25,8 @@ pub const INTERCEPT: f64 = -0.75;
 /// began as those a logistic regression found on the pairs of parts of the
 /// evaluation's tuning half (were the two written by one original
 /// commit?), rounded; a refit after the pruning predicted pairs better but
-/// planned worse, so they stay. Each signal stays only while leaving it out
+/// planned worse, so they stay. The last, added after, was set by planning
+/// the tuning half with each of a few weights. Each signal stays only while leaving it out
 /// costs the held-out half, alone or with the others that overlap it.
 pub const SIGNALS: [Signal; 7] = [
     signal(
@@ -61,7 +62,7 @@ pub const SIGNALS: [Signal; 7] = [
     signal(
         "written by one branch commit",
         1.0,
-        "lines one commit wrote (or a `fix` rewrote) belong together more often than not, whatever its message says; 0 on a squash (cost: to measure)",
+        "lines one branch commit wrote (or a later one rewrote: a `fix` of a `wip`) belong together more often than not, whatever its message says; 0 when one commit wrote every part, as in a squash (cost 0.025 on the held-out messy branch, 0 on the neutral squash and joined messages; weight set on the tuning half's messy branch, where 0.5 / 1 / 1.5 scored 0.820 / 0.824 / 0.817)",
     ),
 ];
 
