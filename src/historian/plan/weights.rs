@@ -60,7 +60,7 @@ pub const SIGNALS: [Signal; 7] = [
         "an import or a mention of a module ties the two files (cost 0.004 alone; 0.008 with the other two)",
     ),
     signal(
-        "written by one branch commit",
+        "one branch commit writing both",
         1.0,
         "lines one branch commit wrote (or a later one rewrote: a `fix` of a `wip`) belong together more often than not, whatever its message says; 0 when one commit wrote every part, as in a squash (cost 0.025 on the held-out messy branch, 0 on the neutral squash and joined messages; weight set on the tuning half's messy branch, where 0.5 / 1 / 1.5 scored 0.820 / 0.824 / 0.817)",
     ),
