@@ -94,7 +94,7 @@ impl<'a> Context<'a> {
     /// earlier's lines, how much of its work that was (`writers::amends`).
     pub fn amends(&self) -> Arc<Amends> {
         self.amends
-            .get_or_init(|| Arc::new(writers::amends(self.provenance)))
+            .get_or_init(|| Arc::new(writers::amends(self.provenance, &self.roots)))
             .clone()
     }
 }

@@ -24,8 +24,8 @@ pub struct Writers {
 }
 
 /// For every commit of the branch that rewrote another's lines or had its
-/// own rewritten: the other commit and the share of the later one's work
-/// that rewriting was ([`amends`]).
+/// own rewritten: the other commit and the share of the rewriting one's
+/// work that rewriting was ([`amends`]).
 #[derive(Debug, Default)]
 pub struct Amends {
     partners: BTreeMap<usize, Vec<(usize, f64)>>,
@@ -44,15 +44,16 @@ impl Amends {
 }
 
 impl Writers {
-    /// The writers of `parts`.
-    pub fn of(parts: &[Part], provenance: &Provenance) -> Writers {
+    /// The writers of `parts`, each commit counted as the unit it folds
+    /// into (`roots`: a `fixup!` is its target's work).
+    pub fn of(parts: &[Part], provenance: &Provenance, roots: &[usize]) -> Writers {
         let shares: Vec<Vec<(usize, f64)>> = parts
             .iter()
             .map(|p| {
                 let mut by: BTreeMap<usize, u32> = BTreeMap::new();
                 for &i in &p.items {
                     for &(k, w) in provenance.items.get(i).map_or(&[][..], |v| &v[..]) {
-                        *by.entry(k).or_default() += w;
+                        *by.entry(roots.get(k).copied().unwrap_or(k)).or_default() += w;
                     }
                 }
                 let total = by.values().sum::<u32>().max(1) as f64;
@@ -97,30 +98,38 @@ impl Writers {
     }
 }
 
-/// For every two commits of the branch of which the later rewrote lines
-/// the earlier wrote: the share of the later one's work (the lines it
-/// wrote that reach the tip, and those it rewrote) that rewrote the
-/// earlier's. Read once per branch, in time linear in the items and the
-/// amended pairs.
-pub fn amends(provenance: &Provenance) -> Amends {
+/// For every two commits of the branch of which one rewrote lines the
+/// other wrote: the share of the rewriting one's work (the lines it wrote
+/// that reach the tip, and those it rewrote) that rewrote the other's. Each commit counts as the unit it folds into (`roots`).
+/// Read once per branch, in time linear in the items and the amended pairs.
+pub fn amends(provenance: &Provenance, roots: &[usize]) -> Amends {
+    let root = |k: usize| roots.get(k).copied().unwrap_or(k);
     let mut work: BTreeMap<usize, u32> = BTreeMap::new();
     for item in &provenance.items {
         for &(k, w) in item {
-            *work.entry(k).or_default() += w;
+            *work.entry(root(k)).or_default() += w;
         }
     }
+    // (rewriting, rewritten) → lines.
     let mut rewrote: BTreeMap<(usize, usize), u32> = BTreeMap::new();
     for file in &provenance.amends {
         for (&(by, of), &n) in file {
+            let (by, of) = (root(by), root(of));
+            if by == of {
+                continue;
+            }
             *work.entry(by).or_default() += n;
-            *rewrote.entry((of.min(by), of.max(by))).or_default() += n;
+            *rewrote.entry((by, of)).or_default() += n;
         }
     }
-    Amends::from_pairs(
-        rewrote
-            .into_iter()
-            .map(|((j, k), n)| ((j, k), (n as f64 / work[&k].max(1) as f64).min(1.0))),
-    )
+    // Each pair once, as the larger of its two directions' shares.
+    let mut links: BTreeMap<(usize, usize), f64> = BTreeMap::new();
+    for ((by, of), n) in rewrote {
+        let share = (n as f64 / work[&by].max(1) as f64).min(1.0);
+        let link = links.entry((by.min(of), by.max(of))).or_default();
+        *link = link.max(share);
+    }
+    Amends::from_pairs(links)
 }
 
 #[cfg(test)]
@@ -166,9 +175,23 @@ mod tests {
             touches: vec![vec![0, 2], vec![1]],
             amends: vec![BTreeMap::from([((2, 0), 1)]), BTreeMap::new()],
         };
-        let amends = super::amends(&provenance);
+        let amends = super::amends(&provenance, &[0, 1, 2]);
         let w = writers(vec![vec![(0, 1.0)], vec![(2, 1.0)], vec![(1, 1.0)]]);
         assert_eq!(w.together(0, 1, &amends), 1.0 / 3.0);
         assert_eq!(w.together(0, 2, &amends), 0.0);
+    }
+
+    #[test]
+    fn a_fixup_folded_into_its_target_is_its_targets_work() {
+        use crate::historian::analyse::provenance::Provenance;
+        use std::collections::BTreeMap;
+        // Commit 2 is a `fixup!` of 0 (its root is 0): no link to weigh.
+        let provenance = Provenance {
+            items: vec![vec![(0, 6)], vec![(2, 2)]],
+            touches: vec![vec![0, 2]],
+            amends: vec![BTreeMap::from([((2, 0), 1)])],
+        };
+        assert!(super::amends(&provenance, &[0, 1, 0]).partners.is_empty());
+        assert!(!super::amends(&provenance, &[0, 1, 2]).partners.is_empty());
     }
 }
