@@ -245,7 +245,7 @@ pub fn affinity(features: &Signals, weights: &[f64]) -> f64 {
 /// The signals of every two of `parts` (the first before the second).
 pub fn pairs_of(parts: &[Part], ctx: &Context<'_>) -> Vec<Pair> {
     let n = parts.len();
-    let writers = Writers::of(parts, ctx.provenance, &ctx.roots);
+    let writers = Writers::of(parts.iter().map(|p| &p.items[..]), ctx.provenance, &ctx.roots);
     let amends = ctx.amends();
     let mut out = Vec::with_capacity(n * n.saturating_sub(1) / 2);
     for a in 0..n {

@@ -11,7 +11,6 @@
 
 use std::collections::BTreeMap;
 
-use super::affinity::Part;
 use crate::historian::analyse::provenance::Provenance;
 
 /// The commits that wrote each of a set of parts.
@@ -44,14 +43,15 @@ impl Amends {
 }
 
 impl Writers {
-    /// The writers of `parts`, each commit counted as the unit it folds
-    /// into (`roots`: a `fixup!` is its target's work).
-    pub fn of(parts: &[Part], provenance: &Provenance, roots: &[usize]) -> Writers {
-        let shares: Vec<Vec<(usize, f64)>> = parts
-            .iter()
-            .map(|p| {
+    /// The writers of parts holding `items` (each part's), each commit
+    /// counted as the unit it folds into (`roots`: a `fixup!` is its
+    /// target's work).
+    pub fn of<'a>(items: impl IntoIterator<Item = &'a [usize]>, provenance: &Provenance, roots: &[usize]) -> Writers {
+        let shares: Vec<Vec<(usize, f64)>> = items
+            .into_iter()
+            .map(|items| {
                 let mut by: BTreeMap<usize, u32> = BTreeMap::new();
-                for &i in &p.items {
+                for &i in items {
                     for &(k, w) in provenance.items.get(i).map_or(&[][..], |v| &v[..]) {
                         *by.entry(roots.get(k).copied().unwrap_or(k)).or_default() += w;
                     }
