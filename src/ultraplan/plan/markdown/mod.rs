@@ -116,22 +116,33 @@ impl<'a> Document<'a> {
     /// The lines under `heading` up to the next heading of the same or a higher level.
     pub fn section(&self, heading: &Heading<'a>) -> &[Line<'a>] {
         let end = self
-            .headings
-            .iter()
-            .find(|h| h.index > heading.index && h.level <= heading.level)
-            .map_or(self.lines.len(), |h| h.index);
+            .end_of(heading)
+            .map_or(self.lines.len(), |h| self.headings[h].index);
         &self.lines[heading.index + 1..end]
     }
 
     /// The headings strictly inside `heading`'s section.
     pub fn subheadings(&self, heading: &Heading<'a>) -> impl Iterator<Item = &Heading<'a>> {
-        let end = self
-            .headings
+        let after = self.after(heading);
+        let end = self.end_of(heading).unwrap_or(self.headings.len());
+        self.headings[after..end].iter()
+    }
+
+    /// The position in `headings` of the first heading after `heading`'s
+    /// line: the headings are in the order of their lines, so a binary
+    /// search finds it and a plan of many steps is read in linear time.
+    fn after(&self, heading: &Heading<'a>) -> usize {
+        self.headings.partition_point(|h| h.index <= heading.index)
+    }
+
+    /// The position in `headings` of the heading that ends `heading`'s
+    /// section (the next of the same or a higher level).
+    fn end_of(&self, heading: &Heading<'a>) -> Option<usize> {
+        let after = self.after(heading);
+        self.headings[after..]
             .iter()
-            .find(|h| h.index > heading.index && h.level <= heading.level)
-            .map_or(usize::MAX, |h| h.index);
-        let start = heading.index;
-        self.headings.iter().filter(move |h| h.index > start && h.index < end)
+            .position(|h| h.level <= heading.level)
+            .map(|p| after + p)
     }
 
     /// The first heading of `level` whose normalised text starts with `name`.
