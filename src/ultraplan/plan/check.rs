@@ -132,6 +132,7 @@ impl CheckReport {
 /// repository through a symbolic link.
 pub fn check(plan: &Plan, root: &Path) -> CheckReport {
     let mut diagnostics = plan.diagnostics.clone();
+    let mut links = Links::new(root);
     let mut file_references = Vec::new();
     // Sets: a hostile plan may list a million paths.
     let mut announced_new: std::collections::HashSet<String> = Default::default();
@@ -147,7 +148,7 @@ pub fn check(plan: &Plan, root: &Path) -> CheckReport {
             };
             let status = if is_glob(&file.path) {
                 Reference::Pattern
-            } else if let Some(outside) = leaves_root(root, &path) {
+            } else if let Some(outside) = links.leaving(&path) {
                 diagnostics.push(leaving(step, file, &outside));
                 continue;
             } else if root.join(&path).symlink_metadata().is_ok() {
@@ -236,10 +237,11 @@ fn leaving(step: &super::Step, file: &super::FileRef, outside: &Path) -> Diagnos
 /// `check` reports it, before any step writes through one.
 pub fn paths_leaving(plan: &Plan, root: &Path) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let mut links = Links::new(root);
     for step in &plan.steps {
         for file in step.files.iter().filter(|f| !is_glob(&f.path)) {
             if let Ok(path) = safe_relative_path(&file.path) {
-                if let Some(outside) = leaves_root(root, &path) {
+                if let Some(outside) = links.leaving(&path) {
                     out.push(leaving(step, file, &outside));
                 }
             }
@@ -392,7 +394,7 @@ pub enum Through {
 
 /// [`Through`] for `relative` under `root`; `None` when no link is on its way.
 pub fn through_links(root: &Path, relative: &str) -> Option<Through> {
-    if let Some(link) = leaves_root(root, relative) {
+    if let Some(link) = Links::new(root).leaving(relative) {
         return Some(Through::Outside(link));
     }
     let root = root.canonicalize().ok()?;
@@ -411,28 +413,56 @@ pub fn through_links(root: &Path, relative: &str) -> Option<Through> {
     (real != parts.join("/")).then_some(Through::Inside(real))
 }
 
-/// The first existing ancestor of `root/relative` that resolves outside `root`
-/// (a symbolic link pointing away), if any.
-fn leaves_root(root: &Path, relative: &str) -> Option<PathBuf> {
-    let root = root.canonicalize().ok()?;
-    let mut current = root.clone();
-    for part in relative.split('/') {
-        current.push(part);
-        match current.symlink_metadata() {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                // A link to nothing yet (`linkfile -> /elsewhere/f.txt`)
-                // leads where its target would be made.
-                let resolved = match current.canonicalize() {
-                    Ok(resolved) => resolved,
-                    Err(_) => dangling_target(&current)?,
-                };
-                if !resolved.starts_with(&root) {
-                    return Some(current.strip_prefix(&root).map(Path::to_path_buf).unwrap_or(current));
-                }
-            }
-            Ok(_) => {}
-            Err(_) => return None,
+/// Follows Files paths under a root to see whether a symbolic link on the
+/// way leads out of it. The root is resolved once, and a directory found
+/// to be no link is not looked at again: a plan of ten thousand files in a
+/// few folders costs a look at each file, not a walk from the root each.
+struct Links {
+    /// The root, resolved (`None`: it cannot be, and nothing is said).
+    root: Option<PathBuf>,
+    /// Directories under the root that exist and are not links.
+    plain: std::collections::HashSet<PathBuf>,
+}
+
+impl Links {
+    fn new(root: &Path) -> Links {
+        Links {
+            root: root.canonicalize().ok(),
+            plain: Default::default(),
         }
     }
-    None
+
+    /// The first existing ancestor of `root/relative` that resolves outside
+    /// the root (a symbolic link pointing away), if any.
+    fn leaving(&mut self, relative: &str) -> Option<PathBuf> {
+        let root = self.root.as_ref()?;
+        let mut current = root.clone();
+        let mut parts = relative.split('/').peekable();
+        while let Some(part) = parts.next() {
+            current.push(part);
+            let last = parts.peek().is_none();
+            if !last && self.plain.contains(&current) {
+                continue;
+            }
+            match current.symlink_metadata() {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    // A link to nothing yet (`linkfile -> /elsewhere/f.txt`)
+                    // leads where its target would be made.
+                    let resolved = match current.canonicalize() {
+                        Ok(resolved) => resolved,
+                        Err(_) => dangling_target(&current)?,
+                    };
+                    if !resolved.starts_with(root) {
+                        return Some(current.strip_prefix(root).map(Path::to_path_buf).unwrap_or(current));
+                    }
+                }
+                Ok(meta) if meta.is_dir() && !last => {
+                    self.plain.insert(current.clone());
+                }
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+        }
+        None
+    }
 }
