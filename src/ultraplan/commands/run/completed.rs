@@ -39,10 +39,17 @@ pub(super) fn completed_run<'r>(repo: &'r Repo, path: &str) -> Result<Option<Run
 
 /// Whether the plan `text` differs from the one the run recorded (the
 /// marks a run writes into a task plan aside).
+///
+/// The run recorded the plan redacted. A plan that reads the same as the
+/// record unredacted is the same plan (redacting the record again changes
+/// nothing), so the whole plan is redacted only when the texts differ: a
+/// resume of a plan of thousands of steps does not pay for it.
 pub(super) fn changed_since(state: &RunState<'_>, text: &str) -> Result<bool> {
-    Ok(state
-        .read_text("plan.md")?
-        .is_some_and(|recorded| without_marks(&recorded) != without_marks(&crate::redact::redact(text))))
+    let Some(recorded) = state.read_text("plan.md")? else {
+        return Ok(false);
+    };
+    let recorded = without_marks(&recorded);
+    Ok(recorded != without_marks(text) && recorded != without_marks(&crate::redact::redact(text)))
 }
 
 /// Says that the plan is done and how to run it again; `changed`: the plan

@@ -78,7 +78,9 @@ pub(super) fn prepare(
     let distribute = remote(args, repo, mode, source.path, ui)?;
     // A distributed run pushes the plan's commit to the remote: a plan that
     // holds what looks like a secret is not pushed (DESIGN §2 invariant 6).
-    if let (Some(remote), Some(found)) = (&distribute, crate::redact::secrets_found(source.text)) {
+    // (Looked for only then: it reads the whole plan.)
+    let secret = || crate::redact::secrets_found(source.text);
+    if let Some((remote, found)) = distribute.as_ref().and_then(|r| Some((r, secret()?))) {
         return Err(crate::error::FatalWithHint {
             message: format!(
                 "the plan '{}' holds what looks like {found}; --distribute would push it to '{remote}' as it is",
