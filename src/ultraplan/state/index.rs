@@ -1,12 +1,12 @@
 //! Reading and writing a state commit's progress in either layout
-//! ([`super::layout`]): layout 2's `run.json` and per-step `step.json`,
-//! layout 1's `progress.json`.
+//! ([`super::layout`]): layout 2's `run.json` and the `steps.json` of each
+//! folder of ten steps, layout 1's `progress.json`.
 
 use std::collections::BTreeMap;
 
 use anyhow::{anyhow, Context as _, Result};
 
-use super::layout::{Layout, PROGRESS_V1, RUN_INDEX, STEPS};
+use super::layout::{Layout, ENTRIES, PROGRESS_V1, RUN_INDEX, STEPS};
 use super::progress::{Progress, StepProgress, StepStatus};
 use crate::git::{EntryKind, Oid, Repo};
 
@@ -104,35 +104,29 @@ pub fn read(repo: &Repo, tree: Oid, depth: Depth) -> Result<Option<RunIndex>> {
     }))
 }
 
-/// Every step's entry of a layout-2 tree, by number.
+/// Every step's entry of a layout-2 tree, by number: one `steps.json` per
+/// folder of ten.
 pub fn read_steps(repo: &Repo, tree: Oid) -> Result<BTreeMap<u32, StepProgress>> {
     let mut out = BTreeMap::new();
     let Some((steps, EntryKind::Tree)) = repo.tree_entry(tree, STEPS)? else {
         return Ok(out);
     };
     // The folders above the steps' own, level by level.
-    let mut folders = vec![steps];
+    let mut folders = vec![(STEPS.to_owned(), steps)];
     for _ in 0..Layout::V2.depth() {
         let mut inner = Vec::new();
-        for folder in folders {
-            for (_, id, kind) in repo.list_tree(folder)? {
+        for (path, folder) in folders {
+            for (name, id, kind) in repo.list_tree(folder)? {
                 if kind == EntryKind::Tree {
-                    inner.push(id);
+                    inner.push((format!("{path}/{name}"), id));
                 }
             }
         }
         folders = inner;
     }
-    for folder in folders {
-        for (name, dir, kind) in repo.list_tree(folder)? {
-            let (Ok(n), EntryKind::Tree) = (name.parse::<u32>(), kind) else {
-                continue;
-            };
-            if let Some(bytes) = repo.read_path(dir, "step.json")? {
-                let step: StepProgress =
-                    serde_json::from_slice(&bytes).with_context(|| format!("cannot read the entry of step {n}"))?;
-                out.insert(n, step);
-            }
+    for (path, folder) in folders {
+        if let Some(bytes) = repo.read_path(folder, ENTRIES)? {
+            out.extend(parse_entries(&bytes, &format!("{path}/{ENTRIES}"))?);
         }
     }
     Ok(out)
@@ -140,12 +134,16 @@ pub fn read_steps(repo: &Repo, tree: Oid) -> Result<BTreeMap<u32, StepProgress>>
 
 /// The step entry of step `n` in a layout-2 tree.
 pub fn read_step(repo: &Repo, tree: Oid, n: u32) -> Result<Option<StepProgress>> {
-    match repo.read_path(tree, &Layout::V2.step(n).entry())? {
+    let path = Layout::V2.entries(n);
+    match repo.read_path(tree, &path)? {
         None => Ok(None),
-        Some(bytes) => Ok(Some(
-            serde_json::from_slice(&bytes).with_context(|| format!("cannot read the entry of step {n}"))?,
-        )),
+        Some(bytes) => Ok(parse_entries(&bytes, &path)?.remove(&n)),
     }
+}
+
+/// The entries of the `steps.json` at `path` (named in the error).
+fn parse_entries(bytes: &[u8], path: &str) -> Result<BTreeMap<u32, StepProgress>> {
+    serde_json::from_slice(bytes).with_context(|| format!("cannot read {path}"))
 }
 
 /// Whether step `step` is one a headline names: it did not pass, and says why.
@@ -187,11 +185,18 @@ pub fn render_run(progress: &mut Progress, previous_run: Option<Oid>) -> Result<
     Ok(serde_json::to_string(&value)? + "\n")
 }
 
-/// `step.json`'s text. Both files are one line of JSON: they are written
-/// again at every save, and an export carries every version of them
-/// (`git show … | jq` lays one out).
-pub fn render_step(step: &StepProgress) -> Result<String> {
-    Ok(serde_json::to_string(step)? + "\n")
+/// The text of a folder's `steps.json`: a JSON object of the folder's
+/// step entries by number, one line each, so that a change to one step is
+/// a one-line change (`git diff` shows which step) and `jq` reads it whole
+/// (`git show <ref>:steps/0/0/1/steps.json | jq '."12"'`).
+pub fn render_entries<'s>(steps: impl IntoIterator<Item = (&'s u32, &'s StepProgress)>) -> Result<String> {
+    let mut out = String::from("{");
+    for (k, (n, step)) in steps.into_iter().enumerate() {
+        out.push_str(if k == 0 { "\n" } else { ",\n" });
+        out.push_str(&format!("\"{n}\":{}", serde_json::to_string(step)?));
+    }
+    out.push_str("\n}\n");
+    Ok(out)
 }
 
 /// The commit before the `run <id>: started` commit at or below `last`.

@@ -11,13 +11,16 @@
 //!                                  this one on the same ref). Its size does not grow with
 //!                                  the number of steps.
 //! plan.md                          the plan as parsed at run start (one blob, shared)
+//! steps/<N/1000>/<N/100>/<N/10>/
+//!     steps.json                   the progress entries of the (at most ten) steps
+//!                                  in this folder, one line each, by number: status,
+//!                                  attempts, error, completed_at, commit, and one
+//!                                  summary per recorded attempt (status, validation,
+//!                                  duration, logged_at)
 //! steps/<N/1000>/<N/100>/<N/10>/<N>/
-//!                                  step N, in folders of its thousand, hundred
-//!                                  and ten (step 7: steps/0/0/0/7, step 1234:
-//!                                  steps/1/12/123/1234)
-//!     step.json                    its progress entry: status, attempts, error,
-//!                                  completed_at, commit, and one summary per recorded
-//!                                  attempt (status, validation, duration, logged_at)
+//!                                  step N's files, in folders of its thousand,
+//!                                  hundred and ten (step 7: steps/0/0/0/7, step
+//!                                  1234: steps/1/12/123/1234)
 //!     attempt-<A>.yaml             the attempt's result record (the note format, §8.3)
 //!     attempt-<A>.log              executor transcript and Verify output
 //!     attempt-<A>.feedback         what the retry was told
@@ -27,13 +30,16 @@
 //!                                  kept trees, each stored as a change (below)
 //! ```
 //!
-//! A state commit writes `run.json`, the entries of the steps it changed and
-//! the trees above them: the commit of step 9,999 writes as much as the
-//! commit of step 9. Everything else is shared with the commit before. The
-//! folders above a step hold at most ten entries each (the top one, ten
-//! per ten thousand steps), so the trees a commit writes again stay small:
-//! one folder of a hundred steps would be rewritten whole, about 3 kB, by
-//! every commit.
+//! A state commit writes `run.json`, the `steps.json` of the folders whose
+//! steps it changed and the trees above them: the commit of step 9,999
+//! writes as much as the commit of step 9. Everything else is shared with
+//! the commit before. The folders above a step hold at most ten entries
+//! each (the top one, ten per ten thousand steps), so the trees a commit
+//! writes again stay small (one folder of a hundred steps would be
+//! rewritten whole, about 3 kB, by every commit). The entries are kept by
+//! tens rather than a file per step for the readers: `status <plan>`, `log`
+//! and a resume read every entry, and one object per ten steps is a tenth
+//! of the reading of two per step (the step's tree and its file).
 //!
 //! **Kept trees** are stored as what differs from a commit, never as a copy
 //! of it: `<kept>/base` names the commit (the user's HEAD before the step; no
@@ -68,6 +74,8 @@ pub const PROGRESS_V1: &str = "progress.json";
 pub const PLAN: &str = "plan.md";
 /// The folder of every step's entry.
 pub const STEPS: &str = "steps";
+/// The file of the entries of the steps in a folder of ten (layout 2).
+pub const ENTRIES: &str = "steps.json";
 /// The divisors naming the folders above a step in layout 2, outermost
 /// first: step N lies in `steps/<N/1000>/<N/100>/<N/10>/<N>`.
 const FOLDERS: [u32; 3] = [1000, 100, 10];
@@ -98,6 +106,30 @@ impl Layout {
                 }
             },
         }
+    }
+
+    /// The file holding step `n`'s progress entry (layout 2), with those of
+    /// the other steps of its folder of ten.
+    pub fn entries(self, n: u32) -> String {
+        let [a, b, c] = FOLDERS.map(|d| n / d);
+        format!("{STEPS}/{a}/{b}/{c}/{ENTRIES}")
+    }
+
+    /// The folder of ten step `n` is in: steps share an [`entries`] file
+    /// exactly when they share this number.
+    ///
+    /// [`entries`]: Layout::entries
+    pub fn ten(n: u32) -> u32 {
+        n / FOLDERS[FOLDERS.len() - 1]
+    }
+
+    /// The step numbers of the folder of ten numbered `ten` (see [`ten`]).
+    ///
+    /// [`ten`]: Layout::ten
+    pub fn steps_of_ten(ten: u32) -> std::ops::RangeInclusive<u32> {
+        let width = FOLDERS[FOLDERS.len() - 1];
+        let first = ten.saturating_mul(width);
+        first..=first.saturating_add(width - 1)
     }
 
     /// The step a state path belongs to, and the rest of the path
@@ -144,10 +176,6 @@ impl StepPaths {
         format!("{}/{name}", self.dir)
     }
 
-    /// The step's progress entry (layout 2).
-    pub fn entry(&self) -> String {
-        self.file("step.json")
-    }
     pub fn record(&self, attempt: u32) -> String {
         self.file(&format!("attempt-{attempt}.yaml"))
     }
@@ -237,6 +265,13 @@ mod tests {
         );
         assert_eq!(Layout::V1.step_of("steps/3/own"), Some((3, "own")));
         assert_eq!(Layout::V2.step_of("steps/0/0/0/3"), Some((3, "")));
+        assert_eq!(Layout::V2.entries(7), "steps/0/0/0/steps.json");
+        assert_eq!(Layout::V2.entries(1234), "steps/1/12/123/steps.json");
+        assert_eq!(Layout::ten(19), Layout::ten(10));
+        assert_ne!(Layout::ten(20), Layout::ten(19));
+        assert_eq!(Layout::steps_of_ten(Layout::ten(1234)), 1230..=1239);
+        // The entries of a folder are nobody's step.
+        assert_eq!(Layout::V2.step_of("steps/0/0/0/steps.json"), None);
         // A path whose folders do not match its step is not a step's.
         assert_eq!(Layout::V2.step_of("steps/0/0/1/3/own"), None);
         assert_eq!(Layout::V2.step_of("steps/0/3/own"), None);

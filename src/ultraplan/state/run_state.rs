@@ -9,7 +9,7 @@
 //! run has.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use anyhow::{anyhow, Context as _, Result};
 
@@ -304,6 +304,9 @@ impl<'r> RunState<'r> {
             true => self.progress.steps.keys().copied().collect(),
             false => touched.into_iter().collect(),
         };
+        // The folders of ten whose entries changed; a step no longer in the
+        // progress changes its folder too.
+        let mut tens = BTreeSet::new();
         for n in &numbers {
             let Some(step) = self.progress.steps.get_mut(n) else {
                 continue;
@@ -316,17 +319,24 @@ impl<'r> RunState<'r> {
                 }
             }
             if self.saved_steps.get(n) != Some(step) {
-                let path = Layout::V2.step(*n).entry();
-                let id = self
-                    .repo
-                    .write_blob(redact_file(&path, &index::render_step(step)?).as_bytes())?;
-                edits.push(TreeEdit::Blob {
-                    path,
-                    id,
-                    executable: false,
-                });
+                tens.insert(Layout::ten(*n));
                 self.saved_steps.insert(*n, step.clone());
             }
+        }
+        if compare_all {
+            let gone: Vec<u32> = self
+                .saved_steps
+                .keys()
+                .filter(|n| !self.progress.steps.contains_key(n))
+                .copied()
+                .collect();
+            for n in gone {
+                tens.insert(Layout::ten(n));
+                self.saved_steps.remove(&n);
+            }
+        }
+        for ten in tens {
+            edits.push(self.entries_edit(ten)?);
         }
         let run = index::render_run(&mut self.progress, self.previous_run)?;
         let id = self.repo.write_blob(redact_file(layout::RUN_INDEX, &run).as_bytes())?;
@@ -448,16 +458,9 @@ impl<'r> RunState<'r> {
     }
 
     fn save_moved(&mut self, old: Oid, mut edits: Vec<TreeEdit>) -> Result<()> {
-        for (n, step) in &self.progress.steps {
-            let path = Layout::V2.step(*n).entry();
-            let id = self
-                .repo
-                .write_blob(redact_file(&path, &index::render_step(step)?).as_bytes())?;
-            edits.push(TreeEdit::Blob {
-                path,
-                id,
-                executable: false,
-            });
+        let tens: BTreeSet<u32> = self.progress.steps.keys().map(|n| Layout::ten(*n)).collect();
+        for ten in tens {
+            edits.push(self.entries_edit(ten)?);
         }
         let run = index::render_run(&mut self.progress, self.previous_run)?;
         edits.push(TreeEdit::Blob {
@@ -469,6 +472,21 @@ impl<'r> RunState<'r> {
         let tree = self.repo.edit_tree(Some(old), &edits)?;
         self.saved_steps = self.progress.steps.clone();
         self.commit(tree, "state: layout 2 (upgraded from 1)")
+    }
+
+    /// The `steps.json` of the folder of ten numbered `ten`, written from
+    /// the progress: the entries of its steps, or none (an empty object)
+    /// when none is left.
+    fn entries_edit(&self, ten: u32) -> Result<TreeEdit> {
+        let steps = Layout::steps_of_ten(ten);
+        let path = Layout::V2.entries(*steps.start());
+        let text = index::render_entries(self.progress.steps.range(steps))?;
+        let id = self.repo.write_blob(redact_file(&path, &text).as_bytes())?;
+        Ok(TreeEdit::Blob {
+            path,
+            id,
+            executable: false,
+        })
     }
 
     /// Commits `tree` on the current head with the kept commits as extra

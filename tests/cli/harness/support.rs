@@ -279,18 +279,17 @@ pub fn skip(test: &str, reason: &str) {
 
 impl TestEnv {
     /// The progress of the run state at `state` (a reference) as one JSON
-    /// document, as layout 1's `progress.json` held it: `run.json` with every
-    /// step's `step.json` under `steps`, read with plain git.
+    /// document, as layout 1's `progress.json` held it: `run.json` with the
+    /// entries of every folder's `steps.json` under `steps`, read with plain git.
     pub fn progress(&self, repo: &Path, state: &str) -> String {
         let mut run: serde_json::Value =
             serde_json::from_str(&self.git(repo, &["show", &format!("{state}:run.json")])).unwrap();
         let mut steps = serde_json::Map::new();
         let listing = self.git(repo, &["ls-tree", "-r", "--name-only", state, "steps"]);
-        for path in listing.lines().filter(|p| p.ends_with("/step.json")) {
-            let n = path.rsplit('/').nth(1).unwrap().to_owned();
-            let step: serde_json::Value =
+        for path in listing.lines().filter(|p| p.ends_with("/steps.json")) {
+            let entries: serde_json::Map<String, serde_json::Value> =
                 serde_json::from_str(&self.git(repo, &["show", &format!("{state}:{path}")])).unwrap();
-            steps.insert(n, step);
+            steps.extend(entries);
         }
         let mut numbered: Vec<(u32, serde_json::Value)> =
             steps.into_iter().map(|(k, v)| (k.parse().unwrap(), v)).collect();

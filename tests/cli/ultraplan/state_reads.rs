@@ -29,8 +29,9 @@ fn repo_with_run(env: &TestEnv, verifies: &[&str]) -> PathBuf {
     repo
 }
 
-/// Replaces the entry of each step in `steps` with text that is no JSON, in
-/// a new commit of the run state (what a reader that opens it cannot read).
+/// Replaces the `steps.json` of the folder of ten of each step in `steps`
+/// with text that is no JSON, in a new commit of the run state (what a
+/// reader that opens it cannot read).
 fn break_entries(env: &TestEnv, repo: &Path, steps: &[u32]) {
     let index = env.root().join("broken-index");
     let with_index = |args: &[&str]| {
@@ -52,7 +53,7 @@ fn break_entries(env: &TestEnv, repo: &Path, steps: &[u32]) {
     write(&garbage, "not json\n");
     let blob = env.git(repo, &["hash-object", "-w", garbage.to_str().unwrap()]);
     for n in steps {
-        let path = format!("steps/{}/{}/{}/{n}/step.json", n / 1000, n / 100, n / 10);
+        let path = format!("steps/{}/{}/{}/steps.json", n / 1000, n / 100, n / 10);
         with_index(&["update-index", "--cacheinfo", &format!("100644,{},{path}", blob.trim())]);
     }
     let tree = with_index(&["write-tree"]);
@@ -73,12 +74,17 @@ fn break_entries(env: &TestEnv, repo: &Path, steps: &[u32]) {
 #[test]
 fn status_reads_run_json_and_the_failing_steps_entries_only() {
     let env = TestEnv::new();
-    let repo = repo_with_run(&env, &["test -f f1.txt", "test -f missing.txt", "test -f f3.txt"]);
+    // Steps 1 to 9 pass (their entries are in one folder of ten), step 10
+    // fails (in the next folder) and stops the run.
+    let mut verifies: Vec<String> = (1..10).map(|n| format!("test -f f{n}.txt")).collect();
+    verifies.push("test -f missing.txt".into());
+    let verifies: Vec<&str> = verifies.iter().map(String::as_str).collect();
+    let repo = repo_with_run(&env, &verifies);
     let mut t = Transcript::new(&env);
     let before = t.run(&repo, &["ultraplan", "status"]).expect_code(0);
-    // Step 1 passed and step 3 was not reached: the headline needs neither.
-    break_entries(&env, &repo, &[1, 3]);
-    t.note("the entries of steps 1 and 3 are broken: the headline needs neither");
+    // Steps 1 to 9 passed: the headline needs none of their entries.
+    break_entries(&env, &repo, &[1]);
+    t.note("the entries of steps 1 to 9 are broken: the headline needs none");
     let after = t.run(&repo, &["ultraplan", "status"]).expect_code(0);
     assert_eq!(after.stdout, before.stdout);
     t.note("the table of the plan's steps reads every entry, and says which it cannot");
