@@ -86,12 +86,17 @@ fn continue_state<'r>(
                 }
             }
         }
-        state.put_text(crate::ultraplan::state::layout::PLAN, input.text)?;
     }
+    // The plan as recorded and its blob are one object (`plan.md`, as
+    // `.md` is redacted, is the redacted text): redacted once more, not twice.
+    let plan_blob = match same {
+        false => state.put_text(crate::ultraplan::state::layout::PLAN, input.text)?,
+        true => crate::ultraplan::state::write_text(repo, plan_text)?,
+    };
     state.progress.mode = opts.mode.name();
     state.progress.status = RunStatus::InProgress;
     state.progress.summary = None;
-    state.progress.plan_blob = crate::ultraplan::state::write_text(repo, plan_text)?.to_string();
+    state.progress.plan_blob = plan_blob.to_string();
     for step in steps {
         state.progress.steps.entry(step.number).or_default();
     }

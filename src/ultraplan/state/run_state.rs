@@ -128,15 +128,15 @@ impl<'r> RunState<'r> {
 
     /// Queues `text` at `path` for the next save, redacted as the kind of
     /// file `path` names (JSON and YAML string by string): every file of the
-    /// state is written here, so none escapes redaction.
-    pub fn put_text(&mut self, path: &str, text: &str) -> Result<()> {
+    /// state is written here, so none escapes redaction. Returns the blob.
+    pub fn put_text(&mut self, path: &str, text: &str) -> Result<Oid> {
         let id = self.repo.write_blob(redact_file(path, text).as_bytes())?;
         self.pending.push(TreeEdit::Blob {
             path: path.to_owned(),
             id,
             executable: false,
         });
-        Ok(())
+        Ok(id)
     }
 
     /// Queues attempt `attempt`'s record of step `n`, and its summary in the

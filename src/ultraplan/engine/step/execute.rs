@@ -110,10 +110,12 @@ fn begin_attempt(
     ledger.state.progress.step_mut(n).status = StepStatus::Running;
     match base {
         Some(base) => ledger.keep_tree(&ledger.state.step_paths(n).base(a), base)?,
-        None => ledger.state.put_text(
-            &ledger.state.step_paths(n).in_place(a),
-            "verify the worktree as it is\n",
-        )?,
+        None => {
+            ledger.state.put_text(
+                &ledger.state.step_paths(n).in_place(a),
+                "verify the worktree as it is\n",
+            )?;
+        }
     }
     if let Some(f) = feedback {
         ledger.state.put_text(&ledger.state.step_paths(n).feedback(a), f)?;

@@ -53,7 +53,8 @@ pub(super) fn record(
     let pointers = ledger.repo.pointers()?;
     ledger
         .state
-        .put_text(&ledger.state.step_paths(n).git(), &pointers.render())
+        .put_text(&ledger.state.step_paths(n).git(), &pointers.render())?;
+    Ok(())
 }
 
 /// Puts everything back as it was before step `n`: HEAD, its branch and
