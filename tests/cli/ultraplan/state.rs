@@ -276,3 +276,61 @@ fn a_run_asks_git_to_pack_what_it_wrote_as_git_commit_does() {
     }
     assert_transcript!(t, "a_run_asks_git_to_pack_what_it_wrote_as_git_commit_does");
 }
+
+#[test]
+fn a_long_run_asks_git_to_pack_every_hundred_steps_not_only_at_its_end() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    for (key, value) in [
+        ("gc.autoPackLimit", "1"),
+        ("gc.autoDetach", "false"),
+        ("maintenance.autoDetach", "false"),
+    ] {
+        env.git(&repo, &["config", key, value]);
+    }
+    let files: Vec<(String, String, String)> = (1..=100)
+        .map(|n| {
+            (
+                format!("`f{n}.txt`"),
+                format!("echo {n} > f{n}.txt"),
+                format!("test -f f{n}.txt"),
+            )
+        })
+        .collect();
+    let mut steps: Vec<StepSpec> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (f, s, v))| StepSpec::new(i as u32 + 1, f, s, v))
+        .collect();
+    // Step 101 sees what step 100's end left: packed, a few loose objects
+    // at most (a step writes a few dozen; a hundred steps, thousands).
+    steps.push(StepSpec::new(
+        101,
+        "`g.txt`",
+        "echo g > g.txt",
+        "test \"$(git count-objects -v | sed -n 's/^count: //p')\" -lt 100",
+    ));
+    write(&repo.join("plan.md"), &plan(&steps));
+    env.git(&repo, &["add", "plan.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "plan"]);
+    // Then two packs, one more than the limit allows (made after the last
+    // `git commit`, which would have asked git's housekeeping itself):
+    // asked, it makes them one.
+    env.git(&repo, &["repack", "-q"]);
+    write(&repo.join("README"), "readme");
+    env.git(&repo, &["add", "README"]);
+    env.git(&repo, &["commit", "-q", "-m", "readme"]);
+    env.git(&repo, &["repack", "-q"]);
+    assert_eq!(
+        env.git(&repo, &["count-objects", "-v"])
+            .lines()
+            .find(|l| l.starts_with("packs:")),
+        Some("packs: 2")
+    );
+    let mut t = Transcript::new(&env);
+    t.note("two packs, gc.autoPackLimit=1: after step 100 the run asks git to look, and git packs");
+    let _ = t.run(&repo, &["ultraplan", "-q", "run", "plan.md"]).expect_code(0);
+    env.assert_fsck(&repo);
+    let _ = t.run(&repo, &["ultraplan", "status"]).expect_code(0);
+    assert_transcript!(t, "a_long_run_asks_git_to_pack_every_hundred_steps_not_only_at_its_end");
+}
