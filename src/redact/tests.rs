@@ -268,3 +268,23 @@ fn a_quoted_word_is_read_as_a_text_of_its_own() {
     let prose = "it's the plan's second step, isn't it";
     assert!(matches!(redact(prose), std::borrow::Cow::Borrowed(_)));
 }
+
+#[test]
+fn a_large_text_redacted_again_gives_the_same_redaction_as_the_first_time() {
+    // Past the size the last redaction is remembered from: the text, its
+    // redaction and another text each redact as they would alone.
+    let step = "### Step 1: deploy\n- **Verify:** `curl -H 'Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789' x`\n";
+    let text = step.repeat(super::REMEMBERED_FROM / step.len() + 1);
+    let first = redact(&text).into_owned();
+    assert!(!first.contains("ghp_abc"), "not redacted");
+    assert_eq!(redact(&text), first);
+    assert_eq!(redact(&first), first);
+    let other = text.replace("deploy", "build");
+    let clean = redact(&other);
+    assert!(
+        !clean.contains("ghp_abc") && clean.contains("build"),
+        "{}",
+        &clean[..200]
+    );
+    assert_eq!(redact(&text), first);
+}
