@@ -466,3 +466,28 @@ impl Links {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_below_a_folder_already_seen_is_still_followed() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("src/deep")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.path().join("src/away")).unwrap();
+        std::os::unix::fs::symlink(root.path().join("src/deep"), root.path().join("src/near")).unwrap();
+        let mut links = Links::new(root.path());
+        // `src` is seen (and remembered) plain first; the links below it
+        // are looked at all the same, each time.
+        for _ in 0..2 {
+            assert_eq!(links.leaving("src/deep/a.rs"), None);
+            assert_eq!(links.leaving("src/away/a.rs"), Some(PathBuf::from("src/away")));
+            assert_eq!(links.leaving("src/near/a.rs"), None);
+            assert_eq!(links.leaving("src/new/a.rs"), None);
+        }
+        // A root that cannot be resolved says nothing.
+        assert_eq!(Links::new(&root.path().join("missing")).leaving("a"), None);
+    }
+}
