@@ -308,9 +308,8 @@ fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Re
     .into())
 }
 
-/// The title step `number` had in the recorded plan.
 /// The steps' titles in the plan the run recorded, by number: parsed once,
-/// whatever the number of steps.
+/// whatever the number of steps (and only when the plan changed).
 fn old_titles(recorded: Option<&str>) -> std::collections::HashMap<u32, String> {
     recorded
         .and_then(|text| crate::ultraplan::plan::parse(text, "plan.md").ok())
