@@ -55,11 +55,17 @@ thread_local! {
 }
 
 /// The redaction of `text` when it is the last large text redacted, or
-/// that text's redaction itself (redacting it again changes nothing).
-fn remembered(text: &str) -> Option<Cow<'static, str>> {
+/// that text's redaction itself (redacting it again changes nothing);
+/// borrowed when it is `text` unchanged, as [`redact`] says (callers keep
+/// the raw bytes of what redaction changed).
+fn remembered(text: &str) -> Option<Cow<'_, str>> {
     LAST.with_borrow(|last| {
         let (input, output) = last.as_ref()?;
-        (input == text || output == text).then(|| Cow::Owned(output.clone()))
+        match (input == text, output == text) {
+            (_, true) => Some(Cow::Borrowed(text)),
+            (true, false) => Some(Cow::Owned(output.clone())),
+            (false, false) => None,
+        }
     })
 }
 

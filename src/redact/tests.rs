@@ -287,4 +287,10 @@ fn a_large_text_redacted_again_gives_the_same_redaction_as_the_first_time() {
         &clean[..200]
     );
     assert_eq!(redact(&text), first);
+    // A large text redaction leaves alone is borrowed, the first time and
+    // the next (the raw bytes are kept only of what redaction changed).
+    let plain = "### Step 1: build\n- **Verify:** `cargo test`\n".repeat(super::REMEMBERED_FROM / 40 + 1);
+    assert!(matches!(redact(&plain), std::borrow::Cow::Borrowed(_)));
+    assert!(matches!(redact(&plain), std::borrow::Cow::Borrowed(_)));
+    assert!(matches!(redact(&first), std::borrow::Cow::Borrowed(_)));
 }
