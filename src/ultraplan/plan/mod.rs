@@ -27,6 +27,7 @@ pub mod front_matter;
 mod gsd;
 mod human;
 mod kiro;
+mod links;
 pub mod load;
 mod markdown;
 mod model;
