@@ -299,6 +299,10 @@ const RAW_WRITERS: &[(&str, &str)] = &[
         "the run-state writer: redacts by file kind",
     ),
     (
+        "src/ultraplan/state/run_state/upgrade.rs",
+        "the run-state writer's move from layout 1: step entries redacted by file kind",
+    ),
+    (
         "src/ultraplan/state/mod.rs",
         "notes and text blobs of the state: redacted",
     ),
