@@ -264,10 +264,6 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let workdir = repo.workdir()?.to_owned();
     let choices = args.choices.context();
     let (text, mut plan) = super::load_plan_with(&args.plan, &choices)?;
-    // A Files path leading out through a symbolic link already in the
-    // worktree is a problem of the plan here, as `check` reports it.
-    plan.diagnostics
-        .extend(crate::ultraplan::plan::check::paths_leaving(&plan, &workdir));
     let (path, in_worktree) = plan_location(&args.plan, &workdir);
     let cfg = workspace.config();
     let source = launch::Source {
@@ -280,6 +276,12 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         Prepared::Ended(exit) => return Ok(exit),
         Prepared::Run(launch) => launch,
     };
+    // A Files path leading out through a symbolic link already in the
+    // worktree is a problem of the plan here, as `check` reports it (the
+    // engine refuses a plan with problems before it starts; a plan found
+    // done above never needed the look).
+    plan.diagnostics
+        .extend(crate::ultraplan::plan::check::paths_leaving(&plan, &workdir));
     let input = PlanInput {
         plan: &plan,
         text: &text,
