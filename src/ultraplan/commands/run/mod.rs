@@ -60,10 +60,9 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// and records the result in
 /// the run state (refs/ultraplan/<plan>/run) and as a note on the checkpoint
 /// commit (refs/notes/ultraplan). A run killed at any moment continues with
-/// --resume. Every hundred steps and at its end, as git's own commands do
-/// after writing objects, it runs `git maintenance run --auto`, which packs
-/// the loose objects once there are more than gc.auto allows (gc.auto=0
-/// turns it off).
+/// --resume. At its end, as git's own commands do after writing objects, it
+/// runs `git maintenance run --auto`, which packs the loose objects once
+/// there are more than gc.auto allows (gc.auto=0 turns it off).
 ///
 /// Without a mode, a plan whose Execution Strategy has two or more sessions
 /// runs them in worktrees; every other plan runs in the foreground. A plan
