@@ -297,7 +297,7 @@ impl Run<'_> {
                 status,
             });
             ended += 1;
-            if ended.is_multiple_of(HOUSEKEEPING_EVERY) && self.cx.opts.mode.session().is_none() {
+            if ended % HOUSEKEEPING_EVERY == 0 && self.cx.opts.mode.session().is_none() {
                 self.ledger.repo.maintain_auto();
             }
             match end {
