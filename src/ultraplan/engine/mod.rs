@@ -212,13 +212,6 @@ fn orchestrated() -> bool {
 }
 
 /// A run id: UTC time and pid, unique enough to tell runs apart in one repository.
-/// How many steps a run takes between asks to git's housekeeping (`git
-/// maintenance run --auto`, a few milliseconds when there is nothing to
-/// do): with `gc.auto`'s 6,700 loose objects and a few dozen a step, often
-/// enough that git packs about when it would for the same commits made by
-/// hand.
-const HOUSEKEEPING_EVERY: usize = 100;
-
 pub fn run_id() -> String {
     format!("{}-{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"), std::process::id())
 }
@@ -258,11 +251,7 @@ impl Run<'_> {
     }
 
     /// The entry condition, then each step not done yet, until one stops
-    /// the run. Every [`HOUSEKEEPING_EVERY`] steps a run (not a session:
-    /// the run that started it looks after the repository) asks git's
-    /// housekeeping to look, as `git commit` does after each commit: a step
-    /// writes a few dozen loose objects, and a long run would otherwise
-    /// leave hundreds of thousands for git to search until its end.
+    /// the run.
     fn walk(&mut self, steps: &[&Step]) -> Result<RunResult> {
         if !self.ledger.state.progress.entry_condition_checked {
             if let Some(failure) = conditions::entry(&self.cx, &mut self.ledger)? {
@@ -271,7 +260,6 @@ impl Run<'_> {
             }
         }
         let total = steps.len();
-        let mut ended = 0usize;
         for (i, step) in steps.iter().enumerate() {
             let recorded = self.ledger.state.progress.step(step.number).status;
             let forced = self.cx.opts.mode == Mode::Step(step.number);
@@ -296,10 +284,6 @@ impl Run<'_> {
                 number: step.number,
                 status,
             });
-            ended += 1;
-            if ended % HOUSEKEEPING_EVERY == 0 && self.cx.opts.mode.session().is_none() {
-                self.ledger.repo.maintain_auto();
-            }
             match end {
                 step::StepEnd::Passed | step::StepEnd::Skipped => {}
                 step::StepEnd::Failed => return Ok(RunResult::Failed),
