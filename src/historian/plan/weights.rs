@@ -62,7 +62,7 @@ pub const SIGNALS: [Signal; 7] = [
     signal(
         "one branch commit writing both",
         1.0,
-        "lines one branch commit wrote (or a later one rewrote: a `fix` of a `wip`) belong together more often than not, whatever its message says; 0 when one commit wrote every part, as in a squash (cost 0.025 on the held-out messy branch, 0 on the neutral squash and joined messages; weight set on the tuning half's messy branch, where 0.5 / 1 / 1.5 scored 0.820 / 0.824 / 0.817)",
+        "lines one branch commit wrote (or a later one rewrote: a `fix` of a `wip`) belong together more often than not, whatever its message says; 0 when one commit wrote every part, as in a squash (cost 0.025 on the held-out messy branch, 0 on the neutral squash and joined messages; weight set on the tuning half's messy branch, where 0.5 / 1 / 1.5 scored 0.820 / 0.824 / 0.817; discounting a commit's writing by the share it wrote, by how many parts it wrote into or by how well its parts cohere otherwise, or centring the signal on its mean, scored 0.812–0.823 there: not kept, benches/README.md)",
     ),
 ];
 
