@@ -73,6 +73,18 @@ pub struct Workspace {
     cwd: PathBuf,
 }
 
+/// How many pack indices a process can hold (gix fixes it when the
+/// repository is opened; its default is the packs there then, and at least
+/// 32). git adds packs under a long run — `git gc --auto` writes one each
+/// time loose objects pile up, and merges them only past 50 — and once the
+/// slots are used up gix fails every lookup of an object in a new pack ("too
+/// few index slots"), which a run took for a missing commit. git itself has
+/// no such limit; 1,024 is far more than a repository keeps.
+pub(crate) const SLOTS: gix::odb::store::init::Slots = gix::odb::store::init::Slots::AsNeededByDiskState {
+    multiplier: 2.0,
+    minimum: 1024,
+};
+
 impl Workspace {
     /// Finds the repository the way git does, honouring `GIT_DIR`,
     /// `GIT_WORK_TREE`, `GIT_CEILING_DIRECTORIES` and
@@ -97,8 +109,8 @@ impl Workspace {
             .chain(overrides.iter().map(ConfigParameter::to_override))
             .collect();
         let mut trust = gix::sec::trust::Mapping::<gix::open::Options>::default();
-        trust.full = trust.full.cli_overrides(cli.clone());
-        trust.reduced = trust.reduced.cli_overrides(cli);
+        trust.full = trust.full.cli_overrides(cli.clone()).object_store_slots(SLOTS);
+        trust.reduced = trust.reduced.cli_overrides(cli).object_store_slots(SLOTS);
         // Like git, a GIT_CEILING_DIRECTORIES entry that does not match is not an error.
         let discover_opts = gix::discover::upwards::Options {
             match_ceiling_dir_or_error: false,

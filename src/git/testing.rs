@@ -49,7 +49,7 @@ pub(crate) fn open(path: &Path) -> Repo {
     std::env::set_var("GIT_AUTHOR_EMAIL", "a@example.com");
     std::env::set_var("GIT_COMMITTER_NAME", "C");
     std::env::set_var("GIT_COMMITTER_EMAIL", "c@example.com");
-    let repo = gix::open(path).unwrap();
+    let repo = gix::open_opts(path, gix::open::Options::default().object_store_slots(super::SLOTS)).unwrap();
     Repo::new(repo)
 }
 

@@ -387,3 +387,48 @@ fn each_commit_is_dated_when_it_is_made() {
     );
     assert!(b > a, "{a} then {b}");
 }
+
+/// git adds packs under a long run (`git gc --auto` writes one each time
+/// loose objects pile up): past gix's default 32 index slots every lookup in
+/// a new pack failed, and a run took its own checkpoint for a missing commit.
+#[test]
+fn objects_in_packs_git_adds_under_us_are_found_past_32_packs() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let mut older = Vec::new();
+    for n in 0..60 {
+        let blob = repo.write_blob(&format!("pack {n}")).unwrap();
+        repo.update_ref(&format!("refs/ultraplan/x/p{n}"), blob, Expect::Absent, "keep")
+            .unwrap();
+        git(&f.path, &["repack", "-dq"]);
+        assert_eq!(repo.read_blob(blob).unwrap(), format!("pack {n}").as_bytes());
+        older.push(blob);
+    }
+    let blob = repo.write_blob("loose, then packed by git").unwrap();
+    repo.update_ref("refs/ultraplan/x/keep", blob, Expect::Absent, "keep")
+        .unwrap();
+    assert!(repo.has_object(blob));
+    git(
+        &f.path,
+        &[
+            "-c",
+            "gc.autoDetach=false",
+            "-c",
+            "gc.autoPackLimit=1",
+            "gc",
+            "--auto",
+            "--quiet",
+        ],
+    );
+    let packs = std::fs::read_dir(f.path.join(".git/objects/pack")).unwrap().count();
+    assert!(
+        repo.has_object(blob),
+        "a packed object is not seen ({packs} pack files)"
+    );
+    for b in older {
+        assert!(
+            repo.has_object(b),
+            "an object of a deleted pack is not seen in the new one"
+        );
+    }
+}
