@@ -397,7 +397,7 @@ fn objects_in_packs_git_adds_under_us_are_found_past_32_packs() {
     let repo = open(&f.path);
     let mut older = Vec::new();
     for n in 0..60 {
-        let blob = repo.write_blob(&format!("pack {n}")).unwrap();
+        let blob = repo.write_blob(format!("pack {n}")).unwrap();
         repo.update_ref(&format!("refs/ultraplan/x/p{n}"), blob, Expect::Absent, "keep")
             .unwrap();
         git(&f.path, &["repack", "-dq"]);
