@@ -15,6 +15,7 @@
 
 mod assignments;
 mod formats;
+mod memory;
 mod secret_names;
 #[cfg(test)]
 mod tests;
@@ -30,47 +31,15 @@ use regex::Captures;
 /// command as one argument hides it from the patterns that look for a line
 /// or a command's end (see [`quoted_words`]).
 pub fn redact(text: &str) -> Cow<'_, str> {
-    if text.len() < REMEMBERED_FROM {
+    if text.len() < memory::REMEMBERED_FROM {
         return redact_nested(text, QUOTING_DEPTH);
     }
-    if let Some(known) = remembered(text) {
+    if let Some(known) = memory::remembered(text) {
         return known;
     }
     let out = redact_nested(text, QUOTING_DEPTH);
-    remember(text, &out);
+    memory::remember(text, &out);
     out
-}
-
-/// From this size on, the last text redacted and its redaction are kept:
-/// a run redacts its plan (megabytes, for thousands of steps) to compare
-/// it with the record, to record it and to name its blob, and a text
-/// already redacted redacts to itself, so each time after the first is a
-/// comparison.
-const REMEMBERED_FROM: usize = 64 * 1024;
-
-type Remembered = Option<(String, String)>;
-
-thread_local! {
-    static LAST: std::cell::RefCell<Remembered> = const { std::cell::RefCell::new(None) };
-}
-
-/// The redaction of `text` when it is the last large text redacted, or
-/// that text's redaction itself (redacting it again changes nothing);
-/// borrowed when it is `text` unchanged, as [`redact`] says (callers keep
-/// the raw bytes of what redaction changed).
-fn remembered(text: &str) -> Option<Cow<'_, str>> {
-    LAST.with_borrow(|last| {
-        let (input, output) = last.as_ref()?;
-        match (input == text, output == text) {
-            (_, true) => Some(Cow::Borrowed(text)),
-            (true, false) => Some(Cow::Owned(output.clone())),
-            (false, false) => None,
-        }
-    })
-}
-
-fn remember(text: &str, out: &str) {
-    LAST.with_borrow_mut(|last| *last = Some((text.to_owned(), out.to_owned())));
 }
 
 /// How many levels of quoting inside quoting are read (a command line

@@ -274,7 +274,7 @@ fn a_large_text_redacted_again_gives_the_same_redaction_as_the_first_time() {
     // Past the size the last redaction is remembered from: the text, its
     // redaction and another text each redact as they would alone.
     let step = "### Step 1: deploy\n- **Verify:** `curl -H 'Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789' x`\n";
-    let text = step.repeat(super::REMEMBERED_FROM / step.len() + 1);
+    let text = step.repeat(super::memory::REMEMBERED_FROM / step.len() + 1);
     let first = redact(&text).into_owned();
     assert!(!first.contains("ghp_abc"), "not redacted");
     assert_eq!(redact(&text), first);
@@ -289,7 +289,7 @@ fn a_large_text_redacted_again_gives_the_same_redaction_as_the_first_time() {
     assert_eq!(redact(&text), first);
     // A large text redaction leaves alone is borrowed, the first time and
     // the next (the raw bytes are kept only of what redaction changed).
-    let plain = "### Step 1: build\n- **Verify:** `cargo test`\n".repeat(super::REMEMBERED_FROM / 40 + 1);
+    let plain = "### Step 1: build\n- **Verify:** `cargo test`\n".repeat(super::memory::REMEMBERED_FROM / 40 + 1);
     assert!(matches!(redact(&plain), std::borrow::Cow::Borrowed(_)));
     assert!(matches!(redact(&plain), std::borrow::Cow::Borrowed(_)));
     assert!(matches!(redact(&first), std::borrow::Cow::Borrowed(_)));
