@@ -7,7 +7,7 @@ use super::{Event, Mode, Observer, PlanInput, RunOptions};
 use crate::error::FatalWithHint;
 use crate::git::Repo;
 use crate::redact::redact;
-use crate::ultraplan::plan::sync::without_marks;
+use crate::ultraplan::plan::sync::same_plan;
 use crate::ultraplan::plan::Step;
 use crate::ultraplan::state::{now, Progress, RunState, RunStatus, StepStatus};
 
@@ -67,9 +67,7 @@ fn continue_state<'r>(
     // The checkboxes and status attributes this run wrote into a
     // task plan are its own edits, not a change of the plan.
     let recorded = state.read_text(crate::ultraplan::state::layout::PLAN)?;
-    let same = recorded
-        .as_deref()
-        .is_some_and(|r| r == plan_text || without_marks(r) == without_marks(plan_text));
+    let same = recorded.as_deref().is_some_and(|r| same_plan(r, input.text));
     if !same {
         warn("the plan changed since the run started; its steps are matched by number".into());
         let old_titles = old_titles(recorded.as_deref());

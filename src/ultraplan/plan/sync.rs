@@ -114,6 +114,16 @@ fn with_status(block: &str, timestamp: &str) -> Option<String> {
     Some(format!("{new_tag}{}", &block[open_end..]))
 }
 
+/// Whether the plan `text` is the one a run recorded as `recorded` (its
+/// redacted text), the marks a run writes into a task plan aside. A plan
+/// that reads as the record unredacted is the same plan (redacting the
+/// record again changes nothing), so it is redacted only when they differ:
+/// a resume of a plan of thousands of steps does not pay for it.
+pub fn same_plan(recorded: &str, text: &str) -> bool {
+    let recorded = without_marks(recorded);
+    recorded == without_marks(text) || recorded == without_marks(&crate::redact::redact(text))
+}
+
 /// `text` with the marks [`mark_task_done`] writes taken out: ticked
 /// `Task N:` boxes of `<success_criteria>` unticked without their
 /// `(completed …)`, and `status`/`completed_at` attributes dropped from

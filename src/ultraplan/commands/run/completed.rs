@@ -13,7 +13,7 @@ use serde_json::json;
 use crate::cli::shell::shell_word;
 use crate::cli::Ui;
 use crate::git::Repo;
-use crate::ultraplan::plan::sync::without_marks;
+use crate::ultraplan::plan::sync::same_plan;
 use crate::ultraplan::state::index::Depth;
 use crate::ultraplan::state::{slug, Refs, RunState, RunStatus, StepStatus};
 
@@ -37,19 +37,12 @@ pub(super) fn completed_run<'r>(repo: &'r Repo, path: &str) -> Result<Option<Run
     Ok(done.then_some(state))
 }
 
-/// Whether the plan `text` differs from the one the run recorded (the
-/// marks a run writes into a task plan aside).
-///
-/// The run recorded the plan redacted. A plan that reads the same as the
-/// record unredacted is the same plan (redacting the record again changes
-/// nothing), so the whole plan is redacted only when the texts differ: a
-/// resume of a plan of thousands of steps does not pay for it.
+/// Whether the plan `text` differs from the one the run recorded
+/// ([`same_plan`]).
 pub(super) fn changed_since(state: &RunState<'_>, text: &str) -> Result<bool> {
-    let Some(recorded) = state.read_text("plan.md")? else {
-        return Ok(false);
-    };
-    let recorded = without_marks(&recorded);
-    Ok(recorded != without_marks(text) && recorded != without_marks(&crate::redact::redact(text)))
+    Ok(state
+        .read_text("plan.md")?
+        .is_some_and(|recorded| !same_plan(&recorded, text)))
 }
 
 /// Says that the plan is done and how to run it again; `changed`: the plan
