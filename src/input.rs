@@ -101,9 +101,55 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, InputError> {
     Ok(bytes)
 }
 
+/// `bytes` as text, or why they are not UTF-8 text, as the end of a
+/// sentence: what the file looks like — UTF-16 by its byte order mark,
+/// binary by a NUL byte in its first 8,000 bytes (git's own test) — or else
+/// where the first byte that is not UTF-8 is (line and column, counted as
+/// an editor counts them) and how to convert a file in another encoding.
+pub fn utf8_text(bytes: Vec<u8>) -> Result<String, String> {
+    let bytes = match String::from_utf8(bytes) {
+        Ok(text) => return Ok(text),
+        Err(e) => e.into_bytes(),
+    };
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        return Err(
+            "it is UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8; convert it: iconv -f UTF-16 -t UTF-8"
+                .to_owned(),
+        );
+    }
+    if bytes.iter().take(8000).any(|&b| b == 0) {
+        return Err("it is a binary file (it holds a NUL byte), not UTF-8 text".to_owned());
+    }
+    let valid = match std::str::from_utf8(&bytes) {
+        Ok(_) => bytes.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    // The prefix up to the first bad byte is UTF-8 by definition.
+    let before = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    Err(format!(
+        "it is not UTF-8 text: line {line}, column {column} holds the byte 0x{:02X}; a file in another encoding (such as Latin-1) can be converted: iconv -f LATIN1 -t UTF-8",
+        bytes[valid]
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_that_is_not_utf8_is_named_where_and_what() {
+        assert_eq!(utf8_text(b"# plan\n".to_vec()).unwrap(), "# plan\n");
+        let latin1 = utf8_text(b"# plan\n\nStep caf\xe9\n".to_vec()).unwrap_err();
+        assert!(latin1.contains("line 3, column 9 holds the byte 0xE9"), "{latin1}");
+        let after_utf8 = utf8_text("aé".bytes().chain([0xff]).collect()).unwrap_err();
+        assert!(after_utf8.contains("line 1, column 3"), "{after_utf8}");
+        assert!(utf8_text(vec![0xff, 0xfe, b'#', 0]).unwrap_err().contains("UTF-16"));
+        assert!(utf8_text(vec![0x7f, b'E', b'L', b'F', 0, 0xff])
+            .unwrap_err()
+            .contains("binary"));
+    }
 
     #[test]
     fn regular_files_are_read_and_others_refused() {

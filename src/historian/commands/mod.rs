@@ -272,8 +272,8 @@ fn read_plan(path: &Path, shown: &Path) -> Result<PlanFile> {
     // A regular file only (not a FIFO or a device), of at most 16 MiB.
     let bytes = crate::input::read_regular(path, 16 << 20)
         .with_context(|| format!("cannot read the plan '{}'", shown.display()))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| anyhow!("cannot read the plan '{}': it is not UTF-8 text", shown.display()))?;
+    let text =
+        crate::input::utf8_text(bytes).map_err(|why| anyhow!("cannot read the plan '{}': {why}", shown.display()))?;
     CommitPlan::parse_file(&text).map_err(|e| anyhow!("'{}' is not a commit plan: {e}", shown.display()))
 }
 

@@ -136,7 +136,7 @@ fn read_result(path: &PathBuf) -> Result<String> {
     if bytes.len() as u64 > MAX_RESULT_BYTES {
         return Err(anyhow!("cannot read result '{shown}': it is larger than 16 MiB"));
     }
-    String::from_utf8(bytes).map_err(|_| anyhow!("cannot read result '{shown}': it is not UTF-8 text"))
+    crate::input::utf8_text(bytes).map_err(|why| anyhow!("cannot read result '{shown}': {why}"))
 }
 
 fn render(v: &Validation, paint: Paint) -> String {

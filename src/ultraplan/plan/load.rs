@@ -27,7 +27,7 @@ pub fn load_plan_with(path: &Path, choices: &plan::Context) -> Result<(String, P
         return load_phase(path);
     }
     let bytes = read_plan_file(path)?;
-    let text = String::from_utf8(bytes).map_err(|_| anyhow!("cannot read plan '{shown}': it is not UTF-8 text"))?;
+    let text = crate::input::utf8_text(bytes).map_err(|why| anyhow!("cannot read plan '{shown}': {why}"))?;
     let file_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -139,8 +139,8 @@ fn load_phase(path: &Path) -> Result<(String, Plan)> {
         if total > MAX_PLAN_BYTES {
             bail!("cannot read plan '{shown}': its plans are larger than 16 MiB together");
         }
-        let text = String::from_utf8(bytes)
-            .map_err(|_| anyhow!("cannot read plan '{}': it is not UTF-8 text", file.display()))?;
+        let text =
+            crate::input::utf8_text(bytes).map_err(|why| anyhow!("cannot read plan '{}': {why}", file.display()))?;
         files.push(plan::phase::PhaseFile { name, text });
     }
     let dir_name = path

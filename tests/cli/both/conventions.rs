@@ -87,7 +87,7 @@ fn unreadable_plans_are_fatal() {
 
     std::fs::write(repo.join("bin.md"), [0xff, 0xfe, 0x00, 0x41]).unwrap();
     let out = env.run(&repo, &["ultraplan", "check", "bin.md"]).expect_code(128);
-    assert_eq!(out.stderr, "fatal: cannot read plan 'bin.md': it is not UTF-8 text\n");
+    assert_eq!(out.stderr, "fatal: cannot read plan 'bin.md': it is UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8; convert it: iconv -f UTF-16 -t UTF-8\n");
 
     std::fs::write(repo.join("notes.md"), "# Notes\n\nJust thoughts.\n").unwrap();
     let out = env

@@ -7,3 +7,4 @@ mod redaction_channels;
 mod redaction_commits;
 mod report;
 mod second_trial;
+mod third_trial;

@@ -1,0 +1,53 @@
+//! A newcomer's trial, third round: hostile plans and the docs read as a
+//! new user reads them. Each defect found has its test here.
+
+use crate::harness::plans::{plan, StepSpec};
+use crate::harness::support::*;
+use crate::harness::transcript::Transcript;
+
+fn repo_with(env: &TestEnv, file: &str, body: &str) -> std::path::PathBuf {
+    let repo = env.repo("repo");
+    write(&repo.join(file), body);
+    env.git(&repo, &["add", file]);
+    env.git(&repo, &["commit", "-q", "-m", "add the plan"]);
+    repo
+}
+
+/// What a refused run must leave: no run state, no notes, no change.
+fn nothing_written(env: &TestEnv, repo: &std::path::Path) {
+    assert_eq!(env.git(repo, &["for-each-ref", "refs/ultraplan", "refs/notes"]), "");
+    assert_eq!(env.git(repo, &["status", "--porcelain", "--untracked-files=all"]), "");
+}
+
+/// A plan saved in another encoding is refused naming where its first byte
+/// that is not UTF-8 is and how to convert it; a UTF-16 plan and a binary
+/// file are named as what they are. `run` writes nothing.
+#[test]
+fn a_plan_that_is_not_utf8_is_refused_naming_where_and_what_it_is() {
+    let env = TestEnv::new();
+    let text = plan(&[StepSpec::new(
+        1,
+        "`cafe.txt` (new)",
+        "echo café > cafe.txt",
+        "grep -q café cafe.txt",
+    )]);
+    let repo = repo_with(&env, "plan.md", &text);
+    let latin1: Vec<u8> = text.chars().map(|c| c as u32 as u8).collect();
+    let mut utf16 = vec![0xff, 0xfe];
+    utf16.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    let binary = [0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0, 0xff, 0x3e, 0];
+    let mut t = Transcript::new(&env);
+    for (name, bytes) in [
+        ("latin1.md", &latin1[..]),
+        ("utf16.md", &utf16[..]),
+        ("binary.md", &binary[..]),
+    ] {
+        let path = env.root().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let shown = format!("../{name}");
+        let _ = t.run(&repo, &["ultraplan", "check", &shown]).expect_code(128);
+        let _ = t.run(&repo, &["ultraplan", "run", &shown]).expect_code(128);
+    }
+    nothing_written(&env, &repo);
+    assert_transcript!(t, "a_plan_that_is_not_utf8_is_refused_naming_where_and_what_it_is");
+}
