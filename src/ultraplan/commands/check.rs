@@ -123,6 +123,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 &plan,
                 in_worktree.as_deref(),
             ));
+        report.diagnostics.extend(crate::ultraplan::plan::check::plan_in_files(
+            &plan,
+            in_worktree.as_deref(),
+        ));
     }
     report.diagnostics.sort_by_key(|d| (d.line, d.severity));
     let executor = executor.id();

@@ -275,6 +275,40 @@ pub fn placement_problem(plan: &Plan, in_worktree: Option<&str>) -> Option<Diagn
     })
 }
 
+/// Steps whose Files name the plan itself (or, for a GSD phase directory,
+/// a path in it): `run` fences the plan off from every step, so such a step
+/// escalates before it runs. A warning, as for a path in a session's Never
+/// touch list: the rest of the plan runs.
+pub fn plan_in_files(plan: &Plan, in_worktree: Option<&str>) -> Vec<Diagnostic> {
+    let Some(rel) = in_worktree else {
+        return Vec::new();
+    };
+    let fence = super::pattern::literal(rel);
+    let mut out = Vec::new();
+    for step in &plan.steps {
+        for file in &step.files {
+            if !fence.iter().any(|p| super::pattern::matches(p, &file.path)) {
+                continue;
+            }
+            let what = if file.path.trim_start_matches("./") == rel {
+                "is the plan itself".to_owned()
+            } else {
+                format!("is in the plan's directory '{rel}'")
+            };
+            out.push(Diagnostic {
+                line: file.line,
+                severity: Severity::Warning,
+                message: format!(
+                    "{}: '{}' {what}, which no step may change; the step will escalate before it runs",
+                    step.label(),
+                    file.path
+                ),
+            });
+        }
+    }
+    out
+}
+
 /// Whether the step says it creates its files: Changes (or a task's action)
 /// starting with "create" or "new", or mentioning a new file.
 fn creates_files(step: &super::Step) -> bool {

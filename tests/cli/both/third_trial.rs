@@ -51,3 +51,25 @@ fn a_plan_that_is_not_utf8_is_refused_naming_where_and_what_it_is() {
     nothing_written(&env, &repo);
     assert_transcript!(t, "a_plan_that_is_not_utf8_is_refused_naming_where_and_what_it_is");
 }
+
+/// A step whose Files name the plan itself escalates before it runs (no
+/// step may change the plan): `check` says so at the line, instead of
+/// READY with no word about it.
+#[test]
+fn check_warns_about_a_step_that_names_the_plan_itself() {
+    let env = TestEnv::new();
+    let repo = repo_with(
+        &env,
+        "plan.md",
+        &plan(&[StepSpec::new(
+            1,
+            "`plan.md`, `a.txt` (new)",
+            "echo a > a.txt",
+            "test -f a.txt",
+        )]),
+    );
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "check", "plan.md"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(3);
+    assert_transcript!(t, "check_warns_about_a_step_that_names_the_plan_itself");
+}

@@ -110,7 +110,7 @@ fn scope_check(step: &Step, changes: &[FileChange], fence: &Fence) -> (Vec<(Stri
     for change in changes {
         let path = &change.path;
         if let Some(p) = never.iter().find(|p| pattern::matches(p, path)) {
-            violations.push((path.clone(), format!("'{path}' is in Never touch ('{p}')")));
+            violations.push((path.clone(), fence.never_reason(path, p)));
         } else if !touch.is_empty() && !touch.iter().any(|p| pattern::matches(p, path)) {
             violations.push((path.clone(), format!("'{path}' is outside the Touch list")));
         } else if !step.files.is_empty() && !step.files.iter().any(|f| pattern::matches(&f.path, path)) {

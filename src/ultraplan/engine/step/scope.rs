@@ -16,16 +16,40 @@ pub(super) struct Fence {
     pub touch: Vec<String>,
     pub never: Vec<String>,
     pub session: Option<u32>,
+    /// The plan's path in the worktree and the patterns of `never` that
+    /// fence it (not a list the plan wrote), so a violation names them so.
+    plan: Option<(String, Vec<String>)>,
 }
 
 impl Fence {
     /// `step`'s fence, the same for each of its attempts.
     pub(super) fn of(cx: &RunContext<'_>, step: &Step) -> Fence {
         let (touch, never) = fence_lists(cx, step);
+        let plan = cx
+            .input
+            .in_worktree
+            .as_deref()
+            .map(|rel| (rel.to_owned(), pattern::literal(rel)));
         Fence {
             touch,
             never,
             session: step_session(cx, step).map(|s| s.number),
+            plan,
+        }
+    }
+
+    /// Why `path`, matched by the Never-touch pattern `p`, may not be
+    /// touched: the plan itself, or the list.
+    pub(super) fn never_reason(&self, path: &str, p: &str) -> String {
+        match &self.plan {
+            Some((rel, fence)) if fence.iter().any(|q| q == p) => {
+                if path.trim_start_matches("./") == rel {
+                    format!("'{path}' is the plan itself, which no step may change")
+                } else {
+                    format!("'{path}' is in the plan's directory '{rel}', which no step may change")
+                }
+            }
+            _ => format!("'{path}' is in Never touch ('{p}')"),
         }
     }
 }
@@ -41,7 +65,7 @@ pub(super) fn declared_violation(fence: &Fence, workdir: &Path, step: &Step) -> 
         .iter()
         .filter_map(|f| {
             if let Some(p) = never.iter().find(|p| pattern::matches(p, &f.path)) {
-                return Some(format!("'{}' is in Never touch ('{p}')", f.path));
+                return Some(fence.never_reason(&f.path, p));
             }
             let path = pattern::safe_relative_path(&f.path)
                 .ok()
