@@ -255,8 +255,8 @@ fn step_details(out: &mut String, report: &Report, step: &Step) {
         if let Some(v) = &a.verify {
             let _ = writeln!(
                 out,
-                "Verify `{}`{}\n",
-                code(&v.command),
+                "Verify {}{}\n",
+                code_span(&v.command),
                 v.exit_code.map(|c| format!(" exited {c}")).unwrap_or_default()
             );
             if !v.output.trim().is_empty() {
@@ -317,6 +317,30 @@ fn code(s: &str) -> String {
         .collect()
 }
 
+/// A whole one-line code span for a paragraph or a list item (never a
+/// table cell, where a bar ends the cell: [`code`] is for those): the text
+/// as it is, bars and backticks included, inside a run of backticks longer
+/// than any run in it (CommonMark), padded with a space where the text
+/// starts or ends with a backtick.
+fn code_span(s: &str) -> String {
+    let body: String = s
+        .chars()
+        .map(|c| match c {
+            '\n' | '\r' | '\t' => ' ',
+            c if c.is_control() => '\u{fffd}',
+            c => c,
+        })
+        .collect();
+    let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if body.starts_with('`') || body.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{body}{pad}{fence}")
+}
+
 /// A link target inside `<…>`: nothing that ends it.
 fn url(s: &str) -> String {
     s.chars()
@@ -336,6 +360,9 @@ mod tests {
         );
         assert_eq!(text("two\nlines"), "two lines");
         assert_eq!(code("a`b|c"), "a'b¦c");
+        assert_eq!(code_span("grep -c x f | wc -l"), "`grep -c x f | wc -l`");
+        assert_eq!(code_span("echo `date` ``x``"), "``` echo `date` ``x`` ```");
+        assert_eq!(code_span("`a`"), "`` `a` ``");
     }
 
     #[test]

@@ -73,3 +73,28 @@ fn check_warns_about_a_step_that_names_the_plan_itself() {
     let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(3);
     assert_transcript!(t, "check_warns_about_a_step_that_names_the_plan_itself");
 }
+
+/// The Markdown report shows each Verify as it ran: a pipe stays a pipe
+/// (it was `¦`; a backtick, which was `'`, stays too: see the unit test of
+/// `code_span`).
+#[test]
+fn the_markdown_report_shows_a_verify_as_it_ran() {
+    let env = TestEnv::new();
+    let repo = repo_with(
+        &env,
+        "plan.md",
+        &plan(&[StepSpec::new(
+            1,
+            "`a.txt` (new)",
+            "echo a > a.txt",
+            "grep -c a a.txt | grep -q 1",
+        )]),
+    );
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    let out = env.run(&repo, &["ultraplan", "report"]).expect_code(0);
+    assert!(
+        out.stdout.contains("Verify `grep -c a a.txt | grep -q 1` exited 0"),
+        "{}",
+        out.stdout
+    );
+}
