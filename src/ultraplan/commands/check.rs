@@ -24,8 +24,10 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 
 /// Parse, validate and preview a plan, writing nothing.
 ///
-/// Reads an ultraplan, a session spec or a task plan and prints the dry-run
-/// report: the plan's type and steps, how it will run (`single session` or
+/// Reads a plan in any of the formats run takes (an ultraplan, a session
+/// spec, a GSD task plan or phase directory, a spec-kit or Kiro tasks.md, a
+/// Taskmaster tasks.json, a BMAD story; `Read as:` says which, and why) and
+/// prints the dry-run report: the plan's type and steps, how it will run (`single session` or
 /// `N sessions (M parallel, K sequential)`), a table of steps, where each file
 /// reference stands (exists, new, not found), the waves of sessions, and a
 /// verdict. Checks step numbering, sessions and their steps, dependencies and

@@ -148,8 +148,9 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 #[command(group(clap::ArgGroup::new("continuing").args(["resume", "session"]).multiple(true)))]
 #[command(after_long_help = EXAMPLES)]
 pub struct Args {
-    /// The plan: an ultraplan, a session spec, a task plan, or a GSD phase
-    /// directory of `*-PLAN.md` task plans (run as sessions, wave by wave).
+    /// The plan: an ultraplan, a session spec, a task plan, a GSD phase
+    /// directory of `*-PLAN.md` task plans (run as sessions, wave by wave),
+    /// a spec-kit or Kiro tasks.md, a Taskmaster tasks.json or a BMAD story.
     #[arg(value_hint = clap::ValueHint::FilePath)]
     pub plan: PathBuf,
 
