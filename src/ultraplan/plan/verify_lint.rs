@@ -85,10 +85,54 @@ pub fn command_findings(command: &str, root: &Path) -> Vec<String> {
             "starts '{server}', which runs until stopped: Verify waits for it to end, and ultraplan.verifyTimeout stops it and fails the step; start it in the background and probe it (`{server} & sleep 5; curl -fsS http://localhost:3000/`), or check a build instead"
         ));
     }
-    if let Some(error) = crate::process::syntax_error(command) {
+    if let Some(error) = (!surely_parses(command))
+        .then(|| crate::process::syntax_error(command))
+        .flatten()
+    {
         out.push(format!("is not valid shell: {error}"));
     }
     out
+}
+
+/// Whether every shell parses `command` without asking one: lines of plain
+/// words (letters, digits and `_./=:,+@%^-*?[]`, no quote, expansion,
+/// redirection, bracket or escape) joined by `|`, `||`, `&&`, `;` or `&`
+/// standing as words of their own, no part empty but a last `;` or `&`,
+/// and no part starting with a reserved word (`if`, `fi`, `done`, `!`, …).
+/// Most Verify commands are such (`test -f a.txt`, `cargo test -q cli`,
+/// `grep -c x f | wc -l`), and a shell spawned for each made `check` of a
+/// 5 MB plan (23,134 steps) take two minutes. Anything else is left to the
+/// shell ([`crate::process::syntax_error`]).
+fn surely_parses(command: &str) -> bool {
+    const RESERVED: [&str; 21] = [
+        "!", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function", "if", "in", "select",
+        "then", "time", "until", "while", "{", "}", "[[",
+    ];
+    let plain = |w: &str| {
+        w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./=:,+@%^-*?[]".contains(c))
+            && w != "[["
+            && w != "]]"
+    };
+    command.lines().all(|line| {
+        let mut part: Vec<&str> = Vec::new();
+        let mut words = line.split_whitespace().peekable();
+        while let Some(w) = words.next() {
+            if matches!(w, "|" | "||" | "&&" | ";" | "&") {
+                let last = words.peek().is_none() && matches!(w, ";" | "&");
+                if part.is_empty() || (!last && words.peek().is_none()) {
+                    return false;
+                }
+                part.clear();
+            } else if plain(w) && !(part.is_empty() && RESERVED.contains(&w)) {
+                part.push(w);
+            } else {
+                return false;
+            }
+        }
+        // A line may be empty, but not a part after an operator.
+        !part.is_empty() || line.split_whitespace().last().is_none_or(|w| matches!(w, ";" | "&"))
+    })
 }
 
 /// A command as one line for a message.
@@ -281,6 +325,40 @@ mod tests {
         assert!(findings("docker compose up -d").is_empty());
         assert!(findings("npx vite build").is_empty());
         assert!(findings("npm run build").is_empty());
+    }
+
+    #[test]
+    fn plain_commands_need_no_shell_to_parse_and_the_rest_are_asked() {
+        for sure in [
+            "test -f a.txt",
+            "cargo test -q cli",
+            "grep -c x f | wc -l",
+            "make && ./bin/run --check=1",
+            "npm test ; true",
+            "sleep 1 &",
+            "[ -f a ] && test -d b/*",
+            "true\nfalse\n",
+        ] {
+            assert!(surely_parses(sure), "{sure}");
+            assert_eq!(crate::process::syntax_error(sure), None, "{sure}");
+        }
+        for asked in [
+            "if [ -f a ]; then echo",
+            "fi",
+            "a |",
+            "| a",
+            "a && && b",
+            "echo 'x'",
+            "echo $(date)",
+            "a > b",
+            "[[ -f a ]]",
+            "done",
+            "a |\nb",
+            "a ;; b",
+            "{ a; }",
+        ] {
+            assert!(!surely_parses(asked), "{asked}");
+        }
     }
 
     #[test]
