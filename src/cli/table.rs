@@ -10,6 +10,16 @@
 /// `max_width`), two spaces apart, every line indented by `indent` spaces.
 pub fn render(header: &[&str], rows: &[Vec<String>], max_width: usize, indent: usize) -> String {
     let cut = |s: &str| -> String {
+        // A cell quotes a plan or a record (a title, a command): a control
+        // character is shown as its escape, never sent to the screen.
+        let s: String = s
+            .chars()
+            .map(|c| match c {
+                '\n' => "\n".to_owned(),
+                c if c.is_control() => c.escape_default().to_string(),
+                c => c.to_string(),
+            })
+            .collect();
         let one_line = s.lines().next().unwrap_or("");
         let more = s.lines().nth(1).is_some();
         let count = one_line.chars().count();

@@ -298,11 +298,11 @@ pub fn plan_in_files(plan: &Plan, in_worktree: Option<&str>) -> Vec<Diagnostic> 
             out.push(Diagnostic {
                 line: file.line,
                 severity: Severity::Warning,
-                message: format!(
+                message: super::printable(&format!(
                     "{}: '{}' {what}, which no step may change; the step will escalate before it runs",
                     step.label(),
                     file.path
-                ),
+                )),
             });
         }
     }

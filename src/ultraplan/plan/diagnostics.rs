@@ -29,7 +29,7 @@ impl Diagnostics {
         self.0.push(Diagnostic {
             line: line.max(1),
             severity: Severity::Problem,
-            message: message.into(),
+            message: printable(&message.into()),
         });
     }
 
@@ -37,11 +37,39 @@ impl Diagnostics {
         self.0.push(Diagnostic {
             line: line.max(1),
             severity: Severity::Warning,
-            message: message.into(),
+            message: printable(&message.into()),
         });
     }
 
     pub fn into_vec(self) -> Vec<Diagnostic> {
         self.0
+    }
+}
+
+/// `message` with each control character but a line break or a tab written
+/// as its escape (`\u{1b}`): a message quotes the plan (a title, a path),
+/// and one about an escape sequence must not send it to the screen.
+pub fn printable(message: &str) -> String {
+    if !message.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        return message.to_owned();
+    }
+    message
+        .chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn control_characters_are_shown_as_escapes() {
+        assert_eq!(super::printable("path 'a\u{1b}[31mb'"), "path 'a\\u{1b}[31mb'");
+        assert_eq!(super::printable("two\nlines\tok"), "two\nlines\tok");
     }
 }

@@ -48,7 +48,7 @@ pub mod writeback;
 
 pub use crate::cli::shell::shell_words;
 pub(crate) use diagnostics::Diagnostics;
-pub use diagnostics::{Diagnostic, Severity};
+pub use diagnostics::{printable, Diagnostic, Severity};
 pub use human::{HumanCheck, HumanKind, HumanOption, ReviewItem, ANSWER_HINT};
 pub use markdown::CodeBlock;
 pub use model::{

@@ -98,3 +98,27 @@ fn the_markdown_report_shows_a_verify_as_it_ran() {
         out.stdout
     );
 }
+
+/// A plan whose title or Files path holds an escape sequence: `check` and
+/// `run` name it as a problem, and neither sends the sequence itself to the
+/// screen (the table and the messages show `\u{1b}`).
+#[test]
+fn an_escape_sequence_in_a_plan_is_named_never_sent_to_the_screen() {
+    let env = TestEnv::new();
+    let repo = repo_with(
+        &env,
+        "plan.md",
+        "# P\n\n## Implementation Plan\n\n### Step 1: A \u{1b}[31mred\n\n- **Files:** `a\u{1b}[2Jb`\n- **Changes:**\n  ```sh\n  echo a > a\n  ```\n- **Verify:** `true`\n- **On failure:** revert\n- **Checkpoint:** none\n",
+    );
+    let mut t = Transcript::new(&env);
+    let check = t.run(&repo, &["ultraplan", "check", "plan.md"]).expect_code(1);
+    let run = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    for out in [&check, &run] {
+        assert!(
+            !out.stdout.contains('\u{1b}') && !out.stderr.contains('\u{1b}'),
+            "{out}"
+        );
+    }
+    nothing_written(&env, &repo);
+    assert_transcript!(t, "an_escape_sequence_in_a_plan_is_named_never_sent_to_the_screen");
+}
