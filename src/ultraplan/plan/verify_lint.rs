@@ -42,7 +42,7 @@ pub fn lint(plan: &Plan, root: &Path, shell_executor: bool) -> Vec<Diagnostic> {
                 out.push(Diagnostic {
                     line: step.line,
                     severity: Severity::Warning,
-                    message: format!("{}: Verify {message}", step.label()),
+                    message: super::printable(&format!("{}: Verify {message}", step.label())),
                 });
             }
         }
@@ -52,7 +52,7 @@ pub fn lint(plan: &Plan, root: &Path, shell_executor: bool) -> Vec<Diagnostic> {
             out.push(Diagnostic {
                 line: check.line,
                 severity: Severity::Warning,
-                message: format!("Verification command {message}"),
+                message: super::printable(&format!("Verification command {message}")),
             });
         }
     }
