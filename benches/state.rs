@@ -320,6 +320,16 @@ fn main() {
             rel(step.2, base.2),
             rel(step.3, base.3),
         );
+        // The run makes the same commits as the script (its checkpoint
+        // stages and commits through an index that grows by a file a
+        // step, as `git add` and `git commit` do): what the state adds to
+        // a step is the CPU beyond the script's.
+        let own = (step.1.saturating_sub(step.3), base.1.saturating_sub(base.3));
+        println!(
+            "  the run's own cpu beyond plain git's: {} a step, {:.2}x the first size's",
+            ms(own.0),
+            rel(own.0, own.1)
+        );
         println!("{}", measured.report("run", "plain git"));
         println!(
             "  .git growth {:.1} MB, plain git {:.1} MB: {:.2}x; plain git with a note a commit {:.1} MB: {:.2}x",

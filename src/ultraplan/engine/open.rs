@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 
 use super::{Event, Mode, Observer, PlanInput, RunOptions};
 use crate::error::FatalWithHint;
-use crate::git::Repo;
+use crate::git::{Oid, Repo};
 use crate::redact::redact;
 use crate::ultraplan::plan::sync::same_plan;
 use crate::ultraplan::plan::Step;
@@ -62,7 +62,9 @@ fn continue_state<'r>(
     // A state an earlier version wrote goes on in this version's layout.
     state.upgrade()?;
     if matches!(opts.mode, Mode::Resume | Mode::ResumeSession(_)) {
-        checkpoints_in_head(repo, &state, &input.path)?;
+        if let Some(holder) = checkpoints_in_head(repo, &state, &input.path)? {
+            state.progress.checkpoints_tip = Some(holder.to_string());
+        }
     }
     // The checkboxes and status attributes this run wrote into a
     // task plan are its own edits, not a change of the plan.
@@ -188,6 +190,7 @@ fn fresh_state<'r>(
         executor: opts.executor.id(),
         plan_blob: crate::ultraplan::state::write_text(repo, plan_text)?.to_string(),
         attempts_recorded: 0,
+        checkpoints_tip: None,
         touched: Default::default(),
     };
     let mut state = RunState::start(repo, state_ref, progress, input.text)?;
@@ -217,7 +220,20 @@ fn fresh_state<'r>(
 /// with those steps' work missing. A checkpoint HEAD contains is there; one
 /// it does not (amended, rebased) still counts when HEAD holds what it
 /// committed, path by path, unless a later step changed that path again.
-fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Result<()> {
+///
+/// When HEAD's history holds the state's [`checkpoints_tip`] it holds every
+/// checkpoint: the walk ends there, not at the first step's checkpoint.
+/// Returns HEAD when its history holds every checkpoint (the next tip).
+///
+/// [`checkpoints_tip`]: crate::ultraplan::state::progress::Progress::checkpoints_tip
+fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Result<Option<Oid>> {
+    let head = repo.head()?;
+    let tip = state.progress.checkpoints_tip.as_deref().and_then(|t| t.parse().ok());
+    if let (Some(tip), Some(_)) = (tip, head.commit) {
+        if repo.not_reachable(head.commit, &[tip])?.is_empty() {
+            return Ok(head.commit);
+        }
+    }
     let mut passed = Vec::new();
     for (n, step) in &state.progress.steps {
         if let Some(commit) = step.commit.as_deref().filter(|_| step.status == StepStatus::Passed) {
@@ -228,11 +244,10 @@ fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Re
             passed.push((*n, id));
         }
     }
-    let head = repo.head()?;
     let ids: Vec<_> = passed.iter().map(|(_, id)| *id).collect();
     let missing = repo.not_reachable(head.commit, &ids)?;
     if missing.is_empty() {
-        return Ok(());
+        return Ok(head.commit);
     }
     let head_tree = match head.commit {
         Some(c) => repo.commit_tree(c)?,
@@ -279,7 +294,7 @@ fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Re
         }
     }
     let Some((n, id)) = lacking else {
-        return Ok(());
+        return Ok(None);
     };
     let short = repo.short(id);
     let hint = format!(

@@ -191,6 +191,14 @@ pub struct Progress {
     /// takes the next number, which orders attempts logged in one second.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub attempts_recorded: u64,
+    /// A commit whose history holds every passed step's checkpoint (it is
+    /// one of them or a descendant of all): kept as each checkpoint lands
+    /// on the one before, so that a resume checks the checkpoints by
+    /// walking from HEAD back to it rather than back to the first step's.
+    /// `None` when not known (a checkpoint landed elsewhere, a state from
+    /// before it was kept): a resume then looks for each checkpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoints_tip: Option<String>,
     /// The steps handed out by [`Progress::step_mut`] since the state was
     /// last saved: the ones a save writes again (never serialized).
     #[serde(skip)]
@@ -266,6 +274,7 @@ mod tests {
             executor: "shell".into(),
             plan_blob: "b".into(),
             attempts_recorded: 0,
+            checkpoints_tip: None,
             touched: Default::default(),
         };
         p.step_mut(10).status = StepStatus::Passed;

@@ -15,7 +15,7 @@ use anyhow::{anyhow, Context as _, Result};
 
 use super::index::{self, Depth};
 use super::layout::{self, Layout, StepPaths};
-use super::progress::{now, AttemptSummary, Progress, StepProgress};
+use super::progress::{now, AttemptSummary, Progress, StepProgress, StepStatus};
 use crate::git::{EntryKind, Expect, Oid, RefConflict, Repo, TreeEdit};
 use crate::redact::{redact, redact_file};
 
@@ -309,10 +309,15 @@ impl<'r> RunState<'r> {
         // The folders of ten whose entries changed; a step no longer in the
         // progress changes its folder too.
         let mut tens = BTreeSet::new();
+        let mut landed = Vec::new();
         for n in &numbers {
             let Some(step) = self.progress.steps.get_mut(n) else {
                 continue;
             };
+            let before = self.saved_steps.get(n).and_then(passed_checkpoint);
+            if let Some(now) = passed_checkpoint(step).filter(|now| Some(*now) != before) {
+                landed.push((*n, now.to_owned()));
+            }
             if let Some(commit) = &step.commit {
                 if let Some(last) = step.results.iter_mut().rev().find(|r| r.status == "success") {
                     if last.commit.is_none() {
@@ -340,6 +345,7 @@ impl<'r> RunState<'r> {
         for ten in tens {
             edits.push(self.entries_edit(ten)?);
         }
+        self.follow_checkpoints(&landed)?;
         let run = index::render_run(&mut self.progress, self.previous_run)?;
         let id = self.repo.write_blob(redact_file(layout::RUN_INDEX, &run).as_bytes())?;
         let mut pending = std::mem::take(&mut self.pending);
@@ -352,6 +358,38 @@ impl<'r> RunState<'r> {
         self.pending = pending;
         let tree = self.repo.edit_tree(self.tree, &self.pending)?;
         self.commit(tree, message)
+    }
+
+    /// Keeps [`Progress::checkpoints_tip`] a commit whose history holds
+    /// every passed step's checkpoint, given the checkpoints that `landed`
+    /// since the last save: one landed on the tip (or is the only one) is
+    /// the new tip; otherwise the tip is no longer known.
+    fn follow_checkpoints(&mut self, landed: &[(u32, String)]) -> Result<()> {
+        let [(n, commit)] = landed else {
+            if !landed.is_empty() {
+                self.progress.checkpoints_tip = None;
+            }
+            return Ok(());
+        };
+        let alone = !self
+            .progress
+            .steps
+            .iter()
+            .any(|(m, step)| m != n && passed_checkpoint(step).is_some());
+        let on_tip = match (&self.progress.checkpoints_tip, commit.parse::<Oid>()) {
+            (Some(tip), Ok(id)) if self.repo.has_object(id) => {
+                self.repo
+                    .commit_info(id)?
+                    .parents
+                    .first()
+                    .map(|p| p.to_string())
+                    .as_ref()
+                    == Some(tip)
+            }
+            _ => false,
+        };
+        self.progress.checkpoints_tip = (alone || on_tip).then(|| commit.to_string());
+        Ok(())
     }
 
     /// The `steps.json` of the folder of ten numbered `ten`, written from
@@ -406,4 +444,9 @@ impl<'r> RunState<'r> {
 /// since a tree entry's name travels with the state as its contents do.
 pub fn name_holds_secret(path: &str) -> bool {
     matches!(redact(path), Cow::Owned(_))
+}
+
+/// The checkpoint of a step that passed with one.
+fn passed_checkpoint(step: &StepProgress) -> Option<&str> {
+    step.commit.as_deref().filter(|_| step.status == StepStatus::Passed)
 }

@@ -397,3 +397,67 @@ fn git_gc_keeps_what_a_resume_needs() {
     assert_eq!(snapshot, "mine\n");
     env.assert_fsck(&repo);
 }
+
+/// The commit `run.json` names as holding every passed step's checkpoint.
+fn checkpoints_tip(env: &TestEnv, repo: &Path) -> String {
+    let run = env.git(repo, &["show", "refs/ultraplan/plan/run:run.json"]);
+    let run: serde_json::Value = serde_json::from_str(&run).unwrap();
+    run["checkpoints_tip"].as_str().unwrap_or("none").to_owned()
+}
+
+/// A resume checks the passed steps' checkpoints by walking from HEAD down
+/// to the state's `checkpoints_tip` (not down to step 1's): the tip follows
+/// each checkpoint landing on it, moves to HEAD when a resume finds every
+/// checkpoint in it (the user's own commits between), and one no longer in
+/// HEAD sends the resume back to looking for each checkpoint.
+#[test]
+fn a_resume_walks_from_head_down_to_the_checkpoints_tip() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("plan.md"),
+        &plan_of(&[
+            ("echo 1 > f1.txt", "test -f f1.txt"),
+            ("echo 2 > f2.txt", "test -f f2.txt"),
+            ("echo 3 > f3.txt", "test -f ok.txt"),
+            ("echo 4 > f4.txt", "test -f f4.txt"),
+        ]),
+    );
+    write(&repo.join(".gitignore"), "ok.txt\n");
+    env.git(&repo, &["add", "plan.md", ".gitignore"]);
+    env.git(&repo, &["commit", "-q", "-m", "plan"]);
+    let _ = env.run(&repo, &["ultraplan", "run", "-q", "plan.md"]).expect_code(1);
+    let head = |repo: &Path| env.git(repo, &["rev-parse", "HEAD"]).trim().to_owned();
+    assert_eq!(env.git(&repo, &["log", "-1", "--format=%s"]), "step 2\n");
+    assert_eq!(checkpoints_tip(&env, &repo), head(&repo), "step 2 landed on step 1");
+    // The user's own commit between: the resume finds the tip below HEAD,
+    // and step 3's checkpoint lands on HEAD, the new tip.
+    write(&repo.join("mine.txt"), "mine\n");
+    env.git(&repo, &["add", "mine.txt"]);
+    env.git(&repo, &["commit", "-q", "-m", "mine"]);
+    write(&repo.join("ok.txt"), "ok\n");
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "-q", "--resume", "plan.md"])
+        .expect_code(0);
+    assert_eq!(
+        env.git(&repo, &["log", "-4", "--format=%s"]),
+        "step 4\nstep 3\nmine\nstep 2\n"
+    );
+    assert_eq!(
+        checkpoints_tip(&env, &repo),
+        head(&repo),
+        "the tip followed steps 3 and 4"
+    );
+    // HEAD reset below the tip and step 3's work: the tip is not in HEAD's
+    // history, and each checkpoint is looked for (step 3's is missing).
+    let mut text = read(&repo.join("plan.md"));
+    text.push_str(
+        "### Step 5: Step 5\n\n- **Files:** `f5.txt`\n- **Changes:** do it\n  ```sh\n  echo 5 > f5.txt\n  ```\n- **Verify:** `test -f f5.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"step 5\"`\n",
+    );
+    env.git(&repo, &["reset", "-q", "--hard", "HEAD~3"]);
+    write(&repo.join("plan.md"), &text);
+    let out = env
+        .run(&repo, &["ultraplan", "run", "-q", "--resume", "plan.md"])
+        .expect_code(128);
+    assert!(out.stderr.contains("step 3 passed with checkpoint"), "{}", out.stderr);
+}

@@ -128,6 +128,7 @@ impl<'a> Waves<'a> {
             executor: self.opts.executor.id(),
             plan_blob: crate::ultraplan::state::write_text(self.repo, self.input.text)?.to_string(),
             attempts_recorded: 0,
+            checkpoints_tip: None,
             touched: Default::default(),
         };
         let mut state = RunState::start(self.repo, &self.refs.run(), progress, self.input.text)?;
