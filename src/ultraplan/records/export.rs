@@ -4,13 +4,18 @@
 //! in memory is one plan's runs and the ids of the files still to write, not
 //! the document.
 
+mod files;
+mod v1;
+
+pub use files::redact_as;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Write;
 
 use anyhow::{anyhow, Result};
 use serde::Serialize;
 
-use super::exchange::{AttemptDoc, AuthorDoc, CommitDoc, NoteDoc, RunDoc, TreeDoc, TreeFile, VERSION};
+use super::exchange::{AttemptDoc, AuthorDoc, CommitDoc, NoteDoc, RunDoc, VERSION};
 use crate::git::{EntryKind, Oid, Repo};
 use crate::ultraplan::result::Usage;
 use crate::ultraplan::state::index::{self, Depth};
@@ -189,7 +194,7 @@ pub fn export(
             .entry(blob)
             .or_insert_with(|| format!("notes/{commit}.yaml"));
     }
-    write_blobs(repo, &written, out)?;
+    files::write_blobs(repo, &written, out)?;
     Ok(count)
 }
 
@@ -297,8 +302,8 @@ fn state_commits(repo: &Repo, tip: Oid, transcripts: bool, written: &mut Written
             .flatten()
             .map(|i| i.layout);
         if layout == Some(Layout::V1) {
-            let now = flatten_v1(repo, info.tree)?;
-            v1_changes(repo, info.tree, &flat_before, &now, transcripts, written, &mut doc)?;
+            let now = v1::flatten_v1(repo, info.tree)?;
+            v1::v1_changes(repo, info.tree, &flat_before, &now, transcripts, written, &mut doc)?;
             flat_before = now;
         } else {
             changes(repo, before, info.tree, "", transcripts, written, &mut doc.changes)?;
@@ -392,184 +397,4 @@ fn changes(
 
 fn is_transcript(path: &str) -> bool {
     path.starts_with(layout::STEPS) && path.ends_with(".log") && !path.contains("/files/")
-}
-
-/// The files of the document, once each: as text, redacted as the state
-/// wrote them (a kept tree's files as text, the state's own files by kind),
-/// or in hexadecimal.
-fn write_blobs(repo: &Repo, written: &Written, out: &mut dyn Write) -> Result<()> {
-    let mut binary = Vec::new();
-    let mut changed = Vec::new();
-    let mut deltas = Vec::new();
-    let mut first = true;
-    for (id, path) in &written.blobs {
-        let bytes = repo.read_blob(*id)?;
-        match String::from_utf8(bytes) {
-            Ok(text) => {
-                let clean = redact_as(path, &text);
-                if clean != text {
-                    changed.push(id.to_string());
-                } else if let Some(delta) = delta_of(repo, written, *id, &text)? {
-                    deltas.push((id.to_string(), delta));
-                    continue;
-                }
-                if first {
-                    writeln!(out, "blobs:")?;
-                    first = false;
-                }
-                field(out, 2, &id.to_string(), &clean)?;
-            }
-            Err(e) => binary.push((*id, e.into_bytes())),
-        }
-    }
-    if !deltas.is_empty() {
-        writeln!(out, "deltas:")?;
-        for (id, delta) in deltas {
-            field(out, 2, &id, &delta)?;
-        }
-    }
-    if !changed.is_empty() {
-        field(out, 0, "redacted", &changed)?;
-    }
-    if !binary.is_empty() {
-        writeln!(out, "binary:")?;
-        for (id, bytes) in binary {
-            let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-            field(out, 2, &id.to_string(), &hex)?;
-        }
-    }
-    Ok(())
-}
-
-/// Blob `id` (its text `text`, which the export leaves as it is) as
-/// `<base> <changes>` from the file named before it ([`Written::bases`]),
-/// when that base is text the export leaves as it is too and the changes are
-/// at most half as long as the text.
-fn delta_of(repo: &Repo, written: &Written, id: Oid, text: &str) -> Result<Option<String>> {
-    let Some(base) = written.bases.get(&id) else {
-        return Ok(None);
-    };
-    let Some(base_path) = written.blobs.get(base) else {
-        return Ok(None);
-    };
-    let Ok(base_text) = String::from_utf8(repo.read_blob(*base)?) else {
-        return Ok(None);
-    };
-    if redact_as(base_path, &base_text) != base_text {
-        return Ok(None);
-    }
-    let ops = super::delta::diff(&base_text, text);
-    let delta = format!("{base} {ops}");
-    // Checked here, so an import never meets a delta that does not apply.
-    let applies = super::delta::apply(&base_text, &ops).is_ok_and(|t| t == text);
-    Ok((applies && delta.len() * 2 <= text.len()).then_some(delta))
-}
-
-/// `text` redacted as the file at state path `path` was when stored.
-pub fn redact_as(path: &str, text: &str) -> String {
-    if path.contains("/files/") {
-        redacted(text)
-    } else {
-        crate::redact::redact_file(path, text).into_owned()
-    }
-}
-
-/// A layout-1 state tree flattened to what version 1 wrote: files, and the
-/// kept trees at `steps/<N>/<name>` as opaque units.
-fn flatten_v1(repo: &Repo, tree: Oid) -> Result<BTreeMap<String, (Oid, EntryKind)>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![(String::new(), tree, 0usize)];
-    while let Some((prefix, id, depth)) = stack.pop() {
-        for (name, oid, kind) in repo.list_tree(id)? {
-            let path = if prefix.is_empty() {
-                name
-            } else {
-                format!("{prefix}/{name}")
-            };
-            if kind == EntryKind::Tree && depth < 2 {
-                stack.push((path, oid, depth + 1));
-            } else {
-                out.insert(path, (oid, kind));
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// A layout-1 commit as version 1 wrote it: text files by content, kept
-/// trees by what differs from the commit the step started from.
-fn v1_changes(
-    repo: &Repo,
-    tree: Oid,
-    before: &BTreeMap<String, (Oid, EntryKind)>,
-    now: &BTreeMap<String, (Oid, EntryKind)>,
-    transcripts: bool,
-    written: &mut Written,
-    doc: &mut CommitDoc,
-) -> Result<()> {
-    doc.removed = before.keys().filter(|p| !now.contains_key(*p)).cloned().collect();
-    for (path, (id, kind)) in now {
-        if before.get(path) == Some(&(*id, *kind)) || (!transcripts && path.ends_with(".log")) {
-            continue;
-        }
-        if *kind == EntryKind::Tree {
-            let base = v1_base(repo, tree, path)?;
-            doc.trees.insert(path.clone(), tree_doc(repo, *id, base)?);
-            written.new_trees.insert(*id);
-        } else {
-            let text = String::from_utf8_lossy(&repo.read_blob(*id)?).into_owned();
-            doc.files.insert(path.clone(), redacted(&text));
-        }
-    }
-    Ok(())
-}
-
-/// The commit step `N`'s kept trees are based on, from `steps/<N>/git`.
-fn v1_base(repo: &Repo, state_tree: Oid, path: &str) -> Result<Option<Oid>> {
-    let Some((n, name)) = Layout::V1.step_of(path) else {
-        return Ok(None);
-    };
-    if name == "own" || name == "ignored" {
-        return Ok(None);
-    }
-    let Some(bytes) = repo.read_path(state_tree, &Layout::V1.step(n).git())? else {
-        return Ok(None);
-    };
-    Ok(crate::git::Pointers::parse(&String::from_utf8_lossy(&bytes)).and_then(|p| p.head.commit))
-}
-
-fn tree_doc(repo: &Repo, id: Oid, base: Option<Oid>) -> Result<TreeDoc> {
-    let base_tree = match base {
-        Some(c) => repo.commit_tree(c)?,
-        None => repo.empty_tree(),
-    };
-    let mut files = BTreeMap::new();
-    for change in repo.changes(base_tree, id)? {
-        let file = match change.new {
-            None => None,
-            Some((blob, kind)) => {
-                let bytes = repo.read_blob(blob)?;
-                let (text, hex) = match String::from_utf8(bytes) {
-                    Ok(text) => (redacted(&text), false),
-                    Err(e) => (e.as_bytes().iter().map(|b| format!("{b:02x}")).collect(), true),
-                };
-                Some(TreeFile {
-                    kind: match kind {
-                        EntryKind::Executable => "executable",
-                        EntryKind::Link => "link",
-                        _ => "file",
-                    }
-                    .into(),
-                    text,
-                    hex,
-                })
-            }
-        };
-        files.insert(change.path, file);
-    }
-    Ok(TreeDoc {
-        id: id.to_string(),
-        base: base.map(|b| b.to_string()),
-        files,
-    })
 }
