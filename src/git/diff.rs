@@ -3,10 +3,12 @@
 //! tree or commit with the changes applied, a tree with files rewritten, the
 //! size of a change).
 
+mod changes;
+
 use anyhow::{anyhow, Context as _, Result};
 use gix::bstr::ByteSlice;
 
-use super::objects::{entry_edit, kind, removals_first, Entry, EntryKind, TreeEdit};
+use super::objects::{entry_edit, removals_first, Entry, EntryKind, TreeEdit};
 use super::repo::{with_sources, Oid, Repo};
 
 /// One difference between two trees, by file (never by directory).
@@ -120,14 +122,14 @@ impl Repo {
                 let change = match change {
                     R::Addition {
                         entry_mode, oid, path, ..
-                    } => Change::Addition {
+                    } => changes::Change::Addition {
                         path,
                         mode: entry_mode,
                         id: oid,
                     },
                     R::Deletion {
                         entry_mode, oid, path, ..
-                    } => Change::Deletion {
+                    } => changes::Change::Deletion {
                         path,
                         mode: entry_mode,
                         id: oid,
@@ -138,7 +140,7 @@ impl Repo {
                         entry_mode,
                         oid,
                         path,
-                    } => Change::Modification {
+                    } => changes::Change::Modification {
                         path,
                         previous_mode: previous_entry_mode,
                         previous_id: previous_oid,
@@ -146,7 +148,7 @@ impl Repo {
                         id: oid,
                     },
                 };
-                push_delta(&mut out, change);
+                changes::push_delta(&mut out, change);
             }
         } else {
             let mut options = gix::diff::Options::default();
@@ -173,7 +175,7 @@ impl Repo {
                 &mut state,
                 &self.inner.objects,
                 |change| -> gix::Result<_> {
-                    push_detached(&mut out, change.into_owned());
+                    changes::push_detached(&mut out, change.into_owned());
                     Ok(std::ops::ControlFlow::Continue(()))
                 },
                 options.into(),
@@ -195,9 +197,9 @@ impl Repo {
                 } = change
                 {
                     if !seen.contains(path.to_str_lossy().as_ref()) {
-                        push_delta(
+                        changes::push_delta(
                             &mut out,
-                            Change::Modification {
+                            changes::Change::Modification {
                                 path,
                                 previous_mode: previous_entry_mode,
                                 previous_id: previous_oid,
@@ -338,131 +340,4 @@ pub(crate) fn tree_edit(change: &FileChange) -> Option<TreeEdit> {
 
 fn text(bytes: Vec<u8>) -> Option<String> {
     (!bytes.contains(&0)).then(|| String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// One change of a tree diff, with or without rename tracking.
-enum Change {
-    Addition {
-        path: gix::bstr::BString,
-        mode: gix::object::tree::EntryMode,
-        id: Oid,
-    },
-    Deletion {
-        path: gix::bstr::BString,
-        mode: gix::object::tree::EntryMode,
-        id: Oid,
-    },
-    Modification {
-        path: gix::bstr::BString,
-        previous_mode: gix::object::tree::EntryMode,
-        previous_id: Oid,
-        mode: gix::object::tree::EntryMode,
-        id: Oid,
-    },
-}
-
-/// The delta of a change found with rename tracking.
-fn push_detached(out: &mut Vec<Delta>, change: gix::diff::tree_with_rewrites::Change) {
-    use gix::diff::tree_with_rewrites::Change as C;
-    let change = match change {
-        C::Addition {
-            location,
-            entry_mode,
-            id,
-            ..
-        } => Change::Addition {
-            path: location,
-            mode: entry_mode,
-            id,
-        },
-        C::Deletion {
-            location,
-            entry_mode,
-            id,
-            ..
-        } => Change::Deletion {
-            path: location,
-            mode: entry_mode,
-            id,
-        },
-        C::Modification {
-            location,
-            previous_entry_mode,
-            previous_id,
-            entry_mode,
-            id,
-        } => Change::Modification {
-            path: location,
-            previous_mode: previous_entry_mode,
-            previous_id,
-            mode: entry_mode,
-            id,
-        },
-        C::Rewrite {
-            source_location,
-            source_entry_mode,
-            source_id,
-            entry_mode,
-            id,
-            location,
-            copy,
-            ..
-        } => {
-            if !entry_mode.is_tree() && !source_entry_mode.is_tree() {
-                let entry = |id: Oid, mode: gix::object::tree::EntryMode| Entry { id, kind: kind(mode) };
-                out.push(Delta::Renamed {
-                    from: source_location.to_str_lossy().into_owned(),
-                    to: location.to_str_lossy().into_owned(),
-                    old: entry(source_id, source_entry_mode),
-                    new: entry(id, entry_mode),
-                    copy,
-                });
-            }
-            return;
-        }
-    };
-    push_delta(out, change);
-}
-
-/// The delta of one change, by file: directories are left out, and a file
-/// that became a directory (or back) is a deletion (or an addition) whose
-/// directory's contents arrive as separate changes.
-fn push_delta(out: &mut Vec<Delta>, change: Change) {
-    let entry = |id: Oid, mode: gix::object::tree::EntryMode| Entry { id, kind: kind(mode) };
-    match change {
-        Change::Addition { path, mode, id } if !mode.is_tree() => out.push(Delta::Added {
-            path: path.to_str_lossy().into_owned(),
-            new: entry(id, mode),
-        }),
-        Change::Deletion { path, mode, id } if !mode.is_tree() => out.push(Delta::Deleted {
-            path: path.to_str_lossy().into_owned(),
-            old: entry(id, mode),
-        }),
-        Change::Modification {
-            path,
-            previous_mode,
-            previous_id,
-            mode,
-            id,
-        } => {
-            let path = path.to_str_lossy().into_owned();
-            match (previous_mode.is_tree(), mode.is_tree()) {
-                (false, false) => out.push(Delta::Modified {
-                    path,
-                    old: entry(previous_id, previous_mode),
-                    new: entry(id, mode),
-                }),
-                (false, true) => out.push(Delta::Deleted {
-                    path,
-                    old: entry(previous_id, previous_mode),
-                }),
-                (true, false) => out.push(Delta::Added {
-                    path,
-                    new: entry(id, mode),
-                }),
-                (true, true) => {}
-            }
-        }
-        _ => {}
-    }
 }
