@@ -17,7 +17,8 @@
 //! `run.json`, finds nothing to run and writes nothing) and a resume with
 //! one step left (a failing step added to the plan: the resume reads the
 //! state, checks the passed steps' commits, runs the step and ends the
-//! run), each the median of 5; then again once the repository is packed.
+//! run; and how long until that step's command ran: the resume's start),
+//! each the median of 5; then again once the repository is packed.
 //! The growth is also given against the plain-git script adding a note of
 //! a record's size to each commit (`git notes add`), as the run does.
 //!
@@ -116,14 +117,19 @@ fn readers(repo: &Path, bin: &Path) {
 /// committed) whose Verify fails, so each of 5 resumes reads the state,
 /// checks the passed steps' checkpoints, runs the step, records its
 /// failure and ends the run; the plan and the state's ref are put back
-/// afterwards.
+/// afterwards. Also the resume's start: from launching it to its step's
+/// command running (the median of the five first attempts).
 fn one_step_left(repo: &Path, bin: &Path) -> String {
     let plan = repo.join("plan.md");
     let text = std::fs::read_to_string(&plan).unwrap();
     let steps = text.matches("\n### Step ").count();
+    // The step's command notes when it ran (outside the repository): the
+    // resume's start is the time from launching it to then.
+    let started = repo.with_extension("started");
     let extra = format!(
-        "### Step {n}: One more\n\n- **Files:** `extra.txt`\n- **Changes:** write it\n  ```sh\n  echo more > extra.txt\n  ```\n- **Verify:** `false`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"step {n}\"`\n",
-        n = steps + 1
+        "### Step {n}: One more\n\n- **Files:** `extra.txt`\n- **Changes:** write it\n  ```sh\n  date +%s%N >> {started} && echo more > extra.txt\n  ```\n- **Verify:** `false`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"step {n}\"`\n",
+        n = steps + 1,
+        started = started.display()
     );
     let state = Command::new("git")
         .args(["rev-parse", "refs/ultraplan/plan/run"])
@@ -132,10 +138,18 @@ fn one_step_left(repo: &Path, bin: &Path) -> String {
         .unwrap();
     let state = String::from_utf8_lossy(&state.stdout).trim().to_owned();
     std::fs::write(&plan, format!("{text}{extra}")).unwrap();
+    let mut starts = Vec::new();
     let samples: Vec<Sample> = (0..5)
         .map(|_| {
+            let launched = std::time::SystemTime::now();
             let (sample, out) = sampled_run(bin, &["run", "-q", "--resume", "plan.md"], repo);
             assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+            // The first attempt's time (a revert policy retries).
+            let text = std::fs::read_to_string(&started).unwrap();
+            let ran: u128 = text.lines().next().unwrap().parse().unwrap();
+            std::fs::remove_file(&started).unwrap();
+            let launched = launched.duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+            starts.push(Duration::from_nanos(ran.saturating_sub(launched) as u64));
             sample
         })
         .collect();
@@ -144,7 +158,12 @@ fn one_step_left(repo: &Path, bin: &Path) -> String {
     git(repo, &["update-ref", "refs/ultraplan/plan/run", &state]);
     let wall = median(samples.iter().map(|s| s.wall).collect());
     let cpu = median(samples.iter().map(|s| s.cpu).collect());
-    format!("{} (cpu {})", ms(wall), ms(cpu))
+    format!(
+        "{} (cpu {}); its step started after {}",
+        ms(wall),
+        ms(cpu),
+        ms(median(starts))
+    )
 }
 
 /// The plain-git script again, adding after each commit a note of the
