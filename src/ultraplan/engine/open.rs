@@ -33,10 +33,10 @@ pub(super) fn open_state<'r>(
         refuse_shared_state(previous, &input.path)?;
     }
     let continuing = matches!(opts.mode, Mode::Resume | Mode::ResumeSession(_) | Mode::Step(_));
-    let plan_text = redact(input.text).into_owned();
     match existing {
-        Some(state) if continuing => continue_state(repo, input, opts, steps, state, &plan_text, &mut warn),
+        Some(state) if continuing => continue_state(repo, input, opts, steps, state, &mut warn),
         previous => {
+            let plan_text = redact(input.text).into_owned();
             let fresh = Fresh {
                 state_ref,
                 steps,
@@ -56,7 +56,6 @@ fn continue_state<'r>(
     opts: &RunOptions,
     steps: &[&Step],
     mut state: RunState<'r>,
-    plan_text: &str,
     warn: &mut dyn FnMut(String),
 ) -> Result<RunState<'r>> {
     // A state an earlier version wrote goes on in this version's layout.
@@ -72,7 +71,7 @@ fn continue_state<'r>(
     let same = recorded.as_deref().is_some_and(|r| same_plan(r, input.text));
     if !same {
         warn("the plan changed since the run started; its steps are matched by number".into());
-        let old_titles = old_titles(recorded.as_deref());
+        let old_titles = old_titles(recorded.as_deref(), input.text);
         for step in steps {
             let recorded = state.progress.step(step.number);
             if recorded.status == StepStatus::Passed {
@@ -88,10 +87,16 @@ fn continue_state<'r>(
         }
     }
     // The plan as recorded and its blob are one object (`plan.md`, as
-    // `.md` is redacted, is the redacted text): redacted once more, not twice.
-    let plan_blob = match same {
-        false => state.put_text(crate::ultraplan::state::layout::PLAN, input.text)?,
-        true => crate::ultraplan::state::write_text(repo, plan_text)?,
+    // `.md` is redacted, is the redacted text). A plan that is the
+    // record byte for byte is the recorded blob: not redacted again.
+    let recorded_blob = match recorded.as_deref() == Some(input.text) {
+        true => state.read_blob_id(crate::ultraplan::state::layout::PLAN)?,
+        false => None,
+    };
+    let plan_blob = match (same, recorded_blob) {
+        (false, _) => state.put_text(crate::ultraplan::state::layout::PLAN, input.text)?,
+        (true, Some(blob)) => blob,
+        (true, None) => crate::ultraplan::state::write_text(repo, input.text)?,
     };
     state.progress.mode = opts.mode.name();
     state.progress.status = RunStatus::InProgress;
@@ -322,9 +327,12 @@ fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Re
 }
 
 /// The steps' titles in the plan the run recorded, by number: parsed once,
-/// whatever the number of steps (and only when the plan changed).
-fn old_titles(recorded: Option<&str>) -> std::collections::HashMap<u32, String> {
+/// whatever the number of steps (and only when the plan changed). None
+/// when steps were only added at the end (the plan `text` goes on from
+/// the recorded one): the steps recorded read as they did.
+fn old_titles(recorded: Option<&str>, text: &str) -> std::collections::HashMap<u32, String> {
     recorded
+        .filter(|recorded| !text.starts_with(recorded))
         .and_then(|text| crate::ultraplan::plan::parse(text, "plan.md").ok())
         .map(|plan| plan.steps.iter().map(|s| (s.number, s.title.clone())).collect())
         .unwrap_or_default()

@@ -7,6 +7,8 @@
 //! so that a resume comparing the plan with the one the run started from
 //! does not take them for a person's change.
 
+use std::borrow::Cow;
+
 use super::task_number;
 
 /// The plan text with task `task` marked done, or `None` when nothing changed.
@@ -120,6 +122,9 @@ fn with_status(block: &str, timestamp: &str) -> Option<String> {
 /// record again changes nothing), so it is redacted only when they differ:
 /// a resume of a plan of thousands of steps does not pay for it.
 pub fn same_plan(recorded: &str, text: &str) -> bool {
+    if recorded == text {
+        return true;
+    }
     let recorded = without_marks(recorded);
     recorded == without_marks(text) || recorded == without_marks(&crate::redact::redact(text))
 }
@@ -128,8 +133,12 @@ pub fn same_plan(recorded: &str, text: &str) -> bool {
 /// `Task N:` boxes of `<success_criteria>` unticked without their
 /// `(completed …)`, and `status`/`completed_at` attributes dropped from
 /// `<task>` tags. Two texts that differ only by a run's own marks come out
-/// the same.
-pub fn without_marks(text: &str) -> String {
+/// the same. A text without a `<task` or a `[x]` has no marks: it is
+/// returned as it is.
+pub fn without_marks(text: &str) -> Cow<'_, str> {
+    if !text.contains("<task") && !text.contains("[x]") {
+        return Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
@@ -154,7 +163,7 @@ pub fn without_marks(text: &str) -> String {
             None => out.push_str(line),
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// A `- [x] Task N: … (completed DATE)` line as it was before the run.
@@ -204,6 +213,8 @@ mod tests {
         let twice = mark_task_done(&once, 2, "2026-01-03", "2026-01-03T00:00:00Z").unwrap();
         assert_eq!(without_marks(&twice), without_marks(PLAN));
         assert_eq!(without_marks(PLAN), PLAN);
+        // A text with neither a task tag nor a ticked box is not copied.
+        assert!(matches!(without_marks("### Step 1: A\n- [ ] b\n"), Cow::Borrowed(_)));
         // A person's change is still a change.
         assert_ne!(
             without_marks(&twice.replace("Add protocol", "Add the protocol")),

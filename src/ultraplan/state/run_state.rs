@@ -247,6 +247,17 @@ impl<'r> RunState<'r> {
         }
     }
 
+    /// The id of the file recorded at `path`.
+    pub fn read_blob_id(&self, path: &str) -> Result<Option<Oid>> {
+        match self.tree {
+            None => Ok(None),
+            Some(tree) => Ok(match self.repo.tree_entry(tree, path)? {
+                Some((id, EntryKind::Blob | EntryKind::Executable)) => Some(id),
+                _ => None,
+            }),
+        }
+    }
+
     /// The tree recorded at `path`.
     pub fn read_tree(&self, path: &str) -> Result<Option<Oid>> {
         match self.tree {
