@@ -308,6 +308,17 @@ fn plan_of(steps: &[(&str, &str)]) -> String {
     text
 }
 
+/// A repository whose first commit holds the plan of `steps` and a
+/// `.gitignore` of `ok.txt` (the file a person writes to let a step pass).
+fn committed_plan(env: &TestEnv, steps: &[(&str, &str)]) -> PathBuf {
+    let repo = env.repo("repo");
+    write(&repo.join("plan.md"), &plan_of(steps));
+    write(&repo.join(".gitignore"), "ok.txt\n");
+    env.git(&repo, &["add", "plan.md", ".gitignore"]);
+    env.git(&repo, &["commit", "-q", "-m", "plan"]);
+    repo
+}
+
 /// Issue 44 item 1: a file a step committed and the user has not pushed is
 /// never carried by the state that travels, neither raw nor at all: the next
 /// steps' snapshot, index and base trees name the commit instead.
@@ -363,19 +374,15 @@ fn the_state_that_travels_never_carries_a_commit_the_user_has_not_pushed() {
 #[test]
 fn git_gc_keeps_what_a_resume_needs() {
     let env = TestEnv::new();
-    let repo = env.repo("repo");
-    write(
-        &repo.join("plan.md"),
-        &plan_of(&[
+    let repo = committed_plan(
+        &env,
+        &[
             ("echo 1 > f1.txt", "test -f f1.txt"),
             ("echo 2 > f2.txt && echo junk > junk.txt", "test -f ok.txt"),
             ("echo 3 > f3.txt", "test -f f3.txt"),
-        ]),
+        ],
     );
-    write(&repo.join(".gitignore"), "ok.txt\n");
     write(&repo.join("untracked.txt"), "mine\n");
-    env.git(&repo, &["add", "plan.md", ".gitignore"]);
-    env.git(&repo, &["commit", "-q", "-m", "plan"]);
     let _ = env.run(&repo, &["ultraplan", "run", "-q", "plan.md"]);
     assert!(!repo.join("junk.txt").exists(), "the failed step was reverted");
     env.git(&repo, &["reflog", "expire", "--expire=now", "--all"]);
@@ -413,19 +420,15 @@ fn checkpoints_tip(env: &TestEnv, repo: &Path) -> String {
 #[test]
 fn a_resume_walks_from_head_down_to_the_checkpoints_tip() {
     let env = TestEnv::new();
-    let repo = env.repo("repo");
-    write(
-        &repo.join("plan.md"),
-        &plan_of(&[
+    let repo = committed_plan(
+        &env,
+        &[
             ("echo 1 > f1.txt", "test -f f1.txt"),
             ("echo 2 > f2.txt", "test -f f2.txt"),
             ("echo 3 > f3.txt", "test -f ok.txt"),
             ("echo 4 > f4.txt", "test -f f4.txt"),
-        ]),
+        ],
     );
-    write(&repo.join(".gitignore"), "ok.txt\n");
-    env.git(&repo, &["add", "plan.md", ".gitignore"]);
-    env.git(&repo, &["commit", "-q", "-m", "plan"]);
     let _ = env.run(&repo, &["ultraplan", "run", "-q", "plan.md"]).expect_code(1);
     let head = |repo: &Path| env.git(repo, &["rev-parse", "HEAD"]).trim().to_owned();
     assert_eq!(env.git(&repo, &["log", "-1", "--format=%s"]), "step 2\n");
