@@ -15,10 +15,11 @@ use anyhow::{anyhow, Context as _, Result};
 
 use super::index::{self, Depth};
 use super::layout::{self, Layout, StepPaths};
-use super::progress::{now, AttemptSummary, Progress, StepProgress, StepStatus};
+use super::progress::{now, AttemptSummary, Progress, StepProgress};
 use crate::git::{EntryKind, Expect, Oid, RefConflict, Repo, TreeEdit};
 use crate::redact::{redact, redact_file};
 
+mod checkpoints;
 mod upgrade;
 
 pub struct RunState<'r> {
@@ -325,8 +326,8 @@ impl<'r> RunState<'r> {
             let Some(step) = self.progress.steps.get_mut(n) else {
                 continue;
             };
-            let before = self.saved_steps.get(n).and_then(passed_checkpoint);
-            if let Some(now) = passed_checkpoint(step).filter(|now| Some(*now) != before) {
+            let before = self.saved_steps.get(n).and_then(checkpoints::passed_checkpoint);
+            if let Some(now) = checkpoints::passed_checkpoint(step).filter(|now| Some(*now) != before) {
                 landed.push((*n, now.to_owned()));
             }
             if let Some(commit) = &step.commit {
@@ -369,38 +370,6 @@ impl<'r> RunState<'r> {
         self.pending = pending;
         let tree = self.repo.edit_tree(self.tree, &self.pending)?;
         self.commit(tree, message)
-    }
-
-    /// Keeps [`Progress::checkpoints_tip`] a commit whose history holds
-    /// every passed step's checkpoint, given the checkpoints that `landed`
-    /// since the last save: one landed on the tip (or is the only one) is
-    /// the new tip; otherwise the tip is no longer known.
-    fn follow_checkpoints(&mut self, landed: &[(u32, String)]) -> Result<()> {
-        let [(n, commit)] = landed else {
-            if !landed.is_empty() {
-                self.progress.checkpoints_tip = None;
-            }
-            return Ok(());
-        };
-        let alone = !self
-            .progress
-            .steps
-            .iter()
-            .any(|(m, step)| m != n && passed_checkpoint(step).is_some());
-        let on_tip = match (&self.progress.checkpoints_tip, commit.parse::<Oid>()) {
-            (Some(tip), Ok(id)) if self.repo.has_object(id) => {
-                self.repo
-                    .commit_info(id)?
-                    .parents
-                    .first()
-                    .map(|p| p.to_string())
-                    .as_ref()
-                    == Some(tip)
-            }
-            _ => false,
-        };
-        self.progress.checkpoints_tip = (alone || on_tip).then(|| commit.to_string());
-        Ok(())
     }
 
     /// The `steps.json` of the folder of ten numbered `ten`, written from
@@ -455,9 +424,4 @@ impl<'r> RunState<'r> {
 /// since a tree entry's name travels with the state as its contents do.
 pub fn name_holds_secret(path: &str) -> bool {
     matches!(redact(path), Cow::Owned(_))
-}
-
-/// The checkpoint of a step that passed with one.
-fn passed_checkpoint(step: &StepProgress) -> Option<&str> {
-    step.commit.as_deref().filter(|_| step.status == StepStatus::Passed)
 }
