@@ -8,14 +8,6 @@ use crate::harness::support::*;
 use crate::harness::transcript::Transcript;
 use crate::ultraplan::gsd::{gsd_plan, shell_task};
 
-fn repo_with(env: &TestEnv, file: &str, body: &str) -> std::path::PathBuf {
-    let repo = env.repo("repo");
-    write(&repo.join(file), body);
-    env.git(&repo, &["add", file]);
-    env.git(&repo, &["commit", "-q", "-m", "add the plan"]);
-    repo
-}
-
 /// 43.1: the results are notes under refs/notes/ultraplan. A bare `git
 /// notes show` reads refs/notes/commits, and ultraplan does not redirect it
 /// there (a user's own `git notes add` would then land among the results);
@@ -24,8 +16,7 @@ fn repo_with(env: &TestEnv, file: &str, body: &str) -> std::path::PathBuf {
 #[test]
 fn every_report_names_the_command_that_shows_a_result() {
     let env = TestEnv::new();
-    let repo = repo_with(
-        &env,
+    let repo = env.repo_with(
         "plan.md",
         &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt")]),
     );
@@ -129,7 +120,7 @@ fn a_failure_says_why_where_it_is_reported() {
         StepSpec::new(2, "`b.txt`", "echo b > b.txt", "(echo boom >&2; exit 3) | tail -5").policy("skip"),
     ])
     .replace("`cat a.txt`", "`cat a.txt` → expected: `3`");
-    let repo = repo_with(&env, "plan.md", &body);
+    let repo = env.repo_with("plan.md", &body);
     let mut t = Transcript::new(&env);
     let _ = t
         .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "plan.md"])
@@ -150,7 +141,7 @@ fn a_failure_says_why_where_it_is_reported() {
 fn hints_lead_somewhere() {
     let env = TestEnv::new();
     let body = "# P\n\n## Implementation Plan\n\n### Step 1: Greet\n\n- **Files:** `hello.txt` (new)\n- **Changes:** Write a friendly greeting into hello.txt.\n- **Verify:** `test -s hello.txt`\n- **On failure:** retry\n- **Checkpoint:** `git commit -m \"feat: greet\"`\n";
-    let repo = repo_with(&env, "plan.md", body);
+    let repo = env.repo_with("plan.md", body);
     let mut t = Transcript::new(&env);
     let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(3);
     let _ = t.run(&repo, &["ultraplan", "show", "HEAD^{tree}"]).expect_code(128);
@@ -178,7 +169,7 @@ fn check_warns_about_verifies_that_cannot_fail_and_reads_annotated_paths() {
         "<files>",
         "<read_first>\n- README.md — read the full file\n- src/app.tsx - the current layout\n</read_first>\n  <files>",
     );
-    let repo = repo_with(&env, "plan.md", &body);
+    let repo = env.repo_with("plan.md", &body);
     std::fs::create_dir_all(repo.join("src")).unwrap();
     write(&repo.join("src/app.tsx"), "app\n");
     write(&repo.join("04-02-PLAN.md"), &gsd_plan(&tasks));
@@ -212,7 +203,7 @@ fn a_resume_does_not_take_the_runs_own_marks_for_a_change() {
         "</tasks>\n",
         "</tasks>\n\n<success_criteria>\n- [ ] Task 1: Page\n- [ ] Task 2: Style\n</success_criteria>\n",
     );
-    let repo = repo_with(&env, "04-02-PLAN.md", &body);
+    let repo = env.repo_with("04-02-PLAN.md", &body);
     let mut t = Transcript::new(&env);
     let _ = t
         .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "04-02-PLAN.md"])
@@ -232,8 +223,7 @@ fn a_resume_does_not_take_the_runs_own_marks_for_a_change() {
 #[test]
 fn output_conventions() {
     let env = TestEnv::new();
-    let repo = repo_with(
-        &env,
+    let repo = env.repo_with(
         "plan.md",
         &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt")]),
     );

@@ -9,21 +9,12 @@ use crate::harness::support::*;
 use crate::harness::transcript::Transcript;
 use crate::ultraplan::gsd::{gsd_plan, shell_task};
 
-fn repo_with(env: &TestEnv, file: &str, body: &str) -> std::path::PathBuf {
-    let repo = env.repo("repo");
-    write(&repo.join(file), body);
-    env.git(&repo, &["add", file]);
-    env.git(&repo, &["commit", "-q", "-m", "add the plan"]);
-    repo
-}
-
 /// 45.1: running a completed plan again says so and does nothing; `--again`
 /// is a new run, recorded beside the first.
 #[test]
 fn a_completed_plan_is_not_run_again_unless_asked() {
     let env = TestEnv::new();
-    let repo = repo_with(
-        &env,
+    let repo = env.repo_with(
         "plan.md",
         &plan(&[StepSpec::new(1, "`log.txt`", "echo line >> log.txt", "test -s log.txt")]),
     );
@@ -50,7 +41,7 @@ fn a_completed_plan_is_not_run_again_unless_asked() {
 fn resuming_a_completed_run_writes_nothing_unless_the_plan_grew() {
     let env = TestEnv::new();
     let one = || StepSpec::new(1, "`log.txt`", "echo line >> log.txt", "test -s log.txt");
-    let repo = repo_with(&env, "plan.md", &plan(&[one()]));
+    let repo = env.repo_with("plan.md", &plan(&[one()]));
     let mut t = Transcript::new(&env);
     let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
     let refs = || env.git(&repo, &["for-each-ref", "--format=%(refname) %(objectname)"]);
@@ -89,7 +80,7 @@ fn a_verify_means_what_it_says() {
     .replace("- **Verify:** `true`", "- **Verify:**\n  ```sh\n  false\n  true\n  ```")
     .replace("`cat b.txt`", "`cat b.txt` → expected: `3`")
     .replace("`cat c.txt`", "`cat c.txt` → expected: `3`");
-    let repo = repo_with(&env, "plan.md", &body);
+    let repo = env.repo_with("plan.md", &body);
     let mut t = Transcript::new(&env);
     let _ = t
         .run(&repo, &["ultraplan", "run", "--max-attempts", "1", "plan.md"])
@@ -110,7 +101,7 @@ fn check_agrees_with_run() {
                 ### Step 1: Greet\n\n- **Files:** `hello.txt` (new)\n- **Changes:** Write a greeting into hello.txt.\n- **Verify:** `cd /Users/ada/site && test -s hello.txt`\n- **On failure:** retry\n- **Checkpoint:** none\n\n\
                 ### Step 2: Serve\n\n- **Files:** `b.txt`\n- **Changes:** write b\n  ```sh\n  echo b > b.txt\n  ```\n- **Verify:** `npm run dev`\n- **On failure:** revert\n- **Checkpoint:** none\n\n\
                 ### Step 3: Check\n\n- **Files:** none\n- **Changes:** none\n- **Verify:** `if [ -f b.txt ]; then echo ok`\n- **On failure:** revert\n- **Checkpoint:** none\n";
-    let repo = repo_with(&env, "plan.md", body);
+    let repo = env.repo_with("plan.md", body);
     let mut t = Transcript::new(&env);
     let _ = t.run(&repo, &["ultraplan", "check", "plan.md"]).expect_code(1);
     t.note("for a person (or an agent) the prose step is fine; the warnings stay");
@@ -142,7 +133,7 @@ fn a_persons_checkpoint_shows_the_whole_instruction() {
     let env = TestEnv::new();
     let tasks = shell_task("Task 1: Page", "page.html", "echo hi > page.html", "grep -q hi page.html")
         + "<task type=\"checkpoint:human-verify\" gate=\"blocking\">\n  <what-built>The page</what-built>\n  <how-to-verify>\n    Start the server and fetch the page:\n    ```bash\n    npm run dev &\n    curl -fsS http://localhost:3000/page.html\n    ```\n    The heading says hi.\n  </how-to-verify>\n  <resume-signal>Type \"approved\"</resume-signal>\n</task>\n";
-    let repo = repo_with(&env, "04-02-PLAN.md", &gsd_plan(&tasks));
+    let repo = env.repo_with("04-02-PLAN.md", &gsd_plan(&tasks));
     let mut t = Transcript::new(&env);
     let out = t.run(&repo, &["ultraplan", "run", "04-02-PLAN.md"]).expect_code(3);
     assert!(

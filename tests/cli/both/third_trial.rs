@@ -5,14 +5,6 @@ use crate::harness::plans::{plan, StepSpec};
 use crate::harness::support::*;
 use crate::harness::transcript::Transcript;
 
-fn repo_with(env: &TestEnv, file: &str, body: &str) -> std::path::PathBuf {
-    let repo = env.repo("repo");
-    write(&repo.join(file), body);
-    env.git(&repo, &["add", file]);
-    env.git(&repo, &["commit", "-q", "-m", "add the plan"]);
-    repo
-}
-
 /// What a refused run must leave: no run state, no notes, no change.
 fn nothing_written(env: &TestEnv, repo: &std::path::Path) {
     assert_eq!(env.git(repo, &["for-each-ref", "refs/ultraplan", "refs/notes"]), "");
@@ -31,7 +23,7 @@ fn a_plan_that_is_not_utf8_is_refused_naming_where_and_what_it_is() {
         "echo café > cafe.txt",
         "grep -q café cafe.txt",
     )]);
-    let repo = repo_with(&env, "plan.md", &text);
+    let repo = env.repo_with("plan.md", &text);
     let latin1: Vec<u8> = text.chars().map(|c| c as u32 as u8).collect();
     let mut utf16 = vec![0xff, 0xfe];
     utf16.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
@@ -58,8 +50,7 @@ fn a_plan_that_is_not_utf8_is_refused_naming_where_and_what_it_is() {
 #[test]
 fn check_warns_about_a_step_that_names_the_plan_itself() {
     let env = TestEnv::new();
-    let repo = repo_with(
-        &env,
+    let repo = env.repo_with(
         "plan.md",
         &plan(&[StepSpec::new(
             1,
@@ -80,8 +71,7 @@ fn check_warns_about_a_step_that_names_the_plan_itself() {
 #[test]
 fn the_markdown_report_shows_a_verify_as_it_ran() {
     let env = TestEnv::new();
-    let repo = repo_with(
-        &env,
+    let repo = env.repo_with(
         "plan.md",
         &plan(&[StepSpec::new(
             1,
@@ -105,9 +95,7 @@ fn the_markdown_report_shows_a_verify_as_it_ran() {
 #[test]
 fn an_escape_sequence_in_a_plan_is_named_never_sent_to_the_screen() {
     let env = TestEnv::new();
-    let repo = repo_with(
-        &env,
-        "plan.md",
+    let repo = env.repo_with("plan.md",
         "# P\n\n## Implementation Plan\n\n### Step 1: A \u{1b}[31mred\n\n- **Files:** `a\u{1b}[2Jb`\n- **Changes:**\n  ```sh\n  echo a > a\n  ```\n- **Verify:** `true`\n- **On failure:** revert\n- **Checkpoint:** none\n",
     );
     let mut t = Transcript::new(&env);

@@ -101,6 +101,16 @@ impl TestEnv {
         path
     }
 
+    /// A repository named `repo` whose second commit adds `file` holding
+    /// `body` (a plan, as a newcomer commits one).
+    pub fn repo_with(&self, file: &str, body: &str) -> PathBuf {
+        let repo = self.repo("repo");
+        write(&repo.join(file), body);
+        self.git(&repo, &["add", file]);
+        self.git(&repo, &["commit", "-q", "-m", "add the plan"]);
+        repo
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }
