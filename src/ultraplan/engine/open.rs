@@ -241,7 +241,7 @@ fn checkpoints_in_head(repo: &Repo, state: &RunState<'_>, plan_path: &str) -> Re
     }
     let mut passed = Vec::new();
     for (n, step) in &state.progress.steps {
-        if let Some(commit) = step.commit.as_deref().filter(|_| step.status == StepStatus::Passed) {
+        if let Some(commit) = step.passed_checkpoint() {
             let id: crate::git::Oid = commit
                 .parse()
                 .ok()

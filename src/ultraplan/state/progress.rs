@@ -141,6 +141,13 @@ impl AttemptSummary {
     }
 }
 
+impl StepProgress {
+    /// The checkpoint of a step that passed with one.
+    pub fn passed_checkpoint(&self) -> Option<&str> {
+        self.commit.as_deref().filter(|_| self.status == StepStatus::Passed)
+    }
+}
+
 impl Default for StepProgress {
     fn default() -> Self {
         StepProgress {

@@ -326,8 +326,8 @@ impl<'r> RunState<'r> {
             let Some(step) = self.progress.steps.get_mut(n) else {
                 continue;
             };
-            let before = self.saved_steps.get(n).and_then(checkpoints::passed_checkpoint);
-            if let Some(now) = checkpoints::passed_checkpoint(step).filter(|now| Some(*now) != before) {
+            let before = self.saved_steps.get(n).and_then(StepProgress::passed_checkpoint);
+            if let Some(now) = step.passed_checkpoint().filter(|now| Some(*now) != before) {
                 landed.push((*n, now.to_owned()));
             }
             if let Some(commit) = &step.commit {

@@ -6,7 +6,6 @@
 
 use anyhow::Result;
 
-use super::super::progress::{StepProgress, StepStatus};
 use super::RunState;
 use crate::git::Oid;
 
@@ -26,7 +25,7 @@ impl RunState<'_> {
             .progress
             .steps
             .iter()
-            .any(|(m, step)| m != n && passed_checkpoint(step).is_some());
+            .any(|(m, step)| m != n && step.passed_checkpoint().is_some());
         let on_tip = match (&self.progress.checkpoints_tip, commit.parse::<Oid>()) {
             (Some(tip), Ok(id)) if self.repo.has_object(id) => {
                 self.repo
@@ -42,9 +41,4 @@ impl RunState<'_> {
         self.progress.checkpoints_tip = (alone || on_tip).then(|| commit.to_string());
         Ok(())
     }
-}
-
-/// The checkpoint of a step that passed with one.
-pub(super) fn passed_checkpoint(step: &StepProgress) -> Option<&str> {
-    step.commit.as_deref().filter(|_| step.status == StepStatus::Passed)
 }
