@@ -3,6 +3,10 @@
 //! This is ultraplan's plan — what a run executes — not the historian's
 //! commit plan (`historian::plan`).
 
+mod task_name;
+
+pub use task_name::{task_number, TaskMatch};
+
 use serde::Serialize;
 
 use super::diagnostics::{Diagnostic, Severity};
@@ -122,79 +126,11 @@ impl Plan {
         matches!(self.kind, PlanKind::Plan | PlanKind::Phase | PlanKind::SpecKit) && self.sessions.len() >= 2
     }
 
-    /// Finds the step a result's `task_name` means: by its `Task N:` number,
-    /// noting whether the name also agrees (equal, or one a prefix of the other).
-    pub fn match_task(&self, task_name: &str) -> TaskMatch<'_> {
-        let Some(number) = task_number(task_name) else {
-            return TaskMatch::NoTaskNumber;
-        };
-        match self.step(number) {
-            None => TaskMatch::Unknown(number),
-            Some(step) => {
-                let wanted = step.task_name();
-                let given = task_name.trim();
-                if given == wanted {
-                    TaskMatch::Exact(step)
-                } else if wanted.starts_with(given)
-                    || given.starts_with(&wanted)
-                    || words_in_order(given, &wanted)
-                    || words_in_order(&wanted, given)
-                {
-                    TaskMatch::Prefix(step)
-                } else {
-                    TaskMatch::NumberOnly(step)
-                }
-            }
-        }
-    }
-
     pub(super) fn sorted_diagnostics(mut self) -> Self {
         self.diagnostics.sort_by_key(|d| (d.line, d.severity));
         self.diagnostics.dedup();
         self
     }
-}
-
-/// Whether every word of `short` appears in `long`, in order (case
-/// ignored): seed 000's "Task 1: Create file" naming "Task 1: Create
-/// configuration file".
-fn words_in_order(short: &str, long: &str) -> bool {
-    let words = |s: &str| -> Vec<String> {
-        s.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let long = words(long);
-    let mut rest = long.iter();
-    words(short).iter().all(|w| rest.any(|l| l == w))
-}
-
-/// How a result's task name matched the plan.
-#[derive(Debug)]
-pub enum TaskMatch<'a> {
-    Exact(&'a Step),
-    /// Same `Task N:`, and one name is a prefix of the other, or its words
-    /// appear in the other in order.
-    Prefix(&'a Step),
-    /// Same `Task N:` but another name: it names no task of the plan.
-    NumberOnly(&'a Step),
-    /// `Task N:` names no step of the plan.
-    Unknown(u32),
-    /// The name lacks the required `Task N:` prefix.
-    NoTaskNumber,
-}
-
-/// The `N` of a `Task N: …` name.
-pub fn task_number(name: &str) -> Option<u32> {
-    let rest = name.trim_start().strip_prefix("Task")?;
-    let rest = rest.trim_start();
-    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-    let after = rest[digits.len()..].trim_start();
-    if digits.is_empty() || !after.starts_with(':') {
-        return None;
-    }
-    digits.parse().ok()
 }
 
 /// The languages of the Changes blocks the shell executor runs.
