@@ -7,7 +7,7 @@
 //! rules of `present`: moved lines and new packages never go missing in
 //! between.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::context::Context;
 use super::present;
@@ -68,38 +68,54 @@ pub fn order(ctx: &Context<'_>, mut groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> 
 
 /// Edges definer → user: `after[b]` holds the groups `b` uses a definition
 /// of (and that do not use one of `b`'s), and the groups that must come
-/// before `b` removes a definition they still use.
+/// before `b` removes a definition they still use. Found through the names
+/// (`pairs`), not by trying every two groups: a branch of thousands of
+/// commits costs what its names link.
 fn definition_edges(facts: &[Facts]) -> Vec<BTreeSet<usize>> {
-    let n = facts.len();
-    let mut after: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
-    for a in 0..n {
-        for b in 0..n {
-            if a == b {
-                continue;
-            }
-            let a_defines_for_b = defines_for(&facts[a], &facts[b]);
-            let b_defines_for_a = defines_for(&facts[b], &facts[a]);
-            if a_defines_for_b && !b_defines_for_a {
-                after[b].insert(a);
-            }
-            // A definition goes after the commits that stop using it.
-            let a_removes_for_b = facts[a]
-                .undefined
-                .iter()
-                .any(|name| facts[b].used.contains(name) && !facts[b].undefined.contains(name));
-            if a_removes_for_b && !b_defines_for_a {
-                after[a].insert(b);
-            }
+    let mut after: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); facts.len()];
+    let defines = pairs(facts, |f| &f.defined, |f, name| !f.defined.contains(name));
+    for &(a, b) in &defines {
+        if !defines.contains(&(b, a)) {
+            after[b].insert(a);
+        }
+    }
+    // A definition goes after the commits that stop using it.
+    let removes = pairs(facts, |f| &f.undefined, |f, name| !f.undefined.contains(name));
+    for &(a, b) in &removes {
+        if !defines.contains(&(b, a)) {
+            after[a].insert(b);
         }
     }
     after
 }
 
-/// Whether `a` defines a name `b` uses without defining it.
-fn defines_for(a: &Facts, b: &Facts) -> bool {
-    a.defined
-        .iter()
-        .any(|name| b.used.contains(name) && !b.defined.contains(name))
+/// Every two groups `(a, b)` such that `a` holds a name in `names(a)` that
+/// `b` uses where `counts(b, name)`: with `defined` and "`b` does not
+/// define it", the pairs where `a` defines a name `b` uses without defining
+/// it. Each name links the groups holding it to those using it, so the cost
+/// is what the names link rather than the square of the groups.
+fn pairs<'f>(
+    facts: &'f [Facts],
+    names: impl Fn(&'f Facts) -> &'f BTreeSet<String>,
+    counts: impl Fn(&Facts, &str) -> bool,
+) -> HashSet<(usize, usize)> {
+    let mut users: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (b, f) in facts.iter().enumerate() {
+        for name in f.used.iter().filter(|name| counts(f, name)) {
+            users.entry(name).or_default().push(b);
+        }
+    }
+    let mut out = HashSet::new();
+    for (a, f) in facts.iter().enumerate() {
+        for name in names(f) {
+            for &b in users.get(name.as_str()).into_iter().flatten() {
+                if b != a {
+                    out.insert((a, b));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Groups that use each other's definitions (each defines a name the
@@ -108,10 +124,13 @@ fn defines_for(a: &Facts, b: &Facts) -> bool {
 fn join_definition_cycles(ctx: &Context<'_>, groups: &mut Vec<Vec<usize>>, units: &[Option<usize>]) {
     loop {
         let facts: Vec<Facts> = groups.iter().map(|g| facts(ctx, g, units)).collect();
-        let n = groups.len();
-        let pair = (0..n)
-            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-            .find(|&(a, b)| defines_for(&facts[a], &facts[b]) && defines_for(&facts[b], &facts[a]));
+        let defines = pairs(&facts, |f| &f.defined, |f, name| !f.defined.contains(name));
+        // The first two (in the groups' order) that define for each other.
+        let pair = defines
+            .iter()
+            .filter(|&&(a, b)| a < b && defines.contains(&(b, a)))
+            .min()
+            .copied();
         let Some((a, b)) = pair else { return };
         let moved = groups.remove(b);
         groups[a].extend(moved);
@@ -133,30 +152,51 @@ fn sequence(
     let rules = present::Rules::new(ctx, groups, detached);
     let n = groups.len();
     let after = definition_edges(&facts);
-    let key = |g: &usize| (facts[*g].category, facts[*g].chronology, *g);
+    let key = |g: usize| (facts[g].category, facts[g].chronology, g);
+    // A group no rule of `present` can hold back is free whenever it is not
+    // done, and ready once the groups it waits for are: such groups wait in
+    // sorted sets, so a branch of thousands of commits is ordered in
+    // n log n; the few a rule can hold back are looked at again every turn.
+    let mut waiting: Vec<usize> = after.iter().map(BTreeSet::len).collect();
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (g, before) in after.iter().enumerate() {
+        for &d in before {
+            users[d].push(g);
+        }
+    }
+    let ruled: Vec<usize> = (0..n).filter(|&g| rules.holds_back(g)).collect();
+    let mut free_plain: BTreeSet<_> = (0..n).filter(|&g| !rules.holds_back(g)).map(key).collect();
+    let mut ready_plain: BTreeSet<_> = free_plain.iter().filter(|k| waiting[k.2] == 0).copied().collect();
     let mut done = vec![false; n];
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        let free: Vec<usize> = (0..n)
-            .filter(|&g| !done[g] && rules.blockers(g, &done).is_empty())
-            .collect();
-        let ready = free
+        let free_ruled: Vec<usize> = ruled
             .iter()
             .copied()
-            .filter(|&g| after[g].iter().all(|&d| done[d]))
-            .min_by_key(key);
+            .filter(|&g| !done[g] && rules.blockers(g, &done).is_empty())
+            .collect();
+        let ready = ready_plain
+            .first()
+            .copied()
+            .into_iter()
+            .chain(free_ruled.iter().copied().filter(|&g| waiting[g] == 0).map(key))
+            .min();
         // A cycle of definitions: the category order breaks it.
-        let next = ready.or_else(|| free.iter().copied().min_by_key(key));
-        let Some(next) = next else {
+        let free = || {
+            let ruled = free_ruled.iter().copied().map(key);
+            free_plain.first().copied().into_iter().chain(ruled).min()
+        };
+        let Some((_, _, next)) = ready.or_else(free) else {
             // Every group left waits for another: follow the first group's
             // wait (for the first group it names) until it comes round.
-            let mut path = vec![(0..n).filter(|&g| !done[g]).min_by_key(key).expect("a group is left")];
+            let first = (0..n).filter(|&g| !done[g]).min_by_key(|&g| key(g));
+            let mut path = vec![first.expect("a group is left")];
             loop {
                 let last = path[path.len() - 1];
                 let waits_for = rules
                     .blockers(last, &done)
                     .into_iter()
-                    .min_by_key(key)
+                    .min_by_key(|&g| key(g))
                     .expect("a group that is not free waits for one");
                 if let Some(at) = path.iter().position(|&g| g == waits_for) {
                     return Err(path.split_off(at));
@@ -165,6 +205,14 @@ fn sequence(
             }
         };
         done[next] = true;
+        free_plain.remove(&key(next));
+        ready_plain.remove(&key(next));
+        for &u in &users[next] {
+            waiting[u] -= 1;
+            if waiting[u] == 0 && !done[u] && !rules.holds_back(u) {
+                ready_plain.insert(key(u));
+            }
+        }
         out.push(next);
     }
     Ok(out)
@@ -224,39 +272,39 @@ fn facts(ctx: &Context<'_>, items: &[usize], units: &[Option<usize>]) -> Facts {
 pub fn problems(ctx: &Context<'_>, groups: &[Vec<usize>]) -> Vec<String> {
     let units = super::units::units_of(ctx);
     let facts: Vec<Facts> = groups.iter().map(|g| facts(ctx, g, &units)).collect();
-    let mut out = Vec::new();
-    for (a, fa) in facts.iter().enumerate() {
-        for (b, fb) in facts.iter().enumerate().skip(a + 1) {
-            // `b` (later) defines what `a` (earlier) uses, and not the reverse.
-            let b_defines_for_a = fb
+    // Found through the names, as `definition_edges` finds them; each pair
+    // named in the commits' order, then the two kinds of problem.
+    let defines = pairs(&facts, |f| &f.defined, |f, name| !f.defined.contains(name));
+    let removes = pairs(&facts, |f| &f.undefined, |f, name| !f.undefined.contains(name));
+    let mut found: Vec<(usize, usize, u8, String)> = Vec::new();
+    for &(b, a) in &defines {
+        // `b` (later) defines what `a` (earlier) uses, and not the reverse.
+        if a < b && !defines.contains(&(a, b)) {
+            let (fa, fb) = (&facts[a], &facts[b]);
+            let name = fb
                 .defined
                 .iter()
                 .find(|n| fa.used.contains(*n) && !fa.defined.contains(*n));
-            let a_defines_for_b = fa
-                .defined
-                .iter()
-                .any(|n| fb.used.contains(n) && !fb.defined.contains(n));
-            if let (Some(name), false) = (b_defines_for_a, a_defines_for_b) {
-                out.push(format!(
-                    "commit {} uses '{name}', which commit {} defines later",
-                    a + 1,
-                    b + 1
-                ));
-            }
-            // `a` (earlier) removes a definition `b` (later) still uses.
-            let removed_early = fa
+            let name = name.expect("a pair is found through a name");
+            let text = format!("commit {} uses '{name}', which commit {} defines later", a + 1, b + 1);
+            found.push((a, b, 0, text));
+        }
+    }
+    for &(a, b) in &removes {
+        // `a` (earlier) removes a definition `b` (later) still uses.
+        if a < b && !defines.contains(&(a, b)) {
+            let (fa, fb) = (&facts[a], &facts[b]);
+            let name = fa
                 .undefined
                 .iter()
                 .find(|n| fb.used.contains(*n) && !fb.undefined.contains(*n));
-            if let (Some(name), false) = (removed_early, a_defines_for_b) {
-                out.push(format!(
-                    "commit {} removes '{name}', which commit {} still uses",
-                    a + 1,
-                    b + 1
-                ));
-            }
+            let name = name.expect("a pair is found through a name");
+            let text = format!("commit {} removes '{name}', which commit {} still uses", a + 1, b + 1);
+            found.push((a, b, 1, text));
         }
     }
+    found.sort();
+    let mut out: Vec<String> = found.into_iter().map(|(_, _, _, text)| text).collect();
     let rules = present::Rules::new(ctx, groups, &present::Detached::default());
     let mut done = vec![false; groups.len()];
     for g in 0..groups.len() {

@@ -294,6 +294,13 @@ impl Rules {
         }
     }
 
+    /// Whether a rule can hold group `g` back at all: it deletes a moved
+    /// line or has a package to wait for. [`Rules::blockers`] of any other
+    /// group is always empty.
+    pub fn holds_back(&self, g: usize) -> bool {
+        !self.deletes[g].is_empty() || !self.packages[g].is_empty()
+    }
+
     /// The groups that must come before `g`, given the groups `done`
     /// (empty when `g` may come next).
     pub fn blockers(&self, g: usize, done: &[bool]) -> Vec<usize> {

@@ -172,3 +172,46 @@ fn clean_agent_refuses_an_agent_that_is_not_installed_or_unknown() {
         "nothing written"
     );
 }
+
+#[test]
+fn a_grouping_removing_a_definition_before_its_last_use_is_set_aside() {
+    let mut env = TestEnv::new();
+    agent_stubs::install(&mut env, "claude");
+    let repo = env.repo("repo");
+    write(
+        &repo.join("src/lib.rs"),
+        "pub fn old_total(items: &[u32]) -> u32 {\n    items.iter().sum()\n}\n\npub fn sum_all(items: &[u32]) -> u32 {\n    items.iter().sum()\n}\n",
+    );
+    write(
+        &repo.join("src/main.rs"),
+        "fn main() {\n    println!(\"{}\", lib::old_total(&[1, 2]));\n}\n",
+    );
+    commit_all(&env, &repo, "add the totals");
+    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
+    write(
+        &repo.join("src/main.rs"),
+        "fn main() {\n    println!(\"{}\", lib::sum_all(&[1, 2]));\n}\n",
+    );
+    commit_all(&env, &repo, "print with sum_all");
+    write(
+        &repo.join("src/lib.rs"),
+        "pub fn sum_all(items: &[u32]) -> u32 {\n    items.iter().sum()\n}\n",
+    );
+    commit_all(&env, &repo, "remove old_total");
+    let mut t = Transcript::new(&env);
+    t.note("the definition removed before the commit that stops using it");
+    let said = answer(serde_json::json!([
+        {"message": "refactor: remove old_total", "items": ["src/lib.rs"]},
+        {"message": "refactor: print with sum_all", "items": ["src/main.rs"]},
+    ]));
+    let _ = t
+        .run_with(
+            &repo,
+            &["historian", "clean", "--agent", "claude"],
+            &[("STUB_ANSWER", &said)],
+            None,
+        )
+        .expect_code(0);
+    assert_transcript!(t, "a_grouping_removing_a_definition_before_its_last_use_is_set_aside");
+    env.assert_fsck(&repo);
+}
