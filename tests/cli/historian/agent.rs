@@ -2,7 +2,7 @@
 //! printing Claude Code's stream) is built when it holds, and set aside for
 //! the deterministic plan, with a warning naming why, when it does not.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::harness::agent_stubs;
 use crate::harness::historian::{commit_all, field, show_outcome};
@@ -39,6 +39,13 @@ fn answer(commits: serde_json::Value) -> String {
     quoted[1..quoted.len() - 1].to_owned()
 }
 
+/// `git historian clean --agent claude` with the stub told `stub` (its
+/// answer, or how to fail), ending 0 whatever the agent said.
+fn clean_with(t: &mut Transcript, repo: &Path, stub: (&str, &str)) -> Output {
+    t.run_with(repo, &["historian", "clean", "--agent", "claude"], &[stub], None)
+        .expect_code(0)
+}
+
 #[test]
 fn a_grouping_the_agent_proposes_is_built_when_it_holds() {
     let mut env = TestEnv::new();
@@ -49,14 +56,7 @@ fn a_grouping_the_agent_proposes_is_built_when_it_holds() {
         {"message": "docs: say what the program prints", "items": ["README.md"]},
     ]));
     let mut t = Transcript::new(&env);
-    let out = t
-        .run_with(
-            &repo,
-            &["historian", "clean", "--agent", "claude"],
-            &[("STUB_ANSWER", &said)],
-            None,
-        )
-        .expect_code(0);
+    let out = clean_with(&mut t, &repo, ("STUB_ANSWER", &said));
     show_outcome(&mut t, &repo, "feature", &field(&out, "Clean branch"));
     assert_transcript!(t, "a_grouping_the_agent_proposes_is_built_when_it_holds");
     // What it was sent: the items by id, the branch's messages, the proposal; read-only.
@@ -90,45 +90,17 @@ fn a_grouping_that_does_not_hold_is_set_aside_for_the_deterministic_plan() {
         {"message": "feat: everything", "items": ["src/lib.rs", "src/lib.rs", "nope.txt"]},
         {"message": "docs: readme", "items": ["README.md"]},
     ]));
-    let _ = t
-        .run_with(
-            &repo,
-            &["historian", "clean", "--agent", "claude"],
-            &[("STUB_ANSWER", &said)],
-            None,
-        )
-        .expect_code(0);
+    let _ = clean_with(&mut t, &repo, ("STUB_ANSWER", &said));
     t.note("a use before its definition");
     let said = answer(serde_json::json!([
         {"message": "feat: print the total", "items": ["src/main.rs"]},
         {"message": "feat: add compute_total", "items": ["src/lib.rs"]},
         {"message": "docs: readme", "items": ["README.md"]},
     ]));
-    let _ = t
-        .run_with(
-            &repo,
-            &["historian", "clean", "--agent", "claude"],
-            &[("STUB_ANSWER", &said)],
-            None,
-        )
-        .expect_code(0);
+    let _ = clean_with(&mut t, &repo, ("STUB_ANSWER", &said));
     t.note("no JSON at all, and an agent that fails");
-    let _ = t
-        .run_with(
-            &repo,
-            &["historian", "clean", "--agent", "claude"],
-            &[("STUB_ANSWER", "I could not decide.")],
-            None,
-        )
-        .expect_code(0);
-    let _ = t
-        .run_with(
-            &repo,
-            &["historian", "clean", "--agent", "claude"],
-            &[("STUB_MODE", "error")],
-            None,
-        )
-        .expect_code(0);
+    let _ = clean_with(&mut t, &repo, ("STUB_ANSWER", "I could not decide."));
+    let _ = clean_with(&mut t, &repo, ("STUB_MODE", "error"));
     assert_transcript!(
         t,
         "a_grouping_that_does_not_hold_is_set_aside_for_the_deterministic_plan"
@@ -204,14 +176,7 @@ fn a_grouping_removing_a_definition_before_its_last_use_is_set_aside() {
         {"message": "refactor: remove old_total", "items": ["src/lib.rs"]},
         {"message": "refactor: print with sum_all", "items": ["src/main.rs"]},
     ]));
-    let _ = t
-        .run_with(
-            &repo,
-            &["historian", "clean", "--agent", "claude"],
-            &[("STUB_ANSWER", &said)],
-            None,
-        )
-        .expect_code(0);
+    let _ = clean_with(&mut t, &repo, ("STUB_ANSWER", &said));
     assert_transcript!(t, "a_grouping_removing_a_definition_before_its_last_use_is_set_aside");
     env.assert_fsck(&repo);
 }
