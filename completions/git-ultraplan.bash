@@ -43,7 +43,7 @@ _git_ultraplan ()
 			return
 			;;
 		-*)
-			__gitcomp "--json --executor= --tag= --skip-optional --quiet --color= --help"
+			__gitcomp "--json --executor= --allow-unverified --tag= --skip-optional --quiet --color= --help"
 			return
 			;;
 		esac

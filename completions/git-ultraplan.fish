@@ -76,6 +76,7 @@ complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -l co
 never\t''
 auto\t''"
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -l json -d 'Print the report as one JSON object instead'
+complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -l allow-unverified -d 'Check the plan as \'run --allow-unverified\' runs it: steps without a Verify command pass on the executor\'s word (a warning), rather than being a problem that makes run refuse the plan'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -l skip-optional -d 'Kiro: skip the optional tasks (`- [ ]*`); they are reported as skipped'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -s q -l quiet -d 'Only print errors and the primary output: no progress, warnings, notes or hints (a run that completed prints nothing; warnings stay in the recorded results)'
 complete -c git-ultraplan -n "__fish_git_ultraplan_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'

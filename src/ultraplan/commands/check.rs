@@ -12,6 +12,7 @@ use crate::cli::color::{use_color, Paint, Terminal};
 use crate::cli::{Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
 use crate::ultraplan::plan::check::{check, CheckReport, Verdict};
+use crate::ultraplan::plan::unverified::unverified_diagnostic;
 use crate::ultraplan::plan::verify_lint::lint;
 use crate::ultraplan::plan::{Diagnostic, Plan};
 
@@ -48,6 +49,14 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// problem: the sessions read it from a commit. What check calls READY, run
 /// runs.
 ///
+/// A step with no Verify command — and no check by a person, no later step
+/// that checks it, not skipped — can pass only on the executor's word, which
+/// run takes only with --allow-unverified: check names such steps as a
+/// problem (NEEDS ATTENTION), as run refuses the plan without the flag.
+/// Kiro and spec-kit tasks often have none. `check --allow-unverified`
+/// checks the plan as `run --allow-unverified` runs it: the steps are named
+/// in a warning instead.
+///
 /// Verify commands are read, never run: `check` warns about a Verify that
 /// cannot fail (`|| true`, `|| echo …`), one with a shell syntax error (`sh
 /// -n`), paths from another machine (`/Users/…`, `C:/…`) and servers that
@@ -72,6 +81,12 @@ pub struct Args {
     /// sh, bash or diff block is a problem, as `run` would stop it blocked.
     #[arg(long, value_name = "NAME|COMMAND")]
     pub executor: Option<String>,
+
+    /// Check the plan as 'run --allow-unverified' runs it: steps without a
+    /// Verify command pass on the executor's word (a warning), rather than
+    /// being a problem that makes run refuse the plan.
+    #[arg(long)]
+    pub allow_unverified: bool,
 
     #[command(flatten)]
     pub choices: super::plan_choices::PlanChoices,
@@ -119,6 +134,9 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let mut report = check(&plan, workspace.root());
     let shell = executor == crate::ultraplan::exec::Executor::Shell;
     report.diagnostics.extend(lint(&plan, workspace.root(), shell));
+    report
+        .diagnostics
+        .extend(unverified_diagnostic(&plan, args.allow_unverified));
     if workspace.in_repository() {
         let (_, in_worktree) = crate::ultraplan::plan::load::plan_location(&args.plan, workspace.root());
         report
@@ -167,6 +185,8 @@ struct CheckJson<'a> {
     /// The executor the verdict assumes.
     executor: &'a str,
     file_references: &'a [crate::ultraplan::plan::check::FileReference],
+    /// The steps that pass only with --allow-unverified.
+    unverified_steps: Vec<u32>,
     problems: Vec<&'a Diagnostic>,
     warnings: Vec<&'a Diagnostic>,
     verdict: Verdict,
@@ -181,6 +201,7 @@ impl<'a> CheckJson<'a> {
             strategy: plan.strategy().to_string(),
             executor,
             file_references: &report.file_references,
+            unverified_steps: plan.unverified_steps().map(|s| s.number).collect(),
             problems: report.problems().collect(),
             warnings: report.warnings().collect(),
             verdict: report.verdict(),

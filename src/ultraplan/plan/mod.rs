@@ -42,6 +42,7 @@ pub mod sync;
 mod task_plan;
 pub mod taskmaster;
 mod ultraplan;
+pub mod unverified;
 pub mod verify_lint;
 pub mod verify_text;
 pub mod writeback;

@@ -174,17 +174,21 @@ fn speckit_phase_tests_check_the_phase_and_a_failure_stops_the_run() {
     let repo = repo_with_fixture(&mut env, &[("specs/002-csv-export", "speckit/tuned/002-csv-export")]);
     let plan = "specs/002-csv-export/tasks.md";
     let mut t = Transcript::new(&env);
-    t.note("plan.md names no test command: tasks need --allow-unverified");
+    t.note("plan.md names no test command: tasks need --allow-unverified, and run says so before it starts");
     let _ = t
         .run(&repo, &["ultraplan", "run", "--executor", &agent(&repo), plan])
-        .expect_code(1);
+        .expect_code(128);
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "refs/ultraplan"]),
+        "",
+        "nothing written"
+    );
     let _ = t
         .run(
             &repo,
             &[
                 "ultraplan",
                 "run",
-                "--resume",
                 "--allow-unverified",
                 "--executor",
                 &agent(&repo),
@@ -204,8 +208,23 @@ fn kiro_optional_tasks_skip_with_the_flag_and_parents_close_with_their_last_requ
     let repo = repo_with_fixture(&mut env, &[(".kiro/specs/user-auth", "kiro/tuned/user-auth")]);
     let plan = ".kiro/specs/user-auth/tasks.md";
     let mut t = Transcript::new(&env);
+    t.note("tasks without a 'Verify: `cmd`' detail pass only with --allow-unverified: check names them");
     let _ = t
         .run(&repo, &["ultraplan", "check", "--executor", &agent(&repo), plan])
+        .expect_code(1);
+    let _ = t
+        .run(
+            &repo,
+            &[
+                "ultraplan",
+                "check",
+                "--skip-optional",
+                "--allow-unverified",
+                "--executor",
+                &agent(&repo),
+                plan,
+            ],
+        )
         .expect_code(0);
     let _ = t
         .run(
@@ -234,9 +253,11 @@ fn kiro_optional_tasks_skip_with_the_flag_and_parents_close_with_their_last_requ
             &repo,
             &["ultraplan", "check", "--json", "--executor", &agent(&repo), plan],
         )
-        .expect_code(0)
+        .expect_code(1)
         .json();
     assert_eq!(j["format"], "kiro");
+    // The tasks the run ticked are done; the optional ones it skipped are not.
+    assert_eq!(j["unverified_steps"], serde_json::json!([4, 6]));
     assert!(j["steps"][1]["done"]
         .as_str()
         .unwrap()

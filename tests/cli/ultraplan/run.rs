@@ -314,7 +314,7 @@ fn verify_expectations_decide_with_the_exit_code() {
 }
 
 #[test]
-fn a_step_without_verify_fails_unless_allowed() {
+fn a_plan_with_a_step_without_verify_is_refused_unless_allowed() {
     let env = TestEnv::new();
     let repo = setup(&env);
     write(
@@ -322,10 +322,15 @@ fn a_step_without_verify_fails_unless_allowed() {
         "# T\n\n## Implementation Plan\n\n### Step 1: Unverified\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  echo a > a.txt\n  ```\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"unverified\"`\n",
     );
     let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(1);
-    assert_transcript!(t, "a_step_without_verify_fails_unless_allowed");
-    // No attempt could pass, so the executor never ran.
+    let _ = t.run(&repo, &["ultraplan", "check", "plan.md"]).expect_code(1);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    let _ = t
+        .run(&repo, &["ultraplan", "check", "--allow-unverified", "plan.md"])
+        .expect_code(0);
+    assert_transcript!(t, "a_plan_with_a_step_without_verify_is_refused_unless_allowed");
+    // No attempt could pass, so run refused before anything ran or was written.
     assert!(!repo.join("a.txt").exists());
+    assert_eq!(env.git(&repo, &["for-each-ref", "refs/ultraplan"]), "");
     let _ = env
         .run(&repo, &["ultraplan", "run", "--allow-unverified", "plan.md"])
         .expect_code(0);

@@ -108,6 +108,9 @@ pub(super) fn prepare(
             }
         }
     }
+    if !args.exec.allow_unverified {
+        super::unverified::refuse_unverified(repo, plan, mode, source.path, &args.plan.display().to_string())?;
+    }
     let executor = executor(args, repo, cfg, mode, source.path)?;
     let agent = agent_settings(cfg, &executor)?;
     executor.ensure_found(repo.workdir()?, &agent)?;

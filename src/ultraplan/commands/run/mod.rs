@@ -7,6 +7,7 @@ mod completed;
 mod launch;
 mod progress;
 mod report;
+mod unverified;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -114,6 +115,13 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// protocol: the request as JSON on stdin, the ULTRAPLAN_* variables, and a
 /// result YAML in $ULTRAPLAN_RESULT_FILE or as the last YAML document on
 /// stdout.
+///
+/// A step with no Verify command (none in the plan, as in most Kiro and
+/// spec-kit tasks), no check by a person and no later step that checks it
+/// can pass only on the executor's word, with --allow-unverified. Without
+/// the flag the run refuses such a plan before it writes anything (exit
+/// 128), naming the steps it would run that have none — as `check` names
+/// them as a problem unless given the same flag.
 ///
 /// A step for a person — a GSD checkpoint task, or a Verify written as prose
 /// rather than a command — stops the run (exit 3, status waiting) showing what
@@ -241,7 +249,7 @@ pub const EXIT_STATUS: [(Exit, &str); 6] = [
     ),
     (
         Exit::Fatal,
-        "not a repository, an unreadable or invalid plan, an executor naming no program, a live lock, or bad state",
+        "not a repository, an unreadable or invalid plan, steps without a Verify and no --allow-unverified, an executor naming no program, a live lock, or bad state",
     ),
     (Exit::Usage, "the command line was wrong"),
     (Exit::Interrupted, "interrupted (Ctrl-C); the run continues with --resume"),
@@ -254,6 +262,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 plan: args.plan,
                 json: args.json,
                 executor: args.exec.executor,
+                allow_unverified: args.exec.allow_unverified,
                 choices: args.choices,
             },
             global,

@@ -245,13 +245,7 @@ fn missing_fields_are_warnings_with_defaults() {
     let plan = parsed("# T\n## Implementation Plan\n### Step 1: A\n- **Files:** `a`\n- **Changes:** x\n");
     assert_eq!(problems(&plan), vec![]);
     let w = warnings(&plan);
-    assert!(
-        w.contains(&(
-            3,
-            "step 1 has no Verify; it can pass only with --allow-unverified".into()
-        )),
-        "{w:?}"
-    );
+    assert_eq!(plan.unverified_steps().map(|s| s.number).collect::<Vec<_>>(), vec![1]);
     assert!(
         w.contains(&(3, "step 1 has no On failure; escalate is assumed".into())),
         "{w:?}"
@@ -373,9 +367,7 @@ fn task_plan_problems() {
         && m.contains("task 1: name 'Create file' does not start with 'Task N:'; tasks are numbered by position")));
     assert_eq!(plan.steps[0].task_name(), "Task 1: Create file");
     assert!(has_problem(&plan, 7, "<task> has no matching </task>"));
-    assert!(warnings(&plan)
-        .iter()
-        .any(|(l, m)| *l == 1 && m.contains("has no <verify>")));
+    assert!(plan.unverified_steps().any(|s| s.number == 1 && s.line == 1));
 }
 
 #[test]
