@@ -11,6 +11,7 @@ use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
 use crate::ultraplan::state::catalog;
 use crate::ultraplan::state::index::Depth;
+use crate::ultraplan::state::{RunStatus, StepStatus};
 use crate::ultraplan::sync;
 
 /// The EXAMPLES section of the man page and of `--help`.
@@ -28,6 +29,13 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// holds its attempts); `git log refs/ultraplan/<plan>/run` shows the same
 /// history commit by commit. A remote's state that diverged from ours (kept
 /// by `sync` under refs/ultraplan-remotes/) is listed too, with a warning.
+///
+/// An attempt a killed process cut short is listed as `interrupted`, just
+/// before the attempt `run --resume` started again in its place (it keeps
+/// the attempt's number; what the cut-short attempt had changed is kept in
+/// the run state as `steps/…/attempt-N.interrupted`). While the killed run
+/// is not resumed yet, its step's attempt is listed as `running`: the state
+/// cannot tell a live run from a killed one, `status` can (by the lock).
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = EXAMPLES)]
 pub struct Args {
@@ -88,7 +96,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 continue;
             }
             for past in catalog::history(repo, &state.ref_name)? {
-                runs.push(run_row(&state.ref_name, past));
+                runs.push(run_row(repo, &state.ref_name, past)?);
             }
         }
     }
@@ -102,7 +110,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             continue;
         }
         for past in catalog::history(repo, &d.remote_copy)? {
-            runs.push(run_row(&d.remote_copy, past));
+            runs.push(run_row(repo, &d.remote_copy, past)?);
         }
         ui.warning(format!(
             "run state '{}' diverged from '{}''s; both are listed",
@@ -151,8 +159,12 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     Ok(Exit::Done)
 }
 
-fn run_row(state_ref: &str, past: catalog::PastRun) -> RunRow {
-    let attempts = past
+/// A run's row: its recorded attempts, with those a killed process cut
+/// short (`interrupted`, just before the attempt that started them again)
+/// and, in a run still in progress, the attempt its step was left running.
+fn run_row(repo: &crate::git::Repo, state_ref: &str, past: catalog::PastRun) -> Result<RunRow> {
+    let interrupted = past.interrupted(repo)?;
+    let mut attempts: Vec<AttemptRow> = past
         .attempts
         .into_iter()
         .map(|a| AttemptRow {
@@ -164,8 +176,45 @@ fn run_row(state_ref: &str, past: catalog::PastRun) -> RunRow {
             error: a.error,
         })
         .collect();
+    for (step, attempt) in interrupted {
+        let row = AttemptRow {
+            step,
+            attempt,
+            status: "interrupted".into(),
+            duration_ms: None,
+            commit: None,
+            error: Some("the process was killed while this attempt ran; a resume started it again".into()),
+        };
+        // Before the attempt that started it again (it has its number).
+        let at = attempts
+            .iter()
+            .position(|a| a.step == step && a.attempt >= attempt)
+            .unwrap_or(attempts.len());
+        attempts.insert(at, row);
+    }
     let p = past.progress;
-    RunRow {
+    if p.status == RunStatus::InProgress {
+        for (n, step) in &p.steps {
+            let open = step.status == StepStatus::Running
+                && step.attempts > 0
+                && !attempts
+                    .iter()
+                    .any(|a| a.step == *n && a.attempt == step.attempts && a.status != "interrupted");
+            if open {
+                attempts.push(AttemptRow {
+                    step: *n,
+                    attempt: step.attempts,
+                    status: "running".into(),
+                    duration_ms: None,
+                    commit: None,
+                    error: Some(
+                        "not recorded as ended: still running, or its process was killed ('git ultraplan status' says which; 'run --resume' goes on)".into(),
+                    ),
+                });
+            }
+        }
+    }
+    Ok(RunRow {
         run_id: p.run_id,
         plan: p.plan,
         session: p.session,
@@ -175,5 +224,5 @@ fn run_row(state_ref: &str, past: catalog::PastRun) -> RunRow {
         updated_at: p.updated_at,
         state: state_ref.into(),
         attempts,
-    }
+    })
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::harness::plans::{self, StepSpec};
 use crate::harness::support::*;
+use crate::harness::transcript::Transcript;
 
 /// A plan with a commit, a retry, a step without checkpoint and a revert;
 /// every executor run is logged outside the worktree.
@@ -401,4 +402,46 @@ fn a_secret_bearing_file_survives_a_crash_and_gc() {
     env.git(&repo, &["update-ref", "-d", "refs/ultraplan/plan/run"]);
     let _ = env.run(&repo, &["ultraplan", "clean"]).expect_code(0);
     assert_eq!(std::fs::read_dir(&secrets).unwrap().count(), 0);
+}
+
+/// `log` shows an attempt a SIGKILL cut short: as `running` while the run
+/// lies killed, and as `interrupted`, before the attempt the resume started
+/// again (it keeps the number), after `--resume` — as the state records it
+/// (`steps/…/attempt-1.interrupted`).
+#[test]
+fn log_shows_the_attempt_a_kill_cut_short() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let marker = env.root().join("started");
+    let once = env.root().join("once");
+    let body = format!(
+        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  if [ ! -e {once} ]; then touch {once} {marker}; sleep 30; fi\n  echo done > a.txt\n  ```\n- **Verify:** `test -f a.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"slow\"`\n",
+        once = once.display(),
+        marker = marker.display()
+    );
+    write(&repo.join("plan.md"), &body);
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    wait_for(std::slice::from_ref(&marker));
+    let _ = signal(child, "-9");
+    let mut t = Transcript::new(&env);
+    t.note("killed with SIGKILL during step 1's first attempt");
+    let _ = t.run(&repo, &["ultraplan", "log", "plan.md"]).expect_code(0);
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    t.note("after 'run --resume'");
+    let _ = t.run(&repo, &["ultraplan", "log", "plan.md"]).expect_code(0);
+    assert_transcript!(t, "log_shows_the_attempt_a_kill_cut_short");
+    let j = env
+        .run(&repo, &["ultraplan", "log", "--json", "plan.md"])
+        .expect_code(0)
+        .json();
+    let statuses: Vec<&str> = j["runs"][0]["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["interrupted", "success"]);
+    env.assert_fsck(&repo);
 }
