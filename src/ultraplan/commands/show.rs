@@ -28,6 +28,11 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// remote's copy fetched by `sync` (or by `git fetch` after `sync --setup`).
 /// A checkpoint recorded in two clones holds a YAML stream of both results
 /// (an array with --json).
+///
+/// A step the plan does not have (not in the plan file as it is now, nor in
+/// its recorded run) is an error naming the plan and how many steps it has;
+/// a step it has that the run did not reach "has not run". Both exit 128,
+/// as a missing state, attempt, commit or note does.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = EXAMPLES)]
 pub struct Args {
@@ -64,8 +69,13 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
         Some(step) => {
             let refs = Refs::new(slug(std::path::Path::new(&args.target)));
             let ref_name = refs.state(args.session);
-            let state = RunState::load(repo, &ref_name)?
-                .ok_or_else(|| anyhow!("no run of '{}' is recorded ({ref_name} does not exist)", args.target))?;
+            let Some(state) = RunState::load(repo, &ref_name)? else {
+                return Err(anyhow!(
+                    "no run of '{}' is recorded ({ref_name} does not exist)",
+                    args.target
+                ));
+            };
+            no_such_step(&state, &args.target, step)?;
             let attempts = state.progress.step(step).attempts;
             let attempt = args.attempt.unwrap_or(attempts);
             state
@@ -114,4 +124,31 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
         }
     }
     Ok(Exit::Done)
+}
+
+/// Refuses a step the plan does not have: not in the plan file as it is now
+/// (when it reads as a plan), nor in the recorded run. A step the plan has
+/// that the run did not reach "has not run" instead.
+fn no_such_step(state: &RunState<'_>, target: &str, step: u32) -> Result<()> {
+    if state.progress.steps.contains_key(&step) {
+        return Ok(());
+    }
+    let path = std::path::Path::new(target);
+    let (count, whose) = match crate::ultraplan::plan::load::load_plan_with(path, &Default::default()) {
+        Ok((_, plan)) if plan.step(step).is_some() => return Ok(()),
+        Ok((_, plan)) => (plan.steps.len(), "the plan has"),
+        // The file is gone or unreadable: what its recorded run knew.
+        Err(_) => (state.progress.steps.len(), "its recorded run has"),
+    };
+    Err(crate::error::FatalWithHint {
+        message: format!(
+            "'{target}' has no step {step} ({whose} {count} step{})",
+            if count == 1 { "" } else { "s" }
+        ),
+        hint: format!(
+            "'git ultraplan status {}' lists its steps",
+            crate::cli::shell::operand(target)
+        ),
+    }
+    .into())
 }

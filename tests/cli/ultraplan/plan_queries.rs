@@ -1,0 +1,48 @@
+//! The commands that read a plan's record — `status`, `log`, `show`,
+//! `report` — asked about what is not there: a step the plan does not have,
+//! a plan that has not run, a path that is no plan or does not exist. Each
+//! says which, naming the plan, with the exit code of DESIGN §3.3.
+
+use crate::harness::plans::{plan, StepSpec};
+use crate::harness::support::*;
+use crate::harness::transcript::Transcript;
+
+/// `show --step N` for a step the plan does not have says so, with the
+/// plan's step count (from the plan file, else from its recorded run); a
+/// step the plan has but the run did not reach "has not run".
+#[test]
+fn show_names_a_step_the_plan_does_not_have() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("plan.md"),
+        &plan(&[
+            StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt"),
+            StepSpec::new(2, "`b.txt`", "echo b > b.txt", "test -f b.txt"),
+        ]),
+    );
+    write(
+        &repo.join("one.md"),
+        &plan(&[StepSpec::new(1, "`c.txt`", "echo c > c.txt", "test -f c.txt")]),
+    );
+    let _ = env.run(&repo, &["ultraplan", "run", "one.md"]).expect_code(0);
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--step", "1", "plan.md"])
+        .expect_code(0);
+    let mut t = Transcript::new(&env);
+    let _ = t
+        .run(&repo, &["ultraplan", "show", "one.md", "--step", "9"])
+        .expect_code(128);
+    let _ = t
+        .run(&repo, &["ultraplan", "show", "plan.md", "--step", "2"])
+        .expect_code(128);
+    std::fs::remove_file(repo.join("one.md")).unwrap();
+    t.note("one.md deleted: its recorded run still knows its steps");
+    let _ = t
+        .run(&repo, &["ultraplan", "show", "one.md", "--step", "9"])
+        .expect_code(128);
+    let _ = t
+        .run(&repo, &["ultraplan", "show", "one.md", "--step", "1"])
+        .expect_code(0);
+    assert_transcript!(t, "show_names_a_step_the_plan_does_not_have");
+}
