@@ -49,8 +49,11 @@ pub struct Args {
 }
 
 pub const EXIT_STATUS: [(Exit, &str); 3] = [
-    (Exit::Done, "the log was shown"),
-    (Exit::Fatal, "not a git repository, or unreadable state"),
+    (Exit::Done, "the log was shown (a plan that has not run says so)"),
+    (
+        Exit::Fatal,
+        "not a git repository, unreadable state, or a plan named that does not exist (or is no plan) and has no run recorded",
+    ),
     (Exit::Usage, "the command line was wrong"),
 ];
 
@@ -122,6 +125,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     // sessions) in the order of their run states' names, so the listing is
     // the same every time.
     runs.sort_by(|a, b| b.started_at.cmp(&a.started_at).then_with(|| a.state.cmp(&b.state)));
+    if let (Some(plan), true) = (&args.plan, runs.is_empty()) {
+        // Nothing there, or no plan: an error, also with --json.
+        super::plan_without_runs(plan)?;
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(
@@ -132,7 +139,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         return Ok(Exit::Done);
     }
     if let (Some(plan), true) = (&args.plan, runs.is_empty()) {
-        writeln!(out, "no run of '{}' is recorded", plan.display())?;
+        writeln!(out, "no run of '{}' is recorded: it has not run", plan.display())?;
     }
     for run in &runs {
         let session = run.session.map(|n| format!(" session {n}")).unwrap_or_default();

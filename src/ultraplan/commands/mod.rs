@@ -199,6 +199,23 @@ impl PlanSelection {
     }
 }
 
+/// For `status`, `log`, `show` and `report` of one plan of which no run is
+/// recorded: `Ok` when the argument is a plan that has not run yet (the
+/// listings say so and exit 0; `show` and `report`, with nothing to show,
+/// fail); a fatal error naming the argument when nothing is there, or when
+/// it is no plan (as `check` and `run` would say). A plan whose file is gone
+/// but whose runs are recorded never comes here: its runs are shown.
+pub(crate) fn plan_without_runs(plan: &std::path::Path) -> anyhow::Result<()> {
+    if std::fs::symlink_metadata(plan).is_err() {
+        return Err(crate::error::FatalWithHint {
+            message: format!("'{}' does not exist, and no run of it is recorded", plan.display()),
+            hint: "'git ultraplan status' lists the plans that have run here".into(),
+        }
+        .into());
+    }
+    load_plan_with(plan, &Default::default()).map(|_| ())
+}
+
 /// For `status`, `log` and friends: whether a state recorded for `recorded`
 /// belongs to the plan named on the command line (`wanted`, as
 /// [`plan_location`](crate::ultraplan::plan::load::plan_location) names it). Plans with the same file name share a slug;

@@ -80,7 +80,7 @@ pub const EXIT_STATUS: [(Exit, &str); 3] = [
     (Exit::Done, "the report was written"),
     (
         Exit::Fatal,
-        "not a git repository, unreadable state, no run recorded (of the plan named), or FILE not writable",
+        "not a git repository, unreadable state, no run recorded (of the plan named; a path that does not exist or is no plan is named so), or FILE not writable",
     ),
     (Exit::Usage, "the command line was wrong"),
 ];
@@ -108,6 +108,7 @@ fn options(args: &Args, repo: &crate::git::Repo) -> Result<report::Options> {
         Some(plan) => {
             let slug = slug(plan);
             if catalog::states(repo, &slug)?.is_empty() {
+                super::plan_without_runs(plan)?;
                 return Err(anyhow!("no run of '{}' is recorded; nothing to report", plan.display()));
             }
             let wanted = crate::ultraplan::plan::load::plan_location(plan, repo.workdir().unwrap_or(Path::new("."))).0;

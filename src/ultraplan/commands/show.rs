@@ -70,6 +70,7 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
             let refs = Refs::new(slug(std::path::Path::new(&args.target)));
             let ref_name = refs.state(args.session);
             let Some(state) = RunState::load(repo, &ref_name)? else {
+                super::plan_without_runs(std::path::Path::new(&args.target))?;
                 return Err(anyhow!(
                     "no run of '{}' is recorded ({ref_name} does not exist)",
                     args.target

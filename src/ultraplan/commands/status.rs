@@ -31,6 +31,10 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// each session) and the plan's lock, writing nothing. A remote's state that
 /// diverged from ours (kept by `sync`) is shown beside it, with a warning
 /// saying how to pick one.
+///
+/// A plan named that has not run says so (exit 0); a path that does not
+/// exist, or a file that is no plan, with no run of it recorded, is an
+/// error (exit 128), as in `log`, `show` and `report`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = EXAMPLES)]
 pub struct Args {
@@ -44,8 +48,14 @@ pub struct Args {
 }
 
 pub const EXIT_STATUS: [(Exit, &str); 3] = [
-    (Exit::Done, "the status was shown (also when there is none)"),
-    (Exit::Fatal, "not a git repository, or unreadable state"),
+    (
+        Exit::Done,
+        "the status was shown (also when there is none: a plan that has not run says so)",
+    ),
+    (
+        Exit::Fatal,
+        "not a git repository, unreadable state, or a plan named that does not exist (or is no plan) and has no run recorded",
+    ),
     (Exit::Usage, "the command line was wrong"),
 ];
 
@@ -87,6 +97,13 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             d.local, d.remote
         ));
         ui.hint(sync::pick_hint(d));
+    }
+    let none = plans
+        .iter()
+        .all(|(_, states, locks)| states.is_empty() && locks.is_empty());
+    if let (Some(plan), true) = (&args.plan, none) {
+        // Nothing there, or no plan: an error, also with --json.
+        super::plan_without_runs(plan)?;
     }
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -144,7 +161,7 @@ fn render(
         .all(|(_, states, locks)| states.is_empty() && locks.is_empty())
     {
         match &args.plan {
-            Some(plan) => writeln!(out, "no run of '{}' is recorded", plan.display())?,
+            Some(plan) => writeln!(out, "no run of '{}' is recorded: it has not run", plan.display())?,
             None => writeln!(out, "no plan has run in this repository")?,
         }
         return Ok(());

@@ -46,3 +46,49 @@ fn show_names_a_step_the_plan_does_not_have() {
         .expect_code(0);
     assert_transcript!(t, "show_names_a_step_the_plan_does_not_have");
 }
+
+/// A plan that has not run: `status` and `log` say so and exit 0 (an empty
+/// listing); `show` and `report`, with nothing to show, fail (128). A path
+/// that does not exist, or a file that is no plan, is an error in all four
+/// (128), also with --json — unless runs of it are recorded (a plan file
+/// deleted after its run), which are shown.
+#[test]
+fn status_log_show_and_report_of_a_plan_not_run_or_not_there() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("plan.md"),
+        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "test -f a.txt")]),
+    );
+    write(&repo.join("notes.txt"), "just words\n");
+    let mut t = Transcript::new(&env);
+    t.note("a plan that has not run");
+    let _ = t.run(&repo, &["ultraplan", "status", "plan.md"]).expect_code(0);
+    let _ = t.run(&repo, &["ultraplan", "log", "plan.md"]).expect_code(0);
+    let _ = t
+        .run(&repo, &["ultraplan", "show", "plan.md", "--step", "1"])
+        .expect_code(128);
+    let _ = t.run(&repo, &["ultraplan", "report", "plan.md"]).expect_code(128);
+    t.note("a path that does not exist");
+    let _ = t.run(&repo, &["ultraplan", "status", "nope.md"]).expect_code(128);
+    let _ = t.run(&repo, &["ultraplan", "log", "nope.md"]).expect_code(128);
+    let _ = t
+        .run(&repo, &["ultraplan", "status", "--json", "nope.md"])
+        .expect_code(128);
+    let _ = t
+        .run(&repo, &["ultraplan", "show", "nope.md", "--step", "1"])
+        .expect_code(128);
+    let _ = t.run(&repo, &["ultraplan", "report", "nope.md"]).expect_code(128);
+    t.note("a file that is no plan");
+    let _ = t.run(&repo, &["ultraplan", "log", "notes.txt"]).expect_code(128);
+    t.note("a plan deleted after its run: its run is shown");
+    let _ = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
+    std::fs::remove_file(repo.join("plan.md")).unwrap();
+    let _ = t.run(&repo, &["ultraplan", "status", "plan.md"]).expect_code(0);
+    assert_transcript!(t, "status_log_show_and_report_of_a_plan_not_run_or_not_there");
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "refs/ultraplan/nope", "refs/ultraplan/notes"]),
+        "",
+        "nothing written"
+    );
+}
