@@ -283,14 +283,17 @@ pub fn plan_in_files(plan: &Plan, in_worktree: Option<&str>) -> Vec<Diagnostic> 
     let Some(rel) = in_worktree else {
         return Vec::new();
     };
-    let fence = super::pattern::literal(rel);
+    let phase = plan.kind == super::PlanKind::Phase;
+    let fence = super::pattern::plan_fence(rel, phase);
     let mut out = Vec::new();
     for step in &plan.steps {
         for file in &step.files {
             if !fence.iter().any(|p| super::pattern::matches(p, &file.path)) {
                 continue;
             }
-            let what = if file.path.trim_start_matches("./") == rel {
+            let what = if phase {
+                format!("is a plan of the phase '{rel}'")
+            } else if file.path.trim_start_matches("./") == rel {
                 "is the plan itself".to_owned()
             } else {
                 format!("is in the plan's directory '{rel}'")

@@ -98,6 +98,32 @@ pub fn literal(path: &str) -> Vec<String> {
     vec![escaped, below]
 }
 
+/// The patterns that fence a plan's own files off from its steps: the plan
+/// file ([`literal`]), or, for a GSD phase directory (`phase`), each
+/// `*-PLAN.md` directly in it — the phase's plans, whose boxes only
+/// ultraplan ticks. The directory's other files are not the plan: GSD's
+/// executor writes each plan's `{phase}-{plan}-SUMMARY.md` there, and a step
+/// may write them as any other file of the repository.
+pub fn plan_fence(rel: &str, phase: bool) -> Vec<String> {
+    if !phase {
+        return literal(rel);
+    }
+    let dir = rel.trim_end_matches('/');
+    let dir = match literal(dir).into_iter().next() {
+        Some(escaped) => escaped,
+        None => dir.to_owned(),
+    };
+    vec![format!("{dir}/*-PLAN.md")]
+}
+
+/// The `SUMMARY.md` GSD's executor writes for the phase plan `plan_file`
+/// (`01-02-PLAN.md` → `01-02-SUMMARY.md`), in the phase directory `rel`.
+pub fn phase_summary(rel: &str, plan_file: &str) -> Option<String> {
+    let id = plan_file.strip_suffix("-PLAN.md")?;
+    let path = format!("{}/{id}-SUMMARY.md", rel.trim_end_matches('/'));
+    literal(&path).into_iter().next()
+}
+
 /// Whether `text` has glob characters.
 pub fn is_glob(text: &str) -> bool {
     text.contains(['*', '?', '['])

@@ -157,3 +157,56 @@ fn a_phase_plan_that_stops_at_a_checkpoint_resumes_with_the_answer() {
     assert_eq!(read(&repo.join("app.txt")), "users\nroutes\n");
     env.assert_fsck(&repo);
 }
+
+/// GSD's executor writes each plan's `{phase}-{plan}-SUMMARY.md` into the
+/// phase directory (get-shit-done's agents/gsd-executor.md, at bdcaab2c7;
+/// a PLAN.md's `<output>` asks for it): a session may write its own plan's
+/// SUMMARY.md there, committed with its task; only the phase's `*-PLAN.md`
+/// files are fenced off.
+#[test]
+fn a_phase_session_writes_its_summary_into_the_phase_directory_but_not_a_plan() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    let dir = copy_phase(&repo);
+    let phase = ".planning/phases/01-foundation";
+    let edit = |name: &str, line: &str| {
+        let path = dir.join(name);
+        let text = read(&path).replacen("```\n  </action>", &format!("{line}\n```\n  </action>"), 1);
+        assert!(text.contains(line), "{name}: {text}");
+        write(&path, &text);
+    };
+    edit(
+        "01-01-PLAN.md",
+        &format!("echo '# 01-01 summary' > {phase}/01-01-SUMMARY.md"),
+    );
+    env.git(&repo, &["add", "-A"]);
+    env.git(&repo, &["commit", "-q", "-m", "phase"]);
+    let out = env.run(&repo, &["ultraplan", "run", phase]).expect_code(0);
+    assert!(out.stdout.contains("Result: COMPLETED"), "{out}");
+    assert_eq!(
+        env.git(&repo, &["show", &format!("HEAD:{phase}/01-01-SUMMARY.md")]),
+        "# 01-01 summary\n"
+    );
+    let task = env.git(&repo, &["log", "--format=%H", "--grep=^01-01 Task 1", "-1"]);
+    assert_eq!(
+        env.git(&repo, &["show", "--format=", "--name-only", task.trim()]),
+        format!("{phase}/01-01-SUMMARY.md\ndb.txt\n")
+    );
+
+    // A plan of the phase stays fenced: a step that changes one escalates.
+    let repo = env.repo("other");
+    let dir = copy_phase(&repo);
+    let path = dir.join("01-01-PLAN.md");
+    let text = read(&path).replace(
+        "<files>db.txt</files>",
+        &format!("<files>db.txt, {phase}/01-02-PLAN.md</files>"),
+    );
+    write(&path, &text);
+    let out = env.run(&repo, &["ultraplan", "check", phase]).expect_code(0);
+    assert!(
+        out.stdout.contains(&format!(
+            "'{phase}/01-02-PLAN.md' is a plan of the phase '{phase}', which no step may change"
+        )),
+        "{out}"
+    );
+}

@@ -127,7 +127,9 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 /// rather than a command — stops the run (exit 3, status waiting) showing what
 /// to check or decide; `--resume --answer <text>` records the answer and goes
 /// on. A GSD phase directory runs its `*-PLAN.md` plans as sessions, wave by
-/// wave.
+/// wave; no step may change those plans, but the rest of the directory is
+/// not the plan: a session may write its plan's SUMMARY.md there, as GSD's
+/// executor does.
 ///
 /// A plan is read only from a regular file (a symbolic link is followed to
 /// one) of at most 16 MiB: a device, a named pipe or a socket is refused,

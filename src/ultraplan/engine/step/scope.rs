@@ -19,22 +19,26 @@ pub(super) struct Fence {
     /// The plan's path in the worktree and the patterns of `never` that
     /// fence it (not a list the plan wrote), so a violation names them so.
     plan: Option<(String, Vec<String>)>,
+    /// The plan is a GSD phase directory: its `*-PLAN.md` are fenced.
+    phase: bool,
 }
 
 impl Fence {
     /// `step`'s fence, the same for each of its attempts.
     pub(super) fn of(cx: &RunContext<'_>, step: &Step) -> Fence {
         let (touch, never) = fence_lists(cx, step);
+        let phase = is_phase(cx);
         let plan = cx
             .input
             .in_worktree
             .as_deref()
-            .map(|rel| (rel.to_owned(), pattern::literal(rel)));
+            .map(|rel| (rel.to_owned(), pattern::plan_fence(rel, phase)));
         Fence {
             touch,
             never,
             session: step_session(cx, step).map(|s| s.number),
             plan,
+            phase,
         }
     }
 
@@ -43,7 +47,9 @@ impl Fence {
     pub(super) fn never_reason(&self, path: &str, p: &str) -> String {
         match &self.plan {
             Some((rel, fence)) if fence.iter().any(|q| q == p) => {
-                if path.trim_start_matches("./") == rel {
+                if self.phase {
+                    format!("'{path}' is a plan of the phase '{rel}', which no step may change")
+                } else if path.trim_start_matches("./") == rel {
                     format!("'{path}' is the plan itself, which no step may change")
                 } else {
                     format!("'{path}' is in the plan's directory '{rel}', which no step may change")
@@ -122,8 +128,22 @@ fn fence_lists(cx: &RunContext<'_>, step: &Step) -> (Vec<String>, Vec<String>) {
         never.extend(manifest.forbidden_paths.iter().cloned());
     }
     if let Some(plan) = &cx.input.in_worktree {
-        // The plan's own path, not a pattern: `*.md` is one file.
-        never.extend(pattern::literal(plan));
+        // The plan's own path, not a pattern: `*.md` is one file. Of a GSD
+        // phase directory, its plans; a session of it may also write its
+        // plan's SUMMARY.md, as GSD's executor does.
+        let phase = is_phase(cx);
+        never.extend(pattern::plan_fence(plan, phase));
+        let summary = step
+            .origin
+            .as_ref()
+            .filter(|_| phase && !touch.is_empty())
+            .and_then(|(file, _)| pattern::phase_summary(plan, file));
+        touch.extend(summary);
     }
     (touch, never)
+}
+
+/// Whether the plan is a GSD phase directory.
+fn is_phase(cx: &RunContext<'_>) -> bool {
+    cx.plan.kind == crate::ultraplan::plan::PlanKind::Phase
 }

@@ -14,6 +14,27 @@ fn a_literal_path_covers_itself_and_nothing_its_characters_would_glob() {
 }
 
 #[test]
+fn a_phase_directory_fences_its_plans_and_not_its_other_files() {
+    let covers = |path: &str, other: &str| plan_fence(path, true).iter().any(|p| matches(p, other));
+    assert!(covers(".planning/phases/01-x", ".planning/phases/01-x/01-02-PLAN.md"));
+    assert!(!covers(
+        ".planning/phases/01-x",
+        ".planning/phases/01-x/01-02-SUMMARY.md"
+    ));
+    assert!(!covers(
+        ".planning/phases/01-x",
+        ".planning/phases/01-x/sub/01-02-PLAN.md"
+    ));
+    assert!(covers("phase[1]/", "phase[1]/01-01-PLAN.md"));
+    assert!(!covers("phase[1]", "phase1/01-01-PLAN.md"));
+    assert_eq!(plan_fence("docs/plan.md", false), ["docs/plan.md"]);
+    assert_eq!(
+        phase_summary("p/01-x", "01-02-PLAN.md").as_deref(),
+        Some("p/01-x/01-02-SUMMARY.md")
+    );
+}
+
+#[test]
 fn expand_walks_only_what_a_pattern_reaches_and_agrees_with_matches() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
