@@ -1,7 +1,7 @@
 //! What `run` refuses before it writes anything: a Files path leading out
 //! of the repository through a symbolic link already there (as `check`
-//! reports it), an executor naming a program that is nowhere, and no
-//! attempt at all.
+//! reports it), an executor naming a program that is nowhere, no attempt at
+//! all, and steps without a Verify when --allow-unverified is not given.
 
 use crate::harness::plans::{plan, StepSpec};
 use crate::harness::support::*;
@@ -136,4 +136,63 @@ fn no_attempt_at_all_is_refused_before_anything_is_written() {
     }
     assert_transcript!(t, "no_attempt_at_all_is_refused_before_anything_is_written");
     assert_nothing_written(&env, &repo, &before);
+}
+
+/// Steps without a Verify: run refuses before it starts, naming the steps
+/// this run would run — a resume not those its recorded run passed, `--step
+/// N` only step N — and the command with the flag; what the flag lets pass
+/// is then verified only by the executor's word.
+#[test]
+fn steps_without_a_verify_are_named_for_the_run_asked_for() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let unverified = |n: u32, file: &str| {
+        format!(
+            "### Step {n}: S{n}\n- **Files:** `{file}`\n- **Changes:**\n  ```sh\n  echo {n} > {file}\n  ```\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"s{n}\"`\n\n"
+        )
+    };
+    let verified = "### Step 2: S2\n- **Files:** `b.txt`\n- **Changes:**\n  ```sh\n  echo 2 > b.txt\n  ```\n- **Verify:** `test -f ok`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"s2\"`\n\n";
+    write(
+        &repo.join("plan.md"),
+        &format!(
+            "# P\n\n## Implementation Plan\n\n{}{verified}{}",
+            unverified(1, "a.txt"),
+            unverified(3, "c.txt")
+        ),
+    );
+    write(&repo.join(".git/info/exclude"), "ok\n");
+    let mut t = Transcript::new(&env);
+    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
+    let _ = t
+        .run(
+            &repo,
+            &["ultraplan", "run", "--step", "2", "--max-attempts", "1", "plan.md"],
+        )
+        .expect_code(1);
+    t.note("step 1 passes on the executor's word; step 2's Verify fails");
+    let _ = env
+        .run(
+            &repo,
+            &[
+                "ultraplan",
+                "run",
+                "--allow-unverified",
+                "--max-attempts",
+                "1",
+                "plan.md",
+            ],
+        )
+        .expect_code(1);
+    write(&repo.join("ok"), "");
+    let _ = t
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(128);
+    assert_transcript!(t, "steps_without_a_verify_are_named_for_the_run_asked_for");
+    let _ = env
+        .run(
+            &repo,
+            &["ultraplan", "run", "--resume", "--allow-unverified", "plan.md"],
+        )
+        .expect_code(0);
+    assert_eq!(env.subjects(&repo)[..3], ["s3", "s2", "s1"]);
 }

@@ -55,13 +55,21 @@ pub(super) fn refuse_unverified(repo: &Repo, plan: &Plan, mode: Mode, path: &str
         ("have", "they", "them")
     };
     let arg = crate::cli::shell::operand(plan_arg);
+    // The same run again, with the flag.
+    let again = match mode {
+        Mode::Execute => String::new(),
+        Mode::Resume => "--resume ".into(),
+        Mode::Step(n) => format!("--step {n} "),
+        Mode::Session(n) => format!("--session {n} "),
+        Mode::ResumeSession(n) => format!("--resume --session {n} "),
+    };
     Err(crate::error::FatalWithHint {
         message: format!(
             "{} of '{path}' {have} no Verify command, so {it} cannot pass; nothing was run",
             name_steps(&steps)
         ),
         hint: format!(
-            "add a Verify command to {each} ('git ultraplan check {arg}' lists {them}), or take the executor's word for {them}: git ultraplan run --allow-unverified {arg}",
+            "add a Verify command to {each} ('git ultraplan check {arg}' lists {them}), or take the executor's word for {them}: git ultraplan run {again}--allow-unverified {arg}",
             each = if steps.len() == 1 { "it" } else { "each" },
         ),
     }
