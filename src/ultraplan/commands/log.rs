@@ -99,7 +99,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
                 continue;
             }
             for past in catalog::history(repo, &state.ref_name)? {
-                runs.push(run_row(repo, &state.ref_name, past)?);
+                runs.push(run_row(&state.ref_name, past));
             }
         }
     }
@@ -113,7 +113,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
             continue;
         }
         for past in catalog::history(repo, &d.remote_copy)? {
-            runs.push(run_row(repo, &d.remote_copy, past)?);
+            runs.push(run_row(&d.remote_copy, past));
         }
         ui.warning(format!(
             "run state '{}' diverged from '{}''s; both are listed",
@@ -169,8 +169,8 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
 /// A run's row: its recorded attempts, with those a killed process cut
 /// short (`interrupted`, just before the attempt that started them again)
 /// and, in a run still in progress, the attempt its step was left running.
-fn run_row(repo: &crate::git::Repo, state_ref: &str, past: catalog::PastRun) -> Result<RunRow> {
-    let interrupted = past.interrupted(repo)?;
+fn run_row(state_ref: &str, past: catalog::PastRun) -> RunRow {
+    let interrupted = past.interrupted();
     let mut attempts: Vec<AttemptRow> = past
         .attempts
         .into_iter()
@@ -221,7 +221,7 @@ fn run_row(repo: &crate::git::Repo, state_ref: &str, past: catalog::PastRun) -> 
             }
         }
     }
-    Ok(RunRow {
+    RunRow {
         run_id: p.run_id,
         plan: p.plan,
         session: p.session,
@@ -231,5 +231,5 @@ fn run_row(repo: &crate::git::Repo, state_ref: &str, past: catalog::PastRun) -> 
         updated_at: p.updated_at,
         state: state_ref.into(),
         attempts,
-    })
+    }
 }

@@ -105,43 +105,20 @@ pub struct PastRun {
     pub progress: Progress,
     /// Every attempt it recorded, oldest first.
     pub attempts: Vec<RecordedAttempt>,
-    /// The run's newest state tree, for a run in layout 2.
-    newest: Option<Oid>,
 }
 
 impl PastRun {
     /// The attempts a process killed while they ran left behind, as
     /// `(step, attempt)` in step order: a resume keeps what such an attempt
     /// had changed (`steps/<N>/attempt-<A>.interrupted`) and starts attempt
-    /// A again, so its record is the new one's. Read from the run's newest
-    /// tree, one listing per step that made an attempt; none for a run in
-    /// layout 1, whose resumes kept no such tree.
-    pub fn interrupted(&self, repo: &Repo) -> Result<Vec<(u32, u32)>> {
-        let Some(tree) = self.newest else {
-            return Ok(Vec::new());
-        };
-        let mut out = Vec::new();
-        for (n, step) in &self.progress.steps {
-            if step.attempts == 0 && step.results.is_empty() {
-                continue;
-            }
-            let Some((dir, EntryKind::Tree)) = repo.tree_entry(tree, Layout::V2.step(*n).dir())? else {
-                continue;
-            };
-            let mut found: Vec<u32> = repo
-                .list_tree(dir)?
-                .iter()
-                .filter_map(|(name, _, _)| {
-                    name.strip_prefix("attempt-")?
-                        .strip_suffix(".interrupted")?
-                        .parse()
-                        .ok()
-                })
-                .collect();
-            found.sort_unstable();
-            out.extend(found.into_iter().map(|a| (*n, a)));
-        }
-        Ok(out)
+    /// A again, so its record is the new one's. Read from the steps'
+    /// entries (`StepProgress::interrupted`); none for a run in layout 1 or
+    /// an entry written before they were kept.
+    pub fn interrupted(&self) -> Vec<(u32, u32)> {
+        let steps = self.progress.steps.iter();
+        steps
+            .flat_map(|(n, step)| step.interrupted.iter().map(move |a| (*n, *a)))
+            .collect()
     }
 }
 
@@ -224,7 +201,6 @@ fn run_of_index(progress: Progress, tree: Oid) -> PastRun {
     PastRun {
         progress,
         attempts: attempts.into_iter().map(|(_, a)| a).collect(),
-        newest: Some(tree),
     }
 }
 
@@ -243,7 +219,6 @@ fn run_ending_at_v1(repo: &Repo, last: Oid, reading: Reading) -> Result<Option<(
             current = Some(PastRun {
                 progress: found.progress,
                 attempts: Vec::new(),
-                newest: None,
             });
         }
         if let Some((step, rest)) = subject.strip_prefix("step ").and_then(|r| r.split_once(' ')) {

@@ -16,7 +16,8 @@
 //!                                  in this folder, one line each, by number: status,
 //!                                  attempts, error, completed_at, commit, and one
 //!                                  summary per recorded attempt (status, validation,
-//!                                  duration, logged_at)
+//!                                  duration, logged_at), and the attempts a killed
+//!                                  process cut short (`interrupted`, when any)
 //! steps/<N/1000>/<N/100>/<N/10>/<N>/
 //!                                  step N's files, in folders of its thousand,
 //!                                  hundred and ten (step 7: steps/0/0/0/7, step

@@ -77,6 +77,13 @@ pub struct StepProgress {
     /// without reading the records). Absent from layout 1's progress.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub results: Vec<AttemptSummary>,
+    /// The attempts a killed process cut short, oldest first: a resume
+    /// keeps what each had changed (`attempt-<A>.interrupted`) and starts
+    /// it again under its number, so its summary in `results` is the new
+    /// attempt's. Kept here so that `log` lists them without looking in
+    /// every step's folder (absent from entries written before it was kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interrupted: Vec<u32>,
 }
 
 /// What `log` shows of one recorded attempt, kept in the step's entry. New
@@ -157,6 +164,7 @@ impl Default for StepProgress {
             completed_at: None,
             commit: None,
             results: Vec::new(),
+            interrupted: Vec::new(),
         }
     }
 }

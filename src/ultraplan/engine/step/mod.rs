@@ -187,11 +187,13 @@ impl StepRun<'_, '_> {
         let unstorable: String = snapshot.unstorable.iter().map(|p| format!("{p}\n")).collect();
         let state = &mut self.ledger.state;
         state.put_text(&state.step_paths(n).unstorable(), &unstorable)?;
-        let results = std::mem::take(&mut state.progress.step_mut(n).results);
+        let kept = state.progress.step_mut(n);
+        let (results, interrupted) = (std::mem::take(&mut kept.results), std::mem::take(&mut kept.interrupted));
         *state.progress.step_mut(n) = StepProgress {
             status: StepStatus::Running,
             attempts: first - 1,
             results,
+            interrupted,
             ..Default::default()
         };
         state.progress.current_step = n;

@@ -135,6 +135,10 @@ impl StepRun<'_, '_> {
                 self.ledger.state.step_paths(n).interrupted(a)
             ));
         }
+        let interrupted = &mut self.ledger.state.progress.step_mut(n).interrupted;
+        if !interrupted.contains(&a) {
+            interrupted.push(a);
+        }
         self.ledger
             .state
             .save(&format!("step {n} attempt {a}: interrupted; starting it again"))?;
