@@ -27,6 +27,18 @@ pub(crate) use verify::{check_item, expectation, prose_verify, split_expected, v
 
 /// A value meaning "nothing here": `none`, `n/a`, `-`, optionally with a remark.
 pub(crate) fn is_none_value(text: &str) -> bool {
+    // Every field of every step is asked: a value whose first letter or
+    // digit is not an `n` is no such word, known without building its
+    // plain text (markup takes out no letter or digit).
+    let first_letter = text.chars().find(|c| c.is_alphanumeric() || *c == '/');
+    if first_letter.is_some_and(|c| !matches!(c, 'n' | 'N')) {
+        return false;
+    }
+    is_none_text(text)
+}
+
+/// [`is_none_value`] read the long way: the value's plain text, lowercased.
+fn is_none_text(text: &str) -> bool {
     let t = plain(text).to_lowercase();
     let first = t
         .split(|c: char| !c.is_alphanumeric() && c != '/')

@@ -4,6 +4,7 @@ use super::lists::*;
 use super::on_failure::*;
 use super::scope::*;
 use super::verify::*;
+use super::{is_none_text, is_none_value};
 use crate::ultraplan::plan::markdown::{parse_fields, Document, Field};
 use crate::ultraplan::plan::{shell_words, Checkpoint, Diagnostics, ExpectedKind, FailurePolicy};
 
@@ -149,4 +150,39 @@ fn shell_words_refuse_operators() {
     );
     assert_eq!(shell_words("a && b"), None);
     assert_eq!(shell_words("echo 'unbalanced"), None);
+}
+
+#[test]
+fn a_none_value_is_known_by_its_first_letter_as_by_its_plain_text() {
+    let values = [
+        "none",
+        "None",
+        "`none`",
+        "**None** (nothing to do)",
+        "(none)",
+        "*n/a*",
+        "N/A",
+        "—",
+        "-",
+        "",
+        "  ",
+        "__nothing__",
+        "n__one",
+        "`src/none.rs`",
+        "/none",
+        "no files",
+        "never",
+        "Nothing yet",
+        "`git commit -m \"step 1\"`",
+        "test -f d0/f1.txt",
+        "1. none",
+        "— none",
+        "`-`",
+        "ñone",
+        "Ｎone",
+    ];
+    for value in values {
+        assert_eq!(is_none_value(value), is_none_text(value), "{value:?}");
+    }
+    assert!(is_none_value("**None** (nothing to do)") && is_none_value("(none)") && !is_none_value("no files"));
 }
