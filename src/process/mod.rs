@@ -222,7 +222,14 @@ pub fn run_lines(spec: Spec<'_>, on_line: &mut dyn FnMut(&str)) -> Result<Finish
         .spawn()
         .with_context(|| format!("cannot run '{}'", spec.program))?;
     let pgid = child.id() as i32;
+    test_pause();
     children::set_current(pgid);
+    // A signal that came between the spawn and the line above found no
+    // group to forward to (on a loaded machine the child may already be
+    // running its command): forward it now, as `spawn_registered` does.
+    if children::interrupted() {
+        children::kill_group(pgid, Signal::INT);
+    }
 
     if let (Some(data), Some(mut stdin)) = (spec.stdin, child.stdin.take()) {
         // A child that does not read its stdin must not block us.
@@ -359,6 +366,21 @@ pub fn shell(command: &str, cwd: &Path, env: Vec<(String, String)>, timeout: Dur
         timeout,
         cap,
     })
+}
+
+/// The test suite's stand-in for a loaded machine:
+/// `ULTRAPLAN_TEST_SPAWN_PAUSE_MS` pauses this long after each child is
+/// spawned and before its group is known to the signal forwarding (like
+/// `ULTRAPLAN_TEST_FAULT`, for tests only).
+fn test_pause() {
+    static PAUSE: std::sync::OnceLock<Option<Duration>> = std::sync::OnceLock::new();
+    let pause = PAUSE.get_or_init(|| {
+        let ms = std::env::var("ULTRAPLAN_TEST_SPAWN_PAUSE_MS").ok()?.parse().ok()?;
+        Some(Duration::from_millis(ms))
+    });
+    if let Some(pause) = pause {
+        std::thread::sleep(*pause);
+    }
 }
 
 #[cfg(test)]

@@ -363,6 +363,41 @@ fn sigint_stops_cleanly_and_resume_finishes() {
     assert_eq!(env.subjects(&repo)[0], "slow");
 }
 
+/// A Ctrl-C that comes after the executor started but before the run knows
+/// its process group (a loaded machine: the run is paused there by
+/// `ULTRAPLAN_TEST_SPAWN_PAUSE_MS`) still stops the executor: the run
+/// forwards it once it knows the group, rather than wait out the step.
+#[test]
+fn sigint_while_the_executor_is_being_started_still_stops_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let marker = env.root().join("started");
+    let body = format!(
+        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  touch {marker}; sleep 60; echo done > a.txt\n  ```\n- **Verify:** `test -f a.txt`\n- **Checkpoint:** `git commit -m \"slow\"`\n",
+        marker = marker.display()
+    );
+    write(&repo.join("plan.md"), &body);
+    let child = env
+        .command(bin_dir().join("git-ultraplan"), &repo)
+        .args(["run", "plan.md"])
+        .env("ULTRAPLAN_TEST_SPAWN_PAUSE_MS", "3000")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The executor runs while the run still pauses after starting it.
+    wait_for(std::slice::from_ref(&marker));
+    let start = std::time::Instant::now();
+    let out = signal(child, "-INT");
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(45),
+        "the executor was left to sleep out its minute"
+    );
+    let progress = env.progress(&repo, "refs/ultraplan/plan/run");
+    assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
+}
+
 /// A file holding a secret is redacted in the run state, yet restored byte
 /// for byte after a crash — even once `git gc` pruned every unreachable object.
 #[test]
