@@ -25,6 +25,7 @@ use crate::git::{BranchCommit, Oid, Repo};
 use super::analyse::base::{self, Base, NoBase};
 use super::analyse::coupling::{self, Coupling};
 use super::analyse::items::ChangeSet;
+use super::analyse::line_history;
 use super::analyse::provenance::{self, Provenance};
 use super::outcome::{Failed, Step};
 use super::plan::auto::{self, Unsure};
@@ -151,7 +152,8 @@ impl Analysis {
         let commits = repo.branch_commits(base.commit, target.tip)?;
         let changes = ChangeSet::analyse(repo, base.commit, target.tip)?;
         let provenance = provenance::trace(repo, &changes, &commits)?;
-        let coupling = coupling::read(repo, &changes, tuning.coupling_history)?;
+        let mut coupling = coupling::read(repo, &changes, tuning.coupling_history)?;
+        coupling.lines = line_history::read(repo, &changes, tuning.coupling_history)?;
         Ok(Analysis {
             target,
             base,

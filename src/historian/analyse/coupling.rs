@@ -15,6 +15,7 @@ use anyhow::Result;
 use crate::git::{Oid, Renames, Repo};
 
 use super::items::ChangeSet;
+use super::line_history::LineHistory;
 
 /// How many commits behind the base are read.
 pub const HISTORY: usize = 500;
@@ -36,6 +37,9 @@ pub struct Coupling {
     pub subjects: Vec<String>,
     /// For each file, the commits (indices into `subjects`) touching it.
     pub commits: Vec<Vec<u32>>,
+    /// The commits that last wrote the lines each hunk touches
+    /// (`line_history`): read apart, empty unless asked for.
+    pub lines: LineHistory,
 }
 
 impl Coupling {
@@ -76,6 +80,7 @@ pub fn read(repo: &Repo, changes: &ChangeSet, limit: usize) -> Result<Coupling> 
         together: HashMap::new(),
         subjects: Vec::new(),
         commits: vec![Vec::new(); changes.files.len()],
+        lines: LineHistory::default(),
     };
     if limit == 0 || changes.files.len() < 2 {
         return Ok(coupling);

@@ -19,6 +19,7 @@ pub mod coupling;
 pub mod issues;
 pub mod items;
 pub mod left_out;
+pub mod line_history;
 pub mod lines;
 pub mod moves;
 pub mod provenance;
