@@ -6,7 +6,9 @@
 //! whether they changed together before the branch (change coupling), a
 //! test naming the code it tests, a caller of a changed definition, a file
 //! naming the other, whether one branch commit wrote both (`writers`: 0
-//! when one commit wrote every part, as in a squash) — and weighed
+//! when one commit wrote every part, as in a squash), whether the base
+//! lines both touch were last written by the same past commits or by none
+//! in common (`line_history`: blame at the base) — and weighed
 //! into the chance that they belong to one piece of work by a logistic
 //! function. Parts then join by average linkage while the chance is at
 //! least `join_threshold`.
@@ -193,8 +195,10 @@ pub(super) fn parts_of(
 }
 
 /// The signals for two parts, in the order of [`SIGNALS`]; `written` is
-/// how far one branch commit wrote both (`writers`).
-pub fn features(a: &Part, b: &Part, coupling: &Coupling, written: f64) -> Signals {
+/// how far one branch commit wrote both (`writers`), `lineage` how far the
+/// same past commits last wrote the base lines both touch
+/// (`LineHistory::overlap`; `None` when either's are unknown).
+pub fn features(a: &Part, b: &Part, coupling: &Coupling, written: f64, lineage: Option<f64>) -> Signals {
     use Category::*;
     let flag = |x: bool| if x { 1.0 } else { 0.0 };
     let shared: Vec<&String> = a.used.intersection(&b.used).collect();
@@ -217,6 +221,8 @@ pub fn features(a: &Part, b: &Part, coupling: &Coupling, written: f64) -> Signal
         flag(calls(a, b) || calls(b, a)),
         flag(names(a, b) || names(b, a)),
         written,
+        lineage.unwrap_or(0.0),
+        flag(lineage == Some(0.0)),
     ]
 }
 
@@ -247,14 +253,26 @@ pub fn pairs_of(parts: &[Part], ctx: &Context<'_>) -> Vec<Pair> {
     let n = parts.len();
     let writers = Writers::of(parts.iter().map(|p| &p.items[..]), ctx.provenance, &ctx.roots);
     let amends = ctx.amends();
+    let lines = &ctx.coupling.lines;
+    let shares = lineages(parts, ctx);
     let mut out = Vec::with_capacity(n * n.saturating_sub(1) / 2);
     for a in 0..n {
         for b in a + 1..n {
             let written = writers.together(a, b, &amends);
-            out.push((a, b, features(&parts[a], &parts[b], &ctx.coupling, written)));
+            let lineage = match (&shares[a], &shares[b]) {
+                (Some(x), Some(y)) => Some(lines.overlap(x, y)),
+                _ => None,
+            };
+            out.push((a, b, features(&parts[a], &parts[b], &ctx.coupling, written, lineage)));
         }
     }
     out
+}
+
+/// Each part's past writers (`line_history`): the share of its known base
+/// lines each past commit last wrote; `None` with none known.
+fn lineages(parts: &[Part], ctx: &Context<'_>) -> Vec<Option<Vec<(u32, f64)>>> {
+    parts.iter().map(|p| ctx.coupling.lines.shares(&p.items)).collect()
 }
 
 #[cfg(test)]

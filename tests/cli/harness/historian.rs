@@ -229,6 +229,18 @@ pub fn commit_files(env: &TestEnv, repo: &Path, files: &[(&str, &str)], message:
     commit_all(env, repo, message);
 }
 
+/// A repository `repo` whose first commit (on `main`) holds `files` beside
+/// a README: no history behind the base speaks of them (neither change
+/// coupling nor the line history reads a root commit's work).
+pub fn repo_holding(env: &TestEnv, files: &[(&str, &str)]) -> PathBuf {
+    let repo = env.root().join("repo");
+    std::fs::create_dir_all(&repo).expect("repo dir");
+    env.git(&repo, &["init", "-q", "-b", "main"]);
+    write(&repo.join("README.md"), "# demo\n");
+    commit_files(env, &repo, files, "initial");
+    repo
+}
+
 /// Starts `branch` at `main` and commits `files` on it as one commit
 /// `message`: a squash, when the message names several pieces of work.
 pub fn squash_on(env: &TestEnv, repo: &Path, branch: &str, files: &[(&str, &str)], message: &str) {

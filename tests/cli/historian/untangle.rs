@@ -5,8 +5,8 @@
 //! rests on a weak call, `clean` asks (issue 39, item 4).
 
 use crate::harness::historian::{
-    assert_same_tree, clean_branch, commit_all, commit_files, explained_items, record_clean, show_patches, squash_on,
-    LIMITS, LIMITS_RAISED,
+    assert_same_tree, clean_branch, commit_all, commit_files, explained_items, record_clean, repo_holding,
+    show_patches, squash_on, LIMITS, LIMITS_RAISED,
 };
 use crate::harness::support::*;
 use crate::harness::transcript::Transcript;
@@ -55,8 +55,8 @@ fn a_part_goes_with_the_subject_the_names_in_its_lines_say() {
 #[test]
 fn subjects_ending_in_a_full_stop_are_counted() {
     let env = TestEnv::new();
-    let repo = env.repo("repo");
-    commit_files(&env, &repo, &LIMITS, "base");
+    // In the first commit: no history links the two files or keeps them apart.
+    let repo = repo_holding(&env, &LIMITS);
     let mut t = Transcript::new(&env);
     // Two commits, then one.
     for (branch, message) in [
@@ -320,15 +320,14 @@ fn each_piece_of_a_squash_says_the_subject_it_answered_to() {
 /// the families. The split rests on weak calls across six files, so
 /// `clean` asks instead of guessing.
 fn unsure_repo(env: &TestEnv) -> std::path::PathBuf {
-    let repo = env.repo("repo");
-    // Added apart: no history couples the files.
-    for name in UNSURE_FILES {
-        write(
-            &repo.join(format!("src/{name}.rs")),
-            "pub fn start() -> u32 {\n    1\n}\n",
-        );
-        commit_all(env, &repo, &format!("add the {name}"));
-    }
+    // All in the first commit: no history speaks of the files, so the
+    // split rests on their names alone.
+    let files: Vec<(String, &str)> = UNSURE_FILES
+        .iter()
+        .map(|name| (format!("src/{name}.rs"), "pub fn start() -> u32 {\n    1\n}\n"))
+        .collect();
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+    let repo = repo_holding(env, &files);
     env.git(&repo, &["checkout", "-q", "-b", "feature"]);
     let bodies = [
         "pub fn answers(host: &str) -> String {\n    answer_cache(host, cache_entry)\n}\n",

@@ -4,7 +4,7 @@
 //! `fix` rewriting a `wip` commit's lines as evidence that the fix's work
 //! goes with it (issue 39, the messy branch).
 
-use crate::harness::historian::{assert_same_tree, commit_all, commit_files, record_clean};
+use crate::harness::historian::{assert_same_tree, commit_all, commit_files, record_clean, repo_holding};
 use crate::harness::support::*;
 use crate::harness::transcript::Transcript;
 
@@ -17,7 +17,6 @@ use crate::harness::transcript::Transcript;
 #[test]
 fn a_messy_branch_is_split_along_what_each_wip_commit_wrote() {
     let env = TestEnv::new();
-    let repo = env.repo("repo");
     let base = [
         (
             "src/cache.rs",
@@ -27,10 +26,9 @@ fn a_messy_branch_is_split_along_what_each_wip_commit_wrote() {
         ("src/retry.rs", "pub fn send() -> bool {\n    true\n}\n"),
         ("src/clock.rs", "pub struct Clock;\n"),
     ];
-    // One commit each: no change coupling between them.
-    for (path, text) in base {
-        commit_files(&env, &repo, &[(path, text)], &format!("add {path}"));
-    }
+    // In the first commit: no history behind the base links them or keeps
+    // them apart.
+    let repo = repo_holding(&env, &base);
     let evict = |line: &str| {
         format!("pub fn lookup(key: &str) -> Option<String> {{\n    None\n}}\n\npub fn evict(oldest: usize) -> usize {{\n    {line}\n}}\n")
     };
