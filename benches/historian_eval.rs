@@ -43,6 +43,9 @@
 //! `HISTORIAN_EVAL_FIT=1` fits the affinity's weights by logistic
 //! regression on the neutral and messy cases of the tuning half
 //! (`fitting`) and prints them beside the built-in ones.
+//! `HISTORIAN_EVAL_LINES=1` prints, for the tuning half, how often two
+//! parts come from one original by what their line history says
+//! (`fitting::lineage_report`: unknown, no past commit in common, or some).
 //! `HISTORIAN_EVAL_ASK_SWEEP=1` scores the tuning half asking below each
 //! of a few confidences (where `Tuning::ask_below` is set).
 //! `HISTORIAN_EVAL_TRY=<settings>;<settings>;…` scores the tuning half
@@ -157,6 +160,10 @@ fn main() {
         all.extend(build(&source, repo, &groups, &regimes));
         kept.push((source, workspace, groups));
     }
+    println!(
+        "line history read in {:.1} s in all",
+        sources::LINE_HISTORY_NANOS.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1e9
+    );
     for &regime in &regimes {
         println!("\n== {}", regime.label());
         print_header();
@@ -189,6 +196,16 @@ fn main() {
         }
         let together = rows.iter().filter(|r| r.1).count();
         fitting::report(&fitting::fit(&rows), rows.len(), together);
+    }
+    if std::env::var_os("HISTORIAN_EVAL_LINES").is_some() {
+        for &regime in regimes.iter().filter(|&&r| r != Regime::Joined) {
+            let cases: Vec<&Case> = all
+                .iter()
+                .filter(|c| c.regime == regime && c.held_out == Some(false))
+                .flat_map(|c| &c.cases)
+                .collect();
+            fitting::lineage_report(regime.label(), &cases, &tuning);
+        }
     }
     if std::env::var_os("HISTORIAN_EVAL_ASK_SWEEP").is_some() {
         // Where to ask, chosen on the tuning half only.

@@ -127,3 +127,121 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
     }
     x
 }
+
+/// `HISTORIAN_EVAL_LINES=1`: how often two parts come from one original,
+/// by what their line history says (`line_history`): unknown for either,
+/// no past commit in common, or some (by how much), apart for two hunks of
+/// one file, of a file two originals wrote into, and of two files. Each
+/// case weighs 1 over its pairs, as in the fit.
+pub fn lineage_report(label: &str, cases: &[&Case], tuning: &Tuning) {
+    // (kind, class) -> (weight, weight together, pairs)
+    let mut tally: BTreeMap<(&str, &str), (f64, f64, usize)> = BTreeMap::new();
+    for case in cases {
+        let ctx = Context::new(&case.changes, &case.seen, &case.branch, case.coupling.clone());
+        let pairs = group::weighed_pairs(&ctx, tuning);
+        let origin = |items: &[usize]| {
+            let mut w: BTreeMap<usize, u32> = BTreeMap::new();
+            for &i in items {
+                for &(k, x) in &case.truth.items[i] {
+                    *w.entry(k).or_default() += x;
+                }
+            }
+            w.iter()
+                .max_by_key(|(k, x)| (**x, std::cmp::Reverse(**k)))
+                .map_or(0, |(k, _)| *k)
+        };
+        // Files more than one original wrote into.
+        let mut writers: BTreeMap<usize, std::collections::BTreeSet<usize>> = BTreeMap::new();
+        for (i, item) in case.changes.items.iter().enumerate() {
+            writers.entry(item.file).or_default().insert(origin(&[i]));
+        }
+        // Files of two or more hunks of known history: split into groups
+        // linked by a past commit in common, or one group.
+        let lines = &ctx.coupling.lines;
+        let mut by_file: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (i, item) in case.changes.items.iter().enumerate() {
+            if item.hunk.is_some() && lines.shares(&[i]).is_some() {
+                by_file.entry(item.file).or_default().push(i);
+            }
+        }
+        for (file, items) in by_file.iter().filter(|(_, v)| v.len() >= 2) {
+            let mut root: Vec<usize> = (0..items.len()).collect();
+            fn find(root: &mut [usize], x: usize) -> usize {
+                let mut x = x;
+                while root[x] != x {
+                    x = root[x];
+                }
+                x
+            }
+            for x in 0..items.len() {
+                for y in x + 1..items.len() {
+                    if lines.together(&[items[x]], &[items[y]]).unwrap_or(0.0) > 0.0 {
+                        let (rx, ry) = (find(&mut root, x), find(&mut root, y));
+                        root[rx] = ry;
+                    }
+                }
+            }
+            let groups: std::collections::BTreeSet<usize> = (0..items.len()).map(|x| find(&mut root, x)).collect();
+            let class = if groups.len() >= 2 {
+                "files split by history"
+            } else {
+                "files in one group"
+            };
+            let shared = writers[file].len() > 1;
+            let e = tally.entry(("file level: shared", class)).or_default();
+            e.0 += 1.0;
+            e.1 += if shared { 1.0 } else { 0.0 };
+            e.2 += 1;
+            // Pairs of hunks by group: same group or not.
+            for x in 0..items.len() {
+                for y in x + 1..items.len() {
+                    let same = find(&mut root, x) == find(&mut root, y);
+                    let e = tally
+                        .entry(("hunk pairs by group", if same { "same group" } else { "other group" }))
+                        .or_default();
+                    e.0 += 1.0;
+                    e.1 += if origin(&[items[x]]) == origin(&[items[y]]) {
+                        1.0
+                    } else {
+                        0.0
+                    };
+                    e.2 += 1;
+                }
+            }
+        }
+        let n = pairs.len().max(1) as f64;
+        for (a, b, _, same_file) in pairs {
+            let file = case.changes.items[a[0]].file;
+            let kind = match same_file {
+                true if writers[&file].len() > 1 => "one file, shared",
+                true => "one file, one writer",
+                false => "two files",
+            };
+            let class = match ctx.coupling.lines.together(&a, &b) {
+                None => "unknown",
+                Some(x) if x == 0.0 => "none in common",
+                Some(x) if x < 0.2 => "(0, 0.2)",
+                Some(x) if x < 0.5 => "[0.2, 0.5)",
+                Some(_) => "[0.5, 1]",
+            };
+            let t = origin(&a) == origin(&b);
+            for k in [kind, if same_file { "one file, all" } else { "two files, all" }] {
+                let e = tally.entry((k, class)).or_default();
+                e.0 += 1.0 / n;
+                e.1 += if t { 1.0 / n } else { 0.0 };
+                e.2 += 1;
+                let e = tally.entry((k, "all")).or_default();
+                e.0 += 1.0 / n;
+                e.1 += if t { 1.0 / n } else { 0.0 };
+                e.2 += 1;
+            }
+        }
+    }
+    println!("\n== line history, {label}: share of pairs from one original (case-weighted), pairs");
+    for ((kind, class), (w, t, count)) in &tally {
+        println!(
+            "{kind:<22} {class:<16} {:.3}  weight {w:.1}  pairs {count}",
+            t / w.max(1e-9)
+        );
+    }
+}

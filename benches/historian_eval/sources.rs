@@ -11,6 +11,10 @@ use std::process::Command;
 use ultraplan::git::{BranchCommit, Oid, Repo, Workspace};
 use ultraplan::historian::analyse::coupling::Coupling;
 use ultraplan::historian::analyse::items::ChangeSet;
+use ultraplan::historian::analyse::line_history;
+
+/// Time spent reading the line history of every case (`line_history::read`).
+pub static LINE_HISTORY_NANOS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 use ultraplan::historian::analyse::provenance::{self, Provenance};
 use ultraplan::historian::execute::build::Builder;
 
@@ -271,6 +275,7 @@ impl History {
             together: HashMap::new(),
             subjects: Vec::new(),
             commits: vec![Vec::new(); changes.files.len()],
+            lines: Default::default(),
         };
         if changes.files.len() < 2 {
             return coupling;
@@ -400,7 +405,13 @@ pub fn prepare(repo: &Repo, group: &Group) -> Option<Prepared> {
         return None;
     }
     let truth = provenance::trace(repo, &changes, &group.originals).ok()?;
-    let coupling = group.history.coupling(&changes);
+    let mut coupling = group.history.coupling(&changes);
+    let started = std::time::Instant::now();
+    coupling.lines = line_history::read(repo, &changes, HISTORY).ok()?;
+    LINE_HISTORY_NANOS.fetch_add(
+        started.elapsed().as_nanos() as u64,
+        std::sync::atomic::Ordering::Relaxed,
+    );
     Some(Prepared {
         changes,
         truth,
