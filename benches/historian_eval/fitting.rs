@@ -219,7 +219,7 @@ pub fn lineage_report(label: &str, cases: &[&Case], tuning: &Tuning) {
             };
             let class = match ctx.coupling.lines.together(&a, &b) {
                 None => "unknown",
-                Some(x) if x == 0.0 => "none in common",
+                Some(0.0) => "none in common",
                 Some(x) if x < 0.2 => "(0, 0.2)",
                 Some(x) if x < 0.5 => "[0.2, 0.5)",
                 Some(_) => "[0.5, 1]",
