@@ -118,7 +118,7 @@ fn template(root: &Path, shape: Shape) -> PathBuf {
         // The files the branch changes, added on main first.
         let message = "add the sources\n";
         stream.push_str(&format!(
-            "commit refs/heads/main\ncommitter Bench <bench@example.com> 1699999000 +0000\ndata {}\n{message}from refs/heads/main^0\n",
+            "commit refs/heads/main\nmark :1\ncommitter Bench <bench@example.com> 1699999000 +0000\ndata {}\n{message}from refs/heads/main^0\n",
             message.len()
         ));
         for k in 0..shape.commits {
@@ -130,8 +130,10 @@ fn template(root: &Path, shape: Shape) -> PathBuf {
     }
     for k in 0..shape.commits {
         let message = format!("change module d{:03}\n", k % dirs);
-        // The first commit starts from main; the others follow it.
-        let from = if k == 0 { "from refs/heads/main^0\n" } else { "" };
+        // The first commit starts from main as it is once the sources are
+        // on it (`:1`: fast-import reads `refs/heads/main^0` from the
+        // repository, where the sources are not yet); the others follow it.
+        let from = if k == 0 { "from :1\n" } else { "" };
         stream.push_str(&format!(
             "commit refs/heads/feature\ncommitter Bench <bench@example.com> {} +0000\ndata {}\n{message}{from}",
             1_700_000_000 + k * 60,
