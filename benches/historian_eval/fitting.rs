@@ -18,23 +18,27 @@ use super::sources::Case;
 /// came from one original, and the pair's weight.
 pub type Row = (Vec<f64>, bool, f64);
 
+/// The original commit that wrote most of the lines of `items` (the
+/// earliest of those that wrote as many).
+fn origin(case: &Case, items: &[usize]) -> usize {
+    let mut w: BTreeMap<usize, u32> = BTreeMap::new();
+    for &i in items {
+        for &(k, x) in &case.truth.items[i] {
+            *w.entry(k).or_default() += x;
+        }
+    }
+    w.iter()
+        .max_by_key(|(k, x)| (**x, std::cmp::Reverse(**k)))
+        .map_or(0, |(k, _)| *k)
+}
+
 /// The pairs of parts of `cases`, each case weighing as much as another.
 pub fn dataset(cases: &[Case], tuning: &Tuning) -> Vec<Row> {
     let mut out = Vec::new();
     for case in cases {
         let ctx = Context::new(&case.changes, &case.seen, &case.branch, case.coupling.clone());
         let pairs = group::weighed_pairs(&ctx, tuning);
-        let origin = |items: &[usize]| {
-            let mut w: BTreeMap<usize, u32> = BTreeMap::new();
-            for &i in items {
-                for &(k, x) in &case.truth.items[i] {
-                    *w.entry(k).or_default() += x;
-                }
-            }
-            w.iter()
-                .max_by_key(|(k, x)| (**x, std::cmp::Reverse(**k)))
-                .map_or(0, |(k, _)| *k)
-        };
+        let origin = |items: &[usize]| origin(case, items);
         let n = pairs.len().max(1) as f64;
         for (a, b, f, same_file) in pairs {
             let mut x: Vec<f64> = f.to_vec();
@@ -139,17 +143,7 @@ pub fn lineage_report(label: &str, cases: &[&Case], tuning: &Tuning) {
     for case in cases {
         let ctx = Context::new(&case.changes, &case.seen, &case.branch, case.coupling.clone());
         let pairs = group::weighed_pairs(&ctx, tuning);
-        let origin = |items: &[usize]| {
-            let mut w: BTreeMap<usize, u32> = BTreeMap::new();
-            for &i in items {
-                for &(k, x) in &case.truth.items[i] {
-                    *w.entry(k).or_default() += x;
-                }
-            }
-            w.iter()
-                .max_by_key(|(k, x)| (**x, std::cmp::Reverse(**k)))
-                .map_or(0, |(k, _)| *k)
-        };
+        let origin = |items: &[usize]| origin(case, items);
         // Files more than one original wrote into.
         let mut writers: BTreeMap<usize, std::collections::BTreeSet<usize>> = BTreeMap::new();
         for (i, item) in case.changes.items.iter().enumerate() {

@@ -238,6 +238,16 @@ fn a_resume_killed_again_still_finishes_the_same() {
     }
 }
 
+/// A plan of one step, `Slow`, whose Changes are `script` (lines of shell)
+/// and whose Verify is `verify`, reverted on failure and committed as
+/// `slow`: the plan the tests that kill or interrupt a step run.
+fn slow_plan(script: &str, verify: &str) -> String {
+    let script = script.replace('\n', "\n  ");
+    format!(
+        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  {script}\n  ```\n- **Verify:** `{verify}`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"slow\"`\n"
+    )
+}
+
 #[test]
 fn killed_from_outside_mid_executor() {
     let env = TestEnv::new();
@@ -245,10 +255,13 @@ fn killed_from_outside_mid_executor() {
     let marker = env.root().join("started");
     let once = env.root().join("once");
     // The first time, the executor writes half its work and hangs; later it finishes.
-    let body = format!(
-        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  echo half > a.txt\n  if [ ! -e {once} ]; then (while sleep 0.2; do echo on >> orphan.txt; done) & touch {once} {marker}; sleep 30; fi\n  echo whole > a.txt\n  ```\n- **Verify:** `grep -q whole a.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"slow\"`\n",
-        once = once.display(),
+    let body = slow_plan(
+        &format!(
+            "echo half > a.txt\nif [ ! -e {once} ]; then (while sleep 0.2; do echo on >> orphan.txt; done) & touch {once} {marker}; sleep 30; fi\necho whole > a.txt",
+            once = once.display(),
         marker = marker.display()
+        ),
+        "grep -q whole a.txt",
     );
     write(&repo.join("plan.md"), &body);
     let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
@@ -333,10 +346,13 @@ fn sigint_stops_cleanly_and_resume_finishes() {
     let repo = env.repo("repo");
     let marker = env.root().join("started");
     let once = env.root().join("once");
-    let body = format!(
-        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  if [ ! -e {once} ]; then touch {once} {marker}; sleep 60; fi\n  echo done > a.txt\n  ```\n- **Verify:** `test -f a.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"slow\"`\n",
-        once = once.display(),
-        marker = marker.display()
+    let body = slow_plan(
+        &format!(
+            "if [ ! -e {once} ]; then touch {once} {marker}; sleep 60; fi\necho done > a.txt",
+            once = once.display(),
+            marker = marker.display()
+        ),
+        "test -f a.txt",
     );
     write(&repo.join("plan.md"), &body);
     let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
@@ -372,9 +388,9 @@ fn sigint_while_the_executor_is_being_started_still_stops_it() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
     let marker = env.root().join("started");
-    let body = format!(
-        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  touch {marker}; sleep 60; echo done > a.txt\n  ```\n- **Verify:** `test -f a.txt`\n- **Checkpoint:** `git commit -m \"slow\"`\n",
-        marker = marker.display()
+    let body = slow_plan(
+        &format!("touch {marker}; sleep 60; echo done > a.txt", marker = marker.display()),
+        "test -f a.txt",
     );
     write(&repo.join("plan.md"), &body);
     let child = env
@@ -449,10 +465,13 @@ fn log_shows_the_attempt_a_kill_cut_short() {
     let repo = env.repo("repo");
     let marker = env.root().join("started");
     let once = env.root().join("once");
-    let body = format!(
-        "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  if [ ! -e {once} ]; then touch {once} {marker}; sleep 30; fi\n  echo done > a.txt\n  ```\n- **Verify:** `test -f a.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"slow\"`\n",
-        once = once.display(),
-        marker = marker.display()
+    let body = slow_plan(
+        &format!(
+            "if [ ! -e {once} ]; then touch {once} {marker}; sleep 30; fi\necho done > a.txt",
+            once = once.display(),
+            marker = marker.display()
+        ),
+        "test -f a.txt",
     );
     write(&repo.join("plan.md"), &body);
     let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
