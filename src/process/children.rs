@@ -144,9 +144,16 @@ impl DeathSignal {
     }
 }
 
-/// The group of the child running now (0: none), for signal forwarding.
+/// The group of the child running now (0: none), for signal forwarding. A
+/// signal that came before the group was known (between its spawn and this
+/// call; on a loaded machine the child may already be running its command)
+/// found none to forward to: it is forwarded now, as [`spawn_registered`]
+/// does for its groups.
 pub fn set_current(pgid: i32) {
     CURRENT_GROUP.store(pgid, Ordering::SeqCst);
+    if pgid > 0 && interrupted() {
+        kill_group(pgid, Signal::INT);
+    }
 }
 
 /// Spawns `command` (one of our own binaries, like a session's run) with

@@ -224,12 +224,6 @@ pub fn run_lines(spec: Spec<'_>, on_line: &mut dyn FnMut(&str)) -> Result<Finish
     let pgid = child.id() as i32;
     test_pause();
     children::set_current(pgid);
-    // A signal that came between the spawn and the line above found no
-    // group to forward to (on a loaded machine the child may already be
-    // running its command): forward it now, as `spawn_registered` does.
-    if children::interrupted() {
-        children::kill_group(pgid, Signal::INT);
-    }
 
     if let (Some(data), Some(mut stdin)) = (spec.stdin, child.stdin.take()) {
         // A child that does not read its stdin must not block us.
