@@ -98,10 +98,7 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
         ));
         ui.hint(sync::pick_hint(d));
     }
-    let none = plans
-        .iter()
-        .all(|(_, states, locks)| states.is_empty() && locks.is_empty());
-    if let (Some(plan), true) = (&args.plan, none) {
+    if let (Some(plan), true) = (&args.plan, nothing_recorded(&plans)) {
         // Nothing there, or no plan: an error, also with --json.
         super::plan_without_runs(plan)?;
     }
@@ -149,6 +146,13 @@ fn json_of(
     })
 }
 
+/// Whether no plan of `plans` has a run state or a lock.
+fn nothing_recorded(plans: &[PlanState<'_>]) -> bool {
+    plans
+        .iter()
+        .all(|(_, states, locks)| states.is_empty() && locks.is_empty())
+}
+
 fn render(
     out: &mut impl Write,
     args: &Args,
@@ -156,10 +160,7 @@ fn render(
     diverged: &[(sync::Diverged, RunState<'_>)],
     timeout: Duration,
 ) -> Result<()> {
-    if plans
-        .iter()
-        .all(|(_, states, locks)| states.is_empty() && locks.is_empty())
-    {
+    if nothing_recorded(plans) {
         match &args.plan {
             Some(plan) => writeln!(out, "no run of '{}' is recorded: it has not run", plan.display())?,
             None => writeln!(out, "no plan has run in this repository")?,

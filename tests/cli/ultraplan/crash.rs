@@ -248,6 +248,26 @@ fn slow_plan(script: &str, verify: &str) -> String {
     )
 }
 
+/// `git ultraplan run plan.md` started on a slow plan whose step sleeps
+/// `secs` seconds the first time (then writes `a.txt` at once), returned
+/// once the step's command is running.
+fn spawn_slow_once(env: &TestEnv, repo: &Path, secs: u32) -> std::process::Child {
+    let marker = env.root().join("started");
+    let once = env.root().join("once");
+    let body = slow_plan(
+        &format!(
+            "if [ ! -e {once} ]; then touch {once} {marker}; sleep {secs}; fi\necho done > a.txt",
+            once = once.display(),
+            marker = marker.display()
+        ),
+        "test -f a.txt",
+    );
+    write(&repo.join("plan.md"), &body);
+    let child = env.spawn_ultraplan(repo, &["run", "plan.md"]);
+    wait_for(std::slice::from_ref(&marker));
+    child
+}
+
 #[test]
 fn killed_from_outside_mid_executor() {
     let env = TestEnv::new();
@@ -344,19 +364,7 @@ fn a_killed_run_takes_its_executor_down_with_it() {
 fn sigint_stops_cleanly_and_resume_finishes() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let marker = env.root().join("started");
-    let once = env.root().join("once");
-    let body = slow_plan(
-        &format!(
-            "if [ ! -e {once} ]; then touch {once} {marker}; sleep 60; fi\necho done > a.txt",
-            once = once.display(),
-            marker = marker.display()
-        ),
-        "test -f a.txt",
-    );
-    write(&repo.join("plan.md"), &body);
-    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
-    wait_for(std::slice::from_ref(&marker));
+    let child = spawn_slow_once(&env, &repo, 60);
     // Timed from the signal, with room for a loaded machine: the executor
     // sleeps a minute, so anything well under that means it was stopped.
     let start = std::time::Instant::now();
@@ -463,19 +471,7 @@ fn a_secret_bearing_file_survives_a_crash_and_gc() {
 fn log_shows_the_attempt_a_kill_cut_short() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let marker = env.root().join("started");
-    let once = env.root().join("once");
-    let body = slow_plan(
-        &format!(
-            "if [ ! -e {once} ]; then touch {once} {marker}; sleep 30; fi\necho done > a.txt",
-            once = once.display(),
-            marker = marker.display()
-        ),
-        "test -f a.txt",
-    );
-    write(&repo.join("plan.md"), &body);
-    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
-    wait_for(std::slice::from_ref(&marker));
+    let child = spawn_slow_once(&env, &repo, 30);
     let _ = signal(child, "-9");
     let mut t = Transcript::new(&env);
     t.note("killed with SIGKILL during step 1's first attempt");

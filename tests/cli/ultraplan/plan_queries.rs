@@ -70,15 +70,15 @@ fn status_log_show_and_report_of_a_plan_not_run_or_not_there() {
         .expect_code(128);
     let _ = t.run(&repo, &["ultraplan", "report", "plan.md"]).expect_code(128);
     t.note("a path that does not exist");
-    let _ = t.run(&repo, &["ultraplan", "status", "nope.md"]).expect_code(128);
-    let _ = t.run(&repo, &["ultraplan", "log", "nope.md"]).expect_code(128);
-    let _ = t
-        .run(&repo, &["ultraplan", "status", "--json", "nope.md"])
-        .expect_code(128);
-    let _ = t
-        .run(&repo, &["ultraplan", "show", "nope.md", "--step", "1"])
-        .expect_code(128);
-    let _ = t.run(&repo, &["ultraplan", "report", "nope.md"]).expect_code(128);
+    for args in [
+        &["ultraplan", "status", "nope.md"][..],
+        &["ultraplan", "log", "nope.md"],
+        &["ultraplan", "status", "--json", "nope.md"],
+        &["ultraplan", "show", "nope.md", "--step", "1"],
+        &["ultraplan", "report", "nope.md"],
+    ] {
+        let _ = t.run(&repo, args).expect_code(128);
+    }
     t.note("a file that is no plan");
     let _ = t.run(&repo, &["ultraplan", "log", "notes.txt"]).expect_code(128);
     t.note("a plan deleted after its run: its run is shown");
