@@ -35,4 +35,5 @@ mod sync;
 mod sync_faults;
 mod verification;
 pub(crate) mod waves;
+mod waves_outside;
 mod waves_reuse;
