@@ -18,6 +18,7 @@ mod hostile_plans;
 mod hostile_remote;
 mod outcome_index;
 mod outcomes;
+mod outcomes_of_runs;
 mod plan_queries;
 mod records;
 mod recovery;
