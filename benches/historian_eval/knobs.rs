@@ -154,6 +154,8 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
             t.subject_margins = false;
         }),
         knob("no same-file bonus", &|t| t.same_file = 0.0),
+        knob("no hunk parts", &|t| t.hunk_parts = false),
+        knob("no sure join", &|t| t.sure_join = t.join_threshold),
         knob("no count from the message", &|t| t.count_from_message = false),
         knob("no history words", &|t| t.history_words = 0.0),
         knob("no body words", &|t| t.body_words = 0.0),
@@ -170,7 +172,10 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
         knob("no unsupported cuts", &|t| t.unsupported_cuts = false),
         knob("no cluster elimination", &|t| t.cluster_elimination = false),
         knob("no subject margins", &|t| t.subject_margins = false),
+        knob("no subject words", &|t| t.subject_words = 0.0),
+        knob("no elimination share", &|t| t.elimination_share = 0.0),
         knob("never asks", &|t| t.ask_below = f64::NEG_INFINITY),
+        knob("no ask per file", &|t| t.ask_per_file = 0.0),
     ]);
     for threshold in [0.35, 0.4, 0.45, 0.5, 0.55, 0.6] {
         out.push(knob(&format!("join threshold {threshold}"), &|t| {

@@ -30,7 +30,7 @@ pub fn referenced(text: &str) -> BTreeSet<String> {
 /// to seven digits, or of two after `#`, that is not part of a version or
 /// a decimal (`1.2`) — `r1173`, `issue_1173`, `#42`. At most [`MOST`];
 /// minified or generated lines are left out, as
-/// [`super::symbols::scan`] leaves them.
+/// [`super::syntax::words`] leaves them.
 pub fn numbers_added<'a>(added: impl IntoIterator<Item = &'a [u8]>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for raw in added {

@@ -2,7 +2,7 @@
 //! of a Markdown or reStructuredText document, the package of a lock file
 //! (`Cargo.lock`, `package-lock.json`, `yarn.lock`, `poetry.lock`), the
 //! `[table]` of a TOML or INI file. What git's hunk header shows for code
-//! ([`super::symbols::enclosing`]), for the files git's header says nothing
+//! ([`super::symbols::Symbols::enclosing`]), for the files git's header says nothing
 //! useful of: a lock file's hunk changes `version = "0.3.5"` and
 //! `checksum = …` lines, and only the package it sits in says it is
 //! `tempfile`'s, the name its subject (`deps: drop tempfile`) and its

@@ -18,7 +18,7 @@ pub fn versions(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The version numbers of `added` lines (minified or generated lines left
-/// out, as [`super::symbols::scan`] leaves them).
+/// out, as [`super::syntax::words`] leaves them).
 pub fn versions_added<'a>(added: impl IntoIterator<Item = &'a [u8]>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for raw in added {
