@@ -48,7 +48,6 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "join_threshold" => tuning.join_threshold = number(),
             "ask_below" => tuning.ask_below = number(),
             "ask_per_file" => tuning.ask_per_file = number(),
-            "hunk_parts" => tuning.hunk_parts = yes(),
             "sure_join" => tuning.sure_join = number(),
             "same_file" => tuning.same_file = number(),
             "subject_words" => tuning.subject_words = number(),
@@ -94,7 +93,7 @@ pub const STRONG: [usize; 3] = [0, 1, 2];
 
 /// The signals (by their place in `weights::SIGNALS`) read from the line
 /// history: one past commit writing both, none in common.
-pub const LINE_HISTORY: [usize; 2] = [7, 8];
+pub const LINE_HISTORY: [usize; 2] = [6, 7];
 
 /// The planner without each signal, or with one knob at its neutral value.
 pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
@@ -154,7 +153,6 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
             t.subject_margins = false;
         }),
         knob("no same-file bonus", &|t| t.same_file = 0.0),
-        knob("no hunk parts", &|t| t.hunk_parts = false),
         knob("no sure join", &|t| t.sure_join = t.join_threshold),
         knob("no count from the message", &|t| t.count_from_message = false),
         knob("no history words", &|t| t.history_words = 0.0),

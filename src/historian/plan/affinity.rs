@@ -1,11 +1,11 @@
 //! Splitting one unit of work (a branch commit, with what was folded into
 //! it) into the pieces a reviewer would see as separate commits.
 //!
-//! Each file of the unit is a part (each hunk, with `Tuning::hunk_parts`).
+//! Each file of the unit is a part (each hunk, when a message names more
+//! pieces of work than the unit has files).
 //! For every two parts a few signals are read — the names both mention,
 //! whether they changed together before the branch (change coupling), a
-//! test naming the code it tests, a caller of a changed definition, a file
-//! naming the other, whether one branch commit wrote both (`writers`: 0
+//! caller of a changed definition (a test, a use), a file naming the other, whether one branch commit wrote both (`writers`: 0
 //! when one commit wrote every part, as in a squash), whether the base
 //! lines both touch were last written by the same past commits or by none
 //! in common (`line_history`: blame at the base) — and weighed
@@ -100,11 +100,8 @@ pub struct Part {
     pub(super) path: String,
     pub items: Vec<usize>,
     pub(super) category: Category,
-    directory: String,
     pub(super) component: String,
     stem: String,
-    tested_stem: String,
-    scope: String,
     pub(super) defined: BTreeSet<String>,
     pub(super) used: BTreeSet<String>,
     /// The definitions its lines fall inside (`analyse::syntax`).
@@ -178,9 +175,6 @@ pub(super) fn parts_of(
                 category: classify::category(path),
                 component: classify::component(path),
                 stem: classify::stem(path),
-                tested_stem: classify::tested_stem(path),
-                directory: path.rsplit_once('/').map(|(d, _)| d.to_owned()).unwrap_or_default(),
-                scope: classify::scope(path).to_ascii_lowercase(),
                 defined,
                 used,
                 enclosing,
@@ -199,14 +193,10 @@ pub(super) fn parts_of(
 /// same past commits last wrote the base lines both touch
 /// (`LineHistory::overlap`; `None` when either's are unknown).
 pub fn features(a: &Part, b: &Part, coupling: &Coupling, written: f64, lineage: Option<f64>) -> Signals {
-    use Category::*;
     let flag = |x: bool| if x { 1.0 } else { 0.0 };
     let shared: Vec<&String> = a.used.intersection(&b.used).collect();
     let union = a.used.union(&b.used).count().max(1);
     let jaccard = shared.len() as f64 / union as f64;
-    let tests = |t: &Part, s: &Part| {
-        t.category == Test && s.category != Test && names_tested(&t.directory, &t.tested_stem, &s.stem, &s.scope)
-    };
     let calls = |x: &Part, y: &Part| {
         x.enclosing
             .iter()
@@ -217,22 +207,12 @@ pub fn features(a: &Part, b: &Part, coupling: &Coupling, written: f64, lineage: 
         jaccard.sqrt(),
         coupling.strength(a.file, b.file),
         coupling.lift(a.file, b.file),
-        flag(tests(a, b) || tests(b, a)),
         flag(calls(a, b) || calls(b, a)),
         flag(names(a, b) || names(b, a)),
         written,
         lineage.unwrap_or(0.0),
         flag(lineage == Some(0.0)),
     ]
-}
-
-/// Whether a test in `directory`, named for `tested_stem`, names the code
-/// of stem `stem` and scope `scope`: by its name (`parser_test.go`,
-/// `test_parser.py`) or by a directory (`regress/roff/string/undef.in`
-/// tests `roff.c`).
-fn names_tested(directory: &str, tested_stem: &str, stem: &str, scope: &str) -> bool {
-    tested_stem.len() >= 3 && (tested_stem == stem || tested_stem == scope)
-        || stem.len() >= 3 && directory.split('/').any(|d| d.eq_ignore_ascii_case(stem))
 }
 
 /// Two parts (by index) and their signals.
@@ -277,17 +257,8 @@ fn lineages(parts: &[Part], ctx: &Context<'_>) -> Vec<Option<Vec<(u32, f64)>>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{history_words, names_tested};
+    use super::history_words;
     use crate::historian::analyse::coupling::Coupling;
-
-    #[test]
-    fn a_test_names_its_code_by_its_name_or_a_directory() {
-        assert!(names_tested("tests", "parser", "parser", "src"));
-        assert!(names_tested("regress/roff/string", "undef", "roff", "roff"));
-        assert!(names_tested("test/Lexer", "cases", "lexer", "src"));
-        assert!(!names_tested("tests", "io", "io", "src"));
-        assert!(!names_tested("regress/roff", "undef", "mdoc", "mdoc"));
-    }
 
     #[test]
     fn a_files_history_words_are_those_its_commits_say_far_more_than_others() {

@@ -88,7 +88,7 @@ pub fn weighed_pairs(ctx: &Context<'_>, tuning: &Tuning) -> Vec<(Vec<usize>, Vec
         }
     }
     if !pool.is_empty() {
-        sets.push(pieces::pool_parts(ctx, pool, &words, tuning));
+        sets.push(pieces::pool_parts(ctx, pool, &words));
     }
     let mut out = Vec::new();
     for parts in sets.iter().filter(|p| p.len() <= MOST_PARTS) {

@@ -61,7 +61,7 @@ pub fn split_unit(
 
 /// The parts of a unit: its files, or, as its message names more pieces
 /// than it has files, its hunks, or files cut by the subjects their hunks
-/// answer to; with no pieces named, its hunks when `Tuning::hunk_parts`.
+/// answer to; with no pieces named, its files whole.
 pub fn unit_parts(
     ctx: &Context<'_>,
     unit: usize,
@@ -83,7 +83,6 @@ pub fn unit_parts(
                 words,
             )
         }
-        None if tuning.hunk_parts && few_items => hunk_parts(ctx.changes, unit, files, words),
         _ => parts(ctx.changes, unit, files, words),
     }
 }
@@ -91,30 +90,15 @@ pub fn unit_parts(
 /// Splits the pool of the branch's noise commits: `pieces` are (unit,
 /// file, items), one per file a noise commit's unit holds.
 pub fn split_pool(ctx: &Context<'_>, pieces: Vec<(usize, usize, Vec<usize>)>, words: &Words, tuning: &Tuning) -> Split {
-    let parts = pool_parts(ctx, pieces, words, tuning);
+    let parts = pool_parts(ctx, pieces, words);
     if parts.len() > MOST_PARTS {
         return by_component(ctx, parts);
     }
     cluster(ctx, &parts, tuning, None)
 }
 
-/// The parts of the pool: each (unit, file), or each hunk when
-/// `Tuning::hunk_parts`.
-pub fn pool_parts(
-    ctx: &Context<'_>,
-    pieces: Vec<(usize, usize, Vec<usize>)>,
-    words: &Words,
-    tuning: &Tuning,
-) -> Vec<Part> {
-    let few_items = pieces.iter().map(|(_, _, items)| items.len()).sum::<usize>() <= MOST_PARTS;
-    let pieces: Vec<(usize, usize, Vec<usize>)> = if tuning.hunk_parts && few_items {
-        pieces
-            .into_iter()
-            .flat_map(|(unit, f, items)| items.into_iter().map(move |i| (unit, f, vec![i])))
-            .collect()
-    } else {
-        pieces
-    };
+/// The parts of the pool: each (unit, file).
+pub fn pool_parts(ctx: &Context<'_>, pieces: Vec<(usize, usize, Vec<usize>)>, words: &Words) -> Vec<Part> {
     parts_of(ctx.changes, pieces.into_iter(), words)
 }
 

@@ -28,7 +28,7 @@ pub const INTERCEPT: f64 = -0.75;
 /// planned worse, so they stay. The last three, added after, were set by
 /// planning the tuning half with each of a few weights. Each signal stays only while leaving it out
 /// costs the held-out half, alone or with the others that overlap it.
-pub const SIGNALS: [Signal; 9] = [
+pub const SIGNALS: [Signal; 8] = [
     signal(
         "names in common (square root of Jaccard)",
         1.15,
@@ -43,11 +43,6 @@ pub const SIGNALS: [Signal; 9] = [
         "change coupling lift",
         0.90,
         "coupling that is not just one file changing with everything (cost 0.002 alone, 0.007 before the pruning: the next round's greedy elimination should weigh it)",
-    ),
-    signal(
-        "a test naming the other's stem",
-        0.65,
-        "a test goes with the code it tests (cost 0.001 alone; these last three cost 0.008 together, so they stay)",
     ),
     signal(
         "a test or caller of what the other changes",
@@ -245,10 +240,6 @@ pub struct Tuning {
     /// subject — by how many more words it shares with it than with the
     /// next, from a quarter of `subject_words` (a word of a body) to twice.
     pub subject_margins: bool,
-    /// Whether each hunk is a part of its own (held to its file's others
-    /// by `same_file`) when no message names the pieces, rather than each
-    /// file whole.
-    pub hunk_parts: bool,
     /// A split less sure than this (`pieces::sureness`: how well its
     /// chances agree with it, 1 when every two parts are where their chance
     /// says, less `ask_per_file` for each e-fold of its files) is
@@ -292,7 +283,6 @@ impl Default for Tuning {
             cluster_elimination: true,
             elimination_share: 0.1,
             subject_margins: true,
-            hunk_parts: true,
             ask_below: 0.37,
             ask_per_file: 0.15,
             weights: None,
