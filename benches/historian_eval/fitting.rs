@@ -154,7 +154,7 @@ pub fn lineage_report(label: &str, cases: &[&Case], tuning: &Tuning) {
         let lines = &ctx.coupling.lines;
         let mut by_file: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for (i, item) in case.changes.items.iter().enumerate() {
-            if item.hunk.is_some() && lines.shares(&[i]).is_some() {
+            if item.hunk.is_some() && lines.writers(&[i]).is_some() {
                 by_file.entry(item.file).or_default().push(i);
             }
         }
@@ -169,7 +169,7 @@ pub fn lineage_report(label: &str, cases: &[&Case], tuning: &Tuning) {
             }
             for x in 0..items.len() {
                 for y in x + 1..items.len() {
-                    if lines.together(&[items[x]], &[items[y]]).unwrap_or(0.0) > 0.0 {
+                    if lines.in_common(&[items[x]], &[items[y]]) == Some(true) {
                         let (rx, ry) = (find(&mut root, x), find(&mut root, y));
                         root[rx] = ry;
                     }
@@ -211,12 +211,10 @@ pub fn lineage_report(label: &str, cases: &[&Case], tuning: &Tuning) {
                 true => "one file, one writer",
                 false => "two files",
             };
-            let class = match ctx.coupling.lines.together(&a, &b) {
+            let class = match ctx.coupling.lines.in_common(&a, &b) {
                 None => "unknown",
-                Some(0.0) => "none in common",
-                Some(x) if x < 0.2 => "(0, 0.2)",
-                Some(x) if x < 0.5 => "[0.2, 0.5)",
-                Some(_) => "[0.5, 1]",
+                Some(false) => "none in common",
+                Some(true) => "some in common",
             };
             let t = origin(&a) == origin(&b);
             for k in [kind, if same_file { "one file, all" } else { "two files, all" }] {

@@ -91,10 +91,6 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
 /// keeps: the names in common and change coupling.
 pub const STRONG: [usize; 3] = [0, 1, 2];
 
-/// The signals (by their place in `weights::SIGNALS`) read from the line
-/// history: one past commit writing both, none in common.
-pub const LINE_HISTORY: [usize; 2] = [6, 7];
-
 /// The planner without each signal, or with one knob at its neutral value.
 pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     let mut out = vec![("as tuned".to_owned(), base.clone())];
@@ -127,14 +123,6 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     }
     weak.weights = Some(w);
     out.push(("no signal but names and coupling".to_owned(), weak));
-    // The line history's two signals together (`analyse::line_history`).
-    let mut no_lines = base.clone();
-    let mut w = weights(base);
-    for n in LINE_HISTORY {
-        w[n + 1] = 0.0;
-    }
-    no_lines.weights = Some(w);
-    out.push(("no line history".to_owned(), no_lines));
     out.extend([
         knob("no message extras", &|t| {
             t.body_words = 0.0;

@@ -1,8 +1,7 @@
 //! Line history: which commits behind the base last wrote the lines each
 //! hunk changes — `git blame` at the base, for those lines only. Two hunks
-//! editing lines one past commit wrote are evidence of one piece of work;
-//! two hunks of one file whose lines come from unrelated past commits are
-//! evidence that two pieces of work share the file.
+//! whose lines come from unrelated past commits (none in common) are
+//! evidence of two pieces of work, in one file or two.
 //!
 //! Read from the base's history only (what the real input has): the lines
 //! a hunk changes or deletes at the base, and for a pure insertion the
@@ -43,60 +42,42 @@ pub const LARGEST_BLAMED: usize = 1 << 20;
 pub struct LineHistory {
     /// For each item: (past commit, lines of the item it wrote), by commit.
     pub items: Vec<Vec<(u32, u32)>>,
-    /// For each past commit met: how many files it changed.
-    pub files: Vec<u32>,
+    /// How many past commits that changed a followed file were met.
+    pub commits: u32,
 }
 
 impl LineHistory {
-    /// How far `a` and `b` (sets of items) edit lines the same past commits
-    /// wrote: the overlap of the two shares of their known lines, each past
-    /// commit weighing less the more files it changed
-    /// (1 / (1 + ln files): a commit of one file says most, a sweeping one
-    /// little). `None` when either has no line of known history.
-    pub fn together(&self, a: &[usize], b: &[usize]) -> Option<f64> {
-        Some(self.overlap(&self.shares(a)?, &self.shares(b)?))
+    /// Whether some past commit last wrote lines of both `a` and `b` (sets
+    /// of items); `None` when either has no line of known history.
+    pub fn in_common(&self, a: &[usize], b: &[usize]) -> Option<bool> {
+        Some(share_a_writer(&self.writers(a)?, &self.writers(b)?))
     }
 
-    /// [`LineHistory::together`] of two sets of items' [`LineHistory::shares`].
-    pub fn overlap(&self, sa: &[(u32, f64)], sb: &[(u32, f64)]) -> f64 {
-        let mut sum = 0.0;
-        let (mut i, mut j) = (0, 0);
-        while i < sa.len() && j < sb.len() {
-            match sa[i].0.cmp(&sb[j].0) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    let files = f64::from(self.files[sa[i].0 as usize].max(1));
-                    sum += sa[i].1.min(sb[j].1) / (1.0 + files.ln());
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
-        sum
-    }
-
-    /// The share of the known lines of `items` each past commit wrote, by commit.
-    pub fn shares(&self, items: &[usize]) -> Option<Vec<(u32, f64)>> {
-        let mut by: Vec<(u32, u32)> = items
+    /// The past commits that last wrote known lines of `items`, sorted;
+    /// `None` when none is known.
+    pub fn writers(&self, items: &[usize]) -> Option<Vec<u32>> {
+        let mut out: Vec<u32> = items
             .iter()
-            .flat_map(|&i| self.items.get(i).into_iter().flatten().copied())
+            .flat_map(|&i| self.items.get(i).into_iter().flatten().map(|&(c, _)| c))
             .collect();
-        if by.is_empty() {
-            return None;
-        }
-        by.sort_unstable();
-        let total: u32 = by.iter().map(|(_, n)| n).sum();
-        let mut out: Vec<(u32, f64)> = Vec::new();
-        for (c, n) in by {
-            let share = f64::from(n) / f64::from(total.max(1));
-            match out.last_mut() {
-                Some(last) if last.0 == c => last.1 += share,
-                _ => out.push((c, share)),
-            }
-        }
-        Some(out)
+        out.sort_unstable();
+        out.dedup();
+        (!out.is_empty()).then_some(out)
     }
+}
+
+/// Whether two sorted lists of [`LineHistory::writers`] hold a commit in
+/// common.
+pub fn share_a_writer(a: &[u32], b: &[u32]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
 }
 
 /// A file being followed back: its blob in the commit being read, and its
@@ -112,7 +93,7 @@ struct Followed {
 pub fn read(repo: &Repo, changes: &ChangeSet, limit: usize) -> Result<LineHistory> {
     let mut history = LineHistory {
         items: vec![Vec::new(); changes.items.len()],
-        files: Vec::new(),
+        commits: 0,
     };
     let mut followed: HashMap<String, Followed> = HashMap::new();
     for (i, item) in changes.items.iter().enumerate() {
@@ -171,8 +152,8 @@ pub fn read(repo: &Repo, changes: &ChangeSet, limit: usize) -> Result<LineHistor
         if touched.is_empty() {
             continue;
         }
-        let at = history.files.len() as u32;
-        history.files.push(deltas.len() as u32);
+        let at = history.commits;
+        history.commits += 1;
         for delta in touched {
             let path = delta.path().to_owned();
             let f = followed.get_mut(&path).expect("followed");

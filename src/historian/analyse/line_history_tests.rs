@@ -40,8 +40,8 @@ fn each_hunk_is_read_back_to_the_commits_that_wrote_its_lines() {
     let changes = ChangeSet::analyse(&repo, base, repo.rev_parse(&tip).unwrap()).unwrap();
     assert_eq!(changes.items.len(), 4, "four hunks");
     let history = read(&repo, &changes, 10).unwrap();
-    // Commits met, newest first: z (two files), y, x (one each).
-    assert_eq!(history.files, [2, 1, 1]);
+    // Commits met, newest first: z, y, x.
+    assert_eq!(history.commits, 3);
     let (z, y, x) = (0, 1, 2);
     assert_eq!(history.items[0], [(y, 1)]);
     assert_eq!(history.items[1], [(x, 1)]);
@@ -50,16 +50,15 @@ fn each_hunk_is_read_back_to_the_commits_that_wrote_its_lines() {
     let mut end = history.items[3].clone();
     end.sort_unstable();
     assert_eq!(end, [(z, 1), (x, 2)]);
-    // Hunks of one past commit go together; of different ones, not; a
-    // commit of two files says less than one of one.
-    assert_eq!(history.together(&[1], &[3]), Some(2.0 / 3.0));
-    assert_eq!(history.together(&[0], &[1]), Some(0.0));
-    let two = history.together(&[2], &[3]).unwrap();
-    assert!((two - (1.0 / 3.0) / (1.0 + 2f64.ln())).abs() < 1e-9, "{two}");
+    // Hunks of one past commit have a writer in common; of different
+    // ones, not.
+    assert_eq!(history.in_common(&[1], &[3]), Some(true));
+    assert_eq!(history.in_common(&[2], &[3]), Some(true));
+    assert_eq!(history.in_common(&[0], &[1]), Some(false));
     // Read no further than the limit: x's lines are unknown.
     let near = read(&repo, &changes, 2).unwrap();
     assert!(near.items[1].is_empty());
-    assert_eq!(near.together(&[1], &[0]), None);
+    assert_eq!(near.in_common(&[1], &[0]), None);
     assert_eq!(read(&repo, &changes, 0).unwrap().items[0], []);
 }
 
@@ -77,6 +76,6 @@ fn a_file_created_in_a_commit_was_written_there() {
     let changes = ChangeSet::analyse(&repo, base, tip).unwrap();
     let history = read(&repo, &changes, 100).unwrap();
     // `add n` (one file), then the fixture's root commit ends the walk.
-    assert_eq!(history.files, [1]);
+    assert_eq!(history.commits, 1);
     assert_eq!(history.items[0], [(0, 1)]);
 }

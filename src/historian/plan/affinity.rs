@@ -7,8 +7,8 @@
 //! whether they changed together before the branch (change coupling), a
 //! caller of a changed definition (a test, a use), a file naming the other, whether one branch commit wrote both (`writers`: 0
 //! when one commit wrote every part, as in a squash), whether the base
-//! lines both touch were last written by the same past commits or by none
-//! in common (`line_history`: blame at the base) — and weighed
+//! lines both touch were last written by no past commit in common
+//! (`line_history`: blame at the base) — and weighed
 //! into the chance that they belong to one piece of work by a logistic
 //! function. Parts then join by average linkage while the chance is at
 //! least `join_threshold`.
@@ -33,6 +33,7 @@ use super::weights::{HISTORY_LIFT, SIGNALS};
 use super::writers::Writers;
 use crate::historian::analyse::classify::{self, Category};
 use crate::historian::analyse::coupling::Coupling;
+use crate::historian::analyse::line_history::share_a_writer;
 use crate::historian::analyse::items::ChangeSet;
 use crate::historian::analyse::left_out::number;
 
@@ -189,10 +190,10 @@ pub(super) fn parts_of(
 }
 
 /// The signals for two parts, in the order of [`SIGNALS`]; `written` is
-/// how far one branch commit wrote both (`writers`), `lineage` how far the
-/// same past commits last wrote the base lines both touch
-/// (`LineHistory::overlap`; `None` when either's are unknown).
-pub fn features(a: &Part, b: &Part, coupling: &Coupling, written: f64, lineage: Option<f64>) -> Signals {
+/// how far one branch commit wrote both (`writers`), `in_common` whether
+/// some past commit last wrote base lines of both
+/// (`LineHistory::in_common`; `None` when either's are unknown).
+pub fn features(a: &Part, b: &Part, coupling: &Coupling, written: f64, in_common: Option<bool>) -> Signals {
     let flag = |x: bool| if x { 1.0 } else { 0.0 };
     let shared: Vec<&String> = a.used.intersection(&b.used).collect();
     let union = a.used.union(&b.used).count().max(1);
@@ -210,8 +211,7 @@ pub fn features(a: &Part, b: &Part, coupling: &Coupling, written: f64, lineage: 
         flag(calls(a, b) || calls(b, a)),
         flag(names(a, b) || names(b, a)),
         written,
-        lineage.unwrap_or(0.0),
-        flag(lineage == Some(0.0)),
+        flag(in_common == Some(false)),
     ]
 }
 
@@ -234,25 +234,19 @@ pub fn pairs_of(parts: &[Part], ctx: &Context<'_>) -> Vec<Pair> {
     let writers = Writers::of(parts.iter().map(|p| &p.items[..]), ctx.provenance, &ctx.roots);
     let amends = ctx.amends();
     let lines = &ctx.coupling.lines;
-    let shares = lineages(parts, ctx);
+    let past: Vec<Option<Vec<u32>>> = parts.iter().map(|p| lines.writers(&p.items)).collect();
     let mut out = Vec::with_capacity(n * n.saturating_sub(1) / 2);
     for a in 0..n {
         for b in a + 1..n {
             let written = writers.together(a, b, &amends);
-            let lineage = match (&shares[a], &shares[b]) {
-                (Some(x), Some(y)) => Some(lines.overlap(x, y)),
+            let in_common = match (&past[a], &past[b]) {
+                (Some(x), Some(y)) => Some(share_a_writer(x, y)),
                 _ => None,
             };
-            out.push((a, b, features(&parts[a], &parts[b], &ctx.coupling, written, lineage)));
+            out.push((a, b, features(&parts[a], &parts[b], &ctx.coupling, written, in_common)));
         }
     }
     out
-}
-
-/// Each part's past writers (`line_history`): the share of its known base
-/// lines each past commit last wrote; `None` with none known.
-fn lineages(parts: &[Part], ctx: &Context<'_>) -> Vec<Option<Vec<(u32, f64)>>> {
-    parts.iter().map(|p| ctx.coupling.lines.shares(&p.items)).collect()
 }
 
 #[cfg(test)]
