@@ -24,40 +24,43 @@ pub const INTERCEPT: f64 = -0.75;
 /// The signals, in the order `affinity::features` reads them. The weights
 /// began as those a logistic regression found on the pairs of parts of the
 /// evaluation's tuning half (were the two written by one original
-/// commit?), rounded; a refit after the pruning predicted pairs better but
-/// planned worse, so they stay. The last three, added after, were set by
-/// planning the tuning half with each of a few weights. Each signal stays only while leaving it out
-/// costs the held-out half, alone or with the others that overlap it.
+/// commit?), rounded; a refit predicted pairs better but planned worse, so
+/// they stay. The last two, added after, were set by planning the tuning
+/// half with each of a few weights. Each stays because leaving it out
+/// costs the held-out half at least 0.005 on the neutral squash or the
+/// messy branch (each cost below: held-out mean, neutral / messy / joined
+/// messages); the signals that cost less were removed one at a time,
+/// the cheapest first, measuring again after each (benches/README.md).
 pub const SIGNALS: [Signal; 6] = [
     signal(
         "names in common (square root of Jaccard)",
         1.15,
-        "two parts naming the same things work on the same thing; a few shared names already say much (leaving it out cost 0.016 on the held-out neutral squash)",
+        "two parts naming the same things work on the same thing; a few shared names already say much (cost 0.030 / 0.020 / 0.010)",
     ),
     signal(
         "change coupling strength",
         1.20,
-        "files that changed together before the branch change together now (cost 0.016)",
+        "files that changed together before the branch change together now (cost 0.021 / 0.011 / 0.008)",
     ),
     signal(
         "change coupling lift",
         0.90,
-        "coupling that is not just one file changing with everything (cost 0.002 alone, 0.007 before the pruning: the next round's greedy elimination should weigh it)",
+        "coupling that is not just one file changing with everything (cost 0.006 / 0.002 / 0.003)",
     ),
     signal(
         "a file naming the other's stem",
         0.35,
-        "an import or a mention of a module ties the two files (cost 0.004 alone; 0.008 with the other two)",
+        "an import or a mention of a module ties the two files (cost 0.006 / 0.004 / 0.001)",
     ),
     signal(
         "one branch commit writing both",
         1.0,
-        "lines one branch commit wrote (or a later one rewrote: a `fix` of a `wip`) belong together more often than not, whatever its message says; 0 when one commit wrote every part, as in a squash (cost 0.025 on the held-out messy branch, 0 on the neutral squash and joined messages; weight set on the tuning half's messy branch, where 0.5 / 1 / 1.5 scored 0.820 / 0.824 / 0.817; discounting a commit's writing by the share it wrote, by how many parts it wrote into or by how well its parts cohere otherwise, or centring the signal on its mean, scored 0.812–0.823 there: not kept, benches/README.md)",
+        "lines one branch commit wrote (or a later one rewrote: a `fix` of a `wip`) belong together more often than not, whatever its message says; 0 when one commit wrote every part, as in a squash (cost 0 / 0.035 / 0; weight set on the tuning half's messy branch, where 0.5 / 1 / 1.5 scored 0.820 / 0.824 / 0.817; discounting a commit's writing by the share it wrote, by how many parts it wrote into or by how well its parts cohere otherwise, or centring the signal on its mean, scored 0.812–0.823 there: not kept, benches/README.md)",
     ),
     signal(
         "no past commit in common",
         -0.5,
-        "two parts whose base lines' past writers are known and share no commit are likelier apart (one file's hunks so: 0.64 from one original against 0.86 where unknown; a file two originals share: 0.33): with the one before, leaving both out costs the held-out messy branch 0.011 and joined messages 0.007, and gains the neutral squash 0.001 (this one alone: messy −0.008, neutral +0.005); weights set on the tuning half, where 1 and −0.5 scored neutral +0.004, messy +0.009, and a lower intercept alone did not (benches/README.md)",
+        "two parts whose base lines' past writers are known (blame at the base, `line_history`) and share no commit are likelier apart (one file's hunks so come from one original 0.64 of the time, against 0.86 where unknown; in a file two originals share, 0.33) (cost 0.004 / 0.013 / 0.006; weight set on the tuning half beside an overlap of past writers since removed, benches/README.md)",
     ),
 ];
 
@@ -105,10 +108,10 @@ const BOUND: &str = "not measured: a bound on time, memory or output, not a tuni
 /// The word lists and constants that stay, each with its reason and what
 /// leaving it out cost.
 pub const KEPT: [Kept; 40] = [
-    kept("INTERCEPT", "plan/weights.rs", "two parts nothing links are more likely apart", "neutral −0.079 (at 0)"),
+    kept("INTERCEPT", "plan/weights.rs", "two parts nothing links are more likely apart", "neutral −0.031, messy −0.073, joined −0.009 (at 0)"),
     kept("HISTORY_LIFT", "plan/weights.rs", "a file's history word is its own only when its commits say it far more than others", "joined −0.0086"),
     kept("VERBS", "plan/subject_line.rs", "a later paragraph opening with a verb names a piece of work", "joined −0.0078"),
-    kept("HISTORY", "analyse/coupling.rs", "how far back change coupling reads (0 would be no coupling at all)", "the reach of change coupling, whose two signals cost 0.002 and 0.016 (held-out neutral)"),
+    kept("HISTORY", "analyse/coupling.rs", "how far back change coupling reads (0 would be no coupling at all)", "the reach of change coupling and the line history, whose signals cost 0.021, 0.006 and 0.013 (held-out neutral, neutral, messy)"),
     kept("DEPENDENCY_FILES", "analyse/classify/category.rs", ORDERS, "neutral −0.0015, joined −0.0005"),
     kept("CONFIG_FILES", "analyse/classify/category.rs", ORDERS, "neutral +0.0003, joined −0.0005"),
     kept("CONFIG_DIRECTORIES", "analyse/classify/category.rs", ORDERS, "neutral −0.0002, joined −0.0001"),
@@ -129,7 +132,7 @@ pub const KEPT: [Kept; 40] = [
     kept("subject_line::PROSE", "plan/subject_line.rs", "a one-line body opening like prose (`The limits grow …`) is no second piece of work; the one list kept below the rule: without it such a squash splits", "joined −0.0005"),
     kept("draft PROSE", "message/draft/mod.rs", "a body line opening like prose is not drafted into a subject", "writes messages: not a grouping"),
     kept("split WORDS", "plan/split.rs", "option counts written as words, as the seed writes them", "writes questions: not a grouping"),
-    kept("line_history CONTEXT", "analyse/line_history.rs", "the base lines either side of a pure insertion that stand for it in the line history: git's own default context (3), not tuned", "not measured apart: part of the line history's two signals (messy −0.011 held out)"),
+    kept("line_history CONTEXT", "analyse/line_history.rs", "the base lines either side of a pure insertion that stand for it in the line history: git's own default context (3), not tuned", "not measured apart: part of the signal 'no past commit in common' (messy −0.013 held out)"),
     kept("LARGEST_BLAMED", "analyse/line_history.rs", "files larger than 1 MiB are not followed back through history", BOUND),
     kept("SWEEPING", "analyse/coupling.rs", "a commit touching more files couples nothing: counting every two of its files would cost their square", "neutral −0.0003, joined −0.0009; a bound"),
     kept("MOST_PARTS", "plan/affinity.rs", "a unit of more parts is split by component: weighing every pair would be quadratic", BOUND),
@@ -162,8 +165,10 @@ pub struct Tuning {
     /// With such a count: parts join while more are left, and once that
     /// many are left only when their affinity reaches this.
     pub sure_join: f64,
-    /// How much surer two hunks of one file are to belong together than
-    /// their other signals say (added to the affinity's log-odds).
+    /// How much surer two parts of one file (the pieces two `wip` commits
+    /// of a messy branch wrote into it, or its hunks when a message names
+    /// more pieces of work than files) are to belong together than their
+    /// other signals say (added to the affinity's log-odds).
     pub same_file: f64,
     /// With several subjects named: how much surer two parts sharing the
     /// most words with one subject are to belong together (and less sure
