@@ -35,9 +35,9 @@ use super::weights::{HISTORY_LIFT, SIGNALS};
 use super::writers::Writers;
 use crate::historian::analyse::classify::{self, Category};
 use crate::historian::analyse::coupling::Coupling;
-use crate::historian::analyse::line_history::share_a_writer;
 use crate::historian::analyse::items::ChangeSet;
 use crate::historian::analyse::left_out::number;
+use crate::historian::analyse::line_history::share_a_writer;
 
 /// What the history behind the base says of each file's words
 /// ([`Words::with_history`]).
