@@ -5,7 +5,7 @@
 //! pieces of work than the unit has files).
 //! For every two parts a few signals are read — the names both mention,
 //! whether they changed together before the branch (change coupling), a
-//! file naming the other, whether one branch commit wrote both (`writers`: 0
+//! caller of a changed definition (a test, a use), a file naming the other, whether one branch commit wrote both (`writers`: 0
 //! when one commit wrote every part, as in a squash), whether the base
 //! lines both touch were last written by no past commit in common
 //! (`line_history`: blame at the base) — and weighed
@@ -20,12 +20,10 @@
 //!
 //! Joining the parts by these chances into a unit's pieces is `pieces`.
 //!
-//! Files are seldom cut: a file is one part unless the hunks of a messy
-//! branch's `wip` commits pool it (one part per commit writing into it),
-//! or a message names several pieces of work and its hunks answer to
-//! different ones of them (`subjects`); two parts of one file are much
-//! surer to belong together than their other signals say
-//! (`Tuning::same_file`).
+//! Files are seldom cut: two hunks of one file are much surer to belong
+//! together than their other signals say (`Tuning::same_file`), and with
+//! a message naming several pieces of work a file is cut only where its
+//! hunks answer to different ones of them (`subjects`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -107,6 +105,8 @@ pub struct Part {
     stem: String,
     pub(super) defined: BTreeSet<String>,
     pub(super) used: BTreeSet<String>,
+    /// The definitions its lines fall inside (`analyse::syntax`).
+    pub(super) enclosing: BTreeSet<String>,
     /// Version numbers its lines mention.
     pub(super) versions: BTreeSet<String>,
     /// Numbers its added lines hold that could name an issue.
@@ -153,6 +153,7 @@ pub(super) fn parts_of(
             let path = file.path.as_str();
             let mut defined = BTreeSet::new();
             let mut used = BTreeSet::new();
+            let mut enclosing = BTreeSet::new();
             let mut versions = BTreeSet::new();
             let mut issues = BTreeSet::new();
             let mut lines = 0;
@@ -164,6 +165,7 @@ pub(super) fn parts_of(
                 heading.extend(it.symbols.heading.iter().cloned());
                 defined.extend(it.symbols.defined.iter().cloned());
                 used.extend(it.symbols.used.iter().cloned());
+                enclosing.extend(it.symbols.enclosing.iter().cloned());
                 lines += it.lines;
             }
             Part {
@@ -176,6 +178,7 @@ pub(super) fn parts_of(
                 stem: classify::stem(path),
                 defined,
                 used,
+                enclosing,
                 versions,
                 issues,
                 heading,
@@ -195,11 +198,17 @@ pub fn features(a: &Part, b: &Part, coupling: &Coupling, written: f64, in_common
     let shared: Vec<&String> = a.used.intersection(&b.used).collect();
     let union = a.used.union(&b.used).count().max(1);
     let jaccard = shared.len() as f64 / union as f64;
+    let calls = |x: &Part, y: &Part| {
+        x.enclosing
+            .iter()
+            .any(|n| y.used.contains(n) && !y.enclosing.contains(n))
+    };
     let names = |x: &Part, y: &Part| y.stem.len() >= 4 && x.used.contains(&y.stem);
     [
         jaccard.sqrt(),
         coupling.strength(a.file, b.file),
         coupling.lift(a.file, b.file),
+        flag(calls(a, b) || calls(b, a)),
         flag(names(a, b) || names(b, a)),
         written,
         flag(in_common == Some(false)),
