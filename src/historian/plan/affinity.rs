@@ -5,8 +5,9 @@
 //! pieces of work than the unit has files).
 //! For every two parts a few signals are read — the names both mention,
 //! whether they changed together before the branch (change coupling), a
-//! caller of a changed definition (a test, a use), a file naming the other, whether one branch commit wrote both (`writers`: 0
-//! when one commit wrote every part, as in a squash), whether the base
+//! caller of a changed definition (a test, a use), a file naming the
+//! other, whether one branch commit wrote both (`writers`: 0 when one
+//! commit wrote every part, as in a squash), whether the base
 //! lines both touch were last written by no past commit in common
 //! (`line_history`: blame at the base) — and weighed
 //! into the chance that they belong to one piece of work by a logistic
