@@ -81,7 +81,7 @@ mod sources;
 mod tally;
 
 use generate::generate;
-use sources::{Case, Lcg, Regime, REGIMES};
+use sources::{Case, Lcg, Regime, DEFAULT_REGIMES, REGIMES};
 use tally::{print_header, print_row, score_case, Tally};
 
 fn env_number(name: &str, default: usize) -> usize {
@@ -115,7 +115,7 @@ fn main() {
                     .any(|w| !w.trim().is_empty() && r.label().contains(w.trim()))
             })
             .collect(),
-        Err(_) => REGIMES.to_vec(),
+        Err(_) => DEFAULT_REGIMES.to_vec(),
     };
     let dir = tempfile::tempdir().expect("temporary directory");
     let generated = dir.path().join("generated");
@@ -190,7 +190,7 @@ fn main() {
         let mut rows = Vec::new();
         for c in all
             .iter()
-            .filter(|c| c.held_out == Some(false) && c.regime != Regime::Joined)
+            .filter(|c| c.held_out == Some(false) && matches!(c.regime, Regime::Neutral | Regime::Messy))
         {
             rows.extend(fitting::dataset(&c.cases, &tuning));
         }

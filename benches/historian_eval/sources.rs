@@ -201,9 +201,23 @@ pub enum Regime {
     /// Squashed into one commit keeping the messages joined, as `git rebase
     /// -i` joins them.
     Joined,
+    /// The originals themselves (their trees, messages and authors; the tip
+    /// is the last): a branch that is already clean, where the best plan
+    /// keeps it as it is. Opt-in (`HISTORIAN_EVAL_REGIMES=clean`).
+    Clean,
+    /// The originals as a clean branch, but the first two squashed into
+    /// one commit under the first's message (a commit that says one thing
+    /// and holds two; with two originals, the whole branch): what trusting
+    /// the author's commits can cost. Opt-in
+    /// (`HISTORIAN_EVAL_REGIMES=tangled`).
+    Tangled,
 }
 
-pub const REGIMES: [Regime; 3] = [Regime::Neutral, Regime::Messy, Regime::Joined];
+/// Every regime, the opt-in ones (the last two) too.
+pub const REGIMES: [Regime; 5] = [Regime::Neutral, Regime::Messy, Regime::Joined, Regime::Clean, Regime::Tangled];
+
+/// The regimes scored when `HISTORIAN_EVAL_REGIMES` names none.
+pub const DEFAULT_REGIMES: [Regime; 3] = [Regime::Neutral, Regime::Messy, Regime::Joined];
 
 impl Regime {
     pub fn label(self) -> &'static str {
@@ -211,6 +225,8 @@ impl Regime {
             Regime::Neutral => "neutral squash",
             Regime::Messy => "messy branch",
             Regime::Joined => "joined messages",
+            Regime::Clean => "clean branch",
+            Regime::Tangled => "tangled first commit",
         }
     }
 }
@@ -423,6 +439,18 @@ pub fn prepare(repo: &Repo, group: &Group) -> Option<Prepared> {
 /// (a path that is a file at one step and a directory at another).
 pub fn case(repo: &Repo, group: &Group, prepared: &Prepared, regime: Regime, seed: u64) -> Option<Case> {
     let last = group.originals.last()?;
+    if regime == Regime::Clean {
+        // The originals as they are: nothing to write, their provenance is
+        // the truth's.
+        return Some(Case {
+            changes: prepared.changes.clone(),
+            branch: group.originals.clone(),
+            seen: prepared.truth.clone(),
+            originals: group.originals.clone(),
+            truth: prepared.truth.clone(),
+            coupling: prepared.coupling.clone(),
+        });
+    }
     let author = &group.originals[0].author;
     let tip = match regime {
         Regime::Neutral => repo.write_commit_as(last.tree, &[group.base], NEUTRAL, author).ok()?,
@@ -437,6 +465,16 @@ pub fn case(repo: &Repo, group: &Group, prepared: &Prepared, regime: Regime, see
             repo.write_commit_as(last.tree, &[group.base], &message, author).ok()?
         }
         Regime::Messy => messy(repo, &prepared.changes, &prepared.truth, group, seed)?,
+        Regime::Clean => last.id,
+        Regime::Tangled => {
+            let first = &group.originals[0];
+            let second = &group.originals[1];
+            let a = repo.write_commit_as(second.tree, &[group.base], &first.message, &first.author).ok()?;
+            match group.originals.get(2) {
+                Some(third) => repo.write_commit_as(third.tree, &[a], &third.message, &third.author).ok()?,
+                None => a,
+            }
+        }
     };
     let branch = repo.branch_commits(group.base, tip).ok()?;
     // The branch ends in the originals' tree: the same items.

@@ -29,6 +29,10 @@ pub struct Scored {
     pub truth: usize,
     /// Whether the plan asks a person (a QUESTION: its reading is weak).
     pub asks: bool,
+    /// Whether the plan groups the items otherwise than the branch's own
+    /// commits do (each item with the commit that wrote most of it): a plan
+    /// that only reorders or rewords them changes nothing here.
+    pub changes: bool,
     /// How well the plan agrees with its chances (1 when sure), read with
     /// `HISTORIAN_EVAL_PRECISE` only.
     pub confidence: f64,
@@ -63,6 +67,8 @@ pub struct Summary {
     pub equal: usize,
     pub above: usize,
     pub worse_than_one: usize,
+    /// Cases whose plan groups the items otherwise than the branch does.
+    pub changed: usize,
     /// Cases on which the plan asks, and the mean over those it decides alone.
     pub asked: usize,
     pub alone_mean: f64,
@@ -107,6 +113,7 @@ pub fn summary(cases: &[Scored]) -> Summary {
         equal: cases.iter().filter(|c| c.planned == c.truth).count(),
         above: cases.iter().filter(|c| c.planned > c.truth).count(),
         worse_than_one: cases.iter().filter(|c| c.historian + 1e-9 < c.one_commit).count(),
+        changed: cases.iter().filter(|c| c.changes).count(),
         asked: cases.len() - alone.len(),
         alone_mean: alone.iter().map(|c| ratio(c.historian, c)).sum::<f64>() / alone.len().max(1) as f64,
         hindsight: mean(|c| c.historian.max(c.one_commit)),
@@ -133,6 +140,7 @@ pub fn score_case(case: &Case, tuning: &Tuning) -> Scored {
     let ctx = Context::new(changes, &case.seen, &case.branch, case.coupling.clone());
     let (plan, unsure) = auto::plan_with_doubts(&ctx, tuning);
     let groups: Vec<Vec<usize>> = plan.commits.iter().map(|c| c.items.clone()).collect();
+    let as_committed = group_by(changes.items.len(), |i| case.seen.primary(i).unwrap_or(0));
     let truth = &case.truth.items;
     let o = case.originals.len();
     let n = changes.items.len();
@@ -148,7 +156,7 @@ pub fn score_case(case: &Case, tuning: &Tuning) -> Scored {
         one_commit: score(&[(0..n).collect()], truth, o).matched,
         per_directory: score(&group_by(n, |i| directory(changes.path(i))), truth, o).matched,
         per_file: score(&group_by(n, |i| changes.items[i].file), truth, o).matched,
-        as_committed: score(&group_by(n, |i| case.seen.primary(i).unwrap_or(0)), truth, o).matched,
+        as_committed: score(&as_committed, truth, o).matched,
         oracle_items: score(&group_by(n, writer), truth, o).matched,
         oracle_files: {
             let mut by_file: BTreeMap<usize, BTreeMap<usize, u32>> = BTreeMap::new();
@@ -168,6 +176,16 @@ pub fn score_case(case: &Case, tuning: &Tuning) -> Scored {
         planned: groups.len(),
         truth: writers.len().max(1),
         asks: unsure.is_some(),
+        changes: {
+            let mut planned = groups.clone();
+            for g in &mut planned {
+                g.sort_unstable();
+            }
+            planned.sort();
+            let mut kept = as_committed.clone();
+            kept.sort();
+            planned != kept
+        },
         confidence: if std::env::var_os("HISTORIAN_EVAL_PRECISE").is_some() {
             let always = Tuning {
                 ask_below: 1.01,
@@ -182,7 +200,7 @@ pub fn score_case(case: &Case, tuning: &Tuning) -> Scored {
 
 pub fn print_header() {
     println!(
-        "{:<30} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>11} {:>5} {:>5} {:>6}",
+        "{:<30} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>11} {:>5} {:>5} {:>6} {:>7}",
         "",
         "cases",
         "mean",
@@ -196,14 +214,15 @@ pub fn print_header() {
         "count </=/>",
         "worse",
         "asks",
-        "alone"
+        "alone",
+        "changes"
     );
 }
 
 pub fn print_row(name: &str, t: &Tally) {
     let s = t.summary();
     println!(
-        "{:<30} {:>5} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>11} {:>5} {:>5} {:>6.3}",
+        "{:<30} {:>5} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>11} {:>5} {:>5} {:>6.3} {:>7}",
         name,
         s.cases,
         s.mean,
@@ -218,6 +237,7 @@ pub fn print_row(name: &str, t: &Tally) {
         s.worse_than_one,
         s.asked,
         s.alone_mean,
+        s.changed,
     );
     if std::env::var_os("HISTORIAN_EVAL_PRECISE").is_some() {
         println!(
