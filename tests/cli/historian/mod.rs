@@ -8,6 +8,7 @@ mod clean;
 mod commands;
 mod history;
 mod issues;
+mod kept;
 mod messages;
 mod moves;
 mod openbsd;
