@@ -1,5 +1,5 @@
 //! How well git-historian untangles work, measured on real histories in the
-//! three forms users bring it (`sources::Regime`):
+//! forms users bring it (`sources::Regime`):
 //!
 //! * **neutral squash**: 2–3 consecutive original commits squashed into one
 //!   commit with one neutral message (`Update`), as a tangled commit reads;
@@ -8,7 +8,14 @@
 //!   then the rest of A; now and then one commit holds work of two):
 //!   provenance helps but does not decide;
 //! * **joined messages**: squashed keeping the originals' messages joined,
-//!   as `git rebase -i` joins them.
+//!   as `git rebase -i` joins them;
+//! * **clean branch** (opt-in): the originals themselves, their trees,
+//!   messages and authors (the tip is the last): a branch already clean,
+//!   where keeping it as it is scores 1 but for hunks two originals wrote;
+//! * **tangled first commit** (opt-in): the same, but the first two
+//!   originals squashed under the first's message, as a described commit
+//!   holding two pieces of work reads: what trusting the author's commits
+//!   costs.
 //!
 //! For each repository the harness takes runs of 12 consecutive small
 //! commits (at most 25 files and 600 changed lines each, no merges; 20 runs
@@ -24,8 +31,11 @@
 //!
 //! Beside the planner, per case: one commit (do nothing), one commit per
 //! directory, one commit per file, and the branch's own commits as they are
-//! (`as is`: only a messy branch has several); the planned commit count
-//! below/equal/above the true one; the cases worse than one commit; the
+//! (`as is`: keeping the branch as it is; one commit for a squash); the
+//! cases whose plan groups the items otherwise than the branch's commits
+//! (`changes`: each item with the commit that wrote most of it); the
+//! planned commit count below/equal/above the true one; the cases worse
+//! than one commit; the
 //! cases where `clean` would ask a person (`asks`: a QUESTION, its reading
 //! being weak) and the mean over the cases it decides alone (`alone`). The
 //! mean when every question is answered with the first option ("split as
@@ -37,7 +47,9 @@
 //! tuning. The held-out half is read only with `HISTORIAN_EVAL_HELD_OUT=1`.
 //! A generated history is always there (not in either half);
 //! `HISTORIAN_EVAL_REPOS` (colon-separated git directories) adds others.
-//! `HISTORIAN_EVAL_REGIMES=neutral,messy` scores only those regimes;
+//! `HISTORIAN_EVAL_REGIMES=neutral,messy` scores only those regimes (the
+//! default: neutral, messy, joined; `clean` and `tangled` add the opt-in
+//! ones, which write nothing or two commits per case: planning only);
 //! `HISTORIAN_EVAL_ONLY=<text>` only the repositories whose name holds it;
 //! `HISTORIAN_EVAL_HALF=held-out` (with `_HELD_OUT`) only the held-out half.
 //! `HISTORIAN_EVAL_FIT=1` fits the affinity's weights by logistic

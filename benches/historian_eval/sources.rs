@@ -214,7 +214,13 @@ pub enum Regime {
 }
 
 /// Every regime, the opt-in ones (the last two) too.
-pub const REGIMES: [Regime; 5] = [Regime::Neutral, Regime::Messy, Regime::Joined, Regime::Clean, Regime::Tangled];
+pub const REGIMES: [Regime; 5] = [
+    Regime::Neutral,
+    Regime::Messy,
+    Regime::Joined,
+    Regime::Clean,
+    Regime::Tangled,
+];
 
 /// The regimes scored when `HISTORIAN_EVAL_REGIMES` names none.
 pub const DEFAULT_REGIMES: [Regime; 3] = [Regime::Neutral, Regime::Messy, Regime::Joined];
@@ -469,9 +475,13 @@ pub fn case(repo: &Repo, group: &Group, prepared: &Prepared, regime: Regime, see
         Regime::Tangled => {
             let first = &group.originals[0];
             let second = &group.originals[1];
-            let a = repo.write_commit_as(second.tree, &[group.base], &first.message, &first.author).ok()?;
+            let a = repo
+                .write_commit_as(second.tree, &[group.base], &first.message, &first.author)
+                .ok()?;
             match group.originals.get(2) {
-                Some(third) => repo.write_commit_as(third.tree, &[a], &third.message, &third.author).ok()?,
+                Some(third) => repo
+                    .write_commit_as(third.tree, &[a], &third.message, &third.author)
+                    .ok()?,
                 None => a,
             }
         }

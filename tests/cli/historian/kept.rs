@@ -52,7 +52,13 @@ fn a_described_commit_on_a_described_branch_is_kept_whole() {
         let _ = t
             .run(
                 &repo,
-                &["log", "--reverse", "--format=%s", "--name-only", &format!("main..{branch}")],
+                &[
+                    "log",
+                    "--reverse",
+                    "--format=%s",
+                    "--name-only",
+                    &format!("main..{branch}"),
+                ],
             )
             .expect_code(0);
         let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
