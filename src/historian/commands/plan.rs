@@ -63,8 +63,9 @@ pub struct Args {
     /// that wrote most of its lines (and its share), the affinity link that
     /// joined its file to another (the link's strongest signal and the
     /// estimated chance, 0 to 1, against the threshold the joins used:
-    /// 0.45, or 0.80 once a squash has as many commits as its message
-    /// names), or the rule that moved it — and the rivals it beat: other
+    /// 0.45; 0.25 in a commit naming one piece of work on a branch of two
+    /// or more described commits, the author's cut; or 0.80 once a squash
+    /// has as many commits as its message names), or the rule that moved it — and the rivals it beat: other
     /// commits that wrote its lines, the strongest link to a file in
     /// another commit. When a squash was split by the subjects its message
     /// names, the line also names the subject the item's piece answered
