@@ -100,6 +100,11 @@ fn env_number(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
+/// Time spent building the cases (`build`): analysing the groups, then
+/// writing and tracing each regime's branches (by `Regime as usize + 1`).
+static BUILD_NANOS: [std::sync::atomic::AtomicU64; REGIMES.len() + 1] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; REGIMES.len() + 1];
+
 /// The cases of one repository in one regime.
 struct Cases {
     name: String,
@@ -172,12 +177,23 @@ fn main() {
         all.extend(build(&source, repo, &groups, &regimes));
         kept.push((source, workspace, groups));
     }
+    let seconds = |n: &std::sync::atomic::AtomicU64| n.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1e9;
+    let built: Vec<String> = regimes
+        .iter()
+        .map(|&r| format!("{} {:.1} s", r.label(), seconds(&BUILD_NANOS[r as usize + 1])))
+        .collect();
+    println!(
+        "cases built in: analysis {:.1} s, {}",
+        seconds(&BUILD_NANOS[0]),
+        built.join(", ")
+    );
     println!(
         "line history read in {:.1} s in all",
         sources::LINE_HISTORY_NANOS.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1e9
     );
     for &regime in &regimes {
         println!("\n== {}", regime.label());
+        let started = std::time::Instant::now();
         print_header();
         let mut halves = [Tally::default(), Tally::default()];
         for c in all.iter().filter(|c| c.regime == regime) {
@@ -196,6 +212,7 @@ fn main() {
         if show_held_out {
             print_row("held-out half", &halves[1]);
         }
+        println!("planned and scored in {:.0} s", started.elapsed().as_secs_f64());
     }
     prune(&all, &kept, &regimes, show_held_out, &tuning);
     if std::env::var_os("HISTORIAN_EVAL_FIT").is_some() {
@@ -282,9 +299,15 @@ fn build(
     groups: &[sources::Group],
     regimes: &[Regime],
 ) -> Vec<Cases> {
+    let started = std::time::Instant::now();
     let prepared: Vec<Option<sources::Prepared>> = groups.iter().map(|g| sources::prepare(repo, g)).collect();
+    let took = |at: usize, since: std::time::Instant| {
+        BUILD_NANOS[at].fetch_add(since.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
+    };
+    took(0, started);
     let mut out = Vec::new();
     for &regime in regimes {
+        let started = std::time::Instant::now();
         let mut seed = Lcg(0xca5e ^ source.name.len() as u64);
         let cases: Vec<Case> = groups
             .iter()
@@ -294,6 +317,7 @@ fn build(
                 sources::case(repo, g, p.as_ref()?, regime, seed)
             })
             .collect();
+        took(regime as usize + 1, started);
         out.push(Cases {
             name: source.name.clone(),
             language: source.language.clone(),
