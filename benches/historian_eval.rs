@@ -9,10 +9,10 @@
 //!   provenance helps but does not decide;
 //! * **joined messages**: squashed keeping the originals' messages joined,
 //!   as `git rebase -i` joins them;
-//! * **clean branch** (opt-in): the originals themselves, their trees,
+//! * **clean branch**: the originals themselves, their trees,
 //!   messages and authors (the tip is the last): a branch already clean,
 //!   where keeping it as it is scores 1 but for hunks two originals wrote;
-//! * **tangled first commit** (opt-in): the same, but the first two
+//! * **tangled first commit**: the same, but the first two
 //!   originals squashed under the first's message, as a described commit
 //!   holding two pieces of work reads: what trusting the author's commits
 //!   costs.
@@ -47,9 +47,9 @@
 //! tuning. The held-out half is read only with `HISTORIAN_EVAL_HELD_OUT=1`.
 //! A generated history is always there (not in either half);
 //! `HISTORIAN_EVAL_REPOS` (colon-separated git directories) adds others.
-//! `HISTORIAN_EVAL_REGIMES=neutral,messy` scores only those regimes (the
-//! default: neutral, messy, joined; `clean` and `tangled` add the opt-in
-//! ones, which write nothing or two commits per case: planning only);
+//! `HISTORIAN_EVAL_REGIMES=neutral,messy` scores only those regimes (`clean`
+//! and `tangled` the last two; all five by default, the last two costing
+//! a few seconds: they write nothing or two commits per case);
 //! `HISTORIAN_EVAL_ONLY=<text>` only the repositories whose name holds it;
 //! `HISTORIAN_EVAL_HALF=held-out` (with `_HELD_OUT`) only the held-out half.
 //! `HISTORIAN_EVAL_FIT=1` fits the affinity's weights by logistic
@@ -93,7 +93,7 @@ mod sources;
 mod tally;
 
 use generate::generate;
-use sources::{Case, Lcg, Regime, DEFAULT_REGIMES, REGIMES};
+use sources::{Case, Lcg, Regime, REGIMES};
 use tally::{print_header, print_row, score_case, Tally};
 
 fn env_number(name: &str, default: usize) -> usize {
@@ -132,7 +132,7 @@ fn main() {
                     .any(|w| !w.trim().is_empty() && r.label().contains(w.trim()))
             })
             .collect(),
-        Err(_) => DEFAULT_REGIMES.to_vec(),
+        Err(_) => REGIMES.to_vec(),
     };
     let dir = tempfile::tempdir().expect("temporary directory");
     let generated = dir.path().join("generated");
@@ -349,7 +349,7 @@ fn prune(
     if std::env::var_os("HISTORIAN_EVAL_GREEDY").is_some() {
         let plain: Vec<(Regime, Vec<&Case>)> = regimes
             .iter()
-            .filter(|&&r| r != Regime::Joined)
+            .filter(|&&r| matches!(r, Regime::Neutral | Regime::Messy))
             .map(|&r| (r, of(r)))
             .collect();
         println!("\n== greedy elimination ({which} half)");

@@ -203,17 +203,15 @@ pub enum Regime {
     Joined,
     /// The originals themselves (their trees, messages and authors; the tip
     /// is the last): a branch that is already clean, where the best plan
-    /// keeps it as it is. Opt-in (`HISTORIAN_EVAL_REGIMES=clean`).
+    /// keeps it as it is (`HISTORIAN_EVAL_REGIMES=clean`).
     Clean,
     /// The originals as a clean branch, but the first two squashed into
     /// one commit under the first's message (a commit that says one thing
     /// and holds two; with two originals, the whole branch): what trusting
-    /// the author's commits can cost. Opt-in
-    /// (`HISTORIAN_EVAL_REGIMES=tangled`).
+    /// the author's commits can cost (`HISTORIAN_EVAL_REGIMES=tangled`).
     Tangled,
 }
 
-/// Every regime, the opt-in ones (the last two) too.
 pub const REGIMES: [Regime; 5] = [
     Regime::Neutral,
     Regime::Messy,
@@ -221,9 +219,6 @@ pub const REGIMES: [Regime; 5] = [
     Regime::Clean,
     Regime::Tangled,
 ];
-
-/// The regimes scored when `HISTORIAN_EVAL_REGIMES` names none.
-pub const DEFAULT_REGIMES: [Regime; 3] = [Regime::Neutral, Regime::Messy, Regime::Joined];
 
 impl Regime {
     pub fn label(self) -> &'static str {
