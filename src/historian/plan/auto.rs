@@ -40,7 +40,7 @@ pub fn plan_with_doubts(ctx: &Context<'_>, tuning: &Tuning) -> (CommitPlan, Opti
     let grouped = group::finish(ctx, splits.iter().flat_map(|s| s.groups.clone()).collect());
     ctx.record().grouped(&grouped);
     let proposed = order::order(ctx, grouped);
-    let unsure = unsure(&splits, &proposed, ordered, tuning);
+    let unsure = unsure(&splits, &proposed, ordered);
     (commits_with(ctx, proposed, Parts::Described), unsure)
 }
 
@@ -51,7 +51,6 @@ fn unsure(
     splits: &[group::Split],
     proposed: &[Vec<usize>],
     ordered: impl Fn(Vec<Vec<usize>>) -> Vec<Vec<usize>>,
-    tuning: &Tuning,
 ) -> Option<Unsure> {
     // A unit kept whole rests on no weak cut: the author's boundary and
     // the plan agree, however weakly its parts hold together.
@@ -106,7 +105,7 @@ fn unsure(
         .fold(1.0, f64::min);
     (readings.len() > 1).then(|| Unsure {
         closest: first.closest.clone(),
-        threshold: tuning.join_threshold,
+        threshold: first.threshold,
         confidence,
         readings,
     })

@@ -65,3 +65,41 @@ fn a_described_commit_on_a_described_branch_is_kept_whole() {
     }
     assert_transcript!(t, "a_described_commit_on_a_described_branch_is_kept_whole");
 }
+
+/// A commit the author cut, split where its parts are clearly apart but
+/// not surely (two families of twelve files, each last written by its own
+/// past commit): `clean` asks, and the question names the threshold the
+/// call was measured against, the author's cut's.
+#[test]
+fn an_unsure_split_of_a_described_commit_names_its_threshold() {
+    let env = TestEnv::new();
+    let repo = repo_holding(&env, &[("notes.md", "# Notes\n")]);
+    let family = |stem: &str, value: u32| -> Vec<(String, String)> {
+        (0..12)
+            .map(|k| {
+                (
+                    format!("src/{stem}_{k}.rs"),
+                    format!("pub fn {stem}_{k}() -> u32 {{\n    {value}\n}}\n"),
+                )
+            })
+            .collect()
+    };
+    let commit = |files: &[(String, String)], message: &str| {
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+        commit_files(&env, &repo, &files, message);
+    };
+    // Each family last written by its own past commit (not the root,
+    // whose lines say nothing).
+    commit(&family("cache", 1), "Add the caches");
+    commit(&family("wire", 1), "Add the wires");
+    env.git(&repo, &["checkout", "-q", "-b", "feature", "main"]);
+    let mut raised = family("cache", 2);
+    raised.extend(family("wire", 2));
+    commit(&raised, "Raise the limits");
+    commit(
+        &[("notes.md".to_owned(), "# Notes\n\nThe limits are two.\n".to_owned())],
+        "Note the limits",
+    );
+    let asked = env.run(&repo, &["historian", "clean"]).expect_code(3);
+    assert!(asked.stdout.contains("against a threshold of 0.25"), "{asked}");
+}

@@ -21,6 +21,9 @@ pub struct Doubt {
     pub confidence: f64,
     /// The two parts of the closest call (their items) and their chance.
     pub closest: (Vec<usize>, Vec<usize>, f64),
+    /// The threshold the call was measured against (lower in a commit the
+    /// author cut: `group::AUTHORS_CUT`).
+    pub threshold: f64,
     /// Other readings: a label and the groups.
     pub alternatives: Vec<(String, Vec<Vec<usize>>)>,
 }
@@ -117,6 +120,7 @@ pub(super) fn doubt(
         margin,
         confidence,
         closest,
+        threshold,
         alternatives,
     })
 }
