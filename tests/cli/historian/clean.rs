@@ -300,7 +300,8 @@ fn hunks_of_one_file_go_to_different_commits() {
     let mut t = Transcript::new(&env);
     let _ = t.run(&repo, &["historian", "plan"]).expect_code(0);
     // Nothing links a new file to its commit's hunk of the list (a chance
-    // of 0.40), but a split of three files is sure enough: clean decides.
+    // of 0.40), but each commit is the author's cut (parts join from 0.25
+    // on a branch of described commits): it stays whole, and clean decides.
     let out = t.run(&repo, &["historian", "clean"]).expect_code(0);
     let clean = crate::harness::historian::field(&out, "Clean branch");
     crate::harness::historian::show_outcome(&mut t, &repo, "two", &clean);

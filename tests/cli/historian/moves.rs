@@ -102,7 +102,8 @@ fn moved_tests_are_in_every_clean_commit_and_the_package_comes_first() {
     // for what it adds, not for the old module it removes.
     let mut t = Transcript::new(&env);
     // The package's `__init__.py` links only weakly to the tests it holds,
-    // but the split is sure enough for its few files: clean decides.
+    // but each commit is the author's cut: it stays with the first module
+    // of the package, and clean decides.
     let out = t.run(&repo, &["historian", "clean"]).expect_code(0);
     let clean = crate::harness::historian::field(&out, "Clean branch");
     crate::harness::historian::show_outcome(&mut t, &repo, "split-tests", &clean);
@@ -180,10 +181,8 @@ fn a_hunk_removing_moved_tests_waits_for_the_commit_that_adds_them_back() {
         };
         commit_all(&env, &repo, &subject);
     }
-    // The moves are kept apart; the old module shrinks in the commit
-    // adding the last part back. (That commit's subject repeats the first
-    // commit's, "start the tests package with the format tests": a defect
-    // of the messages, reported, not what this test is about.)
+    // The moves are kept apart, each commit as the author cut it; the old
+    // module shrinks in the commit adding the last part back.
     let mut t = Transcript::new(&env);
     let clean = record_clean(&mut t, &repo, "trim", &[]);
     assert_transcript!(
