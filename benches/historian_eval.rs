@@ -1,5 +1,5 @@
 //! How well git-historian untangles work, measured on real histories in the
-//! forms users bring it (`sources::Regime`):
+//! forms users bring it (`regimes::Regime`):
 //!
 //! * **neutral squash**: 2–3 consecutive original commits squashed into one
 //!   commit with one neutral message (`Update`), as a tangled commit reads;
@@ -85,6 +85,8 @@ mod generate;
 mod knobs;
 #[path = "historian_eval/pruning.rs"]
 mod pruning;
+#[path = "historian_eval/regimes.rs"]
+mod regimes;
 #[path = "historian_eval/scoring.rs"]
 mod scoring;
 #[path = "historian_eval/sources.rs"]
@@ -93,7 +95,8 @@ mod sources;
 mod tally;
 
 use generate::generate;
-use sources::{Case, Lcg, Regime, REGIMES};
+use regimes::{Regime, REGIMES};
+use sources::{Case, Lcg};
 use tally::{print_header, print_row, score_case, Tally};
 
 fn env_number(name: &str, default: usize) -> usize {
@@ -314,7 +317,7 @@ fn build(
             .zip(&prepared)
             .filter_map(|(g, p)| {
                 let seed = seed.next();
-                sources::case(repo, g, p.as_ref()?, regime, seed)
+                regimes::case(repo, g, p.as_ref()?, regime, seed)
             })
             .collect();
         took(regime as usize + 1, started);

@@ -20,8 +20,9 @@ use ultraplan::historian::plan::context::{Context, Tuning};
 use ultraplan::historian::plan::weights::{weights as built_in, SIGNALS};
 
 use super::knobs::STRONG;
+use super::regimes::Regime;
 use super::scoring::score;
-use super::sources::{Case, Regime};
+use super::sources::Case;
 use super::tally::{score_case, summary, Scored};
 
 /// A signal, list or constant stays only if leaving it out costs at least
