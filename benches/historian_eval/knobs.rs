@@ -50,6 +50,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "ask_per_file" => tuning.ask_per_file = number(),
             "sure_join" => tuning.sure_join = number(),
             "same_file" => tuning.same_file = number(),
+            "authors_cut" => tuning.authors_cut = number(),
             "subject_words" => tuning.subject_words = number(),
             "body_words" => tuning.body_words = number(),
             "leaning_words" => tuning.leaning_words = number(),
@@ -141,6 +142,7 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
             t.subject_margins = false;
         }),
         knob("no same-file bonus", &|t| t.same_file = 0.0),
+        knob("no author's cut", &|t| t.authors_cut = 0.0),
         knob("no sure join", &|t| t.sure_join = t.join_threshold),
         knob("no count from the message", &|t| t.count_from_message = false),
         knob("no history words", &|t| t.history_words = 0.0),

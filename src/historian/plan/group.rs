@@ -16,7 +16,7 @@
 //!    configuration and docs never join code. On a branch of two or more
 //!    commits with messages of their own, each such commit is the author's
 //!    cut: its parts stay together unless they are clearly apart
-//!    ([`AUTHORS_CUT`]).
+//!    (`Tuning::authors_cut`).
 //! 3. **Attachment** (`attach`). Pieces that belong with another unit's
 //!    work move there: a hunk only declaring a module (`pub mod x;`) joins
 //!    the commit adding `x`; a new test of new code joins it when one of
@@ -39,24 +39,11 @@ pub use super::pieces::Split;
 use super::units::unit_files;
 use crate::historian::analyse::items::ChangeSet;
 
-/// How much surer, in log-odds, two parts of one commit are to belong
-/// together when the author already cut the branch into commits with
-/// messages of their own (two or more) and this commit's message names one
-/// piece of work: the author's cut is evidence, so such a commit is split
-/// only where its parts are clearly apart. The join threshold moves by as
-/// much (0.45 → 0.25). Set on the evaluation's tuning half
-/// (`HISTORIAN_EVAL_REGIMES=clean`, benches/README.md): 0.45 / 0.30 / 0.25 /
-/// 0.20 scored 0.894 / 0.950 / 0.962 / 0.967 on branches already clean and
-/// 0.832 / 0.837 / 0.834 / 0.824 on such branches whose first commit holds
-/// two originals' work under the first's message; a squash (one commit)
-/// or a branch of `wip` commits never meets it.
-pub const AUTHORS_CUT: f64 = 0.9;
-
-/// `tuning` for a unit the author cut ([`AUTHORS_CUT`]): parts join at a
-/// lower chance.
+/// `tuning` for a unit the author cut (`Tuning::authors_cut`): parts join
+/// at a lower chance.
 fn authors_cut(tuning: &Tuning) -> Tuning {
     let t = tuning.join_threshold.clamp(1e-9, 1.0 - 1e-9);
-    let odds = (t / (1.0 - t)).ln() - AUTHORS_CUT;
+    let odds = (t / (1.0 - t)).ln() - tuning.authors_cut;
     Tuning {
         join_threshold: 1.0 / (1.0 + (-odds).exp()),
         ..tuning.clone()

@@ -22,7 +22,7 @@ pub struct Doubt {
     /// The two parts of the closest call (their items) and their chance.
     pub closest: (Vec<usize>, Vec<usize>, f64),
     /// The threshold the call was measured against (lower in a commit the
-    /// author cut: `group::AUTHORS_CUT`).
+    /// author cut: `Tuning::authors_cut`).
     pub threshold: f64,
     /// Other readings: a label and the groups.
     pub alternatives: Vec<(String, Vec<Vec<usize>>)>,
