@@ -188,7 +188,8 @@ pub struct Tuning {
     /// 0.837 / 0.834 / 0.824 on such branches whose first commit holds two
     /// originals' work under the first's message; a squash (one commit) or
     /// a branch of `wip` commits never meets it, so it cannot move the
-    /// neutral squash, the messy branch or joined messages.
+    /// neutral squash, the messy branch or joined messages. Leaving it out
+    /// costs the held-out clean branch 0.066 and the tangled one 0.005.
     pub authors_cut: f64,
     /// With several subjects named: how much surer two parts sharing the
     /// most words with one subject are to belong together (and less sure
