@@ -193,7 +193,11 @@ pub(super) fn is_verb(word: &str) -> bool {
 
 /// The conventional type a summary's first word suggests.
 pub(super) fn type_from_words(summary: &str) -> Option<&'static str> {
-    let first = summary.split_whitespace().next()?.to_lowercase();
+    let mut words = summary.split_whitespace();
+    let first = words.next()?.to_lowercase();
+    // "Back out X" undoes X (Mercurial's word for a revert); "Back off
+    // between retries" adds a backoff.
+    let backs_out = first == "back" && words.next().is_some_and(|w| w.eq_ignore_ascii_case("out"));
     Some(match first.as_str() {
         "fix" | "correct" | "resolve" | "repair" | "prevent" | "handle" | "avoid" | "guard" | "restore" => "fix",
         "refactor" | "rename" | "move" | "extract" | "restructure" | "reorganize" | "reorganise" | "split"
@@ -205,7 +209,8 @@ pub(super) fn type_from_words(summary: &str) -> Option<&'static str> {
         "document" | "docs" => "docs",
         "test" | "tests" => "test",
         "bump" | "upgrade" | "downgrade" | "pin" => "build",
-        "revert" | "back" => "revert",
+        "revert" => "revert",
+        "back" if backs_out => "revert",
         "add" | "implement" | "support" | "introduce" | "create" | "allow" | "enable" | "new" | "make" | "show"
         | "print" | "report" | "accept" | "teach" | "let" | "expose" | "provide" => "feat",
         _ => return None,
@@ -225,6 +230,8 @@ mod tests {
         assert_eq!(parse_subject("WIP: Fixed API timeouts").summary, "fix API timeouts");
         assert_eq!(parse_subject("GitHub action").summary, "GitHub action");
         assert_eq!(type_from_words("revert the August 14 commit"), Some("revert"));
+        assert_eq!(type_from_words("Back out the August 14 commit"), Some("revert"));
+        assert_eq!(type_from_words("Back off between retries"), None);
         assert_eq!(type_from_words("Reindent with tabs"), Some("style"));
         assert_eq!(parse_subject("Note: something").summary, "note: something");
         let component = parse_subject("docker: Bump to alpine 3.22");
