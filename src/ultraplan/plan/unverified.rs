@@ -29,11 +29,7 @@ pub fn unverified_diagnostic(plan: &Plan, allowed: bool) -> Option<Diagnostic> {
     let first = steps.first()?;
     let numbers: Vec<u32> = steps.iter().map(|s| s.number).collect();
     let named = name_steps(&numbers);
-    let (have, it, them) = if numbers.len() == 1 {
-        ("has", "it", "it")
-    } else {
-        ("have", "they", "them")
-    };
+    let (have, it, them) = agreeing(numbers.len());
     let (severity, message) = if allowed {
         (
             Severity::Warning,
@@ -52,6 +48,15 @@ pub fn unverified_diagnostic(plan: &Plan, allowed: bool) -> Option<Diagnostic> {
         severity,
         message,
     })
+}
+
+/// The words agreeing with `count` steps: has/have, it/they, it/them.
+pub fn agreeing(count: usize) -> (&'static str, &'static str, &'static str) {
+    if count == 1 {
+        ("has", "it", "it")
+    } else {
+        ("have", "they", "them")
+    }
 }
 
 /// `step 2`, `steps 1-3, 5`: step numbers, runs of three or more written

@@ -11,7 +11,7 @@ use anyhow::Result;
 
 use crate::git::Repo;
 use crate::ultraplan::engine::Mode;
-use crate::ultraplan::plan::unverified::{is_unverified, name_steps};
+use crate::ultraplan::plan::unverified::{agreeing, is_unverified, name_steps};
 use crate::ultraplan::plan::Plan;
 use crate::ultraplan::state::index::Depth;
 use crate::ultraplan::state::{slug, Refs, RunState, StepStatus};
@@ -49,11 +49,7 @@ pub(super) fn refuse_unverified(repo: &Repo, plan: &Plan, mode: Mode, path: &str
     if steps.is_empty() {
         return Ok(());
     }
-    let (have, it, them) = if steps.len() == 1 {
-        ("has", "it", "it")
-    } else {
-        ("have", "they", "them")
-    };
+    let (have, it, them) = agreeing(steps.len());
     let arg = crate::cli::shell::operand(plan_arg);
     // The same run again, with the flag.
     let again = match mode {

@@ -205,8 +205,9 @@ impl StepRun<'_, '_> {
         // No attempt can pass without a Verify, a person's check or
         // --allow-unverified (DESIGN §4.1): failed before the executor runs,
         // so no agent is paid three times for a certain failure.
-        if step.verify.is_none() && step.human.is_none() && step.verified_by.is_none() && !self.cx.opts.allow_unverified
-        {
+        // (A skipped step never gets here: the one predicate `check` and
+        // `run` name such steps by.)
+        if crate::ultraplan::plan::unverified::is_unverified(step) && !self.cx.opts.allow_unverified {
             return end(
                 self.ledger,
                 step,
