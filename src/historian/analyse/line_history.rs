@@ -40,8 +40,9 @@ pub const LARGEST_BLAMED: usize = 1 << 20;
 /// base lines it touches.
 #[derive(Clone, Debug, Default)]
 pub struct LineHistory {
-    /// For each item: (past commit, lines of the item it wrote), by commit.
-    pub items: Vec<Vec<(u32, u32)>>,
+    /// For each item: the past commits that last wrote its lines (each
+    /// counted by the order it was met, newest first), ascending.
+    pub items: Vec<Vec<u32>>,
     /// How many past commits that changed a followed file were met.
     pub commits: u32,
 }
@@ -58,7 +59,7 @@ impl LineHistory {
     pub fn writers(&self, items: &[usize]) -> Option<Vec<u32>> {
         let mut out: Vec<u32> = items
             .iter()
-            .flat_map(|&i| self.items.get(i).into_iter().flatten().map(|&(c, _)| c))
+            .flat_map(|&i| self.items.get(i).into_iter().flatten().copied())
             .collect();
         out.sort_unstable();
         out.dedup();
@@ -169,7 +170,11 @@ pub fn read(repo: &Repo, changes: &ChangeSet, limit: usize) -> Result<LineHistor
                 _ => std::mem::take(&mut f.lines),
             };
             for (_, item) in written {
-                add(&mut history.items[item], at);
+                // Commits are met in order: a writer is new or the last one.
+                let writers = &mut history.items[item];
+                if writers.last() != Some(&at) {
+                    writers.push(at);
+                }
             }
             match before {
                 Some((blob, data)) if !f.lines.is_empty() => {
@@ -183,14 +188,6 @@ pub fn read(repo: &Repo, changes: &ChangeSet, limit: usize) -> Result<LineHistor
         }
     }
     Ok(history)
-}
-
-/// One more line of an item written by commit `at`.
-fn add(counts: &mut Vec<(u32, u32)>, at: u32) {
-    match counts.iter_mut().find(|(c, _)| *c == at) {
-        Some((_, n)) => *n += 1,
-        None => counts.push((at, 1)),
-    }
 }
 
 /// Moves `lines` (line in `after`, item; by line) to their places in
