@@ -26,8 +26,8 @@ pub(super) struct Fence {
 impl Fence {
     /// `step`'s fence, the same for each of its attempts.
     pub(super) fn of(cx: &RunContext<'_>, step: &Step) -> Fence {
-        let (touch, never) = fence_lists(cx, step);
-        let phase = is_phase(cx);
+        let phase = cx.plan.kind == crate::ultraplan::plan::PlanKind::Phase;
+        let (touch, never) = fence_lists(cx, step, phase);
         let plan = cx
             .input
             .in_worktree
@@ -117,7 +117,7 @@ fn step_session<'a>(cx: &RunContext<'a>, step: &Step) -> Option<&'a crate::ultra
 
 /// The session's Touch list and everything never to be touched: its Never
 /// touch list, the Manifest's forbidden paths and the plan file itself.
-fn fence_lists(cx: &RunContext<'_>, step: &Step) -> (Vec<String>, Vec<String>) {
+fn fence_lists(cx: &RunContext<'_>, step: &Step, phase: bool) -> (Vec<String>, Vec<String>) {
     let mut touch = Vec::new();
     let mut never = Vec::new();
     if let Some(session) = step_session(cx, step) {
@@ -131,7 +131,6 @@ fn fence_lists(cx: &RunContext<'_>, step: &Step) -> (Vec<String>, Vec<String>) {
         // The plan's own path, not a pattern: `*.md` is one file. Of a GSD
         // phase directory, its plans; a session of it may also write its
         // plan's SUMMARY.md, as GSD's executor does.
-        let phase = is_phase(cx);
         never.extend(pattern::plan_fence(plan, phase));
         let summary = step
             .origin
@@ -141,9 +140,4 @@ fn fence_lists(cx: &RunContext<'_>, step: &Step) -> (Vec<String>, Vec<String>) {
         touch.extend(summary);
     }
     (touch, never)
-}
-
-/// Whether the plan is a GSD phase directory.
-fn is_phase(cx: &RunContext<'_>) -> bool {
-    cx.plan.kind == crate::ultraplan::plan::PlanKind::Phase
 }
