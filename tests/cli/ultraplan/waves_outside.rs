@@ -43,6 +43,22 @@ fn slow_waves(marker_dir: &std::path::Path) -> String {
     )
 }
 
+/// A run of the plan `plan` writes for a markers folder, started in a fresh
+/// repository with `args` and waited for until both its sessions have
+/// started: the repository, the markers folder and the running process.
+fn started(
+    env: &TestEnv,
+    plan: fn(&std::path::Path) -> String,
+    args: &[&str],
+) -> (std::path::PathBuf, std::path::PathBuf, std::process::Child) {
+    let markers = env.root().join("markers");
+    std::fs::create_dir_all(&markers).unwrap();
+    let repo = setup(env, &plan(&markers));
+    let child = env.spawn_ultraplan(&repo, args);
+    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
+    (repo, markers, child)
+}
+
 /// Every session log of the plan `plan.md`, each under its name.
 fn session_logs(repo: &std::path::Path) -> String {
     let dir = repo.join(".git/ultraplan/logs/plan");
@@ -131,11 +147,7 @@ fn ctrl_c_through_the_git_wrapper_still_cleans_up() {
 #[test]
 fn ctrl_c_during_a_wave_cleans_up_and_a_fresh_run_works() {
     let env = TestEnv::new();
-    let markers = env.root().join("markers");
-    std::fs::create_dir_all(&markers).unwrap();
-    let repo = setup(&env, &slow_waves(&markers));
-    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
-    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
+    let (repo, markers, child) = started(&env, slow_waves, &["run", "plan.md"]);
     assert_eq!(
         env.git(&repo, &["worktree", "list"]).lines().count(),
         3,
@@ -160,12 +172,8 @@ fn ctrl_c_during_a_wave_cleans_up_and_a_fresh_run_works() {
 #[test]
 fn sigkill_during_a_wave_then_clean_then_a_fresh_run() {
     let env = TestEnv::new();
-    let markers = env.root().join("markers");
-    std::fs::create_dir_all(&markers).unwrap();
-    let repo = setup(&env, &slow_waves(&markers));
-    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    let (repo, markers, child) = started(&env, slow_waves, &["run", "plan.md"]);
     let pid = child.id();
-    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
     let _ = signal(child, "-9");
     // Its sessions died with it (no executor keeps going).
     wait_until_no_process_in(&repo);
@@ -196,12 +204,8 @@ fn sigkill_during_a_wave_then_clean_then_a_fresh_run() {
 #[test]
 fn leftovers_are_removed_by_the_next_runs_preflight() {
     let env = TestEnv::new();
-    let markers = env.root().join("markers");
-    std::fs::create_dir_all(&markers).unwrap();
-    let repo = setup(&env, &slow_waves(&markers));
-    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    let (repo, markers, child) = started(&env, slow_waves, &["run", "plan.md"]);
     let pid = child.id();
-    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
     let _ = signal(child, "-9");
     write(&repo.join("plan.md"), &slow_waves(&markers).replace("sleep 30; ", ""));
     env.git(&repo, &["commit", "-q", "-am", "faster"]);
@@ -288,11 +292,7 @@ fn gated_waves(markers: &std::path::Path) -> String {
 #[test]
 fn a_branch_switched_during_the_run_gets_no_merge() {
     let env = TestEnv::new();
-    let markers = env.root().join("markers");
-    std::fs::create_dir_all(&markers).unwrap();
-    let repo = setup(&env, &gated_waves(&markers));
-    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
-    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
+    let (repo, markers, child) = started(&env, gated_waves, &["run", "plan.md"]);
     env.git(&repo, &["checkout", "-q", "-b", "other"]);
     write(&markers.join("go"), "");
     let out = child.wait_with_output().unwrap();
@@ -315,12 +315,8 @@ fn a_branch_switched_during_the_run_gets_no_merge() {
 #[test]
 fn refusals_change_nothing_even_with_an_earlier_runs_leftovers() {
     let env = TestEnv::new();
-    let markers = env.root().join("markers");
-    std::fs::create_dir_all(&markers).unwrap();
-    let repo = setup(&env, &slow_waves(&markers));
-    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    let (repo, markers, child) = started(&env, slow_waves, &["run", "plan.md"]);
     let pid = child.id();
-    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
     let _ = signal(child, "-9");
     wait_until_no_process_in(&repo);
     // A directory a killed run left before registering its worktree.
@@ -361,11 +357,7 @@ fn refusals_change_nothing_even_with_an_earlier_runs_leftovers() {
 #[test]
 fn a_killed_session_leaves_no_lock_behind() {
     let env = TestEnv::new();
-    let markers = env.root().join("markers");
-    std::fs::create_dir_all(&markers).unwrap();
-    let repo = setup(&env, &gated_waves(&markers));
-    let child = env.spawn_ultraplan(&repo, &["run", "--json", "plan.md"]);
-    wait_for(&[markers.join("started-1"), markers.join("started-2")]);
+    let (repo, markers, child) = started(&env, gated_waves, &["run", "--json", "plan.md"]);
     // The session child of session 1 (its cwd is its worktree).
     let worktree = repo
         .join(".git/ultraplan/worktrees/plan/session-1")
