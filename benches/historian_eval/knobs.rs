@@ -90,7 +90,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
 
 /// The signals (by their place in `weights::SIGNALS`) the joint variant
 /// keeps: the names in common and change coupling.
-pub const STRONG: [usize; 3] = [0, 1, 2];
+pub const STRONG: [usize; 2] = [0, 1];
 
 /// The planner without each signal, or with one knob at its neutral value.
 pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {

@@ -55,15 +55,6 @@ impl Coupling {
         let (ta, tb) = (self.touched[a], self.touched[b]);
         f64::from(both) / f64::from(ta.min(tb).max(1))
     }
-
-    /// The share of the commits touching the more-touched file that also
-    /// touched the other (low for a file that changes with everything).
-    pub fn lift(&self, a: usize, b: usize) -> f64 {
-        let key = if a < b { (a, b) } else { (b, a) };
-        let both = self.together.get(&key).copied().unwrap_or(0);
-        let (ta, tb) = (self.touched[a], self.touched[b]);
-        f64::from(both) / f64::from(ta.max(tb).max(1))
-    }
 }
 
 /// Reads the coupling of `changes`' files from the history behind `base`.

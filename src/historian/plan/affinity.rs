@@ -208,7 +208,6 @@ pub fn features(a: &Part, b: &Part, coupling: &Coupling, written: f64, in_common
     [
         jaccard.sqrt(),
         coupling.strength(a.file, b.file),
-        coupling.lift(a.file, b.file),
         flag(calls(a, b) || calls(b, a)),
         flag(names(a, b) || names(b, a)),
         written,

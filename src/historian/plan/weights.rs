@@ -32,7 +32,7 @@ pub const INTERCEPT: f64 = -0.75;
 /// messages); the signals that cost less were removed one at a time,
 /// the cheapest first, measuring again after each (benches/README.md),
 /// but for the one kept below the rule that says why.
-pub const SIGNALS: [Signal; 7] = [
+pub const SIGNALS: [Signal; 6] = [
     signal(
         "names in common (square root of Jaccard)",
         1.15,
@@ -42,11 +42,6 @@ pub const SIGNALS: [Signal; 7] = [
         "change coupling strength",
         1.20,
         "files that changed together before the branch change together now (cost 0.015 / 0.007 / 0.005)",
-    ),
-    signal(
-        "change coupling lift",
-        0.90,
-        "coupling that is not just one file changing with everything (cost 0.0045 / 0.0025 / 0.003: below the rule since the signal below was kept, 0.006 without it; the next the rule weighs)",
     ),
     signal(
         "a test or caller of what the other changes",
