@@ -148,8 +148,7 @@ fn main() {
         regimes.iter().map(|r| r.label()).collect::<Vec<_>>().join(", ")
     );
     let mut all: Vec<Cases> = Vec::new();
-    // Each source's scratch repository and groups, to rebuild its cases
-    // without a word list that acts while they are analysed.
+    // Each source's scratch repository, kept while the cases are planned.
     let mut kept = Vec::new();
     for source in sources::sources(&generated) {
         if !only.is_empty() && !source.name.contains(&only) {
@@ -178,7 +177,7 @@ fn main() {
             continue;
         }
         all.extend(build(&source, repo, &groups, &regimes));
-        kept.push((source, workspace, groups));
+        kept.push(workspace);
     }
     let seconds = |n: &std::sync::atomic::AtomicU64| n.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1e9;
     let built: Vec<String> = regimes
@@ -217,7 +216,8 @@ fn main() {
         }
         println!("planned and scored in {:.0} s", started.elapsed().as_secs_f64());
     }
-    prune(&all, &kept, &regimes, show_held_out, &tuning);
+    prune(&all, &regimes, show_held_out, &tuning);
+    drop(kept);
     if std::env::var_os("HISTORIAN_EVAL_FIT").is_some() {
         let mut rows = Vec::new();
         for c in all
@@ -335,7 +335,6 @@ fn build(
 /// `HISTORIAN_EVAL_GREEDY`, `_LEAVE_OUT` and `_DUMP` (`pruning`).
 fn prune(
     all: &[Cases],
-    kept: &[(sources::Source, ultraplan::git::Workspace, Vec<sources::Group>)],
     regimes: &[Regime],
     show_held_out: bool,
     tuning: &ultraplan::historian::plan::context::Tuning,
@@ -374,40 +373,17 @@ fn prune(
             println!("{name:<24} {}", cells.join(", "));
         };
         line("as tuned", &base);
-        for (name, acts, messages) in pruning::LEFT_OUT.iter().filter(|(n, _, _)| wanted(n)) {
-            // A list read while analysing is measured on the neutral
-            // squash (the messy branch's plans are the same) and joined
-            // messages: rebuilding is what takes time.
+        for (name, messages) in pruning::LEFT_OUT.iter().filter(|(n, _)| wanted(n)) {
             let on: Vec<Regime> = regimes
                 .iter()
                 .copied()
                 .filter(|&r| !messages || r == Regime::Joined)
-                .filter(|&r| *acts == pruning::Acts::Planning || r != Regime::Messy)
                 .collect();
             if on.is_empty() {
                 continue;
             }
             let _guard = pruning::LeftOut::new(name);
-            let means: Vec<(Regime, f64)> = match acts {
-                pruning::Acts::Planning => on.iter().map(|&r| (r, pruning::mean(&of(r), tuning))).collect(),
-                pruning::Acts::Analysing => {
-                    let rebuilt: Vec<Cases> = kept
-                        .iter()
-                        .filter(|(s, _, _)| s.held_out == Some(show_held_out))
-                        .flat_map(|(s, w, g)| build(s, w.repo().expect("scratch repository"), g, &on))
-                        .collect();
-                    on.iter()
-                        .map(|&r| {
-                            let cases: Vec<&Case> = rebuilt
-                                .iter()
-                                .filter(|c| c.regime == r)
-                                .flat_map(|c| &c.cases)
-                                .collect();
-                            (r, pruning::mean(&cases, tuning))
-                        })
-                        .collect()
-                }
-            };
+            let means: Vec<(Regime, f64)> = on.iter().map(|&r| (r, pruning::mean(&of(r), tuning))).collect();
             line(name, &means);
         }
     }

@@ -52,22 +52,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "same_file" => tuning.same_file = number(),
             "authors_cut" => tuning.authors_cut = number(),
             "subject_words" => tuning.subject_words = number(),
-            "body_words" => tuning.body_words = number(),
-            "leaning_words" => tuning.leaning_words = number(),
             "used_words" => tuning.used_words = yes(),
-            "versions" => tuning.versions = yes(),
-            "issues" => tuning.issues = yes(),
-            "history_words" => tuning.history_words = number(),
-            "subject_kinds" => tuning.subject_kinds = number(),
-            "unclaimed_subjects" => tuning.unclaimed_subjects = yes(),
-            "whole_words" => tuning.whole_words = yes(),
-            "version_weight" => tuning.version_weight = number(),
-            "issue_weight" => tuning.issue_weight = number(),
-            "subject_veto" => tuning.subject_veto = yes(),
-            "unsupported_cuts" => tuning.unsupported_cuts = yes(),
-            "cluster_elimination" => tuning.cluster_elimination = yes(),
-            "elimination_share" => tuning.elimination_share = number(),
-            "subject_margins" => tuning.subject_margins = yes(),
             "count_from_message" => tuning.count_from_message = yes(),
             other if other.starts_with('w') => {
                 let mut w = weights(tuning);
@@ -125,43 +110,12 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     weak.weights = Some(w);
     out.push(("no signal but names and coupling".to_owned(), weak));
     out.extend([
-        knob("no message extras", &|t| {
-            t.body_words = 0.0;
-            t.leaning_words = 0.0;
-            t.versions = false;
-            t.issues = false;
-            t.history_words = 0.0;
-            t.subject_kinds = 1.0;
-            t.unclaimed_subjects = false;
-            t.whole_words = false;
-            t.version_weight = 1.0;
-            t.issue_weight = 1.0;
-            t.subject_veto = false;
-            t.unsupported_cuts = false;
-            t.cluster_elimination = false;
-            t.subject_margins = false;
-        }),
         knob("no same-file bonus", &|t| t.same_file = 0.0),
         knob("no author's cut", &|t| t.authors_cut = 0.0),
         knob("no sure join", &|t| t.sure_join = t.join_threshold),
         knob("no count from the message", &|t| t.count_from_message = false),
-        knob("no history words", &|t| t.history_words = 0.0),
-        knob("no body words", &|t| t.body_words = 0.0),
         knob("no used words", &|t| t.used_words = false),
-        knob("no leaning words", &|t| t.leaning_words = 0.0),
-        knob("no versions", &|t| t.versions = false),
-        knob("no issue numbers", &|t| t.issues = false),
-        knob("no subject kinds", &|t| t.subject_kinds = 1.0),
-        knob("no unclaimed subjects", &|t| t.unclaimed_subjects = false),
-        knob("no whole words", &|t| t.whole_words = false),
-        knob("no version weight", &|t| t.version_weight = 1.0),
-        knob("no issue weight", &|t| t.issue_weight = 1.0),
-        knob("no subject veto", &|t| t.subject_veto = false),
-        knob("no unsupported cuts", &|t| t.unsupported_cuts = false),
-        knob("no cluster elimination", &|t| t.cluster_elimination = false),
-        knob("no subject margins", &|t| t.subject_margins = false),
         knob("no subject words", &|t| t.subject_words = 0.0),
-        knob("no elimination share", &|t| t.elimination_share = 0.0),
         knob("never asks", &|t| t.ask_below = f64::NEG_INFINITY),
         knob("no ask per file", &|t| t.ask_per_file = 0.0),
     ]);

@@ -6,8 +6,7 @@
 //!   absence costs least while that is under [`RULE`] on the neutral and
 //!   messy regimes, measure again, repeat;
 //! * `HISTORIAN_EVAL_LEAVE_OUT=1` (or `=<names,…>`): the planner with each
-//!   word list or constant of [`LEFT_OUT`] left out (`analyse::left_out`),
-//!   rebuilding the cases when the list acts while they are analysed;
+//!   word list or constant of [`LEFT_OUT`] left out (`analyse::left_out`);
 //! * `HISTORIAN_EVAL_DUMP=<file>`: one line per case of what a rule for
 //!   asking could read (tab-separated, a header first), to choose the rule
 //!   on the tuning half.
@@ -29,39 +28,28 @@ use super::tally::{score_case, summary, Scored};
 /// this on the neutral or the messy regime (issue 39).
 pub const RULE: f64 = 0.005;
 
-/// Where a word list or constant acts: while the cases are analysed (they
-/// are rebuilt without it) or while they are planned; and the regimes it
-/// can act on (a list reading messages acts on joined messages only).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Acts {
-    Analysing,
-    Planning,
-}
-
 /// The word lists and constants the evaluation can leave out, by the names
-/// `analyse::left_out` reads them under; whether they act while analysing
-/// or planning; whether they read messages only (joined messages).
-pub const LEFT_OUT: [(&str, Acts, bool); 20] = [
-    ("DEPENDENCY_FILES", Acts::Planning, false),
-    ("CONFIG_FILES", Acts::Planning, false),
-    ("CONFIG_DIRECTORIES", Acts::Planning, false),
-    ("TEST_DIRECTORIES", Acts::Planning, false),
-    ("DOC_DIRECTORIES", Acts::Planning, false),
-    ("DOC_NAMES", Acts::Planning, false),
-    ("DOC_EXTENSIONS", Acts::Planning, false),
-    ("SCHEMA_DIRECTORIES", Acts::Planning, false),
-    ("SCHEMA_EXTENSIONS", Acts::Planning, false),
-    ("INTERFACE_DIRECTORIES", Acts::Planning, false),
-    ("CONFIG_EXTENSIONS", Acts::Planning, false),
-    ("ASSET_EXTENSIONS", Acts::Planning, false),
-    ("CI_FILES", Acts::Planning, false),
-    ("CI_DIRECTORIES", Acts::Planning, false),
-    ("GENERIC", Acts::Planning, false),
-    ("HISTORY_LIFT", Acts::Planning, true),
-    ("VERBS", Acts::Planning, true),
-    ("subject_line::PROSE", Acts::Planning, true),
-    ("KNOWN_TYPES", Acts::Planning, true),
-    ("BEFORE", Acts::Analysing, true),
+/// `analyse::left_out` reads them under (each acts while the cases are
+/// planned), and whether they read messages only (joined messages).
+pub const LEFT_OUT: [(&str, bool); 18] = [
+    ("DEPENDENCY_FILES", false),
+    ("CONFIG_FILES", false),
+    ("CONFIG_DIRECTORIES", false),
+    ("TEST_DIRECTORIES", false),
+    ("DOC_DIRECTORIES", false),
+    ("DOC_NAMES", false),
+    ("DOC_EXTENSIONS", false),
+    ("SCHEMA_DIRECTORIES", false),
+    ("SCHEMA_EXTENSIONS", false),
+    ("INTERFACE_DIRECTORIES", false),
+    ("CONFIG_EXTENSIONS", false),
+    ("ASSET_EXTENSIONS", false),
+    ("CI_FILES", false),
+    ("CI_DIRECTORIES", false),
+    ("GENERIC", false),
+    ("VERBS", true),
+    ("subject_line::PROSE", true),
+    ("KNOWN_TYPES", true),
 ];
 
 /// The mean of `cases` planned with `tuning`.

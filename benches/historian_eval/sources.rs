@@ -197,11 +197,10 @@ pub struct Group {
     pub history: std::sync::Arc<History>,
 }
 
-/// The commits behind a run's base: subjects and the paths each touched,
-/// newest first.
+/// The commits behind a run's base: the paths each touched, newest first.
 #[derive(Default)]
 pub struct History {
-    pub commits: Vec<(String, Vec<String>)>,
+    pub commits: Vec<Vec<String>>,
 }
 
 impl History {
@@ -213,7 +212,7 @@ impl History {
                 "--first-parent",
                 "--no-merges",
                 "--no-renames",
-                "--format=%x00%s",
+                "--format=%x00",
                 "--name-only",
                 &format!("-n{HISTORY}"),
                 &base.to_string(),
@@ -221,10 +220,8 @@ impl History {
         );
         let mut commits = Vec::new();
         for record in text.split('\0').skip(1) {
-            let mut lines = record.lines();
-            let subject = lines.next().unwrap_or("").to_owned();
-            let paths: Vec<String> = lines.filter(|l| !l.is_empty()).map(str::to_owned).collect();
-            commits.push((subject, paths));
+            let paths: Vec<String> = record.lines().filter(|l| !l.is_empty()).map(str::to_owned).collect();
+            commits.push(paths);
         }
         History { commits }
     }
@@ -242,16 +239,12 @@ impl History {
         let mut coupling = Coupling {
             touched: vec![0; changes.files.len()],
             together: HashMap::new(),
-            subjects: Vec::new(),
-            commits: vec![Vec::new(); changes.files.len()],
             lines: Default::default(),
         };
         if changes.files.len() < 2 {
             return coupling;
         }
-        for (subject, paths) in &self.commits {
-            let at = coupling.subjects.len() as u32;
-            coupling.subjects.push(subject.clone());
+        for paths in &self.commits {
             // A sweeping commit couples nothing (`coupling::SWEEPING`).
             if paths.len() > SWEEPING {
                 continue;
@@ -261,7 +254,6 @@ impl History {
             files.dedup();
             for (n, &a) in files.iter().enumerate() {
                 coupling.touched[a] += 1;
-                coupling.commits[a].push(at);
                 for &b in &files[n + 1..] {
                     *coupling.together.entry((a, b)).or_default() += 1;
                 }

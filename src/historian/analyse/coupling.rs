@@ -3,9 +3,7 @@
 //! the last commits (first 500, merges and sweeping commits of more than 40
 //! files left out: counting every two files of such a commit would cost
 //! the square of its files) — and kept only for the files
-//! the branch changes. The subjects of the commits read are kept too, with
-//! the commits touching each file: what a project has called the work on a
-//! file (the planner's history words). Deterministic: the same base gives
+//! the branch changes. Deterministic: the same base gives
 //! the same counts. In a shallow clone the walk ends at the boundary.
 
 use std::collections::HashMap;
@@ -33,10 +31,6 @@ pub struct Coupling {
     pub touched: Vec<u32>,
     /// Commits touching both files of a pair (smaller index first).
     pub together: HashMap<(usize, usize), u32>,
-    /// The subject lines of the commits read (sweeping ones too).
-    pub subjects: Vec<String>,
-    /// For each file, the commits (indices into `subjects`) touching it.
-    pub commits: Vec<Vec<u32>>,
     /// The commits that last wrote the lines each hunk touches
     /// (`line_history`): read apart, empty unless asked for.
     pub lines: LineHistory,
@@ -69,8 +63,6 @@ pub fn read(repo: &Repo, changes: &ChangeSet, limit: usize) -> Result<Coupling> 
     let mut coupling = Coupling {
         touched: vec![0; changes.files.len()],
         together: HashMap::new(),
-        subjects: Vec::new(),
-        commits: vec![Vec::new(); changes.files.len()],
         lines: LineHistory::default(),
     };
     if limit == 0 || changes.files.len() < 2 {
@@ -96,10 +88,6 @@ pub fn read(repo: &Repo, changes: &ChangeSet, limit: usize) -> Result<Coupling> 
         read += 1;
         let parent_tree = repo.commit_tree(commit.parents[0])?;
         let deltas = repo.tree_deltas(parent_tree, commit.tree, Renames::Off)?;
-        let at = coupling.subjects.len() as u32;
-        coupling
-            .subjects
-            .push(commit.message.lines().next().unwrap_or("").to_owned());
         if deltas.len() > SWEEPING {
             continue;
         }
@@ -108,7 +96,6 @@ pub fn read(repo: &Repo, changes: &ChangeSet, limit: usize) -> Result<Coupling> 
         files.dedup();
         for (n, &a) in files.iter().enumerate() {
             coupling.touched[a] += 1;
-            coupling.commits[a].push(at);
             for &b in &files[n + 1..] {
                 *coupling.together.entry((a, b)).or_default() += 1;
             }

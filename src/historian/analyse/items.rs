@@ -23,7 +23,6 @@ use super::moves::{Cut, MoveFinder, Moves};
 use super::sections::Sections;
 use super::symbols::{self, Side, Symbols};
 use super::syntax;
-use super::{issues, versions};
 
 /// Files larger than this are one item, never diffed line by line.
 const LARGEST_DIFFED_FILE: u64 = 8 << 20;
@@ -253,7 +252,6 @@ fn file_change(
     moves.file(&old_lines, &new_lines, &hunks, cut);
     file.removed = hunks.iter().map(|h| h.old.len()).sum();
     file.added = hunks.iter().map(|h| h.new.len()).sum();
-    let added = |h: &Hunk| new_lines[h.new.clone()].iter().copied();
     let old_data = old_text.data();
     let new_data = new_text.data();
     let before = Side::new(file.old_path().unwrap_or(&file.path), old_data, &old_lines);
@@ -278,8 +276,6 @@ fn file_change(
                         &after,
                         std::slice::from_ref(&h.new),
                     );
-                    found.versions = versions::versions_added(added(h));
-                    found.issues = issues::numbers_added(added(h));
                     if let Some(sections) = &sections {
                         // The package or heading the hunk falls in: what a
                         // lock file's or a document's hunk is about. A
@@ -305,11 +301,7 @@ fn file_change(
             file: index,
             hunk: None,
             lines: file.added + file.removed,
-            symbols: Symbols {
-                versions: versions::versions_added(hunks.iter().flat_map(added)),
-                issues: issues::numbers_added(hunks.iter().flat_map(added)),
-                ..symbols::read(&before, &old_ranges, &after, &new_ranges)
-            },
+            symbols: symbols::read(&before, &old_ranges, &after, &new_ranges),
         }]
     };
     if by_hunks {

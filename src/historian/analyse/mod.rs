@@ -3,8 +3,8 @@
 //! the change [`items`] between base and tip (whole files and the hunks of
 //! [`lines`], cut into their [`blocks`]); the lines some items delete and
 //! others add ([`moves`]); the names each hunk defines and uses
-//! ([`symbols`]), the version and issue numbers it adds ([`versions`],
-//! [`issues`]); which branch commits each item comes from
+//! ([`symbols`]); the version numbers a text names ([`versions`]); which
+//! branch commits each item comes from
 //! ([`provenance`]); which files changed together before the branch
 //! ([`coupling`]); and what a path is by its name alone ([`classify`]).
 //!
@@ -16,7 +16,6 @@ pub mod base;
 pub mod blocks;
 pub mod classify;
 pub mod coupling;
-pub mod issues;
 pub mod items;
 pub mod left_out;
 pub mod line_history;

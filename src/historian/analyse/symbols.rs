@@ -31,14 +31,6 @@ pub struct Symbols {
     /// Whether every changed line that is not blank imports a module: the
     /// item is nothing but the wiring of modules into place.
     pub only_modules: bool,
-    /// Version numbers the item's added lines mention (`1.4.2`, `v2.0`):
-    /// what a release's or a bump's subject names. Filled by the caller
-    /// ([`super::versions::versions_added`]).
-    pub versions: BTreeSet<String>,
-    /// Numbers the item's added lines hold that could name an issue
-    /// (`r1173`, `issues/1173`), filled by the caller
-    /// ([`super::issues::numbers_added`]).
-    pub issues: BTreeSet<String>,
     /// The words of the heading a document's item falls under
     /// ([`super::sections`]), filled by the caller: what it answers to a
     /// subject by, though it links no two items.

@@ -1,8 +1,7 @@
-//! Version numbers in changed lines and in subjects (`1.4.2`, `v2.0`,
-//! `grep-0.3.1`): what ties a release's or a bump's subject to the
-//! manifest and changelog lines it changed (`plan::subjects`).
-
-use std::collections::BTreeSet;
+//! Version numbers in subjects (`1.4.2`, `v2.0`, `grep-0.3.1`): two
+//! subjects naming different versions are two pieces of work, however
+//! many words they share (`plan::count`: `build: Node.js@10.19` is no
+//! repeat of `build: Node.js@12.16`).
 
 /// The version numbers in a text: digits and dots, a dot between digits
 /// at least once (`1.4.2` in `v1.4.2`, `grep-1.4.2` or `"1.4.2"`; not
@@ -15,20 +14,6 @@ pub fn versions(text: &str) -> impl Iterator<Item = &str> {
             let numbers = run.split('.').count();
             (2..=4).contains(&numbers) && run.split('.').all(|n| !n.is_empty())
         })
-}
-
-/// The version numbers of `added` lines (minified or generated lines left
-/// out, as [`super::syntax::words`] leaves them).
-pub fn versions_added<'a>(added: impl IntoIterator<Item = &'a [u8]>) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for raw in added {
-        if raw.len() > 1000 {
-            continue;
-        }
-        let line = String::from_utf8_lossy(raw);
-        out.extend(versions(&line).map(str::to_owned));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -45,7 +30,5 @@ mod tests {
         assert!(found("12 items.").is_empty());
         assert!(found("see 1. and 2.").is_empty());
         assert!(found("10.0.0.1.5").is_empty());
-        let added = versions_added([&b"version = \"1.2.0\""[..], b"x = 3"]);
-        assert_eq!(added.into_iter().collect::<Vec<_>>(), ["1.2.0"]);
     }
 }

@@ -9,7 +9,7 @@ use crate::historian::analyse::items::ChangeSet;
 use crate::historian::message;
 use crate::historian::plan::context::Context;
 use crate::historian::plan::explanation::{Explanation, ItemReason};
-use crate::historian::plan::reason::{Eliminated, OwnAnswer, Placement, Rival, Signal, Strength};
+use crate::historian::plan::reason::{Placement, Rival, Signal, Strength};
 use crate::historian::plan::split;
 
 /// What the words of an explanation name: commits and files.
@@ -200,21 +200,10 @@ pub fn why(r: &ItemReason, names: &Names<'_>) -> Option<String> {
     if let Some(subject) = &r.subject {
         line.push_str(&format!("; answers to the subject '{subject}'"));
         line.push_str(&match r.own_answer {
-            Some(OwnAnswer {
-                by_elimination: Some(Eliminated::Tied),
-                ..
-            }) => " by elimination (as many of its words as another subject's, which other parts answer to)".to_owned(),
-            Some(OwnAnswer {
-                by_elimination: Some(Eliminated::Unclaimed),
-                ..
-            }) => {
+            Some(own) if own.by_elimination => {
                 " by elimination (its commit shares no word with any subject, and no other commit answers to this one)"
                     .to_owned()
             }
-            Some(own) if own.by_history => format!(
-                " by its file's history ({} more words than any other subject's)",
-                words(own.margin)
-            ),
             Some(own) => format!(
                 " by its own words ({} more than any other subject's)",
                 words(own.margin)
@@ -284,8 +273,7 @@ fn item_json(r: &ItemReason, names: &Names<'_>) -> Value {
         "unit": r.unit.as_ref().map(|p| placement_json(p, names, own)),
         "subject": r.subject,
         "subject_margin": r.own_answer.map(|own| round(own.margin)),
-        "subject_by_history": r.own_answer.map(|own| own.by_history),
-        "subject_by_elimination": r.own_answer.map(|own| own.by_elimination.is_some()),
+        "subject_by_elimination": r.own_answer.map(|own| own.by_elimination),
     })
 }
 

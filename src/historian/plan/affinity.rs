@@ -30,66 +30,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::context::Context;
 pub use super::weights::weights;
-use super::weights::{HISTORY_LIFT, SIGNALS};
+use super::weights::SIGNALS;
 use super::writers::Writers;
 use crate::historian::analyse::classify::{self, Category};
 use crate::historian::analyse::coupling::Coupling;
 use crate::historian::analyse::items::ChangeSet;
-use crate::historian::analyse::left_out::number;
 use crate::historian::analyse::line_history::share_a_writer;
-
-/// What the history behind the base says of each file's words
-/// ([`Words::with_history`]).
-#[derive(Default)]
-pub struct Words {
-    /// For each file, the words the subjects of the commits that touched
-    /// it before the branch used more than others did ([`Words::with_history`]).
-    history: BTreeMap<usize, BTreeSet<String>>,
-}
-
-impl Words {
-    /// Each file's words from the history behind the base (`coupling::read`):
-    /// a word of the subjects of the commits that touched the file, at
-    /// least [`HISTORY_LIFT`] times as often as in the subjects of all
-    /// commits read — `fix` is no file's
-    /// word; `column` is a table formatter's, `asr` a resolver's.
-    pub fn with_history(coupling: &Coupling) -> Words {
-        Words {
-            history: history_words(coupling),
-        }
-    }
-}
-
-/// Each file's words from the history behind the base ([`Words::with_history`]).
-fn history_words(coupling: &Coupling) -> BTreeMap<usize, BTreeSet<String>> {
-    let all: Vec<BTreeSet<String>> = coupling.subjects.iter().map(|s| super::count::words(s)).collect();
-    let mut df: BTreeMap<&str, usize> = BTreeMap::new();
-    for set in &all {
-        for w in set {
-            *df.entry(w.as_str()).or_default() += 1;
-        }
-    }
-    let n = all.len().max(1) as f64;
-    let mut out = BTreeMap::new();
-    for (f, commits) in coupling.commits.iter().enumerate() {
-        let mut here: BTreeMap<&str, usize> = BTreeMap::new();
-        for &c in commits {
-            for w in &all[c as usize] {
-                *here.entry(w.as_str()).or_default() += 1;
-            }
-        }
-        let t = commits.len().max(1) as f64;
-        let words: BTreeSet<String> = here
-            .into_iter()
-            .filter(|&(w, c)| (c as f64 / t) >= number("HISTORY_LIFT", HISTORY_LIFT, 0.0) * (df[w] as f64 / n))
-            .map(|(w, _)| w.to_owned())
-            .collect();
-        if !words.is_empty() {
-            out.insert(f, words);
-        }
-    }
-    out
-}
 
 /// Units with more files than this are split by component alone.
 pub(super) const MOST_PARTS: usize = 300;
@@ -108,30 +54,19 @@ pub struct Part {
     pub(super) used: BTreeSet<String>,
     /// The definitions its lines fall inside (`analyse::syntax`).
     pub(super) enclosing: BTreeSet<String>,
-    /// Version numbers its lines mention.
-    pub(super) versions: BTreeSet<String>,
-    /// Numbers its added lines hold that could name an issue.
-    pub(super) issues: BTreeSet<String>,
     /// The words of the headings its items fall under (`analyse::sections`).
     pub(super) heading: BTreeSet<String>,
-    /// The words of its file's history (`Words::with_history`).
-    pub(super) history: BTreeSet<String>,
     pub lines: usize,
 }
 
 /// The parts of unit `unit`: one per file.
-pub fn parts(changes: &ChangeSet, unit: usize, files: &BTreeMap<usize, Vec<usize>>, words: &Words) -> Vec<Part> {
-    parts_of(changes, files.iter().map(|(&f, items)| (unit, f, items.clone())), words)
+pub fn parts(changes: &ChangeSet, unit: usize, files: &BTreeMap<usize, Vec<usize>>) -> Vec<Part> {
+    parts_of(changes, files.iter().map(|(&f, items)| (unit, f, items.clone())))
 }
 
 /// The parts of unit `unit` with each hunk of a file changed hunk by hunk
 /// a part of its own.
-pub(super) fn hunk_parts(
-    changes: &ChangeSet,
-    unit: usize,
-    files: &BTreeMap<usize, Vec<usize>>,
-    words: &Words,
-) -> Vec<Part> {
+pub(super) fn hunk_parts(changes: &ChangeSet, unit: usize, files: &BTreeMap<usize, Vec<usize>>) -> Vec<Part> {
     let pieces = files.iter().flat_map(|(&f, items)| {
         if changes.files[f].is_hunked() {
             items.iter().map(|&i| (unit, f, vec![i])).collect::<Vec<_>>()
@@ -139,15 +74,11 @@ pub(super) fn hunk_parts(
             vec![(unit, f, items.clone())]
         }
     });
-    parts_of(changes, pieces, words)
+    parts_of(changes, pieces)
 }
 
 /// A part for each (unit, file, items).
-pub(super) fn parts_of(
-    changes: &ChangeSet,
-    pieces: impl Iterator<Item = (usize, usize, Vec<usize>)>,
-    words: &Words,
-) -> Vec<Part> {
+pub(super) fn parts_of(changes: &ChangeSet, pieces: impl Iterator<Item = (usize, usize, Vec<usize>)>) -> Vec<Part> {
     pieces
         .map(|(unit, f, items)| {
             let file = &changes.files[f];
@@ -155,14 +86,10 @@ pub(super) fn parts_of(
             let mut defined = BTreeSet::new();
             let mut used = BTreeSet::new();
             let mut enclosing = BTreeSet::new();
-            let mut versions = BTreeSet::new();
-            let mut issues = BTreeSet::new();
             let mut lines = 0;
             let mut heading = BTreeSet::new();
             for &i in &items {
                 let it = &changes.items[i];
-                versions.extend(it.symbols.versions.iter().cloned());
-                issues.extend(it.symbols.issues.iter().cloned());
                 heading.extend(it.symbols.heading.iter().cloned());
                 defined.extend(it.symbols.defined.iter().cloned());
                 used.extend(it.symbols.used.iter().cloned());
@@ -180,10 +107,7 @@ pub(super) fn parts_of(
                 defined,
                 used,
                 enclosing,
-                versions,
-                issues,
                 heading,
-                history: words.history.get(&f).cloned().unwrap_or_default(),
                 lines,
             }
         })
@@ -247,31 +171,4 @@ pub fn pairs_of(parts: &[Part], ctx: &Context<'_>) -> Vec<Pair> {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::history_words;
-    use crate::historian::analyse::coupling::Coupling;
-
-    #[test]
-    fn a_files_history_words_are_those_its_commits_say_far_more_than_others() {
-        // 100 commits: 0–3 touch the table code and say `column`; 4–7
-        // touch the resolver and say `asr`; all say `fix`.
-        let mut subjects: Vec<String> = (0..4).map(|i| format!("fix column width {i}")).collect();
-        subjects.extend((0..4).map(|i| format!("fix asr lookup {i}")));
-        subjects.extend((8..100).map(|i| format!("fix the build {i}")));
-        let coupling = Coupling {
-            touched: vec![4, 4, 2],
-            subjects,
-            // `column` in both commits of file 2: its word as well.
-            commits: vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7], vec![0, 1]],
-            ..Coupling::default()
-        };
-        let words = history_words(&coupling);
-        let of = |f: usize| words.get(&f).map(|w| w.iter().cloned().collect::<Vec<_>>());
-        assert_eq!(of(0), Some(vec!["column".to_owned(), "width".to_owned()]));
-        assert_eq!(of(1), Some(vec!["asr".to_owned(), "lookup".to_owned()]));
-        assert_eq!(of(2), Some(vec!["column".to_owned(), "width".to_owned()]));
-    }
 }

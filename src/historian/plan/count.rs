@@ -121,35 +121,6 @@ fn lines_of(paragraph: &str) -> Vec<&str> {
     paragraph.lines().map(str::trim).filter(|l| !l.is_empty()).collect()
 }
 
-/// The stretch of `message` each of its `named` subjects opens: from the
-/// subject to the next one found after it (or the end), which holds the
-/// body written with it. A subject not found is its own stretch.
-pub fn stretches<'m>(message: &'m str, named: &[&'m str]) -> Vec<&'m str> {
-    let mut starts: Vec<Option<usize>> = Vec::with_capacity(named.len());
-    let mut from = 0;
-    for subject in named {
-        let at = message[from..].find(subject).map(|i| i + from);
-        if let Some(at) = at {
-            from = at + subject.len();
-        }
-        starts.push(at);
-    }
-    (0..named.len())
-        .map(|k| match starts[k] {
-            Some(start) => {
-                let end = starts[k + 1..]
-                    .iter()
-                    .flatten()
-                    .next()
-                    .copied()
-                    .unwrap_or(message.len());
-                &message[start..end]
-            }
-            None => named[k],
-        })
-        .collect()
-}
-
 /// Drops a later subject whose words an earlier one already says, or which
 /// says all of an earlier one's (a pull request's title, then its one
 /// commit's subject in the body), the fewer being at least two words or
@@ -223,16 +194,6 @@ pub fn words(text: &str) -> std::collections::BTreeSet<String> {
     }
     flush(&mut word);
     out
-}
-
-/// The words of a text written in more than one case (`AppVeyor`,
-/// `setDateFormat`), read whole and lowercased (`appveyor`): a path or
-/// another text may write them so.
-pub fn whole_words(text: &str) -> std::collections::BTreeSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() >= 3 && w.chars().any(char::is_uppercase) && w.chars().any(char::is_lowercase))
-        .map(str::to_lowercase)
-        .collect()
 }
 
 #[cfg(test)]

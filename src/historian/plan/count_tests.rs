@@ -15,15 +15,6 @@ fn words_are_cut_at_case_changes_and_punctuation() {
 }
 
 #[test]
-fn words_written_in_two_cases_are_also_read_whole() {
-    let found: Vec<String> = super::whole_words("ci: soft-disable AppVeyor; parseHeader, HTTP_client, Add")
-        .into_iter()
-        .collect();
-    // Not `http` or `client` (one case each).
-    assert_eq!(found, ["add", "appveyor", "parseheader"]);
-}
-
-#[test]
 fn one_message_names_one_piece_of_work() {
     assert_eq!(
         subjects("Fix the parser\n\nIt read past the end.\n"),
@@ -236,20 +227,6 @@ fn subjects_of_different_scopes_or_versions_are_no_repeats() {
         subjects(hyphen),
         ["doc: add a section", "grep-cli: support compress(1)"]
     );
-}
-
-#[test]
-fn each_subject_opens_the_stretch_holding_its_body() {
-    let message = "Add the lexer\n\nIt reads tokens.\n\nDocument the lexer\n\nSee the guide.\n";
-    let named = subjects(message);
-    assert_eq!(
-        super::stretches(message, &named),
-        [
-            "Add the lexer\n\nIt reads tokens.\n\n",
-            "Document the lexer\n\nSee the guide.\n"
-        ]
-    );
-    assert_eq!(super::stretches(message, &["Fix it"]), ["Fix it"]);
 }
 
 #[test]

@@ -30,7 +30,7 @@
 
 use std::collections::BTreeMap;
 
-use super::affinity::{pairs_of, Part, Signals, Words, MOST_PARTS};
+use super::affinity::{pairs_of, Part, Signals, MOST_PARTS};
 use super::context::{Context, Tuning};
 use super::count;
 use super::fold::Union;
@@ -53,7 +53,6 @@ fn authors_cut(tuning: &Tuning) -> Tuning {
 /// Each unit's split (the pool of noise commits' units last): groups of
 /// items, unordered and not yet attached, each with its doubt.
 pub fn splits(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Split> {
-    let words = Words::with_history(&ctx.coupling);
     let mut out = Vec::new();
     let mut pool: Vec<(usize, usize, Vec<usize>)> = Vec::new();
     let units = unit_files(ctx);
@@ -72,18 +71,10 @@ pub fn splits(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Split> {
             Vec::new()
         };
         let tuning = if cut_by_author && named.len() < 2 { &cut } else { tuning };
-        out.push(pieces::split_unit(
-            ctx,
-            unit,
-            files,
-            &words,
-            tuning,
-            &named,
-            &commit.message,
-        ));
+        out.push(pieces::split_unit(ctx, unit, files, tuning, &named));
     }
     if !pool.is_empty() {
-        out.push(pieces::split_pool(ctx, pool, &words, tuning));
+        out.push(pieces::split_pool(ctx, pool, tuning));
     }
     out
 }
@@ -92,7 +83,6 @@ pub fn splits(ctx: &Context<'_>, tuning: &Tuning) -> Vec<Split> {
 /// (their items), with their signals and whether they share a file: what
 /// the evaluation fits the weights on.
 pub fn weighed_pairs(ctx: &Context<'_>, tuning: &Tuning) -> Vec<(Vec<usize>, Vec<usize>, Signals, bool)> {
-    let words = Words::with_history(&ctx.coupling);
     let mut sets: Vec<Vec<Part>> = Vec::new();
     let mut pool: Vec<(usize, usize, Vec<usize>)> = Vec::new();
     for (&unit, files) in &unit_files(ctx) {
@@ -102,11 +92,11 @@ pub fn weighed_pairs(ctx: &Context<'_>, tuning: &Tuning) -> Vec<(Vec<usize>, Vec
         }
         let named = count::subjects(&ctx.commits[unit].message);
         if named.len() < 2 && files.len() <= MOST_PARTS {
-            sets.push(pieces::unit_parts(ctx, unit, files, &words, tuning, &[], ""));
+            sets.push(pieces::unit_parts(ctx, unit, files, tuning, &[]));
         }
     }
     if !pool.is_empty() {
-        sets.push(pieces::pool_parts(ctx, pool, &words));
+        sets.push(pieces::pool_parts(ctx, pool));
     }
     let mut out = Vec::new();
     for parts in sets.iter().filter(|p| p.len() <= MOST_PARTS) {

@@ -19,7 +19,7 @@
 
 use std::collections::BTreeMap;
 
-use super::affinity::{affinity, hunk_parts, pairs_of, parts, parts_of, Pair, Part, Signals, Words, MOST_PARTS};
+use super::affinity::{affinity, hunk_parts, pairs_of, parts, parts_of, Pair, Part, Signals, MOST_PARTS};
 use super::context::{Context, Tuning};
 use super::linkage::Linkage;
 use super::named::Named;
@@ -45,17 +45,15 @@ pub fn split_unit(
     ctx: &Context<'_>,
     unit: usize,
     files: &BTreeMap<usize, Vec<usize>>,
-    words: &Words,
     tuning: &Tuning,
     named: &[&str],
-    message: &str,
 ) -> Split {
     if files.len() > MOST_PARTS {
-        return by_component(ctx, parts(ctx.changes, unit, files, words));
+        return by_component(ctx, parts(ctx.changes, unit, files));
     }
-    let parts = unit_parts(ctx, unit, files, words, tuning, named, message);
+    let parts = unit_parts(ctx, unit, files, tuning, named);
     let wanted = named.len() >= 2;
-    let named = wanted.then(|| Named::new(&parts, named, message, tuning));
+    let named = wanted.then(|| Named::new(&parts, named, tuning));
     cluster(ctx, &parts, tuning, named.as_ref())
 }
 
@@ -66,31 +64,25 @@ pub fn unit_parts(
     ctx: &Context<'_>,
     unit: usize,
     files: &BTreeMap<usize, Vec<usize>>,
-    words: &Words,
     tuning: &Tuning,
     named: &[&str],
-    message: &str,
 ) -> Vec<Part> {
     let wanted = Some(named.len()).filter(|&k| k >= 2);
     let few_items = files.values().map(Vec::len).sum::<usize>() <= MOST_PARTS;
     match wanted {
-        Some(k) if few_items && files.len() < k => hunk_parts(ctx.changes, unit, files, words),
+        Some(k) if few_items && files.len() < k => hunk_parts(ctx.changes, unit, files),
         Some(_) if few_items => {
-            let pieces = pieces_by_subject(ctx.changes, files, words, named, message, tuning);
-            parts_of(
-                ctx.changes,
-                pieces.into_iter().map(|(f, items)| (unit, f, items)),
-                words,
-            )
+            let pieces = pieces_by_subject(ctx.changes, files, named, tuning);
+            parts_of(ctx.changes, pieces.into_iter().map(|(f, items)| (unit, f, items)))
         }
-        _ => parts(ctx.changes, unit, files, words),
+        _ => parts(ctx.changes, unit, files),
     }
 }
 
 /// Splits the pool of the branch's noise commits: `pieces` are (unit,
 /// file, items), one per file a noise commit's unit holds.
-pub fn split_pool(ctx: &Context<'_>, pieces: Vec<(usize, usize, Vec<usize>)>, words: &Words, tuning: &Tuning) -> Split {
-    let parts = pool_parts(ctx, pieces, words);
+pub fn split_pool(ctx: &Context<'_>, pieces: Vec<(usize, usize, Vec<usize>)>, tuning: &Tuning) -> Split {
+    let parts = pool_parts(ctx, pieces);
     if parts.len() > MOST_PARTS {
         return by_component(ctx, parts);
     }
@@ -98,8 +90,8 @@ pub fn split_pool(ctx: &Context<'_>, pieces: Vec<(usize, usize, Vec<usize>)>, wo
 }
 
 /// The parts of the pool: each (unit, file).
-pub fn pool_parts(ctx: &Context<'_>, pieces: Vec<(usize, usize, Vec<usize>)>, words: &Words) -> Vec<Part> {
-    parts_of(ctx.changes, pieces.into_iter(), words)
+pub fn pool_parts(ctx: &Context<'_>, pieces: Vec<(usize, usize, Vec<usize>)>) -> Vec<Part> {
+    parts_of(ctx.changes, pieces.into_iter())
 }
 
 /// A sweeping commit: weighing every pair would take too long, and such a
@@ -144,8 +136,7 @@ fn cluster(ctx: &Context<'_>, parts: &[Part], tuning: &Tuning, named: Option<&Na
     } else {
         tuning.join_threshold
     };
-    let mut joins = join(parts.len(), &pairs, &weighed, threshold, tuning, named);
-    let settled = named.map(|m| m.settle(&mut joins.linkage, parts, tuning));
+    let joins = join(parts.len(), &pairs, &weighed, threshold, named);
     let clusters = living(&joins.linkage);
     let facts: Vec<PartFacts<'_>> = parts
         .iter()
@@ -158,8 +149,8 @@ fn cluster(ctx: &Context<'_>, parts: &[Part], tuning: &Tuning, named: Option<&Na
         })
         .collect();
     note_split(ctx, &facts, &pairs, &weighed, &weights, threshold, &clusters);
-    if let (Some(m), Some(settled)) = (named, &settled) {
-        m.note(ctx, parts, settled, &clusters);
+    if let Some(m) = named {
+        m.note(ctx, parts, &clusters);
     }
     // A message naming the pieces decides; otherwise the closest call
     // says how sure the split is.
@@ -223,16 +214,8 @@ struct Joins {
 
 /// Average linkage: the closest two clusters join while their chance
 /// reaches `threshold`. With the pieces named, joins are made regardless
-/// until that many clusters are left, and then two clusters answering
-/// wholly to different subjects never join (`subject_veto`).
-fn join(
-    n: usize,
-    pairs: &[Pair],
-    weighed: &[f64],
-    threshold: f64,
-    tuning: &Tuning,
-    named: Option<&Named<'_>>,
-) -> Joins {
+/// until that many clusters are left.
+fn join(n: usize, pairs: &[Pair], weighed: &[f64], threshold: f64, named: Option<&Named<'_>>) -> Joins {
     let mut sum = vec![vec![0.0; n]; n];
     for ((a, b, _), &x) in pairs.iter().zip(weighed) {
         sum[*a][*b] = x;
@@ -243,14 +226,11 @@ fn join(
     let mut before_last = None;
     let mut refused = None;
     while let Some((v, x, y)) = linkage.closest() {
-        let counted = wanted.is_some_and(|k| linkage.left <= k);
-        let vetoed =
-            counted && tuning.subject_veto && named.is_some_and(|m| m.apart(&linkage.members[x], &linkage.members[y]));
         let joins = match wanted {
             Some(k) if linkage.left > k => true,
             _ => v >= threshold,
         };
-        if vetoed || !joins {
+        if !joins {
             refused = Some((v, x, y));
             break;
         }

@@ -136,22 +136,10 @@ pub struct Record {
 pub struct OwnAnswer {
     /// How many more words it shares with the subject than with any other.
     pub margin: f64,
-    /// Whether it takes the words of its file's history (the subjects of
-    /// the commits that touched it before) to answer to it.
-    pub by_history: bool,
-    /// Whether it answers to the subject by elimination, and how.
-    pub by_elimination: Option<Eliminated>,
-}
-
-/// How a part answers to a subject by elimination.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Eliminated {
-    /// It shares as many words with other subjects, every one of which
-    /// other parts answer to (`Tuning::unclaimed_subjects`).
-    Tied,
-    /// Its cluster answers to no subject, and this is the one subject no
-    /// other cluster answers to (`Tuning::cluster_elimination`).
-    Unclaimed,
+    /// Whether its commit answers to the subject by elimination: no part
+    /// of it answers to any subject, and this is the one no other part
+    /// answers to (`named::by_elimination`; its message only).
+    pub by_elimination: bool,
 }
 
 impl Record {

@@ -3,34 +3,25 @@
 //! pushes those answering to two apart).
 //!
 //! A part answers to the one subject sharing the most of its words
-//! (`vocabulary`) with it, when one shares more than every other. A
-//! subject's body counts too, each of its words a quarter of one of the
-//! subject's own.
+//! (`vocabulary`: its path, its kind, the names it defines and uses, the
+//! heading it falls under) with it, when one shares more than every other.
 //!
-//! A file whose hunks answer to different subjects (by the subjects' own
-//! words) is cut into one part per subject ([`pieces_by_subject`]).
-//!
-//! What a part answers to, beyond its path and its definitions: the names
-//! its lines use (a test calling the function a subject names), its
-//! version and issue numbers, the way it only tidies, its file's history
-//! words and the heading it falls under (`vocabulary`). Each is weighed in
-//! `Tuning` and measured by leaving it out (`benches/README.md`).
+//! A file whose hunks answer to different subjects is cut into one part
+//! per subject ([`pieces_by_subject`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::affinity::{hunk_parts, Part, Words};
+use super::affinity::{hunk_parts, Part};
 use super::context::Tuning;
 use super::count;
-use super::vocabulary::{part_words, subject_words, word_weight};
-use crate::historian::analyse::classify::Category;
+use super::vocabulary::part_words;
 use crate::historian::analyse::items::ChangeSet;
 
-/// The one subject of `named` (subjects of `message`) each part answers
-/// to, when there is one.
-pub fn subject_of_parts(parts: &[Part], named: &[&str], message: &str, tuning: &Tuning) -> Vec<Option<usize>> {
-    subject_leanings(parts, named, message, tuning)
-        .into_iter()
-        .map(|best| answer(&best))
+/// The one subject of `named` each part answers to, when there is one.
+fn subject_of_parts(parts: &[Part], named: &[&str], tuning: &Tuning) -> Vec<Option<usize>> {
+    subject_shares(parts, named, tuning)
+        .iter()
+        .map(|shared| answer(&leaning(shared)))
         .collect()
 }
 
@@ -42,92 +33,11 @@ pub(super) fn answer(leaning: &[usize]) -> Option<usize> {
     }
 }
 
-/// The subjects of `named` each part shares the most words with: one when
-/// it answers to one ([`subject_of_parts`]), several on a tie.
-pub fn subject_leanings(parts: &[Part], named: &[&str], message: &str, tuning: &Tuning) -> Vec<Vec<usize>> {
-    subject_shares(parts, named, message, tuning)
-        .iter()
-        .map(|shared| leaning(shared))
-        .collect()
-}
-
-/// How many words each part shares with each subject of `named`, a word of
-/// a subject's body counting `Tuning::body_words` of one (as
-/// [`subject_leanings`] weighs them).
-pub(super) fn subject_shares(parts: &[Part], named: &[&str], message: &str, tuning: &Tuning) -> Vec<Vec<f64>> {
-    subject_shares_apart(parts, named, message, tuning).1
-}
-
-/// [`subject_shares`] without its files' history words, then with them (as
-/// `Tuning::history_words` weighs them): which parts answer by their
-/// history alone. A subject saying the kind of file it changes (`docs:`,
-/// `changelog:`, `test:`, `ci:`, `deps:`) shares `Tuning::subject_kinds`
-/// of its words with a part of another kind: the changelog's entry names
-/// the issue its fix's regression test names, and the test is the fix's.
-pub(super) fn subject_shares_apart(
-    parts: &[Part],
-    named: &[&str],
-    message: &str,
-    tuning: &Tuning,
-) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+/// How many words each part shares with each subject of `named`.
+pub(super) fn subject_shares(parts: &[Part], named: &[&str], tuning: &Tuning) -> Vec<Vec<f64>> {
     let words: Vec<BTreeSet<String>> = parts.iter().map(|p| part_words(p, tuning)).collect();
-    let history: Vec<BTreeSet<String>> = if tuning.history_words > 0.0 {
-        parts
-            .iter()
-            .zip(&words)
-            .map(|(p, w)| p.history.difference(w).cloned().collect())
-            .collect()
-    } else {
-        vec![BTreeSet::new(); parts.len()]
-    };
-    let subjects: Vec<BTreeSet<String>> = named.iter().map(|s| subject_words(s, tuning)).collect();
-    let bodies: Vec<BTreeSet<String>> = if tuning.body_words > 0.0 {
-        count::stretches(message, named)
-            .iter()
-            .zip(&subjects)
-            .map(|(stretch, subject)| subject_words(stretch, tuning).difference(subject).cloned().collect())
-            .collect()
-    } else {
-        vec![BTreeSet::new(); named.len()]
-    };
-    let weigh = |w: &str| word_weight(w, tuning);
-    let mut own = shares(words, &subjects, &bodies, tuning.body_words, weigh);
-    let mut out = own.clone();
-    if tuning.history_words > 0.0 {
-        let weak = shares(history, &subjects, &bodies, tuning.body_words, weigh);
-        for (row, extra) in out.iter_mut().zip(weak) {
-            for (x, e) in row.iter_mut().zip(extra) {
-                *x += tuning.history_words * e;
-            }
-        }
-    }
-    if tuning.subject_kinds != 1.0 {
-        let kinds: Vec<Option<Category>> = named.iter().map(|s| subject_kind(s)).collect();
-        for shares in [&mut own, &mut out] {
-            for (row, part) in shares.iter_mut().zip(parts) {
-                for (x, kind) in row.iter_mut().zip(&kinds) {
-                    if kind.is_some_and(|k| k != part.category) {
-                        *x *= tuning.subject_kinds;
-                    }
-                }
-            }
-        }
-    }
-    (own, out)
-}
-
-/// The kind of file a subject's type or scope says it changes (`docs:`,
-/// `changelog:`, `test:`, `ci:`, `deps:`), when it says one.
-fn subject_kind(subject: &str) -> Option<Category> {
-    let parsed = crate::historian::message::parse_subject(subject);
-    let head = parsed.scope.as_deref().unwrap_or("").to_ascii_lowercase();
-    match (parsed.commit_type.as_deref(), head.as_str()) {
-        (Some("docs"), _) | (_, "doc" | "docs" | "changelog" | "readme" | "man" | "guide") => Some(Category::Docs),
-        (Some("test" | "tests"), _) | (_, "test" | "tests") => Some(Category::Test),
-        (Some("ci"), _) | (_, "ci") => Some(Category::Config),
-        (Some("build" | "deps"), _) | (_, "deps") => Some(Category::Build),
-        _ => None,
-    }
+    let subjects: Vec<BTreeSet<String>> = named.iter().map(|s| count::words(s)).collect();
+    shares(&words, &subjects)
 }
 
 /// The subjects sharing the most words (`shared`, by subject), when any
@@ -157,60 +67,24 @@ pub(super) fn margin(shared: &[f64]) -> f64 {
 }
 
 /// For each set of words, the subject sharing the most words with it when
-/// one shares more than every other, a word of its body (`bodies`, the
-/// subject's own words left out) counting `body_weight` of one.
+/// one shares more than every other.
 #[cfg(test)]
-fn answers(
-    words: Vec<BTreeSet<String>>,
-    subjects: &[BTreeSet<String>],
-    bodies: &[BTreeSet<String>],
-    body_weight: f64,
-) -> Vec<Option<usize>> {
-    leanings(words, subjects, bodies, body_weight)
-        .into_iter()
-        .map(|best| answer(&best))
-        .collect()
+fn answers(words: &[BTreeSet<String>], subjects: &[BTreeSet<String>]) -> Vec<Option<usize>> {
+    leanings(words, subjects).into_iter().map(|best| answer(&best)).collect()
 }
 
 /// For each set of words, the subjects sharing the most words with it
-/// (none when none shares one; several on a tie), as [`answers`] weighs
-/// them.
+/// (none when none shares one; several on a tie).
 #[cfg(test)]
-fn leanings(
-    words: Vec<BTreeSet<String>>,
-    subjects: &[BTreeSet<String>],
-    bodies: &[BTreeSet<String>],
-    body_weight: f64,
-) -> Vec<Vec<usize>> {
-    shares(words, subjects, bodies, body_weight, |_| 1.0)
-        .iter()
-        .map(|shared| leaning(shared))
-        .collect()
+fn leanings(words: &[BTreeSet<String>], subjects: &[BTreeSet<String>]) -> Vec<Vec<usize>> {
+    shares(words, subjects).iter().map(|shared| leaning(shared)).collect()
 }
 
-/// For each set of words, how many it shares with each subject, each word
-/// weighing `weigh` of it (`vocabulary::word_weight`) and a word of the
-/// subject's body (`bodies`, the subject's own words left out) `body_weight`
-/// of that.
-fn shares(
-    words: Vec<BTreeSet<String>>,
-    subjects: &[BTreeSet<String>],
-    bodies: &[BTreeSet<String>],
-    body_weight: f64,
-    weigh: impl Fn(&str) -> f64 + Copy,
-) -> Vec<Vec<f64>> {
+/// For each set of words, how many it shares with each subject.
+fn shares(words: &[BTreeSet<String>], subjects: &[BTreeSet<String>]) -> Vec<Vec<f64>> {
     words
         .iter()
-        .map(|set| {
-            subjects
-                .iter()
-                .zip(bodies)
-                .map(|(s, b)| {
-                    let sum = |shared: &BTreeSet<String>| shared.intersection(set).map(|w| weigh(w)).sum::<f64>();
-                    sum(s) + body_weight * sum(b)
-                })
-                .collect()
-        })
+        .map(|set| subjects.iter().map(|s| s.intersection(set).count() as f64).collect())
         .collect()
 }
 
@@ -221,21 +95,13 @@ fn shares(
 pub(super) fn pieces_by_subject(
     changes: &ChangeSet,
     files: &BTreeMap<usize, Vec<usize>>,
-    words: &Words,
     named: &[&str],
-    message: &str,
     tuning: &Tuning,
 ) -> Vec<(usize, Vec<usize>)> {
     // One part per hunk of a hunked file, per other file whole: in the
-    // order of `files`. A hunk answers by the subjects' own words only: a
-    // body names more than its subject did, and would cut files that one
-    // commit changed whole.
-    let hunks = hunk_parts(changes, 0, files, words);
-    let strict = Tuning {
-        body_words: 0.0,
-        ..tuning.clone()
-    };
-    let about = subject_of_parts(&hunks, named, message, &strict);
+    // order of `files`.
+    let hunks = hunk_parts(changes, 0, files);
+    let about = subject_of_parts(&hunks, named, tuning);
     let mut out = Vec::new();
     let mut at = 0;
     for (&f, items) in files {
@@ -290,20 +156,15 @@ mod tests {
             "src/wire.rs open_socket",
             "src/both.rs cache_answers retry_requests",
         ]);
-        let none = vec![BTreeSet::new(); 2];
-        assert_eq!(answers(parts, &subjects, &none, 0.25), [Some(0), Some(1), None, None]);
+        assert_eq!(answers(&parts, &subjects), [Some(0), Some(1), None, None]);
     }
 
     #[test]
     fn a_part_sharing_as_many_words_with_two_subjects_leans_to_both() {
         let subjects = sets(&["Cache the DNS answers", "Retry failed requests"]);
         let parts = sets(&["src/cache_retry.rs", "src/cache.rs", "src/wire.rs"]);
-        let none = vec![BTreeSet::new(); 2];
-        assert_eq!(
-            super::leanings(parts.clone(), &subjects, &none, 0.25),
-            [vec![0, 1], vec![0], vec![]]
-        );
-        assert_eq!(answers(parts, &subjects, &none, 0.25), [None, Some(0), None]);
+        assert_eq!(super::leanings(&parts, &subjects), [vec![0, 1], vec![0], vec![]]);
+        assert_eq!(answers(&parts, &subjects), [None, Some(0), None]);
     }
 
     #[test]
@@ -318,28 +179,5 @@ mod tests {
         assert_eq!(margin(&[0.0, 0.0]), 0.0);
         assert!(leaning(&[0.0, 0.0]).is_empty());
         assert_eq!(margin(&[]), 0.0);
-    }
-
-    #[test]
-    fn a_word_of_a_subjects_body_counts_a_quarter() {
-        let subjects = sets(&["Speed up the reader", "Speed up the writer"]);
-        let bodies = sets(&["buffers lines", "flushes once"]);
-        let parts = sets(&[
-            "src/buffer.rs lines",
-            "src/flush.rs flushes",
-            "src/io.rs reader buffers",
-        ]);
-        assert_eq!(
-            answers(parts.clone(), &subjects, &bodies, 0.25),
-            [Some(0), Some(1), Some(0)]
-        );
-        // A subject's own word outweighs its rival's body words.
-        let rival = sets(&["", "reader buffers lines"]);
-        assert_eq!(
-            answers(parts.clone(), &subjects, &rival, 0.25),
-            [Some(1), None, Some(0)]
-        );
-        let none = vec![BTreeSet::new(); 2];
-        assert_eq!(answers(parts, &subjects, &none, 0.25), [None, None, Some(0)]);
     }
 }

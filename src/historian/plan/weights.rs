@@ -72,11 +72,6 @@ pub fn weights() -> Vec<f64> {
         .collect()
 }
 
-/// A file's history word is in the subjects of the commits touching it
-/// this many times as often as in all subjects read (`fix` is every
-/// file's word, so no file's).
-pub const HISTORY_LIFT: f64 = 16.0;
-
 /// A word list or constant of `src/historian/` that stays: where it is,
 /// what it is for, and what leaving it out cost the evaluation's held-out
 /// half (mean, against the planner as tuned; `analyse::left_out` leaves it
@@ -108,9 +103,8 @@ const BOUND: &str = "not measured: a bound on time, memory or output, not a tuni
 
 /// The word lists and constants that stay, each with its reason and what
 /// leaving it out cost.
-pub const KEPT: [Kept; 40] = [
+pub const KEPT: [Kept; 37] = [
     kept("INTERCEPT", "plan/weights.rs", "two parts nothing links are more likely apart", "neutral −0.035, messy −0.073, joined −0.010 (at 0)"),
-    kept("HISTORY_LIFT", "plan/weights.rs", "a file's history word is its own only when its commits say it far more than others", "joined −0.0086"),
     kept("VERBS", "plan/subject_line.rs", "a later paragraph opening with a verb names a piece of work", "joined −0.0078"),
     kept("HISTORY", "analyse/coupling.rs", "how far back change coupling reads (0 would be no coupling at all)", "the reach of change coupling and the line history, whose signals cost 0.015, 0.0045 and 0.011 (held-out neutral, neutral, messy)"),
     kept("DEPENDENCY_FILES", "analyse/classify/category.rs", ORDERS, "neutral −0.0015, joined −0.0005"),
@@ -129,7 +123,6 @@ pub const KEPT: [Kept; 40] = [
     kept("CI_DIRECTORIES", "analyse/classify/ci.rs", "a commit of CI files alone is typed `ci`", "none"),
     kept("GENERIC", "analyse/classify/component.rs", "a commit's scope is its last directory that names something (`src`, `lib` do not)", "none"),
     kept("KNOWN_TYPES", "message/subject.rs", "a conventional-commit type opens a subject (`feat:`), other words do not: it writes messages (the Conventional Commits types), which the grouping score cannot see", "joined −0.0002"),
-    kept("BEFORE", "analyse/issues.rs", "what an issue number follows (`#`, `GH-`, `issues/`); below the rule, not removed this round: it is the whole issue-number reading (two knobs and their CLI tests)", "joined −0.0003"),
     kept("subject_line::PROSE", "plan/subject_line.rs", "a one-line body opening like prose (`The limits grow …`) is no second piece of work; the one list kept below the rule: without it such a squash splits", "joined −0.0005"),
     kept("draft PROSE", "message/draft/mod.rs", "a body line opening like prose is not drafted into a subject", "writes messages: not a grouping"),
     kept("split WORDS", "plan/split.rs", "option counts written as words, as the seed writes them", "writes questions: not a grouping"),
@@ -142,7 +135,6 @@ pub const KEPT: [Kept; 40] = [
     kept("MOST_OPTIONS", "plan/split.rs", "splits offered for a commit over the size limits", BOUND),
     kept("LARGEST_PARSED", "analyse/syntax.rs", "larger files are not parsed", BOUND),
     kept("LARGEST_DIFFED_FILE", "analyse/items.rs", "larger files are whole items", BOUND),
-    kept("issues MOST", "analyse/issues.rs", "issue numbers read per item", BOUND),
     kept("DIFF_LINES, LISTED", "execute/agent_grouping.rs", "what an agent is shown", BOUND),
     kept("TAIL_LINES", "execute/verify_each.rs", "the failing check's output shown", BOUND),
     kept("DIFF_CAP", "execute/writer.rs", "the diff a commit writer is sent", BOUND),
@@ -194,63 +186,6 @@ pub struct Tuning {
     /// lines use too (a test calling `parse_header`, a changelog line), not
     /// only by its path, kind and the names it defines.
     pub used_words: bool,
-    /// How much a word of a subject's body counts, against one of the
-    /// subject itself, when a part is matched to a subject (0: bodies are
-    /// not read).
-    pub body_words: f64,
-    /// With several subjects named: two parts of which one leans to several
-    /// subjects alike (shares as many words with each) are surer to belong
-    /// together when they lean to a common subject, less sure when not, by
-    /// this share of `subject_words`.
-    pub leaning_words: f64,
-    /// Whether a part answers to a subject by the version numbers its added
-    /// lines and the subject both name (`1.4.2`: a release, a bump), too.
-    pub versions: bool,
-    /// Whether a part answers to a subject by the issue numbers its added
-    /// lines and the subject's message both name (`Fixes #1173` and the
-    /// regression test `r1173`).
-    pub issues: bool,
-    /// How much a word of a subject counts, against one of a part's own,
-    /// when it is a word of the part's file's history (the subjects of the
-    /// commits that touched it before: `Words::with_history`); 0: not read.
-    pub history_words: f64,
-    /// The share of its words a subject saying the kind of file it changes
-    /// (`docs:`, `changelog:`, `test:`, `ci:`, `deps:`) shares with a part
-    /// of another kind; 1: as many as with one of its kind.
-    pub subject_kinds: f64,
-    /// With several subjects named and small clusters answering to none
-    /// riding along (`unsupported_cuts`): a cluster of a part leaning to
-    /// several subjects alike, of which only one no other part answers to,
-    /// stays, as that subject's.
-    pub unclaimed_subjects: bool,
-    /// Whether a word written in two cases (`AppVeyor`, `GsonBuilder`) is
-    /// also read whole (`appveyor`), as a path writes it.
-    pub whole_words: bool,
-    /// How many words a version number a part and a subject share counts
-    /// for (`vocabulary::word_weight`).
-    pub version_weight: f64,
-    /// How many words an issue number a part and a subject share counts for.
-    pub issue_weight: f64,
-    /// With several subjects named, once that many clusters are left: two
-    /// each answering wholly to subjects, different ones, never join.
-    pub subject_veto: bool,
-    /// With several subjects named: a small cluster answering to no subject
-    /// is no commit of its own (`pieces::join_unsupported`).
-    pub unsupported_cuts: bool,
-    /// With small unsupported cuts riding along: when no more clusters
-    /// answer to no subject than there are subjects no cluster answers to,
-    /// they stay, each the work of one of those subjects by elimination
-    /// (`pieces::join_unsupported`)…
-    pub cluster_elimination: bool,
-    /// …when each holds at least this share of the unit's lines: a sliver
-    /// (a CI file beside a commit's code) is more often a part of another
-    /// subject's work than the work of a subject its words miss.
-    pub elimination_share: f64,
-    /// With several subjects named: two parts answering to subjects pull
-    /// together (or push apart) as hard as the less sure of them is of its
-    /// subject — by how many more words it shares with it than with the
-    /// next, from a quarter of `subject_words` (a word of a body) to twice.
-    pub subject_margins: bool,
     /// A split less sure than this (`pieces::sureness`: how well its
     /// chances agree with it, 1 when every two parts are where their chance
     /// says, less `ask_per_file` for each e-fold of its files) is
@@ -278,23 +213,8 @@ impl Default for Tuning {
             sure_join: 0.8,
             subject_words: 1.5,
             used_words: true,
-            body_words: 0.25,
             same_file: 2.05,
             authors_cut: 0.9,
-            leaning_words: 0.5,
-            versions: true,
-            issues: true,
-            history_words: 1.0,
-            subject_kinds: 0.5,
-            unclaimed_subjects: true,
-            whole_words: true,
-            version_weight: 3.0,
-            issue_weight: 1.5,
-            subject_veto: true,
-            unsupported_cuts: true,
-            cluster_elimination: true,
-            elimination_share: 0.1,
-            subject_margins: true,
             ask_below: 0.37,
             ask_per_file: 0.15,
             weights: None,

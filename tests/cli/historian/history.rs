@@ -1,64 +1,9 @@
-//! git-historian reads the words of a file's history (issue 15, item 1):
-//! when a squash's subjects share no word with the files it changed, the
-//! subjects the project wrote before for each file tell which piece of work
-//! each file belongs to — `column widths` has always been the table
-//! layout's business, `hyphens` the escaping's.
+//! git-historian reads the history behind the base (change coupling, the
+//! line history) as far as the repository has it.
 
-use crate::harness::historian::{commit_all, explained_items, record_clean};
+use crate::harness::historian::{commit_all, record_clean};
 use crate::harness::support::*;
 use crate::harness::transcript::Transcript;
-
-#[test]
-fn a_files_past_subjects_tell_which_piece_of_work_it_belongs_to() {
-    let env = TestEnv::new();
-    let repo = env.repo("repo");
-    write(
-        &repo.join("lib/layout.c"),
-        "int tbl_pad(int n)\n{\n\treturn n + 1;\n}\n",
-    );
-    write(&repo.join("lib/roff.c"), "int roff_char(int c)\n{\n\treturn c;\n}\n");
-    write(&repo.join("NEWS"), "");
-    commit_all(&env, &repo, "Import the formatter");
-    // The history: each file's own subjects, among many others.
-    for i in 0..3 {
-        let layout = format!("int tbl_pad(int n)\n{{\n\treturn n + 1;\n}}\n/* {i} */\n");
-        write(&repo.join("lib/layout.c"), &layout);
-        commit_all(&env, &repo, &format!("tbl: fix column widths of spans, case {i}"));
-        let roff = format!("int roff_char(int c)\n{{\n\treturn c;\n}}\n/* {i} */\n");
-        write(&repo.join("lib/roff.c"), &roff);
-        commit_all(&env, &repo, &format!("roff: escape hyphens in request {i}"));
-    }
-    for i in 0..80 {
-        write(&repo.join("NEWS"), &format!("release {i}\n"));
-        commit_all(&env, &repo, &format!("NEWS: note release {i}"));
-    }
-    env.git(&repo, &["checkout", "-q", "-b", "feature"]);
-    write(
-        &repo.join("lib/layout.c"),
-        "int tbl_pad(int n)\n{\n\treturn n + 2;\n}\n/* 2 */\n",
-    );
-    write(
-        &repo.join("lib/roff.c"),
-        "int roff_char(int c)\n{\n\treturn c == 0x2d ? 0x2010 : c;\n}\n/* 2 */\n",
-    );
-    commit_all(
-        &env,
-        &repo,
-        "Fix column widths in wide tables\n\nEscape hyphens in manual names\n",
-    );
-    // The explanation names the history as the signal, in words (the
-    // transcript) and in data.
-    let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["historian", "plan", "--explain"]).expect_code(0);
-    record_clean(&mut t, &repo, "feature", &[]);
-    assert_transcript!(t, "a_files_past_subjects_tell_which_piece_of_work_it_belongs_to");
-    for item in explained_items(&env, &repo) {
-        assert_eq!(item["subject_by_history"], true, "{item}");
-        // Two words of its history or more (`fix` counts since plain
-        // words are words: the table's `fix column widths` is three).
-        assert!(item["subject_margin"].as_f64().is_some_and(|m| m >= 2.0), "{item}");
-    }
-}
 
 /// A shallow clone (as CI makes them) has history only down to its
 /// boundary: the history is read that far, not past it into commits the

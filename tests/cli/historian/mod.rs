@@ -7,7 +7,6 @@ mod claims;
 mod clean;
 mod commands;
 mod history;
-mod issues;
 mod kept;
 mod messages;
 mod moves;
