@@ -333,12 +333,7 @@ fn build(
 }
 
 /// `HISTORIAN_EVAL_GREEDY`, `_LEAVE_OUT` and `_DUMP` (`pruning`).
-fn prune(
-    all: &[Cases],
-    regimes: &[Regime],
-    show_held_out: bool,
-    tuning: &ultraplan::historian::plan::context::Tuning,
-) {
+fn prune(all: &[Cases], regimes: &[Regime], show_held_out: bool, tuning: &ultraplan::historian::plan::context::Tuning) {
     let half = |c: &&Cases| c.held_out == Some(show_held_out);
     let which = if show_held_out { "held out" } else { "tuning" };
     let of = |r: Regime| -> Vec<&Case> {

@@ -24,9 +24,8 @@ pub struct ItemReason {
     /// planner split the unit by the subjects it names.
     pub subject: Option<String>,
     /// How its own path and names answer to that subject — how many more
-    /// words they share with it than with any other (a body's word a
-    /// quarter), and whether it takes its file's history — when they do;
-    /// none when only the rest of its piece does.
+    /// words they share with it than with any other, or by elimination —
+    /// when they do; none when only the rest of its piece does.
     pub own_answer: Option<OwnAnswer>,
 }
 

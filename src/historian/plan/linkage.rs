@@ -46,13 +46,6 @@ impl Linkage {
         best
     }
 
-    /// The cluster closest to `x`.
-    pub fn nearest(&self, x: usize) -> Option<usize> {
-        self.living()
-            .filter(|&y| y != x)
-            .max_by(|&a, &b| self.average(x, a).total_cmp(&self.average(x, b)).then(b.cmp(&a)))
-    }
-
     /// Moves `y`'s parts into `x`.
     pub fn join(&mut self, x: usize, y: usize) {
         self.left -= 1;

@@ -93,7 +93,12 @@ fn by_elimination(about: &[Option<usize>], named: usize, clusters: &[Vec<usize>]
     let claimed: BTreeSet<usize> = about.iter().flatten().copied().collect();
     let mut unclaimed = (0..named).filter(|s| !claimed.contains(s));
     let mut unanswering = (0..clusters.len()).filter(|&c| clusters[c].iter().all(|&p| about[p].is_none()));
-    match (unanswering.next(), unanswering.next(), unclaimed.next(), unclaimed.next()) {
+    match (
+        unanswering.next(),
+        unanswering.next(),
+        unclaimed.next(),
+        unclaimed.next(),
+    ) {
         (Some(x), None, Some(s), None) => Some((x, s)),
         _ => None,
     }

@@ -59,7 +59,8 @@ pub enum Signal {
     Unlinked { threshold: f64 },
     /// Its file is a commit of its own although a link reached the
     /// threshold: the message names its work apart from the file at the
-    /// other end (the subjects' veto).
+    /// other end (the two answer to different subjects, which push them
+    /// apart).
     KeptApart { threshold: f64 },
     /// A small code part riding along with the unit's largest code part
     /// (its file `file`).

@@ -70,7 +70,10 @@ pub(super) fn margin(shared: &[f64]) -> f64 {
 /// one shares more than every other.
 #[cfg(test)]
 fn answers(words: &[BTreeSet<String>], subjects: &[BTreeSet<String>]) -> Vec<Option<usize>> {
-    leanings(words, subjects).into_iter().map(|best| answer(&best)).collect()
+    leanings(words, subjects)
+        .into_iter()
+        .map(|best| answer(&best))
+        .collect()
 }
 
 /// For each set of words, the subjects sharing the most words with it
