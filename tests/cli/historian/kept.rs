@@ -100,6 +100,8 @@ fn an_unsure_split_of_a_described_commit_names_its_threshold() {
         &[("notes.md".to_owned(), "# Notes\n\nThe limits are two.\n".to_owned())],
         "Note the limits",
     );
-    let asked = env.run(&repo, &["historian", "clean"]).expect_code(3);
+    let mut t = Transcript::new(&env);
+    let asked = t.run(&repo, &["historian", "clean"]).expect_code(3);
     assert!(asked.stdout.contains("against a threshold of 0.25"), "{asked}");
+    assert_transcript!(t, "an_unsure_split_of_a_described_commit_names_its_threshold");
 }

@@ -7,6 +7,7 @@ mod claims;
 mod clean;
 mod commands;
 mod history;
+mod issues;
 mod kept;
 mod messages;
 mod moves;
