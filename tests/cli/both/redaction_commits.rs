@@ -4,8 +4,8 @@
 //! Checked in every commit message and reflog entry of the repository.
 
 use crate::harness::plans::StepSpec;
+use crate::harness::sessions::{plan as sessions_plan, setup, side_by_side, Sess};
 use crate::harness::support::*;
-use crate::ultraplan::waves::{plan as sessions_plan, setup, side_by_side, Sess};
 
 const TOKEN: &str = "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB";
 
@@ -64,5 +64,5 @@ fn a_session_title_is_merged_redacted() {
     );
     let written = messages_and_reflogs(&env, &repo);
     assert!(!written.contains(TOKEN), "{written}");
-    crate::ultraplan::waves::assert_clean(&env, &repo);
+    crate::harness::sessions::assert_clean(&env, &repo);
 }

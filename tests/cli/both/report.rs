@@ -10,9 +10,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::harness::plans::StepSpec;
+use crate::harness::sessions::{plan, setup, Sess};
 use crate::harness::support::*;
 use crate::harness::transcript::Transcript;
-use crate::ultraplan::waves::{plan, setup, Sess};
 
 /// Three sessions: Config passes, Server's Verify fails once (printing a
 /// secret) and passes on the retry, Docs (wave 2) fails every attempt.

@@ -35,6 +35,7 @@ mod state_reads;
 mod sync;
 mod sync_faults;
 mod verification;
-pub(crate) mod waves;
+mod waves;
 mod waves_outside;
+mod waves_refused;
 mod waves_reuse;

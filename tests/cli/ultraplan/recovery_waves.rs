@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::harness::plans::StepSpec;
+use crate::harness::sessions::{assert_clean, plan, setup, Sess};
 use crate::harness::support::*;
 use crate::ultraplan::recovery::{lock_files, plant, LEFT_BY_KILLS};
-use crate::ultraplan::waves::{assert_clean, plan, setup, Sess};
 
 /// Sessions 1 and 2 (wave 1) write `a.txt` and `b.txt`; session 3 (wave 2)
 /// joins them. Each step first runs `before` (with `{n}` its number).

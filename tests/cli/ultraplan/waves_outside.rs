@@ -6,8 +6,8 @@
 
 use std::process::Command;
 
-use super::waves::{assert_clean, plan, setup, show_outcome, side_by_side, Sess};
 use crate::harness::plans::StepSpec;
+use crate::harness::sessions::{assert_clean, plan, setup, show_outcome, side_by_side, Sess};
 use crate::harness::support::*;
 use crate::harness::transcript::Transcript;
 

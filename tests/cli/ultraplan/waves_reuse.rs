@@ -9,9 +9,9 @@
 use std::path::Path;
 
 use crate::harness::plans::StepSpec;
+use crate::harness::sessions::{assert_clean, plan, setup, wait_for_trash, Sess};
 use crate::harness::support::*;
 use crate::harness::transcript::Transcript;
-use crate::ultraplan::waves::{assert_clean, plan, setup, wait_for_trash, Sess};
 
 /// What a step leaves for the test to read: the inode of `shared.txt` (the
 /// same inode means the same worktree, its unchanged file not written
