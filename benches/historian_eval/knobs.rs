@@ -54,6 +54,7 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "subject_words" => tuning.subject_words = number(),
             "used_words" => tuning.used_words = yes(),
             "count_from_message" => tuning.count_from_message = yes(),
+            "unit_size" => tuning.unit_size = number(),
             other if other.starts_with('w') => {
                 let mut w = weights(tuning);
                 let at = match &other[1..] {
@@ -111,6 +112,7 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     out.push(("no signal but names and coupling".to_owned(), weak));
     out.extend([
         knob("no same-file bonus", &|t| t.same_file = 0.0),
+        knob("no unit size", &|t| t.unit_size = 0.0),
         knob("no author's cut", &|t| t.authors_cut = 0.0),
         knob("no sure join", &|t| t.sure_join = t.join_threshold),
         knob("no count from the message", &|t| t.count_from_message = false),

@@ -40,12 +40,15 @@ use super::units::unit_files;
 use crate::historian::analyse::items::ChangeSet;
 
 /// `tuning` for a unit the author cut (`Tuning::authors_cut`): parts join
-/// at a lower chance.
+/// at a lower chance, and a unit of many files is no likelier one piece
+/// of work for it (`Tuning::unit_size`): the cut is the author's count.
 fn authors_cut(tuning: &Tuning) -> Tuning {
     let t = tuning.join_threshold.clamp(1e-9, 1.0 - 1e-9);
     let odds = (t / (1.0 - t)).ln() - tuning.authors_cut;
     Tuning {
         join_threshold: 1.0 / (1.0 + (-odds).exp()),
+        // The author's commits already say how many pieces there are.
+        unit_size: 0.0,
         ..tuning.clone()
     }
 }

@@ -25,7 +25,7 @@ use super::linkage::Linkage;
 use super::named::Named;
 use super::reason::PartFacts;
 use super::subjects::pieces_by_subject;
-use super::weights::SIGNALS;
+use super::weights::{SIGNALS, WRITTEN};
 
 mod doubt;
 
@@ -188,6 +188,7 @@ fn cluster(ctx: &Context<'_>, parts: &[Part], tuning: &Tuning, named: Option<&Na
 /// its signals, made surer for two hunks of one file (`same_file`) and
 /// pulled or pushed by the subjects a message names.
 fn weigh(parts: &[Part], pairs: &[Pair], weights: &[f64], tuning: &Tuning, named: Option<&Named<'_>>) -> Vec<f64> {
+    let size = unit_size(parts, pairs, tuning);
     pairs
         .iter()
         .map(|(a, b, f)| {
@@ -197,10 +198,37 @@ fn weigh(parts: &[Part], pairs: &[Pair], weights: &[f64], tuning: &Tuning, named
             }
             if let Some(named) = named {
                 shift += named.pull(*a, *b, tuning);
+            } else {
+                shift += size;
             }
             shifted(affinity(f, weights), shift)
         })
         .collect()
+}
+
+/// How much surer any two parts of a unit of many are to belong together
+/// when nothing but their content speaks (`Tuning::unit_size`): when no
+/// branch commit's boundary runs between them (one commit wrote every
+/// part: a squash, a commit of its own), their files are many and the
+/// pieces of work few, so two parts with no signal between them are
+/// likelier one piece's than in a unit of two. Where branch commits wrote
+/// the parts, which commit wrote which already links them (`writers`).
+fn unit_size(parts: &[Part], pairs: &[Pair], tuning: &Tuning) -> f64 {
+    let written = SIGNALS
+        .iter()
+        .position(|s| s.name == WRITTEN)
+        .expect("the writers' signal");
+    let one_writer = pairs.iter().all(|(_, _, f)| f[written] == 0.0);
+    let files = parts
+        .iter()
+        .map(|p| p.file)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    if one_writer && files > 2 {
+        tuning.unit_size * (files as f64 / 2.0).ln()
+    } else {
+        0.0
+    }
 }
 
 /// What joining left: the clusters, the best join refused (its chance and

@@ -53,7 +53,7 @@ pub const SIGNALS: [Signal; 6] = [
         "an import or a mention of a module ties the two files (cost 0.007 / 0.003 / 0.001)",
     ),
     signal(
-        "one branch commit writing both",
+        WRITTEN,
         1.0,
         "lines one branch commit wrote (or a later one rewrote: a `fix` of a `wip`) belong together more often than not, whatever its message says; 0 when one commit wrote every part, as in a squash (cost 0 / 0.035 / 0; weight set on the tuning half's messy branch, where 0.5 / 1 / 1.5 scored 0.820 / 0.824 / 0.817; discounting a commit's writing by the share it wrote, by how many parts it wrote into or by how well its parts cohere otherwise, or centring the signal on its mean, scored 0.812–0.823 there: not kept, benches/README.md)",
     ),
@@ -63,6 +63,9 @@ pub const SIGNALS: [Signal; 6] = [
         "two parts whose base lines' past writers are known (blame at the base, `line_history`) and share no commit are likelier apart (one file's hunks so come from one original 0.64 of the time, against 0.86 where unknown; in a file two originals share, 0.33) (cost 0.002 / 0.008 / 0.007; weight set on the tuning half beside an overlap of past writers since removed, benches/README.md)",
     ),
 ];
+
+/// The name of the signal saying one branch commit wrote both parts.
+pub const WRITTEN: &str = "one branch commit writing both";
 
 /// The built-in weights: the intercept, then one per signal.
 pub fn weights() -> Vec<f64> {
@@ -199,6 +202,12 @@ pub struct Tuning {
     /// (`pieces::sureness`): agreement alone says little of a split of many
     /// files, each call between them a chance to be wrong.
     pub ask_per_file: f64,
+    /// How much surer, in log-odds, any two parts of a unit are to belong
+    /// together for each e-fold of its files beyond two, when one commit
+    /// wrote them all and no message names its pieces (`pieces::unit_size`):
+    /// the pieces of work are few and the files many, and most pairs of a
+    /// large unit have no signal at all.
+    pub unit_size: f64,
     /// The affinity's weights (intercept first), when not the built-in
     /// ones (`affinity::SIGNALS`): the evaluation leaves signals out.
     pub weights: Option<Vec<f64>>,
@@ -217,6 +226,7 @@ impl Default for Tuning {
             authors_cut: 0.9,
             ask_below: 0.37,
             ask_per_file: 0.15,
+            unit_size: 0.3,
             weights: None,
         }
     }
