@@ -56,7 +56,7 @@ pub use diff::{Delta, FileChange, Renames};
 pub use linked::LinkedWorktree;
 pub use locks::{LockFile, LockSweep};
 pub use merge::MergePlan;
-pub use objects::{blob_id, BranchCommit, CommitInfo, Entry, EntryKind, Signature, TreeEdit};
+pub use objects::{blob_id, BranchCommit, CommitInfo, Entry, EntryKind, ObjectReader, Signature, TreeEdit};
 pub use refs::{
     component_problem, ref_name_problem, BuildRecord, ChainMerge, ChainRelation, ChainUnion, Expect, Pointers, PutBack,
     RefConflict, RefUpdate,

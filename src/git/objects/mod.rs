@@ -6,6 +6,7 @@
 //! identity) serve every caller.
 
 mod commit;
+mod loose;
 mod pack;
 mod tree;
 
@@ -13,6 +14,7 @@ use anyhow::{Context as _, Result};
 use gix::bstr::{BStr, ByteSlice};
 
 pub use commit::{BranchCommit, CommitInfo, Signature};
+pub use loose::ObjectReader;
 pub use tree::TreeEdit;
 pub(crate) use tree::{entry_edit, removals_first};
 

@@ -108,7 +108,10 @@ pub fn read(repo: &Repo, tree: Oid, depth: Depth) -> Result<Option<RunIndex>> {
 /// folder of ten.
 pub fn read_steps(repo: &Repo, tree: Oid) -> Result<BTreeMap<u32, StepProgress>> {
     let mut out = BTreeMap::new();
-    let Some((steps, EntryKind::Tree)) = repo.tree_entry(tree, STEPS)? else {
+    // Two objects for every ten steps, small and (until git packs them)
+    // loose: read by one reader (see `ObjectReader`).
+    let mut reader = repo.object_reader();
+    let Some((steps, EntryKind::Tree)) = reader.tree_entry(tree, STEPS)? else {
         return Ok(out);
     };
     // The folders above the steps' own, level by level.
@@ -116,7 +119,7 @@ pub fn read_steps(repo: &Repo, tree: Oid) -> Result<BTreeMap<u32, StepProgress>>
     for _ in 0..Layout::V2.depth() {
         let mut inner = Vec::new();
         for (path, folder) in folders {
-            for (name, id, kind) in repo.list_tree(folder)? {
+            for (name, id, kind) in reader.list_tree(folder)? {
                 if kind == EntryKind::Tree {
                     inner.push((format!("{path}/{name}"), id));
                 }
@@ -125,7 +128,7 @@ pub fn read_steps(repo: &Repo, tree: Oid) -> Result<BTreeMap<u32, StepProgress>>
         folders = inner;
     }
     for (path, folder) in folders {
-        if let Some(bytes) = repo.read_path(folder, ENTRIES)? {
+        if let Some(bytes) = reader.read_path(folder, ENTRIES)? {
             out.extend(parse_entries(&bytes, &format!("{path}/{ENTRIES}"))?);
         }
     }
@@ -135,7 +138,7 @@ pub fn read_steps(repo: &Repo, tree: Oid) -> Result<BTreeMap<u32, StepProgress>>
 /// The step entry of step `n` in a layout-2 tree.
 pub fn read_step(repo: &Repo, tree: Oid, n: u32) -> Result<Option<StepProgress>> {
     let path = Layout::V2.entries(n);
-    match repo.read_path(tree, &path)? {
+    match repo.object_reader().read_path(tree, &path)? {
         None => Ok(None),
         Some(bytes) => Ok(parse_entries(&bytes, &path)?.remove(&n)),
     }
