@@ -42,6 +42,27 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     out
 }
 
+/// Starts redacting `text` on another thread when it is large enough to be
+/// remembered: a [`redact`] of the same text meanwhile waits for it rather
+/// than redacting it again. A run that will record a changed plan of
+/// thousands of steps redacts it while it does the rest of its start.
+pub fn redact_ahead(text: &str) {
+    if text.len() < memory::REMEMBERED_FROM {
+        return;
+    }
+    let Some(pending) = memory::begin(text) else {
+        return;
+    };
+    let text = text.to_owned();
+    // Not started (no thread to be had): `pending`, dropped with the
+    // closure, lets `redact` do it.
+    let _ = std::thread::Builder::new().name("redact".into()).spawn(move || {
+        let out = redact_nested(&text, QUOTING_DEPTH);
+        memory::remember(&text, &out);
+        drop(pending);
+    });
+}
+
 /// How many levels of quoting inside quoting are read (a command line
 /// quoted again to be shown in another one, as a lock shows the
 /// `--executor` it was given): each level reads the words once, so the
@@ -173,7 +194,15 @@ fn quoted_words(text: &str) -> Vec<(std::ops::Range<usize>, String)> {
             continue;
         }
         let start = i;
+        // Only a word that opens with a quote is kept: the others are only
+        // read past (quotes inside them still join blanks to them).
+        let opens_quoted = matches!(bytes[start], b'\'' | b'"');
         let mut word = Vec::new();
+        let push = |word: &mut Vec<u8>, b: &[u8]| {
+            if opens_quoted {
+                word.extend_from_slice(b);
+            }
+        };
         let mut quoted = false;
         while i < bytes.len() && !ends_word(bytes[i]) {
             match bytes[i] {
@@ -183,7 +212,7 @@ fn quoted_words(text: &str) -> Vec<(std::ops::Range<usize>, String)> {
                         .iter()
                         .position(|&b| b == b'\'')
                         .map_or(bytes.len(), |p| i + 1 + p);
-                    word.extend_from_slice(&bytes[i + 1..end]);
+                    push(&mut word, &bytes[i + 1..end]);
                     i = (end + 1).min(bytes.len());
                 }
                 b'"' => {
@@ -193,22 +222,21 @@ fn quoted_words(text: &str) -> Vec<(std::ops::Range<usize>, String)> {
                         if bytes[i] == b'\\' && matches!(bytes.get(i + 1), Some(b'"' | b'\\' | b'$' | b'`')) {
                             i += 1;
                         }
-                        word.push(bytes[i]);
+                        push(&mut word, &bytes[i..=i]);
                         i += 1;
                     }
                     i = (i + 1).min(bytes.len());
                 }
                 b'\\' if i + 1 < bytes.len() => {
-                    word.push(bytes[i + 1]);
+                    push(&mut word, &bytes[i + 1..i + 2]);
                     i += 2;
                 }
-                b => {
-                    word.push(b);
+                _ => {
+                    push(&mut word, &bytes[i..=i]);
                     i += 1;
                 }
             }
         }
-        let opens_quoted = matches!(bytes[start], b'\'' | b'"');
         if quoted && opens_quoted && word.len() >= 8 {
             if let Ok(word) = String::from_utf8(word) {
                 out.push((start..i, word));

@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
 
-use super::secret_names::{kind_of, names_secret};
+use super::secret_names::{kind_of, may_name_secret, names_secret};
 
 /// `name` followed by `=` or `:`; the `line` group is there when the name
 /// starts its line (after indentation, `export`, `declare -x` or `- `).
@@ -195,7 +195,9 @@ pub(super) fn redact_assignments(text: &str) -> Option<String> {
     }
 }
 
-/// One left-to-right pass: each match of `pattern` is asked for its value.
+/// One left-to-right pass: each match of `pattern` is asked for its value
+/// (`value` must find none in a match without a name [`names_secret`]
+/// accepts, as both callers' do).
 /// Every search starts past the previous match, so the pass is linear.
 fn replace_values(text: &str, pattern: &Regex, value: impl Fn(&str, &Captures<'_>) -> Option<Found>) -> Option<String> {
     let mut out = String::new();
@@ -203,6 +205,15 @@ fn replace_values(text: &str, pattern: &Regex, value: impl Fn(&str, &Captures<'_
     let mut changed = false;
     let mut pos = 0;
     while pos <= text.len() {
+        // The match alone first (no groups: much faster): one that holds
+        // no name a secret could have is passed over, as `value` would.
+        let Some(whole) = pattern.find_at(text, pos) else {
+            break;
+        };
+        if !may_name_secret(whole.as_str()) {
+            pos = whole.end().max(pos + 1);
+            continue;
+        }
         let Some(caps) = pattern.captures_at(text, pos) else {
             break;
         };

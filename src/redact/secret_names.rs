@@ -184,6 +184,17 @@ pub(super) fn names_secret(name: &str) -> bool {
     })
 }
 
+/// Whether `text` may hold a name [`names_secret`] accepts: every such
+/// name holds one of these, in any case (each secret word, `pass`, `key`
+/// and `pat` holds one). A quick look before the full one.
+pub(super) fn may_name_secret(text: &str) -> bool {
+    const HINTS: &[&[u8]] = &[b"pass", b"pw", b"secret", b"token", b"cred", b"auth", b"key", b"pat"];
+    let bytes = text.as_bytes();
+    HINTS
+        .iter()
+        .any(|hint| bytes.windows(hint.len()).any(|w| w.eq_ignore_ascii_case(hint)))
+}
+
 /// Words a name written without separators ends in (`PGPASSWORD`,
 /// `ADMINPASSWORD`, `JWTSECRET`, `NPMTOKEN`) that still say it holds one;
 /// `pwd` is left out (`OLDPWD` is a directory).
