@@ -21,6 +21,12 @@ pub fn load_plan(path: &Path) -> Result<(String, Plan)> {
 /// ([`plan::COMPANIONS`]) are read here, each at most 16 MiB, a missing or
 /// unreadable one left out.
 pub fn load_plan_with(path: &Path, choices: &plan::Context) -> Result<(String, Plan)> {
+    load_plan_seen(path, choices, |_| {})
+}
+
+/// [`load_plan_with`], showing the text of a plan file to `seen` before it
+/// is parsed (a caller starts there what needs only the text).
+pub fn load_plan_seen(path: &Path, choices: &plan::Context, seen: impl FnOnce(&str)) -> Result<(String, Plan)> {
     let shown = path.display();
     let meta = std::fs::metadata(path).with_context(|| format!("cannot read plan '{shown}'"))?;
     if meta.is_dir() {
@@ -28,6 +34,7 @@ pub fn load_plan_with(path: &Path, choices: &plan::Context) -> Result<(String, P
     }
     let bytes = read_plan_file(path)?;
     let text = crate::input::utf8_text(bytes).map_err(|why| anyhow!("cannot read plan '{shown}': {why}"))?;
+    seen(&text);
     let file_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

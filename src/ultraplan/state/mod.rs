@@ -6,6 +6,7 @@
 //! instant leaves either the old state or the new one. Everything written here
 //! passes through [`crate::redact::redact`] first.
 
+mod ahead;
 pub mod cache;
 pub mod catalog;
 mod guards;
@@ -19,6 +20,7 @@ mod progress;
 mod run_state;
 mod usage;
 
+pub use ahead::read_ahead;
 pub use guards::{guarded_refs, in_guarded, lock_file_warnings};
 pub use layout::{Layout, StepPaths};
 pub use lock::{hostname, Lock, LockInfo, LockStatus};

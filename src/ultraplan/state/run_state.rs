@@ -66,7 +66,12 @@ impl<'r> RunState<'r> {
             return Ok(None);
         };
         let tree = repo.commit_tree(head)?;
-        let index = index::read(repo, tree, depth)
+        let ahead = match depth {
+            Depth::Steps => super::ahead::take(tree),
+            _ => None,
+        };
+        let index = ahead
+            .unwrap_or_else(|| index::read(repo, tree, depth))
             .with_context(|| format!("cannot read the run state '{ref_name}'"))?
             .ok_or_else(|| {
                 anyhow!("'{ref_name}' holds neither run.json nor progress.json; it is not a git-ultraplan run state")

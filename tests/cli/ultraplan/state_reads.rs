@@ -203,3 +203,50 @@ fn an_export_whose_changes_do_not_apply_is_refused_whole() {
     }
     assert_transcript!(t, "an_export_whose_changes_do_not_apply_is_refused_whole");
 }
+
+/// A resume of a plan past the size whose redaction is remembered (and
+/// started ahead, while the plan is parsed): the plan changed since its
+/// run completed, with a secret in the part added, and the state it
+/// continues was packed since (its entries read from the pack) while the
+/// steps it adds are loose.
+#[test]
+fn a_resume_of_a_large_changed_plan_records_it_redacted() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let mut text = plan_of(&["test -f f1.txt", "test -f f2.txt"]);
+    // Prose enough to make the plan larger than 64 KiB.
+    let prose = "The steps write one file each; nothing else changes here.\n".repeat(1200);
+    text = text.replacen(
+        "## Implementation Plan\n",
+        &format!("{prose}\n## Implementation Plan\n"),
+        1,
+    );
+    assert!(text.len() > 64 * 1024);
+    write(&repo.join("plan.md"), &text);
+    env.git(&repo, &["add", "plan.md"]);
+    env.git(&repo, &["commit", "-q", "-m", "plan"]);
+    let _ = env.run(&repo, &["ultraplan", "run", "-q", "plan.md"]).expect_code(0);
+    env.git(&repo, &["repack", "-adq"]);
+    let secret = "hunter2-correct-horse-battery";
+    text.push_str(&format!(
+        "### Step 3: Step 3\n\n- **Files:** `f3.txt`\n- **Changes:** write it (the service's password: {secret})\n  ```sh\n  echo 3 > f3.txt\n  ```\n- **Verify:** `test -f f3.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"step 3\"`\n"
+    ));
+    write(&repo.join("plan.md"), &text);
+    let mut t = Transcript::new(&env);
+    t.note("the completed run was packed; the plan, past 64 KiB, gained a step whose text names a password");
+    let _ = t
+        .run(&repo, &["ultraplan", "run", "-q", "--resume", "plan.md"])
+        .expect_code(0);
+    let recorded = env.git(&repo, &["show", "refs/ultraplan/plan/run:plan.md"]);
+    assert!(!recorded.contains(secret), "the secret was recorded");
+    assert!(
+        recorded.contains("password: [REDACTED:password]"),
+        "{}",
+        &recorded[recorded.len() - 400..]
+    );
+    assert!(recorded.contains("### Step 3: Step 3"));
+    t.note("every step's entry reads: the two packed, the one added loose");
+    let status = t.run(&repo, &["ultraplan", "status", "plan.md"]).expect_code(0);
+    assert_eq!(status.stdout.matches("passed").count(), 3, "{status}");
+    assert_transcript!(t, "a_resume_of_a_large_changed_plan_records_it_redacted");
+}

@@ -275,8 +275,15 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     let repo = workspace.repo()?;
     let workdir = repo.workdir()?.to_owned();
     let choices = args.choices.context();
-    let (text, mut plan) = super::load_plan_with(&args.plan, &choices)?;
     let (path, in_worktree) = plan_location(&args.plan, &workdir);
+    // A resume reads its state while the plan is parsed (see `read_ahead`).
+    let ahead = |text: &str| {
+        if args.resume && args.session.is_none() {
+            let refs = crate::ultraplan::state::Refs::new(crate::ultraplan::state::slug(std::path::Path::new(&path)));
+            crate::ultraplan::state::read_ahead(repo, &refs.state(None), text);
+        }
+    };
+    let (text, mut plan) = crate::ultraplan::plan::load::load_plan_seen(&args.plan, &choices, ahead)?;
     let cfg = workspace.config();
     let source = launch::Source {
         text: &text,
