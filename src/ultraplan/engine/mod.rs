@@ -261,7 +261,7 @@ impl Run<'_> {
         }
         let total = steps.len();
         for (i, step) in steps.iter().enumerate() {
-            let recorded = self.ledger.state.progress.step(step.number).status;
+            let recorded = self.ledger.state.progress.status(step.number);
             let forced = self.cx.opts.mode == Mode::Step(step.number);
             if recorded.is_done() && !forced {
                 continue;
@@ -279,7 +279,7 @@ impl Run<'_> {
             if failure.is_some() {
                 self.failure = failure;
             }
-            let status = self.ledger.state.progress.step(step.number).status;
+            let status = self.ledger.state.progress.status(step.number);
             self.ledger.observer.event(Event::StepDone {
                 number: step.number,
                 status,

@@ -73,8 +73,7 @@ fn continue_state<'r>(
         warn("the plan changed since the run started; its steps are matched by number".into());
         let old_titles = old_titles(recorded.as_deref(), input.text);
         for step in steps {
-            let recorded = state.progress.step(step.number);
-            if recorded.status == StepStatus::Passed {
+            if state.progress.status(step.number) == StepStatus::Passed {
                 if let Some(old) = old_titles.get(&step.number) {
                     if *old != step.title {
                         warn(format!(

@@ -252,6 +252,12 @@ impl Progress {
         self.steps.get(&number).cloned().unwrap_or_default()
     }
 
+    /// The step's status (pending when it has no entry), without a copy of
+    /// its entry: what a look over every step needs.
+    pub fn status(&self, number: u32) -> StepStatus {
+        self.steps.get(&number).map_or(StepStatus::Pending, |s| s.status)
+    }
+
     /// The step's entry, for a change: the next save writes it.
     pub fn step_mut(&mut self, number: u32) -> &mut StepProgress {
         self.touched.0.insert(number);

@@ -165,7 +165,7 @@ impl StepRun<'_, '_> {
             // --skip-optional: nothing runs, and the report says why.
             return end(self.ledger, step, StepStatus::Skipped, Some(why.clone()));
         }
-        match self.ledger.state.progress.step(step.number).status {
+        match self.ledger.state.progress.status(step.number) {
             StepStatus::Running => self.recover(),
             StepStatus::Escalated | StepStatus::Waiting => self.verify_in_place(),
             _ => self.start(),

@@ -68,7 +68,7 @@ impl Person {
         }
         // blocking-human: only after the run stopped here and showed it
         // (this run, or the one a session started over replaces).
-        let shown = (in_place && ledger.state.progress.step(step.number).status == StepStatus::Waiting)
+        let shown = (in_place && ledger.state.progress.status(step.number) == StepStatus::Waiting)
             || ledger
                 .state
                 .read_text("shown-to-a-person")

@@ -25,7 +25,7 @@ impl StepRun<'_, '_> {
     /// in the worktree, like any attempt.
     pub(super) fn verify_in_place(&mut self) -> Result<StepEnd> {
         let (step, n) = (self.step, self.step.number);
-        let previous = self.ledger.state.progress.step(n).status;
+        let previous = self.ledger.state.progress.status(n);
         let Some(snapshot) = self.ledger.kept_tree(&self.ledger.state.step_paths(n).snapshot())? else {
             return self.start();
         };

@@ -22,7 +22,7 @@ impl Waves<'_> {
         let mut texts: std::collections::BTreeMap<String, String> = Default::default();
         for step in &plan.steps {
             let Some((file, task)) = &step.origin else { continue };
-            if state.progress.step(step.number).status != StepStatus::Passed {
+            if state.progress.status(step.number) != StepStatus::Passed {
                 continue;
             }
             let rel = format!("{}/{file}", self.plan_rel);
@@ -58,7 +58,7 @@ impl Waves<'_> {
         let mut ticked = Vec::new();
         for n in sessions.iter().flat_map(|s| s.steps.iter()) {
             let Some(step) = plan.step(*n) else { continue };
-            if state.progress.step(*n).status != StepStatus::Passed {
+            if state.progress.status(*n) != StepStatus::Passed {
                 continue;
             }
             if let Some(updated) = writeback::mark_done(plan.kind, &text, step, &self.input.choices, &stamp) {
