@@ -294,3 +294,63 @@ fn a_large_text_redacted_again_gives_the_same_redaction_as_the_first_time() {
     assert!(matches!(redact(&plain), std::borrow::Cow::Borrowed(_)));
     assert!(matches!(redact(&first), std::borrow::Cow::Borrowed(_)));
 }
+
+/// The quick look before an assignment's full one passes over only names
+/// the full one would refuse: every name that says secret holds a hint.
+#[test]
+fn every_name_that_says_secret_passes_the_quick_look() {
+    use super::secret_names::{may_name_secret, names_secret};
+    let words = [
+        "password",
+        "passwd",
+        "pwd",
+        "pw",
+        "pass",
+        "smtppass",
+        "passphrase",
+        "secret",
+        "secrets",
+        "token",
+        "credential",
+        "credentials",
+        "auth",
+        "apikey",
+        "privatekey",
+        "secretkey",
+        "accesskey",
+        "accesstoken",
+        "authtoken",
+        "clientsecret",
+        "key",
+        "keys",
+        "pat",
+        "api",
+        "private",
+        "access",
+        "ssh",
+        "db",
+        "user",
+        "github",
+        "id",
+        "path",
+    ];
+    let mut checked = 0;
+    for a in words {
+        for b in words {
+            for sep in ["_", "-", ".", ""] {
+                for name in [
+                    format!("{a}{sep}{b}"),
+                    format!("{}{sep}{}", a.to_uppercase(), b.to_uppercase()),
+                    format!("{a}{}{}", &b[..1].to_uppercase(), &b[1..]),
+                    format!("{a}{sep}{b}2"),
+                ] {
+                    if names_secret(&name) {
+                        checked += 1;
+                        assert!(may_name_secret(&name), "{name} names a secret but fails the quick look");
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}
