@@ -244,7 +244,7 @@ fn main() {
         for &regime in regimes.iter().filter(|&&r| r != Regime::Joined) {
             println!("\n== {} (tuning half), by where it asks", regime.label());
             print_header();
-            for ask in [0.34, 0.36, 0.37, 0.38, 0.39, 0.4, 0.42] {
+            for ask in [0.28, 0.3, 0.32, 0.34, 0.36, 0.37, 0.38, 0.4] {
                 let t = ultraplan::historian::plan::context::Tuning {
                     ask_below: ask,
                     ..tuning.clone()

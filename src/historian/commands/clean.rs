@@ -58,7 +58,7 @@ pub(crate) const EXAMPLES: &str = r#"Examples:
 ///
 /// A split resting on weak calls (its sureness — how well the chances it
 /// was made from agree with it, less 0.15 per e-fold of its files — below
-/// 0.37) stops with a RESULT: QUESTION showing the proposed
+/// 0.34) stops with a RESULT: QUESTION showing the proposed
 /// commits and the closest call, offering "Split as proposed", the other
 /// readings weighed and "Keep as one commit"; a planned commit over the
 /// size limits stops with one offering splits. Answer with
