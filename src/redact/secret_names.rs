@@ -225,3 +225,24 @@ pub(super) fn kind_of(name: &str) -> &'static str {
         "secret"
     }
 }
+
+/// The quick look ([`may_name_secret`]) must pass every word the full one
+/// accepts: a word added to a list and missing from its hints would let
+/// that secret through unread.
+#[test]
+fn every_secret_word_passes_the_quick_look() {
+    let words = SECRET_WORDS
+        .iter()
+        .chain(SECRET_ENDINGS)
+        .chain(&["pass", "key", "keys", "pat"]);
+    for word in words {
+        for name in [
+            word.to_string(),
+            word.to_uppercase(),
+            format!("my_{word}"),
+            format!("x{word}"),
+        ] {
+            assert!(may_name_secret(&name), "{name}");
+        }
+    }
+}
