@@ -4,7 +4,7 @@
 //! that describe a secret rather than hold it (`SSH_KEY_PATH`, `TOKEN_TTL`).
 
 /// Words that make a name a secret's wherever they stand in it.
-const SECRET_WORDS: &[&str] = &[
+pub(super) const SECRET_WORDS: &[&str] = &[
     "password",
     "passwd",
     "pwd",
