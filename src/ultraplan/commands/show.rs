@@ -6,7 +6,7 @@ use anyhow::{anyhow, Context as _, Result};
 
 use crate::cli::{Exit, GlobalArgs};
 use crate::git::Workspace;
-use crate::ultraplan::state::{note_stream, slug, Refs, RunState};
+use crate::ultraplan::state::{note_stream, Refs, RunState};
 
 /// The EXAMPLES section of the man page and of `--help`.
 pub(crate) const EXAMPLES: &str = r#"Examples:
@@ -67,7 +67,7 @@ pub fn run(args: Args, _global: &GlobalArgs) -> Result<Exit> {
     let repo = workspace.repo()?;
     let yaml = match args.step {
         Some(step) => {
-            let refs = Refs::new(slug(std::path::Path::new(&args.target)));
+            let refs = Refs::of_plan(&args.target);
             let ref_name = refs.state(args.session);
             let Some(state) = RunState::load(repo, &ref_name)? else {
                 super::plan_without_runs(std::path::Path::new(&args.target))?;

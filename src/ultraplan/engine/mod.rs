@@ -44,7 +44,7 @@ use anyhow::{anyhow, Context, Result};
 use crate::git::Repo;
 use crate::process;
 use crate::ultraplan::plan::{Plan, PlanKind, Session, Step};
-use crate::ultraplan::state::{slug, Lock, Progress, Refs, RunStatus, StepStatus, Summary};
+use crate::ultraplan::state::{Lock, Progress, Refs, RunStatus, StepStatus, Summary};
 
 use ledger::Ledger;
 pub use observer::{Event, Observer};
@@ -116,7 +116,7 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
     }
     let workdir = repo.workdir()?.to_owned();
     let (steps, session) = select(plan, opts.mode)?;
-    let refs = Refs::new(slug(std::path::Path::new(&input.path)));
+    let refs = Refs::of_plan(&input.path);
     let session_number = opts.mode.session();
     let state_ref = refs.state(session_number);
     let lock_ref = match session_number {

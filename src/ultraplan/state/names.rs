@@ -53,6 +53,11 @@ impl Refs {
         Refs { slug: slug.into() }
     }
 
+    /// The references of the plan at `path` (its [`slug`]).
+    pub fn of_plan(path: impl AsRef<Path>) -> Refs {
+        Refs::new(slug(path.as_ref()))
+    }
+
     pub fn prefix(&self) -> String {
         format!("refs/ultraplan/{}/", self.slug)
     }
@@ -112,7 +117,7 @@ mod tests {
         fn every_reference_built_from_a_slug_is_valid(stem in "\\PC{0,24}", device in 0usize..8, ext in "[a-z.]{0,4}") {
             let devices = ["", "con", "AUX", "nul", "prn", "com7", "LPT3", "CoN"];
             let name = format!("{}{stem}{ext}.md", devices[device]);
-            let refs = Refs::new(slug(Path::new(&name)));
+            let refs = Refs::of_plan(&name);
             for r in [refs.run(), refs.session(3), refs.lock(), refs.branch(2), format!("{}lock-session-4", refs.prefix())] {
                 proptest::prop_assert_eq!(crate::git::ref_name_problem(&r), None, "{} from {:?}", r, name);
             }

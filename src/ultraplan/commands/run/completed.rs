@@ -15,12 +15,12 @@ use crate::cli::Ui;
 use crate::git::Repo;
 use crate::ultraplan::plan::sync::same_plan;
 use crate::ultraplan::state::index::Depth;
-use crate::ultraplan::state::{slug, Refs, RunState, RunStatus, StepStatus};
+use crate::ultraplan::state::{Refs, RunState, RunStatus, StepStatus};
 
 /// The recorded run of the plan at `path` (as the state records plan
 /// paths), when it completed.
 pub(super) fn completed_run<'r>(repo: &'r Repo, path: &str) -> Result<Option<RunState<'r>>> {
-    let refs = Refs::new(slug(std::path::Path::new(path)));
+    let refs = Refs::of_plan(path);
     // run.json alone: its counts say whether every step is done.
     let Some(state) = RunState::load_at(repo, &refs.state(None), Depth::Run)? else {
         return Ok(None);

@@ -234,7 +234,7 @@ fn executor(args: &Args, repo: &Repo, cfg: &GitConfig, mode: Mode, plan_path: &s
 
 /// The executor the run being resumed used.
 fn recorded_executor(repo: &Repo, plan_path: &str, mode: Mode) -> Result<Option<Executor>> {
-    let refs = crate::ultraplan::state::Refs::new(crate::ultraplan::state::slug(std::path::Path::new(plan_path)));
+    let refs = crate::ultraplan::state::Refs::of_plan(plan_path);
     let Some(state) = crate::ultraplan::state::RunState::load_at(
         repo,
         &refs.state(mode.session()),

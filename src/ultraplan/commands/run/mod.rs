@@ -20,7 +20,8 @@ use crate::cli::{Exit, GlobalArgs, Ui};
 use crate::git::Workspace;
 use crate::process;
 use crate::ultraplan::engine::{self, PlanInput, RunOptions, RunResult};
-use crate::ultraplan::plan::load::plan_location;
+use crate::ultraplan::plan::load::{load_plan_seen, plan_location};
+use crate::ultraplan::state;
 use launch::Prepared;
 use progress::LiveProgress;
 
@@ -279,11 +280,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
     // A resume reads its state while the plan is parsed (see `read_ahead`).
     let ahead = |text: &str| {
         if args.resume && args.session.is_none() {
-            let refs = crate::ultraplan::state::Refs::new(crate::ultraplan::state::slug(std::path::Path::new(&path)));
-            crate::ultraplan::state::read_ahead(repo, &refs.state(None), text);
+            state::read_ahead(repo, &state::Refs::of_plan(&path).state(None), text);
         }
     };
-    let (text, mut plan) = crate::ultraplan::plan::load::load_plan_seen(&args.plan, &choices, ahead)?;
+    let (text, mut plan) = load_plan_seen(&args.plan, &choices, ahead)?;
     let cfg = workspace.config();
     let source = launch::Source {
         text: &text,

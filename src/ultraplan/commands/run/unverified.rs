@@ -14,7 +14,7 @@ use crate::ultraplan::engine::Mode;
 use crate::ultraplan::plan::unverified::{agreeing, is_unverified, name_steps};
 use crate::ultraplan::plan::Plan;
 use crate::ultraplan::state::index::Depth;
-use crate::ultraplan::state::{slug, Refs, RunState, StepStatus};
+use crate::ultraplan::state::{Refs, RunState, StepStatus};
 
 /// Refuses (fatal, with a hint) when a step this run would run can pass
 /// only on the executor's word and `--allow-unverified` was not given.
@@ -75,7 +75,7 @@ pub(super) fn refuse_unverified(repo: &Repo, plan: &Plan, mode: Mode, path: &str
 /// The steps the recorded run (and, for a run in sessions, its sessions'
 /// runs) passed or skipped: a resume does not run them again.
 fn done_steps(repo: &Repo, plan: &Plan, path: &str, mode: Mode) -> Result<BTreeSet<u32>> {
-    let refs = Refs::new(slug(std::path::Path::new(path)));
+    let refs = Refs::of_plan(path);
     let mut names = vec![refs.state(mode.session())];
     if mode == Mode::Resume {
         names.extend(plan.sessions.iter().map(|s| refs.state(Some(s.number))));

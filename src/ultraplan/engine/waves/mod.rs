@@ -16,7 +16,7 @@ mod sessions;
 mod worktrees;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
@@ -27,7 +27,7 @@ use super::{Event, Failure, Observer, PlanInput, RunOptions, RunReport, RunResul
 use crate::git::Repo;
 use crate::process;
 use crate::ultraplan::plan::Session;
-use crate::ultraplan::state::{slug, Lock, Refs, RunState};
+use crate::ultraplan::state::{Lock, Refs, RunState};
 
 /// How sessions are run.
 #[derive(Clone, Debug, Default)]
@@ -119,7 +119,7 @@ pub struct WavesReport {
 /// than continuing a foreground `--fg` run): its run state records
 /// sessions, or there is no recorded run to continue at all.
 pub fn resumes_sessions(repo: &Repo, input: &PlanInput<'_>) -> Result<bool> {
-    let refs = Refs::new(slug(Path::new(&input.path)));
+    let refs = Refs::of_plan(&input.path);
     Ok(
         match RunState::load_at(repo, &refs.run(), crate::ultraplan::state::index::Depth::Run)? {
             Some(state) => state.read_text("sessions.json")?.is_some(),
@@ -167,7 +167,7 @@ pub fn run_waves_with(
         }
         .into());
     };
-    let refs = Refs::new(slug(Path::new(&input.path)));
+    let refs = Refs::of_plan(&input.path);
     for state in crate::ultraplan::state::catalog::states(repo, &refs.slug)? {
         super::open::refuse_shared_state(&state, &input.path)?;
     }
