@@ -177,6 +177,8 @@ fn is_not_a_repository(err: &gix::Error) -> bool {
 }
 
 #[cfg(test)]
+mod reader_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod worktree_tests;
