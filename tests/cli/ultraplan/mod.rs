@@ -10,6 +10,7 @@ mod distribute;
 mod executors;
 mod formats;
 mod formats_corpus;
+mod formats_statuses;
 mod gate;
 pub(crate) mod gsd;
 mod gsd_phase;
