@@ -1,6 +1,7 @@
 //! `git ultraplan`: a file a command or an idea of it.
 
 mod agents;
+mod agents_usage;
 mod bad_input;
 mod check;
 mod commands;
@@ -13,6 +14,7 @@ mod formats_corpus;
 mod formats_statuses;
 mod gate;
 pub(crate) mod gsd;
+mod gsd_parts;
 mod gsd_phase;
 mod gsd_verify;
 mod hostile_plans;
@@ -29,6 +31,7 @@ mod refusals;
 mod result;
 mod run;
 mod safety;
+mod safety_snapshot;
 mod sessions;
 mod state;
 mod state_layout;
