@@ -19,3 +19,4 @@ mod stack;
 mod untangle;
 mod wip;
 mod words;
+mod writer;
