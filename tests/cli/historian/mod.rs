@@ -2,6 +2,7 @@
 //! or a command it offers.
 
 mod agent;
+mod base;
 mod blocks;
 mod claims;
 mod clean;
@@ -12,6 +13,7 @@ mod kept;
 mod messages;
 mod moves;
 mod openbsd;
+mod plans;
 mod sections;
 mod session;
 mod shapes;
