@@ -2,6 +2,7 @@
 
 mod conventions;
 mod first_hour;
+mod raw_writers;
 pub(crate) mod redaction;
 mod redaction_channels;
 mod redaction_commits;
