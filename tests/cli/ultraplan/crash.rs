@@ -241,7 +241,7 @@ fn a_resume_killed_again_still_finishes_the_same() {
 /// A plan of one step, `Slow`, whose Changes are `script` (lines of shell)
 /// and whose Verify is `verify`, reverted on failure and committed as
 /// `slow`: the plan the tests that kill or interrupt a step run.
-fn slow_plan(script: &str, verify: &str) -> String {
+pub(super) fn slow_plan(script: &str, verify: &str) -> String {
     let script = script.replace('\n', "\n  ");
     format!(
         "# Slow\n\n## Implementation Plan\n\n### Step 1: Slow\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  {script}\n  ```\n- **Verify:** `{verify}`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"slow\"`\n"
@@ -251,7 +251,7 @@ fn slow_plan(script: &str, verify: &str) -> String {
 /// `git ultraplan run plan.md` started on a slow plan whose step sleeps
 /// `secs` seconds the first time (then writes `a.txt` at once), returned
 /// once the step's command is running.
-fn spawn_slow_once(env: &TestEnv, repo: &Path, secs: u32) -> std::process::Child {
+pub(super) fn spawn_slow_once(env: &TestEnv, repo: &Path, secs: u32) -> std::process::Child {
     let marker = env.root().join("started");
     let once = env.root().join("once");
     let body = slow_plan(
@@ -323,103 +323,6 @@ fn killed_from_outside_mid_executor() {
     );
     assert_eq!(kept, "half\n");
     env.assert_fsck(&repo);
-}
-
-/// An executor dies with a run killed by SIGKILL, before anything resumes:
-/// the kernel's parent-death signal, asked for by the launcher our binary
-/// starts every step's children through (no fork of the run's memory).
-#[test]
-#[cfg(target_os = "linux")]
-fn a_killed_run_takes_its_executor_down_with_it() {
-    let env = TestEnv::new();
-    let repo = env.repo("repo");
-    let pid_file = env.root().join("executor.pid");
-    let body = format!(
-        "# Hang\n\n## Implementation Plan\n\n### Step 1: Hang\n\n- **Files:** `a.txt`\n- **Changes:**\n  ```sh\n  echo $$ > {pid}.tmp && mv {pid}.tmp {pid}\n  sleep 60\n  ```\n- **Verify:** `true`\n- **Checkpoint:** `git commit -m \"hang\"`\n",
-        pid = pid_file.display()
-    );
-    write(&repo.join("plan.md"), &body);
-    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
-    wait_for(std::slice::from_ref(&pid_file));
-    let executor = read(&pid_file).trim().to_owned();
-    let _ = signal(child, "-9");
-    let gone = |pid: &str| match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        // A zombie waiting for its new parent to reap it is dead too.
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-    };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while !gone(&executor) && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    assert!(gone(&executor), "the executor {executor} outlived the killed run");
-}
-
-/// Ctrl-C reaches the running executor; the run records where it stopped,
-/// releases its lock, exits 130, and `--resume` finishes it.
-#[test]
-fn sigint_stops_cleanly_and_resume_finishes() {
-    let env = TestEnv::new();
-    let repo = env.repo("repo");
-    let child = spawn_slow_once(&env, &repo, 60);
-    // Timed from the signal, with room for a loaded machine: the executor
-    // sleeps a minute, so anything well under that means it was stopped.
-    let start = std::time::Instant::now();
-    let out = signal(child, "-INT");
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(
-        start.elapsed() < std::time::Duration::from_secs(45),
-        "the sleeping executor was interrupted too"
-    );
-    let progress = env.progress(&repo, "refs/ultraplan/plan/run");
-    assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
-    assert_eq!(
-        env.git(&repo, &["for-each-ref", "refs/ultraplan/plan/lock"]),
-        "",
-        "lock released"
-    );
-    let _ = env
-        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
-        .expect_code(0);
-    assert_eq!(env.subjects(&repo)[0], "slow");
-}
-
-/// A Ctrl-C that comes after the executor started but before the run knows
-/// its process group (a loaded machine: the run is paused there by
-/// `ULTRAPLAN_TEST_SPAWN_PAUSE_MS`) still stops the executor: the run
-/// forwards it once it knows the group, rather than wait out the step.
-#[test]
-fn sigint_while_the_executor_is_being_started_still_stops_it() {
-    let env = TestEnv::new();
-    let repo = env.repo("repo");
-    let marker = env.root().join("started");
-    let body = slow_plan(
-        &format!("touch {marker}; sleep 60; echo done > a.txt", marker = marker.display()),
-        "test -f a.txt",
-    );
-    write(&repo.join("plan.md"), &body);
-    let child = env
-        .command(bin_dir().join("git-ultraplan"), &repo)
-        .args(["run", "plan.md"])
-        .env("ULTRAPLAN_TEST_SPAWN_PAUSE_MS", "3000")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The executor runs while the run still pauses after starting it.
-    wait_for(std::slice::from_ref(&marker));
-    let start = std::time::Instant::now();
-    let out = signal(child, "-INT");
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(
-        start.elapsed() < std::time::Duration::from_secs(45),
-        "the executor was left to sleep out its minute"
-    );
-    let progress = env.progress(&repo, "refs/ultraplan/plan/run");
-    assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
 }
 
 /// A file holding a secret is redacted in the run state, yet restored byte

@@ -5,7 +5,7 @@ use crate::harness::plans::{plan, StepSpec};
 use crate::harness::support::*;
 use crate::harness::transcript::Transcript;
 
-fn setup(env: &TestEnv) -> std::path::PathBuf {
+pub(super) fn setup(env: &TestEnv) -> std::path::PathBuf {
     let repo = env.repo("repo");
     write(&repo.join("tracked.txt"), "original\n");
     env.git(&repo, &["add", "tracked.txt"]);
@@ -262,35 +262,6 @@ fn a_failed_run_resumes_at_the_failed_step_with_the_fixed_plan() {
 }
 
 #[test]
-fn checkpoints_commit_only_the_steps_files() {
-    let env = TestEnv::new();
-    let repo = setup(&env);
-    write(&repo.join("staged.txt"), "staged by the user\n");
-    env.git(&repo, &["add", "staged.txt"]);
-    write(
-        &repo.join("plan.md"),
-        &plan(&[StepSpec::new(
-            1,
-            "`a.txt`",
-            "echo a > a.txt\necho b > b.txt",
-            "test -f a.txt",
-        )]),
-    );
-    let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert_transcript!(t, "checkpoints_commit_only_the_steps_files");
-    assert_eq!(
-        env.git(&repo, &["show", "--name-only", "--format=", "HEAD"]),
-        "a.txt\nb.txt\n"
-    );
-    assert_eq!(
-        env.git(&repo, &["status", "--porcelain"]),
-        "A  staged.txt\n?? plan.md\n",
-        "the user's staged file stays staged and out of the checkpoint"
-    );
-}
-
-#[test]
 fn verify_expectations_decide_with_the_exit_code() {
     let env = TestEnv::new();
     let repo = setup(&env);
@@ -389,78 +360,6 @@ fn step_mode_runs_one_step() {
         .expect_code(129);
 }
 
-#[test]
-fn a_live_lock_is_refused_and_a_stale_one_taken_over() {
-    let env = TestEnv::new();
-    let repo = setup(&env);
-    write(
-        &repo.join("plan.md"),
-        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "true")]),
-    );
-    let lock = |pid: u32| write_lock(&env, &repo, pid);
-    let mut t = Transcript::new(&env);
-    t.replace(format!("pid {} on", std::process::id()), "pid <PID> on");
-    t.note("the lock of a live process (this test's)");
-    lock(std::process::id());
-    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(128);
-    let _ = t.run(&repo, &["ultraplan", "status", "plan.md"]).expect_code(0);
-    let _ = t.run(&repo, &["ultraplan", "clean", "plan.md"]).expect_code(1);
-    t.note("the lock of a process that is gone");
-    lock(999_999_999);
-    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert_transcript!(t, "a_live_lock_is_refused_and_a_stale_one_taken_over");
-    assert_eq!(
-        env.git(&repo, &["for-each-ref", "refs/ultraplan/plan/lock"]),
-        "",
-        "released"
-    );
-    lock(999_999_999);
-    let out = env.run(&repo, &["ultraplan", "clean", "--json"]).expect_code(0);
-    assert_eq!(out.json()["removed"][0]["ref"], "refs/ultraplan/plan/lock");
-}
-
-/// Writes the lock of `plan.md` as a run of `pid` on this host holds it.
-fn write_lock(env: &TestEnv, repo: &std::path::Path, pid: u32) {
-    let hostname = String::from_utf8(std::process::Command::new("uname").arg("-n").output().unwrap().stdout).unwrap();
-    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let blob = format!(
-        "pid: {pid}\nhost: {}\nstarted_at: {now}\nheartbeat_at: {now}\ncommand: git ultraplan run plan.md\n",
-        hostname.trim()
-    );
-    let path = env.root().join("lock.txt");
-    write(&path, &blob);
-    let id = env.git(repo, &["hash-object", "-w", path.to_str().unwrap()]);
-    env.git(repo, &["update-ref", "refs/ultraplan/plan/lock", id.trim()]);
-}
-
-/// A run killed while it updated one of its refs leaves that ref's `.lock`
-/// file: the run taking over its lock removes it, or every update of that
-/// ref would fail ("session 2 crashed" in a wave run after a SIGKILL).
-#[test]
-fn a_ref_lock_left_by_a_killed_run_is_removed_when_its_lock_is_taken_over() {
-    let env = TestEnv::new();
-    let repo = setup(&env);
-    write(
-        &repo.join("plan.md"),
-        &plan(&[StepSpec::new(1, "`a.txt`", "echo a > a.txt", "true")]),
-    );
-    write_lock(&env, &repo, 999_999_999);
-    let stale = repo.join(".git/refs/ultraplan/plan/run.lock");
-    write(&stale, "");
-    let out = env.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert!(
-        out.stderr.contains(&format!(
-            "removed the stale lock file '{}' (the run that wrote it is gone)",
-            stale.display()
-        )),
-        "{out}"
-    );
-    assert!(!stale.exists());
-    assert!(env
-        .git(&repo, &["show", "refs/ultraplan/plan/run:run.json"])
-        .contains("completed"));
-}
-
 /// The README's first command ends in examples/demo.sh: it must keep working.
 #[test]
 fn the_demo_script_shows_pass_retry_revert_and_skip() {
@@ -476,83 +375,4 @@ fn the_demo_script_shows_pass_retry_revert_and_skip() {
     assert!(out.stdout.contains("step 3   attempt 2  success"), "{out}");
     assert!(out.stdout.contains("task_index: 2"), "the note is shown: {out}");
     assert!(out.stdout.contains("feat: add farewell script"), "{out}");
-}
-
-#[test]
-fn uncommitted_edits_in_a_steps_file_stay_uncommitted() {
-    let env = TestEnv::new();
-    let repo = setup(&env);
-    write(&repo.join("t.txt"), "a\nb\nc\nd\ne\n");
-    env.git(&repo, &["add", "t.txt"]);
-    env.git(&repo, &["commit", "-q", "-m", "t"]);
-    write(
-        &repo.join("plan.md"),
-        &plan(&[
-            StepSpec::new(1, "`t.txt`", "echo f >> t.txt", "grep -q f t.txt"),
-            StepSpec::new(2, "`t.txt`", "sed -i 's/^e$/E2/' t.txt", "grep -q E2 t.txt"),
-        ]),
-    );
-    // The user's own edit on the first line, staged and then edited again.
-    write(&repo.join("t.txt"), "A\nb\nc\nd\ne\n");
-    env.git(&repo, &["add", "t.txt"]);
-    write(&repo.join("t.txt"), "AA\nb\nc\nd\ne\n");
-    let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert_transcript!(t, "uncommitted_edits_in_a_steps_file_stay_uncommitted");
-    // Step 1's commit holds only its own line; the user's edit is not in it.
-    assert_eq!(env.git(&repo, &["show", "HEAD~1:t.txt"]), "a\nb\nc\nd\ne\nf\n");
-    assert_eq!(env.git(&repo, &["show", "HEAD:t.txt"]), "a\nb\nc\nd\nE2\nf\n");
-    // ...and it is still there, uncommitted, for the user: what they had
-    // staged is still staged (carried onto the checkpoints), the rest unstaged.
-    assert_eq!(read(&repo.join("t.txt")), "AA\nb\nc\nd\nE2\nf\n");
-    assert_eq!(env.git(&repo, &["status", "--porcelain", "t.txt"]), "MM t.txt\n");
-    let diff_lines = |args: &[&str]| -> Vec<String> {
-        env.git(&repo, args)
-            .lines()
-            .filter(|l| l.starts_with(['-', '+']))
-            .map(str::to_owned)
-            .collect()
-    };
-    assert_eq!(
-        diff_lines(&["diff", "--cached", "--no-color", "-U0", "t.txt"]),
-        ["--- a/t.txt", "+++ b/t.txt", "-a", "+A"]
-    );
-    assert_eq!(
-        diff_lines(&["diff", "--no-color", "-U0", "t.txt"]),
-        ["--- a/t.txt", "+++ b/t.txt", "-A", "+AA"]
-    );
-}
-
-#[test]
-fn overlapping_edits_are_committed_whole_with_a_warning_and_self_commits_are_not_repeated() {
-    let env = TestEnv::new();
-    let repo = setup(&env);
-    write(&repo.join("t.txt"), "a\nb\n");
-    env.git(&repo, &["add", "t.txt"]);
-    env.git(&repo, &["commit", "-q", "-m", "t"]);
-    write(
-        &repo.join("plan.md"),
-        &plan(&[
-            StepSpec::new(1, "`t.txt`", "sed -i 's/^b$/b-step/' t.txt", "grep -q b-step t.txt"),
-            StepSpec::new(
-                2,
-                "`u.txt`",
-                "echo u > u.txt && git add u.txt && git commit -q -m self",
-                "test -f u.txt",
-            ),
-        ]),
-    );
-    write(&repo.join("t.txt"), "a\nb\nmine\n");
-    let mut t = Transcript::new(&env);
-    let _ = t.run(&repo, &["ultraplan", "run", "plan.md"]).expect_code(0);
-    assert_transcript!(
-        t,
-        "overlapping_edits_are_committed_whole_with_a_warning_and_self_commits_are_not_repeated"
-    );
-    assert_eq!(env.git(&repo, &["show", "HEAD~1:t.txt"]), "a\nb-step\nmine\n");
-    assert_eq!(
-        env.subjects(&repo)[..2],
-        ["self", "step 1"],
-        "no empty checkpoint commit"
-    );
 }
