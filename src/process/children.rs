@@ -153,6 +153,7 @@ pub fn set_current(pgid: i32) {
     CURRENT_GROUP.store(pgid, Ordering::SeqCst);
     if pgid > 0 && interrupted() {
         kill_group(pgid, Signal::INT);
+        escalate(pgid);
     }
 }
 
@@ -249,6 +250,7 @@ fn on_signal(signal: i32) {
     let group = CURRENT_GROUP.load(Ordering::SeqCst);
     if group > 0 {
         kill_group(group, signal);
+        escalate(group);
     }
     for slot in &GROUPS {
         let group = slot.load(Ordering::SeqCst);
@@ -256,6 +258,31 @@ fn on_signal(signal: i32) {
             kill_group(group, signal);
         }
     }
+}
+
+/// How long a child forwarded a signal has to end before the next, harder
+/// one: SIGTERM once the first signal (SIGINT, say) has had this long, then
+/// SIGKILL. A program may catch SIGINT and go on: a shell catches it
+/// between two commands and still runs the next (a `sleep` forked just
+/// after a Ctrl-C runs its whole minute), and a script may trap it. An
+/// agent that saves its session on SIGINT does so well within this.
+pub const ESCALATE_AFTER: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Sends the running child's group SIGTERM, then SIGKILL, each
+/// [`ESCALATE_AFTER`] later, while it is still the child running: a
+/// signal forwarded to it stops the step in bounded time whatever the
+/// child does with it. Our own binaries' groups (parallel sessions, in
+/// [`GROUPS`]) are left to stop their children themselves.
+fn escalate(group: i32) {
+    let _ = std::thread::Builder::new().name("escalate".into()).spawn(move || {
+        for signal in [Signal::TERM, Signal::KILL] {
+            std::thread::sleep(ESCALATE_AFTER);
+            if CURRENT_GROUP.load(Ordering::SeqCst) != group {
+                return;
+            }
+            kill_group(group, signal);
+        }
+    });
 }
 
 /// Routes SIGINT, SIGTERM and SIGHUP to the running child's process group and

@@ -1,6 +1,7 @@
 //! Signals (DESIGN §2 invariant 5): a killed run takes its executor down with
-//! it, SIGINT stops cleanly (also while the executor is being started) and a
-//! resume finishes the run.
+//! it, SIGINT stops cleanly (also while the executor is being started, and
+//! when the executor ignores it: SIGTERM, then SIGKILL follow) and a resume
+//! finishes the run.
 
 use crate::harness::support::*;
 
@@ -101,4 +102,40 @@ fn sigint_while_the_executor_is_being_started_still_stops_it() {
     );
     let progress = env.progress(&repo, "refs/ultraplan/plan/run");
     assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
+}
+
+/// An executor that does not stop for Ctrl-C (it ignores SIGINT, as a
+/// script trapping it does, or a shell between two commands) gets SIGTERM
+/// a few seconds later, then SIGKILL: the run still stops, records where,
+/// and a resume finishes the step.
+#[test]
+fn an_executor_ignoring_ctrl_c_is_stopped_harder() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let marker = env.root().join("started");
+    let once = env.root().join("once");
+    let body = slow_plan(
+        &format!(
+            "if [ ! -e {once} ]; then trap '' INT; touch {once} {marker}; sleep 60; fi\necho done > a.txt",
+            once = once.display(),
+            marker = marker.display()
+        ),
+        "test -f a.txt",
+    );
+    write(&repo.join("plan.md"), &body);
+    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
+    wait_for(std::slice::from_ref(&marker));
+    let start = std::time::Instant::now();
+    let out = signal(child, "-INT");
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(45),
+        "the executor ignoring SIGINT was left to sleep out its minute"
+    );
+    let progress = env.progress(&repo, "refs/ultraplan/plan/run");
+    assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
+    let _ = env
+        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
+        .expect_code(0);
+    assert_eq!(env.subjects(&repo)[0], "slow");
 }

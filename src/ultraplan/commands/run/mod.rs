@@ -255,7 +255,10 @@ pub const EXIT_STATUS: [(Exit, &str); 6] = [
         "not a repository, an unreadable or invalid plan, steps without a Verify and no --allow-unverified, an executor naming no program, a live lock, or bad state",
     ),
     (Exit::Usage, "the command line was wrong"),
-    (Exit::Interrupted, "interrupted (Ctrl-C); the run continues with --resume"),
+    (
+        Exit::Interrupted,
+        "interrupted (Ctrl-C: the step's command gets SIGINT, and SIGTERM then SIGKILL 5 s apart if it goes on); the run continues with --resume",
+    ),
 ];
 
 pub fn run(args: Args, global: &GlobalArgs) -> Result<Exit> {
