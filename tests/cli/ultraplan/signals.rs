@@ -4,6 +4,7 @@
 //! finishes the run.
 
 use crate::harness::support::*;
+use crate::harness::transcript::Transcript;
 
 use super::crash::{slow_plan, spawn_slow_once};
 
@@ -123,19 +124,25 @@ fn an_executor_ignoring_ctrl_c_is_stopped_harder() {
         "test -f a.txt",
     );
     write(&repo.join("plan.md"), &body);
+    let mut t = Transcript::new(&env);
+    t.note("the step's command ignores SIGINT and sleeps a minute; Ctrl-C once it runs");
     let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
     wait_for(std::slice::from_ref(&marker));
     let start = std::time::Instant::now();
     let out = signal(child, "-INT");
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Output {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    };
+    t.ran(&repo, "git ultraplan run plan.md  # Ctrl-C", &out);
     assert!(
         start.elapsed() < std::time::Duration::from_secs(45),
         "the executor ignoring SIGINT was left to sleep out its minute"
     );
     let progress = env.progress(&repo, "refs/ultraplan/plan/run");
     assert!(progress.contains("\"status\": \"stopped\""), "{progress}");
-    let _ = env
-        .run(&repo, &["ultraplan", "run", "--resume", "plan.md"])
-        .expect_code(0);
-    assert_eq!(env.subjects(&repo)[0], "slow");
+    let _ = t.run(&repo, &["ultraplan", "run", "--resume", "plan.md"]);
+    let _ = t.run(&repo, &["log", "--format=%s", "-1"]);
+    assert_transcript!(t, "an_executor_ignoring_ctrl_c_is_stopped_harder");
 }
