@@ -63,7 +63,9 @@ pub use refs::{
 };
 pub use remote::{Lease, PushOutcome, PushedRef};
 pub use repo::{Head, Oid, Repo, SharedRepo};
-pub use workdir::{remove_files, risky_settings_added, storable, Dirt, IgnoredBound, IgnoredFiles, Snapshot, Tracker};
+pub use workdir::{
+    remove_files, risky_settings_added, storable, Dirt, IgnoredBound, IgnoredFiles, ScanAhead, Snapshot, Tracker,
+};
 
 /// Where a command runs: the repository around the current directory (if any),
 /// the effective configuration, and the directory that plan paths are relative to.

@@ -181,6 +181,21 @@ impl Repo {
         Ok((files, dirs))
     }
 
+    /// Lists the ignored files into `tracker`, unless its list is current.
+    pub(super) fn keep_ignored_list(&self, tracker: &mut Tracker) -> Result<()> {
+        if tracker.ignored_list.is_none() {
+            let (files, dirs) = self.list_ignored()?;
+            let root = self.workdir()?.to_owned();
+            let files = files
+                .into_iter()
+                .filter(|p| storable(p))
+                .filter_map(|p| fingerprint(&root.join(&p)).map(|f| (p, f)))
+                .collect();
+            tracker.ignored_list = Some(IgnoredList { files, dirs });
+        }
+        Ok(())
+    }
+
     /// The ignored files now, kept up to `bound`; files whose fingerprint is
     /// the one `tracker` saw are not read again.
     pub fn ignored_files(&self, bound: IgnoredBound, tracker: &mut Tracker) -> Result<IgnoredFiles> {
@@ -192,16 +207,7 @@ impl Repo {
                 looked: false,
             });
         }
-        if tracker.ignored_list.is_none() {
-            let (files, dirs) = self.list_ignored()?;
-            let root = self.workdir()?.to_owned();
-            let files = files
-                .into_iter()
-                .filter(|p| storable(p))
-                .filter_map(|p| fingerprint(&root.join(&p)).map(|f| (p, f)))
-                .collect();
-            tracker.ignored_list = Some(IgnoredList { files, dirs });
-        }
+        self.keep_ignored_list(tracker)?;
         let list = tracker.ignored_list.clone().unwrap_or_default();
         let dirs = list.dirs;
         let mut sized: Vec<(u64, String, Fingerprint)> = list.files.into_iter().map(|(p, f)| (f.size, p, f)).collect();

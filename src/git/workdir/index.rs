@@ -69,7 +69,7 @@ impl Repo {
 
     /// The checksum at the end of the index file (`None` when unreadable or
     /// written without one, as `index.skipHash` does).
-    fn index_trailer(&self) -> Option<Oid> {
+    pub(super) fn index_trailer(&self) -> Option<Oid> {
         use std::io::{Read, Seek, SeekFrom};
         let len = self.inner.object_hash().len_in_bytes();
         let mut file = std::fs::File::open(self.inner.index_path()).ok()?;

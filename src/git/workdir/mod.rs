@@ -14,13 +14,14 @@
 //! * this file: taking a [`Snapshot`] (hashing files as `git add` would);
 //! * `status`: what git would list as changed (`git status`);
 //! * `scan` and `watch`: later snapshots of a run, looking only at what
-//!   inotify saw change;
+//!   inotify saw change; `ahead`: the first one taken on a thread at launch;
 //! * `ignored` and `own_files`: the ignored files and git's own files
 //!   (`config`, hooks) a snapshot also keeps;
 //! * `restore`: putting a snapshot back on disk;
 //! * `index` and `stage`: the index as a tree and back, and staging exactly
 //!   the paths asked for.
 
+mod ahead;
 mod ignored;
 mod index;
 mod own_files;
@@ -34,6 +35,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use anyhow::{Context as _, Result};
 
+pub use ahead::ScanAhead;
 pub use ignored::{IgnoredBound, IgnoredFiles};
 pub use own_files::risky_settings_added;
 pub use restore::remove_files;
@@ -112,6 +114,8 @@ pub struct Tracker {
     own_head: Option<Oid>,
     /// How many scans were incremental (for tests and benchmarks).
     pub incremental_scans: usize,
+    /// Whether the first scan was the one taken ahead (for tests).
+    pub taken_ahead: bool,
     /// Ignored files hashed before, by path: their fingerprint then and the
     /// tree edit made, so an unchanged file is not read again.
     ignored: HashMap<String, (ignored::Fingerprint, TreeEdit)>,
@@ -121,6 +125,8 @@ pub struct Tracker {
     /// The working tree is clean at this commit, as the caller knows: the
     /// first full scan trusts it (see `Repo::scan`).
     trusted_clean: Option<Oid>,
+    /// The first scan, being taken ahead ([`Repo::scan_ahead`]).
+    ahead: Option<ScanAhead>,
 }
 
 impl Tracker {
@@ -135,6 +141,15 @@ impl Tracker {
         }
     }
 
+    /// A tracker whose first scan takes the one `ahead` took, when
+    /// nothing it read changed since (see [`Repo::scan_ahead`]).
+    pub fn ahead(ahead: Option<ScanAhead>) -> Tracker {
+        Tracker {
+            ahead,
+            ..Tracker::default()
+        }
+    }
+
     /// This program moved HEAD to `commit` (from the last snapshot's content).
     pub fn moved_head(&mut self, commit: Oid) {
         self.own_head = Some(commit);
@@ -144,10 +159,16 @@ impl Tracker {
 impl Repo {
     /// Takes a snapshot of the working tree.
     pub fn snapshot(&self) -> Result<Snapshot> {
+        self.snapshot_writing(true)
+    }
+
+    /// Takes a snapshot of the working tree; with `write_index`, the index's
+    /// refreshed stat data is written back, as `git status` does.
+    fn snapshot_writing(&self, write_index: bool) -> Result<Snapshot> {
         let head = self.head()?.commit;
         let head_tree = self.tree_of(head)?;
         let (paths, unstorable): (BTreeSet<String>, BTreeSet<String>) =
-            self.dirty_paths()?.into_iter().partition(|p| storable(p));
+            self.dirty_paths(write_index)?.into_iter().partition(|p| storable(p));
         if paths.is_empty() {
             return Ok(Snapshot {
                 head,
@@ -249,5 +270,7 @@ pub fn storable(path: &str) -> bool {
         .all(|c| gix::validate::path::component(bstr(c), None, options).is_ok())
 }
 
+#[cfg(test)]
+mod ahead_tests;
 #[cfg(test)]
 mod tests;

@@ -24,6 +24,11 @@ fn full_scans_forced() -> bool {
 impl Repo {
     /// A snapshot of the working tree, incremental when `tracker` allows.
     pub fn scan(&self, tracker: &mut Tracker) -> Result<Snapshot> {
+        if let Some(ahead) = tracker.ahead.take() {
+            if let Some(snapshot) = self.take_ahead(ahead, tracker)? {
+                return Ok(snapshot);
+            }
+        }
         let head = self.head()?.commit;
         if let (Some(watcher), Some(last)) = (tracker.watcher.as_mut(), tracker.last.as_ref()) {
             if head == last.head || (head.is_some() && head == tracker.own_head) {
@@ -41,6 +46,13 @@ impl Repo {
                 }
             }
         }
+        self.full_scan(tracker, true)
+    }
+
+    /// A scan of everything, the watches placed first; `write_index` as in
+    /// [`Repo::snapshot_writing`].
+    pub(super) fn full_scan(&self, tracker: &mut Tracker, write_index: bool) -> Result<Snapshot> {
+        let head = self.head()?.commit;
         // Watch first, then look at everything: nothing changes unseen in between.
         tracker.watcher = None;
         if !full_scans_forced() {
@@ -61,7 +73,7 @@ impl Repo {
             }
             _ => {
                 tracker.ignored_list = None;
-                self.snapshot()?
+                self.snapshot_writing(write_index)?
             }
         };
         tracker.last = Some(snapshot.clone());

@@ -38,8 +38,9 @@ impl Repo {
     }
 
     /// Paths where the working tree may differ from HEAD: staged, modified,
-    /// deleted and untracked (not ignored) files.
-    pub(super) fn dirty_paths(&self) -> Result<BTreeSet<String>> {
+    /// deleted and untracked (not ignored) files. With `write_index`, the
+    /// stat data refreshed is written back to the index.
+    pub(super) fn dirty_paths(&self, write_index: bool) -> Result<BTreeSet<String>> {
         let mut iter = self.status_iter(gix::submodule::config::Ignore::All)?;
         let mut paths = BTreeSet::new();
         for item in &mut iter {
@@ -51,7 +52,7 @@ impl Repo {
         // Like `git status`, keep the stat data it refreshed, so the next scan
         // does not hash the same files again; opportunistic, as in git: a busy
         // index.lock or GIT_OPTIONAL_LOCKS=0 skips it.
-        if std::env::var("GIT_OPTIONAL_LOCKS").map_or(true, |v| v != "0") {
+        if write_index && std::env::var("GIT_OPTIONAL_LOCKS").map_or(true, |v| v != "0") {
             if let Some(mut outcome) = iter.into_outcome() {
                 if outcome.has_changes() {
                     let _ = outcome.write_changes();

@@ -161,7 +161,10 @@ pub fn run(repo: &Repo, input: &PlanInput<'_>, opts: &RunOptions, observer: &mut
             },
             ledger: Ledger::new(repo, state, observer, warnings),
             watch: Watch::new(
-                crate::git::Tracker::trusting_clean(opts.clean_at),
+                match opts.clean_at {
+                    Some(_) => crate::git::Tracker::trusting_clean(opts.clean_at),
+                    None => crate::git::Tracker::ahead(crate::ultraplan::state::scan_taken_ahead()),
+                },
                 lock.leftovers_stopped > 0,
             ),
             person: Person::new(opts.answers.clone()),

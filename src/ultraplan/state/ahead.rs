@@ -5,6 +5,9 @@
 //! what was read when it loads the same state commit's tree
 //! ([`RunState::load`](super::RunState::load)); anything else (the ref
 //! moved meanwhile, the thread failed) is read again then, as without it.
+//! When there is a step to run, it also starts the run's first scan of the
+//! worktree ahead ([`Repo::scan_ahead`]), which the run's first scan takes
+//! if nothing changed meanwhile ([`scan_taken_ahead`]).
 
 use std::sync::Mutex;
 use std::thread::JoinHandle;
@@ -13,12 +16,15 @@ use anyhow::Result;
 
 use super::index::{self, Depth, RunIndex};
 use super::progress::RunStatus;
-use crate::git::{Oid, Repo};
+use crate::git::{Oid, Repo, ScanAhead};
 
 type Reading = JoinHandle<Result<Option<RunIndex>>>;
 
 /// The tree being read, and the thread reading it.
 static AHEAD: Mutex<Option<(Oid, Reading)>> = Mutex::new(None);
+
+/// The worktree's first scan, being taken ahead.
+static SCAN: Mutex<Option<ScanAhead>> = Mutex::new(None);
 
 /// Starts reading the state at `ref_name` ahead, for a resume of the plan
 /// whose text is `plan_text`. A completed run whose plan is the one
@@ -48,16 +54,23 @@ pub fn read_ahead(repo: &Repo, ref_name: &str, plan_text: &str) {
             .ok()
             .and_then(|blob| repo.blob_size(blob).ok());
         let same = recorded_size == Some(text.len() as u64);
+        if same && run.progress.status == RunStatus::Completed {
+            return Ok(None);
+        }
+        *SCAN.lock().unwrap_or_else(|p| p.into_inner()) = repo.scan_ahead();
         if !same {
             crate::redact::redact_ahead(&text);
-        } else if run.progress.status == RunStatus::Completed {
-            return Ok(None);
         }
         index::read(&repo, tree, Depth::Steps)
     });
     if let Ok(reading) = reading {
         *AHEAD.lock().unwrap_or_else(|p| p.into_inner()) = Some((tree, reading));
     }
+}
+
+/// The worktree's first scan, if one was started ahead.
+pub fn scan_taken_ahead() -> Option<ScanAhead> {
+    SCAN.lock().unwrap_or_else(|p| p.into_inner()).take()
 }
 
 /// What was read ahead of `tree` with every step's entry, if it was.

@@ -20,7 +20,7 @@ mod progress;
 mod run_state;
 mod usage;
 
-pub use ahead::read_ahead;
+pub use ahead::{read_ahead, scan_taken_ahead};
 pub use guards::{guarded_refs, in_guarded, lock_file_warnings};
 pub use layout::{Layout, StepPaths};
 pub use lock::{hostname, Lock, LockInfo, LockStatus};
