@@ -160,6 +160,40 @@ impl Repo {
         Ok(out)
     }
 
+    /// Every symbolic link of `tree`, by path, with its target's blob: the
+    /// trees are read, no other entry's path is made.
+    pub fn tree_links(&self, tree: Oid) -> Result<Vec<(String, Oid)>> {
+        let mut out = Vec::new();
+        let mut stack = vec![(String::new(), tree)];
+        let mut subtrees = Vec::new();
+        while let Some((prefix, id)) = stack.pop() {
+            let tree = self
+                .inner
+                .find_tree(id)
+                .with_context(|| format!("cannot read tree {id}"))?;
+            for entry in tree.iter() {
+                let entry = entry.context("cannot decode tree")?;
+                let wanted = match kind(entry.mode()) {
+                    EntryKind::Tree => true,
+                    EntryKind::Link => false,
+                    _ => continue,
+                };
+                let name = entry.filename().to_str_lossy();
+                let path = match prefix.is_empty() {
+                    true => name.into_owned(),
+                    false => format!("{prefix}/{name}"),
+                };
+                match wanted {
+                    true => subtrees.push((path, entry.oid().to_owned())),
+                    false => out.push((path, entry.oid().to_owned())),
+                }
+            }
+            stack.append(&mut subtrees);
+        }
+        out.sort();
+        Ok(out)
+    }
+
     /// `base` with each path given the entry, or removed for `None`: the
     /// edits as pairs, through [`Repo::edit_tree`]. Removals go first, so a
     /// file may give way to a directory of the same name in one edit.

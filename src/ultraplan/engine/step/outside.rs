@@ -154,12 +154,10 @@ fn known_links(cx: &RunContext<'_>, watch: &mut Watch, snapshot: Oid) -> Result<
     }
     let root = root(cx);
     let mut links = Vec::new();
-    for (path, id, kind) in cx.repo.tree_files(snapshot)? {
-        if kind == EntryKind::Link {
-            let target = String::from_utf8_lossy(&cx.repo.read_blob(id)?).into_owned();
-            if let Some(to) = outside_target(&root, &path, &target) {
-                links.push((path, to));
-            }
+    for (path, id) in cx.repo.tree_links(snapshot)? {
+        let target = String::from_utf8_lossy(&cx.repo.read_blob(id)?).into_owned();
+        if let Some(to) = outside_target(&root, &path, &target) {
+            links.push((path, to));
         }
     }
     watch.links = Some(links.clone());
