@@ -14,7 +14,10 @@
 //!   the scan ahead as by the command.
 //!
 //! It does not write the index's refreshed stat data back (the scan ahead
-//! would otherwise change the index it must find unchanged). Anything else
+//! would otherwise change the index it must find unchanged). It also lists
+//! the ignored files and makes the index a tree, both of which the step's
+//! record needs: the tree is remembered by the index's checksum and HEAD's
+//! tree, so it serves only that index at that HEAD. Anything else
 //! — the thread failed, no watches could be placed — and the first scan
 //! looks at everything itself, as without it.
 
@@ -27,7 +30,11 @@ use super::{Snapshot, Tracker};
 use crate::git::repo::{Oid, Repo};
 
 /// The first scan being taken ahead.
-pub struct ScanAhead(JoinHandle<Option<(Tracker, Inputs)>>);
+pub struct ScanAhead(JoinHandle<Option<(Tracker, Inputs, IndexTree)>>);
+
+/// The index as a tree, as [`Repo::index_tree`] remembers it: the index's
+/// checksum, HEAD's tree, the tree.
+type IndexTree = Option<(Oid, Oid, Oid)>;
 
 impl std::fmt::Debug for ScanAhead {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -88,8 +95,13 @@ impl Repo {
                 repo.full_scan(&mut tracker, false).ok()?;
                 tracker.watcher.as_ref()?;
                 repo.keep_ignored_list(&mut tracker).ok()?;
+                // The step records the index as a tree: it is remembered by
+                // the index's checksum and HEAD's tree, so it is only used
+                // for that same index and HEAD.
+                let _ = repo.index_tree();
+                let index_tree = repo.index_tree_seen.get();
                 let after = repo.scan_inputs();
-                (before == after).then_some((tracker, after))
+                (before == after).then_some((tracker, after, index_tree))
             })
             .ok()
             .map(ScanAhead)
@@ -122,9 +134,12 @@ impl Repo {
     /// now: then `tracker` becomes the one it left (its watches, its
     /// snapshot, the ignored files it listed).
     pub(super) fn take_ahead(&self, ahead: ScanAhead, tracker: &mut Tracker) -> Result<Option<Snapshot>> {
-        let Ok(Some((mut taken, inputs))) = ahead.0.join() else {
+        let Ok(Some((mut taken, inputs, index_tree))) = ahead.0.join() else {
             return Ok(None);
         };
+        if index_tree.is_some() && self.index_tree_seen.get().is_none() {
+            self.index_tree_seen.set(index_tree);
+        }
         let unchanged = taken
             .watcher
             .as_mut()

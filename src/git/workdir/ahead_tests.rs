@@ -50,6 +50,7 @@ fn first_scan_after(meanwhile: impl FnOnce(&Path)) -> bool {
     assert_eq!(files(&repo, ignored.tree), files(&fresh, fresh_ignored.tree));
     assert_eq!(ignored.dirs, fresh_ignored.dirs);
     assert_eq!(first.head, repo.head().unwrap().commit);
+    assert_eq!(repo.index_tree().unwrap(), fresh.index_tree().unwrap());
     tracker.taken_ahead
 }
 
