@@ -432,3 +432,50 @@ fn objects_in_packs_git_adds_under_us_are_found_past_32_packs() {
         );
     }
 }
+
+#[test]
+fn a_trees_links_are_read_from_its_trees_by_path() {
+    let f = fixture();
+    let repo = open(&f.path);
+    let (file, out, up) = (
+        repo.write_blob("text").unwrap(),
+        repo.write_blob("../elsewhere").unwrap(),
+        repo.write_blob("/etc").unwrap(),
+    );
+    let blob = |path: &str| TreeEdit::Blob {
+        path: path.into(),
+        id: file,
+        executable: false,
+    };
+    let link = |path: &str, id| TreeEdit::Link { path: path.into(), id };
+    let tree = repo
+        .edit_tree(
+            None,
+            &[
+                blob("a.txt"),
+                link("z", up),
+                blob("d/b.txt"),
+                link("d/out", out),
+                link("d/e/deep", up),
+                blob("d/e/f.txt"),
+            ],
+        )
+        .unwrap();
+    let links = repo.tree_links(tree).unwrap();
+    assert_eq!(
+        links,
+        [
+            ("d/e/deep".to_owned(), up),
+            ("d/out".to_owned(), out),
+            ("z".to_owned(), up)
+        ]
+    );
+    let listed: Vec<(String, Oid)> = repo
+        .tree_files(tree)
+        .unwrap()
+        .into_iter()
+        .filter(|(_, _, kind)| *kind == EntryKind::Link)
+        .map(|(path, id, _)| (path, id))
+        .collect();
+    assert_eq!(links, listed);
+}
