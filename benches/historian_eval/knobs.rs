@@ -55,6 +55,8 @@ fn set_knobs(tuning: &mut Tuning, settings: &str) {
             "used_words" => tuning.used_words = yes(),
             "count_from_message" => tuning.count_from_message = yes(),
             "unit_size" => tuning.unit_size = number(),
+            "local_moves" => tuning.local_moves = yes(),
+            "move_lines" => tuning.move_lines = number(),
             other if other.starts_with('w') => {
                 let mut w = weights(tuning);
                 let at = match &other[1..] {
@@ -113,6 +115,7 @@ pub fn variants(base: &Tuning) -> Vec<(String, Tuning)> {
     out.extend([
         knob("no same-file bonus", &|t| t.same_file = 0.0),
         knob("no unit size", &|t| t.unit_size = 0.0),
+        knob("no local moves", &|t| t.local_moves = false),
         knob("no author's cut", &|t| t.authors_cut = 0.0),
         knob("no sure join", &|t| t.sure_join = t.join_threshold),
         knob("no count from the message", &|t| t.count_from_message = false),

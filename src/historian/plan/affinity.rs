@@ -12,7 +12,8 @@
 //! (`line_history`: blame at the base) — and weighed
 //! into the chance that they belong to one piece of work by a logistic
 //! function. Parts then join by average linkage while the chance is at
-//! least `join_threshold`.
+//! least `join_threshold`, and local moves mend what the greedy joins did
+//! (`pieces::moves`).
 //!
 //! The weights, each with its reason, are `weights::SIGNALS`; the
 //! evaluation (`benches/historian_eval.rs`) scores the planner without each

@@ -1,6 +1,7 @@
 //! A unit's parts joined into the pieces of work it holds, by the chances
 //! `affinity` gives every two of them: average linkage while the chance is
-//! at least `join_threshold` (`Tuning`).
+//! at least `join_threshold` (`Tuning`), then local moves while they bring
+//! more pairs to the side of the threshold their chance is on (`moves`).
 //!
 //! A unit whose message names several pieces of work (`count`) is split
 //! into about that many: parts join until that many are left, then only
@@ -28,6 +29,7 @@ use super::subjects::pieces_by_subject;
 use super::weights::{SIGNALS, WRITTEN};
 
 mod doubt;
+mod moves;
 
 use doubt::{confidence, doubt};
 pub use doubt::{Doubt, KEEP_AS_ONE};
@@ -136,8 +138,18 @@ fn cluster(ctx: &Context<'_>, parts: &[Part], tuning: &Tuning, named: Option<&Na
     } else {
         tuning.join_threshold
     };
-    let joins = join(parts.len(), &pairs, &weighed, threshold, named);
-    let clusters = living(&joins.linkage);
+    let mut joins = join(parts.len(), &pairs, &weighed, threshold, named);
+    let mut clusters = living(&joins.linkage);
+    // Joins are greedy: moves then undo those the chances disagree with.
+    if named.is_none() && tuning.local_moves {
+        let w = moves::gains(parts, &pairs, &weighed, threshold, tuning);
+        if let Some(better) = moves::improved(&w, &clusters) {
+            let (refused, before_last) = moves::calls(parts.len(), &pairs, &weighed, &better);
+            joins.refused = refused;
+            joins.before_last = before_last;
+            clusters = better;
+        }
+    }
     let facts: Vec<PartFacts<'_>> = parts
         .iter()
         .enumerate()
