@@ -19,11 +19,24 @@ pub(super) const LONGEST_COMMAND: usize = 128 * 1024;
 /// screen the report is read on); and the marks that reorder text on
 /// screen (`U+202E`), which make a command read other than it runs.
 pub(super) fn hidden_character(text: &str, first_line: usize) -> Option<(usize, char)> {
-    let (at, c) = text.char_indices().find(|&(_, c)| {
+    let hidden = |c: char| {
         c.is_control() && !matches!(c, '\t' | '\n' | '\r')
             || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    })?;
-    Some((first_line + text[..at].matches('\n').count(), c))
+    };
+    // Such a character is never printable ASCII: a large plan has a
+    // character decoded only where its text is not, at line ends and
+    // beyond ASCII, rather than at each byte.
+    let printable_ascii = |b: &u8| (0x20..0x7f).contains(b);
+    let mut from = 0;
+    while let Some(found) = text.as_bytes()[from..].iter().position(|b| !printable_ascii(b)) {
+        let at = from + found;
+        let c = text[at..].chars().next()?;
+        if hidden(c) {
+            return Some((first_line + text[..at].matches('\n').count(), c));
+        }
+        from = at + c.len_utf8();
+    }
+    None
 }
 
 /// Problems for every command of `plan` too long to run.
@@ -56,5 +69,21 @@ pub(super) fn check(plan: &Plan, diags: &mut Diagnostics) {
     }
     for check in plan.verification.iter().filter(|c| c.command.len() > LONGEST_COMMAND) {
         diags.problem(check.line, too_long("a Verification command", check.command.len()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hidden_character;
+
+    #[test]
+    fn every_hidden_character_is_found_at_its_line_and_no_other() {
+        assert_eq!(hidden_character("a\tb\r\nc — é ✓\n", 1), None);
+        for c in [
+            '\0', '\u{1b}', '\u{7f}', '\u{85}', '\u{9f}', '\u{202e}', '\u{2066}', '\u{2069}',
+        ] {
+            let text = format!("— é\nline {c} two\n");
+            assert_eq!(hidden_character(&text, 3), Some((4, c)), "{c:?}");
+        }
     }
 }

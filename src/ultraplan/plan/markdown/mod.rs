@@ -58,6 +58,8 @@ pub(crate) struct Heading<'a> {
 
 /// A document split into lines with fences and headings found.
 pub(crate) struct Document<'a> {
+    /// The text the lines are split from.
+    pub text: &'a str,
     pub lines: Vec<Line<'a>>,
     pub headings: Vec<Heading<'a>>,
     /// The line of a fence that is never closed, if any.
@@ -107,6 +109,7 @@ impl<'a> Document<'a> {
             })
             .collect();
         Document {
+            text,
             lines,
             headings,
             unclosed_fence: fence.map(|(_, _, no)| no),
