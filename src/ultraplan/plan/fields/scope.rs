@@ -57,7 +57,7 @@ fn strip_emphasis(text: &str) -> &str {
 /// A Scope fence value: `Touch: … — Never touch: …` on one line, and/or
 /// nested `Touch:`/`Never touch:` items.
 pub(crate) fn scope_fence(field: &Field<'_>, diags: &mut Diagnostics) -> (Vec<PathPattern>, Vec<PathPattern>) {
-    let (mut touch, mut never) = split_fence(&field.value, field.line, diags);
+    let (mut touch, mut never) = split_fence(field.value, field.line, diags);
     for sub in field.subfields() {
         let text = sub.text();
         match sub.label.as_str() {

@@ -99,7 +99,7 @@ pub(crate) fn check_item(text: &str, line: usize) -> Option<Check> {
 /// The text of a Verify written as prose (no code span, no fenced block,
 /// not a command by `verify_text`'s rule): a check for a person.
 pub(crate) fn prose_verify(field: &Field<'_>) -> Option<String> {
-    let (before, _) = split_expected(&field.value);
+    let (before, _) = split_expected(field.value);
     let text = plain(before);
     let prose = code_spans(before).is_empty()
         && !text.is_empty()
@@ -112,7 +112,7 @@ pub(crate) fn prose_verify(field: &Field<'_>) -> Option<String> {
 /// Verify: a backticked command on the line, or a fenced block on the next
 /// lines, then optionally `→ expected: …` on the same or a later line.
 pub(crate) fn verify(field: &Field<'_>, step: u32, diags: &mut Diagnostics) -> Option<Verify> {
-    let (before, mut expected) = split_expected(&field.value);
+    let (before, mut expected) = split_expected(field.value);
     let mut command = None;
     let spans = code_spans(before);
     if let Some(first) = spans.first() {

@@ -22,28 +22,26 @@ pub(crate) fn code_blocks(lines: &[Line<'_>]) -> Vec<CodeBlock> {
         }
         let open = lines[i];
         let lang = fence_info(open.text)
-            .unwrap_or_default()
-            .split_whitespace()
-            .next()
+            .and_then(|info| info.split_whitespace().next())
             .unwrap_or("")
-            .to_owned();
+            .to_ascii_lowercase();
         let indent = open.indent();
         let mut j = i + 1;
-        let mut content = Vec::new();
-        let mut closed = false;
+        let mut code = String::new();
         while j < lines.len() && lines[j].fenced {
-            if fence_info(lines[j].text).is_some_and(|info| info.is_empty()) && is_closing(open.text, lines[j].text) {
-                closed = true;
+            if fence_info(lines[j].text).is_some_and(str::is_empty) && is_closing(open.text, lines[j].text) {
                 j += 1;
                 break;
             }
-            content.push(strip_indent(lines[j].text, indent));
+            if j > i + 1 {
+                code.push('\n');
+            }
+            code.push_str(strip_indent(lines[j].text, indent));
             j += 1;
         }
-        let _ = closed;
         blocks.push(CodeBlock {
             lang,
-            code: content.join("\n"),
+            code,
             line: open.no,
         });
         i = j;
@@ -72,14 +70,18 @@ fn strip_indent(text: &str, width: usize) -> &str {
     &text[cut..]
 }
 
-/// Lines joined with their common indentation removed and blank edges trimmed.
-pub(crate) fn dedent(lines: &[Line<'_>]) -> String {
+/// The lines from the first to the last that is not blank, their common
+/// indentation removed and their ends trimmed.
+pub(crate) fn dedented<'s, 't>(lines: &'s [Line<'t>]) -> impl Iterator<Item = &'t str> + 's {
     let min = lines
         .iter()
         .filter(|l| !l.is_blank())
         .map(|l| l.indent())
         .min()
         .unwrap_or(0);
-    let texts: Vec<&str> = lines.iter().map(|l| strip_indent(l.text, min).trim_end()).collect();
-    texts.join("\n").trim_matches('\n').to_owned()
+    let first = lines.iter().position(|l| !l.is_blank()).unwrap_or(lines.len());
+    let end = lines.iter().rposition(|l| !l.is_blank()).map_or(first, |last| last + 1);
+    lines[first..end]
+        .iter()
+        .map(move |l| strip_indent(l.text, min).trim_end())
 }

@@ -2,47 +2,47 @@
 //! lines, list markers and task checkboxes. The syntax only: what a
 //! field's value means is read by `plan::fields`.
 
-use super::{code_blocks, dedent, CodeBlock, Line};
+use super::{code_blocks, dedented, CodeBlock, Line};
 
-/// A `Label: value` item of a field list.
+/// A `Label: value` item of a field list, borrowing its text from the
+/// document's lines.
 #[derive(Clone, Debug)]
 pub(crate) struct Field<'a> {
     /// Lowercase, single-spaced, hyphens as spaces: `test first`.
     pub label: String,
     pub line: usize,
     /// The text after the label on the item's own line.
-    pub value: String,
+    pub value: &'a str,
     /// The item's further lines: nested items, fenced blocks, continuations.
-    pub body: Vec<Line<'a>>,
+    pub body: &'a [Line<'a>],
 }
 
 impl<'a> Field<'a> {
     /// The value line and then every body line, each with its number.
-    pub fn lines(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
-        std::iter::once((self.line, self.value.as_str())).chain(self.body.iter().map(|l| (l.no, l.text)))
+    pub fn lines(&self) -> impl Iterator<Item = (usize, &'a str)> + '_ {
+        std::iter::once((self.line, self.value)).chain(self.body.iter().map(|l| (l.no, l.text)))
     }
 
     /// The body's fenced blocks: (info string, content, line of the opening fence).
     pub fn code_blocks(&self) -> Vec<CodeBlock> {
-        code_blocks(&self.body)
+        code_blocks(self.body)
     }
 
     /// Value and body as one dedented text.
     pub fn text(&self) -> String {
         let mut out = self.value.trim().to_owned();
-        let body = dedent(&self.body);
-        if !body.is_empty() {
+        for line in dedented(self.body) {
             if !out.is_empty() {
                 out.push('\n');
             }
-            out.push_str(&body);
+            out.push_str(line);
         }
         out
     }
 
     /// The nested `Label: value` items of the body.
     pub fn subfields(&self) -> Vec<Field<'a>> {
-        parse_fields(&self.body).fields
+        parse_fields(self.body).fields
     }
 }
 
@@ -54,16 +54,15 @@ pub(crate) struct FieldList<'a> {
 /// at the list's own indentation; every deeper, fenced or blank line after it
 /// (and lazy continuation lines) belongs to it. Text between fields that is
 /// neither is left out.
-pub(crate) fn parse_fields<'a>(lines: &[Line<'a>]) -> FieldList<'a> {
+pub(crate) fn parse_fields<'a>(lines: &'a [Line<'a>]) -> FieldList<'a> {
     let mut fields: Vec<Field<'a>> = Vec::new();
-    let mut current: Option<Field<'a>> = None;
+    // The field being read, and where its body starts in `lines`: a body is
+    // the lines after its field's up to the line that ends it.
+    let mut current: Option<(Field<'a>, usize)> = None;
     let mut base: Option<usize> = None;
     let mut previous_blank = false;
-    for line in lines {
+    for (i, line) in lines.iter().enumerate() {
         if line.fenced || line.is_blank() {
-            if let Some(field) = current.as_mut() {
-                field.body.push(*line);
-            }
             previous_blank = line.is_blank();
             continue;
         }
@@ -74,38 +73,43 @@ pub(crate) fn parse_fields<'a>(lines: &[Line<'a>]) -> FieldList<'a> {
                 if base.is_none() {
                     base = Some(indent);
                 }
-                fields.extend(current.take().map(trim_body));
-                current = Some(Field {
-                    label,
-                    line: line.no,
-                    value,
-                    body: Vec::new(),
-                });
+                fields.extend(current.take().map(|(field, start)| with_body(field, &lines[start..i])));
+                current = Some((
+                    Field {
+                        label,
+                        line: line.no,
+                        value,
+                        body: &[],
+                    },
+                    i + 1,
+                ));
             }
             None => {
                 let deeper = base.is_some_and(|b| indent > b);
-                match current.as_mut() {
-                    Some(field) if deeper || !previous_blank => field.body.push(*line),
-                    _ => fields.extend(current.take().map(trim_body)),
+                let continues = current.is_some() && (deeper || !previous_blank);
+                if !continues {
+                    fields.extend(current.take().map(|(field, start)| with_body(field, &lines[start..i])));
                 }
             }
         }
         previous_blank = false;
     }
-    fields.extend(current.map(trim_body));
+    fields.extend(current.map(|(field, start)| with_body(field, &lines[start..])));
     FieldList { fields }
 }
 
-fn trim_body(mut field: Field<'_>) -> Field<'_> {
-    while field.body.last().is_some_and(|l| l.is_blank()) {
-        field.body.pop();
+/// `field` with the lines of its body, blank lines at its end left out.
+fn with_body<'a>(field: Field<'a>, body: &'a [Line<'a>]) -> Field<'a> {
+    let end = body.iter().rposition(|l| !l.is_blank()).map_or(0, |last| last + 1);
+    Field {
+        body: &body[..end],
+        ..field
     }
-    field
 }
 
 /// Recognises `- **Label:** value`, `- **Label**: value`, `* Label: value`,
 /// `__Label:__ value` and `Label: value`; returns the normalised label and value.
-pub(crate) fn field_label(line: &str) -> Option<(String, String)> {
+pub(crate) fn field_label(line: &str) -> Option<(String, &str)> {
     let item = strip_list_marker(line.trim_start());
     let (label, rest) = if let Some(delim) = ["**", "__", "*", "_"].into_iter().find(|d| item.starts_with(d)) {
         let inner = &item[delim.len()..];
@@ -134,13 +138,21 @@ pub(crate) fn field_label(line: &str) -> Option<(String, String)> {
     if !looks_like_label {
         return None;
     }
-    let normalized = label
-        .replace(['-', '_'], " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase();
-    Some((normalized, rest.trim().to_owned()))
+    let mut normalized = String::with_capacity(label.len());
+    for word in label.split(|c: char| c.is_whitespace() || matches!(c, '-' | '_')) {
+        if !word.is_empty() {
+            if !normalized.is_empty() {
+                normalized.push(' ');
+            }
+            normalized.push_str(word);
+        }
+    }
+    if normalized.is_ascii() {
+        normalized.make_ascii_lowercase();
+    } else {
+        normalized = normalized.to_lowercase();
+    }
+    Some((normalized, rest.trim()))
 }
 
 /// Drops a leading `- `, `* `, `+ ` or `1. ` list marker, and a task checkbox.

@@ -11,7 +11,7 @@ mod fields;
 mod inline;
 
 pub use code::CodeBlock;
-pub(crate) use code::{code_blocks, dedent};
+pub(crate) use code::{code_blocks, dedented};
 pub(crate) use fields::{checkbox, parse_fields, strip_list_marker, Field};
 pub(crate) use inline::{code_spans, plain};
 
@@ -173,11 +173,11 @@ fn fence_opening(trimmed: &str) -> Option<(char, usize)> {
     Some((ch, len))
 }
 
-/// The info string of a fence line (` ```bash ` gives `bash`).
-pub(crate) fn fence_info(line: &str) -> Option<String> {
+/// The info string of a fence line (` ```bash ` gives `bash`), as written.
+pub(crate) fn fence_info(line: &str) -> Option<&str> {
     let trimmed = line.trim_start();
     let (ch, len) = fence_opening(trimmed)?;
-    Some(trimmed[len * ch.len_utf8()..].trim().to_ascii_lowercase())
+    Some(trimmed[len * ch.len_utf8()..].trim())
 }
 
 /// An ATX heading: 1–6 `#`, a space, the text (closing `#`s dropped).

@@ -26,7 +26,7 @@ fn labels_in_every_spelling() {
         "Files: `a`",
         "- *Files:* `a`",
     ] {
-        assert_eq!(field_label(line), Some(("files".into(), "`a`".into())), "{line}");
+        assert_eq!(field_label(line), Some(("files".into(), "`a`")), "{line}");
     }
     assert_eq!(field_label("- **Test-first:** x").unwrap().0, "test first");
     assert_eq!(
