@@ -160,7 +160,7 @@ pub(crate) fn task_files(e: &Element) -> Vec<FileRef> {
                 .map(|p| strip_parentheses(strip_list_marker(p.trim())).trim().to_owned())
                 .collect()
         } else {
-            spans.into_iter().map(|s| s.content).collect()
+            spans.into_iter().map(|s| s.content.to_owned()).collect()
         };
         for path in items.into_iter().filter(|p| !p.is_empty() && !is_none_value(p)) {
             out.push(FileRef {

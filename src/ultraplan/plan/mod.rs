@@ -212,7 +212,13 @@ fn detect(doc: &markdown::Document<'_>, front: &front_matter::FrontMatter<'_>) -
     let step_headings = doc
         .headings
         .iter()
-        .filter(|h| h.level == 3 && h.text.trim_start().to_lowercase().starts_with("step "))
+        .filter(|h| {
+            h.level == 3
+                && h.text
+                    .trim_start()
+                    .get(..5)
+                    .is_some_and(|word| word.eq_ignore_ascii_case("step "))
+        })
         .count();
     if spec_sections.len() >= 2 {
         Some((

@@ -97,9 +97,9 @@ pub(crate) fn plan_version(doc: &Document<'_>) -> Option<String> {
 
 /// A heading that names a step (`Step 3: …`), whatever its level.
 fn is_step_heading(text: &str) -> bool {
-    let t = plain(text).to_lowercase();
-    t.strip_prefix("step")
-        .is_some_and(|rest| rest.starts_with(|c: char| c.is_whitespace() || c.is_ascii_digit()))
+    let t = plain(text);
+    t.get(..4).is_some_and(|word| word.eq_ignore_ascii_case("step"))
+        && t[4..].starts_with(|c: char| c.is_whitespace() || c.is_ascii_digit())
 }
 
 /// Reads `Step N: title` (also `Step N — title`, `Step N. title`), or
@@ -107,7 +107,7 @@ fn is_step_heading(text: &str) -> bool {
 pub(crate) fn numbered_heading(text: &str, word: &str) -> Result<(u32, String), String> {
     let t = plain(text);
     let rest = t[word.len().min(t.len())..].trim_start();
-    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let digits = &rest[..rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len())];
     if digits.is_empty() {
         return Err(format!("cannot read a number in heading '{t}'"));
     }

@@ -12,7 +12,8 @@ pub(crate) fn test_first(field: &Field<'_>) -> TestFirst {
         test.file = code_spans(value)
             .into_iter()
             .map(|s| s.content)
-            .find(|c| c.contains('/') || c.contains('.'));
+            .find(|c| c.contains('/') || c.contains('.'))
+            .map(str::to_owned);
     }
     for sub in field.subfields() {
         let text = sub.text();
@@ -21,7 +22,7 @@ pub(crate) fn test_first(field: &Field<'_>) -> TestFirst {
                 test.file = code_spans(&text)
                     .into_iter()
                     .next()
-                    .map(|s| s.content)
+                    .map(|s| s.content.to_owned())
                     .or_else(|| Some(plain(&text)))
             }
             "verifies" | "verify" => test.verifies = Some(plain(&text)),

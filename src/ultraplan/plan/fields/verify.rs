@@ -9,6 +9,12 @@ use crate::ultraplan::plan::{Check, Diagnostics, ExpectedKind, Verify};
 /// Splits `text` at an `→ expected:` marker outside code spans: the text
 /// before (arrows and dashes trimmed) and the expectation after.
 pub(crate) fn split_expected(text: &str) -> (&str, Option<&str>) {
+    // Most text has no `expected` in any case, known without lowercasing
+    // it (no other letter lowercases to these).
+    let marker = b"expected";
+    if !text.as_bytes().windows(marker.len()).any(|w| w.eq_ignore_ascii_case(marker)) {
+        return (text, None);
+    }
     let lower = text.to_lowercase();
     let spans = code_spans(text);
     let mut from = 0;
@@ -38,7 +44,7 @@ pub(crate) fn expectation(text: &str) -> (String, ExpectedKind) {
     let spans = code_spans(trimmed);
     match spans.first() {
         Some(span) if span.start == 0 => {
-            let literal = span.content.clone();
+            let literal = span.content.to_owned();
             let kind = if is_comparison(&literal) {
                 ExpectedKind::Comparison
             } else {
@@ -100,9 +106,11 @@ pub(crate) fn check_item(text: &str, line: usize) -> Option<Check> {
 /// not a command by `verify_text`'s rule): a check for a person.
 pub(crate) fn prose_verify(field: &Field<'_>) -> Option<String> {
     let (before, _) = split_expected(field.value);
+    if !code_spans(before).is_empty() {
+        return None;
+    }
     let text = plain(before);
-    let prose = code_spans(before).is_empty()
-        && !text.is_empty()
+    let prose = !text.is_empty()
         && !is_none_value(&text)
         && field.code_blocks().is_empty()
         && matches!(crate::ultraplan::plan::verify_text::read(&text), crate::ultraplan::plan::verify_text::Reading::Prose { commands, .. } if commands.is_empty());
