@@ -73,7 +73,9 @@ pub fn shell_words(command: &str) -> Option<Vec<String>> {
             ';' | '&' | '|' | '<' | '>' | '$' | '`' | '(' | ')' | '\n' => return None,
             c if c.is_whitespace() => {
                 if in_word {
-                    words.push(std::mem::take(&mut word));
+                    // The buffer keeps its room for the next word.
+                    words.push(word.clone());
+                    word.clear();
                     in_word = false;
                 }
             }

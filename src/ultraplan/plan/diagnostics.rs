@@ -26,18 +26,24 @@ pub(crate) struct Diagnostics(Vec<Diagnostic>);
 
 impl Diagnostics {
     pub fn problem(&mut self, line: usize, message: impl Into<String>) {
-        self.0.push(Diagnostic {
-            line: line.max(1),
-            severity: Severity::Problem,
-            message: printable(&message.into()),
-        });
+        self.push(line, Severity::Problem, message.into());
     }
 
     pub fn warning(&mut self, line: usize, message: impl Into<String>) {
+        self.push(line, Severity::Warning, message.into());
+    }
+
+    fn push(&mut self, line: usize, severity: Severity, message: String) {
+        // Most messages have nothing to escape: kept as they are, not copied.
+        let message = if message.chars().any(escaped) {
+            printable(&message)
+        } else {
+            message
+        };
         self.0.push(Diagnostic {
             line: line.max(1),
-            severity: Severity::Warning,
-            message: printable(&message.into()),
+            severity,
+            message,
         });
     }
 
@@ -50,19 +56,24 @@ impl Diagnostics {
 /// as its escape (`\u{1b}`): a message quotes the plan (a title, a path),
 /// and one about an escape sequence must not send it to the screen.
 pub fn printable(message: &str) -> String {
-    if !message.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+    if !message.chars().any(escaped) {
         return message.to_owned();
     }
     message
         .chars()
         .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
+            if escaped(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()
             }
         })
         .collect()
+}
+
+/// A character [`printable`] writes as its escape.
+fn escaped(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
 }
 
 #[cfg(test)]

@@ -43,18 +43,19 @@ fn step_numbers(plan: &Plan, diags: &mut Diagnostics) {
 
 /// Every path a plan names must be relative and stay inside the repository.
 fn paths(plan: &Plan, diags: &mut Diagnostics) {
-    let mut check = |path: &str, line: usize, what: String| {
+    // What names the path is written only for a path refused.
+    let mut check = |path: &str, line: usize, what: &dyn Fn() -> String| {
         if let Err(why) = safe_relative_path(path) {
-            diags.problem(line, format!("{what} path '{path}' {why}"));
+            diags.problem(line, format!("{} path '{path}' {why}", what()));
         }
     };
     for step in &plan.steps {
         let what = || format!("{}:", step.label());
         for file in &step.files {
-            check(&file.path, file.line, format!("{} Files", what()));
+            check(&file.path, file.line, &|| format!("{} Files", what()));
         }
         if let Some(test) = step.test_first.as_ref().and_then(|t| t.file.as_ref()) {
-            check(test, step.line, format!("{} Test first", what()));
+            check(test, step.line, &|| format!("{} Test first", what()));
         }
         if let Some(manifest) = &step.manifest {
             let named = manifest
@@ -65,13 +66,13 @@ fn paths(plan: &Plan, diags: &mut Diagnostics) {
                 .chain(manifest.must_not_contain.iter().map(|m| &m.path))
                 .chain(&manifest.bash_syntax_check);
             for path in named {
-                check(path, step.line, format!("{} Manifest", what()));
+                check(path, step.line, &|| format!("{} Manifest", what()));
             }
         }
     }
     for session in &plan.sessions {
         for p in session.touch.iter().chain(&session.never_touch) {
-            check(&p.text, p.line, format!("session {}: scope fence", session.number));
+            check(&p.text, p.line, &|| format!("session {}: scope fence", session.number));
         }
     }
 }

@@ -15,13 +15,13 @@ pub(crate) fn checkpoint(field: &Field<'_>, step: u32, diags: &mut Diagnostics) 
     }
     let spans = code_spans(&text);
     let command = match spans.first() {
-        Some(span) => span.content.trim().to_owned(),
-        None => text.trim().to_owned(),
+        Some(span) => span.content.trim(),
+        None => text.trim(),
     };
     if command.is_empty() {
         return None;
     }
-    if let Some(words) = shell_words(&command) {
+    if let Some(words) = shell_words(command) {
         if let Some(message) = commit_message(&words) {
             if message.trim().is_empty() {
                 diags.problem(field.line, format!("step {step}: Checkpoint commit message is empty"));
@@ -39,7 +39,9 @@ pub(crate) fn checkpoint(field: &Field<'_>, step: u32, diags: &mut Diagnostics) 
             );
         }
     }
-    Some(Checkpoint::Command { command })
+    Some(Checkpoint::Command {
+        command: command.to_owned(),
+    })
 }
 
 /// The message of `git commit -m <msg> [-m <msg>…]` (paragraphs joined as git
@@ -53,13 +55,13 @@ fn commit_message(words: &[String]) -> Option<String> {
     while i < words.len() {
         let w = &words[i];
         if w == "-m" || w == "--message" {
-            paragraphs.push(words.get(i + 1)?.clone());
+            paragraphs.push(words.get(i + 1)?.as_str());
             i += 2;
         } else if let Some(m) = w.strip_prefix("--message=") {
-            paragraphs.push(m.to_owned());
+            paragraphs.push(m);
             i += 1;
         } else if let Some(m) = w.strip_prefix("-m").filter(|m| !m.is_empty()) {
-            paragraphs.push(m.to_owned());
+            paragraphs.push(m);
             i += 1;
         } else {
             return None;

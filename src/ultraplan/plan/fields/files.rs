@@ -1,6 +1,6 @@
 //! The Files field: the paths a step may create or modify.
 
-use super::is_none_value;
+use super::{is_none_field, is_none_value};
 use crate::ultraplan::plan::markdown::{code_spans, Field};
 use crate::ultraplan::plan::{Diagnostics, FileRef};
 
@@ -8,7 +8,7 @@ use crate::ultraplan::plan::{Diagnostics, FileRef};
 /// file the step creates; `none` for no files.
 pub(crate) fn files(field: &Field<'_>, step: u32, diags: &mut Diagnostics) -> Vec<FileRef> {
     let mut out = Vec::new();
-    if is_none_value(&field.text()) {
+    if is_none_field(field) {
         return out;
     }
     for (line, text) in field.lines() {

@@ -14,7 +14,7 @@ mod scope;
 mod test_first;
 mod verify;
 
-use crate::ultraplan::plan::markdown::plain;
+use crate::ultraplan::plan::markdown::{plain, Field};
 
 pub(crate) use checkpoint::checkpoint;
 pub(crate) use files::files;
@@ -35,6 +35,14 @@ pub(crate) fn is_none_value(text: &str) -> bool {
         return false;
     }
     is_none_text(text)
+}
+
+/// [`is_none_value`] of a field's text, known from its value alone when
+/// the value's first letter or digit is not an `n` (the text starts with
+/// the value).
+pub(crate) fn is_none_field(field: &Field<'_>) -> bool {
+    let first_letter = field.value.chars().find(|c| c.is_alphanumeric() || *c == '/');
+    !first_letter.is_some_and(|c| !matches!(c, 'n' | 'N')) && is_none_value(&field.text())
 }
 
 /// [`is_none_value`] read the long way: the value's plain text, lowercased.

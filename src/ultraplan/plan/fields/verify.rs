@@ -12,7 +12,11 @@ pub(crate) fn split_expected(text: &str) -> (&str, Option<&str>) {
     // Most text has no `expected` in any case, known without lowercasing
     // it (no other letter lowercases to these).
     let marker = b"expected";
-    if !text.as_bytes().windows(marker.len()).any(|w| w.eq_ignore_ascii_case(marker)) {
+    if !text
+        .as_bytes()
+        .windows(marker.len())
+        .any(|w| w.eq_ignore_ascii_case(marker))
+    {
         return (text, None);
     }
     let lower = text.to_lowercase();

@@ -30,7 +30,9 @@ impl<'a> Field<'a> {
 
     /// Value and body as one dedented text.
     pub fn text(&self) -> String {
-        let mut out = self.value.trim().to_owned();
+        let longest = self.value.len() + self.body.iter().map(|l| l.text.len() + 1).sum::<usize>();
+        let mut out = String::with_capacity(longest);
+        out.push_str(self.value.trim());
         for line in dedented(self.body) {
             if !out.is_empty() {
                 out.push('\n');
@@ -113,7 +115,11 @@ pub(crate) fn field_label(line: &str) -> Option<(String, &str)> {
     let item = strip_list_marker(line.trim_start());
     let (label, rest) = if let Some(delim) = ["**", "__", "*", "_"].into_iter().find(|d| item.starts_with(d)) {
         let inner = &item[delim.len()..];
-        let close = inner.find(delim)?;
+        // A search of two bytes at most, without a searcher set up for each line.
+        let close = inner
+            .as_bytes()
+            .windows(delim.len())
+            .position(|w| w == delim.as_bytes())?;
         let label = &inner[..close];
         let after = &inner[close + delim.len()..];
         if let Some(label) = label.strip_suffix(':') {

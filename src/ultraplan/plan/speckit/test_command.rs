@@ -38,7 +38,10 @@ pub(super) fn test_command(ctx: &Context) -> Option<(String, String)> {
             let candidates: Vec<String> = if line.fenced {
                 vec![line.text.trim().trim_start_matches("$ ").to_owned()]
             } else {
-                code_spans(line.text).into_iter().map(|s| s.content.to_owned()).collect()
+                code_spans(line.text)
+                    .into_iter()
+                    .map(|s| s.content.to_owned())
+                    .collect()
             };
             for c in candidates {
                 let runs_tests = c.split_whitespace().any(|w| w.to_lowercase().contains("test"));
