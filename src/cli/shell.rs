@@ -34,7 +34,8 @@ pub fn shell_word(word: &str) -> Cow<'_, str> {
 /// substitutions or unbalanced quotes.
 pub fn shell_words(command: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();
-    let mut word = String::new();
+    // One buffer for every word, each copied out at its own size.
+    let mut word = String::with_capacity(command.len());
     let mut in_word = false;
     let mut chars = command.chars();
     while let Some(c) = chars.next() {
@@ -73,7 +74,6 @@ pub fn shell_words(command: &str) -> Option<Vec<String>> {
             ';' | '&' | '|' | '<' | '>' | '$' | '`' | '(' | ')' | '\n' => return None,
             c if c.is_whitespace() => {
                 if in_word {
-                    // The buffer keeps its room for the next word.
                     words.push(word.clone());
                     word.clear();
                     in_word = false;
@@ -86,7 +86,7 @@ pub fn shell_words(command: &str) -> Option<Vec<String>> {
         }
     }
     if in_word {
-        words.push(word);
+        words.push(word.as_str().to_owned());
     }
     Some(words)
 }

@@ -27,6 +27,12 @@ pub(super) fn hidden_character(text: &str, first_line: usize) -> Option<(usize, 
     // character decoded only where its text is not, at line ends and
     // beyond ASCII, rather than at each byte.
     let printable_ascii = |b: &u8| (0x20..0x7f).contains(b);
+    // Most plans are only that and line ends: known in one pass the
+    // compiler makes wide (no early exit), before any character is decoded.
+    let plain = |all: bool, b: &u8| all & (printable_ascii(b) || matches!(b, b'\t' | b'\n' | b'\r'));
+    if text.as_bytes().iter().fold(true, plain) {
+        return None;
+    }
     let mut from = 0;
     while let Some(found) = text.as_bytes()[from..].iter().position(|b| !printable_ascii(b)) {
         let at = from + found;

@@ -115,11 +115,13 @@ pub(crate) fn field_label(line: &str) -> Option<(String, &str)> {
     let item = strip_list_marker(line.trim_start());
     let (label, rest) = if let Some(delim) = ["**", "__", "*", "_"].into_iter().find(|d| item.starts_with(d)) {
         let inner = &item[delim.len()..];
-        // A search of two bytes at most, without a searcher set up for each line.
+        // The delimiter is one character once or twice: found without a
+        // searcher set up for each line.
+        let mark = delim.as_bytes()[0];
         let close = inner
             .as_bytes()
             .windows(delim.len())
-            .position(|w| w == delim.as_bytes())?;
+            .position(|w| w.iter().all(|&b| b == mark))?;
         let label = &inner[..close];
         let after = &inner[close + delim.len()..];
         if let Some(label) = label.strip_suffix(':') {

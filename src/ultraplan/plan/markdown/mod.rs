@@ -26,7 +26,7 @@ pub(crate) struct Line<'a> {
 
 impl Line<'_> {
     pub fn is_blank(&self) -> bool {
-        self.text.trim().is_empty()
+        self.text.chars().all(char::is_whitespace)
     }
 
     pub fn indent(&self) -> usize {
