@@ -1,6 +1,10 @@
 //! `git ultraplan check` on big and hostile plans: the cost must grow
-//! linearly with the plan (issue 9, items 12 and 13). Two inputs:
+//! linearly with the plan (issue 9, items 12 and 13). Three inputs:
 //!
+//! * an ultraplan of 1,000 and 10,000 trivial steps, the plan of
+//!   `benches/state.rs` (2.2 MB at 10,000): what reading and parsing a
+//!   plan costs a resume (issue 37); besides `check`, the parse alone
+//!   (`plan::parse` in this process, the median of 9);
 //! * a GSD plan of 800, 8,000 and 80,000 tasks (1x, 10x, 100x), each task
 //!   with problems and warnings, so line numbers and the Issues column are
 //!   computed for every one (they were quadratic: 4,000 tasks took 74 s);
@@ -20,7 +24,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{git, machine, median, sampled_run, Pairs, Sample};
+use common::{git, machine, median, report_alone, sampled, sampled_run, Pairs, Sample};
 
 const PAIRS: usize = 5;
 
@@ -33,6 +37,19 @@ fn task(i: usize) -> String {
 fn gsd_plan(tasks: usize) -> String {
     let body: String = (0..tasks).map(task).collect();
     format!("---\nphase: 01-x\nplan: 01\n---\n<objective>\nBig.\n</objective>\n<tasks>\n{body}</tasks>\n")
+}
+
+/// `benches/state.rs`'s plan: step N writes `d<N/100>/f<N>.txt`, Verify
+/// `test -f`, a Files list and a checkpoint.
+fn trivial_plan(steps: usize) -> String {
+    let mut text = String::from("# Scale\n\n## Implementation Plan\n\n");
+    for n in 1..=steps {
+        let (dir, f) = (n / 100, format!("d{}/f{n}.txt", n / 100));
+        text.push_str(&format!(
+            "### Step {n}: Step {n}\n\n- **Files:** `{f}`\n- **Changes:** write it\n  ```sh\n  mkdir -p d{dir} && echo {n} > {f}\n  ```\n- **Verify:** `test -f {f}`\n- **Checkpoint:** `git commit -m \"step {n}\"`\n\n"
+        ));
+    }
+    text
 }
 
 fn nested_plan(kib: usize) -> String {
@@ -99,6 +116,21 @@ fn main() {
     let repo = dir.path().join("repo");
     std::fs::create_dir_all(&repo).unwrap();
     git(&repo, &["init", "-q", "-b", "main"]);
+    let trivial: Vec<(usize, String)> = [1_000, 10_000].iter().map(|&n| (n, trivial_plan(n))).collect();
+    series(
+        &repo,
+        "an ultraplan of trivial steps (benches/state.rs's plan)",
+        &trivial,
+        &["check"],
+        0,
+        "steps",
+    );
+    for (steps, text) in &trivial {
+        let samples: Vec<Sample> = (0..9)
+            .map(|_| sampled(|| ultraplan::ultraplan::plan::parse(text, "plan.md").unwrap()).0)
+            .collect();
+        println!("{}", report_alone(&format!("the parse alone, {steps} steps"), &samples));
+    }
     let plans: Vec<(usize, String)> = [800, 8_000, 80_000].iter().map(|&n| (n, gsd_plan(n))).collect();
     series(
         &repo,
