@@ -32,6 +32,18 @@ impl std::fmt::Display for Output {
     }
 }
 
+impl From<std::process::Output> for Output {
+    /// What a process the test started itself printed and how it ended (a
+    /// signal's death as exit -1).
+    fn from(out: std::process::Output) -> Output {
+        Output {
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            code: out.status.code().unwrap_or(-1),
+        }
+    }
+}
+
 impl Output {
     /// Asserts the exit code, showing everything when it differs.
     pub fn expect_code(self, code: i32) -> Self {

@@ -236,12 +236,7 @@ fn an_interrupted_verify_each_leaves_no_worktree_and_writes_nothing() {
     let command = format!("touch {}; sleep 60", marker.display());
     let child = env.spawn_historian(&repo, &["clean", "--verify-each", &command]);
     wait_for(std::slice::from_ref(&marker));
-    let out = signal(child, "-INT");
-    let out = Output {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    };
+    let out = Output::from(signal(child, "-INT"));
     let mut t = Transcript::new(&env);
     t.note("run in the background, interrupted (SIGINT, as Ctrl-C sends) while the verify command runs");
     t.ran(&repo, &format!("git historian clean --verify-each '{command}'"), &out);

@@ -252,11 +252,17 @@ pub(super) fn slow_plan(script: &str, verify: &str) -> String {
 /// `secs` seconds the first time (then writes `a.txt` at once), returned
 /// once the step's command is running.
 pub(super) fn spawn_slow_once(env: &TestEnv, repo: &Path, secs: u32) -> std::process::Child {
+    spawn_slow_once_after(env, repo, "", secs)
+}
+
+/// [`spawn_slow_once`], the step's command first running `first` (shell
+/// code ending with `;`) the first time.
+pub(super) fn spawn_slow_once_after(env: &TestEnv, repo: &Path, first: &str, secs: u32) -> std::process::Child {
     let marker = env.root().join("started");
     let once = env.root().join("once");
     let body = slow_plan(
         &format!(
-            "if [ ! -e {once} ]; then touch {once} {marker}; sleep {secs}; fi\necho done > a.txt",
+            "if [ ! -e {once} ]; then {first} touch {once} {marker}; sleep {secs}; fi\necho done > a.txt",
             once = once.display(),
             marker = marker.display()
         ),

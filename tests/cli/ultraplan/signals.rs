@@ -6,7 +6,7 @@
 use crate::harness::support::*;
 use crate::harness::transcript::Transcript;
 
-use super::crash::{slow_plan, spawn_slow_once};
+use super::crash::{slow_plan, spawn_slow_once, spawn_slow_once_after};
 
 /// An executor dies with a run killed by SIGKILL, before anything resumes:
 /// the kernel's parent-death signal, asked for by the launcher our binary
@@ -113,28 +113,11 @@ fn sigint_while_the_executor_is_being_started_still_stops_it() {
 fn an_executor_ignoring_ctrl_c_is_stopped_harder() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let marker = env.root().join("started");
-    let once = env.root().join("once");
-    let body = slow_plan(
-        &format!(
-            "if [ ! -e {once} ]; then trap '' INT; touch {once} {marker}; sleep 60; fi\necho done > a.txt",
-            once = once.display(),
-            marker = marker.display()
-        ),
-        "test -f a.txt",
-    );
-    write(&repo.join("plan.md"), &body);
     let mut t = Transcript::new(&env);
     t.note("the step's command ignores SIGINT and sleeps a minute; Ctrl-C once it runs");
-    let child = env.spawn_ultraplan(&repo, &["run", "plan.md"]);
-    wait_for(std::slice::from_ref(&marker));
+    let child = spawn_slow_once_after(&env, &repo, "trap '' INT;", 60);
     let start = std::time::Instant::now();
-    let out = signal(child, "-INT");
-    let out = Output {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    };
+    let out = Output::from(signal(child, "-INT"));
     t.ran(&repo, "git ultraplan run plan.md  # Ctrl-C", &out);
     assert!(
         start.elapsed() < std::time::Duration::from_secs(45),
