@@ -179,6 +179,8 @@ fn is_not_a_repository(err: &gix::Error) -> bool {
 }
 
 #[cfg(test)]
+mod objects_tests;
+#[cfg(test)]
 mod reader_tests;
 #[cfg(test)]
 mod tests;
