@@ -5,7 +5,8 @@
 //!   `benches/state.rs` (2.2 MB at 10,000): what reading and parsing a
 //!   plan costs a resume (issue 37); besides `check`, the parse alone
 //!   (`plan::parse` in this process, the median of 9);
-//! * a GSD plan of 800, 8,000 and 80,000 tasks (1x, 10x, 100x), each task
+//! * a GSD plan of 400, 4,000 and 40,000 tasks (1x, 10x, 100x; 12.8 MiB at
+//!   40,000, under the 16 MiB a plan may be), each task
 //!   with problems and warnings, so line numbers and the Issues column are
 //!   computed for every one (they were quadratic: 4,000 tasks took 74 s);
 //! * front matter nested 20, 200 and 2,000 KiB deep, which the bounded YAML
@@ -131,7 +132,7 @@ fn main() {
             .collect();
         println!("{}", report_alone(&format!("the parse alone, {steps} steps"), &samples));
     }
-    let plans: Vec<(usize, String)> = [800, 8_000, 80_000].iter().map(|&n| (n, gsd_plan(n))).collect();
+    let plans: Vec<(usize, String)> = [400, 4_000, 40_000].iter().map(|&n| (n, gsd_plan(n))).collect();
     series(
         &repo,
         "a GSD plan, every task with problems and warnings",
