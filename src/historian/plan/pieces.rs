@@ -256,13 +256,8 @@ struct Joins {
 /// reaches `threshold`. With the pieces named, joins are made regardless
 /// until that many clusters are left.
 fn join(n: usize, pairs: &[Pair], weighed: &[f64], threshold: f64, named: Option<&Named<'_>>) -> Joins {
-    let mut sum = vec![vec![0.0; n]; n];
-    for ((a, b, _), &x) in pairs.iter().zip(weighed) {
-        sum[*a][*b] = x;
-        sum[*b][*a] = x;
-    }
     let wanted = named.map(|m| m.named.len());
-    let mut linkage = Linkage::new(sum);
+    let mut linkage = Linkage::new(chances(n, pairs, weighed));
     let mut before_last = None;
     let mut refused = None;
     while let Some((v, x, y)) = linkage.closest() {
@@ -288,6 +283,17 @@ fn join(n: usize, pairs: &[Pair], weighed: &[f64], threshold: f64, named: Option
         refused,
         before_last,
     }
+}
+
+/// The chance of every two of `n` parts (`weighed`, in the order of
+/// `pairs`) as a symmetric matrix, 0 on the diagonal.
+fn chances(n: usize, pairs: &[Pair], weighed: &[f64]) -> Vec<Vec<f64>> {
+    let mut chance = vec![vec![0.0; n]; n];
+    for ((a, b, _), &x) in pairs.iter().zip(weighed) {
+        chance[*a][*b] = x;
+        chance[*b][*a] = x;
+    }
+    chance
 }
 
 /// Each cluster's items, sorted.

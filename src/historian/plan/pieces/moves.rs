@@ -155,11 +155,7 @@ pub(super) fn calls(
     weighed: &[f64],
     clusters: &[Vec<usize>],
 ) -> (Option<(f64, usize, usize)>, Option<(Vec<Vec<usize>>, f64)>) {
-    let mut chance = vec![vec![0.0; n]; n];
-    for ((a, b, _), &x) in pairs.iter().zip(weighed) {
-        chance[*a][*b] = x;
-        chance[*b][*a] = x;
-    }
+    let chance = super::chances(n, pairs, weighed);
     let average = |x: &[usize], y: &[usize]| {
         let s: f64 = x
             .iter()
