@@ -191,12 +191,7 @@ impl TestEnv {
 }
 
 pub fn capture(mut cmd: Command) -> Output {
-    let out = cmd.output().expect("command runs");
-    Output {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
+    Output::from(cmd.output().expect("command runs"))
 }
 
 /// Every file under `dir` with its size and contents hash, to show that a

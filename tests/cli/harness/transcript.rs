@@ -213,11 +213,7 @@ pub(crate) fn capture_with_stdin(mut cmd: std::process::Command, input: &str) ->
     });
     let out = child.wait_with_output().expect("command ends");
     writer.join().expect("stdin writer");
-    Output {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
+    Output::from(out)
 }
 
 /// What differs between machines and runs, each with the token that

@@ -123,11 +123,7 @@ impl Cluster {
 
 pub(crate) fn finish(child: std::process::Child) -> Output {
     let out = child.wait_with_output().unwrap();
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Output::from(out)
 }
 
 pub(crate) fn merges(env: &TestEnv, repo: &Path) -> Vec<String> {

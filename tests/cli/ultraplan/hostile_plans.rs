@@ -25,11 +25,7 @@ fn run_bounded(env: &TestEnv, cwd: &Path, args: &[&str], limit: Duration) -> Opt
     while started.elapsed() < limit {
         if child.try_wait().unwrap().is_some() {
             let out = child.wait_with_output().unwrap();
-            return Some(Output {
-                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-                code: out.status.code().unwrap_or(-1),
-            });
+            return Some(Output::from(out));
         }
         std::thread::sleep(Duration::from_millis(20));
     }

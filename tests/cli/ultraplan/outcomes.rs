@@ -29,11 +29,7 @@ fn log_stdin(env: &TestEnv, repo: &Path, input: &[u8], args: &[&str]) -> Output 
     });
     let out = child.wait_with_output().expect("wait");
     let _ = writer.join();
-    Output {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
+    Output::from(out)
 }
 
 pub(super) fn files(env: &TestEnv, repo: &Path) -> Vec<String> {
